@@ -1,0 +1,27 @@
+import { Array } from "./array.js";
+import { ShapedArray } from "./aval.js";
+import type { TypedArray } from "./dtype.js";
+import type { Backend } from "./backends/backend.js";
+
+/** An array with a value: a buffer on a backend. */
+export class ConcreteArray extends Array {
+  #buffer: unknown;
+  constructor(readonly aval: ShapedArray, readonly backend: Backend, buffer: unknown) {
+    super();
+    this.#buffer = buffer;
+  }
+  get buffer(): unknown {
+    if (this.#buffer === null) throw new Error(`this ${this.aval} array was disposed; it cannot be used any more.`);
+    return this.#buffer;
+  }
+  get disposed(): boolean { return this.#buffer === null; }
+  async data(): Promise<TypedArray> { return this.backend.read(this); }
+  dataSync(): TypedArray { return this.backend.readSync(this); }
+  dispose(): void {
+    if (this.#buffer !== null) { this.backend.free(this.#buffer); this.#buffer = null; }
+  }
+  toString(): string {
+    if (this.backend.name === "cpu" && this.size <= 64 && !this.disposed) return `Array(${this.aval}, ${JSON.stringify(this.toList())})`;
+    return `Array(${this.aval}, ${this.backend.name})`;
+  }
+}

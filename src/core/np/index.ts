@@ -1,0 +1,21 @@
+/** The numpy-like namespace `np`; also installs the chainable Array methods. */
+import { installArrayMethods } from "../array.js";
+import * as convert from "./convert.js";
+import * as create from "./create.js";
+import * as indexing from "./indexing.js";
+import * as linalg from "./linalg.js";
+import * as math from "./math.js";
+import * as reduce from "./reduce.js";
+import * as shape from "./shape.js";
+
+export const np = {
+  array: convert.array, asarray: convert.asArray,
+  ...create, ...math, ...reduce, ...shape, ...linalg, ...indexing,
+  var: reduce.variance,
+};
+export type Np = typeof np;
+
+installArrayMethods({
+  ...math, ...reduce, ...shape, ...linalg, ...indexing,
+  astype: math.astype,
+} as never);

@@ -1,0 +1,15 @@
+/**
+ * gradsim: differentiable physics and rendering in TypeScript.
+ * The public API (see README and ../shared/API.md): arrays (`np`, `nn`, `random`, `tree`),
+ * transforms (`grad`, `vmap`, `jit`, `lax.scan`, ...) and backends (`init`).
+ */
+export { Array, type ArrayLike } from "./core/array.js";
+export type { DType } from "./core/dtype.js";
+export { ShapedArray } from "./core/aval.js";
+export { np } from "./core/np/index.js";
+export * as nn from "./core/nn.js";
+export * as random from "./core/random.js";
+export { tree } from "./core/tree.js";
+export { init, devices, defaultBackend } from "./core/init.js";
+export { stopGradient } from "./core/np/math.js";
+export * from "./transforms/index.js";
