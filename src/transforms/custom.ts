@@ -2,6 +2,7 @@
 import type { Array } from "../core/array.js";
 import type { ShapedArray } from "../core/aval.js";
 import { closeOverConsts, evalIR, traceToIR, type IR } from "../core/ir.js";
+import { zerosLikeA } from "../core/prims/index.js";
 import { definePrimitive, type BDim, type Primitive } from "../core/primitive.js";
 import { vmapByLoop, moveAxis, broadcastInDim } from "../core/prims/index.js";
 import { isZero, isUndef, Zero, type Tangent } from "../core/tangent.js";
@@ -10,7 +11,9 @@ import { flatten, treedefEqual, treedefString, unflatten, type TreeDef } from ".
 import { flattenArgs, flattenFun, leafToArray } from "./api-util.js";
 import { jvpFlat } from "./jvp.js";
 import { instantiate, linearizeFlat, transposeLinear, zerosOf } from "./vjp.js";
-import { vmapFlat } from "./vmap.js";
+import { batchToFront, vmapFlat, vmapIR } from "./vmap.js";
+
+const zerosLikeConst = (c: Array): Array => zerosLikeA(c);
 
 /** Batch every operand at axis 0 (broadcasting unbatched ones) — the simple form higher-order rules use. */
 export function batchAll(args: readonly Array[], dims: readonly BDim[], n: number): Array[] {
@@ -18,13 +21,6 @@ export function batchAll(args: readonly Array[], dims: readonly BDim[], n: numbe
     const d = dims[i];
     return d === null || d === undefined ? broadcastInDim(a, [n, ...a.shape], a.shape.map((_, k) => k + 1)) : moveAxis(a, d, 0);
   });
-}
-
-/** The IR computing f batched over axis 0 of every input (outputs batched at 0). */
-export function vmapIR(ir: IR, n: number): IR {
-  const avals = ir.inAvals.map((a) => a.withShape([n, ...a.shape]));
-  const closed = traceToIR((...xs) => vmapFlat((...ys) => evalIR(ir, [], ys), xs, xs.map(() => 0), (k) => new globalThis.Array(k).fill(0), n), avals, "vmap");
-  return closeOverConsts(closed.ir);
 }
 
 // ---------------------------------------------------------------- customVjp
@@ -82,7 +78,8 @@ export const customVjpCallP: Primitive<CustomVjpParams> = definePrimitive<Custom
     };
     const bwd = (res: Array[], cts: Array[]): Array[] =>
       vmapFlat((...ys) => p.bwd(ys.slice(0, res.length), ys.slice(res.length)), [...res, ...cts], [...res, ...cts].map(() => 0), (k) => new globalThis.Array(k).fill(0), n);
-    const outs = bind(customVjpCallP, batched, { ir: vmapIR(p.ir, n), nConsts: p.nConsts, fwd, bwd });
+    const v = vmapIR(p.ir, batched.map(() => true), n);
+    const outs = bind(customVjpCallP, [...v.consts, ...batched], { ir: v.ir, nConsts: v.consts.length + p.nConsts, fwd, bwd });
     return [outs, outs.map(() => 0)];
   },
   printParams: () => "",
@@ -161,7 +158,11 @@ export const rematLinP: Primitive<RematParams> = definePrimitive<RematParams>({
     return [...primals.map(() => null), ...args.slice(n).map((a, i) => (isUndef(a) ? ctIn[i]! : null))];
   },
   vmap: (args, dims, p, n) => {
-    const outs = bind(rematLinP, batchAll(args, dims, n), { ir: vmapIR(p.ir, n) });
+    // Batch every operand (primals and tangents) so the tangent operands line up with the batched IR.
+    const b = batchAll(args, dims, n);
+    const v = vmapIR(p.ir, p.ir.inVars.map(() => true), n);
+    const k = p.ir.inVars.length;
+    const outs = bind(rematLinP, [...v.consts, ...b.slice(0, k), ...v.consts.map(zerosLikeConst), ...b.slice(k)], { ir: v.ir });
     return [outs, outs.map(() => 0)];
   },
   printParams: () => "",
@@ -177,7 +178,9 @@ export const rematP: Primitive<RematParams> = definePrimitive<RematParams>({
     return [outs, tout];
   },
   vmap: (args, dims, p, n) => {
-    const outs = bind(rematP, batchAll(args, dims, n), { ir: vmapIR(p.ir, n) });
+    const [moved, batched] = batchToFront(args, dims);
+    const v = vmapIR(p.ir, batched, n);
+    const outs = bind(rematP, [...v.consts, ...moved], { ir: v.ir });
     return [outs, outs.map(() => 0)];
   },
   printParams: () => "",

@@ -1,3 +1,11 @@
 export { jvp, vjp, linearize, grad, valueAndGrad, jacfwd, jacrev, hessian, type GradOptions } from "./vjp.js";
 export { vmap, type VmapOptions } from "./vmap.js";
 export { customVjp, checkpoint } from "./custom.js";
+export { jit, makeIR, type JitOptions, type Jitted } from "./jit.js";
+import { cond, foriLoop, switchIndex, whileLoop } from "./control.js";
+import { scan, type ScanOptions } from "./scan.js";
+import { stopGradient } from "../core/np/math.js";
+export type { ScanOptions };
+
+/** Control flow and other lax-level operations. */
+export const lax = { scan, cond, switch: switchIndex, whileLoop, foriLoop, stopGradient };

@@ -1,7 +1,8 @@
 /** Reverse mode: the backward pass over a linear IR (each equation's transpose rule, cotangents accumulated). */
 import type { Array } from "../core/array.js";
-import type { IR, Var } from "../core/ir.js";
-import { add } from "../core/prims/index.js";
+import { closeOverConsts, traceToIR, type IR, type Var } from "../core/ir.js";
+import { scalar } from "../core/constants.js";
+import { add, broadcastTo } from "../core/prims/index.js";
 import { isUndef, isZero, UndefPrimal, Zero, type Tangent } from "../core/tangent.js";
 import { bind } from "../core/trace.js";
 
@@ -48,4 +49,21 @@ export function backwardPass(ir: IR, consts: readonly Array[], knownIns: readonl
     e.inputs.forEach((v, i) => { if (isUndef(args[i])) addCt(v, ctsIn[i], e.prim.name); });
   }
   return ir.inVars.map((v, i) => (knownIns[i] ? new Zero(v.aval.strong()) : ctEnv.get(v) ?? new Zero(v.aval.strong())));
+}
+
+/**
+ * The transpose of `ir` as an IR: inputs [consts..., known inputs (in order)..., output
+ * cotangents...], outputs the cotangents of the unknown inputs (instantiated). `consts` are
+ * constants created while tracing the transpose rules.
+ */
+export function transposeIR(ir: IR, knownMask: readonly boolean[]): { ir: IR; consts: Array[] } {
+  const knownAvals = ir.inAvals.filter((_, i) => knownMask[i]);
+  const ctAvals = ir.outAvals.map((a) => a.strong());
+  const closed = traceToIR((...xs: Array[]) => {
+    let k = 0;
+    const knownIns = ir.inVars.map((_, i) => (knownMask[i] ? xs[k++]! : null));
+    const res = backwardPass(ir, [], knownIns, xs.slice(k));
+    return res.filter((_, i) => !knownMask[i]).map((t) => (isZero(t) ? broadcastTo(scalar(0, t.aval.dtype), t.aval.shape) : t));
+  }, [...knownAvals, ...ctAvals], "transpose");
+  return { ir: closeOverConsts(closed.ir), consts: [...closed.consts] };
 }

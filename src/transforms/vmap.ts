@@ -7,6 +7,7 @@ import { broadcastInDim, moveAxis } from "../core/prims/index.js";
 import { normAxis } from "../core/shape.js";
 import { broadcastPrefix, numLeaves, unflatten } from "../core/tree.js";
 import { bind, fullRaise, Trace, Tracer, withMain, type MainTrace } from "../core/trace.js";
+import { closeOverConsts, evalIR, traceToIR, type IR } from "../core/ir.js";
 import { flattenArgs, flattenFun } from "./api-util.js";
 
 export class BatchTracer extends Tracer {
@@ -107,3 +108,20 @@ export function vmap<F extends (...args: any[]) => any>(f: F, opts: VmapOptions 
   }) as F;
 }
 
+
+/**
+ * f batched as an IR: inputs [consts..., ir inputs with a leading batch axis where `batched`],
+ * all outputs batched at axis 0.
+ */
+export function vmapIR(ir: IR, batched: readonly boolean[], n: number): { ir: IR; consts: Array[] } {
+  const avals = ir.inAvals.map((a, i) => (batched[i] ? a.withShape([n, ...a.shape]) : a));
+  const closed = traceToIR(
+    (...xs: Array[]) => vmapFlat((...ys) => evalIR(ir, [], ys), xs, batched.map((b) => (b ? 0 : null)), (k) => new globalThis.Array(k).fill(0), n),
+    avals, "vmap");
+  return { ir: closeOverConsts(closed.ir), consts: [...closed.consts] };
+}
+
+/** Operands moved so batched ones have their batch axis at 0; returns the batched mask. */
+export function batchToFront(args: readonly Array[], dims: readonly BDim[]): [Array[], boolean[]] {
+  return [args.map((a, i) => (dims[i] === null ? a : moveAxis(a, dims[i]!, 0))), dims.map((d) => d !== null)];
+}

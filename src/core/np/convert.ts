@@ -2,6 +2,7 @@
 import { Array, type ArrayLike } from "../array.js";
 import { ShapedArray } from "../aval.js";
 import { scalar } from "../constants.js";
+import { ConcreteArray } from "../concrete.js";
 import { fromTyped } from "../create.js";
 import { checkDType, dtypeOfTypedArray, isFloat, promoteTypes, typedArrayFor, type DType, type TypedArray } from "../dtype.js";
 import type { BackendName } from "../backends/backend.js";
@@ -89,7 +90,12 @@ export function asArray(x: ArrayLike, what = "np"): Array {
 export function promote(op: string, xs: readonly ArrayLike[]): Array[] {
   const arrs = xs.map((x) => asArray(x, op));
   const { dtype, weak } = promoteTypes(arrs.map((a) => a.aval));
-  return arrs.map((a) => (a.dtype === dtype && a.aval.weak === weak ? a : convert(a, dtype, weak)));
+  return arrs.map((a) => {
+    if (a.dtype === dtype && a.aval.weak === weak) return a;
+    // Literal scalars are re-created in the target dtype rather than converted by an op.
+    if (a instanceof ConcreteArray && a.aval.weak && a.size === 1 && a.backend.name === "cpu" && a.ndim === 0) return scalar(a.dataSync()[0]!, dtype, weak);
+    return convert(a, dtype, weak);
+  });
 }
 
 /** For float-only math: ints and bools become float32 (weak scalars stay weak). */

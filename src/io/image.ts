@@ -1,0 +1,102 @@
+/**
+ * Image files at the edge of the library: PNG frames, animated GIFs, side-by-side strips.
+ * Images are RGBA float data in [0, 1], row-major [H, W, 4] (or [H, W, 3] / [H, W]).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { PNG } from "pngjs";
+import gifenc from "gifenc";
+import { Array } from "../core/array.js";
+import { fromTyped } from "../core/create.js";
+
+/** An 8-bit RGBA raster. */
+export interface Raster { readonly width: number; readonly height: number; readonly rgba: Uint8ClampedArray }
+
+/** Convert an image Array ([H,W], [H,W,1], [H,W,3] or [H,W,4], values in [0,1]) to an 8-bit raster. */
+export function toRaster(img: Array | Raster): Raster {
+  if (!(img instanceof Array)) return img;
+  const s = img.shape;
+  if (s.length < 2 || s.length > 3 || (s.length === 3 && ![1, 3, 4].includes(s[2]!))) {
+    throw new Error(`image: expected an array of shape [H,W], [H,W,1], [H,W,3] or [H,W,4], got [${s}].`);
+  }
+  const [h, w] = [s[0]!, s[1]!];
+  const c = s.length === 3 ? s[2]! : 1;
+  const d = img.dataSync();
+  const rgba = new Uint8ClampedArray(w * h * 4);
+  for (let i = 0; i < w * h; i++) {
+    const px = (k: number) => Math.round(Math.min(1, Math.max(0, Number.isFinite(d[i * c + k]!) ? d[i * c + k]! : 0)) * 255);
+    if (c === 1) { const v = px(0); rgba[4 * i] = v; rgba[4 * i + 1] = v; rgba[4 * i + 2] = v; rgba[4 * i + 3] = 255; }
+    else { rgba[4 * i] = px(0); rgba[4 * i + 1] = px(1); rgba[4 * i + 2] = px(2); rgba[4 * i + 3] = c === 4 ? px(3) : 255; }
+  }
+  return { width: w, height: h, rgba };
+}
+
+const ensureDir = (path: string) => mkdirSync(dirname(path), { recursive: true });
+
+export function writePng(path: string, img: Array | Raster): void {
+  const r = toRaster(img);
+  const png = new PNG({ width: r.width, height: r.height });
+  png.data = Buffer.from(r.rgba.buffer, r.rgba.byteOffset, r.rgba.byteLength);
+  ensureDir(path);
+  writeFileSync(path, PNG.sync.write(png));
+}
+
+/** Read a PNG as a float32 [H, W, 4] array in [0, 1]. */
+export function readPng(path: string): Array {
+  let buf: Buffer;
+  try { buf = readFileSync(path); } catch (e) {
+    throw new Error(`readPng: cannot read ${path}: ${(e as Error).message}`);
+  }
+  const png = PNG.sync.read(buf);
+  const out = new Float32Array(png.width * png.height * 4);
+  for (let i = 0; i < out.length; i++) out[i] = png.data[i]! / 255;
+  return fromTyped(out, [png.height, png.width, 4], "float32", { backend: "cpu" });
+}
+
+/** Composite RGBA over a background colour (for GIF, which has no partial alpha). */
+function flatten(r: Raster, bg: readonly [number, number, number]): Uint8ClampedArray {
+  const o = new Uint8ClampedArray(r.rgba.length);
+  for (let i = 0; i < r.width * r.height; i++) {
+    const a = r.rgba[4 * i + 3]! / 255;
+    for (let k = 0; k < 3; k++) o[4 * i + k] = r.rgba[4 * i + k]! * a + bg[k]! * 255 * (1 - a);
+    o[4 * i + 3] = 255;
+  }
+  return o;
+}
+
+/** Write frames as an animated GIF (delay in milliseconds per frame). */
+export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
+  if (!frames.length) throw new Error("writeGif: no frames given.");
+  const rs = frames.map(toRaster);
+  const { width, height } = rs[0]!;
+  if (rs.some((r) => r.width !== width || r.height !== height)) throw new Error("writeGif: all frames must have the same size.");
+  const { GIFEncoder, quantize, applyPalette } = gifenc as unknown as {
+    GIFEncoder: () => { writeFrame(idx: Uint8Array, w: number, h: number, o: { palette: number[][]; delay: number }): void; finish(): void; bytes(): Uint8Array };
+    quantize: (rgba: Uint8ClampedArray, n: number) => number[][];
+    applyPalette: (rgba: Uint8ClampedArray, pal: number[][]) => Uint8Array;
+  };
+  const enc = GIFEncoder();
+  for (const r of rs) {
+    const flat = flatten(r, opts.background ?? [1, 1, 1]);
+    const palette = quantize(flat, 256);
+    enc.writeFrame(applyPalette(flat, palette), width, height, { palette, delay: opts.delayMs ?? 33 });
+  }
+  enc.finish();
+  ensureDir(path);
+  writeFileSync(path, enc.bytes());
+}
+
+/** Place images left to right (with a gap), e.g. estimate vs ground truth. */
+export function sideBySide(images: readonly (Array | Raster)[], gap = 4, background: [number, number, number, number] = [255, 255, 255, 255]): Raster {
+  const rs = images.map(toRaster);
+  const height = Math.max(...rs.map((r) => r.height));
+  const width = rs.reduce((s, r) => s + r.width, 0) + gap * (rs.length - 1);
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < width * height; i++) rgba.set(background, 4 * i);
+  let x0 = 0;
+  for (const r of rs) {
+    for (let y = 0; y < r.height; y++) rgba.set(r.rgba.subarray(4 * y * r.width, 4 * (y + 1) * r.width), 4 * (y * width + x0));
+    x0 += r.width + gap;
+  }
+  return { width, height, rgba };
+}

@@ -1,0 +1,150 @@
+/**
+ * jit: trace once per input signature into an IR, cache it, and run it as one `jit_call`
+ * equation. The equation's rules (jvp via partial evaluation, transpose, vmap) produce new
+ * jit_calls, so jit composes with every other transform.
+ */
+import type { Array } from "../core/array.js";
+import { closeOverConsts, printIR, traceToIR, type IR } from "../core/ir.js";
+import { runIR } from "./run-ir.js";
+import { definePrimitive, type Primitive } from "../core/primitive.js";
+import { isUndef, isZero, Zero, type Tangent } from "../core/tangent.js";
+import { bind, Tracer } from "../core/trace.js";
+import { treedefString, unflatten, type TreeDef } from "../core/tree.js";
+import { flattenArgs, flattenFun } from "./api-util.js";
+import { instantiate } from "./vjp.js";
+import { jvpIR, partialEval } from "./partial-eval.js";
+import { transposeIR } from "./transpose.js";
+import { batchToFront, vmapIR } from "./vmap.js";
+
+export interface JitParams {
+  readonly ir: IR;
+  readonly name: string;
+}
+
+
+/** Derived IRs (jvp splits, transposes, batched forms) are cached per IR so repeated calls reuse compiled code. */
+const derived = new WeakMap<IR, Map<string, unknown>>();
+function memo<T>(ir: IR, key: string, make: () => T): T {
+  let m = derived.get(ir);
+  if (!m) derived.set(ir, (m = new Map()));
+  if (!m.has(key)) m.set(key, make());
+  return m.get(key) as T;
+}
+
+export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
+  name: "jit_call",
+  shape: (_a, p) => p.ir.outAvals,
+  evaluate: (args, p) => runIR(p.ir, args),
+  jvp: (primals, tangents, p) => {
+    const nonzero = tangents.map((t) => !isZero(t));
+    if (!nonzero.some(Boolean)) {
+      const outs = bind(jitCallP, primals, p);
+      return [outs, outs.map((o) => new Zero(o.aval.strong()))];
+    }
+    const key = `jvp:${nonzero.map(Number).join("")}`;
+    const { split, consts } = memo(p.ir, key, () => {
+      const j = jvpIR(p.ir, nonzero);
+      return { consts: j.consts, split: partialEval(j.ir, j.consts.length + primals.length, p.ir.outs.length) };
+    });
+    const knownOut = bind(jitCallP, [...consts, ...primals], { ir: split.known, name: `jvp_known(${p.name})` });
+    const m = p.ir.outs.length;
+    const res = knownOut.slice(m);
+    const touts = bind(jitCallP, [...res, ...tangents.filter((_, i) => nonzero[i]) as Array[]], { ir: split.unknown, name: `jvp_tangent(${p.name})` });
+    return [knownOut.slice(0, m), touts];
+  },
+  transpose: (cts, args, p) => {
+    const knownMask = args.map((a) => !isUndef(a));
+    const t = memo(p.ir, `T:${knownMask.map(Number).join("")}`, () => transposeIR(p.ir, knownMask));
+    const ctIn = bind(jitCallP, [...t.consts, ...args.filter((a) => !isUndef(a)) as Array[], ...cts.map((c) => instantiate(c))],
+      { ir: t.ir, name: `transpose(${p.name})` });
+    let k = 0;
+    return args.map((a) => (isUndef(a) ? ctIn[k++]! : null)) as (Tangent | null)[];
+  },
+  vmap: (args, dims, p, n) => {
+    const [moved, batched] = batchToFront(args, dims);
+    const v = memo(p.ir, `vmap:${n}:${batched.map(Number).join("")}`, () => vmapIR(p.ir, batched, n));
+    const outs = bind(jitCallP, [...v.consts, ...moved], { ir: v.ir, name: `vmap(${p.name})` });
+    return [outs, outs.map(() => 0)];
+  },
+  printParams: (p) => `name=${p.name}`,
+});
+
+
+export interface JitOptions { readonly staticArgnums?: readonly number[] }
+export interface Jitted<F> {
+  (...args: Parameters<F extends (...a: any[]) => any ? F : never>): ReturnType<F extends (...a: any[]) => any ? F : never>;
+  /** How many times the function has been traced (once per new input signature). */
+  readonly traceCount: number;
+  /** The cached program for these arguments, printable. */
+  lower(...args: unknown[]): { ir: IR; consts: readonly Array[]; toString(): string };
+}
+
+const staticIds = new WeakMap<object, number>();
+let nextStaticId = 0;
+function staticKey(v: unknown): string {
+  if (v === null || ["number", "string", "boolean", "undefined"].includes(typeof v)) return JSON.stringify(v) ?? "undefined";
+  if (typeof v === "object" || typeof v === "function") {
+    let id = staticIds.get(v as object);
+    if (id === undefined) staticIds.set(v as object, (id = nextStaticId++));
+    return `#${id}`;
+  }
+  return String(v);
+}
+
+/** Compile f once per input signature (shapes, dtypes, structure, static args) and reuse the program. */
+export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = {}): Jitted<F> {
+  const statics = new Set(opts.staticArgnums ?? []);
+  const cache = new Map<string, { ir: IR; consts: readonly Array[]; outDef: TreeDef }>();
+  let traces = 0;
+  const entryFor = (args: unknown[]) => {
+    const dyn = args.filter((_, i) => !statics.has(i));
+    const [leaves, inDef] = flattenArgs(dyn, "jit");
+    const key = `${treedefString(inDef)}|${leaves.map((l) => `${l.aval}${l.aval.weak ? "w" : ""}`).join(",")}|` +
+      args.map((a, i) => (statics.has(i) ? staticKey(a) : "_")).join(",");
+    let entry = cache.get(key);
+    if (!entry) {
+      traces++;
+      const withStatics = (...d: unknown[]) => {
+        const full: unknown[] = [];
+        let k = 0;
+        for (let i = 0; i < args.length; i++) full.push(statics.has(i) ? args[i] : d[k++]);
+        return f(...full);
+      };
+      const flat = flattenFun(withStatics, inDef, "jit");
+      const closed = traceToIR(flat.f, leaves.map((l) => l.aval), "jit");
+      entry = { ir: closeOverConsts(closed.ir), consts: closed.consts, outDef: flat.outDef() };
+      // Constants that are tracers belong to an enclosing transform: never reuse them on a later call.
+      if (!closed.consts.some((c) => c instanceof Tracer)) cache.set(key, entry);
+    }
+    return { entry, leaves };
+  };
+  const jf = ((...args: unknown[]) => {
+    const { entry, leaves } = entryFor(args);
+    const outs = bind(jitCallP, [...entry.consts, ...leaves], { ir: entry.ir, name: f.name || "fn" });
+    return unflatten(entry.outDef, outs);
+  }) as unknown as Jitted<F>;
+  Object.defineProperty(jf, "traceCount", { get: () => traces });
+  (jf as { lower: unknown }).lower = (...args: unknown[]) => {
+    const { entry } = entryFor(args);
+    return { ir: entry.ir, consts: entry.consts, toString: () => printIR(entry.ir) };
+  };
+  return jf;
+}
+
+/** makeIR(f)(...args): the traced program (printable with String()). */
+export function makeIR(f: (...args: any[]) => any, opts: JitOptions = {}) {
+  return (...args: unknown[]) => {
+    const statics = new Set(opts.staticArgnums ?? []);
+    const dyn = args.filter((_, i) => !statics.has(i));
+    const [leaves, inDef] = flattenArgs(dyn, "makeIR");
+    const withStatics = (...d: unknown[]) => {
+      const full: unknown[] = [];
+      let k = 0;
+      for (let i = 0; i < args.length; i++) full.push(statics.has(i) ? args[i] : d[k++]);
+      return f(...full);
+    };
+    const flat = flattenFun(withStatics, inDef, "makeIR");
+    const closed = traceToIR(flat.f, leaves.map((l) => l.aval), "makeIR");
+    return { ir: closed.ir, consts: closed.consts, outTree: flat.outDef(), toString: () => printIR(closed.ir, closed.consts) };
+  };
+}
