@@ -8,6 +8,7 @@ import type { ShapedArray } from "./aval.js";
 import { ConcreteArray } from "./concrete.js";
 import type { Primitive } from "./primitive.js";
 import { bind, fullRaise, Trace, Tracer, withMain, type MainTrace } from "./trace.js";
+import { literalP } from "./prims/literal.js";
 
 let nextVarId = 0;
 export class Var {
@@ -74,14 +75,28 @@ export class IRBuilder {
   readonly constOf = new Map<Array, IRTracer>();
   readonly constVals = new Map<Var, Array>();
   newInput(trace: Trace, aval: ShapedArray): IRTracer { return new IRTracer(trace, new Var(aval)); }
-  /** Staged form of a value from outside (a concrete array or an outer-level tracer): a constVar. */
+  private readonly literals = new Map<string, IRTracer>();
+  /**
+   * Staged form of a value from outside (a concrete array or an outer-level tracer): a constVar,
+   * or for a concrete CPU scalar a `literal` equation so compilers see its value.
+   */
   constTracer(trace: Trace, x: Array): IRTracer {
     let t = this.constOf.get(x);
-    if (!t) {
-      t = new IRTracer(trace, new Var(x.aval));
-      this.constOf.set(x, t);
-      this.constVals.set(t.v, x);
+    if (t) return t;
+    if (x instanceof ConcreteArray && x.ndim === 0 && x.backend.name === "cpu" && !x.disposed) {
+      const value = x.dataSync()[0]!;
+      const key = `${x.dtype}:${x.aval.weak}:${Object.is(value, -0) ? "-0" : value}`;
+      t = this.literals.get(key);
+      if (!t) {
+        t = new IRTracer(trace, new Var(x.aval));
+        this.eqns.push({ prim: literalP, inputs: [], params: { value, dtype: x.dtype, weak: x.aval.weak }, outs: [t.v] });
+        this.literals.set(key, t);
+      }
+      return t;
     }
+    t = new IRTracer(trace, new Var(x.aval));
+    this.constOf.set(x, t);
+    this.constVals.set(t.v, x);
     return t;
   }
   /** Assemble the program computing `outs` from `ins`, dropping dead equations. */

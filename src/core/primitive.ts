@@ -2,6 +2,8 @@ import type { Array } from "./array.js";
 import type { ShapedArray } from "./aval.js";
 import type { HostArray } from "./backends/backend.js";
 import type { Tangent, UndefPrimal } from "./tangent.js";
+import type { KGraph } from "./kernel/expr.js";
+import type { View } from "./kernel/view.js";
 
 /** Batch dimension of a vmapped value; null = not batched. */
 export type BDim = number | null;
@@ -17,6 +19,12 @@ export type TransposeRule<P> = (cts: readonly Tangent[], args: readonly (Array |
 export type VmapRule<P> = (args: readonly Array[], dims: readonly BDim[], params: P, axisSize: number) => [Array[], BDim[]];
 
 /**
+ * Lowering for fused jit code: input views → output views, as scalar expression graphs that
+ * both the CPU (JavaScript) and WebGPU (WGSL) code generators render.
+ */
+export type LowerRule<P> = (inputs: readonly View[], params: P, outAvals: readonly ShapedArray[], g: KGraph) => View[];
+
+/**
  * One primitive = one entry holding all of its rules. `transpose` is present for primitives
  * that are linear in some operand. Higher-order primitives (scan, cond, jit) supply `evaluate`
  * instead of `impl`: it runs on Arrays and is used on every backend.
@@ -29,8 +37,8 @@ export interface Primitive<P = any> {
   readonly jvp: JvpRule<P>;
   readonly transpose?: TransposeRule<P>;
   readonly vmap: VmapRule<P>;
-  /** Kernel lowering for fused jit code generation (added by the jit work); absent = runs as its own routine. */
-  readonly lower?: unknown;
+  /** Kernel lowering for fused jit code; absent = the compiler runs it as a routine. */
+  readonly lower?: LowerRule<P>;
   /** How params print in IR; default JSON of the params. */
   readonly printParams?: (p: P) => string;
 }

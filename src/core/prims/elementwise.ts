@@ -7,6 +7,8 @@ import { definePrimitive, type BDim, type Primitive, type TransposeRule } from "
 import { broadcastShapes, shapeEq } from "../shape.js";
 import { isUndef, isZero, Zero, type Tangent } from "../tangent.js";
 import { bind1 } from "../trace.js";
+import type { BinaryOp, UnaryOp } from "../kernel/expr.js";
+import { broadcastView, viewOf, type View } from "../kernel/view.js";
 import { broadcastingShape, mapHost, requireBool, requireFloat, requireNumeric, requireSameDType } from "./_helpers.js";
 import { broadcastTo, moveAxis, reshape } from "./movement.js";
 import { unbroadcast } from "./reduce.js";
@@ -53,6 +55,7 @@ function unary(name: string, kind: "float" | "numeric" | "bool", fn: (x: number)
     },
     ...(transpose ? { transpose } : {}),
     vmap: (args, dims, p) => elementwiseVmap(prim)(args, dims, p),
+    lower: ([x], _p, [out], g) => [viewOf(out!, (idx) => g.unary(name as UnaryOp, x!.at(idx)))],
   });
   return prim;
 }
@@ -133,6 +136,11 @@ function binary(name: string, kind: "numeric" | "float" | "compare" | "bool", fn
     },
     ...(transpose ? { transpose } : {}),
     vmap: (args, dims, p) => elementwiseVmap(prim)(args, dims, p),
+    lower: ([a, b], _p, [out], g) => {
+      const A = broadcastView(g, a!, out!.shape), B = broadcastView(g, b!, out!.shape);
+      const kop = (name === "div" && a!.dtype === "int32" ? "idiv" : name) as BinaryOp;
+      return [viewOf(out!, (idx) => g.binary(kop, A.at(idx), B.at(idx)))];
+    },
   });
   return prim;
 }
@@ -270,6 +278,10 @@ export const selectP: Primitive<Record<string, never>> = definePrimitive<Record<
     ];
   },
   vmap: (args, dims, p) => elementwiseVmap(selectP)(args, dims, p),
+  lower: ([c, a, b], _p, [out], g) => {
+    const [C, A, B] = [c!, a!, b!].map((v) => broadcastView(g, v, out!.shape)) as [View, View, View];
+    return [viewOf(out!, (idx) => g.select(C.at(idx), A.at(idx), B.at(idx)))];
+  },
 });
 /** where(p, a, b) with broadcasting; a and b share a dtype. */
 export const select = (p: Array, a: Array, b: Array): Array => bind1(selectP, [p, a, b], {});
@@ -291,6 +303,7 @@ export const convertP: Primitive<ConvertParams> = definePrimitive<ConvertParams>
   },
   transpose: ([ct], [x]) => [isZero(ct) ? new Zero((x as { aval: ShapedArray }).aval) : convert(ct as Array, (x as { aval: ShapedArray }).aval.dtype)],
   vmap: ([x], [d], p) => [[bind1(convertP, [x!], p)], [d!]],
+  lower: ([x], { dtype }, [out], g) => [viewOf(out!, (idx) => g.cast(x!.at(idx), dtype))],
   printParams: (p) => `dtype=${p.dtype}`,
 });
 export const convert = (x: Array, dtype: DType, weak = false): Array =>
@@ -302,6 +315,7 @@ export const stopGradientP: Primitive<Record<string, never>> = definePrimitive<R
   impl: ([x]) => [x!],
   jvp: ([x]) => [[bind1(stopGradientP, [x!], {})], [new Zero(x!.aval.strong())]],
   vmap: ([x], [d]) => [[bind1(stopGradientP, [x!], {})], [d!]],
+  lower: ([x]) => [x!],
 });
 export const stopGradient = (x: Array): Array => bind1(stopGradientP, [x], {});
 

@@ -4,3 +4,4 @@ export * from "./reduce.js";
 export * from "./movement.js";
 export * from "./indexing.js";
 export * from "./linalg.js";
+export * from "./literal.js";

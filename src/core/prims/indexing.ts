@@ -7,6 +7,7 @@ import { definePrimitive, type BDim, type Primitive } from "../primitive.js";
 import { fmtShape, range, shapeEq, sizeOf } from "../shape.js";
 import { isUndef, isZero, Zero, type Tangent } from "../tangent.js";
 import { bind1 } from "../trace.js";
+import { clampIndex, ravel, viewOf } from "../kernel/view.js";
 import { host, requireInt } from "./_helpers.js";
 import { add, lt, mul, select } from "./elementwise.js";
 import { broadcastInDim, broadcastTo, moveAxis, reshape, transpose as transposeAxes } from "./movement.js";
@@ -16,6 +17,7 @@ import { broadcastInDim, broadcastTo, moveAxis, reshape, transpose as transposeA
 export interface IotaParams { readonly dtype: DType; readonly shape: readonly number[]; readonly dimension: number }
 export const iotaP: Primitive<IotaParams> = definePrimitive<IotaParams>({
   name: "iota",
+  lower: (_i, { dtype, dimension }, [out], g) => [viewOf(out!, (idx) => g.cast(idx[dimension]!, dtype))],
   shape: (_a, { dtype, shape, dimension }) => {
     if (dimension < 0 || dimension >= shape.length) throw new Error(`iota: dimension ${dimension} out of range for shape ${fmtShape(shape)}.`);
     return [new ShapedArray(shape, dtype)];
@@ -51,6 +53,13 @@ function normIndex(op: string, i: number, n: number, axis: number): number {
 
 export const gatherP: Primitive<GatherParams> = definePrimitive<GatherParams>({
   name: "gather",
+  lower: ([x, idx], { axis }, [out], g) => [viewOf(out!, (o) => {
+    const m = idx!.shape.length;
+    const n = x!.shape[axis]!;
+    const raw = idx!.at(o.slice(axis, axis + m));
+    const norm = g.select(g.binary("lt", raw, g.const(0, "int32")), g.binary("add", raw, g.const(n, "int32")), raw);
+    return x!.at([...o.slice(0, axis), clampIndex(g, norm, n), ...o.slice(axis + m)]);
+  })],
   shape: ([x, idx], { axis }) => {
     requireInt("take (gather)", "indices", idx!);
     if (axis < 0 || axis >= x!.ndim) throw new Error(`take (gather): axis ${axis} out of range for ${x}.`);
@@ -116,25 +125,24 @@ export const scatterAddP: Primitive<GatherParams> = definePrimitive<GatherParams
   },
   impl: ([t, idx, u], { axis }, [out]) => {
     const outer = sizeOf(t!.shape.slice(0, axis)), n = t!.shape[axis]!, inner = sizeOf(t!.shape.slice(axis + 1));
-    const m = idx!.data.length;
-    const o = typedArrayFor(t!.dtype, out!.size);
-    o.set(t!.data as never);
-    const ii = Int32Array.from(idx!.data, (i) => normIndex("scatterAdd", i, n, axis));
+    const id = idx!.data;
+    const m = id.length;
+    const rows = new Int32Array(m);
+    for (let j = 0; j < m; j++) {
+      const i = id[j]!;
+      rows[j] = i >= 0 && i < n ? i : normIndex("scatterAdd", i, n, axis);
+    }
+    // Accumulate in float64 and round once: deterministic, order-independent to rounding.
+    const acc = Float64Array.from(t!.data);
     const ud = u!.data;
-    if (t!.dtype === "float32") {
-      // Accumulate in float64, round once: deterministic and close to exact.
-      const acc = Float64Array.from(o);
-      for (let a = 0; a < outer; a++) for (let j = 0; j < m; j++) {
-        const dst = (a * n + ii[j]!) * inner, src = (a * m + j) * inner;
-        for (let k = 0; k < inner; k++) acc[dst + k]! += ud[src + k]!;
-      }
-      o.set(acc);
-    } else {
-      for (let a = 0; a < outer; a++) for (let j = 0; j < m; j++) {
-        const dst = (a * n + ii[j]!) * inner, src = (a * m + j) * inner;
-        for (let k = 0; k < inner; k++) o[dst + k] = o[dst + k]! + ud[src + k]!;
+    for (let a = 0; a < outer; a++) {
+      for (let j = 0; j < m; j++) {
+        const dst = (a * n + rows[j]!) * inner, src = (a * m + j) * inner;
+        for (let k = 0; k < inner; k++) acc[dst + k] += ud[src + k]!;
       }
     }
+    const o = typedArrayFor(t!.dtype, out!.size);
+    o.set(acc);
     return [host(o, out!.shape, out!.dtype)];
   },
   jvp: ([t, idx, u], [tt, , tu], p) => {
@@ -200,6 +208,12 @@ export interface RandomParams { readonly shape: readonly number[]; readonly dtyp
 /** Keys [..., 2] int32 → [..., *shape]: raw 32-bit words (int32) or uniform [0, 1) floats. Element i uses counter i. */
 export const randomBitsP: Primitive<RandomParams> = definePrimitive<RandomParams>({
   name: "random_bits",
+  lower: ([k], { shape, dtype }, [out], g) => [viewOf(out!, (idx) => {
+    const lead = idx.slice(0, k!.shape.length - 1);
+    const k0 = k!.at([...lead, g.const(0, "int32")]), k1 = k!.at([...lead, g.const(1, "int32")]);
+    const ctr = ravel(g, idx.slice(lead.length), shape);
+    return g.threefry(k0, k1, ctr, dtype === "int32" ? 0 : dtype === "float32" ? 1 : 2);
+  })],
   shape: ([k], { shape, dtype }) => {
     if (k!.dtype !== "int32" || k!.shape[k!.ndim - 1] !== 2) throw new Error(`random: a key must be an int32 array of shape [..., 2] (from random.key), got ${k}.`);
     if (dtype === "bool") throw new Error("random: bool output is not supported; compare a uniform sample instead.");

@@ -6,6 +6,8 @@ import { definePrimitive, type Primitive } from "../primitive.js";
 import { range as iotaList, sizeOf } from "../shape.js";
 import { isUndef, isZero, Zero, type UndefPrimal } from "../tangent.js";
 import { bind1 } from "../trace.js";
+import type { KNode } from "../kernel/expr.js";
+import { clampIndex, reduceOver, viewOf } from "../kernel/view.js";
 import { host, requireNumeric, requireSameDType, transposeHost } from "./_helpers.js";
 import { tadd } from "./elementwise.js";
 import { moveAxis, reshape, rev, slice, transpose, vmapByLoop } from "./movement.js";
@@ -36,6 +38,17 @@ function dotShape(l: ShapedArray, r: ShapedArray, { contract: [lc, rc], batch: [
 
 export const dotGeneralP: Primitive<DotParams> = definePrimitive<DotParams>({
   name: "dot_general",
+  lower: ([l, r], { contract: [lc, rc], batch: [lb, rb] }, [out], g) => [viewOf(out!, (idx) => {
+    const lf = remaining(l!.shape.length, lc, lb), rf = remaining(r!.shape.length, rc, rb);
+    return reduceOver(g, "add", lc.map((d) => l!.shape[d]!), (rv) => {
+      const li = new globalThis.Array<KNode>(l!.shape.length), ri = new globalThis.Array<KNode>(r!.shape.length);
+      lb.forEach((d, i) => { li[d] = idx[i]!; ri[rb[i]!] = idx[i]!; });
+      lf.forEach((d, i) => (li[d] = idx[lb.length + i]!));
+      rf.forEach((d, i) => (ri[d] = idx[lb.length + lf.length + i]!));
+      lc.forEach((d, i) => { li[d] = rv[i]!; ri[rc[i]!] = rv[i]!; });
+      return g.binary("mul", l!.at(li), r!.at(ri));
+    });
+  })],
   shape: ([l, r], p) => {
     requireSameDType("dot_general (matmul)", [l!, r!]);
     requireNumeric("dot_general (matmul)", l!);
@@ -144,6 +157,23 @@ function convOutDim(n: number, k: number, s: number, lo: number, hi: number, ld:
 
 export const conv2dP: Primitive<ConvParams> = definePrimitive<ConvParams>({
   name: "conv2d",
+  lower: ([x, w], p, [out], g) => [viewOf(out!, ([n, o, oy, ox]) => {
+    const [, C, H, W] = x!.shape as [number, number, number, number];
+    const [, , KH, KW] = w!.shape as [number, number, number, number];
+    const c = (v: number) => g.const(v, "int32");
+    return reduceOver(g, "add", [C, KH, KW], ([ci, ky, kx]) => {
+      // Position in the (lhs-dilated, padded) input; valid when it lands on a real element.
+      const py = g.binary("sub", g.binary("add", g.binary("mul", oy!, c(p.stride[0])), g.binary("mul", ky!, c(p.rhsDilation[0]))), c(p.padding[0][0]));
+      const px = g.binary("sub", g.binary("add", g.binary("mul", ox!, c(p.stride[1])), g.binary("mul", kx!, c(p.rhsDilation[1]))), c(p.padding[1][0]));
+      const iy = p.lhsDilation[0] === 1 ? py : g.binary("floordiv", py, c(p.lhsDilation[0]));
+      const ix = p.lhsDilation[1] === 1 ? px : g.binary("floordiv", px, c(p.lhsDilation[1]));
+      let ok = g.binary("and", g.binary("and", g.binary("ge", py, c(0)), g.binary("ge", px, c(0))), g.binary("and", g.binary("lt", iy, c(H)), g.binary("lt", ix, c(W))));
+      if (p.lhsDilation[0] !== 1) ok = g.binary("and", ok, g.binary("eq", g.binary("floormod", py, c(p.lhsDilation[0])), c(0)));
+      if (p.lhsDilation[1] !== 1) ok = g.binary("and", ok, g.binary("eq", g.binary("floormod", px, c(p.lhsDilation[1])), c(0)));
+      const xv = x!.at([n!, ci!, clampIndex(g, iy, H), clampIndex(g, ix, W)]);
+      return g.select(ok, g.binary("mul", xv, w!.at([o!, ci!, ky!, kx!])), g.const(0, x!.dtype));
+    });
+  })],
   shape: ([x, w], p) => {
     requireSameDType("conv2d", [x!, w!]);
     if (x!.ndim !== 4 || w!.ndim !== 4) throw new Error(`conv2d: expected x [N,C,H,W] and w [O,C,kh,kw], got ${x} and ${w}.`);

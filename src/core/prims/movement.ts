@@ -8,6 +8,8 @@ import { broadcastIndexMap, broadcastShapes, fmtShape, shapeEq, sizeOf, stridesO
 import { isUndef, isZero, Zero, type Tangent, type UndefPrimal } from "../tangent.js";
 import { bind, bind1 } from "../trace.js";
 import { host, requireInt, transposeHost } from "./_helpers.js";
+import type { KGraph, KNode } from "../kernel/expr.js";
+import { clampIndex, ravel, unravel, viewOf } from "../kernel/view.js";
 import { sub } from "./elementwise.js";
 import { reduceSum } from "./reduce.js";
 
@@ -33,6 +35,10 @@ function forEachIndex(shape: Shape, fn: (flat: number, idx: number[]) => void): 
 export interface BroadcastParams { readonly shape: readonly number[]; readonly dims: readonly number[] }
 export const broadcastInDimP: Primitive<BroadcastParams> = definePrimitive<BroadcastParams>({
   name: "broadcast_in_dim",
+  lower: ([x], { dims }, [out], g) => {
+    const zero = g.const(0, "int32");
+    return [viewOf(out!, (idx) => x!.at(dims.map((d, i) => (x!.shape[i] === 1 ? zero : idx[d]!))))];
+  },
   shape: ([x], { shape, dims }) => {
     const ok = dims.length === x!.ndim && dims.every((d, i) => d >= 0 && d < shape.length && (i === 0 || d > dims[i - 1]!)
       && (x!.shape[i] === 1 || x!.shape[i] === shape[d]));
@@ -77,6 +83,7 @@ export function broadcastTo(x: Array, shape: Shape): Array {
 export interface ReshapeParams { readonly shape: readonly number[] }
 export const reshapeP: Primitive<ReshapeParams> = definePrimitive<ReshapeParams>({
   name: "reshape",
+  lower: ([x], _p, [out], g) => [viewOf(out!, (idx) => x!.at(unravel(g, ravel(g, idx, out!.shape), x!.shape)))],
   shape: ([x], { shape }) => {
     if (sizeOf(shape) !== x!.size) throw new Error(`reshape: cannot reshape ${x} (size ${x!.size}) to ${fmtShape(shape)} (size ${sizeOf(shape)}).`);
     return [x!.withShape(shape)];
@@ -98,6 +105,11 @@ export const reshape = (x: Array, shape: Shape): Array =>
 export interface TransposeParams { readonly perm: readonly number[] }
 export const transposeP: Primitive<TransposeParams> = definePrimitive<TransposeParams>({
   name: "transpose",
+  lower: ([x], { perm }, [out]) => [viewOf(out!, (idx) => {
+    const src = new globalThis.Array<KNode>(perm.length);
+    perm.forEach((p, i) => (src[p] = idx[i]!));
+    return x!.at(src);
+  })],
   shape: ([x], { perm }) => {
     const ok = perm.length === x!.ndim && [...perm].sort((a, b) => a - b).every((p, i) => p === i);
     if (!ok) throw new Error(`transpose: perm [${perm}] is not a permutation of the ${x!.ndim} axes of ${x}.`);
@@ -125,6 +137,8 @@ const sliceShape = ({ start, limit, strides }: SliceParams): number[] =>
   start.map((s, i) => Math.max(0, Math.ceil((limit[i]! - s) / strides[i]!)));
 export const sliceP: Primitive<SliceParams> = definePrimitive<SliceParams>({
   name: "slice",
+  lower: ([x], p, [out], g) => [viewOf(out!, (idx) =>
+    x!.at(idx.map((v, i) => g.binary("add", g.binary("mul", v, g.const(p.strides[i]!, "int32")), g.const(p.start[i]!, "int32")))))],
   shape: ([x], p) => {
     const ok = p.start.length === x!.ndim && p.limit.length === x!.ndim && p.strides.length === x!.ndim &&
       p.start.every((s, i) => s >= 0 && s <= p.limit[i]! && p.limit[i]! <= x!.shape[i]! && p.strides[i]! >= 1);
@@ -172,6 +186,20 @@ const padShape = (shape: Shape, p: PadParams): number[] =>
   shape.map((n, i) => p.lo[i]! + p.hi[i]! + n + Math.max(0, n - 1) * p.interior[i]!);
 export const padP: Primitive<PadParams> = definePrimitive<PadParams>({
   name: "pad",
+  lower: ([x, v], p, [out], g) => [viewOf(out!, (idx) => {
+    // Element of x at (idx - lo) / (interior + 1) when that lands on an element, else the padding value.
+    let ok = g.const(1, "bool");
+    const src = idx.map((i, d) => {
+      const q = g.binary("sub", i, g.const(p.lo[d]!, "int32"));
+      const step = p.interior[d]! + 1;
+      const j = step === 1 ? q : g.binary("floordiv", q, g.const(step, "int32"));
+      ok = g.binary("and", ok, g.binary("ge", q, g.const(0, "int32")));
+      ok = g.binary("and", ok, g.binary("lt", j, g.const(x!.shape[d]!, "int32")));
+      if (step > 1) ok = g.binary("and", ok, g.binary("eq", g.binary("floormod", q, g.const(step, "int32")), g.const(0, "int32")));
+      return clampIndex(g, j, x!.shape[d]!);
+    });
+    return g.select(ok, x!.at(src), v!.at([]));
+  })],
   shape: ([x, v], p) => {
     if (v!.ndim !== 0 || v!.dtype !== x!.dtype) throw new Error(`pad: padding value must be a scalar of ${x!.dtype}, got ${v}.`);
     const ok = [p.lo, p.hi, p.interior].every((a) => a.length === x!.ndim) && p.interior.every((k) => k >= 0);
@@ -223,6 +251,19 @@ export const pad = (x: Array, value: Array, lo: readonly number[], hi: readonly 
 export interface ConcatParams { readonly axis: number }
 export const concatenateP: Primitive<ConcatParams> = definePrimitive<ConcatParams>({
   name: "concatenate",
+  lower: (xs, { axis }, [out], g) => [viewOf(out!, (idx) => {
+    const offs: number[] = [];
+    let o = 0;
+    for (const x of xs) { offs.push(o); o += x.shape[axis]!; }
+    let r = xs[xs.length - 1]!.at(idx.map((v, d) => (d === axis ? g.binary("sub", v, g.const(offs[xs.length - 1]!, "int32")) : v)));
+    for (let k = xs.length - 2; k >= 0; k--) {
+      const local = g.binary("sub", idx[axis]!, g.const(offs[k]!, "int32"));
+      const inside = g.binary("lt", idx[axis]!, g.const(offs[k]! + xs[k]!.shape[axis]!, "int32"));
+      const xk = xs[k]!.at(idx.map((v, d) => (d === axis ? clampIndex(g, local, xs[k]!.shape[axis]!) : v)));
+      r = g.select(inside, xk, r);
+    }
+    return r;
+  })],
   shape: (xs, { axis }) => {
     const f = xs[0]!;
     if (axis < 0 || axis >= f.ndim) throw new Error(`concatenate: axis ${axis} out of range for ${f}.`);
@@ -275,6 +316,8 @@ export const concatenate = (xs: readonly Array[], axis: number): Array => (xs.le
 export interface RevParams { readonly dims: readonly number[] }
 export const revP: Primitive<RevParams> = definePrimitive<RevParams>({
   name: "rev",
+  lower: ([x], { dims }, [out], g) => [viewOf(out!, (idx) =>
+    x!.at(idx.map((v, d) => (dims.includes(d) ? g.binary("sub", g.const(x!.shape[d]! - 1, "int32"), v) : v))))],
   shape: ([x], { dims }) => {
     if (dims.some((d) => d < 0 || d >= x!.ndim)) throw new Error(`rev: dims [${dims}] out of range for ${x}.`);
     return [x!];
@@ -299,6 +342,8 @@ export const rev = (x: Array, dims: readonly number[]): Array => (dims.length ? 
 // ---------------------------------------------------------------- dynamic_slice / dynamic_update_slice
 
 const clampStart = (s: number, dim: number, size: number): number => Math.min(Math.max(s, 0), dim - size);
+const clampStartNode = (g: KGraph, s: KNode, dim: number, size: number): KNode =>
+  g.binary("min", g.binary("max", s, g.const(0, "int32")), g.const(dim - size, "int32"));
 function checkStarts(op: string, x: ShapedArray, starts: readonly ShapedArray[]): void {
   if (starts.length !== x.ndim) throw new Error(`${op}: needs ${x.ndim} start indices for ${x}, got ${starts.length}.`);
   for (const s of starts) {
@@ -310,6 +355,10 @@ function checkStarts(op: string, x: ShapedArray, starts: readonly ShapedArray[])
 export interface DynSliceParams { readonly sizes: readonly number[] }
 export const dynamicSliceP: Primitive<DynSliceParams> = definePrimitive<DynSliceParams>({
   name: "dynamic_slice",
+  lower: ([x, ...starts], { sizes }, [out], g) => [viewOf(out!, (idx) => {
+    const st = starts.map((s, d) => clampStartNode(g, s.at([]), x!.shape[d]!, sizes[d]!));
+    return x!.at(idx.map((v, d) => g.binary("add", v, st[d]!)));
+  })],
   shape: ([x, ...starts], { sizes }) => {
     checkStarts("dynamic_slice", x!, starts);
     if (sizes.length !== x!.ndim || sizes.some((s, i) => s < 0 || s > x!.shape[i]!)) {
@@ -347,6 +396,16 @@ export const dynamicSlice = (x: Array, starts: readonly Array[], sizes: readonly
 
 export const dynamicUpdateSliceP: Primitive<Record<string, never>> = definePrimitive<Record<string, never>>({
   name: "dynamic_update_slice",
+  lower: ([x, u, ...starts], _p, [out], g) => [viewOf(out!, (idx) => {
+    const st = starts.map((s, d) => clampStartNode(g, s.at([]), x!.shape[d]!, u!.shape[d]!));
+    let inside = g.const(1, "bool");
+    const local = idx.map((v, d) => {
+      const q = g.binary("sub", v, st[d]!);
+      inside = g.binary("and", inside, g.binary("and", g.binary("ge", q, g.const(0, "int32")), g.binary("lt", q, g.const(u!.shape[d]!, "int32"))));
+      return clampIndex(g, q, u!.shape[d]!);
+    });
+    return g.select(inside, u!.at(local), x!.at(idx));
+  })],
   shape: ([x, u, ...starts]) => {
     checkStarts("dynamic_update_slice", x!, starts);
     if (u!.dtype !== x!.dtype || u!.ndim !== x!.ndim || u!.shape.some((d, i) => d > x!.shape[i]!)) {

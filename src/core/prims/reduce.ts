@@ -12,6 +12,8 @@ import { convert, div, eq, mul, select } from "./elementwise.js";
 import { iota } from "./indexing.js";
 import { broadcastInDim, moveAxis, reshape, transpose } from "./movement.js";
 import type { HostArray } from "../backends/backend.js";
+import type { KGraph, KNode, ReduceOp } from "../kernel/expr.js";
+import { reduceOver, viewOf, type View } from "../kernel/view.js";
 
 export interface AxesParams { readonly axes: readonly number[] }
 
@@ -42,6 +44,16 @@ function reduceHost(x: HostArray, axes: readonly number[], out: ShapedArray, ini
 const reduceVmap = (prim: Primitive<AxesParams>) => ([x]: readonly Array[], [d]: readonly BDim[], { axes }: AxesParams): [Array[], BDim[]] =>
   [[bind1(prim, [moveAxis(x!, d!, 0)], { axes: axes.map((a) => a + 1) })], [0]];
 
+/** Lowering of a reduction: the kept axes index the output, the reduced axes become inner loop variables. */
+const lowerReduce = (op: ReduceOp) => ([x]: readonly View[], { axes }: AxesParams, [out]: readonly ShapedArray[], g: KGraph): View[] =>
+  [viewOf(out!, (idx) => reduceOver(g, op, axes.map((a) => x!.shape[a]!), (r) => {
+    const full: KNode[] = [];
+    let k = 0, j = 0;
+    for (let d = 0; d < x!.shape.length; d++) full.push(axes.includes(d) ? r[j++]! : idx[k++]!);
+    return x!.at(full);
+  }))];
+const KERNEL_OP: Record<string, ReduceOp> = { reduce_sum: "add", reduce_max: "max", reduce_min: "min", reduce_prod: "mul", argmax: "argmax", argmin: "argmin" };
+
 function reduction(name: string, init: (dtype: string) => number, fn: (a: number, b: number) => number,
   jvp: (x: Array, out: Array, t: Array, axes: readonly number[]) => Tangent,
   transpose?: (ct: Array, x: ShapedArray, axes: readonly number[]) => Array): Primitive<AxesParams> {
@@ -63,6 +75,7 @@ function reduction(name: string, init: (dtype: string) => number, fn: (a: number
           [isZero(ct) ? new Zero((x as { aval: ShapedArray }).aval) : transpose(ct as Array, (x as { aval: ShapedArray }).aval, axes)] }
       : {}),
     vmap: (args, dims, p) => reduceVmap(prim)(args, dims, p),
+    lower: lowerReduce(KERNEL_OP[name]!),
     printParams: (p) => `axes=[${p.axes}]`,
   });
   return prim;
@@ -135,6 +148,7 @@ function argReduction(name: string, better: (a: number, b: number) => boolean): 
       return [[out], [new Zero(out.aval)]];
     },
     vmap: ([x], [d], { axis }) => [[bind1(prim, [moveAxis(x!, d!, 0)], { axis: axis + 1 })], [0]],
+    lower: (ins, { axis }, outs, g) => lowerReduce(KERNEL_OP[name]!)(ins, { axes: [axis] }, outs, g),
     printParams: (p) => `axis=${p.axis}`,
   });
   return prim;

@@ -1,0 +1,135 @@
+/** Kernel → JavaScript source (the CPU jit): nested loops over typed arrays, one `const` per node. */
+import type { DType } from "../dtype.js";
+import { threefry2x32 } from "../prims/indexing.js";
+import type { KNode } from "../kernel/expr.js";
+import type { KernelStep } from "./plan.js";
+import { buildScopes, topoOrder, type Scope } from "./scopes.js";
+
+const lit = (v: number): string => (Number.isNaN(v) ? "NaN" : v === Infinity ? "Infinity" : v === -Infinity ? "-Infinity" : Object.is(v, -0) ? "-0" : String(v));
+
+const INIT: Record<string, (d: DType) => string> = {
+  add: () => "0", mul: () => "1",
+  max: (d) => (d === "int32" ? "-2147483648" : "-Infinity"), min: (d) => (d === "int32" ? "2147483647" : "Infinity"),
+};
+
+/** Helpers the generated code calls (kept out of the hot path where possible). */
+export const JS_HELPERS = {
+  roundEven: (x: number): number => { const r = Math.round(x); return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r; },
+  tf: (k0: number, k1: number, c: number, which: number): number => {
+    const [y0, y1] = threefry2x32(k0, k1, c, 0);
+    return which === 0 ? y0 | 0 : which === 1 ? (y0 >>> 9) / 8388608 : (y0 * 2097152 + (y1 >>> 11)) / 9007199254740992;
+  },
+};
+
+function expr(n: KNode, name: (n: KNode) => string): string {
+  const a = (i: number) => name(n.args[i]!);
+  const i32 = n.args[0]?.dtype === "int32";
+  switch (n.op) {
+    case "load": return `b${n.tag}[${a(0)}]`;
+    case "cast":
+      if (n.dtype === "int32") return `(${a(0)} | 0)`;
+      if (n.dtype === "bool") return `(${a(0)} !== 0 ? 1 : 0)`;
+      if (n.dtype === "float32") return `Math.fround(${a(0)})`;
+      return a(0);
+    case "select": return `(${a(0)} ? ${a(1)} : ${a(2)})`;
+    case "threefry": return `H.tf(${a(0)}, ${a(1)}, ${a(2)}, ${n.value})`;
+    case "neg": return i32 ? `(-${a(0)} | 0)` : `(-${a(0)})`;
+    case "abs": return i32 ? `(Math.abs(${a(0)}) | 0)` : `Math.abs(${a(0)})`;
+    case "sign": return `(${a(0)} > 0 ? 1 : ${a(0)} < 0 ? -1 : ${a(0)})`;
+    case "exp": case "log": case "log1p": case "expm1": case "sin": case "cos": case "tan": case "tanh":
+    case "asin": case "acos": case "atan": case "sqrt": case "floor": case "ceil":
+      return `Math.${n.op}(${a(0)})`;
+    case "rsqrt": return `(1 / Math.sqrt(${a(0)}))`;
+    case "round": return `H.roundEven(${a(0)})`;
+    case "isfinite": return `(Number.isFinite(${a(0)}) ? 1 : 0)`;
+    case "not": return `(${a(0)} ? 0 : 1)`;
+    case "add": return i32 ? `((${a(0)} + ${a(1)}) | 0)` : `(${a(0)} + ${a(1)})`;
+    case "sub": return i32 ? `((${a(0)} - ${a(1)}) | 0)` : `(${a(0)} - ${a(1)})`;
+    case "mul": return i32 ? `Math.imul(${a(0)}, ${a(1)})` : `(${a(0)} * ${a(1)})`;
+    case "div": return `(${a(0)} / ${a(1)})`;
+    case "idiv": return `(${a(1)} === 0 ? 0 : (${a(0)} / ${a(1)}) | 0)`;
+    case "rem": return i32 ? `(${a(1)} === 0 ? 0 : ${a(0)} % ${a(1)})` : `(${a(0)} % ${a(1)})`;
+    case "floordiv": return `Math.floor(${a(0)} / ${a(1)})`;
+    case "floormod": return `(((${a(0)} % ${a(1)}) + ${a(1)}) % ${a(1)})`;
+    case "pow": return `Math.pow(${a(0)}, ${a(1)})`;
+    case "max": return `Math.max(${a(0)}, ${a(1)})`;
+    case "min": return `Math.min(${a(0)}, ${a(1)})`;
+    case "atan2": return `Math.atan2(${a(0)}, ${a(1)})`;
+    case "eq": return `(${a(0)} === ${a(1)} ? 1 : 0)`;
+    case "ne": return `(${a(0)} !== ${a(1)} ? 1 : 0)`;
+    case "lt": return `(${a(0)} < ${a(1)} ? 1 : 0)`;
+    case "le": return `(${a(0)} <= ${a(1)} ? 1 : 0)`;
+    case "gt": return `(${a(0)} > ${a(1)} ? 1 : 0)`;
+    case "ge": return `(${a(0)} >= ${a(1)} ? 1 : 0)`;
+    case "and": return `(${a(0)} & ${a(1)})`;
+    case "or": return `(${a(0)} | ${a(1)})`;
+    default: throw new Error(`internal: jsgen cannot render ${n.op}.`);
+  }
+}
+
+/** Render a kernel step as the body of `function (B, H)` where B[id] are the buffers. */
+export function kernelToJs(k: KernelStep): string {
+  const stores = k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
+  const order = topoOrder(stores);
+  const { root, inner } = buildScopes(order, k.loopVars);
+  const name = (n: KNode): string => (n.op === "const" ? lit(n.value) : n.op === "var" ? `v_${n.tag}` : `t${n.id}`);
+  const lines: string[] = [];
+  const bufs = new Set<string>();
+  for (const n of order) if (n.op === "load") bufs.add(n.tag);
+  for (const o of k.outputs) bufs.add(String(o.buf));
+  for (const b of bufs) lines.push(`const b${b} = B[${b}];`);
+  const emit = (s: Scope, indent: string): void => {
+    for (const n of s.nodes) {
+      if (n.op === "reduce") {
+        const child = s.children.find((c) => c.reduce === n)!;
+        const body = n.args[0]!;
+        const v = name(n.rvar!);
+        if (n.tag === "argmax" || n.tag === "argmin") {
+          const cmp = n.tag === "argmax" ? ">" : "<";
+          lines.push(`${indent}let t${n.id} = -1, m${n.id} = 0;`);
+          lines.push(`${indent}for (let ${v} = 0; ${v} < ${n.rvar!.value}; ${v}++) {`);
+          emit(child, indent + "  ");
+          const b = name(body);
+          lines.push(`${indent}  if (t${n.id} < 0 || (m${n.id} === m${n.id} && (${b} !== ${b} || ${b} ${cmp} m${n.id}))) { m${n.id} = ${b}; t${n.id} = ${v}; }`);
+          lines.push(`${indent}}`);
+        } else {
+          const op = n.tag;
+          lines.push(`${indent}let t${n.id} = ${INIT[op]!(n.dtype)};`);
+          lines.push(`${indent}for (let ${v} = 0; ${v} < ${n.rvar!.value}; ${v}++) {`);
+          emit(child, indent + "  ");
+          const b = name(body);
+          const i32 = n.dtype === "int32";
+          const comb = op === "add" ? (i32 ? `(t${n.id} + ${b}) | 0` : `t${n.id} + ${b}`)
+            : op === "mul" ? (i32 ? `Math.imul(t${n.id}, ${b})` : `t${n.id} * ${b}`)
+            : `Math.${op}(t${n.id}, ${b})`;
+          lines.push(`${indent}  t${n.id} = ${comb};`);
+          lines.push(`${indent}}`);
+        }
+      } else {
+        lines.push(`${indent}const t${n.id} = ${expr(n, name)};`);
+      }
+    }
+    // Parallel child loop (at most one), after this scope's own nodes.
+    const par = s.children.find((c) => c.reduce === null);
+    if (par) {
+      const v = name(par.variable!);
+      lines.push(`${indent}for (let ${v} = 0; ${v} < ${par.variable!.value}; ${v}++) {`);
+      emit(par, indent + "  ");
+      lines.push(`${indent}}`);
+    }
+    if (s === inner) {
+      // Flat output position: row-major over the loop dims, times the unrolled inner count.
+      let flat = "0";
+      k.loopVars.forEach((lv, i) => { flat = i === 0 ? name(lv) : `(${flat}) * ${lv.value} + ${name(lv)}`; });
+      for (const o of k.outputs) {
+        o.nodes.forEach((n, u) => {
+          if (o.dest) { lines.push(`${indent}b${o.buf}[${name(o.dest[u]!)}] += ${name(n)};`); return; }
+          const pos = o.inner === 1 ? flat : `(${flat}) * ${o.inner} + ${u}`;
+          lines.push(`${indent}b${o.buf}[${k.loopVars.length ? pos : u}] = ${name(n)};`);
+        });
+      }
+    }
+  };
+  emit(root, "");
+  return lines.join("\n");
+}

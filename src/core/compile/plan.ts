@@ -1,0 +1,330 @@
+/**
+ * Fusion planning: decide which IR values become buffers and group the rest into kernels.
+ *
+ * Every value starts lazy (a View inlined into its consumers). Buffers are forced for program
+ * inputs/outputs, for the operands and results of routines (primitives without `lower`, big
+ * contractions, cumsum, scatter_add, loops), and for the results of big reductions. A lazy
+ * value with real work that several kernels would inline either makes those kernels one
+ * multi-output kernel (same loop extent, no dependency between them) or becomes a buffer;
+ * when a big reduction is one of the sharers, its input becomes the buffer instead (so the
+ * per-element work joins the other per-element kernel and the reduction only loads).
+ */
+import type { Array } from "../array.js";
+import type { DType } from "../dtype.js";
+import type { IR, Eqn, Var } from "../ir.js";
+import { range, sizeOf } from "../shape.js";
+import { KGraph, type KNode } from "../kernel/expr.js";
+import { clampIndex, loadView, ravel, unravel, type View } from "../kernel/view.js";
+
+export const UNROLL_MAX = 16;
+export const INLINE_REDUCE_MAX = 64;
+
+export interface BufferSpec { readonly dtype: DType; readonly shape: readonly number[]; readonly size: number }
+export interface KernelOutput {
+  readonly buf: number;
+  readonly inner: number;
+  readonly nodes: readonly KNode[];
+  /** Scatter-accumulate mode (CPU): node u is added at flat index dest[u] of `buf` instead of stored. */
+  readonly dest?: readonly KNode[];
+}
+/** A float64 accumulator `acc` initialised from `target` before the kernel and rounded into `out` after it. */
+export interface Accumulator { readonly acc: number; readonly target: number; readonly out: number }
+export interface KernelStep {
+  readonly kind: "kernel";
+  /** Nested loop extents (outermost first) and their variables. */
+  readonly loop: readonly number[];
+  readonly loopVars: readonly KNode[];
+  readonly outputs: readonly KernelOutput[];
+  readonly accumulators: readonly Accumulator[];
+}
+export interface RoutineStep { readonly kind: "routine"; readonly eqn: Eqn; readonly inputs: readonly number[]; readonly outputs: readonly number[] }
+export type Step = KernelStep | RoutineStep;
+export interface ProgramSpec {
+  readonly buffers: readonly BufferSpec[];
+  readonly inputs: readonly number[];
+  readonly consts: readonly (readonly [number, Array])[];
+  readonly steps: readonly Step[];
+  readonly outputs: readonly number[];
+  readonly graph: KGraph;
+}
+
+const REDUCERS = new Set(["reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "argmax", "argmin"]);
+/** Inner reduction extent of an equation (1 if none). */
+function reduceExtent(e: Eqn): number {
+  const n = e.prim.name;
+  if (REDUCERS.has(n)) {
+    const p = e.params as { axes?: readonly number[]; axis?: number };
+    const axes = p.axes ?? [p.axis!];
+    return sizeOf(axes.map((a) => e.inputs[0]!.aval.shape[a]!));
+  }
+  if (n === "dot_general") return sizeOf((e.params as { contract: readonly [readonly number[]] }).contract[0].map((d) => e.inputs[0]!.aval.shape[d]!));
+  if (n === "conv2d") { const w = e.inputs[1]!.aval.shape; return w[1]! * w[2]! * w[3]!; }
+  return 1;
+}
+const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && reduceExtent(e) > INLINE_REDUCE_MAX);
+const isBigReduce = (e: Eqn): boolean => !isRoutine(e) && reduceExtent(e) > INLINE_REDUCE_MAX;
+/** Pure index remaps: free to inline anywhere. */
+const FREE = new Set(["broadcast_in_dim", "reshape", "transpose", "slice", "rev", "convert_element_type", "stop_gradient", "iota", "concatenate", "pad"]);
+
+export interface PlanOptions {
+  /**
+   * Fuse scatter_add into the kernel producing its updates, accumulating in program order
+   * (CPU: sequential and deterministic). Off for devices that run iterations in parallel.
+   */
+  readonly fuseScatter?: boolean;
+}
+
+export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions = {}): ProgramSpec {
+  const producer = new Map<Var, Eqn>();
+  for (const e of ir.eqns) for (const o of e.outs) producer.set(o, e);
+  const uses = new Map<Var, number>();
+  for (const e of ir.eqns) for (const v of e.inputs) uses.set(v, (uses.get(v) ?? 0) + 1);
+  for (const v of ir.outs) uses.set(v, (uses.get(v) ?? 0) + 1);
+  // scatter_add eqns whose updates are computed by a kernel used only here: fused into that kernel.
+  const fusedScatter = new Map<Var, Eqn>();
+  if (opts.fuseScatter) {
+    for (const e of ir.eqns) {
+      const u = e.inputs[2];
+      if (e.prim.name !== "scatter_add" || (e.params as { axis: number }).axis !== 0 || !u) continue;
+      const pe = producer.get(u);
+      if (pe && !isRoutine(pe) && uses.get(u) === 1 && u !== e.inputs[0] && u.aval.dtype !== "bool") fusedScatter.set(u, e);
+    }
+  }
+  const M = new Set<Var>([...ir.inVars, ...ir.outs, ...constVals.keys()]);
+  for (const e of ir.eqns) {
+    if (isRoutine(e)) { e.inputs.forEach((v) => M.add(v)); e.outs.forEach((v) => M.add(v)); }
+    else if (isBigReduce(e)) e.outs.forEach((v) => M.add(v));
+  }
+  // Cost of recomputing a lazy value per element (rough: real ops in its lazy cone).
+  const costMemo = new Map<Var, number>();
+  const cost = (v: Var): number => {
+    if (M.has(v)) return 0;
+    let c = costMemo.get(v);
+    if (c !== undefined) return c;
+    const e = producer.get(v)!;
+    c = (FREE.has(e.prim.name) ? 0 : 1) * Math.max(1, reduceExtent(e)) + e.inputs.reduce((s, i) => s + cost(i), 0);
+    c = Math.min(c, 1e6);
+    costMemo.set(v, c);
+    return c;
+  };
+  // Gathering from a costly lazy value re-evaluates it per gathered element.
+  for (const e of ir.eqns) if (e.prim.name === "gather" && cost(e.inputs[0]!) > 0) M.add(e.inputs[0]!);
+
+  let groups: Var[][] = [];
+  for (let iter = 0; iter < 1000; iter++) {
+    costMemo.clear();
+    const roots = [...M].filter((v) => producer.has(v) && !isRoutine(producer.get(v)!) && !constVals.has(v));
+    const cones = new Map<Var, Set<Var>>(); // root → lazy vars it inlines
+    const loadsOf = new Map<Var, Set<Var>>(); // root → buffers it reads
+    for (const r of roots) {
+      const cone = new Set<Var>(), loads = new Set<Var>();
+      const visit = (e: Eqn) => e.inputs.forEach((v) => {
+        if (M.has(v)) { loads.add(v); return; }
+        if (cone.has(v)) return;
+        cone.add(v);
+        visit(producer.get(v)!);
+      });
+      visit(producer.get(r)!);
+      cones.set(r, cone);
+      loadsOf.set(r, loads);
+    }
+    const inlinedBy = new Map<Var, Var[]>();
+    for (const [r, cone] of cones) for (const v of cone) (inlinedBy.get(v) ?? inlinedBy.set(v, []).get(v)!).push(r);
+    // Root dependencies (transitively through buffers computed by other roots).
+    const rootSet = new Set(roots);
+    const depMemo = new Map<Var, Set<Var>>();
+    const deps = (r: Var): Set<Var> => {
+      let d = depMemo.get(r);
+      if (d) return d;
+      d = new Set();
+      depMemo.set(r, d);
+      const visitBuf = (b: Var) => {
+        if (rootSet.has(b)) { d!.add(b); deps(b).forEach((x) => d!.add(x)); }
+        else if (producer.has(b)) producer.get(b)!.inputs.forEach((i) => { if (M.has(i)) visitBuf(i); });
+      };
+      loadsOf.get(r)!.forEach(visitBuf);
+      return d;
+    };
+    // Union-find of roots sharing real work.
+    const parent = new Map<Var, Var>(roots.map((r) => [r, r]));
+    const find = (x: Var): Var => { while (parent.get(x) !== x) x = parent.get(x)!; return x; };
+    const members = (x: Var) => roots.filter((r) => find(r) === find(x));
+    let changed = false;
+    for (const [v, rs] of inlinedBy) {
+      if (rs.length < 2 || cost(v) < 2) continue;
+      const union = [...new Set(rs.flatMap(members))];
+      if (mergeable(union, deps)) { for (const r of union) parent.set(find(r), find(union[0]!)); continue; }
+      const bigs = rs.filter((r) => isBigReduce(producer.get(r)!));
+      const lazyIns = bigs.flatMap((r) => producer.get(r)!.inputs.filter((i) => !M.has(i)));
+      if (lazyIns.length) lazyIns.forEach((i) => M.add(i));
+      else M.add(v);
+      changed = true;
+      break;
+    }
+    if (!changed) {
+      const byRoot = new Map<Var, Var[]>();
+      for (const r of roots) (byRoot.get(find(r)) ?? byRoot.set(find(r), []).get(find(r))!).push(r);
+      groups = [...byRoot.values()];
+      break;
+    }
+  }
+  return emitProgram(ir, constVals, M, producer, groups, fusedScatter);
+}
+
+function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
+function commonLoop(sizes: readonly number[]): number | null {
+  const p = sizes.reduce(gcd);
+  return p > 0 && sizes.every((s) => s / p <= UNROLL_MAX) ? p : null;
+}
+function mergeable(rs: readonly Var[], deps: (r: Var) => Set<Var>): boolean {
+  if (commonLoop(rs.map((r) => r.aval.size)) === null) return false;
+  return rs.every((a) => rs.every((b) => a === b || !deps(a).has(b)));
+}
+
+// ---------------------------------------------------------------- building kernels
+
+function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<Var>, producer: ReadonlyMap<Var, Eqn>,
+  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>): ProgramSpec {
+  const g = new KGraph();
+  const buffers: BufferSpec[] = [];
+  const bufOf = new Map<Var, number>();
+  const newBuf = (v: Var) => { buffers.push({ dtype: v.aval.dtype, shape: v.aval.shape, size: v.aval.size }); return buffers.length - 1; };
+  // Reshapes/stop_gradients of buffers alias them (same row-major data).
+  const aliasOf = (v: Var): Var => {
+    const e = producer.get(v);
+    if (e && (e.prim.name === "reshape" || e.prim.name === "stop_gradient") && M.has(e.inputs[0]!)) return aliasOf(e.inputs[0]!);
+    return v;
+  };
+  const buf = (v: Var): number => {
+    const a = aliasOf(v);
+    let b = bufOf.get(a);
+    if (b === undefined) bufOf.set(a, (b = newBuf(a)));
+    return b;
+  };
+  const inputs = ir.inVars.map(buf);
+  const consts: [number, Array][] = [];
+  for (const [v, c] of constVals) if (M.has(v)) consts.push([buf(v), c]);
+
+  const views = new Map<Var, View>();
+  const viewOfVar = (v: Var): View => {
+    let w = views.get(v);
+    if (w) return w;
+    if (M.has(v)) w = loadView(g, buf(v), v.aval.shape, v.aval.dtype);
+    else {
+      const e = producer.get(v)!;
+      const outs = e.prim.lower!(e.inputs.map(viewOfVar), e.params, e.outs.map((o) => o.aval), g);
+      e.outs.forEach((o, i) => views.set(o, outs[i]!));
+      w = views.get(v)!;
+    }
+    views.set(v, w);
+    return w;
+  };
+  /** The lazy (computed) view of a buffer var, from its producer's lowering. */
+  const computedView = (v: Var): View => {
+    const e = producer.get(v)!;
+    const outs = e.prim.lower!(e.inputs.map(viewOfVar), e.params, e.outs.map((o) => o.aval), g);
+    return outs[e.outs.indexOf(v)]!;
+  };
+
+  // Steps: one per routine equation and one per kernel group, then sorted by buffer dependencies.
+  const unsorted: Step[] = [];
+  const fusedEqns = new Set(fusedScatter.values());
+  for (const e of ir.eqns) {
+    if (isRoutine(e) && !fusedEqns.has(e)) unsorted.push({ kind: "routine", eqn: e, inputs: e.inputs.map(buf), outputs: e.outs.map(buf) });
+  }
+  const scatterInfo = (u: Var): ScatterInfo | undefined => {
+    const e = fusedScatter.get(u);
+    if (!e) return undefined;
+    const [t, idx] = e.inputs as [Var, Var];
+    buffers.push({ dtype: "float64", shape: t.aval.shape, size: t.aval.size });
+    return { acc: buffers.length - 1, target: buf(t), out: buf(e.outs[0]!), idx: viewOfVar(idx), idxShape: idx.aval.shape, targetShape: t.aval.shape };
+  };
+  for (const grp of groups) {
+    const roots = grp.filter((r) => aliasOf(r) === r);
+    if (roots.length) unsorted.push(buildKernel(g, roots, computedView, buf, scatterInfo));
+  }
+  const steps = sortSteps(unsorted);
+  return { buffers, inputs, consts, steps, outputs: ir.outs.map(buf), graph: g };
+}
+
+/** Order steps so every buffer is written before it is read. */
+function sortSteps(steps: readonly Step[]): Step[] {
+  const writer = new Map<number, Step>();
+  for (const st of steps) for (const b of outputsOf(st)) writer.set(b, st);
+  const out: Step[] = [];
+  const state = new Map<Step, number>(); // 1 = visiting, 2 = done
+  const visit = (st: Step): void => {
+    const s0 = state.get(st);
+    if (s0 === 2) return;
+    if (s0 === 1) throw new Error("internal: cyclic kernel dependencies in the fusion plan.");
+    state.set(st, 1);
+    for (const b of inputsOf(st)) { const w = writer.get(b); if (w && w !== st) visit(w); }
+    state.set(st, 2);
+    out.push(st);
+  };
+  steps.forEach(visit);
+  return out;
+}
+const outputsOf = (st: Step): number[] =>
+  (st.kind === "kernel" ? [...st.outputs.map((o) => o.buf), ...st.accumulators.map((a) => a.out)] : [...st.outputs]);
+function inputsOf(st: Step): number[] {
+  if (st.kind === "routine") return [...st.inputs];
+  const bufs = new Set<number>(st.accumulators.map((a) => a.target));
+  const seen = new Set<KNode>();
+  const stack = st.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (seen.has(n)) continue;
+    seen.add(n);
+    if (n.op === "load") bufs.add(Number(n.tag));
+    stack.push(...n.args);
+  }
+  return [...bufs];
+}
+
+interface ScatterInfo {
+  readonly acc: number; readonly target: number; readonly out: number;
+  readonly idx: View; readonly idxShape: readonly number[]; readonly targetShape: readonly number[];
+}
+
+function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) => View, buf: (v: Var) => number,
+  scatterInfo: (u: Var) => ScatterInfo | undefined): KernelStep {
+  let loop: number[];
+  let loopVars: KNode[];
+  let indexFor: (shape: readonly number[], inner: number, u: number) => KNode[];
+  if (roots.length === 1) {
+    // Nested loops over the leading dims; the trailing dims (≤ UNROLL_MAX elements) are unrolled.
+    const shape = roots[0]!.aval.shape;
+    let k = shape.length;
+    while (k > 0 && sizeOf(shape.slice(k - 1)) <= UNROLL_MAX) k--;
+    loop = shape.slice(0, k);
+    loopVars = loop.map((n, i) => g.var(`i${i}`, n));
+    indexFor = (sh, _inner, u) => [...loopVars, ...unravel(g, g.const(u, "int32"), sh.slice(k))];
+  } else {
+    const P = commonLoop(roots.map((r) => r.aval.size))!;
+    loop = [P];
+    loopVars = [g.var("i0", P)];
+    indexFor = (sh, inner, u) => unravel(g, g.binary("add", g.binary("mul", loopVars[0]!, g.const(inner, "int32")), g.const(u, "int32")), sh);
+  }
+  const P = sizeOf(loop);
+  const accumulators: Accumulator[] = [];
+  const outputs = roots.map((r): KernelOutput => {
+    const v = computedView(r);
+    const inner = r.aval.size / P;
+    const idxs = range(inner).map((u) => indexFor(r.aval.shape, inner, u));
+    const nodes = idxs.map((ix) => v.at(ix));
+    const sc = scatterInfo(r);
+    if (!sc) return { buf: buf(r), inner, nodes };
+    // updates[j..., k...] goes to target row norm(indices[j...]), column k.
+    accumulators.push({ acc: sc.acc, target: sc.target, out: sc.out });
+    const m = sc.idxShape.length, n = sc.targetShape[0]!, rowSize = sizeOf(sc.targetShape.slice(1));
+    const dest = idxs.map((ix) => {
+      const raw = sc.idx.at(ix.slice(0, m));
+      const norm = g.select(g.binary("lt", raw, g.const(0, "int32")), g.binary("add", raw, g.const(n, "int32")), raw);
+      const row = clampIndex(g, norm, n);
+      return g.binary("add", g.binary("mul", row, g.const(rowSize, "int32")), ravel(g, ix.slice(m), sc.targetShape.slice(1)));
+    });
+    return { buf: sc.acc, inner, nodes, dest };
+  });
+  return { kind: "kernel", loop, loopVars, outputs, accumulators };
+}
