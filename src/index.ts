@@ -13,3 +13,7 @@ export { tree } from "./core/tree.js";
 export { init, devices, defaultBackend } from "./core/init.js";
 export { stopGradient } from "./core/np/math.js";
 export * from "./transforms/index.js";
+export * as optim from "./optim/index.js";
+export { linePlot, writeLinePlot, type LinePlotOptions, type PlotSeries } from "./io/plot.js";
+export * as render from "./render/index.js";
+export * as models from "./models/index.js";

@@ -9,6 +9,7 @@ import { ConcreteArray } from "./concrete.js";
 import type { Primitive } from "./primitive.js";
 import { bind, fullRaise, Trace, Tracer, withMain, type MainTrace } from "./trace.js";
 import { literalP } from "./prims/literal.js";
+import { exactValue } from "./constants.js";
 
 let nextVarId = 0;
 export class Var {
@@ -84,7 +85,7 @@ export class IRBuilder {
     let t = this.constOf.get(x);
     if (t) return t;
     if (x instanceof ConcreteArray && x.ndim === 0 && x.backend.name === "cpu" && !x.disposed) {
-      const value = x.dataSync()[0]!;
+      const value = exactValue(x);
       const key = `${x.dtype}:${x.aval.weak}:${Object.is(value, -0) ? "-0" : value}`;
       t = this.literals.get(key);
       if (!t) {

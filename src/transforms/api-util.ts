@@ -1,12 +1,15 @@
 /** Shared plumbing of the public transforms: pytree flattening of arguments and results. */
 import { Array } from "../core/array.js";
 import { fromTyped } from "../core/create.js";
+import { scalar } from "../core/constants.js";
+import { getBackend } from "../core/backends/backend.js";
 import { flatten, unflatten, type TreeDef } from "../core/tree.js";
 
 /** A pytree leaf as an Array: JS numbers become weakly typed float32 scalars, booleans bool scalars. */
 export function leafToArray(x: unknown, what: string): Array {
   if (x instanceof Array) return x;
-  if (typeof x === "number") return fromTyped(Float32Array.of(x), [], "float32", { weak: true });
+  // Weak scalars on the CPU keep the exact JS number (see ConstantArray); promotion rebuilds them per dtype.
+  if (typeof x === "number") return getBackend().name === "cpu" ? scalar(x, "float32", true) : fromTyped(Float32Array.of(x), [], "float32", { weak: true });
   if (typeof x === "boolean") return fromTyped(Uint8Array.of(x ? 1 : 0), [], "bool", { weak: true });
   throw new Error(`${what}: a pytree leaf of type ${typeof x === "object" ? (x as object).constructor?.name ?? "object" : typeof x} is not an Array or number; ` +
     `transforms accept pytrees (nested JS arrays and plain objects) of Arrays and numbers.`);

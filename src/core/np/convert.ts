@@ -1,7 +1,7 @@
 /** Turning user input into Arrays, and dtype promotion between operands. */
 import { Array, type ArrayLike } from "../array.js";
 import { ShapedArray } from "../aval.js";
-import { scalar } from "../constants.js";
+import { exactValue, scalar } from "../constants.js";
 import { ConcreteArray } from "../concrete.js";
 import { fromTyped } from "../create.js";
 import { checkDType, dtypeOfTypedArray, isFloat, promoteTypes, typedArrayFor, type DType, type TypedArray } from "../dtype.js";
@@ -93,7 +93,7 @@ export function promote(op: string, xs: readonly ArrayLike[]): Array[] {
   return arrs.map((a) => {
     if (a.dtype === dtype && a.aval.weak === weak) return a;
     // Literal scalars are re-created in the target dtype rather than converted by an op.
-    if (a instanceof ConcreteArray && a.aval.weak && a.size === 1 && a.backend.name === "cpu" && a.ndim === 0) return scalar(a.dataSync()[0]!, dtype, weak);
+    if (a instanceof ConcreteArray && a.aval.weak && a.size === 1 && a.backend.name === "cpu" && a.ndim === 0) return scalar(exactValue(a), dtype, weak);
     return convert(a, dtype, weak);
   });
 }

@@ -1,0 +1,140 @@
+/**
+ * A small line-plot rasterizer (no dependencies): axes with ticks and numeric labels, one or
+ * more anti-aliased curves, optional log-scale y. Produces a `Raster` for `writePng`.
+ *
+ * @example
+ * writeLinePlot("out/loss.png", losses, { logY: true });
+ */
+import type { Raster } from "./image.js";
+import { writePng } from "./image.js";
+import { linearAxis, logAxis, type Axis } from "./plot-axis.js";
+import { GLYPH_HEIGHT, rasterizeText, textWidth } from "./pixel-font.js";
+
+type RGB = readonly [number, number, number];
+
+export interface PlotSeries {
+  readonly y: readonly number[];
+  /** x coordinates (default 0, 1, 2, …). */
+  readonly x?: readonly number[];
+  readonly color?: RGB;
+}
+
+export interface LinePlotOptions {
+  readonly width?: number;
+  readonly height?: number;
+  /** log10 y axis; non-positive values are left out (gaps in the curve). */
+  readonly logY?: boolean;
+  readonly lineWidth?: number;
+  readonly background?: RGB;
+}
+
+const PALETTE: readonly RGB[] = [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189]];
+const AXIS: RGB = [60, 60, 60];
+const GRID: RGB = [225, 225, 225];
+const FONT_SCALE = 2;
+
+/** An RGBA canvas with alpha blending (internal). */
+class Canvas {
+  readonly rgba: Uint8ClampedArray;
+  constructor(readonly width: number, readonly height: number, bg: RGB) {
+    this.rgba = new Uint8ClampedArray(width * height * 4);
+    for (let i = 0; i < width * height; i++) this.rgba.set([bg[0], bg[1], bg[2], 255], 4 * i);
+  }
+  blend(x: number, y: number, c: RGB, alpha = 1): void {
+    if (x < 0 || y < 0 || x >= this.width || y >= this.height || !(alpha > 0)) return;
+    const o = 4 * (y * this.width + x);
+    for (let k = 0; k < 3; k++) this.rgba[o + k] = this.rgba[o + k]! * (1 - alpha) + c[k]! * alpha;
+  }
+  hline(x0: number, x1: number, y: number, c: RGB): void { for (let x = x0; x <= x1; x++) this.blend(x, y, c); }
+  vline(x: number, y0: number, y1: number, c: RGB): void { for (let y = y0; y <= y1; y++) this.blend(x, y, c); }
+  text(s: string, x: number, y: number, c: RGB): void { rasterizeText(s, x, y, FONT_SCALE, (px, py) => this.blend(px, py, c)); }
+  toRaster(): Raster { return { width: this.width, height: this.height, rgba: this.rgba }; }
+}
+
+/**
+ * Anti-aliased polyline coverage: the max over segments of a soft disk brush swept along each
+ * segment, so overlapping segments do not darken. Points that are NaN break the line.
+ */
+function strokeCoverage(points: readonly [number, number][], w: number, h: number, lineWidth: number): Float32Array {
+  const cov = new Float32Array(w * h);
+  const r = lineWidth / 2;
+  const stamp = (cx: number, cy: number) => {
+    for (let y = Math.floor(cy - r - 1); y <= Math.ceil(cy + r + 1); y++) {
+      for (let x = Math.floor(cx - r - 1); x <= Math.ceil(cx + r + 1); x++) {
+        if (x < 0 || y < 0 || x >= w || y >= h) continue;
+        const a = Math.min(1, Math.max(0, r + 0.5 - Math.hypot(x - cx, y - cy)));
+        if (a > cov[y * w + x]!) cov[y * w + x] = a;
+      }
+    }
+  };
+  for (let i = 0; i < points.length; i++) {
+    const [x1, y1] = points[i]!;
+    if (Number.isNaN(x1) || Number.isNaN(y1)) continue;
+    const prev = points[i - 1];
+    if (!prev || Number.isNaN(prev[0]) || Number.isNaN(prev[1])) { stamp(x1, y1); continue; }
+    const n = Math.max(1, Math.ceil(Math.hypot(x1 - prev[0], y1 - prev[1]) * 2));
+    for (let k = 1; k <= n; k++) stamp(prev[0] + ((x1 - prev[0]) * k) / n, prev[1] + ((y1 - prev[1]) * k) / n);
+  }
+  return cov;
+}
+
+/** [min, max] without spreading (long series would overflow the call stack). */
+const extent = (v: readonly number[]): [number, number] => v.reduce<[number, number]>(([a, b], x) => [Math.min(a, x), Math.max(b, x)], [Infinity, -Infinity]);
+
+const normalize = (data: readonly number[] | readonly PlotSeries[]): PlotSeries[] =>
+  data.length > 0 && typeof data[0] === "number" ? [{ y: data as readonly number[] }] : [...(data as readonly PlotSeries[])];
+
+/** Rasterize one or more series as a line plot. */
+export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: LinePlotOptions = {}): Raster {
+  const { width = 640, height = 360, logY = false, lineWidth = 2, background = [255, 255, 255] } = opts;
+  const series = normalize(data);
+  const xsOf = (s: PlotSeries) => s.x ?? s.y.map((_, i) => i);
+  const shown = (v: number) => Number.isFinite(v) && (!logY || v > 0);
+  const ys = series.flatMap((s) => s.y.filter(shown));
+  const xs = series.flatMap((s) => xsOf(s).filter(Number.isFinite));
+  const [ylo, yhi] = extent(ys), [xlo, xhi] = extent(xs);
+  const yAxis: Axis = ys.length === 0 ? (logY ? logAxis(0.1, 10) : linearAxis(0, 1)) : logY ? logAxis(ylo, yhi) : linearAxis(ylo, yhi);
+  const xAxis: Axis = xs.length === 0 ? linearAxis(0, 1) : linearAxis(xlo, xhi);
+
+  const labelH = GLYPH_HEIGHT * FONT_SCALE;
+  const left = Math.max(...yAxis.ticks.map((t) => textWidth(t.label, FONT_SCALE)), 0) + 14;
+  const [top, right, bottom] = [12, 16, labelH + 16];
+  const pw = width - left - right, ph = height - top - bottom;
+  if (pw < 10 || ph < 10) throw new Error(`linePlot: ${width}×${height} is too small for the axes; use at least ${left + right + 10}×${top + bottom + 10}.`);
+  const px = (x: number) => left + xAxis.toUnit(x) * pw;
+  const py = (y: number) => top + (1 - yAxis.toUnit(y)) * ph;
+
+  const canvas = new Canvas(width, height, background);
+  for (const t of yAxis.ticks) {
+    const y = Math.round(py(t.value));
+    if (y < top || y > top + ph) continue;
+    canvas.hline(left, left + pw, y, GRID);
+    canvas.hline(left - 4, left, y, AXIS);
+    canvas.text(t.label, left - 7 - textWidth(t.label, FONT_SCALE), y - Math.floor(labelH / 2), AXIS);
+  }
+  for (const t of xAxis.ticks) {
+    const x = Math.round(px(t.value));
+    if (x < left || x > left + pw) continue;
+    canvas.vline(x, top, top + ph, GRID);
+    canvas.vline(x, top + ph, top + ph + 4, AXIS);
+    canvas.text(t.label, x - Math.floor(textWidth(t.label, FONT_SCALE) / 2), top + ph + 8, AXIS);
+  }
+  canvas.hline(left, left + pw, top + ph, AXIS);
+  canvas.hline(left, left + pw, top, AXIS);
+  canvas.vline(left, top, top + ph, AXIS);
+  canvas.vline(left + pw, top, top + ph, AXIS);
+
+  series.forEach((s, k) => {
+    const sx = xsOf(s);
+    const pts = s.y.map((v, i): [number, number] => (shown(v) && Number.isFinite(sx[i]!) ? [px(sx[i]!), py(v)] : [NaN, NaN]));
+    const cov = strokeCoverage(pts, width, height, lineWidth);
+    const color = s.color ?? PALETTE[k % PALETTE.length]!;
+    for (let i = 0; i < cov.length; i++) if (cov[i]! > 0) canvas.blend(i % width, Math.floor(i / width), color, cov[i]!);
+  });
+  return canvas.toRaster();
+}
+
+/** linePlot written as a PNG file (directories are created). */
+export function writeLinePlot(path: string, data: readonly number[] | readonly PlotSeries[], opts: LinePlotOptions = {}): void {
+  writePng(path, linePlot(data, opts));
+}

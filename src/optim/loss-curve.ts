@@ -1,0 +1,26 @@
+/** Writing a loss history to disk: CSV for analysis, PNG for a quick look. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { writeLinePlot, type LinePlotOptions } from "../io/plot.js";
+
+/** Write `step,loss[,grad_norm]` rows (full precision, so the file can be re-read exactly). */
+export function writeLossCurveCsv(path: string, losses: readonly number[], gradNorms?: readonly number[]): void {
+  const header = gradNorms ? "step,loss,grad_norm" : "step,loss";
+  const rows = losses.map((l, i) => (gradNorms ? `${i},${l},${gradNorms[i] ?? ""}` : `${i},${l}`));
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, [header, ...rows].join("\n") + "\n");
+}
+
+/** A loss curve spanning more than two decades and staying positive reads best on a log axis. */
+export function prefersLogScale(losses: readonly number[]): boolean {
+  const finite = losses.filter(Number.isFinite);
+  if (finite.length < 2 || finite.some((l) => l <= 0)) return false;
+  const [lo, hi] = finite.reduce<[number, number]>(([a, b], x) => [Math.min(a, x), Math.max(b, x)], [Infinity, -Infinity]);
+  return hi / lo > 100;
+}
+
+/** Plot the losses against the step (log y axis when `logY` is "auto" and the losses span > 2 decades). */
+export function writeLossCurvePng(path: string, losses: readonly number[], opts: Omit<LinePlotOptions, "logY"> & { logY?: boolean | "auto" } = {}): void {
+  const { logY = "auto", ...rest } = opts;
+  writeLinePlot(path, losses, { ...rest, logY: logY === "auto" ? prefersLogScale(losses) : logY });
+}
