@@ -85,7 +85,7 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
   if (opts.fuseScatter) {
     for (const e of ir.eqns) {
       const u = e.inputs[2];
-      if (e.prim.name !== "scatter_add" || (e.params as { axis: number }).axis !== 0 || !u) continue;
+      if (e.prim.name !== "scatter_add" || !u) continue;
       const pe = producer.get(u);
       if (pe && !isRoutine(pe) && uses.get(u) === 1 && u !== e.inputs[0] && u.aval.dtype !== "bool") fusedScatter.set(u, e);
     }
@@ -237,7 +237,8 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
     if (!e) return undefined;
     const [t, idx] = e.inputs as [Var, Var];
     buffers.push({ dtype: "float64", shape: t.aval.shape, size: t.aval.size });
-    return { acc: buffers.length - 1, target: buf(t), out: buf(e.outs[0]!), idx: viewOfVar(idx), idxShape: idx.aval.shape, targetShape: t.aval.shape };
+    return { acc: buffers.length - 1, target: buf(t), out: buf(e.outs[0]!), idx: viewOfVar(idx), idxShape: idx.aval.shape, targetShape: t.aval.shape,
+      axis: (e.params as { axis: number }).axis };
   };
   for (const grp of groups) {
     const roots = grp.filter((r) => aliasOf(r) === r);
@@ -284,7 +285,7 @@ function inputsOf(st: Step): number[] {
 
 interface ScatterInfo {
   readonly acc: number; readonly target: number; readonly out: number;
-  readonly idx: View; readonly idxShape: readonly number[]; readonly targetShape: readonly number[];
+  readonly idx: View; readonly idxShape: readonly number[]; readonly targetShape: readonly number[]; readonly axis: number;
 }
 
 function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) => View, buf: (v: Var) => number,
@@ -315,14 +316,16 @@ function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) =>
     const nodes = idxs.map((ix) => v.at(ix));
     const sc = scatterInfo(r);
     if (!sc) return { buf: buf(r), inner, nodes };
-    // updates[j..., k...] goes to target row norm(indices[j...]), column k.
+    // updates[pre..., j..., post...] goes to target[pre..., norm(indices[j...]), post...].
     accumulators.push({ acc: sc.acc, target: sc.target, out: sc.out });
-    const m = sc.idxShape.length, n = sc.targetShape[0]!, rowSize = sizeOf(sc.targetShape.slice(1));
+    const { axis } = sc;
+    const m = sc.idxShape.length, n = sc.targetShape[axis]!;
+    const pre = sc.targetShape.slice(0, axis), post = sc.targetShape.slice(axis + 1);
     const dest = idxs.map((ix) => {
-      const raw = sc.idx.at(ix.slice(0, m));
+      const raw = sc.idx.at(ix.slice(axis, axis + m));
       const norm = g.select(g.binary("lt", raw, g.const(0, "int32")), g.binary("add", raw, g.const(n, "int32")), raw);
-      const row = clampIndex(g, norm, n);
-      return g.binary("add", g.binary("mul", row, g.const(rowSize, "int32")), ravel(g, ix.slice(m), sc.targetShape.slice(1)));
+      const row = g.binary("add", g.binary("mul", ravel(g, ix.slice(0, axis), pre), g.const(n, "int32")), clampIndex(g, norm, n));
+      return g.binary("add", g.binary("mul", row, g.const(sizeOf(post), "int32")), ravel(g, ix.slice(axis + m), post));
     });
     return { buf: sc.acc, inner, nodes, dest };
   });

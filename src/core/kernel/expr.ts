@@ -250,6 +250,28 @@ export class KGraph {
     }
     return null;
   }
+  /**
+   * (G·x + r) // (G·m) = x // m and (G·x + r) % (G·m) = G·(x % m) + r when 0 ≤ r < G, where G
+   * divides d and the coefficients of the "big" terms (e.g. unravelling p·12 + u by 12000).
+   */
+  private divModByCommonFactor(op: "floordiv" | "floormod", f: Affine, d: number): KNode | null {
+    const terms = [...f.terms.entries()].sort((p, q) => Math.abs(p[1]) - Math.abs(q[1]));
+    for (let split = 0; split < terms.length; split++) {
+      const big = terms.slice(split), small = terms.slice(0, split);
+      const G = big.reduce((g, [, k]) => gcdInt(g, k), d);
+      if (G <= 1) continue;
+      const cq = Math.floor(f.c / G), cr = f.c - cq * G;
+      const rest: Affine = { terms: new Map(small), c: cr };
+      const rr = affRange(rest, (t) => this.range(t));
+      if (!rr || rr[0] < 0 || rr[1] >= G) continue;
+      const x = this.fromAffine({ terms: new Map(big.map(([t, k]) => [t, k / G])), c: cq });
+      const m = this.const(d / G, "int32");
+      if (op === "floordiv") return this.binary("floordiv", x, m);
+      return this.fromAffine(addAff(scaleAff(this.affine(this.binary("floormod", x, m)), G), rest));
+    }
+    return null;
+  }
+
   private simplifyDivMod(op: "floordiv" | "floormod", a: KNode, d: number): KNode | null {
     if (d === 1) return op === "floordiv" ? a : this.const(0, "int32");
     const f = this.affine(a);
@@ -263,6 +285,8 @@ export class KGraph {
       return op === "floordiv" ? this.fromAffine({ terms: qTerms, c: cq }) : this.fromAffine(rest);
     }
     if (rTerms.size === 0) return op === "floordiv" ? this.fromAffine({ terms: qTerms, c: cq }) : this.const(cr, "int32");
+    const viaGcd = this.divModByCommonFactor(op, f, d);
+    if (viaGcd) return viaGcd;
     // Nested: (x // a) // b = x // (a·b) for positive constants.
     if (op === "floordiv" && a.op === "floordiv" && a.args[1]!.op === "const") {
       return this.binary("floordiv", a.args[0]!, this.const(a.args[1]!.value * d, "int32"));
@@ -299,6 +323,8 @@ function affRange(f: Affine, rangeOf: (t: KNode) => [number, number] | null): [n
   }
   return [lo, hi];
 }
+
+function gcdInt(a: number, b: number): number { a = Math.abs(a); b = Math.abs(b); while (b) [a, b] = [b, a % b]; return a; }
 
 /** Does node n (transitively) use variable v? */
 export function dependsOn(n: KNode, v: KNode, memo = new Map<KNode, boolean>()): boolean {

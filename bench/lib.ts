@@ -1,0 +1,61 @@
+/**
+ * Shared helpers of the gradsim benchmark scripts: the same protocol and JSON line as the peer
+ * scripts in bench/peers (median of ≥ 5 timed runs after warm-up, device→host reads included).
+ */
+import { performance } from "node:perf_hooks";
+import { init, type Array } from "../src/index.js";
+
+export type BenchArgs = Record<string, string | number> & { readonly runs: number; readonly warmup: number };
+
+export function parseArgs(defaults: Record<string, string | number> = {}): BenchArgs {
+  const out: Record<string, string | number> = { runs: 7, warmup: 2, ...defaults };
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith("--")) continue;
+    let [k, v] = a.slice(2).split("=") as [string, string | undefined];
+    if (v === undefined) v = argv[i + 1] && !argv[i + 1]!.startsWith("--") ? argv[++i]! : "1";
+    out[k] = /^-?\d+(\.\d+)?(e\d+)?$/i.test(v) ? Number(v) : v;
+  }
+  if (Number(out.runs) < 5) throw new Error("runs must be >= 5");
+  return out as BenchArgs;
+}
+
+export async function setup(backend: string | number): Promise<void> {
+  if (backend !== "cpu" && backend !== "webgpu") throw new Error(`--backend must be cpu or webgpu, got ${backend}`);
+  await init({ backend });
+}
+
+export const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
+
+export async function timeIt<T>(fn: () => Promise<T>, { warmup, runs }: { warmup: number; runs: number }) {
+  let t = performance.now();
+  let out = await fn();
+  const msFirst = performance.now() - t;
+  for (let i = 1; i < warmup; i++) out = await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    t = performance.now();
+    out = await fn();
+    times.push(performance.now() - t);
+  }
+  const s = [...times].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return { ms_median: round(median), ms_min: round(s[0]!), ms_first: round(msFirst), runs, out };
+}
+
+export function sum(a: ArrayLike<number>, abs = false): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += abs ? Math.abs(a[i]!) : a[i]!;
+  return s;
+}
+export const read = (x: Array): Promise<ArrayLike<number>> => x.data();
+
+export function emit(obj: Record<string, unknown>): void {
+  process.stdout.write(JSON.stringify(obj) + "\n", () => process.exit(0));
+}
+export function emitError(base: Record<string, unknown>, err: unknown): void {
+  const msg = String((err as Error)?.stack ?? err).split("\n").slice(0, 3).join(" | ");
+  process.stdout.write(JSON.stringify({ ...base, ms_median: null, ms_min: null, runs: 0, checksum: null, error: msg }) + "\n", () => process.exit(1));
+}
