@@ -20,6 +20,7 @@ export function cpuProgramFor(ir: IR): CpuProgram {
 let compileEnabled = true;
 /** Turn the CPU compiler off (every IR is then interpreted op by op); returns the previous setting. */
 export function setCpuCompile(on: boolean): boolean { const prev = compileEnabled; compileEnabled = on; return prev; }
+export const cpuCompileEnabled = (): boolean => compileEnabled;
 
 export function runIR(ir: IR, args: readonly Array[]): Array[] {
   for (const r of runners) {

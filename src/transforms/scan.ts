@@ -20,7 +20,10 @@ import { jvpIR, partialEval, permuteInputs } from "./partial-eval.js";
 import { transposeIR } from "./transpose.js";
 import { instantiate, zerosOf } from "./vjp.js";
 import { vmapIR } from "./vmap.js";
-import { runIR } from "./run-ir.js";
+import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
+import { ConcreteArray } from "../core/concrete.js";
+import { cpuBackend } from "../core/backends/cpu/cpu.js";
+import { typedArrayFor, type TypedArray } from "../core/dtype.js";
 
 export interface ScanParams {
   /** inputs [consts, carry, x]; outputs [carry, y] */
@@ -58,6 +61,7 @@ export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
     return [...outs.slice(0, ncar), ...outs.slice(ncar).map((y) => y.withShape([length, ...y.shape]))];
   },
   evaluate: (args, p) => {
+    if (cpuCompileEnabled() && args.every((a) => a instanceof ConcreteArray && a.backend.name === "cpu")) return scanOnCpu(args as ConcreteArray[], p);
     const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
     const consts = args.slice(0, nc);
     let carry = args.slice(nc, nc + ncar);
@@ -89,6 +93,34 @@ export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
   },
   printParams: (p) => `length=${p.length} n_consts=${p.nConsts} n_carry=${p.nCarry}${p.reverse ? " reverse" : ""}`,
 });
+
+/**
+ * The CPU loop: the body is one compiled program; each step reads x[t] as a zero-copy view of
+ * the stacked xs and writes y[t] into preallocated stacked outputs.
+ */
+function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
+  const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
+  const prog = cpuProgramFor(body);
+  const consts = args.slice(0, nc);
+  let carry: ConcreteArray[] = args.slice(nc, nc + ncar);
+  const xs = args.slice(nc + ncar);
+  const xAvals = body.inAvals.slice(nc + ncar);
+  const yAvals = body.outAvals.slice(ncar);
+  const carryAvals = body.outAvals.slice(0, ncar);
+  const ys = yAvals.map((a) => typedArrayFor(a.dtype, a.size * length));
+  // Carries alternate between two sets of buffers: a step never writes the arrays it reads.
+  const carryBufs = [0, 1].map(() => carryAvals.map((a) => typedArrayFor(a.dtype, a.size)));
+  for (let i = 0; i < length; i++) {
+    const t = reverse ? length - 1 - i : i;
+    const xt = xs.map((x, k) => {
+      const n = xAvals[k]!.size;
+      return new ConcreteArray(xAvals[k]!.strong(), cpuBackend, (x.buffer as TypedArray).subarray(t * n, (t + 1) * n));
+    });
+    const into = [...carryBufs[i % 2]!, ...ys.map((y, k) => y.subarray(t * yAvals[k]!.size, (t + 1) * yAvals[k]!.size))];
+    carry = prog.run([...consts, ...carry, ...xt], into).slice(0, ncar);
+  }
+  return [...carry, ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d))];
+}
 
 function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: ScanParams): [Array[], Tangent[]] {
   const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
@@ -145,10 +177,10 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
 
 function scanTranspose(cts: readonly Tangent[], args: readonly (Array | { aval: ShapedArray })[], p: ScanParams): (Tangent | null)[] {
   const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
-  const knownMask = args.map((a) => !isUndef(a));
-  for (let i = nc; i < nc + ncar; i++) {
-    if (knownMask[i]) throw new Error("internal: scan transpose with a non-linear carry.");
-  }
+  // A carry that is known here is a tangent instantiated as zeros (an initial carry that does not
+  // depend on the differentiated inputs). The body is linear in the carry, so it is transposed as
+  // linear all the same; the known value's cotangent is simply dropped by the caller.
+  const knownMask = args.map((a, i) => !isUndef(a) && !(i >= nc && i < nc + ncar));
   const t = memo(body, `T:${knownMask.map(Number).join("")}`, () => transposeIR(body, knownMask));
   const nt = t.consts.length;
   const kc = range(nc).filter((i) => knownMask[i]);

@@ -33,30 +33,78 @@ export class CpuProgram {
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] { return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s)] : [])); }
 
-  run(args: readonly ConcreteArray[]): ConcreteArray[] {
-    const { buffers, steps } = this.spec;
-    const B: TypedArray[] = new globalThis.Array(buffers.length);
-    this.spec.inputs.forEach((id, i) => (B[id] = args[i]!.buffer as TypedArray));
-    for (const [id, c] of this.spec.consts) B[id] = (c as ConcreteArray).buffer as TypedArray;
-    // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
-    const wrap = (id: number, aval: ShapedArray) => new ConcreteArray(aval.strong(), cpuBackend, B[id]!);
-    steps.forEach((s, i) => {
-      if (s.kind === "kernel") {
-        for (const o of s.outputs) if (!o.dest) B[o.buf] = typedArrayFor(buffers[o.buf]!.dtype, buffers[o.buf]!.size);
-        for (const a of s.accumulators) B[a.acc] = Float64Array.from(B[a.target]!);
-        this.fns[i]!(B);
-        for (const a of s.accumulators) {
-          const out = typedArrayFor(buffers[a.out]!.dtype, buffers[a.out]!.size);
-          out.set(B[a.acc]!);
-          B[a.out] = out;
+  /** Intermediate buffers reused across calls (they never escape a run). */
+  private pool: (TypedArray | undefined)[] = [];
+  private running = false;
+
+  /**
+   * Run on CPU arrays. `into[i]`, when given, receives output i (written in place by the kernel
+   * that computes it, or copied): scan loops use it to write straight into stacked outputs.
+   */
+  run(args: readonly ConcreteArray[], into?: readonly (TypedArray | undefined)[]): ConcreteArray[] {
+    const { buffers, steps, outputs } = this.spec;
+    const reentrant = this.running;
+    this.running = true;
+    try {
+      const B: TypedArray[] = new globalThis.Array(buffers.length);
+      this.spec.inputs.forEach((id, i) => (B[id] = args[i]!.buffer as TypedArray));
+      for (const [id, c] of this.spec.consts) B[id] = (c as ConcreteArray).buffer as TypedArray;
+      const fresh = this.outputIds;
+      const target = new Map<number, TypedArray>();
+      if (into) outputs.forEach((id, i) => { const t = into[i]; if (t && this.directOut.has(id) && !target.has(id)) target.set(id, t); });
+      const alloc = (id: number): TypedArray => {
+        const t = target.get(id);
+        if (t) return t;
+        const spec = buffers[id]!;
+        if (fresh.has(id) || reentrant) return typedArrayFor(spec.dtype, spec.size);
+        return (this.pool[id] ??= typedArrayFor(spec.dtype, spec.size));
+      };
+      // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
+      const wrap = (id: number, aval: ShapedArray) => new ConcreteArray(aval.strong(), cpuBackend, B[id]!);
+      for (let i = 0; i < steps.length; i++) {
+        const s = steps[i]!;
+        if (s.kind === "kernel") {
+          for (const o of s.outputs) if (!o.dest) B[o.buf] = alloc(o.buf);
+          for (const a of s.accumulators) B[a.acc] = Float64Array.from(B[a.target]!);
+          this.fns[i]!(B);
+          for (const a of s.accumulators) {
+            const out = alloc(a.out);
+            out.set(B[a.acc]!);
+            B[a.out] = out;
+          }
+        } else {
+          const outs = bind(s.eqn.prim, s.inputs.map((id, k) => wrap(id, s.eqn.inputs[k]!.aval)), s.eqn.params) as ConcreteArray[];
+          s.outputs.forEach((id, k) => (B[id] = toCpu(outs[k]!)));
         }
-      } else {
-        const outs = bind(s.eqn.prim, s.inputs.map((id, k) => wrap(id, s.eqn.inputs[k]!.aval)), s.eqn.params) as ConcreteArray[];
-        s.outputs.forEach((id, k) => (B[id] = toCpu(outs[k]!)));
       }
-    });
-    return this.spec.outputs.map((id, i) => new ConcreteArray(this.outAvals[i]!, cpuBackend, B[id]!));
+      return outputs.map((id, i) => {
+        const t = into?.[i];
+        let data = B[id]!;
+        if (t && t !== data) { t.set(data as never); data = t; }
+        return new ConcreteArray(this.outAvals[i]!, cpuBackend, data);
+      });
+    } finally {
+      this.running = reentrant;
+    }
   }
+
+  /** Buffers that leave the program (never pooled). */
+  private get outputIds(): Set<number> {
+    return (this.outIdsCache ??= new Set(this.spec.outputs));
+  }
+  private outIdsCache: Set<number> | undefined;
+  /** Output buffers written by a kernel (not inputs/consts), which may be written straight into a caller's array. */
+  private get directOut(): Set<number> {
+    if (!this.directOutCache) {
+      const ins = new Set([...this.spec.inputs, ...this.spec.consts.map(([id]) => id)]);
+      const counts = new Map<number, number>();
+      this.spec.outputs.forEach((id) => counts.set(id, (counts.get(id) ?? 0) + 1));
+      const kernelWritten = new Set(this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [...s.outputs.filter((o) => !o.dest).map((o) => o.buf), ...s.accumulators.map((a) => a.out)] : [])));
+      this.directOutCache = new Set([...kernelWritten].filter((id) => !ins.has(id) && counts.get(id) === 1));
+    }
+    return this.directOutCache;
+  }
+  private directOutCache: Set<number> | undefined;
 }
 
 function toCpu(x: ConcreteArray): TypedArray {

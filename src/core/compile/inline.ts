@@ -7,7 +7,8 @@ import type { Array } from "../array.js";
 import { ConcreteArray } from "../concrete.js";
 import { IR, Var, type Eqn } from "../ir.js";
 import { bind } from "../trace.js";
-import { literalP } from "../prims/literal.js";
+import { literalP, type LiteralParams } from "../prims/literal.js";
+import { scalar } from "../constants.js";
 
 const INLINE = new Set(["jit_call", "checkpoint", "custom_vjp_call"]);
 
@@ -74,7 +75,9 @@ export function foldConstants(ir: IR, consts: Map<Var, Array>, maxSize = 64): IR
   const eqns: Eqn[] = [];
   for (const e of ir.eqns) {
     if (e.prim === literalP) {
-      known.set(e.outs[0]!, bind(literalP, [], e.params)[0] as ConcreteArray);
+      // On the CPU whatever the default backend is: folding reads values back synchronously.
+      const p = e.params as LiteralParams;
+      known.set(e.outs[0]!, scalar(p.value, p.dtype, p.weak));
       eqns.push(e);
       continue;
     }

@@ -143,6 +143,9 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
         else if (producer.has(b)) producer.get(b)!.inputs.forEach((i) => { if (M.has(i)) visitBuf(i); });
       };
       loadsOf.get(r)!.forEach(visitBuf);
+      // A fused scatter's kernel also reads its target (the accumulator's initial value).
+      const sc = fusedScatter.get(r);
+      if (sc && M.has(sc.inputs[0]!)) visitBuf(sc.inputs[0]!);
       return d;
     };
     // Union-find of roots sharing real work.
@@ -244,8 +247,50 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
     const roots = grp.filter((r) => aliasOf(r) === r);
     if (roots.length) unsorted.push(buildKernel(g, roots, computedView, buf, scatterInfo));
   }
-  const steps = sortSteps(unsorted);
+  const steps = fuseHorizontally(sortSteps(unsorted));
   return { buffers, inputs, consts, steps, outputs: ir.outs.map(buf), graph: g };
+}
+
+/**
+ * Horizontal fusion: kernels with the same loop nest that do not depend on each other (directly
+ * or through other steps) run as one loop — fewer passes over memory, shared loads and index math.
+ * Works on the dependency-sorted steps, so merging can never create a cycle.
+ */
+function fuseHorizontally(sorted: readonly Step[]): Step[] {
+  const steps = [...sorted];
+  const writer = new Map<number, number>();
+  const rebuildWriters = () => { writer.clear(); steps.forEach((st, i) => outputsOf(st).forEach((b) => writer.set(b, i))); };
+  rebuildWriters();
+  /** Is step `to` reachable from step `from` by following buffer reads forward? */
+  const dependsOnStep = (later: number, earlier: number): boolean => {
+    const seen = new Set<number>();
+    const stack = [later];
+    while (stack.length) {
+      const i = stack.pop()!;
+      if (i === earlier) return true;
+      if (seen.has(i) || i < earlier) continue;
+      seen.add(i);
+      for (const b of inputsOf(steps[i]!)) { const w = writer.get(b); if (w !== undefined && w !== i) stack.push(w); }
+    }
+    return false;
+  };
+  for (let k = 1; k < steps.length; k++) {
+    const sk = steps[k]!;
+    if (sk.kind !== "kernel") continue;
+    for (let j = 0; j < k; j++) {
+      const sj = steps[j]!;
+      if (sj.kind !== "kernel" || sj.loop.length !== sk.loop.length || !sj.loopVars.every((v, i) => v === sk.loopVars[i])) continue;
+      if (dependsOnStep(k, j)) continue;
+      // Everything k reads must be ready before j runs.
+      if (inputsOf(sk).some((b) => { const w = writer.get(b); return w !== undefined && w >= j && w !== k; })) continue;
+      steps[j] = { ...sj, outputs: [...sj.outputs, ...sk.outputs], accumulators: [...sj.accumulators, ...sk.accumulators] };
+      steps.splice(k, 1);
+      k--;
+      rebuildWriters();
+      break;
+    }
+  }
+  return steps;
 }
 
 /** Order steps so every buffer is written before it is read. */
@@ -257,7 +302,10 @@ function sortSteps(steps: readonly Step[]): Step[] {
   const visit = (st: Step): void => {
     const s0 = state.get(st);
     if (s0 === 2) return;
-    if (s0 === 1) throw new Error("internal: cyclic kernel dependencies in the fusion plan.");
+    if (s0 === 1) {
+      const desc = (x: Step) => (x.kind === "kernel" ? `kernel(outs ${outputsOf(x)} reads ${inputsOf(x)})` : `${x.eqn.prim.name}(outs ${x.outputs} reads ${x.inputs})`);
+      throw new Error(`internal: cyclic kernel dependencies in the fusion plan: ${[...state.keys()].filter((k) => state.get(k) === 1).map(desc).join(" -> ")}`);
+    }
     state.set(st, 1);
     for (const b of inputsOf(st)) { const w = writer.get(b); if (w && w !== st) visit(w); }
     state.set(st, 2);

@@ -1,0 +1,63 @@
+/**
+ * Command-line flags shared by every experiment, validated with fp-ts Either so bad input
+ * becomes one clear message (and exit code 2) instead of a stack trace.
+ */
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+
+export interface Flags {
+  readonly seed: number;
+  readonly backend: "cpu" | "webgpu" | "auto";
+  readonly out: string;
+  readonly iters: number | null;
+  readonly json: boolean;
+  readonly quick: boolean;
+  readonly dataset: number | null;
+  readonly target: string | null;
+  readonly help: boolean;
+}
+
+export class CliError extends Error {}
+
+const BOOL = new Set(["json", "quick", "help"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help"]);
+
+const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
+  /^-?\d+$/.test(v) && Number(v) >= min
+    ? E.right(Number(v))
+    : E.left(new CliError(`--${name} expects an integer ≥ ${min}, got "${v}".`));
+
+/** Parse `--name value`, `--name=value` and boolean `--flag`s; `defaultOut` is used when --out is absent. */
+export function parseFlags(argv: readonly string[], defaultOut: string): E.Either<CliError, Flags> {
+  const raw = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith("--")) return E.left(new CliError(`unexpected argument "${a}"; flags look like --iters 50.`));
+    const [k, inline] = a.slice(2).split("=", 2) as [string, string | undefined];
+    if (!KNOWN.has(k)) return E.left(new CliError(`unknown flag --${k}; known flags: ${[...KNOWN].map((f) => `--${f}`).join(", ")}.`));
+    if (BOOL.has(k)) { raw.set(k, inline ?? "true"); continue; }
+    const v = inline ?? argv[++i];
+    if (v === undefined || (inline === undefined && v.startsWith("--"))) return E.left(new CliError(`--${k} needs a value.`));
+    raw.set(k, v);
+  }
+  const opt = (k: string, f: (v: string) => E.Either<CliError, number>): E.Either<CliError, number | null> =>
+    raw.has(k) ? f(raw.get(k)!) : E.right(null);
+  return pipe(
+    E.Do,
+    E.bind("seed", () => (raw.has("seed") ? intFlag("seed", raw.get("seed")!, 0) : E.right(0))),
+    E.bind("iters", () => opt("iters", (v) => intFlag("iters", v, 1))),
+    E.bind("dataset", () => opt("dataset", (v) => intFlag("dataset", v, 1))),
+    E.bind("backend", () => {
+      const b = raw.get("backend") ?? "auto";
+      return b === "cpu" || b === "webgpu" || b === "auto" ? E.right(b) : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
+    }),
+    E.map(({ seed, iters, dataset, backend }) => ({
+      seed, iters, dataset, backend,
+      out: raw.get("out") ?? defaultOut,
+      json: raw.get("json") === "true",
+      quick: raw.get("quick") === "true",
+      target: raw.get("target") ?? null,
+      help: raw.get("help") === "true",
+    })),
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * Running an experiment: parse flags, pick the backend, run with progress on stderr, write
+ * result.json (and any images the experiment writes) under --out, print the result as one JSON
+ * line with --json. Bad input exits with code 2 and a clear message.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as E from "fp-ts/lib/Either.js";
+import { defaultBackend, init } from "../../src/index.js";
+import { CliError, parseFlags, type Flags } from "./flags.js";
+
+export interface ExperimentContext {
+  readonly flags: Flags;
+  /** Output directory (created). */
+  readonly out: string;
+  readonly backend: "cpu" | "webgpu";
+  /** Progress line on stderr (silent with --json). */
+  log(msg: string): void;
+}
+
+export interface Experiment<R extends object> {
+  readonly name: string;
+  readonly description: string;
+  run(ctx: ExperimentContext): Promise<R>;
+}
+
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N";
+
+/** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
+export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
+  const parsed = parseFlags(argv, join("out", exp.name));
+  if (E.isLeft(parsed)) {
+    process.stderr.write(`gradsim ${exp.name}: ${parsed.left.message}\n${USAGE}\n`);
+    return 2;
+  }
+  const flags = parsed.right;
+  if (flags.help) {
+    process.stdout.write(`gradsim ${exp.name}: ${exp.description}\n${USAGE}\n`);
+    return 0;
+  }
+  try {
+    const backend = await init({ backend: flags.backend });
+    mkdirSync(flags.out, { recursive: true });
+    const log = (msg: string) => { if (!flags.json) process.stderr.write(`${msg}\n`); };
+    log(`gradsim ${exp.name} on ${backend}${flags.quick ? " (quick)" : ""}, writing to ${flags.out}/`);
+    const t0 = performance.now();
+    const result = await exp.run({ flags, out: flags.out, backend, log });
+    const full = { experiment: exp.name, ...result, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)), backend: defaultBackend(), seed: flags.seed, quick: flags.quick };
+    writeFileSync(join(flags.out, "result.json"), JSON.stringify(full, null, 2) + "\n");
+    if (flags.json) process.stdout.write(JSON.stringify(full) + "\n");
+    else log(`done in ${full.seconds} s; results in ${flags.out}/result.json`);
+    return 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      process.stderr.write(`gradsim ${exp.name}: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`gradsim ${exp.name} failed: ${(e as Error).stack ?? e}\n`);
+    return 1;
+  }
+}
+
+/** For `npx tsx examples/<name>.ts`: run when the module is the entry point. */
+export async function mainIfEntry<R extends object>(exp: Experiment<R>, moduleUrl: string): Promise<void> {
+  const entry = process.argv[1] ? new URL(`file://${process.argv[1]}`).href : "";
+  if (entry === moduleUrl || entry.replace(/\.ts$/, "") === moduleUrl.replace(/\.ts$/, "")) {
+    const code = await runExperiment(exp, process.argv.slice(2));
+    process.exit(code);
+  }
+}

@@ -1,0 +1,24 @@
+import type { Array } from "../../core/array.js";
+
+/**
+ * Compliant penalty contact against a ground plane {p : n·p = offset} (paper §C.2, eq. 9a):
+ * every parameter is an Array, so all of them (ke, kd, kf, μ, plane, smoothing) get gradients
+ * (dflex keeps particle contact coefficients as Python floats, anchors §0.4).
+ * Coefficients may be scalars or per contact point ([P]).
+ */
+export interface GroundContact {
+  /** Unit plane normal [3], pointing out of the ground. */
+  readonly normal: Array;
+  /** Plane offset []: the plane is n·p = offset. */
+  readonly offset: Array;
+  /** Elastic stiffness (N/m): normal force ke·penetration. */
+  readonly ke: Array;
+  /** Damping (N·s/m) on the approaching normal velocity only (no sticky pull). */
+  readonly kd: Array;
+  /** Friction stiffness (N·s/m): friction ≈ kf·v_t while sticking. */
+  readonly kf: Array;
+  /** Coulomb friction coefficient μ: |friction| ≤ μ·f_n. */
+  readonly mu: Array;
+  /** Smoothing length δ (m) of the penetration hinge; ~1e-4 of the scene scale is plenty. */
+  readonly smoothing: Array;
+}
