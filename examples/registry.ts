@@ -1,0 +1,9 @@
+/**
+ * Every runnable experiment, by CLI name. Each module exports `experiment` (see examples/lib/run.ts).
+ * Loaded lazily so `gradsim <name>` only imports what it runs. Add one line per experiment.
+ */
+import type { Experiment } from "./lib/run.js";
+
+type Loader = () => Promise<{ experiment: Experiment<object> }>;
+export const EXPERIMENTS: Record<string, Loader> = {
+};
