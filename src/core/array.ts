@@ -1,3 +1,4 @@
+import ndarray from "ndarray";
 import type { ShapedArray } from "./aval.js";
 import type { DType, TypedArray } from "./dtype.js";
 
@@ -34,6 +35,10 @@ export abstract class Array {
   abstract data(): Promise<TypedArray>;
   /** Reads the values synchronously; CPU backend only. */
   abstract dataSync(): TypedArray;
+  /** The values as an `ndarray` package view (row-major copy, the interop type of API.md); works on every backend. */
+  async toNdarray(): Promise<ndarray.NdArray<TypedArray>> {
+    return ndarray(await this.data(), [...this.shape]);
+  }
   /** The single value of a size-1 array as a JS number (CPU only). */
   item(): number {
     if (this.size !== 1) throw new Error(`item: array has shape [${this.shape}] (size ${this.size}); item() needs exactly one element.`);

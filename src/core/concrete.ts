@@ -3,6 +3,9 @@ import { ShapedArray } from "./aval.js";
 import type { TypedArray } from "./dtype.js";
 import type { Backend } from "./backends/backend.js";
 
+/** Nested lists as JSON-like text, but NaN/±Infinity print as themselves (JSON.stringify turned them into null). */
+const formatNested = (v: unknown): string => (globalThis.Array.isArray(v) ? `[${v.map(formatNested).join(",")}]` : String(v));
+
 /** An array with a value: a buffer on a backend. */
 export class ConcreteArray extends Array {
   #buffer: unknown;
@@ -21,7 +24,7 @@ export class ConcreteArray extends Array {
     if (this.#buffer !== null) { this.backend.free(this.#buffer); this.#buffer = null; }
   }
   toString(): string {
-    if (this.backend.name === "cpu" && this.size <= 64 && !this.disposed) return `Array(${this.aval}, ${JSON.stringify(this.toList())})`;
+    if (this.backend.name === "cpu" && this.size <= 64 && !this.disposed) return `Array(${this.aval}, ${formatNested(this.toList())})`;
     return `Array(${this.aval}, ${this.backend.name})`;
   }
 }

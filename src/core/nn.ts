@@ -101,6 +101,8 @@ export function maxPool2d(x: ArrayLike, window: number | readonly [number, numbe
   const p = lax.pad(a, scalar(-Infinity, a.dtype), [0, 0, pad[0][0], pad[1][0]], [0, 0, pad[0][1], pad[1][1]]);
   const [N, C, H, W] = p.shape as [number, number, number, number];
   const oh = Math.floor((H - kh) / stride[0]) + 1, ow = Math.floor((W - kw) / stride[1]) + 1;
+  // A window larger than the padded input used to fail inside an internal slice with a confusing message.
+  if (oh < 1 || ow < 1) throw new Error(`maxPool2d: window ${kh}x${kw} does not fit input ${a.aval} with padding ${JSON.stringify(pad)}.`);
   let m: Array | null = null;
   for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) {
     const s = lax.slice(p, [0, 0, i, j], [N, C, i + (oh - 1) * stride[0] + 1, j + (ow - 1) * stride[1] + 1], [1, 1, stride[0], stride[1]]);

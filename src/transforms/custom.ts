@@ -149,7 +149,11 @@ export const rematLinP: Primitive<RematParams> = definePrimitive<RematParams>({
     const [, touts] = jvpFlat((...xs) => evalIR(p.ir, [], xs), args.slice(0, n), args.slice(n));
     return touts.map(instantiate);
   },
-  jvp: () => { throw new Error("checkpoint: differentiating the tangent of a checkpointed function again in forward mode is not supported."); },
+  // remat_lin(x, t) = jvp(f)(x; t) is itself a function to checkpoint: differentiate it as checkpoint(jvp f), so any order works (grad of grad).
+  jvp: (args, tangents, p) => {
+    const closed = traceToIR((...xs) => rematLinP.evaluate!(xs, p), args.map((a) => a.aval), "checkpoint");
+    return rematP.jvp([...closed.consts, ...args], [...closed.consts.map((c) => new Zero(c.aval.strong())), ...tangents], { ir: closeOverConsts(closed.ir) });
+  },
   transpose: (cts, args, p) => {
     const n = p.ir.inVars.length;
     const primals = args.slice(0, n) as Array[];

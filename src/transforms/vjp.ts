@@ -57,7 +57,7 @@ export function vjp(f: (...args: any[]) => any, ...primals: unknown[]): [any, (c
       throw new Error(`vjp: the cotangent has structure ${treedefString(cd)} but the output has ${treedefString(outDef)}.`);
     }
     const cts = cl.map((c, i) => checkCotangent(leafToArray(c, "vjp cotangent"), outs[i]!, i));
-    return unflatten(inDef, transposeLinear(lin, cts).map((t, i) => castLike(instantiate(t), leaves[i]!)));
+    return unflatten(inDef, transposeLinear(lin, cts).map((t, i) => castLike(instantiate(t), leaves[i]!, "vjp")));
   };
   return [unflatten(outDef, outs), vjpFn];
 }
@@ -70,15 +70,16 @@ export function linearize(f: (...args: any[]) => any, ...primals: unknown[]): [a
   const jvpFn = (...tangents: unknown[]) => {
     const [tl, td] = flattenArgs(tangents, "linearize tangents");
     if (!treedefEqual(td, inDef)) throw new Error(`linearize: tangents have structure ${treedefString(td)}, primals ${treedefString(inDef)}.`);
-    const res = evalLinear(lin, tl.map((t, i) => castLike(t, leaves[i]!)));
+    const res = evalLinear(lin, tl.map((t, i) => castLike(t, leaves[i]!, "linearize")));
     return unflatten(flat.outDef(), res);
   };
   return [unflatten(flat.outDef(), outs), jvpFn];
 }
 const evalLinear = (lin: ClosedIR, xs: Array[]): Array[] => evalIR(lin.ir, lin.consts, xs);
 
-function castLike(x: Array, like: Array): Array {
-  if (x.shape.join() !== like.shape.join()) throw new Error(`tangent shape ${fmtShape(x.shape)} does not match primal ${like.aval}.`);
+// `what` names the transform in the error (the message used to lack the operation).
+function castLike(x: Array, like: Array, what: string): Array {
+  if (x.shape.join() !== like.shape.join()) throw new Error(`${what}: tangent shape ${fmtShape(x.shape)} does not match primal ${like.aval}; give one tangent per primal with the same shape.`);
   return isFloat(like.dtype) && x.dtype !== like.dtype ? convert(x, like.dtype) : x;
 }
 
@@ -91,7 +92,7 @@ export function jvp(f: (...args: any[]) => any, primals: readonly unknown[], tan
   const [tl, td] = flattenArgs(tangents, "jvp tangents");
   if (!treedefEqual(pd, td)) throw new Error(`jvp: tangents have structure ${treedefString(td)} but primals have ${treedefString(pd)}.`);
   const flat = flattenFun(f, pd, "jvp");
-  const [outs, touts] = jvpFlat(flat.f, pl, pl.map((p, i) => (isFloat(p.dtype) ? castLike(tl[i]!, p) : new Zero(tangentAval(p.aval)))));
+  const [outs, touts] = jvpFlat(flat.f, pl, pl.map((p, i) => (isFloat(p.dtype) ? castLike(tl[i]!, p, "jvp") : new Zero(tangentAval(p.aval)))));
   const def = flat.outDef();
   return [unflatten(def, outs), unflatten(def, touts.map(instantiate))];
 }

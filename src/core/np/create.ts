@@ -23,6 +23,8 @@ export const onesLike = (x: Array, opts?: CreateOptions): Array => full(x.shape,
 export function arange(a: number, b?: number, step = 1, opts?: CreateOptions): Array {
   const [start, stop] = b === undefined ? [0, a] : [a, b];
   if (step === 0 || !Number.isFinite(step)) throw new Error(`np.arange: step must be a finite non-zero number, got ${step}.`);
+  // NaN/Infinity bounds used to give a NaN-sized array or a bare RangeError.
+  if (!Number.isFinite(start) || !Number.isFinite(stop)) throw new Error(`np.arange: start and stop must be finite numbers, got ${start} and ${stop}.`);
   const allInt = [start, stop, step].every(Number.isInteger);
   const d = dt(opts, allInt ? "int32" : "float32");
   const n = Math.max(0, Math.ceil((stop - start) / step));
@@ -42,6 +44,9 @@ export function linspace(start: number, stop: number, num = 50, opts: CreateOpti
 
 export function eye(n: number, m?: number, opts?: CreateOptions & { k?: number }): Array {
   const cols = m ?? n;
+  // Negative or fractional sizes used to produce an array with an invalid shape.
+  for (const v of [n, cols]) if (!Number.isInteger(v) || v < 0) throw new Error(`np.eye: sizes must be non-negative integers, got n=${n}, m=${m}.`);
+  if (opts?.k !== undefined && !Number.isInteger(opts.k)) throw new Error(`np.eye: k must be an integer, got ${opts.k}.`);
   const d = dt(opts);
   const buf = typedArrayFor(d, n * cols);
   const k = opts?.k ?? 0;

@@ -6,6 +6,9 @@ import { broadcastShapes, fmtShape, normAxis, stridesOf } from "../shape.js";
 import { array, asArray, promote } from "./convert.js";
 
 function indexArray(idx: ArrayLike, op: string): Array {
+  // JS lists like [1.5] used to be truncated silently; they get the same check as float Arrays.
+  const jsNonInteger = (v: unknown): boolean => (globalThis.Array.isArray(v) ? v.some(jsNonInteger) : typeof v === "number" && !Number.isInteger(v));
+  if (jsNonInteger(idx)) throw new Error(`${op}: indices must be integers, got ${JSON.stringify(idx)} (floats are not rounded implicitly).`);
   const i = typeof idx === "number" || globalThis.Array.isArray(idx) ? array(idx, { dtype: "int32" }) : asArray(idx, op);
   if (i.dtype !== "int32") {
     throw new Error(`${op}: indices must be int32, got ${i.aval}. Convert with .astype("int32") (floats are not rounded implicitly).`);

@@ -1,6 +1,6 @@
 /** Elementwise math with numpy broadcasting and dtype promotion. */
 import type { Array, ArrayLike } from "../array.js";
-import { isFloat } from "../dtype.js";
+import { checkDType, isFloat } from "../dtype.js";
 import * as lax from "../prims/index.js";
 import { asArray, asFloat, promote } from "./convert.js";
 
@@ -120,6 +120,6 @@ export function clip(x: ArrayLike, lo: ArrayLike | null | undefined, hi: ArrayLi
 }
 export const clamp = (lo: ArrayLike, x: ArrayLike, hi: ArrayLike): Array => clip(x, lo, hi);
 
-/** Cast to a dtype (numpy astype). */
-export const astype = (x: ArrayLike, dtype: Parameters<typeof lax.convert>[1]): Array => lax.convert(asArray(x, "astype"), dtype);
+/** Cast to a dtype (numpy astype); an unknown dtype is a clear error (it used to crash in the cast loop). */
+export const astype = (x: ArrayLike, dtype: Parameters<typeof lax.convert>[1]): Array => lax.convert(asArray(x, "astype"), checkDType(dtype, "astype"));
 export const stopGradient = (x: ArrayLike): Array => lax.stopGradient(asArray(x, "stopGradient"));

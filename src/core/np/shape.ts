@@ -22,6 +22,8 @@ export const ravel = (x: ArrayLike): Array => reshape(x, [-1]);
 export function transpose(x: ArrayLike, perm?: readonly number[]): Array {
   const a = asArray(x, "transpose");
   const p = perm ? perm.map((d) => normAxis("transpose", d, a.ndim)) : range(a.ndim).reverse();
+  // A too-short perm like [0] used to pass through lax.transpose's identity shortcut unchecked.
+  if (p.length !== a.ndim || new Set(p).size !== p.length) throw new Error(`transpose: perm [${perm}] is not a permutation of the ${a.ndim} axes of ${a.aval}.`);
   return lax.transpose(a, p);
 }
 export function swapaxes(x: ArrayLike, a1: number, a2: number): Array {
@@ -90,6 +92,8 @@ export function split(x: ArrayLike, sections: number | readonly number[], axis =
 export function tile(x: ArrayLike, reps: number | readonly number[]): Array {
   let a = asArray(x, "tile");
   const r = typeof reps === "number" ? [reps] : [...reps];
+  // Negative or fractional reps used to fail deep inside with "Invalid typed array length".
+  if (r.some((k) => !Number.isInteger(k) || k < 0)) throw new Error(`tile: reps must be non-negative integers, got ${JSON.stringify(reps)}.`);
   const nd = Math.max(a.ndim, r.length);
   const rr = [...new globalThis.Array<number>(nd - r.length).fill(1), ...r];
   a = lax.reshape(a, [...new globalThis.Array<number>(nd - a.ndim).fill(1), ...a.shape]);

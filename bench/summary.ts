@@ -1,0 +1,44 @@
+/** Benchmark tables: for each workload, gradsim's time per backend, the best peer per backend class, and the ratios. */
+export interface Row {
+  readonly peer: string; readonly workload: string; readonly size: string | number; readonly backend: string;
+  readonly mode?: string; readonly ms_median: number | null; readonly ms_min?: number | null;
+  readonly checksum?: number | null; readonly error?: string; readonly skipped?: string;
+}
+
+/** CPU-class backends are compared with CPU-class backends, GPU with GPU. */
+const classOf = (backend: string): "cpu" | "gpu" => (backend === "webgpu" ? "gpu" : "cpu");
+const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? "—" : v < 10 ? v.toFixed(2) : v.toFixed(1));
+
+export function summarize(rows: readonly Row[], modelRows: readonly unknown[], meta: { date: string; machine: string }): string {
+  const ok = rows.filter((r) => r.ms_median !== null && !r.error);
+  const key = (r: Row) => `${r.workload}|${r.size}`;
+  const workloads = [...new Set(rows.filter((r) => r.peer === "gradsim").map(key))];
+  const lines = [
+    `# Benchmarks, ${meta.date}`, "", meta.machine, "",
+    "Median ms (lower is better). Ratio = gradsim / other (below 1 means gradsim is faster). Peers are compared on the same class of backend (CPU: cpu/wasm/js/c; GPU: webgpu).", "",
+    "| workload | size | class | gradsim (best mode) | best peer | ratio | C reference | gradsim / C | plain JS |",
+    "|---|---|---|---:|---|---:|---:|---:|---:|",
+  ];
+  for (const k of workloads) {
+    for (const cls of ["cpu", "gpu"] as const) {
+      const mine = ok.filter((r) => r.peer === "gradsim" && key(r) === k && classOf(r.backend) === cls);
+      if (!mine.length) continue;
+      const best = mine.reduce((a, b) => (a.ms_median! <= b.ms_median! ? a : b));
+      const peers = ok.filter((r) => (r.peer === "jax-js" || r.peer === "tfjs") && key(r) === k && classOf(r.backend) === cls);
+      const bp = peers.length ? peers.reduce((a, b) => (a.ms_median! <= b.ms_median! ? a : b)) : null;
+      const c = ok.find((r) => r.peer === "c-reference" && key(r) === k && r.backend === "c-f32");
+      const js = ok.find((r) => (r.peer === "js-reference" || r.peer === "plain-js") && key(r) === k);
+      lines.push(`| ${k.split("|")[0]} | ${k.split("|")[1]} | ${cls} | ${fmt(best.ms_median)} (${best.backend} ${best.mode ?? ""}) | ${bp ? `${fmt(bp.ms_median)} (${bp.peer} ${bp.backend})` : "—"} | ${bp ? (best.ms_median! / bp.ms_median!).toFixed(2) : "—"} | ${c ? fmt(c.ms_median) : "—"} | ${c ? (best.ms_median! / c.ms_median!).toFixed(1) : "—"} | ${js ? fmt(js.ms_median) : "—"} |`);
+    }
+  }
+  const failed = rows.filter((r) => r.error);
+  if (failed.length) {
+    lines.push("", "Failures:", "", ...failed.map((r) => `- ${r.peer} ${r.workload} ${r.backend} ${r.size}: ${String(r.error).slice(0, 200)}`));
+  }
+  lines.push("", "All gradsim rows:", "", "| workload | size | backend | mode | median ms | min ms | checksum |", "|---|---|---|---|---:|---:|---:|");
+  for (const r of rows.filter((x) => x.peer === "gradsim")) lines.push(`| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode ?? ""} | ${fmt(r.ms_median)} | ${fmt(r.ms_min)} | ${r.checksum ?? r.error ?? ""} |`);
+  if (modelRows.length) {
+    lines.push("", "Physics and rendering (rows as reported by bench/physics.ts and bench/render.ts):", "", "```", ...modelRows.map((r) => JSON.stringify(r)), "```");
+  }
+  return lines.join("\n") + "\n";
+}
