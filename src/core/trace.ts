@@ -33,6 +33,7 @@ export abstract class Tracer extends Array {
   concrete(): ConcreteArray | null { return null; }
   async data(): Promise<TypedArray> { return this.dataSync(); }
   dataSync(): TypedArray {
+    if (!this.trace.main.active) throw leakedError(this, "dataSync");
     const c = this.concrete();
     if (c) return c.dataSync();
     throw new Error(
@@ -76,19 +77,19 @@ export function withMain<T>(
 /** Temporarily hide the dynamic trace (used when evaluating concrete subcomputations under makeIR). */
 export function currentDynamic(): MainTrace | null { return dynamicMain; }
 
-function leakedError(t: Tracer): Error {
+function leakedError(t: Tracer, op?: string): Error {
   return new Error(
-    `a tracer of ${t.aval} created inside ${t.trace.main.name} was used after that transform finished (a leaked tracer). ` +
+    `${op ? `${op}: ` : ""}a tracer of ${t.aval} created inside ${t.trace.main.name} was used after that transform finished (a leaked tracer). ` +
       `Return values from the transformed function instead of storing them in outer variables.`,
   );
 }
 
-function topMain(args: readonly Array[]): MainTrace {
+function topMain(args: readonly Array[], op: string): MainTrace {
   let top: MainTrace = dynamicMain ?? evalMain;
   for (const a of args) {
     if (a instanceof Tracer) {
       const m = a.trace.main;
-      if (!m.active) throw leakedError(a);
+      if (!m.active) throw leakedError(a, op);
       if (m.level > top.level) top = m;
     }
   }
@@ -107,7 +108,7 @@ export function fullRaise(trace: Trace, x: Array): Tracer {
 /** Apply a primitive: the single entry point from wrappers and rules into the interpreters. */
 export function bind(prim: Primitive, args: readonly Array[], params: unknown): Array[] {
   for (const a of args) if (!(a instanceof Array)) throw new Error(`internal: ${prim.name} received a non-Array argument ${String(a)}.`);
-  const main = topMain(args);
+  const main = topMain(args, prim.name);
   if (main === evalMain) return evalPrimitive(prim, args as ConcreteArray[], params);
   const trace = new main.traceType(main);
   const tracers = args.map((a) => fullRaise(trace, a));
@@ -119,11 +120,12 @@ export const bind1 = (prim: Primitive, args: readonly Array[], params: unknown):
 function evalPrimitive(prim: Primitive, args: ConcreteArray[], params: unknown): Array[] {
   if (prim.evaluate) return prim.evaluate(args, params);
   const outAvals = prim.shape(args.map((a) => a.aval), params);
-  // Run where the data lives; CPU scalars (constants) travel to the other device.
+  // Run where the data lives; CPU operands (scalar constants, np.zeros & co., which are made on the
+  // CPU) are copied to the other device.
   const backend = args.find((a) => a.backend.name !== "cpu")?.backend ?? args[0]?.backend ?? getBackend();
   const moved = args.map((a) => {
     if (a.backend === backend) return a;
-    if (a.backend.name === "cpu" && a.size <= 1) return new ConcreteArray(a.aval, backend, backend.upload(a.dataSync(), a.aval));
+    if (a.backend.name === "cpu") return new ConcreteArray(a.aval, backend, backend.upload(a.dataSync(), a.aval));
     throw new Error(
       `${prim.name}: inputs live on different backends (${backend.name} and ${a.backend.name}, ${a.aval}). ` +
         `Move one with np.array(x, { backend: "${backend.name}" }).`,

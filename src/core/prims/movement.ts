@@ -122,7 +122,7 @@ export const transposeP: Primitive<TransposeParams> = definePrimitive<TransposeP
   printParams: (p) => `perm=[${p.perm}]`,
 });
 export const transpose = (x: Array, perm: readonly number[]): Array =>
-  perm.every((p, i) => p === i) ? x : bind1(transposeP, [x], { perm: [...perm] });
+  perm.length === x.ndim && perm.every((p, i) => p === i) ? x : bind1(transposeP, [x], { perm: [...perm] });
 export function moveAxis(x: Array, from: number, to: number): Array {
   if (from === to) return x;
   const perm = range(x.ndim).filter((i) => i !== from);
