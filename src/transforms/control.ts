@@ -154,11 +154,27 @@ export function cond(pred: unknown, trueFn: (...ops: any[]) => any, falseFn: (..
   const p = leafToArray(pred, "lax.cond predicate");
   if (p.ndim !== 0) throw new Error(`lax.cond: the predicate must be a scalar, got ${p.aval}. Use np.where for elementwise choices.`);
   const idx = p.dtype === "bool" ? convert(p, "int32") : convert(gt(p, scalar(0, p.dtype)), "int32");
-  return switchIndex(idx, [falseFn, trueFn], operands, "lax.cond");
+  return switchBranches(idx, [falseFn, trueFn], operands, "lax.cond");
 }
 
-/** switch(index, branches, ...operands): branches[clamp(index)](...operands). */
-export function switchIndex(index: Array, fns: readonly ((...ops: any[]) => any)[], operands: unknown[], what = "lax.switch"): any {
+/**
+ * lax.switch(index, branches, ...operands): branches[clamp(index, 0, n - 1)](...operands), as in
+ * JAX. The operands are variadic like lax.cond's (they used to be one array argument, so
+ * `lax.switch(i, fs, x)` iterated over x); a JS integer index picks the branch directly.
+ */
+export function switchIndex(index: unknown, fns: readonly ((...ops: any[]) => any)[], ...operands: unknown[]): any {
+  if (!globalThis.Array.isArray(fns) || fns.length === 0) throw new Error("lax.switch: give a non-empty array of branch functions.");
+  if (typeof index === "number") {
+    if (!Number.isInteger(index)) throw new Error(`lax.switch: the index must be an integer, got ${index}.`);
+    return fns[Math.min(Math.max(index, 0), fns.length - 1)]!(...operands);
+  }
+  const i = leafToArray(index, "lax.switch index");
+  if (i.ndim !== 0 || i.dtype !== "int32") throw new Error(`lax.switch: the index must be an int32 scalar, got ${i.aval}; convert it with .astype("int32").`);
+  return switchBranches(i, fns, operands, "lax.switch");
+}
+
+/** Stage branches[clamp(index)](...operands) as one cond equation (index: int32 scalar Array). */
+function switchBranches(index: Array, fns: readonly ((...ops: any[]) => any)[], operands: unknown[], what: string): any {
   const [leaves, inDef] = flattenArgs(operands, what);
   let outDef: TreeDef | null = null;
   const traced = fns.map((fn, b) => {
@@ -246,14 +262,17 @@ export const whileP: Primitive<WhileParams> = definePrimitive<WhileParams>({
     const carryAvals = moved.slice(nc + nb).map((x) => x.aval);
     const condIR = closeOverConsts(traceToIR((...xs: Array[]) => {
       const c = evalIR(vc.ir, [], xs)[0]!;
-      return [reduceMax(convert(c, "int32"), [0]).greater(0)];
+      // "any example still running", built without literals: a captured constant would become an
+      // extra leading input of this IR (closeOverConsts) that the while operands do not supply.
+      return [convert(reduceMax(convert(c, "int32"), [0]), "bool")];
     }, [...vc.consts.map((c) => c.aval), ...moved.slice(0, nc).map((x) => x.aval), ...carryAvals], "while").ir);
     const bodyIR = closeOverConsts(traceToIR((...xs: Array[]) => {
       const cconsts = xs.slice(0, ncv + nc), bconsts = xs.slice(ncv + nc, ncv + nc + nbv + nb), carry = xs.slice(ncv + nc + nbv + nb);
       const go = evalIR(vc.ir, [], [...cconsts, ...carry])[0]!;
       const next = evalIR(vb.ir, [], [...bconsts, ...carry]);
       return next.map((x, k) => select(reshape(go, [n, ...new globalThis.Array<number>(x.ndim - 1).fill(1)]), x, carry[k]!));
-    }, [...vc.consts.map((c) => c.aval), ...moved.slice(0, nc).map((x) => x.aval), ...vc.consts.map((c) => c.aval), ...moved.slice(0, nc).map((x) => x.aval),
+      // Body operands are [cond consts (the predicate is re-evaluated per step), body consts, carry]: each once.
+    }, [...vc.consts.map((c) => c.aval), ...moved.slice(0, nc).map((x) => x.aval),
       ...vb.consts.map((c) => c.aval), ...moved.slice(nc, nc + nb).map((x) => x.aval), ...carryAvals], "while").ir);
     const cops = [...vc.consts, ...moved.slice(0, nc)];
     const outs = bind(whileP, [...cops, ...cops, ...vb.consts, ...moved.slice(nc, nc + nb), ...moved.slice(nc + nb)],

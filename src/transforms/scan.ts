@@ -23,7 +23,7 @@ import { vmapIR } from "./vmap.js";
 import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { cpuBackend } from "../core/backends/cpu/cpu.js";
-import { typedArrayFor, type TypedArray } from "../core/dtype.js";
+import { promoteTypes, typedArrayFor, type TypedArray } from "../core/dtype.js";
 
 export interface ScanParams {
   /** inputs [consts, carry, x]; outputs [carry, y] */
@@ -243,9 +243,15 @@ export function scan<C, X, Y>(f: (carry: C, x: X) => [C, Y], init: C, xs: X, opt
   if (!Number.isInteger(length) || length < 0) throw new Error(`lax.scan: length must be a non-negative integer, got ${length}.`);
   if (opts.checkpoint && length > 3) return checkpointedScan(f, init, xs, length, opts.reverse ?? false);
   const [cLeaves, cDef] = flatten(init);
-  const cArr = cLeaves.map((l) => leafToArray(l, "lax.scan init")).map((c) => (c.aval.weak ? convert(c, c.dtype) : c));
+  let cArr = cLeaves.map((l) => leafToArray(l, "lax.scan init")).map((c) => (c.aval.weak ? convert(c, c.dtype) : c));
+  // Read while tracing the body below, so it must exist before traceToIR (it used to be declared after: a TDZ ReferenceError).
+  const cLeavesWeak = cLeaves.map((l) => typeof l === "number" || (l as Array).aval?.weak === true);
+  // As in JAX, a weakly typed initial carry (a JS number) takes the dtype the body gives it when
+  // that is its promotion (0 with float64 data carries float64, not a silently rounded float32):
+  // the body is then traced once more with the promoted carry.
+  let promoted: (ShapedArray["dtype"] | null)[] = cArr.map(() => null);
   let yDef: ReturnType<typeof flatten>[1] | null = null;
-  const closed = traceToIR((...flat: Array[]) => {
+  const traceBody = () => traceToIR((...flat: Array[]) => {
     const c = unflatten(cDef, flat.slice(0, cArr.length)) as C;
     const x = unflatten(xDef, flat.slice(cArr.length)) as X;
     const r = f(c, x);
@@ -258,6 +264,7 @@ export function scan<C, X, Y>(f: (carry: C, x: X) => [C, Y], init: C, xs: X, opt
       if (a.shape.join() !== want.shape.join()) throw new Error(`lax.scan: carry leaf ${i} enters the body as ${want.aval} but leaves it with shape ${fmtShape(a.shape)}; carries must keep their shape.`);
       if (a.dtype !== want.dtype) {
         if (!a.aval.weak && !cLeavesWeak[i]) throw new Error(`lax.scan: carry leaf ${i} enters as ${want.aval} but leaves as ${a.aval}; cast it (or the initial value) so the dtypes match.`);
+        if (!a.aval.weak && promoteTypes([{ dtype: want.dtype, weak: true }, { dtype: a.dtype, weak: false }]).dtype === a.dtype) promoted[i] = a.dtype;
         return convert(a, want.dtype);
       }
       return a.aval.weak ? convert(a, a.dtype) : a;
@@ -266,7 +273,12 @@ export function scan<C, X, Y>(f: (carry: C, x: X) => [C, Y], init: C, xs: X, opt
     yDef = yd;
     return [...c2a, ...yl.map((l) => { const a = leafToArray(l, "lax.scan y"); return a.aval.weak ? convert(a, a.dtype) : a; })];
   }, [...cArr.map((c) => c.aval), ...xArr.map((x) => x.aval.withShape(x.shape.slice(1)).strong())], "lax.scan");
-  const cLeavesWeak = cLeaves.map((l) => typeof l === "number" || (l as Array).aval?.weak === true);
+  let closed = traceBody();
+  if (promoted.some((d) => d !== null)) {
+    cArr = cArr.map((c, i) => (promoted[i] ? convert(c, promoted[i]!) : c));
+    promoted = cArr.map(() => null);
+    closed = traceBody();
+  }
   const outs = bind(scanP, [...closed.consts, ...cArr, ...xArr.map((x) => (x.aval.weak ? convert(x, x.dtype) : x))], {
     body: closeOverConsts(closed.ir), nConsts: closed.consts.length, nCarry: cArr.length, length, reverse: opts.reverse ?? false,
   });

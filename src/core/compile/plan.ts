@@ -143,9 +143,9 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
         else if (producer.has(b)) producer.get(b)!.inputs.forEach((i) => { if (M.has(i)) visitBuf(i); });
       };
       loadsOf.get(r)!.forEach(visitBuf);
-      // A fused scatter's kernel also reads its target (the accumulator's initial value).
+      // A fused scatter's kernel also reads its target (the accumulator's initial value) and its indices.
       const sc = fusedScatter.get(r);
-      if (sc && M.has(sc.inputs[0]!)) visitBuf(sc.inputs[0]!);
+      if (sc) for (const v of sc.inputs.slice(0, 2)) if (M.has(v)) visitBuf(v);
       return d;
     };
     // Union-find of roots sharing real work.
@@ -244,7 +244,8 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
       axis: (e.params as { axis: number }).axis };
   };
   for (const grp of groups) {
-    const roots = grp.filter((r) => aliasOf(r) === r);
+    // Aliases need no kernel, except updates of a fused scatter: their kernel is the scatter.
+    const roots = grp.filter((r) => aliasOf(r) === r || fusedScatter.has(r));
     if (roots.length) unsorted.push(buildKernel(g, roots, computedView, buf, scatterInfo));
   }
   const steps = fuseHorizontally(sortSteps(unsorted));
