@@ -61,7 +61,15 @@ function reduceExtent(e: Eqn): number {
   if (n === "conv2d") { const w = e.inputs[1]!.aval.shape; return w[1]! * w[2]! * w[3]!; }
   return 1;
 }
-const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && reduceExtent(e) > INLINE_REDUCE_MAX);
+/**
+ * Contractions that are matrix products (long K, or big outputs with K ≥ 8) run as the CPU GEMM
+ * routine; short ones (3×3 per-element matrices) are inlined and fused.
+ */
+const isBigDot = (e: Eqn): boolean => {
+  const k = reduceExtent(e);
+  return k > INLINE_REDUCE_MAX || (k >= 8 && e.outs[0]!.aval.size * k >= 2 ** 18);
+};
+const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && isBigDot(e));
 const isBigReduce = (e: Eqn): boolean => !isRoutine(e) && reduceExtent(e) > INLINE_REDUCE_MAX;
 /** Pure index remaps: free to inline anywhere. */
 const FREE = new Set(["broadcast_in_dim", "reshape", "transpose", "slice", "rev", "convert_element_type", "stop_gradient", "iota", "concatenate", "pad"]);

@@ -8,6 +8,9 @@ import { isUndef, isZero, Zero, type UndefPrimal } from "../tangent.js";
 import { bind1 } from "../trace.js";
 import type { KNode } from "../kernel/expr.js";
 import { clampIndex, reduceOver, viewOf } from "../kernel/view.js";
+import type { HostArray } from "../backends/backend.js";
+import { gemmF32, type StridedMatrices } from "../backends/cpu/gemm/index.js";
+import { stridedView } from "../backends/cpu/gemm/operand-view.js";
 import { host, requireNumeric, requireSameDType, transposeHost } from "./_helpers.js";
 import { tadd } from "./elementwise.js";
 import { moveAxis, reshape, rev, slice, transpose, vmapByLoop } from "./movement.js";
@@ -58,6 +61,12 @@ export const dotGeneralP: Primitive<DotParams> = definePrimitive<DotParams>({
     const lf = remaining(l!.shape.length, lc, lb), rf = remaining(r!.shape.length, rc, rb);
     const B = sizeOf(lb.map((d) => l!.shape[d]!)), M = sizeOf(lf.map((d) => l!.shape[d]!));
     const K = sizeOf(lc.map((d) => l!.shape[d]!)), N = sizeOf(rf.map((d) => r!.shape[d]!));
+    if (out!.dtype === "float32") {
+      // Float32 GEMM (wasm SIMD or JS; deterministic, no zero-skipping so 0·Inf stays NaN).
+      const a = gemmOperand(l!, lb, lf, lc), b = gemmOperand(r!, rb, rc, rf);
+      return [host(gemmF32(a, b, { batch: B, m: M, k: K, n: N }), out!.shape, out!.dtype)];
+    }
+    // int32 and float64: exact float64 accumulation.
     const a = transposeHost(l!, [...lb, ...lf, ...lc]).data; // [B, M, K]
     const b = transposeHost(r!, [...rb, ...rc, ...rf]).data; // [B, K, N]
     const acc = new Float64Array(B * M * N);
@@ -119,6 +128,17 @@ export const dotGeneralP: Primitive<DotParams> = definePrimitive<DotParams>({
   printParams: (p) => `contract=[${p.contract[0]}]/[${p.contract[1]}]${p.batch[0].length ? ` batch=[${p.batch[0]}]/[${p.batch[1]}]` : ""}`,
 });
 export const dotGeneral = (l: Array, r: Array, p: DotParams): Array => bind1(dotGeneralP, [l, r], p);
+
+/** A float32 operand as [batch][rows][cols] matrices: read in place when its axes allow, else transposed once. */
+function gemmOperand(x: HostArray, batch: readonly number[], rows: readonly number[], cols: readonly number[]): StridedMatrices {
+  // float32 host data is a Float32Array; convert defensively rather than misread another view type.
+  const data = x.data instanceof Float32Array ? x.data : Float32Array.from(x.data);
+  const view = stridedView(data, x.shape, batch, rows, cols);
+  if (view) return view;
+  const t = transposeHost({ ...x, data }, [...batch, ...rows, ...cols]);
+  const at = (n: number, from: number) => range(from, from + n);
+  return stridedView(t.data as Float32Array, t.shape, at(batch.length, 0), at(rows.length, batch.length), at(cols.length, batch.length + rows.length))!;
+}
 
 const argsort = (xs: readonly number[]): number[] => range(0, xs.length).sort((a, b) => xs[a]! - xs[b]!);
 

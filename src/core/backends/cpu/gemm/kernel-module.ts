@@ -1,0 +1,99 @@
+/**
+ * Builds the bytes of the WebAssembly SIMD GEMM "macro-kernel" module.
+ *
+ * Exports `mem` (the single growable Memory) and
+ *   gemm(ap, bp, cp, mStrips, nStrips, kc, ldcBytes, first)
+ * which computes C[tile] (+)= Apack · Bpack for an mStrips·MR × nStrips·NR block of C:
+ *  - Apack: mStrips micro-panels, each kc × MR stored k-major ([k][MR]), so one row's value at
+ *    step k is a single `v128.load32_splat`;
+ *  - Bpack: nStrips micro-panels, each kc × NR stored k-major ([k][NR]), NR = 4·NV lanes;
+ *  - C: row-major with a row stride of ldcBytes; `first` = 1 starts the accumulators at zero
+ *    (first K block), otherwise they start from C, so every C element is the plain sequential
+ *    float32 sum over k in order: the result is independent of the blocking and bit-identical
+ *    to the JS fallback (which rounds each product and each add to float32 the same way).
+ * No FMA (relaxed SIMD's fma may or may not fuse depending on the host, which would break
+ * determinism across machines); a product is rounded, then added.
+ *
+ * The loop nest is: B micro-panel (stays in L1) outer, A micro-panels (the packed A block
+ * stays in L2) inner, as in GotoBLAS.
+ */
+import { EXPORT, memarg, name, OP, SEC, section, simd, SIMD, sleb, T, uleb, vec, type Bytes } from "./wasm-encoder.js";
+
+export interface MicroTile {
+  /** Rows of C per micro-tile. */
+  readonly mr: number;
+  /** v128 vectors (4 float32 lanes) per micro-tile row; NR = 4·nv columns. */
+  readonly nv: number;
+}
+
+export function buildGemmModule({ mr, nv }: MicroTile): Uint8Array<ArrayBuffer> {
+  const nr = 4 * nv;
+  // Parameters 0..7, then the declared locals in order.
+  const [ap, bp, cp, ms, ns, kc, ldc, first] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [t, s, pa, pb, k, cCol, cTile, aStrip, bStrip, cr] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  const I32_LOCALS = 10;
+  const accBase = 8 + I32_LOCALS, bvBase = accBase + mr * nv, av = bvBase + nv;
+  const nV128 = mr * nv + nv + 1;
+  const acc = (r: number, v: number) => accBase + r * nv + v;
+
+  const get = (l: number): Bytes => [OP.local_get, ...uleb(l)];
+  const set = (l: number): Bytes => [OP.local_set, ...uleb(l)];
+  const i32 = (n: number): Bytes => [OP.i32_const, ...sleb(n)];
+  const addTo = (l: number, n: number): Bytes => [...get(l), ...i32(n), OP.i32_add, ...set(l)];
+  const addLocal = (l: number, by: number): Bytes => [...get(l), ...get(by), OP.i32_add, ...set(l)];
+  /** l -= 1; continue the enclosing loop while l != 0. */
+  const countDown = (l: number): Bytes => [...get(l), ...i32(1), OP.i32_sub, OP.local_tee, ...uleb(l), OP.br_if, 0];
+  const loop = (body: Bytes): Bytes => [OP.loop, T.void, ...body, OP.end];
+  const rows = (f: (r: number) => Bytes): Bytes => Array.from({ length: mr }, (_, r) => f(r)).flat();
+  const lanes = (f: (v: number) => Bytes): Bytes => Array.from({ length: nv }, (_, v) => f(v)).flat();
+
+  const zeroAcc = rows((r) => lanes((v) => [...simd(SIMD.v128_const), ...new globalThis.Array<number>(16).fill(0), ...set(acc(r, v))]));
+  const loadAcc = rows((r) => [
+    ...lanes((v) => [...get(cr), ...simd(SIMD.v128_load), ...memarg(4, v * 16), ...set(acc(r, v))]),
+    ...addLocal(cr, ldc),
+  ]);
+  const storeAcc = rows((r) => [
+    ...lanes((v) => [...get(cr), ...get(acc(r, v)), ...simd(SIMD.v128_store), ...memarg(4, v * 16)]),
+    ...addLocal(cr, ldc),
+  ]);
+  /** One k step: NV B vectors, then per row a broadcast A value times each. */
+  const kStep: Bytes = [
+    ...lanes((v) => [...get(pb), ...simd(SIMD.v128_load), ...memarg(4, v * 16), ...set(bvBase + v)]),
+    ...rows((r) => [
+      ...get(pa), ...simd(SIMD.v128_load32_splat), ...memarg(2, r * 4), ...set(av),
+      ...lanes((v) => [...get(acc(r, v)), ...get(av), ...get(bvBase + v), ...simd(SIMD.f32x4_mul), ...simd(SIMD.f32x4_add), ...set(acc(r, v))]),
+    ]),
+    ...addTo(pa, mr * 4), ...addTo(pb, nr * 4),
+  ];
+  const microTile: Bytes = [
+    ...get(cTile), ...set(cr),
+    ...get(first), OP.if, T.void, ...zeroAcc, OP.else, ...loadAcc, OP.end,
+    ...get(aStrip), ...set(pa), ...get(bStrip), ...set(pb), ...get(kc), ...set(k),
+    // kc >= 1 (the driver never passes an empty K block), so a do-while loop is enough.
+    ...loop([...kStep, ...countDown(k)]),
+    ...get(cTile), ...set(cr), ...storeAcc,
+    // After the tile, cr is the next tile's first row and pa the next A micro-panel.
+    ...get(cr), ...set(cTile), ...get(pa), ...set(aStrip),
+  ];
+  const body: Bytes = [
+    ...get(bp), ...set(bStrip), ...get(cp), ...set(cCol), ...get(ns), ...set(t),
+    ...loop([
+      ...get(ap), ...set(aStrip), ...get(cCol), ...set(cTile), ...get(ms), ...set(s),
+      ...loop([...microTile, ...countDown(s)]),
+      // pb now points one micro-panel past bStrip: the next B micro-panel.
+      ...get(pb), ...set(bStrip), ...addTo(cCol, nr * 4),
+      ...countDown(t),
+    ]),
+    OP.end,
+  ];
+  const func = [...vec([[...uleb(I32_LOCALS), T.i32], [...uleb(nV128), T.v128]]), ...body];
+
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+    ...section(SEC.type, vec([[T.func, ...vec(new globalThis.Array<Bytes>(8).fill([T.i32])), ...vec([])]])),
+    ...section(SEC.func, vec([uleb(0)])),
+    ...section(SEC.memory, vec([[0x00, ...uleb(1)]])), // min 1 page, no maximum: grown from JS
+    ...section(SEC.export, vec([[...name("mem"), EXPORT.memory, ...uleb(0)], [...name("gemm"), EXPORT.func, ...uleb(0)]])),
+    ...section(SEC.code, vec([[...uleb(func.length), ...func]])),
+  ]);
+}
