@@ -11,6 +11,8 @@ export * as nn from "./core/nn.js";
 export * as random from "./core/random.js";
 export { tree } from "./core/tree.js";
 export { init, devices, defaultBackend } from "./core/init.js";
+// Registers the WebGPU loader with init() (the GPU package itself is imported only by init).
+import "./core/backends/webgpu/index.js";
 export { stopGradient } from "./core/np/math.js";
 export * from "./transforms/index.js";
 export * as optim from "./optim/index.js";

@@ -69,6 +69,12 @@ const isBigDot = (e: Eqn): boolean => {
   const k = reduceExtent(e);
   return k > INLINE_REDUCE_MAX || (k >= 8 && e.outs[0]!.aval.size * k >= 2 ** 18);
 };
+/** How many times each element of input `v` is read to compute all of `e`'s outputs. */
+function readsPerElement(e: Eqn, v: Var): number {
+  const out = e.outs[0]!.aval.size;
+  const k = e.prim.name === "dot_general" || e.prim.name === "conv2d" ? reduceExtent(e) : 1;
+  return REDUCERS.has(e.prim.name) ? 1 : (out * k) / Math.max(1, v.aval.size);
+}
 const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && isBigDot(e));
 const isBigReduce = (e: Eqn): boolean => !isRoutine(e) && reduceExtent(e) > INLINE_REDUCE_MAX;
 /** Pure index remaps: free to inline anywhere. */
@@ -80,6 +86,12 @@ export interface PlanOptions {
    * (CPU: sequential and deterministic). Off for devices that run iterations in parallel.
    */
   readonly fuseScatter?: boolean;
+  /**
+   * Unroll the small trailing dims of big-reduction results into each iteration (default true,
+   * CPU). Devices that reduce cooperatively (one workgroup per output) turn it off, so every
+   * output element is its own parallel iteration.
+   */
+  readonly unrollBigReductions?: boolean;
 }
 
 export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions = {}): ProgramSpec {
@@ -117,6 +129,15 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
   };
   // Gathering from a costly lazy value re-evaluates it per gathered element.
   for (const e of ir.eqns) if (e.prim.name === "gather" && cost(e.inputs[0]!) > 0) M.add(e.inputs[0]!);
+  // A costly lazy value that a consumer reads many times over (broadcast along a long axis, a
+  // contraction) would be recomputed per read: beyond what unrolling and CSE absorb, make it a buffer.
+  for (const e of ir.eqns) {
+    if (isRoutine(e) || e.prim.name === "gather") continue;
+    e.inputs.forEach((v) => {
+      if (M.has(v) || cost(v) < 3) return;
+      if (readsPerElement(e, v) > UNROLL_MAX) M.add(v);
+    });
+  }
 
   let groups: Var[][] = [];
   for (let iter = 0; iter < 1000; iter++) {
@@ -179,7 +200,7 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
       break;
     }
   }
-  return emitProgram(ir, constVals, M, producer, groups, fusedScatter);
+  return emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true);
 }
 
 function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
@@ -195,7 +216,7 @@ function mergeable(rs: readonly Var[], deps: (r: Var) => Set<Var>): boolean {
 // ---------------------------------------------------------------- building kernels
 
 function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<Var>, producer: ReadonlyMap<Var, Eqn>,
-  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>): ProgramSpec {
+  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, unrollBigReductions = true): ProgramSpec {
   const g = new KGraph();
   const buffers: BufferSpec[] = [];
   const bufOf = new Map<Var, number>();
@@ -254,7 +275,8 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
   for (const grp of groups) {
     // Aliases need no kernel, except updates of a fused scatter: their kernel is the scatter.
     const roots = grp.filter((r) => aliasOf(r) === r || fusedScatter.has(r));
-    if (roots.length) unsorted.push(buildKernel(g, roots, computedView, buf, scatterInfo));
+    const unroll = unrollBigReductions || !roots.some((r) => isBigReduce(producer.get(r)!));
+    if (roots.length) unsorted.push(buildKernel(g, roots, computedView, buf, scatterInfo, unroll ? UNROLL_MAX : 1));
   }
   const steps = fuseHorizontally(sortSteps(unsorted));
   return { buffers, inputs, consts, steps, outputs: ir.outs.map(buf), graph: g };
@@ -346,7 +368,7 @@ interface ScatterInfo {
 }
 
 function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) => View, buf: (v: Var) => number,
-  scatterInfo: (u: Var) => ScatterInfo | undefined): KernelStep {
+  scatterInfo: (u: Var) => ScatterInfo | undefined, unrollMax = UNROLL_MAX): KernelStep {
   let loop: number[];
   let loopVars: KNode[];
   let indexFor: (shape: readonly number[], inner: number, u: number) => KNode[];
@@ -354,7 +376,7 @@ function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) =>
     // Nested loops over the leading dims; the trailing dims (≤ UNROLL_MAX elements) are unrolled.
     const shape = roots[0]!.aval.shape;
     let k = shape.length;
-    while (k > 0 && sizeOf(shape.slice(k - 1)) <= UNROLL_MAX) k--;
+    while (k > 0 && sizeOf(shape.slice(k - 1)) <= unrollMax) k--;
     loop = shape.slice(0, k);
     loopVars = loop.map((n, i) => g.var(`i${i}`, n));
     indexFor = (sh, _inner, u) => [...loopVars, ...unravel(g, g.const(u, "int32"), sh.slice(k))];

@@ -1,0 +1,106 @@
+/**
+ * Frame sequences on top of image.ts: numbered PNG frames (write and read back as targets),
+ * side-by-side comparison videos (e.g. estimate | ground truth per frame) as GIF, and
+ * compositing RGBA renders over a background colour.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import * as gifencModule from "gifenc";
+import type { Array, ArrayLike } from "../core/array.js";
+import { np } from "../core/np/index.js";
+import { readPng, sideBySide, toRaster, writePng, type Raster } from "./image.js";
+
+export interface FrameOptions {
+  /** File name prefix. Default "frame". */
+  readonly prefix?: string;
+  /** Number of the first frame. Default 0. */
+  readonly start?: number;
+  /** Zero-padded width of the frame number. Default 4. */
+  readonly digits?: number;
+}
+
+const frameName = (prefix: string, i: number, digits: number) => `${prefix}${String(i).padStart(digits, "0")}.png`;
+
+/** Write frames as dir/prefix0000.png, prefix0001.png, …; returns the paths. */
+export function writePngFrames(dir: string, frames: readonly (Array | Raster)[], opts: FrameOptions = {}): string[] {
+  mkdirSync(dir, { recursive: true });
+  const prefix = opts.prefix ?? "frame", start = opts.start ?? 0, digits = opts.digits ?? 4;
+  return frames.map((f, i) => {
+    const path = join(dir, frameName(prefix, start + i, digits));
+    writePng(path, f);
+    return path;
+  });
+}
+
+/** Read every dir/prefix*.png in numeric order as float32 [H, W, 4] arrays in [0, 1] (e.g. target videos). */
+export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> = {}): Array[] {
+  const prefix = opts.prefix ?? "frame";
+  let names: string[];
+  try { names = readdirSync(dir); } catch (e) { throw new Error(`readPngFrames: cannot list ${dir}: ${(e as Error).message}`); }
+  const frames = names
+    .filter((n) => n.startsWith(prefix) && n.endsWith(".png") && /^\d+$/.test(n.slice(prefix.length, -4)))
+    .sort((a, b) => Number(a.slice(prefix.length, -4)) - Number(b.slice(prefix.length, -4)));
+  if (!frames.length) throw new Error(`readPngFrames: no ${prefix}<number>.png files in ${dir}.`);
+  return frames.map((n) => readPng(join(dir, n)));
+}
+
+/**
+ * A side-by-side comparison video: `columns` are equally long frame sequences (e.g.
+ * [estimates, targets]); frame t shows columns[0][t] | columns[1][t] | ….
+ */
+export function writeComparisonGif(path: string, columns: readonly (readonly (Array | Raster)[])[],
+  opts: { delayMs?: number; gap?: number; background?: [number, number, number] } = {}): void {
+  if (!columns.length) throw new Error("writeComparisonGif: no sequences given.");
+  const n = columns[0]!.length;
+  if (columns.some((c) => c.length !== n)) throw new Error(`writeComparisonGif: sequences have different lengths (${columns.map((c) => c.length).join(", ")}).`);
+  const frames = globalThis.Array.from({ length: n }, (_, t) => sideBySide(columns.map((c) => c[t]!), opts.gap ?? 4));
+  writeGifVideo(path, frames, { delayMs: opts.delayMs, background: opts.background });
+}
+
+interface GifApi {
+  GIFEncoder: () => { writeFrame(idx: Uint8Array, w: number, h: number, o: { palette: number[][]; delay: number }): void; finish(): void; bytes(): Uint8Array };
+  quantize: (rgba: Uint8ClampedArray, n: number) => number[][];
+  applyPalette: (rgba: Uint8ClampedArray, pal: number[][]) => Uint8Array;
+}
+/** gifenc's API under both module systems: Node loads its CJS build (API on `default`), Vite its ESM build (named exports). */
+function gifApi(): GifApi {
+  const m = gifencModule as unknown as Partial<GifApi> & { default?: Partial<GifApi> };
+  const api = typeof m.GIFEncoder === "function" ? m : m.default;
+  if (!api || typeof api.GIFEncoder !== "function") throw new Error("writeGifVideo: the gifenc module has no GIFEncoder export.");
+  return api as GifApi;
+}
+
+/**
+ * Write frames (RGBA composited over `background`, default white) as an animated GIF; same
+ * output as image.ts' writeGif, but loads gifenc correctly under Vite/vitest as well.
+ */
+export function writeGifVideo(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
+  if (!frames.length) throw new Error("writeGifVideo: no frames given.");
+  const rs = frames.map(toRaster);
+  const { width, height } = rs[0]!;
+  if (rs.some((r) => r.width !== width || r.height !== height)) throw new Error("writeGifVideo: all frames must have the same size.");
+  const { GIFEncoder, quantize, applyPalette } = gifApi();
+  const bg = opts.background ?? [1, 1, 1];
+  const enc = GIFEncoder();
+  for (const r of rs) {
+    const flat = new Uint8ClampedArray(r.rgba.length);
+    for (let i = 0; i < width * height; i++) {
+      const a = r.rgba[4 * i + 3]! / 255;
+      for (let k = 0; k < 3; k++) flat[4 * i + k] = r.rgba[4 * i + k]! * a + bg[k]! * 255 * (1 - a);
+      flat[4 * i + 3] = 255;
+    }
+    const palette = quantize(flat, 256);
+    enc.writeFrame(applyPalette(flat, palette), width, height, { palette, delay: opts.delayMs ?? 33 });
+  }
+  enc.finish();
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, enc.bytes());
+}
+
+/** Composite an RGBA image [H, W, 4] over a background colour → RGB [H, W, 3] (array ops, so also usable in losses). */
+export function compositeOver(rgba: Array, background: ArrayLike = [1, 1, 1]): Array {
+  if (rgba.ndim !== 3 || rgba.shape[2] !== 4) throw new Error(`compositeOver: expected an [H, W, 4] image, got [${rgba.shape}].`);
+  const [rgb, a] = np.split(rgba, [3], -1) as [Array, Array];
+  const bg = np.astype(np.array(background), rgba.dtype);
+  return np.add(np.mul(rgb, a), np.mul(bg, np.sub(1, a)));
+}

@@ -1,0 +1,26 @@
+/**
+ * gradsim.render: differentiable soft rasterizers (SoftRas, DIB-R) with shading and textures,
+ * written with the array API so grad, jvp, vmap and jit apply. Conventions: CONVENTIONS.md.
+ */
+export {
+  type Camera, type LookAtConvention, type PerspectiveOptions, type Projected,
+  perspectiveCamera, lookAtRotation, eyeFromAngles, dibrEyeFromAngles, worldToCamera, projectPoints,
+  intrinsics, extrinsics, cameraFromMatrices, normalize, toArray,
+} from "./camera.js";
+export {
+  type Mesh, type MeshData, faceNormals, vertexNormals, meshFromData, icosphereData, uvSphereData, planeData, boxData,
+} from "./mesh.js";
+export {
+  type Lights, type Material, type DirectionalLight, type PointLight, type LightTerms,
+  defaultLights, pytorch3dLights, defaultMaterial, lightTerms, shade,
+} from "./shading.js";
+export { type TextureOptions, sampleBilinear } from "./texture.js";
+export { type ScreenFaces, type TilingOptions } from "./screen.js";
+export {
+  type SoftRasOptions, type SoftRasResult, type FaceCulling, type Fragment,
+  softRasterize, toRGBA, pruneRadius, pruneThreshold, sigmoidAlphaBlend, softRasMargin,
+} from "./softras.js";
+export { type DibrOptions, type DibrResult, dibrRasterize } from "./dibr.js";
+export { type TileGrid, type Bins, type BinOptions, makeTileGrid, binFaces, pixelX, pixelY } from "./cull.js";
+export { type RenderOptions, type RenderResult, type Shading, render, renderWithInfo, groundPlane, estimateCapacity } from "./scene.js";
+export { logSigmoid } from "./raster-common.js";

@@ -1,0 +1,124 @@
+/**
+ * Transforms over the renderers: vmap over batches of cameras and meshes equals separate
+ * renders; jit equals eager (forward, and gradients); culling/binning never changes results
+ * (tiled + bucketed vs one dense tile, values and gradients), fixed capacities under jit, and
+ * overflow is reported rather than silent in eager mode.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { grad, init, jit, np, vmap, type Array } from "../src/index.js";
+import * as R from "../src/render/index.js";
+import { setCpuCompile } from "../src/transforms/run-ir.js";
+import { f64, maxAbsDiff, pseudoRandom, smallMesh } from "./render-helpers.js";
+
+beforeAll(async () => { await init({ backend: "cpu" }); });
+
+const sphere = (sub = 1): R.Mesh => R.meshFromData(R.icosphereData(sub, 0.8), { dtype: "float64", colors: [0.9, 0.4, 0.2] });
+const W = 16;
+const OPTS: Record<"softras" | "dibr", R.RenderOptions> = {
+  softras: { width: W, softras: { sigma: 2e-3, gamma: 1e-3 } },
+  dibr: { width: W, rasterizer: "dibr", dibr: { sigmaInv: 2000, boxLen: 0.1 } },
+};
+const lights = (): R.Lights => ({ ambient: 0.3, directional: [{ direction: [0.4, 1, -0.5], color: 0.7 }] });
+
+describe("vmap", () => {
+  for (const ras of ["softras", "dibr"] as const) {
+    it(`${ras}: a batch of cameras equals separate renders`, () => {
+      const mesh = sphere();
+      const eyes = f64([[0, 0.5, -3], [0.8, 0.2, -2.6], [-1.2, 1.0, -2.4]]);
+      const f = (eye: Array) => R.render(mesh, R.perspectiveCamera({ eye, dtype: "float64" }), lights(), undefined, OPTS[ras]);
+      const batched = vmap(f)(eyes);
+      expect(batched.shape).toEqual([3, W, W, 4]);
+      for (let i = 0; i < 3; i++) expect(maxAbsDiff(np.take(batched, i, 0), f(np.take(eyes, i, 0)))).toBeLessThan(1e-12);
+    });
+    it(`${ras}: a batch of meshes (vertex positions) equals separate renders, and per-example gradients match`, () => {
+      const base = sphere();
+      const offs = f64([[0, 0, 0], [0.3, -0.2, 0.1], [-0.25, 0.15, 0.4]]);
+      const verts = np.add(np.expandDims(base.vertices, 0), np.expandDims(offs, 1)); // [3, V, 3]
+      const cam = R.perspectiveCamera({ dtype: "float64" });
+      const f = (v: Array) => R.render({ ...base, vertices: v }, cam, lights(), undefined, OPTS[ras]);
+      const batched = vmap(f)(verts);
+      for (let i = 0; i < 3; i++) expect(maxAbsDiff(np.take(batched, i, 0), f(np.take(verts, i, 0)))).toBeLessThan(1e-12);
+      const loss = (v: Array) => np.sum(np.square(f(v)));
+      const gb = vmap(grad(loss))(verts);
+      for (let i = 0; i < 3; i++) expect(maxAbsDiff(np.take(gb, i, 0), grad(loss)(np.take(verts, i, 0)))).toBeLessThan(1e-10);
+    });
+  }
+});
+
+describe("jit", () => {
+  for (const ras of ["softras", "dibr"] as const) {
+    it(`${ras}: jit equals eager (compiled CPU program), traced once per signature`, () => {
+      const mesh = sphere();
+      const f = (eye: Array) => R.render(mesh, R.perspectiveCamera({ eye, dtype: "float64" }), lights(), { specular: 0.3, shininess: 8 }, { ...OPTS[ras], shading: "phong" });
+      const jf = jit(f);
+      for (const e of [[0, 0.5, -3], [0.4, 0.1, -2.8]]) expect(maxAbsDiff(jf(f64(e)), f(f64(e)))).toBeLessThan(1e-12);
+      expect(jf.traceCount).toBe(1);
+    });
+    it(`${ras}: jit(grad) equals eager grad (unlit colours; compiled)`, () => {
+      // Small (2 faces, 8×8, one tile): compiled backward programs are currently slow to build (see report).
+      const mesh = smallMesh();
+      const loss = (v: Array) => np.sum(np.square(R.render({ ...mesh, vertices: v }, R.perspectiveCamera({ dtype: "float64" }), { ambient: 1 }, undefined, { ...OPTS[ras], width: 8, tile: 8, capacity: 20 })));
+      expect(maxAbsDiff(jit(grad(loss))(mesh.vertices), grad(loss)(mesh.vertices))).toBeLessThan(1e-10);
+    });
+    it(`${ras}: jit(grad) equals eager grad with lighting (jit interpreted op by op)`, () => {
+      const mesh = sphere(0);
+      const loss = (v: Array) => np.sum(np.square(R.render({ ...mesh, vertices: v }, R.perspectiveCamera({ dtype: "float64" }), lights(), undefined, OPTS[ras])));
+      const prev = setCpuCompile(false);
+      try {
+        expect(maxAbsDiff(jit(grad(loss))(mesh.vertices), grad(loss)(mesh.vertices))).toBeLessThan(1e-10);
+      } finally { setCpuCompile(prev); }
+    });
+  }
+  // Known CPU-compiler bug (reported to the lead): jit(grad) of a lit render fails to plan
+  // ("cyclic kernel dependencies in the fusion plan"). This test flips to passing when it is fixed.
+  it.fails("softras: jit(grad) with lighting, compiled", () => {
+    const mesh = sphere(0);
+    const loss = (v: Array) => np.sum(R.render({ ...mesh, vertices: v }, R.perspectiveCamera({ dtype: "float64" }), lights(), undefined, { width: 8, capacity: 20 }));
+    expect(maxAbsDiff(jit(grad(loss))(mesh.vertices), grad(loss)(mesh.vertices))).toBeLessThan(1e-10);
+  });
+});
+
+describe("culling and binning select, they do not change results", () => {
+  const mesh = sphere(2); // 320 faces
+  const cam = R.perspectiveCamera({ eye: [0.3, 0.4, -2.5], dtype: "float64" });
+  const weights = np.reshape(np.array(pseudoRandom(24 * 24 * 4, 3), { dtype: "float64" }), [24, 24, 4]);
+  for (const ras of ["softras", "dibr"] as const) {
+    const opts = (extra: Partial<R.RenderOptions>): R.RenderOptions => ({ ...OPTS[ras], width: 24, ...extra });
+    it(`${ras}: tiles of 3, 4, 8 (bucketed, auto capacity) equal one dense tile with every face`, () => {
+      const dense = R.render(mesh, cam, lights(), undefined, opts({ tile: [24, 24], capacity: 320 }));
+      for (const tile of [3, 4, 8]) expect(maxAbsDiff(R.render(mesh, cam, lights(), undefined, opts({ tile })), dense)).toBeLessThan(1e-12);
+    });
+    it(`${ras}: gradients are identical with and without binning`, () => {
+      const loss = (o: R.RenderOptions) => (v: Array) => np.sum(np.mul(R.render({ ...mesh, vertices: v }, cam, lights(), undefined, o), weights));
+      const gd = grad(loss(opts({ tile: [24, 24], capacity: 320 })))(mesh.vertices);
+      const gt = grad(loss(opts({ tile: 4 })))(mesh.vertices);
+      expect(maxAbsDiff(gt, gd)).toBeLessThan(1e-10);
+      expect(np.max(np.abs(gd)).item()).toBeGreaterThan(1e-3);
+    });
+    it(`${ras}: a fixed capacity makes jit cull too; too small a capacity errors in eager and is counted under jit`, () => {
+      const exact = R.renderWithInfo(mesh, cam, lights(), undefined, opts({ tile: 4 }));
+      expect(exact.overflow.item()).toBe(0);
+      const cap = R.estimateCapacity(mesh, cam, opts({ tile: 4 }));
+      const jf = jit((v: Array) => R.render({ ...mesh, vertices: v }, cam, lights(), undefined, opts({ tile: 4, capacity: cap })));
+      expect(maxAbsDiff(jf(mesh.vertices), exact.image)).toBeLessThan(1e-12);
+      expect(() => R.render(mesh, cam, lights(), undefined, opts({ tile: 4, capacity: Math.max(1, cap - 4) }))).toThrow(/capacity/);
+      const jo = jit((v: Array) => R.renderWithInfo({ ...mesh, vertices: v }, cam, lights(), undefined, opts({ tile: 4, capacity: Math.max(1, cap - 4) })).overflow);
+      expect(jo(mesh.vertices).item()).toBeGreaterThan(0);
+      const ignored = R.renderWithInfo(mesh, cam, lights(), undefined, opts({ tile: 4, capacity: Math.max(1, cap - 4), onOverflow: "ignore" }));
+      expect(ignored.overflow.item()).toBeGreaterThan(0);
+    });
+  }
+  it("binFaces: each tile keeps its overlapping faces in face order; empty slots are flagged", () => {
+    const grid = R.makeTileGrid(8, 8, 4, "float64"); // 4 tiles
+    const xy = f64([[[-0.9, -0.9], [-0.6, -0.9], [-0.9, -0.6]], [[0.5, 0.5], [0.9, 0.5], [0.5, 0.9]], [[-0.9, 0.2], [0.9, 0.2], [0, 0.9]]]);
+    const b = R.binFaces(grid, xy, np.array([true, true, true]), 0);
+    // tiles: 0 = top-left, 1 = top-right, 2 = bottom-left, 3 = bottom-right
+    expect(b.counts.toList()).toEqual([1, 2, 1, 0]);
+    expect(b.capacity).toBe(2);
+    const idx = b.index.toList() as number[][], valid = b.slotValid.toList() as boolean[][];
+    expect(idx[0]![0]).toBe(2);
+    expect(idx[1]).toEqual([1, 2]);
+    expect(idx[2]![0]).toBe(0);
+    expect(valid.map((r) => r.map(Number))).toEqual([[1, 0], [1, 1], [1, 0], [0, 0]]);
+  });
+});
