@@ -9,7 +9,8 @@
 import { mkdirSync } from "node:fs";
 import { init, np, type Array } from "../src/index.js";
 import { sideBySide, writePng } from "../src/io/image.js";
-import { compositeOver, writeGifVideo } from "../src/io/video.js";
+import { compositeOver } from "../src/io/video.js";
+import { writeGif } from "../src/io/image.js";
 import * as R from "../src/render/index.js";
 
 const arg = (k: string, d: number) => { const i = process.argv.indexOf(`--${k}`); return i >= 0 ? Number(process.argv[i + 1]) : d; };
@@ -61,5 +62,5 @@ console.log(`${size}×${size}: DIB-R ${(t1 - t0).toFixed(0)} ms, SoftRas ${(t2 -
 
 const turn: Array[] = [];
 for (let k = 0; k < frames; k++) turn.push(compositeOver(R.render([ball, ground], camera((360 * k) / frames), lights, undefined, opts("dibr")), bg ));
-writeGifVideo(`${out}/turntable.gif`, turn, { delayMs: 80 });
+writeGif(`${out}/turntable.gif`, turn, { delayMs: 80 });
 console.log(`turntable: ${frames} frames in ${((performance.now() - t2) / 1000).toFixed(1)} s → ${out}/turntable.gif`);

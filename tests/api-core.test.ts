@@ -5,7 +5,7 @@
  */
 import ndarray from "ndarray";
 import { describe, expect, it } from "vitest";
-import { Array, defaultBackend, devices, init, nn, np, random, tree } from "../src/index.js";
+import { Array, defaultBackend, devices, grad, init, nn, np, random, tree } from "../src/index.js";
 
 type Nested = number | boolean | readonly Nested[];
 const flat = (v: Nested): number[] => (typeof v === "number" ? [v] : typeof v === "boolean" ? [v ? 1 : 0] : v.flatMap(flat));
@@ -404,5 +404,16 @@ describe("API.md names", () => {
   it("every np and nn function of the contract exists", () => {
     expect(NP.filter((n) => typeof (np as Record<string, unknown>)[n] !== "function")).toEqual([]);
     expect(NN.filter((n) => typeof (nn as Record<string, unknown>)[n] !== "function")).toEqual([]);
+  });
+});
+
+describe("regressions found by the renderer", () => {
+  it("softplus has slope ½ at 0 (sigmoid(0))", () => {
+    expect(grad((x: Array) => nn.softplus(x))(np.array(0, { dtype: "float64" })).item()).toBe(0.5);
+  });
+  it("takeAlongAxis broadcasts size-1 axes of x against the indices, as numpy does", () => {
+    const x = np.array([[1, 2, 3]]);
+    const idx = np.array([[0, 2], [1, 1]], { dtype: "int32" });
+    expect(np.takeAlongAxis(x, idx, 1).toList()).toEqual([[1, 3], [2, 2]]);
   });
 });

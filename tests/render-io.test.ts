@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { init, np } from "../src/index.js";
 import { readPng, sideBySide, writePng } from "../src/io/image.js";
-import { compositeOver, readPngFrames, writeComparisonGif, writeGifVideo, writePngFrames } from "../src/io/video.js";
+import { compositeOver, readPngFrames, writeComparisonGif, writePngFrames } from "../src/io/video.js";
+import { writeGif } from "../src/io/image.js";
 import * as R from "../src/render/index.js";
 import { maxAbsDiff } from "./render-helpers.js";
 
@@ -58,7 +59,7 @@ describe("render I/O", () => {
   });
   it("turntable GIF and side-by-side comparison GIF have one image per frame", () => {
     const frames = [0, 60, 120, 180].map(frame);
-    writeGifVideo(join(dir, "turn.gif"), frames, { delayMs: 50 });
+    writeGif(join(dir, "turn.gif"), frames, { delayMs: 50 });
     expect(gifFrames(readFileSync(join(dir, "turn.gif")))).toBe(4);
     writeComparisonGif(join(dir, "cmp.gif"), [frames, frames.slice().reverse()]);
     expect(gifFrames(readFileSync(join(dir, "cmp.gif")))).toBe(4);

@@ -22,7 +22,8 @@ export const silu = swish;
 /** log(1+e^x) = max(x,0) + log1p(e^-|x|): stable for large |x|. */
 export function softplus(x: ArrayLike): Array {
   const a = asFloat(x, "softplus");
-  return lax.add(relu(a), lax.log1p(lax.exp(lax.neg(lax.abs(a)))));
+  // max (not relu): its derivative at the tie x = 0 is ½, so softplus'(0) = sigmoid(0) = ½.
+  return lax.add(lax.maximum(a, lax.zerosLikeA(a)), lax.log1p(lax.exp(lax.neg(lax.abs(a)))));
 }
 export function logSumExp(x: ArrayLike, axis?: Axis, opts: { keepdims?: boolean } = {}): Array {
   const a = asFloat(x, "logSumExp");

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { PNG } from "pngjs";
-import gifenc from "gifenc";
+import * as gifencModule from "gifenc";
 import { Array } from "../core/array.js";
 import { fromTyped } from "../core/create.js";
 
@@ -64,17 +64,26 @@ function flatten(r: Raster, bg: readonly [number, number, number]): Uint8Clamped
   return o;
 }
 
-/** Write frames as an animated GIF (delay in milliseconds per frame). */
+interface GifApi {
+  GIFEncoder: () => { writeFrame(idx: Uint8Array, w: number, h: number, o: { palette: number[][]; delay: number }): void; finish(): void; bytes(): Uint8Array };
+  quantize: (rgba: Uint8ClampedArray, n: number) => number[][];
+  applyPalette: (rgba: Uint8ClampedArray, pal: number[][]) => Uint8Array;
+}
+/** gifenc's API under both module systems: Node loads its CJS build (API on `default`), Vite its ESM build (named exports). */
+function gifApi(): GifApi {
+  const m = gifencModule as unknown as Partial<GifApi> & { default?: Partial<GifApi> };
+  const api = typeof m.GIFEncoder === "function" ? m : m.default;
+  if (!api || typeof api.GIFEncoder !== "function") throw new Error("writeGif: the gifenc module has no GIFEncoder export.");
+  return api as GifApi;
+}
+
+/** Write frames (RGBA composited over `background`, default white) as an animated GIF (delay in ms per frame). */
 export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
   if (!frames.length) throw new Error("writeGif: no frames given.");
   const rs = frames.map(toRaster);
   const { width, height } = rs[0]!;
   if (rs.some((r) => r.width !== width || r.height !== height)) throw new Error("writeGif: all frames must have the same size.");
-  const { GIFEncoder, quantize, applyPalette } = gifenc as unknown as {
-    GIFEncoder: () => { writeFrame(idx: Uint8Array, w: number, h: number, o: { palette: number[][]; delay: number }): void; finish(): void; bytes(): Uint8Array };
-    quantize: (rgba: Uint8ClampedArray, n: number) => number[][];
-    applyPalette: (rgba: Uint8ClampedArray, pal: number[][]) => Uint8Array;
-  };
+  const { GIFEncoder, quantize, applyPalette } = gifApi();
   const enc = GIFEncoder();
   for (const r of rs) {
     const flat = flatten(r, opts.background ?? [1, 1, 1]);

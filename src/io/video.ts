@@ -5,10 +5,9 @@
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import * as gifencModule from "gifenc";
 import type { Array, ArrayLike } from "../core/array.js";
 import { np } from "../core/np/index.js";
-import { readPng, sideBySide, toRaster, writePng, type Raster } from "./image.js";
+import { readPng, sideBySide, toRaster, writeGif, writePng, type Raster } from "./image.js";
 
 export interface FrameOptions {
   /** File name prefix. Default "frame". */
@@ -54,47 +53,7 @@ export function writeComparisonGif(path: string, columns: readonly (readonly (Ar
   const n = columns[0]!.length;
   if (columns.some((c) => c.length !== n)) throw new Error(`writeComparisonGif: sequences have different lengths (${columns.map((c) => c.length).join(", ")}).`);
   const frames = globalThis.Array.from({ length: n }, (_, t) => sideBySide(columns.map((c) => c[t]!), opts.gap ?? 4));
-  writeGifVideo(path, frames, { delayMs: opts.delayMs, background: opts.background });
-}
-
-interface GifApi {
-  GIFEncoder: () => { writeFrame(idx: Uint8Array, w: number, h: number, o: { palette: number[][]; delay: number }): void; finish(): void; bytes(): Uint8Array };
-  quantize: (rgba: Uint8ClampedArray, n: number) => number[][];
-  applyPalette: (rgba: Uint8ClampedArray, pal: number[][]) => Uint8Array;
-}
-/** gifenc's API under both module systems: Node loads its CJS build (API on `default`), Vite its ESM build (named exports). */
-function gifApi(): GifApi {
-  const m = gifencModule as unknown as Partial<GifApi> & { default?: Partial<GifApi> };
-  const api = typeof m.GIFEncoder === "function" ? m : m.default;
-  if (!api || typeof api.GIFEncoder !== "function") throw new Error("writeGifVideo: the gifenc module has no GIFEncoder export.");
-  return api as GifApi;
-}
-
-/**
- * Write frames (RGBA composited over `background`, default white) as an animated GIF; same
- * output as image.ts' writeGif, but loads gifenc correctly under Vite/vitest as well.
- */
-export function writeGifVideo(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
-  if (!frames.length) throw new Error("writeGifVideo: no frames given.");
-  const rs = frames.map(toRaster);
-  const { width, height } = rs[0]!;
-  if (rs.some((r) => r.width !== width || r.height !== height)) throw new Error("writeGifVideo: all frames must have the same size.");
-  const { GIFEncoder, quantize, applyPalette } = gifApi();
-  const bg = opts.background ?? [1, 1, 1];
-  const enc = GIFEncoder();
-  for (const r of rs) {
-    const flat = new Uint8ClampedArray(r.rgba.length);
-    for (let i = 0; i < width * height; i++) {
-      const a = r.rgba[4 * i + 3]! / 255;
-      for (let k = 0; k < 3; k++) flat[4 * i + k] = r.rgba[4 * i + k]! * a + bg[k]! * 255 * (1 - a);
-      flat[4 * i + 3] = 255;
-    }
-    const palette = quantize(flat, 256);
-    enc.writeFrame(applyPalette(flat, palette), width, height, { palette, delay: opts.delayMs ?? 33 });
-  }
-  enc.finish();
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, enc.bytes());
+  writeGif(path, frames, { delayMs: opts.delayMs, background: opts.background });
 }
 
 /** Composite an RGBA image [H, W, 4] over a background colour → RGB [H, W, 3] (array ops, so also usable in losses). */

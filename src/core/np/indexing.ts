@@ -40,7 +40,7 @@ export function takeAlongAxis(x: ArrayLike, indices: ArrayLike, axis: number): A
   const nidx = lax.select(lax.lt(idx, scalar(0, "int32")), lax.add(idx, scalar(n, "int32")), idx);
   let flat = lax.mul(lax.broadcastTo(nidx, outShape), scalar(strides[ax]!, "int32"));
   for (let d = 0; d < a.ndim; d++) {
-    if (d === ax || outShape[d] === 1) continue;
+    if (d === ax || outShape[d] === 1 || a.shape[d] === 1) continue; // size-1 axes of x broadcast (stride 0)
     flat = lax.add(flat, lax.mul(lax.iota("int32", outShape, d), scalar(strides[d]!, "int32")));
   }
   return lax.gather(lax.reshape(a, [a.size]), flat, 0);
