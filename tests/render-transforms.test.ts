@@ -69,9 +69,8 @@ describe("jit", () => {
       } finally { setCpuCompile(prev); }
     });
   }
-  // Known CPU-compiler bug (reported to the lead): jit(grad) of a lit render fails to plan
-  // ("cyclic kernel dependencies in the fusion plan"). This test flips to passing when it is fixed.
-  it.fails("softras: jit(grad) with lighting, compiled", () => {
+  // Regression: jit(grad) of a lit render once failed to plan ("cyclic kernel dependencies").
+  it("softras: jit(grad) with lighting, compiled", () => {
     const mesh = sphere(0);
     const loss = (v: Array) => np.sum(R.render({ ...mesh, vertices: v }, R.perspectiveCamera({ dtype: "float64" }), lights(), undefined, { width: 8, capacity: 20 }));
     expect(maxAbsDiff(jit(grad(loss))(mesh.vertices), grad(loss)(mesh.vertices))).toBeLessThan(1e-10);

@@ -118,6 +118,6 @@ export function compileCpu(ir: IR, constInputs?: ReadonlyMap<number, Array>): Cp
   if (constInputs) for (const [i, c] of constInputs) consts.set(ir.inVars[i]!, c);
   let prog = dce(cse(inlineCalls(ir)));
   prog = dce(foldConstants(prog, consts));
-  return new CpuProgram(plan(prog, consts, { fuseScatter: true }), ir.outs.map((v) => v.aval));
+  return new CpuProgram(plan(prog, consts, { fuseScatter: true, fuseReductions: true }), ir.outs.map((v) => v.aval));
 }
 

@@ -78,33 +78,37 @@ export function kernelToJs(k: KernelStep): string {
   for (const n of order) if (n.op === "load") bufs.add(n.tag);
   for (const o of k.outputs) bufs.add(String(o.buf));
   for (const b of bufs) lines.push(`const b${b} = B[${b}];`);
+  const emitted = new Set<Scope>();
+  /** One loop for every reduction sharing the child scope's variable: one accumulator each. */
+  const emitReduceLoop = (child: Scope, indent: string): void => {
+    const v = name(child.variable!);
+    const accs = child.reduces;
+    for (const n of accs) {
+      if (n.tag === "argmax" || n.tag === "argmin") lines.push(`${indent}let t${n.id} = -1, m${n.id} = 0;`);
+      else lines.push(`${indent}let t${n.id} = ${INIT[n.tag]!(n.dtype)};`);
+    }
+    lines.push(`${indent}for (let ${v} = 0; ${v} < ${child.variable!.value}; ${v}++) {`);
+    emit(child, indent + "  ");
+    for (const n of accs) {
+      const b = name(n.args[0]!);
+      if (n.tag === "argmax" || n.tag === "argmin") {
+        const cmp = n.tag === "argmax" ? ">" : "<";
+        lines.push(`${indent}  if (t${n.id} < 0 || (m${n.id} === m${n.id} && (${b} !== ${b} || ${b} ${cmp} m${n.id}))) { m${n.id} = ${b}; t${n.id} = ${v}; }`);
+        continue;
+      }
+      const i32 = n.dtype === "int32";
+      const comb = n.tag === "add" ? (i32 ? `(t${n.id} + ${b}) | 0` : `t${n.id} + ${b}`)
+        : n.tag === "mul" ? (i32 ? `Math.imul(t${n.id}, ${b})` : `t${n.id} * ${b}`)
+        : `Math.${n.tag}(t${n.id}, ${b})`;
+      lines.push(`${indent}  t${n.id} = ${comb};`);
+    }
+    lines.push(`${indent}}`);
+  };
   const emit = (s: Scope, indent: string): void => {
     for (const n of s.nodes) {
       if (n.op === "reduce") {
-        const child = s.children.find((c) => c.reduce === n)!;
-        const body = n.args[0]!;
-        const v = name(n.rvar!);
-        if (n.tag === "argmax" || n.tag === "argmin") {
-          const cmp = n.tag === "argmax" ? ">" : "<";
-          lines.push(`${indent}let t${n.id} = -1, m${n.id} = 0;`);
-          lines.push(`${indent}for (let ${v} = 0; ${v} < ${n.rvar!.value}; ${v}++) {`);
-          emit(child, indent + "  ");
-          const b = name(body);
-          lines.push(`${indent}  if (t${n.id} < 0 || (m${n.id} === m${n.id} && (${b} !== ${b} || ${b} ${cmp} m${n.id}))) { m${n.id} = ${b}; t${n.id} = ${v}; }`);
-          lines.push(`${indent}}`);
-        } else {
-          const op = n.tag;
-          lines.push(`${indent}let t${n.id} = ${INIT[op]!(n.dtype)};`);
-          lines.push(`${indent}for (let ${v} = 0; ${v} < ${n.rvar!.value}; ${v}++) {`);
-          emit(child, indent + "  ");
-          const b = name(body);
-          const i32 = n.dtype === "int32";
-          const comb = op === "add" ? (i32 ? `(t${n.id} + ${b}) | 0` : `t${n.id} + ${b}`)
-            : op === "mul" ? (i32 ? `Math.imul(t${n.id}, ${b})` : `t${n.id} * ${b}`)
-            : `Math.${op}(t${n.id}, ${b})`;
-          lines.push(`${indent}  t${n.id} = ${comb};`);
-          lines.push(`${indent}}`);
-        }
+        const child = s.children.find((c) => c.reduces.includes(n))!;
+        if (!emitted.has(child)) { emitted.add(child); emitReduceLoop(child, indent); }
       } else {
         lines.push(`${indent}const t${n.id} = ${expr(n, name)};`);
       }

@@ -15,6 +15,8 @@ import type { IR, Eqn, Var } from "../ir.js";
 import { range, sizeOf } from "../shape.js";
 import { KGraph, type KNode } from "../kernel/expr.js";
 import { clampIndex, loadView, ravel, unravel, type View } from "../kernel/view.js";
+import { fuseSiblingReductions } from "../kernel/fuse-reductions.js";
+import { topoOrder } from "./scopes.js";
 
 export const UNROLL_MAX = 16;
 export const INLINE_REDUCE_MAX = 64;
@@ -86,6 +88,8 @@ export interface PlanOptions {
    * (CPU: sequential and deterministic). Off for devices that run iterations in parallel.
    */
   readonly fuseScatter?: boolean;
+  /** Run sibling inner reductions as one loop (see kernel/fuse-reductions.ts); CPU code generation supports it. */
+  readonly fuseReductions?: boolean;
   /**
    * Unroll the small trailing dims of big-reduction results into each iteration (default true,
    * CPU). Devices that reduce cooperatively (one workgroup per output) turn it off, so every
@@ -200,7 +204,7 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
       break;
     }
   }
-  return emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true);
+  return emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true, opts.fuseReductions ?? false);
 }
 
 function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
@@ -216,7 +220,7 @@ function mergeable(rs: readonly Var[], deps: (r: Var) => Set<Var>): boolean {
 // ---------------------------------------------------------------- building kernels
 
 function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<Var>, producer: ReadonlyMap<Var, Eqn>,
-  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, unrollBigReductions = true): ProgramSpec {
+  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, unrollBigReductions = true, fuseReductions = false): ProgramSpec {
   const g = new KGraph();
   const buffers: BufferSpec[] = [];
   const bufOf = new Map<Var, number>();
@@ -276,7 +280,9 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
     // Aliases need no kernel, except updates of a fused scatter: their kernel is the scatter.
     const roots = grp.filter((r) => aliasOf(r) === r || fusedScatter.has(r));
     const unroll = unrollBigReductions || !roots.some((r) => isBigReduce(producer.get(r)!));
-    if (roots.length) unsorted.push(buildKernel(g, roots, computedView, buf, scatterInfo, unroll ? UNROLL_MAX : 1));
+    if (!roots.length) continue;
+    const k = buildKernel(g, roots, computedView, buf, scatterInfo, unroll ? UNROLL_MAX : 1);
+    unsorted.push(fuseReductions ? withFusedReductions(g, k) : k);
   }
   const steps = fuseHorizontally(sortSteps(unsorted));
   return { buffers, inputs, consts, steps, outputs: ir.outs.map(buf), graph: g };
@@ -322,6 +328,19 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
     }
   }
   return steps;
+}
+
+/** The kernel with its sibling inner reductions sharing loops. */
+function withFusedReductions(g: KGraph, k: KernelStep): KernelStep {
+  const all = k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
+  const fused = fuseSiblingReductions(g, all, topoOrder);
+  let i = 0;
+  const outputs = k.outputs.map((o) => {
+    const nodes = o.nodes.map(() => fused[i++]!);
+    const dest = o.dest?.map(() => fused[i++]!);
+    return dest ? { ...o, nodes, dest } : { ...o, nodes };
+  });
+  return { ...k, outputs };
 }
 
 /** Order steps so every buffer is written before it is read. */

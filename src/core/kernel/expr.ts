@@ -181,6 +181,31 @@ export class KGraph {
     return this.mk(op, dtype, [a, b]);
   }
 
+  /** The same node with new arguments (and loop variable), through the simplifying constructors. */
+  rebuild(n: KNode, args: readonly KNode[], rvar?: KNode): KNode {
+    if (args.every((a, i) => a === n.args[i]) && (rvar ?? n.rvar) === n.rvar) return n;
+    switch (n.op) {
+      case "const": case "var": return n;
+      case "load": return this.load(Number(n.tag), n.dtype, args[0]!);
+      case "cast": return this.cast(args[0]!, n.dtype);
+      case "select": return this.select(args[0]!, args[1]!, args[2]!);
+      case "reduce": return this.reduce(n.tag as ReduceOp, rvar ?? n.rvar!, args[0]!);
+      case "threefry": return this.threefry(args[0]!, args[1]!, args[2]!, n.value as 0 | 1 | 2);
+      default:
+        return args.length === 1 ? this.unary(n.op as UnaryOp, args[0]!) : this.binary(n.op as BinaryOp, args[0]!, args[1]!);
+    }
+  }
+
+  /** `n` with variable `from` replaced by `to` (memoised over the shared graph). */
+  substitute(n: KNode, from: KNode, to: KNode, memo = new Map<KNode, KNode>()): KNode {
+    if (n === from) return to;
+    let r = memo.get(n);
+    if (r) return r;
+    r = n.args.length ? this.rebuild(n, n.args.map((a) => this.substitute(a, from, to, memo))) : n;
+    memo.set(n, r);
+    return r;
+  }
+
   // ------------------------------------------------------------ integer index algebra
 
   private affine(n: KNode): Affine {
