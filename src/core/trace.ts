@@ -4,6 +4,7 @@ import type { TypedArray } from "./dtype.js";
 import { ConcreteArray } from "./concrete.js";
 import type { Primitive } from "./primitive.js";
 import { getBackend } from "./backends/backend.js";
+import { ConstantArray } from "./constants.js";
 
 /**
  * The interpreter stack (the JAX/autodidax design): each active transform is a
@@ -122,7 +123,10 @@ function evalPrimitive(prim: Primitive, args: ConcreteArray[], params: unknown):
   const outAvals = prim.shape(args.map((a) => a.aval), params);
   // Run where the data lives; CPU operands (scalar constants, np.zeros & co., which are made on the
   // CPU) are copied to the other device.
-  const backend = args.find((a) => a.backend.name !== "cpu")?.backend ?? args[0]?.backend ?? getBackend();
+  // Scalar literals have no home: an op on literals only (np.zeros, np.full) runs on the default
+  // backend, unless it needs float64 (CPU only).
+  const onlyLiterals = args.every((a) => a instanceof ConstantArray) && !outAvals.some((a) => a.dtype === "float64");
+  const backend = args.find((a) => a.backend.name !== "cpu")?.backend ?? (onlyLiterals ? getBackend() : args[0]?.backend ?? getBackend());
   const moved = args.map((a) => {
     if (a.backend === backend) return a;
     if (a.backend.name === "cpu") return new ConcreteArray(a.aval, backend, backend.upload(a.dataSync(), a.aval));

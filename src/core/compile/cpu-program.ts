@@ -17,12 +17,27 @@ import { dce } from "./dce.js";
 
 type KernelFn = (B: TypedArray[]) => void;
 
+/**
+ * V8 never optimizes functions above ~60 KB of bytecode, and fused kernels (rasterizer
+ * backward passes) can be larger; interpreted they run 5–10× slower. Raise the limit once, in
+ * Node, before compiling the first big kernel (browsers have no such switch; nothing happens there).
+ */
+let v8LimitRaised = false;
+function allowBigKernels(): void {
+  if (v8LimitRaised) return;
+  v8LimitRaised = true;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }).process;
+  const v8 = proc?.getBuiltinModule?.("node:v8") as { setFlagsFromString?: (f: string) => void } | undefined;
+  v8?.setFlagsFromString?.("--max-optimized-bytecode-size=16000000");
+}
+
 export class CpuProgram {
   private readonly fns: (KernelFn | null)[];
   constructor(readonly spec: ProgramSpec, readonly outAvals: readonly ShapedArray[]) {
     this.fns = spec.steps.map((s) => {
       if (s.kind !== "kernel") return null;
       const src = kernelToJs(s);
+      if (src.length > 30_000) allowBigKernels();
       try {
         return new Function("H", `"use strict"; return function kernel(B) {\n${src}\n};`)(JS_HELPERS) as KernelFn;
       } catch (e) {

@@ -6,7 +6,7 @@
 import type { Array } from "../array.js";
 import { ConcreteArray } from "../concrete.js";
 import { IR, Var, type Eqn } from "../ir.js";
-import { bind } from "../trace.js";
+import { cpuBackend } from "../backends/cpu/cpu.js";
 import { literalP, type LiteralParams } from "../prims/literal.js";
 import { scalar } from "../constants.js";
 
@@ -84,7 +84,8 @@ export function foldConstants(ir: IR, consts: Map<Var, Array>, maxSize = 64): IR
     const vals = e.inputs.map((v) => known.get(v));
     const foldable = e.prim.impl && e.inputs.length > 0 && vals.every((v) => v !== undefined) && e.outs.every((o) => o.aval.size <= maxSize);
     if (!foldable) { eqns.push(e); continue; }
-    const outs = bind(e.prim, vals as Array[], e.params) as ConcreteArray[];
+    // Folded on the CPU whatever the default backend is (the values are read back right away).
+    const outs = cpuBackend.execute(e.prim, vals as ConcreteArray[], e.params, e.outs.map((o) => o.aval));
     e.outs.forEach((v, i) => {
       const o = outs[i]!;
       known.set(v, o);
