@@ -61,6 +61,18 @@ export function evalIR(ir: IR, consts: readonly Array[], args: readonly Array[])
   return ir.outs.map(read);
 }
 
+/**
+ * Per-IR memo for derived programs (jvp splits, transposes, batched forms): keyed by the IR
+ * object, so a cached program is reused (and its compiled code) as long as the IR lives.
+ */
+const derivedTable = new WeakMap<IR, Map<string, unknown>>();
+export function memoOnIR<T>(ir: IR, key: string, make: () => T): T {
+  let m = derivedTable.get(ir);
+  if (!m) derivedTable.set(ir, (m = new Map()));
+  if (!m.has(key)) m.set(key, make());
+  return m.get(key) as T;
+}
+
 /** Move constVars to the front of inVars (for bodies of higher-order primitives, whose consts become operands). */
 export const closeOverConsts = (ir: IR): IR => new IR([...ir.constVars, ...ir.inVars], [], ir.eqns, ir.outs);
 

@@ -4,7 +4,7 @@
  * jit_calls, so jit composes with every other transform.
  */
 import type { Array } from "../core/array.js";
-import { closeOverConsts, printIR, traceToIR, type IR } from "../core/ir.js";
+import { closeOverConsts, memoOnIR, printIR, traceToIR, type ClosedIR, type IR } from "../core/ir.js";
 import { runIR } from "./run-ir.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { isUndef, isZero, Zero, type Tangent } from "../core/tangent.js";
@@ -22,14 +22,6 @@ export interface JitParams {
 }
 
 
-/** Derived IRs (jvp splits, transposes, batched forms) are cached per IR so repeated calls reuse compiled code. */
-const derived = new WeakMap<IR, Map<string, unknown>>();
-function memo<T>(ir: IR, key: string, make: () => T): T {
-  let m = derived.get(ir);
-  if (!m) derived.set(ir, (m = new Map()));
-  if (!m.has(key)) m.set(key, make());
-  return m.get(key) as T;
-}
 
 export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
   name: "jit_call",
@@ -42,7 +34,7 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
       return [outs, outs.map((o) => new Zero(o.aval.strong()))];
     }
     const key = `jvp:${nonzero.map(Number).join("")}`;
-    const { split, consts } = memo(p.ir, key, () => {
+    const { split, consts } = memoOnIR(p.ir, `jit:${key}`, () => {
       const j = jvpIR(p.ir, nonzero);
       return { consts: j.consts, split: partialEval(j.ir, j.consts.length + primals.length, p.ir.outs.length) };
     });
@@ -54,7 +46,7 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
   },
   transpose: (cts, args, p) => {
     const knownMask = args.map((a) => !isUndef(a));
-    const t = memo(p.ir, `T:${knownMask.map(Number).join("")}`, () => transposeIR(p.ir, knownMask));
+    const t = memoOnIR(p.ir, `jit:T:${knownMask.map(Number).join("")}`, () => transposeIR(p.ir, knownMask));
     const ctIn = bind(jitCallP, [...t.consts, ...args.filter((a) => !isUndef(a)) as Array[], ...cts.map((c) => instantiate(c))],
       { ir: t.ir, name: `transpose(${p.name})` });
     let k = 0;
@@ -62,7 +54,7 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
   },
   vmap: (args, dims, p, n) => {
     const [moved, batched] = batchToFront(args, dims);
-    const v = memo(p.ir, `vmap:${n}:${batched.map(Number).join("")}`, () => vmapIR(p.ir, batched, n));
+    const v = memoOnIR(p.ir, `jit:vmap:${n}:${batched.map(Number).join("")}`, () => vmapIR(p.ir, batched, n));
     const outs = bind(jitCallP, [...v.consts, ...moved], { ir: v.ir, name: `vmap(${p.name})` });
     return [outs, outs.map(() => 0)];
   },
@@ -104,15 +96,8 @@ export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = 
     let entry = cache.get(key);
     if (!entry) {
       traces++;
-      const withStatics = (...d: unknown[]) => {
-        const full: unknown[] = [];
-        let k = 0;
-        for (let i = 0; i < args.length; i++) full.push(statics.has(i) ? args[i] : d[k++]);
-        return f(...full);
-      };
-      const flat = flattenFun(withStatics, inDef, "jit");
-      const closed = traceToIR(flat.f, leaves.map((l) => l.aval), "jit");
-      entry = { ir: closeOverConsts(closed.ir), consts: closed.consts, outDef: flat.outDef() };
+      const { closed, outDef } = traceWithStatics(f, args, statics, inDef, leaves, "jit");
+      entry = { ir: closeOverConsts(closed.ir), consts: closed.consts, outDef };
       // Constants that are tracers belong to an enclosing transform: never reuse them on a later call.
       if (!closed.consts.some((c) => c instanceof Tracer)) cache.set(key, entry);
     }
@@ -131,20 +116,26 @@ export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = 
   return jf;
 }
 
+/** Trace f with the static arguments fixed and the dynamic leaves abstract. */
+function traceWithStatics(f: (...args: any[]) => any, args: readonly unknown[], statics: ReadonlySet<number>, inDef: TreeDef,
+  leaves: readonly Array[], what: string): { closed: ClosedIR; outDef: TreeDef } {
+  const withStatics = (...d: unknown[]) => {
+    const full: unknown[] = [];
+    let k = 0;
+    for (let i = 0; i < args.length; i++) full.push(statics.has(i) ? args[i] : d[k++]);
+    return f(...full);
+  };
+  const flat = flattenFun(withStatics, inDef, what);
+  const closed = traceToIR(flat.f, leaves.map((l) => l.aval), what);
+  return { closed, outDef: flat.outDef() };
+}
+
 /** makeIR(f)(...args): the traced program (printable with String()). */
 export function makeIR(f: (...args: any[]) => any, opts: JitOptions = {}) {
   return (...args: unknown[]) => {
     const statics = new Set(opts.staticArgnums ?? []);
-    const dyn = args.filter((_, i) => !statics.has(i));
-    const [leaves, inDef] = flattenArgs(dyn, "makeIR");
-    const withStatics = (...d: unknown[]) => {
-      const full: unknown[] = [];
-      let k = 0;
-      for (let i = 0; i < args.length; i++) full.push(statics.has(i) ? args[i] : d[k++]);
-      return f(...full);
-    };
-    const flat = flattenFun(withStatics, inDef, "makeIR");
-    const closed = traceToIR(flat.f, leaves.map((l) => l.aval), "makeIR");
-    return { ir: closed.ir, consts: closed.consts, outTree: flat.outDef(), toString: () => printIR(closed.ir, closed.consts) };
+    const [leaves, inDef] = flattenArgs(args.filter((_, i) => !statics.has(i)), "makeIR");
+    const { closed, outDef } = traceWithStatics(f, args, statics, inDef, leaves, "makeIR");
+    return { ir: closed.ir, consts: closed.consts, outTree: outDef, toString: () => printIR(closed.ir, closed.consts) };
   };
 }

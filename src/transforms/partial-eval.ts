@@ -7,6 +7,7 @@
 import type { Array } from "../core/array.js";
 import type { ShapedArray } from "../core/aval.js";
 import { closeOverConsts, evalIR, IR, traceToIR, type Eqn, type Var } from "../core/ir.js";
+import { dce } from "../core/compile/dce.js";
 import { isZero, Zero, type Tangent } from "../core/tangent.js";
 import { jvpFlat, tangentAval } from "./jvp.js";
 import { instantiate } from "./vjp.js";
@@ -39,17 +40,6 @@ export function partialEval(ir: IR, nKnownIn: number, nKnownOut: number): SplitI
   const unknownIR = new IR([...res, ...ir.inVars.slice(nKnownIn)], [], unknown, tangentOuts);
   const inputIndex = new Map(ir.inVars.slice(0, nKnownIn).map((v, i) => [v, i]));
   return { known: knownIR, unknown: unknownIR, resFromInput: res.map((v) => inputIndex.get(v) ?? -1) };
-}
-
-/** Drop equations that no output needs. */
-export function dce(ir: IR): IR {
-  const live = new Set<Var>(ir.outs);
-  const kept: Eqn[] = [];
-  for (let i = ir.eqns.length - 1; i >= 0; i--) {
-    const e = ir.eqns[i]!;
-    if (e.outs.some((v) => live.has(v))) { kept.push(e); e.inputs.forEach((v) => live.add(v)); }
-  }
-  return new IR(ir.inVars, ir.constVars, kept.reverse(), ir.outs);
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { Array } from "../core/array.js";
 import { ShapedArray } from "../core/aval.js";
-import { closeOverConsts, evalIR, IR, traceToIR } from "../core/ir.js";
+import { closeOverConsts, evalIR, IR, memoOnIR, traceToIR } from "../core/ir.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { add, broadcastInDim, concatenate, convert, moveAxis, reshape, rev, sliceAxis } from "../core/prims/index.js";
 import { fmtShape, range } from "../core/shape.js";
@@ -34,13 +34,6 @@ export interface ScanParams {
   readonly reverse: boolean;
 }
 
-const memoTable = new WeakMap<IR, Map<string, unknown>>();
-function memo<T>(ir: IR, key: string, make: () => T): T {
-  let m = memoTable.get(ir);
-  if (!m) memoTable.set(ir, (m = new Map()));
-  if (!m.has(key)) m.set(key, make());
-  return m.get(key) as T;
-}
 
 /** x[t] along axis 0. */
 const step = (x: Array, t: number): Array => reshape(sliceAxis(x, 0, t, t + 1), x.shape.slice(1));
@@ -87,7 +80,7 @@ export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
       return i < nc ? moveAxis(a, d!, 0) : moveAxis(a, d!, 1);
     });
     const batched = args.map((_, i) => (i >= nc && i < nc + ncar) || dims[i] !== null);
-    const v = memo(body, `vmap:${n}:${batched.map(Number).join("")}`, () => vmapIR(body, batched, n));
+    const v = memoOnIR(body, `scan:vmap:${n}:${batched.map(Number).join("")}`, () => vmapIR(body, batched, n));
     const outs = bind(scanP, [...v.consts, ...moved], { ...p, body: v.ir, nConsts: v.consts.length + nc });
     return [outs, outs.map((_, i) => (i < ncar ? 0 : 1))];
   },
@@ -132,7 +125,7 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   }
   // Carry tangents are always instantiated (the loop may make a zero tangent non-zero).
   const nonzero = tangents.map((t, i) => (i >= nc && i < nc + ncar) || !isZero(t));
-  const { j, split } = memo(body, `jvp:${nonzero.map(Number).join("")}`, () => {
+  const { j, split } = memoOnIR(body, `scan:jvp:${nonzero.map(Number).join("")}`, () => {
     const jj = jvpIR(body, nonzero);
     return { j: jj, split: partialEval(jj.ir, jj.consts.length + body.inVars.length, body.outs.length) };
   });
@@ -141,7 +134,7 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   const kind = split.resFromInput.map((k) => (k >= 0 && k < nj + nc ? "const" : k >= nj + nc + ncar ? "xs" : "emit"));
   const idxOf = (kd: string) => kind.flatMap((k, r) => (k === kd ? [r] : []));
   const rConst = idxOf("const"), rXs = idxOf("xs"), rEmit = idxOf("emit");
-  const knownBody = memo(body, `jvpknown:${nonzero.map(Number).join("")}`, () => {
+  const knownBody = memoOnIR(body, `scan:jvpknown:${nonzero.map(Number).join("")}`, () => {
     const k = split.known;
     const resVars = k.outs.slice(body.outs.length);
     return new IR(k.inVars, [], k.eqns, [...k.outs.slice(0, body.outs.length), ...rEmit.map((r) => resVars[r]!)]);
@@ -153,7 +146,7 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   const nzC = range(nc).filter((i) => nonzero[i]);
   const nzX = range(nx).filter((i) => nonzero[nc + ncar + i]);
   const nRes = split.resFromInput.length;
-  const tBody = memo(body, `jvptan:${nonzero.map(Number).join("")}`, () => {
+  const tBody = memoOnIR(body, `scan:jvptan:${nonzero.map(Number).join("")}`, () => {
     const tIdx = (k: number) => nRes + k; // index into unknown inputs after residuals
     const order = [
       ...rConst, ...nzC.map((_, k) => tIdx(k)),
@@ -181,7 +174,7 @@ function scanTranspose(cts: readonly Tangent[], args: readonly (Array | { aval: 
   // depend on the differentiated inputs). The body is linear in the carry, so it is transposed as
   // linear all the same; the known value's cotangent is simply dropped by the caller.
   const knownMask = args.map((a, i) => !isUndef(a) && !(i >= nc && i < nc + ncar));
-  const t = memo(body, `T:${knownMask.map(Number).join("")}`, () => transposeIR(body, knownMask));
+  const t = memoOnIR(body, `scan:T:${knownMask.map(Number).join("")}`, () => transposeIR(body, knownMask));
   const nt = t.consts.length;
   const kc = range(nc).filter((i) => knownMask[i]);
   const uc = range(nc).filter((i) => !knownMask[i]);
@@ -191,7 +184,7 @@ function scanTranspose(cts: readonly Tangent[], args: readonly (Array | { aval: 
   const avalOf = (i: number) => (args[i] as { aval: ShapedArray }).aval.strong();
   // Transposed loop: consts [transpose consts, known consts], carry [const-cotangent accumulators, carry cotangents],
   // xs [known xs, output cotangents of y].
-  const tb = memo(body, `Tbody:${knownMask.map(Number).join("")}`, () => {
+  const tb = memoOnIR(body, `scan:Tbody:${knownMask.map(Number).join("")}`, () => {
     const inAvals = [
       ...t.ir.inAvals.slice(0, nt), ...kc.map((i) => body.inAvals[i]!),
       ...uc.map((i) => body.inAvals[i]!.strong()), ...body.outAvals.slice(0, ncar).map((a) => a.strong()),

@@ -15,8 +15,7 @@ import type { IR, Eqn, Var } from "../ir.js";
 import { range, sizeOf } from "../shape.js";
 import { KGraph, type KNode } from "../kernel/expr.js";
 import { clampIndex, loadView, ravel, unravel, type View } from "../kernel/view.js";
-import { fuseSiblingReductions } from "../kernel/fuse-reductions.js";
-import { topoOrder } from "./scopes.js";
+import { fuseSiblingReductions } from "./fuse-reductions.js";
 
 export const UNROLL_MAX = 16;
 export const INLINE_REDUCE_MAX = 64;
@@ -333,7 +332,7 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
 /** The kernel with its sibling inner reductions sharing loops. */
 function withFusedReductions(g: KGraph, k: KernelStep): KernelStep {
   const all = k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
-  const fused = fuseSiblingReductions(g, all, topoOrder);
+  const fused = fuseSiblingReductions(g, all);
   let i = 0;
   const outputs = k.outputs.map((o) => {
     const nodes = o.nodes.map(() => fused[i++]!);

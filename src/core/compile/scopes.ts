@@ -19,6 +19,19 @@ export interface Scope {
   readonly parent?: Scope;
 }
 
+/** Free loop variables of each node (the variables it depends on, minus those its reductions bind); `order` is topological. */
+export function freeVariables(order: readonly KNode[]): Map<KNode, Set<KNode>> {
+  const free = new Map<KNode, Set<KNode>>();
+  for (const n of order) {
+    const s = new Set<KNode>();
+    if (n.op === "var") s.add(n);
+    for (const a of n.args) for (const v of free.get(a)!) s.add(v);
+    if (n.op === "reduce") s.delete(n.rvar!);
+    free.set(n, s);
+  }
+  return free;
+}
+
 /** Nodes reachable from `roots`, arguments before users. */
 export function topoOrder(roots: readonly KNode[]): KNode[] {
   const out: KNode[] = [];
@@ -54,15 +67,7 @@ export function buildScopes(order: readonly KNode[], loopVars: readonly KNode[])
   const inner = cur;
   const reducesOfVar = new Map<KNode, KNode[]>();
   for (const n of order) if (n.op === "reduce") (reducesOfVar.get(n.rvar!) ?? reducesOfVar.set(n.rvar!, []).get(n.rvar!)!).push(n);
-  // Free variables of each node (loop vars it depends on, minus variables its reductions bind).
-  const free = new Map<KNode, Set<KNode>>();
-  for (const n of order) {
-    const s = new Set<KNode>();
-    if (n.op === "var") s.add(n);
-    for (const a of n.args) for (const v of free.get(a)!) s.add(v);
-    if (n.op === "reduce") s.delete(n.rvar!);
-    free.set(n, s);
-  }
+  const free = freeVariables(order);
   const scopeOf = new Map<KNode, Scope>();
   const deepest = (vars: Set<KNode>): Scope => {
     let best = root;

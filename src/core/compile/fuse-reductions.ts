@@ -5,20 +5,14 @@
  * accumulators — e.g. the 30 cotangent sums a rasterizer's backward pass takes over the same
  * pixels of a tile become one pass over those pixels instead of thirty.
  */
-import { dependsOn, type KGraph, type KNode } from "./expr.js";
+import { dependsOn, type KGraph, type KNode } from "../kernel/expr.js";
+import { freeVariables, topoOrder } from "./scopes.js";
 
 let fusedVarId = 0;
 
-export function fuseSiblingReductions(g: KGraph, roots: readonly KNode[], topoOrder: (roots: readonly KNode[]) => KNode[]): KNode[] {
+export function fuseSiblingReductions(g: KGraph, roots: readonly KNode[]): KNode[] {
   const order = topoOrder(roots);
-  const free = new Map<KNode, Set<KNode>>();
-  for (const n of order) {
-    const s = new Set<KNode>();
-    if (n.op === "var") s.add(n);
-    for (const a of n.args) for (const v of free.get(a)!) s.add(v);
-    if (n.op === "reduce") s.delete(n.rvar!);
-    free.set(n, s);
-  }
+  const free = freeVariables(order);
   const groups: KNode[][] = [];
   const byKey = new Map<string, KNode[][]>();
   for (const n of order) {
