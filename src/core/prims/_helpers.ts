@@ -1,7 +1,7 @@
 import { ShapedArray } from "../aval.js";
 import type { HostArray } from "../backends/backend.js";
 import { DTYPE_SHORT, typedArrayFor, type DType, type TypedArray } from "../dtype.js";
-import { broadcastIndexMap, broadcastShapes, fmtShape, type Shape } from "../shape.js";
+import { broadcastShapes, fmtShape, shapeEq, type Shape } from "../shape.js";
 
 export const host = (data: TypedArray, shape: Shape, dtype: DType): HostArray => ({ data, shape: [...shape], dtype });
 export const newHost = (aval: ShapedArray): HostArray => host(typedArrayFor(aval.dtype, aval.size), aval.shape, aval.dtype);
@@ -41,26 +41,71 @@ export function broadcastingShape(op: string, avals: readonly ShapedArray[], out
   return new ShapedArray(shape, outDType ?? d, outDType ? false : allWeak(avals));
 }
 
-/** Reference n-ary elementwise loop with numpy broadcasting. */
+/**
+ * Reference n-ary elementwise loop with numpy broadcasting. Broadcast operands are read through
+ * per-dimension strides (0 on broadcast dims) advanced incrementally, so no index maps are built.
+ */
 export function mapHost(inputs: readonly HostArray[], out: ShapedArray, fn: (...v: number[]) => number): HostArray {
   const res = newHost(out);
   const o = res.data;
   const n = out.size;
-  const maps = inputs.map((x) => broadcastIndexMap(x.shape, out.shape));
   const ds = inputs.map((x) => x.data);
-  if (inputs.length === 1) {
-    const a = ds[0]!, ma = maps[0];
-    if (!ma) for (let i = 0; i < n; i++) o[i] = fn(a[i]!);
-    else for (let i = 0; i < n; i++) o[i] = fn(a[ma[i]!]!);
-  } else if (inputs.length === 2) {
-    const a = ds[0]!, b = ds[1]!, ma = maps[0], mb = maps[1];
-    if (!ma && !mb) for (let i = 0; i < n; i++) o[i] = fn(a[i]!, b[i]!);
-    else for (let i = 0; i < n; i++) o[i] = fn(a[ma ? ma[i]! : i]!, b[mb ? mb[i]! : i]!);
-  } else {
-    const v = new globalThis.Array<number>(inputs.length);
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < inputs.length; k++) v[k] = ds[k]![maps[k] ? maps[k]![i]! : i]!;
-      o[i] = fn(...v);
+  const same = inputs.map((x) => x.data.length === n && shapeEq(x.shape, out.shape));
+  if (inputs.length === 1 && same[0]) {
+    const a = ds[0]!;
+    for (let i = 0; i < n; i++) o[i] = fn(a[i]!);
+    return res;
+  }
+  if (inputs.length === 2 && same[0] && same[1]) {
+    const a = ds[0]!, b = ds[1]!;
+    for (let i = 0; i < n; i++) o[i] = fn(a[i]!, b[i]!);
+    return res;
+  }
+  if (inputs.length === 2 && (same[0] || ds[0]!.length === 1) && (same[1] || ds[1]!.length === 1)) {
+    const a = ds[0]!, b = ds[1]!;
+    if (same[0]) { const y = b[0]!; for (let i = 0; i < n; i++) o[i] = fn(a[i]!, y); }
+    else if (same[1]) { const x = a[0]!; for (let i = 0; i < n; i++) o[i] = fn(x, b[i]!); }
+    else { const v = fn(a[0]!, b[0]!); o.fill(v); }
+    return res;
+  }
+  // General broadcasting: walk the output row-major, advancing each operand's offset by its stride.
+  const nd = out.shape.length;
+  const str = inputs.map((x) => {
+    const st = new globalThis.Array<number>(nd).fill(0);
+    let acc = 1;
+    for (let d = x.shape.length - 1; d >= 0; d--) {
+      const od = nd - x.shape.length + d;
+      if (x.shape[d] !== 1) st[od] = acc;
+      acc *= x.shape[d]!;
+    }
+    return st;
+  });
+  const idx = new globalThis.Array<number>(nd).fill(0);
+  const off = inputs.map(() => 0);
+  const k = inputs.length;
+  const v = new globalThis.Array<number>(k);
+  const last = nd - 1;
+  const inner = nd ? out.shape[last]! : 1;
+  const innerStr = str.map((st) => (nd ? st[last]! : 0));
+  for (let i = 0; i < n; ) {
+    // One row of the innermost dimension at a time.
+    if (k === 2) {
+      const a = ds[0]!, b = ds[1]!, sa = innerStr[0]!, sb = innerStr[1]!;
+      let pa = off[0]!, pb = off[1]!;
+      for (let j = 0; j < inner; j++, pa += sa, pb += sb) o[i + j] = fn(a[pa]!, b[pb]!);
+    } else {
+      for (let j = 0; j < inner; j++) {
+        for (let q = 0; q < k; q++) v[q] = ds[q]![off[q]! + j * innerStr[q]!]!;
+        o[i + j] = fn(...v);
+      }
+    }
+    i += inner;
+    for (let d = last - 1; d >= 0; d--) {
+      idx[d]!++;
+      for (let q = 0; q < k; q++) off[q]! += str[q]![d]!;
+      if (idx[d]! < out.shape[d]!) break;
+      for (let q = 0; q < k; q++) off[q]! -= str[q]![d]! * out.shape[d]!;
+      idx[d] = 0;
     }
   }
   return res;
