@@ -12,7 +12,7 @@ import { expectClose, sliceAt, stackAt } from "./gen/check.js";
 import { fdDirectional, fdGrad, fdJacobian } from "./gen/fd.js";
 import { applyLevel, DIFF_LEVELS, randomLevels, type Stage } from "./gen/stacks.js";
 import { bodyOf, unrolled } from "./gen/scan-bodies.js";
-import { makeRng } from "./gen/rng.js";
+import { makeRng } from "../src/core/host-rng.js";
 import { useEvaluatorForProperties } from "./gen/runner.js";
 
 useEvaluatorForProperties();

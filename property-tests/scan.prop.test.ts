@@ -11,7 +11,7 @@ import { expectClose, sliceAt, stackAt } from "./gen/check.js";
 import { dotAll, fdDirectional, fdDirectionalArgs } from "./gen/fd.js";
 import { bodyOf, fitTo, unrolled, type Body } from "./gen/scan-bodies.js";
 import { exampleOf, insertAxis, randomAxis, stackResults } from "./gen/axes.js";
-import { makeRng, type Rng } from "./gen/rng.js";
+import { makeRng, type Rng } from "../src/core/host-rng.js";
 import { useEvaluatorForProperties } from "./gen/runner.js";
 
 useEvaluatorForProperties();
@@ -46,7 +46,7 @@ function scanCase(seed: number, T: number, rng: Rng = makeRng(seed)): ScanCase {
     p, T,
     c0: randomArray(rng.int(1e9), S),
     xs: randomArray(rng.int(1e9), [T, ...Sx]),
-    theta: f64([rng.float(0.5, 1.5)], []),
+    theta: f64([rng.uniform(0.5, 1.5)], []),
     wc: randomArray(rng.int(1e9), S),
     wy: randomArray(rng.int(1e9), [T, ...p.outShape]),
   };
@@ -185,7 +185,7 @@ describe("lax.scan: forward mode and batching", () => {
     // A damped nonlinear spring: carry {pos, vel}, no per-step input, stiffness k closed over.
     fc.assert(fc.property(fc.nat(), fc.integer({ min: 1, max: 12 }), fc.boolean(), (seed, T, checkpoint) => {
       const rng = makeRng(seed);
-      const pos = randomArray(rng.int(1e9), [3]), vel = randomArray(rng.int(1e9), [3]), stiff = f64([rng.float(0.5, 2)], []);
+      const pos = randomArray(rng.int(1e9), [3]), vel = randomArray(rng.int(1e9), [3]), stiff = f64([rng.uniform(0.5, 2)], []);
       type State = { pos: Array; vel: Array };
       const step = (kk: Array) => (s: State, _x: null): [State, { e: Array; p0: Array }] => {
         const acc = np.neg(np.add(np.mul(kk, s.pos), np.mul(0.3, np.mul(s.vel, np.square(s.vel)))));
@@ -234,7 +234,7 @@ describe("lax.cond", () => {
     fc.assert(fc.property(fc.nat(), (seed) => {
       const { S, p1, p2, t, f, w, rng } = branches(seed);
       const x = randomArray(rng.int(1e9), S);
-      const shift = rng.float(-1, 1);
+      const shift = rng.uniform(-1, 1);
       const pred = (v: Array) => np.greater(np.sum(v), shift);
       const L = (v: Array) => np.sum(np.mul(lax.cond(pred(v), t, f, v), w));
       const Lref = (v: Array) => np.sum(np.mul((pred(v).item() ? t : f)(v), w));
@@ -267,7 +267,7 @@ describe("lax.cond", () => {
       expect(batchedIR).not.toMatch(/\bcond\[/);
       // predicate from an unbatched argument: the cond survives batching
       const h = (v: Array, s: Array) => lax.cond(np.greater(s, 0), t, f, v);
-      const s = f64([rng.float(-1, 1)], []);
+      const s = f64([rng.uniform(-1, 1)], []);
       expect(String(makeIR(vmap(h, { inAxes: [0, null] }))(xs, s))).toMatch(/\bcond\[/);
       expectClose(vmap(h, { inAxes: [0, null] })(xs, s), stackAt(range(B).map((i) => (s.item() > 0 ? t : f)(sliceAt(xs, 0, i))), 0), exact, "unbatched predicate");
     }), { numRuns: 15 });
@@ -352,7 +352,7 @@ describe("lax.foriLoop", () => {
   it("with static bounds is reverse-differentiable: grad equals the unrolled loop and FD", () => {
     fc.assert(fc.property(fc.nat(), fc.integer({ min: -2, max: 3 }), fc.integer({ min: 0, max: 7 }), (seed, lo, n) => {
       const rng = makeRng(seed);
-      const x0 = randomArray(rng.int(1e9), [3]), a = f64([rng.float(0.5, 1.5)], []);
+      const x0 = randomArray(rng.int(1e9), [3]), a = f64([rng.uniform(0.5, 1.5)], []);
       const body = (i: Array, c: [Array, Array]): [Array, Array] => {
         const fi = i.astype("float64");
         return [np.add(np.mul(0.8, c[0]), np.sin(np.add(np.mul(a, c[1]), fi.mul(0.1)))), np.tanh(np.add(c[1], np.mul(c[0], fi)))];

@@ -9,7 +9,7 @@ import { grad, jvp, np, vmap, type Array } from "../src/index.js";
 import { arbProgram, buildProgram, randomArray, type Program } from "./gen/programs.js";
 import { expectClose, normAxis, sliceAt, stackAt } from "./gen/check.js";
 import { exampleOf, insertAxis, randomAxis, stackResults } from "./gen/axes.js";
-import { makeRng } from "./gen/rng.js";
+import { makeRng } from "../src/core/host-rng.js";
 import { useEvaluatorForProperties } from "./gen/runner.js";
 
 useEvaluatorForProperties();

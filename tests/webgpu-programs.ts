@@ -11,23 +11,13 @@
  */
 import fc from "fast-check";
 import { np, nn, type Array } from "../src/index.js";
+import { makeRng } from "../src/core/host-rng.js";
 
 type Shape = readonly number[];
 export interface GpuProgram {
   readonly inShapes: readonly Shape[];
   readonly text: string;
   readonly fn: (...xs: Array[]) => Array;
-}
-
-class Rng {
-  private s: number;
-  constructor(seed: number) { this.s = (seed >>> 0) || 0x12345; }
-  next(): number { let x = this.s; x ^= x << 13; x ^= x >>> 17; x ^= x << 5; this.s = x >>> 0; return this.s / 4294967296; }
-  int(n: number): number { return Math.floor(this.next() * n); }
-  between(a: number, b: number): number { return a + this.int(b - a + 1); }
-  pick<T>(xs: readonly T[]): T { return xs[this.int(xs.length)]!; }
-  chance(p: number): boolean { return this.next() < p; }
-  float(a: number, b: number): number { return Math.fround(a + (b - a) * this.next()); }
 }
 
 const sizeOf = (s: Shape): number => s.reduce((a, b) => a * b, 1);
@@ -60,7 +50,7 @@ const BINARY: Record<string, (a: Array, b: Array) => Array> = {
 interface Step { readonly text: string; readonly shape: number[]; readonly run: (env: readonly Array[]) => Array }
 
 export function buildGpuProgram(seed: number, inShapes: readonly Shape[], nSteps: number, maxSize = 64): GpuProgram {
-  const rng = new Rng(seed);
+  const rng = makeRng(seed);
   const shapes: number[][] = inShapes.map((s) => [...s]);
   const lines = inShapes.map((s, i) => `v${i} = input${i} ${fmt(s)}`);
   const steps: Step[] = [];
@@ -146,7 +136,7 @@ export function buildGpuProgram(seed: number, inShapes: readonly Shape[], nSteps
       const sa = shapes[a]!, k = sa[sa.length - 1]!, n = rng.between(1, 4);
       const shape = [...sa.slice(0, -1), n];
       if (sizeOf(shape) > maxSize) return null;
-      const w = globalThis.Array.from({ length: k * n }, () => rng.float(-1, 1));
+      const w = globalThis.Array.from({ length: k * n }, () => Math.fround(rng.uniform(-1, 1)));
       return { text: `matmul(v${a}, W${fmt([k, n])})`, shape, run: (e) => np.matmul(e[a]!, f32c(w, [k, n])) };
     },
     () => {

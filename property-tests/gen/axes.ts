@@ -1,6 +1,6 @@
 /** Random vmap axes and the loop reference that slices and stacks by hand. */
 import type { Array } from "../../src/index.js";
-import type { Rng } from "./rng.js";
+import type { Rng } from "../../src/core/host-rng.js";
 import { normAxis, sliceAt, stackAt } from "./check.js";
 
 /** An axis for an array of rank `rank` (possibly negative), or null with probability pNull. */

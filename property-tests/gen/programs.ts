@@ -10,7 +10,7 @@
  */
 import fc from "fast-check";
 import { np, nn, type Array } from "../../src/index.js";
-import { makeRng, type Rng } from "./rng.js";
+import { makeRng, type Rng } from "../../src/core/host-rng.js";
 
 export type Shape = readonly number[];
 
@@ -244,14 +244,14 @@ export function buildProgram(seed: number, inShapes: readonly Shape[], nSteps: n
       const variant = rng.pick(sa.length >= 2 ? ["aW", "Wa", "aaT"] : ["aW", "Wa"]);
       if (variant === "aW") {
         const k = sa[sa.length - 1]!, n = rng.between(1, 4);
-        const w = globalThis.Array.from({ length: k * n }, () => rng.float(-1, 1));
+        const w = globalThis.Array.from({ length: k * n }, () => rng.uniform(-1, 1));
         const shape = [...sa.slice(0, -1), n];
         if (sizeOf(shape) > maxSize) return null;
         return { text: `matmul(${name(a)}, W${fmt([k, n])})`, shape, run: (env) => np.matmul(env[a]!, f64(w, [k, n])) };
       }
       if (variant === "Wa") {
         const m = sa.length >= 2 ? sa[sa.length - 2]! : sa[0]!, p = rng.between(1, 4);
-        const w = globalThis.Array.from({ length: p * m }, () => rng.float(-1, 1));
+        const w = globalThis.Array.from({ length: p * m }, () => rng.uniform(-1, 1));
         const shape = sa.length >= 2 ? [...sa.slice(0, -2), p, sa[sa.length - 1]!] : [p];
         if (sizeOf(shape) > maxSize) return null;
         return { text: `matmul(W${fmt([p, m])}, ${name(a)})`, shape, run: (env) => np.matmul(f64(w, [p, m]), env[a]!) };
@@ -293,7 +293,7 @@ export function buildProgram(seed: number, inShapes: readonly Shape[], nSteps: n
   ];
   const total = makers.reduce((s, [w]) => s + w, 0);
   const pickMaker = () => {
-    let r = rng.float(0, total);
+    let r = rng.uniform(0, total);
     for (const [w, m] of makers) { if ((r -= w) < 0) return m; }
     return makers[0]![1];
   };
@@ -348,6 +348,6 @@ export function arbProgram(opts: ProgramOptions = {}): fc.Arbitrary<Program> {
 /** Deterministic float64 data in [lo, hi) for a shape (inputs of programs). */
 export function randomArray(seed: number, shape: Shape, lo = -1.5, hi = 1.5): Array {
   const rng = makeRng(seed ^ 0x9e3779b9);
-  return f64(globalThis.Array.from({ length: sizeOf(shape) }, () => rng.float(lo, hi)), shape);
+  return f64(globalThis.Array.from({ length: sizeOf(shape) }, () => rng.uniform(lo, hi)), shape);
 }
 export { f64, i32 };

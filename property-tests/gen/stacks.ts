@@ -9,7 +9,7 @@ import { exampleOf, insertAxis, randomAxis, stackResults } from "./axes.js";
 import { fdDirectional, fdGrad } from "./fd.js";
 import { randomArray } from "./programs.js";
 import { fitTo } from "./scan-bodies.js";
-import type { Rng } from "./rng.js";
+import type { Rng } from "../../src/core/host-rng.js";
 
 export type LevelKind = "jit" | "vmap" | "grad" | "vjp" | "jvp" | "checkpoint" | "scan" | "iterate" | "cond";
 export const DIFF_LEVELS: readonly LevelKind[] = ["grad", "vjp", "jvp"];

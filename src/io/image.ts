@@ -96,16 +96,27 @@ export function writeGif(path: string, frames: readonly (Array | Raster)[], opts
 }
 
 /** Place images left to right (with a gap), e.g. estimate vs ground truth. */
-export function sideBySide(images: readonly (Array | Raster)[], gap = 4, background: [number, number, number, number] = [255, 255, 255, 255]): Raster {
+export const sideBySide = (images: readonly (Array | Raster)[], gap = 4, background: Rgba = WHITE): Raster => tile(images, "row", gap, background);
+
+/** Stack images top to bottom (with a gap), e.g. rows of frame strips. */
+export const stackRows = (images: readonly (Array | Raster)[], gap = 4, background: Rgba = WHITE): Raster => tile(images, "column", gap, background);
+
+type Rgba = readonly [number, number, number, number];
+const WHITE: Rgba = [255, 255, 255, 255];
+
+function tile(images: readonly (Array | Raster)[], direction: "row" | "column", gap: number, background: Rgba): Raster {
   const rs = images.map(toRaster);
-  const height = Math.max(...rs.map((r) => r.height));
-  const width = rs.reduce((s, r) => s + r.width, 0) + gap * (rs.length - 1);
+  const along = (r: Raster) => (direction === "row" ? r.width : r.height);
+  const across = (r: Raster) => (direction === "row" ? r.height : r.width);
+  const length = rs.reduce((s, r) => s + along(r), 0) + gap * (rs.length - 1), breadth = Math.max(...rs.map(across));
+  const [width, height] = direction === "row" ? [length, breadth] : [breadth, length];
   const rgba = new Uint8ClampedArray(width * height * 4);
   for (let i = 0; i < width * height; i++) rgba.set(background, 4 * i);
-  let x0 = 0;
+  let offset = 0;
   for (const r of rs) {
-    for (let y = 0; y < r.height; y++) rgba.set(r.rgba.subarray(4 * y * r.width, 4 * (y + 1) * r.width), 4 * (y * width + x0));
-    x0 += r.width + gap;
+    const [x0, y0] = direction === "row" ? [offset, 0] : [0, offset];
+    for (let y = 0; y < r.height; y++) rgba.set(r.rgba.subarray(4 * y * r.width, 4 * (y + 1) * r.width), 4 * ((y0 + y) * width + x0));
+    offset += along(r) + gap;
   }
   return { width, height, rgba };
 }
