@@ -6,4 +6,12 @@ import type { Experiment } from "./lib/run.js";
 
 type Loader = () => Promise<{ experiment: Experiment<object> }>;
 export const EXPERIMENTS: Record<string, Loader> = {
+  "rigid-mass": () => import("./rigid-mass.js"),
+  "rigid-contact": () => import("./rigid-contact.js"),
+  "landscape": () => import("./landscape.js"),
+  "deformable": () => import("./deformable.js"),
+  "cloth": () => import("./cloth.js"),
+  "pendulum": () => import("./pendulum.js"),
+  "double-pendulum": () => import("./double-pendulum.js"),
+  "smoke": () => import("./smoke.js"),
 };

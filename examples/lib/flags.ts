@@ -49,7 +49,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("dataset", () => opt("dataset", (v) => intFlag("dataset", v, 1))),
     E.bind("backend", () => {
       const b = raw.get("backend") ?? "auto";
-      return b === "cpu" || b === "webgpu" || b === "auto" ? E.right(b) : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
+      return b === "cpu" || b === "webgpu" || b === "auto" ? E.right<CliError, Flags["backend"]>(b) : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
     E.map(({ seed, iters, dataset, backend }) => ({
       seed, iters, dataset, backend,

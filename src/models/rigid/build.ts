@@ -40,8 +40,9 @@ export interface MeshBodyOptions {
  */
 export function meshBody(mesh: TriMesh, o: MeshBodyOptions = {}): BodySpec {
   validateTriMesh(mesh, { closed: true, what: "rigid.meshBody" });
-  const v = np.array(mesh.vertices, { dtype: "float64" }).reshape([vertexCount(mesh), 3]);
-  const f = np.array(mesh.faces, { dtype: "int32" }).reshape([faceCount(mesh), 3]);
+  // Host-side preprocessing in float64 on the CPU backend (WebGPU has no float64).
+  const v = np.array(mesh.vertices, { dtype: "float64", backend: "cpu" }).reshape([vertexCount(mesh), 3]);
+  const f = np.array(mesh.faces, { dtype: "int32", backend: "cpu" }).reshape([faceCount(mesh), 3]);
   const mp = massProperties(v, f, o.density ?? 1000);
   if (!(mp.volume.item() > 0)) throw new Error(`rigid.meshBody: the mesh encloses volume ${mp.volume.item()} ≤ 0; its faces must be wound counter-clockwise seen from outside.`);
   const com = [...mp.com.dataSync()];

@@ -36,7 +36,8 @@ export function massProperties(vertices: Array, faces: Array, density: Array | n
   const cov0 = np.mul(density, np.sum(np.mul(np.expandDims(np.div(det, 120), [-1, -2]), sumOuter), 0));
   // Parallel axis: covariance about the COM, then I = tr(C)·𝟙 − C.
   const cov = np.sub(cov0, np.mul(mass, np.mul(np.expandDims(com, -1), np.expandDims(com, -2))));
-  const eye = np.eye(3, undefined, { dtype: vertices.dtype });
+  // A CPU constant works with inputs on any backend (uploaded on use) and in float64 (WebGPU has none).
+  const eye = np.eye(3, undefined, { dtype: vertices.dtype, backend: "cpu" });
   const inertia = np.sub(np.mul(np.sum(np.mul(cov, eye)), eye), cov);
   return { mass, volume, com, inertia };
 }

@@ -1,0 +1,132 @@
+/**
+ * `npm run reproduce`: run every experiment on its dataset and write the paper's Tables 1–3
+ * (ours beside the paper's numbers) plus the loss landscapes and the other experiments'
+ * headline results to results/tables.md and results/tables.json. Each experiment's own
+ * outputs go to results/runs/<name>/.
+ *
+ *   npm run reproduce                    # full datasets (about an hour on 2 CPU cores)
+ *   npm run reproduce -- --quick         # smoke run of the whole pipeline (minutes)
+ *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
+ */
+import { execSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import * as E from "fp-ts/lib/Either.js";
+import { EXPERIMENTS } from "./registry.js";
+import { parseFlags, type Flags } from "./lib/flags.js";
+import { runExperiment, USAGE } from "./lib/run.js";
+import type { BenchmarkResult } from "./lib/rigid-benchmark.js";
+import { fmtNumber, table1Markdown, table2Markdown, table3Markdown, type Table3Report } from "./lib/tables.js";
+import type { LandscapeResult } from "./landscape.js";
+
+/** What reproduce runs, in order, and the dataset size each gets (full, quick); null = no dataset. */
+export const PLAN: readonly { name: string; dataset: readonly [number, number] | null; table: string }[] = [
+  { name: "rigid-mass", dataset: [10, 2], table: "Table 1" },
+  { name: "rigid-contact", dataset: [4, 1], table: "Table 2" },
+  { name: "deformable", dataset: [5, 1], table: "Table 3" },
+  { name: "cloth", dataset: [5, 1], table: "Table 3" },
+  { name: "landscape", dataset: null, table: "Fig. 4, 12" },
+  { name: "pendulum", dataset: null, table: "—" },
+  { name: "double-pendulum", dataset: null, table: "—" },
+  { name: "smoke", dataset: null, table: "—" },
+];
+
+export interface RunRecord {
+  readonly name: string;
+  readonly table: string;
+  readonly status: "ok" | "failed";
+  readonly exitCode?: number;
+  readonly seconds?: number;
+  readonly dataset?: number;
+  readonly result?: Record<string, unknown>;
+  readonly note?: string;
+}
+
+async function runOne(name: string, table: string, dataset: number | null, flags: Flags, runsDir: string): Promise<RunRecord> {
+  const load = EXPERIMENTS[name];
+  if (!load) throw new Error(`reproduce: "${name}" is not in examples/registry.ts.`);
+  const out = join(runsDir, name);
+  const argv = [
+    "--out", out, "--seed", String(flags.seed), "--backend", flags.backend,
+    ...(dataset ? ["--dataset", String(dataset)] : []), ...(flags.quick ? ["--quick"] : []),
+    ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
+  ];
+  process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}\n`);
+  const t0 = performance.now();
+  const { experiment } = await load();
+  const exitCode = await runExperiment(experiment, argv);
+  const seconds = Number(((performance.now() - t0) / 1000).toFixed(1));
+  const file = join(out, "result.json");
+  if (exitCode !== 0 || !existsSync(file)) return { name, table, status: "failed", exitCode, seconds, note: `exit code ${exitCode}; see the log above` };
+  return { name, table, status: "ok", exitCode, seconds, ...(dataset ? { dataset } : {}), result: JSON.parse(readFileSync(file, "utf8")) };
+}
+
+const resultOf = <T>(runs: readonly RunRecord[], name: string): T | null => {
+  const r = runs.find((x) => x.name === name);
+  return r?.status === "ok" ? (r.result as T) : null;
+};
+
+/** Top-level numbers of a result.json, for experiments without a paper table. */
+const headline = (r: Record<string, unknown>): string =>
+  Object.entries(r).filter(([k, v]) => typeof v === "number" && !["seed", "seconds"].includes(k)).map(([k, v]) => `${k} ${fmtNumber(v as number)}`).join(", ");
+
+function landscapeMarkdown(l: LandscapeResult | null): string {
+  if (!l) return "_not run_";
+  const rows = l.sweeps.map((s) => `| ${s.parameter} | ${s.truth} | ${Object.values(s.argmin).map((v) => fmtNumber(v)).join(" | ")} | ${Object.values(s.localMinima).join(" / ")} |`);
+  return [
+    `Image-space MSE vs the parameter, ${l.frames} frames at ${l.resolution}² (plots: runs/landscape/landscape-*.png; colours ${JSON.stringify(l.plotColours)}).`,
+    "", "| parameter | truth | argmin first+last | every frame | every 5th | first+middle | local minima per curve |", "|---|---|---|---|---|---|---|", ...rows,
+  ].join("\n");
+}
+
+function markdown(runs: readonly RunRecord[], meta: Record<string, string>): string {
+  const t1 = resultOf<BenchmarkResult>(runs, "rigid-mass"), t2 = resultOf<BenchmarkResult>(runs, "rigid-contact");
+  const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
+  const n = (r: BenchmarkResult | null) => (r ? `${r.dataset} objects` : "not run");
+  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape"].includes(r.name) ? headline(r.result) : "")} |`);
+  return [
+    "# gradsim results",
+    "",
+    `Produced by \`npm run reproduce${meta.args}\` on ${meta.date} (commit ${meta.commit}, backend ${meta.backend}, ${meta.machine}). ` +
+      "Paper numbers: ∇Sim, ICLR 2021, Tables 1–3. Each run's own outputs (videos, loss curves, per-object JSON) are under `runs/<experiment>/`.",
+    "",
+    `## Table 1 — mass from video (${n(t1)})`, "", table1Markdown(t1), "",
+    `## Table 2 — mass, elasticity and friction from video (${n(t2)})`, "", table2Markdown(t2), "",
+    "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
+    "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
+    "## Runs", "", "| experiment | paper | status | seconds | dataset | notes |", "|---|---|---|---|---|---|", ...status, "",
+  ].join("\n");
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseFlags(argv, "results");
+  if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}\n`); return 2; }
+  const flags = parsed.right;
+  if (flags.help) { process.stdout.write(`reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}\n`); return 0; }
+  const runsDir = join(flags.out, "runs");
+  mkdirSync(runsDir, { recursive: true });
+  const t0 = performance.now();
+  const runs: RunRecord[] = [];
+  const planned = new Set(PLAN.map((p) => p.name));
+  const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name) => ({ name, dataset: null, table: "—" }));
+  for (const p of [...PLAN, ...extra]) {
+    const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : 0] : null;
+    runs.push(await runOne(p.name, p.table, dataset, flags, runsDir));
+  }
+  const backends = [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend;
+  let commit = "unknown";
+  try { commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim(); } catch { /* not a git checkout */ }
+  const meta = {
+    date: new Date().toISOString().slice(0, 10), commit, backend: backends,
+    machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
+    args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: ((performance.now() - t0) / 1000).toFixed(0),
+  };
+  writeFileSync(join(flags.out, "tables.md"), markdown(runs, meta));
+  writeFileSync(join(flags.out, "tables.json"), JSON.stringify({ meta, runs }, null, 2) + "\n");
+  process.stderr.write(`\nreproduce: ${runs.filter((r) => r.status === "ok").length}/${runs.length} experiments ran in ${meta.totalSeconds} s; ` +
+    `tables in ${flags.out}/tables.md and ${flags.out}/tables.json\n`);
+  return runs.some((r) => r.status === "failed") ? 1 : 0;
+}
+
+process.exit(await main(process.argv.slice(2)));

@@ -1,0 +1,95 @@
+/**
+ * The rigid-body experiments of issue 8 in their quick (smoke) modes, run in-process on the CPU
+ * backend, asserting recovery; and the CLI's handling of bad input (exit code 2, clear message).
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { experiment as rigidMass, DEFAULT_INITIAL_MASS } from "../examples/rigid-mass.js";
+import { experiment as rigidContact, QUICK_INITIAL } from "../examples/rigid-contact.js";
+import { experiment as landscape } from "../examples/landscape.js";
+import { EXPERIMENTS } from "../examples/registry.js";
+import { cli, lossColumn, outDir, readResult, runQuiet } from "./experiments-helpers.js";
+
+describe("rigid-mass (quick)", () => {
+  it("recovers the default scene's mass from video to within 1%", async () => {
+    const { code, out } = await runQuiet(rigidMass);
+    expect(code).toBe(0);
+    const r = readResult(out);
+    expect(r.backend).toBe("cpu");
+    expect(r.initialMass).toBe(DEFAULT_INITIAL_MASS.quick);
+    expect(Math.abs(r.initialMass - r.trueMass) / r.trueMass).toBeGreaterThan(0.2);
+    expect(r.relError).toBeLessThan(0.01);
+    expect(Math.abs(r.estimatedMass - r.trueMass)).toBeCloseTo(r.absError, 12);
+    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"]) expect(existsSync(join(out, f))).toBe(true);
+    const losses = lossColumn(join(out, "loss.csv"));
+    expect(Math.min(...losses)).toBeLessThan(losses[0]! * 1e-3);
+  }, 150_000);
+
+  it("runs the Table 1 protocol with every baseline on a one-object dataset", async () => {
+    const { code, out } = await runQuiet(rigidMass, ["--dataset", "1", "--seed", "3", "--iters", "40"]);
+    expect(code).toBe(0);
+    const r = readResult(out);
+    expect(r.mode).toBe("dataset");
+    expect(Object.keys(r.methods).sort()).toEqual(["average", "diffphysics", "gradsim", "random", "reinforce"]);
+    const rel = (m: string) => r.methods[m].meanRelError.mass as number;
+    // Gradient descent from the prior's guess: privileged 3-D supervision is near exact, video close behind.
+    expect(rel("diffphysics")).toBeLessThan(1e-3);
+    expect(rel("gradsim")).toBeLessThan(0.05);
+    const initialRel = Math.abs(r.objects[0].initial.mass - r.objects[0].truth.mass) / r.objects[0].truth.mass;
+    expect(rel("gradsim")).toBeLessThan(initialRel);
+  }, 150_000);
+});
+
+describe("rigid-contact (quick)", () => {
+  it("moves mass and friction from the initial guess towards the truth", async () => {
+    const { code, out } = await runQuiet(rigidContact);
+    expect(code).toBe(0);
+    const r = readResult(out);
+    expect(Object.keys(r.estimate).sort()).toEqual(Object.keys(QUICK_INITIAL).sort());
+    expect(r.relError.mass).toBeLessThan(0.01);
+    expect(r.relError.mu).toBeLessThan(0.05);
+  }, 150_000);
+});
+
+describe("landscape (quick)", () => {
+  it("has its minimum at the true mass and Lamé parameters", async () => {
+    const { code, out } = await runQuiet(landscape);
+    expect(code).toBe(0);
+    const r = readResult(out);
+    // The grid contains the truth. Losses over every (5th) frame bottom out there in a single
+    // basin (paper Fig. 12); first+last frames alone may not pin down λ, so those are only reported.
+    for (const s of r.sweeps) {
+      expect(s.values).toContain(s.truth);
+      for (const sel of ["every", "every5"]) {
+        expect(s.argmin[sel]).toBe(s.truth);
+        expect(s.localMinima[sel]).toBe(1);
+      }
+    }
+    for (const f of ["landscape-mass.png", "landscape-mass.csv", "landscape-mu.png", "landscape-lambda.csv"]) expect(existsSync(join(out, f))).toBe(true);
+  }, 150_000);
+});
+
+describe("gradsim CLI input errors", () => {
+  it("lists the rigid experiments in the registry", () => {
+    for (const name of ["rigid-mass", "rigid-contact", "landscape"]) expect(EXPERIMENTS[name]).toBeTypeOf("function");
+  });
+
+  it("rejects an unknown experiment with exit code 2", () => {
+    const r = cli(["no-such-experiment"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown experiment "no-such-experiment".*rigid-mass/s);
+  });
+
+  it("rejects a non-numeric flag with exit code 2", () => {
+    const r = cli(["rigid-mass", "--iters", "many"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--iters expects an integer ≥ 1, got "many"');
+  });
+
+  it("rejects a missing --target file with exit code 2", () => {
+    const r = cli(["rigid-mass", "--backend", "cpu", "--target", "/nonexistent/scene.json", "--out", outDir("target")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--target file "/nonexistent/scene.json" does not exist');
+  });
+});
