@@ -20,16 +20,19 @@ import type { BenchmarkResult } from "./lib/rigid-benchmark.js";
 import { fmtNumber, table1Markdown, table2Markdown, table3Markdown, type Table3Report } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
 
-/** What reproduce runs, in order, and the dataset size each gets (full, quick); null = no dataset. */
+/**
+ * What reproduce runs, in order (quick ones first: tables are written after each experiment),
+ * and the dataset size each gets (full, quick); null = no dataset.
+ */
 export const PLAN: readonly { name: string; dataset: readonly [number, number] | null; table: string }[] = [
-  { name: "rigid-mass", dataset: [10, 2], table: "Table 1" },
-  { name: "rigid-contact", dataset: [4, 1], table: "Table 2" },
-  { name: "deformable", dataset: [5, 1], table: "Table 3" },
-  { name: "cloth", dataset: [5, 1], table: "Table 3" },
   { name: "landscape", dataset: null, table: "Fig. 4, 12" },
   { name: "pendulum", dataset: null, table: "—" },
   { name: "double-pendulum", dataset: null, table: "—" },
   { name: "smoke", dataset: null, table: "—" },
+  { name: "deformable", dataset: [5, 1], table: "Table 3" },
+  { name: "cloth", dataset: [5, 1], table: "Table 3" },
+  { name: "rigid-mass", dataset: [10, 2], table: "Table 1" },
+  { name: "rigid-contact", dataset: [4, 1], table: "Table 2" },
 ];
 
 export interface RunRecord {
@@ -110,21 +113,27 @@ async function main(argv: readonly string[]): Promise<number> {
   const runs: RunRecord[] = [];
   const planned = new Set(PLAN.map((p) => p.name));
   const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name) => ({ name, dataset: null, table: "—" }));
+  let commit = "unknown";
+  try { commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim(); } catch { /* not a git checkout */ }
+  const meta = () => ({
+    date: new Date().toISOString().slice(0, 10), commit,
+    backend: [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
+    machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
+    args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: ((performance.now() - t0) / 1000).toFixed(0),
+  });
+  // Tables are rewritten after every experiment, so an interrupted run keeps what it finished.
+  const writeTables = () => {
+    const m = meta();
+    writeFileSync(join(flags.out, "tables.md"), markdown(runs, m));
+    writeFileSync(join(flags.out, "tables.json"), JSON.stringify({ meta: m, runs }, null, 2) + "\n");
+  };
   for (const p of [...PLAN, ...extra]) {
     const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : 0] : null;
     runs.push(await runOne(p.name, p.table, dataset, flags, runsDir));
+    writeTables();
   }
-  const backends = [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend;
-  let commit = "unknown";
-  try { commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim(); } catch { /* not a git checkout */ }
-  const meta = {
-    date: new Date().toISOString().slice(0, 10), commit, backend: backends,
-    machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
-    args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: ((performance.now() - t0) / 1000).toFixed(0),
-  };
-  writeFileSync(join(flags.out, "tables.md"), markdown(runs, meta));
-  writeFileSync(join(flags.out, "tables.json"), JSON.stringify({ meta, runs }, null, 2) + "\n");
-  process.stderr.write(`\nreproduce: ${runs.filter((r) => r.status === "ok").length}/${runs.length} experiments ran in ${meta.totalSeconds} s; ` +
+  const totalSeconds = meta().totalSeconds;
+  process.stderr.write(`\nreproduce: ${runs.filter((r) => r.status === "ok").length}/${runs.length} experiments ran in ${totalSeconds} s; ` +
     `tables in ${flags.out}/tables.md and ${flags.out}/tables.json\n`);
   return runs.some((r) => r.status === "failed") ? 1 : 0;
 }
