@@ -107,6 +107,34 @@ describe("culling and binning select, they do not change results", () => {
       expect(ignored.overflow.item()).toBeGreaterThan(0);
     });
   }
+  for (const ras of ["softras", "dibr"] as const) {
+    it(`${ras}: under jit, activeTiles rasterizes only the non-empty tiles — same image and gradients; too few are counted as overflow`, () => {
+      const small = R.meshFromData(R.icosphereData(1, 0.25), { dtype: "float64", colors: [0.9, 0.4, 0.2] });
+      const opts = (extra: Partial<R.RenderOptions>): R.RenderOptions => ({ ...OPTS[ras], width: 24, tile: 4, capacity: 80, ...extra });
+      const eager = R.render(small, cam, lights(), undefined, opts({}));
+      const overflowAt = (a: number) => jit((v: Array) => R.renderWithInfo({ ...small, vertices: v }, cam, lights(), undefined, opts({ activeTiles: a })).overflow)(small.vertices).item();
+      let need = 36, lo = 0; // smallest activeTiles without overflow, by bisection: overflowAt(lo) > 0 or lo = 0
+      while (need - lo > 1) { const mid = (lo + need) >> 1; if (overflowAt(mid) > 0) lo = mid; else need = mid; }
+      expect(need).toBeGreaterThan(1);
+      expect(need).toBeLessThan(36 / 2); // a small object: most of the 36 tiles are skipped
+      const jf = jit((v: Array) => R.render({ ...small, vertices: v }, cam, lights(), undefined, opts({ activeTiles: need })));
+      expect(maxAbsDiff(jf(small.vertices), eager)).toBeLessThan(1e-12);
+      const loss = (o: R.RenderOptions) => (v: Array) => np.sum(np.mul(R.render({ ...small, vertices: v }, cam, lights(), undefined, o), weights));
+      const ge = grad(loss(opts({})))(small.vertices);
+      const gj = jit(grad(loss(opts({ activeTiles: need }))))(small.vertices);
+      expect(maxAbsDiff(gj, ge)).toBeLessThan(1e-10);
+      expect(np.max(np.abs(ge)).item()).toBeGreaterThan(1e-3);
+      // Batched under vmap (two camera heights): each frame compacts its own tiles.
+      const cams = [0.3, -0.3].map((y) => R.perspectiveCamera({ eye: [0.3, y, -2.5], dtype: "float64" }));
+      const frames = cams.map((c) => R.render(small, c, lights(), undefined, opts({})));
+      const shifts = np.array([[0, 0, 0], [0, 0.6, 0]], { dtype: "float64" });
+      const batched = jit(vmap((d: Array) => R.render({ ...small, vertices: np.add(small.vertices, d) }, cams[0]!, lights(), undefined, opts({ activeTiles: need + 4 }))))(shifts);
+      const moved = R.render({ ...small, vertices: np.add(small.vertices, np.array([0, 0.6, 0], { dtype: "float64" })) }, cams[0]!, lights(), undefined, opts({}));
+      expect(maxAbsDiff(np.index(batched, 0), frames[0]!)).toBeLessThan(1e-12);
+      expect(maxAbsDiff(np.index(batched, 1), moved)).toBeLessThan(1e-12);
+      expect(maxAbsDiff(moved, frames[0]!)).toBeGreaterThan(0.1);
+    });
+  }
   it("binFaces: each tile keeps its overlapping faces in face order; empty slots are flagged", () => {
     const grid = R.makeTileGrid(8, 8, 4, "float64"); // 4 tiles
     const xy = f64([[[-0.9, -0.9], [-0.6, -0.9], [-0.9, -0.6]], [[0.5, 0.5], [0.9, 0.5], [0.5, 0.9]], [[-0.9, 0.2], [0.9, 0.2], [0, 0.9]]]);

@@ -10,7 +10,7 @@ import { np, optim, type Array } from "../../src/index.js";
 import { minimize } from "./estimation.js";
 import { paramArrays, sceneVertices, verticesFn, type RigidParams, type RigidScene, type RigidSceneSpec } from "./rigid-scene.js";
 import { forwardLossAndGrad, imageLossAndGrad, optimize, type LossAndGrad, type OptimizeResult } from "./sysid.js";
-import { frameIndices, pyramidMse, renderVideo, tileCapacity, videoMse, type FrameSelection } from "./video.js";
+import { frameIndices, measureTiling, pyramidMse, renderVideo, videoMse, type FrameSelection, type Tiling } from "./video.js";
 
 export type Unknown = keyof RigidParams;
 export type Values = Partial<Record<Unknown, number>>;
@@ -63,13 +63,13 @@ export function trueValues(s: RigidSceneSpec, unknowns: readonly Unknown[]): Val
   return Object.fromEntries(unknowns.map((k) => [k, all[k]]));
 }
 
-/** Everything needed to evaluate the image loss of a scene: the target frames and a safe tile capacity. */
+/** Everything needed to evaluate the image loss of a scene: the target frames and safe tiling for jit. */
 export interface ImageProblem {
   readonly scene: RigidScene;
   readonly indices: readonly number[];
   /** Target frames [K, H, W, 4] at `indices`. */
   readonly target: Array;
-  readonly capacity: number | undefined;
+  readonly tiling: Tiling | undefined;
   /** Rendered frames at `indices` for parameter values `p`. */
   readonly render: (p: RigidParams) => Array;
   /** The image loss between rendered frames and the target. */
@@ -86,10 +86,10 @@ export async function imageProblem(scene: RigidScene, s: Pick<FitSettings, "fram
   const indices = frameIndices(frames, scene.spec.frames);
   const physics = verticesFn(scene, indices);
   const truthVerts = physics({});
-  const capacity = backend === "cpu" ? await tileCapacity(scene, [truthVerts, physics(paramArrays(initial))]) : undefined;
-  const target = renderVideo(scene, truthVerts, { capacity });
+  const tiling = backend === "cpu" ? await measureTiling(scene, [truthVerts, physics(paramArrays(initial))]) : undefined;
+  const target = renderVideo(scene, truthVerts, { tiling });
   const loss = (video: Array) => (s.pyramid > 1 ? pyramidMse(video, target, s.pyramid) : videoMse(video, target));
-  return { scene, indices, target, capacity, loss, render: (p) => renderVideo(scene, sceneVertices(scene, p, indices), { capacity }) };
+  return { scene, indices, target, tiling, loss, render: (p) => renderVideo(scene, sceneVertices(scene, p, indices), { tiling }) };
 }
 
 /**
@@ -100,11 +100,11 @@ export async function imageProblem(scene: RigidScene, s: Pick<FitSettings, "fram
  * which is also what WebGPU can run (it cannot yet compile the rasterizer's jitted derivatives).
  */
 function imageGradient(problem: ImageProblem, backend: "cpu" | "webgpu", unknowns: number): LossAndGrad<LogParams> {
-  const { scene, indices, capacity } = problem;
+  const { scene, indices, tiling } = problem;
   if (backend === "cpu" && unknowns === 1) return forwardLossAndGrad((u: LogParams) => problem.loss(problem.render(fromLog(u))));
   return imageLossAndGrad(
     (u: LogParams) => sceneVertices(scene, fromLog(u), indices),
-    (vertices: Array) => problem.loss(renderVideo(scene, vertices, { capacity })),
+    (vertices: Array) => problem.loss(renderVideo(scene, vertices, { tiling })),
   );
 }
 

@@ -26,11 +26,14 @@ export const SCENE_LIGHTS: render.Lights = { ambient: 0.45, directional: [{ dire
 
 export interface FrameOptions {
   /**
-   * Faces kept per screen tile. Under jit the rasterizer cannot see which faces reach which
-   * tile, so without a capacity every pixel visits every face; `tileCapacity` measures a safe one.
+   * Faces kept per screen tile and non-empty tiles rasterized. Under jit the rasterizer cannot
+   * see which faces reach which tile, so without them every pixel visits every face;
+   * `measureTiling` measures safe values.
    */
-  readonly capacity?: number;
+  readonly tiling?: Tiling;
 }
+
+export interface Tiling { readonly capacity: number; readonly activeTiles: number }
 
 /**
  * One RGBA frame [H, W, 4] of the scene's object at world vertices [V, 3]: RGB is the object
@@ -52,7 +55,7 @@ export function renderFrame(scene: RigidScene, vertices: Array, o: FrameOptions 
   const r = scene.spec.resolution;
   const rgba = render.render({ vertices, faces: scene.faces, faceColors: scene.faceColors }, scene.camera, SCENE_LIGHTS, undefined, {
     width: r, height: r, shading: "flat", tile: TILE,
-    ...(o.capacity ? { capacity: o.capacity, onOverflow: "ignore" as const } : {}),
+    ...(o.tiling ? { ...o.tiling, onOverflow: "ignore" as const } : {}),
     softras: { sigma: sigmaFor(r), gamma: GAMMA, distEps: DIST_EPS, faceCulling: "back" },
   });
   const [rgb, alpha] = np.split(rgba, [3], -1) as [Array, Array];
@@ -102,15 +105,16 @@ export const renderVideo = (scene: RigidScene, vertices: Array, o: FrameOptions 
   vmap((v: Array) => renderFrame(scene, v, o))(vertices);
 
 /**
- * A tile capacity that holds every face overlapping any tile in the given frames ([T, V, 3]
- * each, concrete), with `slack`× headroom for the motion between iterates, rounded up to a
- * power of two and capped at the face count.
+ * Tiling for jitted renders of the given frames ([T, V, 3] each, concrete): a tile capacity that
+ * holds every face overlapping any tile, with `slack`× headroom for the motion between iterates,
+ * rounded up to a power of two and capped at the face count; and the number of non-empty tiles,
+ * with the same headroom, capped at the tile count.
  */
-export async function tileCapacity(scene: RigidScene, videos: readonly Array[], slack = 2): Promise<number> {
+export async function measureTiling(scene: RigidScene, videos: readonly Array[], slack = 2): Promise<Tiling> {
   const r = scene.spec.resolution;
   const grid = render.makeTileGrid(r, r, TILE, "float32");
   const margin = Math.sqrt(Math.log(1 / DIST_EPS - 1) * sigmaFor(r));
-  let most = 1;
+  let most = 1, active = 1;
   for (const verts of videos) {
     const proj = render.projectPoints(scene.camera, verts); // xy [T, V, 2]
     const frames = np.split(proj.xy, verts.shape[0]!, 0);
@@ -118,12 +122,14 @@ export async function tileCapacity(scene: RigidScene, videos: readonly Array[], 
       const xy = np.take(np.squeeze(frame, 0), scene.faces, 0); // [F, 3, 2]
       const include = np.ones([scene.faces.shape[0]!], { dtype: "bool" });
       const counts = await render.binFaces(grid, xy, include, margin).counts.data();
-      for (const c of counts) most = Math.max(most, c);
+      let nonEmpty = 0;
+      for (const c of counts) { most = Math.max(most, c); if (c > 0) nonEmpty++; }
+      active = Math.max(active, nonEmpty);
     }
   }
   let cap = 1;
   while (cap < most * slack) cap *= 2;
-  return Math.min(cap, scene.faces.shape[0]!);
+  return { capacity: Math.min(cap, scene.faces.shape[0]!), activeTiles: Math.min(Math.ceil(active * slack), grid.T) };
 }
 
 /** Pixelwise mean squared error between two videos (or images). */

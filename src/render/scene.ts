@@ -32,9 +32,9 @@ export interface RenderOptions extends TilingOptions {
   /** Background colour [3]. Default black. */
   readonly background?: ArrayLike;
   /** SoftRas parameters (σ, γ, near/far default to the camera's, culling, …). */
-  readonly softras?: Omit<SoftRasOptions, "background" | "tile" | "capacity" | "onOverflow">;
+  readonly softras?: Omit<SoftRasOptions, "background" | "tile" | "capacity" | "onOverflow" | "activeTiles">;
   /** DIB-R parameters (sigmaInv, boxLen, knum, …). */
-  readonly dibr?: Omit<DibrOptions, "background" | "tile" | "capacity" | "onOverflow">;
+  readonly dibr?: Omit<DibrOptions, "background" | "tile" | "capacity" | "onOverflow" | "activeTiles">;
   readonly texture?: TextureOptions;
 }
 
@@ -61,7 +61,7 @@ export function renderWithInfo(meshes: Mesh | readonly Mesh[], camera: Camera, l
   const shading = options.shading ?? "gouraud";
   const scene = assemble(list, camera, lights, materials, shading, options.texture ?? {});
   const background = options.background ?? [0, 0, 0];
-  const tiling: TilingOptions = { tile: options.tile, capacity: options.capacity, onOverflow: options.onOverflow };
+  const tiling: TilingOptions = { tile: options.tile, capacity: options.capacity, onOverflow: options.onOverflow, activeTiles: options.activeTiles };
   if ((options.rasterizer ?? "softras") === "softras") {
     const r = softRasterize(scene.screen, scene.attrs, width, height,
       { near: camera.near, far: camera.far, ...options.softras, ...tiling, background }, scene.fragment);

@@ -21,6 +21,14 @@ export interface ScreenFaces {
 export interface TilingOptions extends BinOptions {
   /** Tile size in pixels (number or [width, height]). Default 8. Use [W, H] with capacity = F for a dense pass. */
   readonly tile?: number | readonly [number, number];
+  /**
+   * Under jit (traced face counts): rasterize only the first `activeTiles` tiles that any face
+   * overlaps; every other tile gets the empty-tile result (background, alpha 0). With a small
+   * object on screen this skips most of the image. Tiles beyond the limit render empty and
+   * their (tile, face) pairs count as `overflow`. Ignored when counts are concrete (eager),
+   * where empty tiles are cheap already.
+   */
+  readonly activeTiles?: number;
 }
 
 /** The face/tile bookkeeping every rasterizer pass starts with. */
@@ -29,6 +37,18 @@ export interface RasterSetup {
   readonly geom: FaceGeometry;
   readonly front: Array;
   readonly bins: Bins;
+  /** The compaction to non-empty tiles, when `activeTiles` applies (traced counts). */
+  readonly active: ActiveTiles | null;
+}
+
+/** Non-empty tiles compacted into A rows plus one always-empty row A. */
+interface ActiveTiles {
+  /** int32 [A+1]: the tile behind each row (0 for padding rows). */
+  readonly rowTile: Array;
+  /** bool [A+1]: rows holding a real tile (false for padding and the empty row). */
+  readonly rowValid: Array;
+  /** int32 [T]: the row each tile's pixels come from (A for empty and dropped tiles). */
+  readonly tileRow: Array;
 }
 
 /** Validate shapes, build per-face geometry and bin faces into tiles (include: extra per-face filter). */
@@ -43,7 +63,25 @@ export function setupRaster(faces: ScreenFaces, width: number, height: number, m
   const geom = faceGeometry(xy, z);
   const front = faces.front ?? np.less(np.stopGradient(geom.signedArea), 0);
   const bins = binFaces(grid, xy, np.logicalAnd(geom.valid, include(geom, front)), margin, opts);
-  return { grid, geom, front, bins };
+  if (opts.activeTiles === undefined || concreteMaxOverBatch(bins.counts)) return { grid, geom, front, bins, active: null };
+  const { active, dropped } = compactTiles(bins.counts, grid.T, opts.activeTiles);
+  return { grid, geom, front, bins: { ...bins, overflow: np.add(bins.overflow, dropped) }, active };
+}
+
+/** Rank the tiles with faces (in tile order) into rows 0..A−1; the rest map to the empty row A. */
+function compactTiles(counts: Array, T: number, limit: number): { active: ActiveTiles; dropped: Array } {
+  if (!Number.isInteger(limit) || limit < 1) throw new Error(`render: activeTiles must be a positive integer, got ${limit}.`);
+  const A = Math.min(limit, T);
+  const nonEmpty = np.greater(counts, 0);
+  const rank = np.sub(np.cumsum(np.astype(nonEmpty, "int32"), 0), 1);
+  const listed = np.logicalAnd(nonEmpty, np.less(rank, A));
+  const tileRow = np.where(listed, rank, A);
+  // Scatter tile+1 into its row; unlisted tiles all land in row A, which is then discarded.
+  const flat = np.scatterAdd(np.zeros([A + 1], { dtype: "int32" }), tileRow, np.where(listed, np.add(np.arange(T, undefined, undefined, { dtype: "int32" }), 1), 0));
+  const rowValid = np.concatenate([np.greater(np.split(flat, [A], 0)[0]!, 0), np.zeros([1], { dtype: "bool" })], 0);
+  const rowTile = np.where(rowValid, np.sub(flat, 1), 0);
+  const dropped = np.sum(np.where(np.logicalAnd(nonEmpty, np.logicalNot(listed)), counts, 0));
+  return { active: { rowTile, rowValid, tileRow }, dropped };
 }
 
 /** A group of tiles processed together with one slot count (all arrays have Tb leading tiles). */
@@ -76,11 +114,23 @@ export function slotCornerAttributes(batch: TileBatch, attrs: Array): Array[] {
  * [T, Pt, ...]. When the per-tile face counts are concrete, tiles are grouped into buckets whose
  * slot count is the next power of two of their own count (so sparse tiles do not pay for the
  * densest one) and big buckets are split into chunks of at most `maxPairs` pixel×slot pairs.
- * Traced counts (jit) give one bucket at the fixed capacity. Selection only: every array op
+ * Traced counts (jit) give one bucket at the fixed capacity, over the compacted non-empty tiles
+ * when `activeTiles` is set. Selection only: every array op
  * that touches values is a gather, so gradients pass straight through.
  */
 export function runTiles(setup: RasterSetup, fn: (b: TileBatch) => Array[], maxPairs = 1 << 21): Array[] {
   const { grid, bins, geom } = setup;
+  if (setup.active) {
+    const { rowTile, rowValid, tileRow } = setup.active;
+    const rows = (x: Array) => np.take(x, rowTile, 0);
+    const index = rows(bins.index), R = rowTile.shape[0]!;
+    const valid = np.logicalAnd(rows(bins.slotValid), np.expandDims(rowValid, 1));
+    const outs = fn({
+      px: rows(grid.px), py: rows(grid.py), index, capacity: bins.capacity,
+      slotValid: np.reshape(valid, [R, 1, bins.capacity]), slots: gatherSlots(geom.packed, index),
+    });
+    return outs.map((o) => np.take(o, tileRow, 0));
+  }
   const groups = groupTiles(bins, grid.T, grid.Pt, maxPairs);
   const outs: Array[][] = [];
   for (const g of groups) {

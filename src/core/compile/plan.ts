@@ -183,12 +183,38 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
     // Union-find of roots sharing real work.
     const parent = new Map<Var, Var>(roots.map((r) => [r, r]));
     const find = (x: Var): Var => { while (parent.get(x) !== x) x = parent.get(x)!; return x; };
-    const members = (x: Var) => roots.filter((r) => find(r) === find(x));
+    let groupsByRoot: Map<Var, Var[]> | null = null; // rebuilt after each union
+    const members = (x: Var): Var[] => {
+      if (!groupsByRoot) {
+        groupsByRoot = new Map();
+        for (const r of roots) (groupsByRoot.get(find(r)) ?? groupsByRoot.set(find(r), []).get(find(r))!).push(r);
+      }
+      return groupsByRoot.get(find(x))!;
+    };
+    /**
+     * Would one kernel for `union` close a cycle through other kernels? No root of the union
+     * depends on another (`mergeable`), but a → x and y → b with x, y already sharing a kernel
+     * would make the union's kernel both before and after that one.
+     */
+    const closesCycle = (union: readonly Var[]): boolean => {
+      const inUnion = new Set(union.map(find));
+      const seen = new Set<Var>(), stack: Var[] = [];
+      const pushDeps = (members: readonly Var[]) => {
+        for (const m of members) for (const d of deps(m)) { const g = find(d); if (!inUnion.has(g) && !seen.has(g)) { seen.add(g); stack.push(g); } }
+      };
+      pushDeps(union);
+      while (stack.length) {
+        const group = members(stack.pop()!);
+        if (group.some((m) => [...deps(m)].some((d) => inUnion.has(find(d))))) return true;
+        pushDeps(group);
+      }
+      return false;
+    };
     let changed = false;
     for (const [v, rs] of inlinedBy) {
       if (rs.length < 2 || cost(v) < 2) continue;
       const union = [...new Set(rs.flatMap(members))];
-      if (mergeable(union, deps)) { for (const r of union) parent.set(find(r), find(union[0]!)); continue; }
+      if (mergeable(union, deps) && !closesCycle(union)) { for (const r of union) parent.set(find(r), find(union[0]!)); groupsByRoot = null; continue; }
       const bigs = rs.filter((r) => isBigReduce(producer.get(r)!));
       const lazyIns = bigs.flatMap((r) => producer.get(r)!.inputs.filter((i) => !M.has(i)));
       if (lazyIns.length) lazyIns.forEach((i) => M.add(i));
