@@ -129,6 +129,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       modes: list("modes") as ("eager" | "jit")[] | undefined, runs: arg("runs") ? Number(arg("runs")) : undefined,
       backend: arg("backend") as "cpu" | "webgpu" | undefined, timeoutS: arg("timeout") ? Number(arg("timeout")) : undefined,
     });
-    process.stdout.write(JSON.stringify(rows.map(({ workload, size, backend, mode, fps }) => ({ workload, size, backend, mode, fps }))) + "\n");
+    // One JSON row per line, as bench/physics.ts: bench/run.ts collects them into the results.
+    for (const { workload, size, backend, mode, fps, faces, error } of rows) process.stdout.write(JSON.stringify({ workload, size, backend, mode, fps, faces, ...(error ? { error } : {}) }) + "\n");
   }
 }

@@ -38,7 +38,11 @@ export function summarize(rows: readonly Row[], modelRows: readonly unknown[], m
   lines.push("", "All gradsim rows:", "", "| workload | size | backend | mode | median ms | min ms | checksum |", "|---|---|---|---|---:|---:|---:|");
   for (const r of rows.filter((x) => x.peer === "gradsim")) lines.push(`| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode ?? ""} | ${fmt(r.ms_median)} | ${fmt(r.ms_min)} | ${r.checksum ?? r.error ?? ""} |`);
   if (modelRows.length) {
-    lines.push("", "Physics and rendering (rows as reported by bench/physics.ts and bench/render.ts):", "", "```", ...modelRows.map((r) => JSON.stringify(r)), "```");
+    type ModelRow = { workload: string; size: number; backend: string; mode: string; stepsPerSec?: number; fps?: number | null; faces?: number; paperGpuStepsPerSec?: number; error?: string };
+    const rate = (r: ModelRow) => (r.stepsPerSec !== undefined ? `${r.stepsPerSec} steps/s` : r.fps ? `${r.fps.toPrecision(3)} fps` : `failed: ${r.error ?? "no result"}`);
+    lines.push("", "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels):", "",
+      "| workload | size | backend | mode | rate | paper (GPU) |", "|---|---:|---|---|---:|---:|",
+      ...(modelRows as ModelRow[]).map((r) => `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode} | ${rate(r)} | ${r.paperGpuStepsPerSec !== undefined ? `${r.paperGpuStepsPerSec} steps/s` : "—"} |`));
   }
   return lines.join("\n") + "\n";
 }
