@@ -24,7 +24,7 @@ export interface Experiment<R extends object> {
   run(ctx: ExperimentContext): Promise<R>;
 }
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N";
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --target FILE (rigid-mass: scene JSON; smoke: PNG)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
