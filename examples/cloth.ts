@@ -20,7 +20,6 @@
  */
 import { np, type Array } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { CliError } from "./lib/flags.js";
 import { makeRng, type Rng } from "../src/core/host-rng.js";
 import { range, type EstimationProblem } from "./lib/estimation.js";
 import { runTaskDataset, type EstimationTask, type InstanceDraw, type TaskDatasetResult } from "./lib/estimation-benchmark.js";
@@ -107,7 +106,6 @@ export type ClothResult = ClothSceneResult | ClothDatasetResult;
 async function run(ctx: ExperimentContext): Promise<ClothResult> {
   const mode: Mode = ctx.flags.quick ? "quick" : "full";
   const cfg = CLOTH_SETTINGS[mode];
-  if (ctx.flags.target) throw new CliError("cloth does not take --target: its scene is built in (use --seed and --dataset to vary it).");
   const task = clothTask(mode);
   const steps = ctx.flags.iters ?? cfg.steps;
   if (ctx.flags.dataset === null) {

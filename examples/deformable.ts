@@ -22,7 +22,6 @@
  */
 import { np, type Array } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { CliError } from "./lib/flags.js";
 import type { Rng } from "../src/core/host-rng.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { range, type EstimationProblem } from "./lib/estimation.js";
@@ -152,7 +151,6 @@ async function runScene(ctx: ExperimentContext, mode: Mode): Promise<Omit<Deform
 async function run(ctx: ExperimentContext): Promise<DeformableResult> {
   const mode: Mode = ctx.flags.quick ? "quick" : "full";
   const cfg = DEFORMABLE_SETTINGS[mode];
-  if (ctx.flags.target) throw new CliError("deformable does not take --target: its scene is built in (use --seed and --dataset to vary it).");
   if (ctx.flags.dataset === null) {
     const r = await runScene(ctx, mode);
     return { ...r, table3: report(r) };

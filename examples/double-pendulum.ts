@@ -13,7 +13,6 @@
  */
 import type { Array } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { CliError } from "./lib/flags.js";
 import { runTaskDataset, type TaskDatasetResult } from "./lib/estimation-benchmark.js";
 import { runSceneTask, type SceneTaskResult } from "./lib/scene-task.js";
 import { defaultDoublePendulum } from "./lib/pendulum-scene.js";
@@ -41,7 +40,6 @@ export interface DoublePendulumResult {
 async function run(ctx: ExperimentContext): Promise<DoublePendulumResult> {
   const mode = ctx.flags.quick ? "quick" : "full";
   const cfg = DOUBLE_PENDULUM_SETTINGS[mode];
-  if (ctx.flags.target) throw new CliError("double-pendulum does not take --target: its scene is built in (use --seed and --dataset to vary it).");
   const spec = { ...defaultDoublePendulum(cfg.resolution), frames: cfg.frames };
   const task = pendulumTask(spec, DOUBLE_PENDULUM_PRIOR, {
     name: "double-pendulum", steps: cfg.steps, reinforceSteps: cfg.reinforceSteps, initial: nearbyGuess,

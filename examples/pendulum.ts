@@ -10,7 +10,6 @@
  */
 import type { Array } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { CliError } from "./lib/flags.js";
 import { runTaskDataset, type TaskDatasetResult } from "./lib/estimation-benchmark.js";
 import { runSceneTask, type SceneTaskResult } from "./lib/scene-task.js";
 import { defaultPendulum } from "./lib/pendulum-scene.js";
@@ -32,7 +31,6 @@ export interface PendulumResult {
 async function run(ctx: ExperimentContext): Promise<PendulumResult> {
   const mode = ctx.flags.quick ? "quick" : "full";
   const cfg = PENDULUM_SETTINGS[mode];
-  if (ctx.flags.target) throw new CliError("pendulum does not take --target: its scene is built in (use --seed and --dataset to vary it).");
   const spec = { ...defaultPendulum(cfg.resolution), frames: cfg.frames };
   const task = pendulumTask(spec, PENDULUM_PRIOR, {
     name: "pendulum", steps: cfg.steps, reinforceSteps: cfg.reinforceSteps,

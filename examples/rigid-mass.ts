@@ -107,6 +107,7 @@ export function massBenchmark(quick: boolean): BenchmarkConfig {
 
 export const experiment: Experiment<SingleSceneResult | BenchmarkResult> = {
   name: "rigid-mass",
+  target: "a scene JSON whose fields override the default scene",
   description: "mass of a rigid object from video after a known impulse (paper Table 1); --dataset N runs the Table 1 protocol with baselines",
   run: (ctx) => (ctx.flags.dataset ? runRigidBenchmark(ctx, massBenchmark(ctx.flags.quick)) : runScene(ctx)),
 };

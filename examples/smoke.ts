@@ -128,6 +128,7 @@ function summary(target: string, r: { losses: number[]; steps: number; seconds: 
 
 export const experiment: Experiment<SmokeResult> = {
   name: "smoke",
+  target: "a PNG image for the smoke to form",
   description: "initial velocities of 2-D smoke optimised so that the density forms a target image",
   run,
 };

@@ -87,6 +87,12 @@ describe("gradsim CLI input errors", () => {
     expect(r.stderr).toContain('--iters expects an integer ≥ 1, got "many"');
   });
 
+  it("rejects --target for an experiment whose scene is built in, with exit code 2", () => {
+    const r = cli(["pendulum", "--target", "scene.json"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("gradsim pendulum: does not take --target");
+  });
+
   it("rejects a missing --target file with exit code 2", () => {
     const r = cli(["rigid-mass", "--backend", "cpu", "--target", "/nonexistent/scene.json", "--out", outDir("target")]);
     expect(r.code).toBe(2);

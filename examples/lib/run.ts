@@ -21,10 +21,12 @@ export interface ExperimentContext {
 export interface Experiment<R extends object> {
   readonly name: string;
   readonly description: string;
+  /** What `--target FILE` reads (e.g. "a scene JSON"); absent: the experiment takes no --target. */
+  readonly target?: string;
   run(ctx: ExperimentContext): Promise<R>;
 }
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --target FILE (rigid-mass: scene JSON; smoke: PNG)";
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
@@ -37,6 +39,10 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
   if (flags.help) {
     process.stdout.write(`gradsim ${exp.name}: ${exp.description}\n${USAGE}\n`);
     return 0;
+  }
+  if (flags.target !== null && !exp.target) {
+    process.stderr.write(`gradsim ${exp.name}: does not take --target: its scene is built in (use --seed and --dataset to vary it).\n`);
+    return 2;
   }
   try {
     const backend = await init({ backend: flags.backend });
