@@ -93,11 +93,11 @@ export async function imageProblem(scene: RigidScene, s: Pick<FitSettings, "fram
 }
 
 /**
- * The gradient of the image loss. For one unknown on the CPU: forward mode, jitted (a single
- * jvp; 3–5× faster than reverse mode here). Otherwise the jitted rollout's vjp chained with the
- * rasterizer's vjp run op by op, whose cost does not grow with the number of unknowns (the
- * jitted forward mode batched over 5 tangents ran ~25× slower than one tangent, not 5×), and
- * which is also what WebGPU can run (it cannot yet compile the rasterizer's jitted derivatives).
+ * The gradient of the image loss. On the CPU, jitted: for one unknown by forward mode (a single
+ * jvp, cheapest), for several by reverse mode in one compiled program (5 tangents in forward mode
+ * measured 7× slower; the compiled reverse pass ~2× faster than op by op once the rasterizer
+ * compacts its tiles). WebGPU chains the jitted rollout's vjp with the rasterizer's vjp run op by
+ * op (it cannot compile the rasterizer's derivatives in reasonable time on lavapipe).
  */
 function imageGradient(problem: ImageProblem, backend: "cpu" | "webgpu", unknowns: number): LossAndGrad<LogParams> {
   const { scene, indices, tiling } = problem;
@@ -105,6 +105,7 @@ function imageGradient(problem: ImageProblem, backend: "cpu" | "webgpu", unknown
   return imageLossAndGrad(
     (u: LogParams) => sceneVertices(scene, fromLog(u), indices),
     (vertices: Array) => problem.loss(renderVideo(scene, vertices, { tiling })),
+    { fused: backend === "cpu" },
   );
 }
 

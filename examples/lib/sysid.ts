@@ -10,15 +10,11 @@ import type { GradientTransformation } from "../../src/optim/base.js";
 export type LossAndGrad<P> = (params: P) => [Array, P];
 
 /**
- * ∂/∂θ of imageLoss(physics(θ)) as two halves chained by the chain rule: the rollout (a
- * `lax.scan`, returning the per-frame vertices) is jitted and differentiated with `vjp`; the
- * rasterizer and the loss run op by op with `valueAndGrad`.
- *
- * Why not `jit(valueAndGrad(imageLoss ∘ physics))` in one piece: on the CPU compiler the
- * backward pass of the tiled rasterizer currently becomes kernels that recompute each pixel's
- * work once per reduced output (seconds per call where op-by-op takes a fraction; reported to
- * the compiler owner), and op by op the rasterizer can also skip empty tiles, which it cannot
- * under jit. `fused: true` selects the one-piece form anyway.
+ * ∂/∂θ of imageLoss(physics(θ)). `fused: true`: one jitted valueAndGrad of the whole composition
+ * (the CPU's fast path). Otherwise two halves chained by the chain rule: the rollout (a
+ * `lax.scan` returning the per-frame vertices) jitted and differentiated with `vjp`, and the
+ * rasterizer and loss run op by op with `valueAndGrad`, which sizes its tiles from concrete values
+ * (what WebGPU runs).
  */
 export function imageLossAndGrad<P>(physics: (p: P) => Array, imageLoss: (vertices: Array) => Array, opts: { fused?: boolean } = {}): LossAndGrad<P> {
   if (opts.fused) {
