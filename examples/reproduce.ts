@@ -7,6 +7,7 @@
  *   npm run reproduce                    # full datasets (about an hour on 2 CPU cores)
  *   npm run reproduce -- --quick         # smoke run of the whole pipeline (minutes)
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
+ *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -44,6 +45,9 @@ export interface RunRecord {
   readonly dataset?: number;
   readonly result?: Record<string, unknown>;
   readonly note?: string;
+  /** Commit and date the run was made at (runs of a table can come from different invocations with --only). */
+  readonly commit?: string;
+  readonly date?: string;
 }
 
 async function runOne(name: string, table: string, dataset: number | null, flags: Flags, runsDir: string): Promise<RunRecord> {
@@ -87,36 +91,55 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   const t1 = resultOf<BenchmarkResult>(runs, "rigid-mass"), t2 = resultOf<BenchmarkResult>(runs, "rigid-contact");
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: BenchmarkResult | null) => (r ? `${r.dataset} objects` : "not run");
-  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape"].includes(r.name) ? headline(r.result) : "")} |`);
+  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape"].includes(r.name) ? headline(r.result) : "")} |`);
   return [
     "# gradsim results",
     "",
-    `Produced by \`npm run reproduce${meta.args}\` on ${meta.date} (commit ${meta.commit}, backend ${meta.backend}, ${meta.machine}). ` +
+    `Last written by \`npm run reproduce${meta.args}\` on ${meta.date} (commit ${meta.commit}, backend ${meta.backend}, ${meta.machine}); ` +
+      "each experiment's own date and commit are in the Runs table at the end. " +
       "Paper numbers: ∇Sim, ICLR 2021, Tables 1–3. Each run's own outputs (videos, loss curves, per-object JSON) are under `runs/<experiment>/`.",
     "",
     `## Table 1 — mass from video (${n(t1)})`, "", table1Markdown(t1), "",
     `## Table 2 — mass, elasticity and friction from video (${n(t2)})`, "", table2Markdown(t2), "",
     "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
     "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
-    "## Runs", "", "| experiment | paper | status | seconds | dataset | notes |", "|---|---|---|---|---|---|", ...status, "",
+    "## Runs", "", "| experiment | paper | status | seconds | dataset | date | commit | notes |", "|---|---|---|---|---|---|---|---|", ...status, "",
   ].join("\n");
 }
 
+/** `--only a,b` (reproduce's own flag) split from the experiment flags. */
+function splitOnly(argv: readonly string[]): { only: Set<string> | null; rest: string[] } {
+  const i = argv.indexOf("--only");
+  if (i < 0) return { only: null, rest: [...argv] };
+  return { only: new Set((argv[i + 1] ?? "").split(",").filter(Boolean)), rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
+}
+
 async function main(argv: readonly string[]): Promise<number> {
-  const parsed = parseFlags(argv, "results");
-  if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}\n`); return 2; }
+  const { only, rest } = splitOnly(argv);
+  const parsed = parseFlags(rest, "results");
+  if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}  --only NAME[,NAME]\n`); return 2; }
   const flags = parsed.right;
-  if (flags.help) { process.stdout.write(`reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}\n`); return 0; }
+  if (flags.help) { process.stdout.write(`reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}  --only NAME[,NAME]\n`); return 0; }
+  const planned = new Set(PLAN.map((p) => p.name));
+  const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name) => ({ name, dataset: null, table: "—" }));
+  const plan = [...PLAN, ...extra];
+  const unknown = only ? [...only].filter((n) => !plan.some((p) => p.name === n)) : [];
+  if (only && (only.size === 0 || unknown.length)) {
+    process.stderr.write(`reproduce: --only takes experiment names separated by commas (${plan.map((p) => p.name).join(", ")}), got "${[...unknown].join(",")}".\n`);
+    return 2;
+  }
   const runsDir = join(flags.out, "runs");
   mkdirSync(runsDir, { recursive: true });
   const t0 = performance.now();
+  // With --only, the other experiments' rows come from the previous tables.json.
+  const tablesJson = join(flags.out, "tables.json");
+  const previous: RunRecord[] = only && existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs : [];
   const runs: RunRecord[] = [];
-  const planned = new Set(PLAN.map((p) => p.name));
-  const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name) => ({ name, dataset: null, table: "—" }));
   let commit = "unknown";
   try { commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim(); } catch { /* not a git checkout */ }
+  const date = new Date().toISOString().slice(0, 10);
   const meta = () => ({
-    date: new Date().toISOString().slice(0, 10), commit,
+    date, commit,
     backend: [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
     machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
     args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: ((performance.now() - t0) / 1000).toFixed(0),
@@ -125,11 +148,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const writeTables = () => {
     const m = meta();
     writeFileSync(join(flags.out, "tables.md"), markdown(runs, m));
-    writeFileSync(join(flags.out, "tables.json"), JSON.stringify({ meta: m, runs }, null, 2) + "\n");
+    writeFileSync(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
   };
-  for (const p of [...PLAN, ...extra]) {
+  for (const p of plan) {
+    const kept = previous.find((r) => r.name === p.name);
+    if (only && !only.has(p.name)) { if (kept) runs.push(kept); continue; }
     const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : 0] : null;
-    runs.push(await runOne(p.name, p.table, dataset, flags, runsDir));
+    runs.push({ ...(await runOne(p.name, p.table, dataset, flags, runsDir)), commit, date });
     writeTables();
   }
   const totalSeconds = meta().totalSeconds;

@@ -27,8 +27,8 @@ export const CONTACT_UNKNOWNS: readonly Unknown[] = ["mass", "ke", "kd", "kf", "
  * substeps per frame.
  */
 export const CONTACT_SETTINGS = {
-  full: { resolution: 64, frames: 60, substeps: 16, steps: 80, lr: 0.05, lrEnd: 5e-4, select: "every2" },
-  quick: { resolution: 32, frames: 30, substeps: 8, steps: 30, lr: 0.05, lrEnd: 5e-3, select: "every" },
+  full: { resolution: 64, frames: 60, substeps: 16, steps: 120, lr: 0.1, lrEnd: 1e-3, refine: 40, select: "every2" },
+  quick: { resolution: 32, frames: 30, substeps: 8, steps: 30, lr: 0.05, lrEnd: 5e-3, refine: 5, select: "every" },
 } as const;
 
 /**
@@ -74,7 +74,7 @@ async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
   const truth = trueValues(spec, unknowns);
   ctx.log(`scene: ${spec.shape} on the ground, truth ${JSON.stringify(truth)}, initial ${JSON.stringify(initial)}`);
   const settings: FitSettings = {
-    steps: ctx.flags.iters ?? cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, frames: cfg.select, pyramid: 4, label: "rigid-contact",
+    steps: ctx.flags.iters ?? cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, frames: cfg.select, pyramid: 4, label: "rigid-contact",
     progress: ctx.flags.json ? false : "auto", lossCurvePng: join(ctx.out, "loss.png"), lossCurveCsv: join(ctx.out, "loss.csv"),
   };
   const problem = await imageProblem(scene, settings, ctx.backend, initial);
@@ -87,8 +87,8 @@ async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
   const relError = Object.fromEntries(unknowns.map((k) => [k, Math.abs(fit.estimate[k]! - truth[k]!) / truth[k]!]));
   ctx.log(`estimate ${JSON.stringify(fit.estimate)}\nrelative errors ${JSON.stringify(relError)}`);
   return {
-    mode: "scene", truth, initial, estimate: fit.estimate, relError, iterations: fit.run.steps,
-    fitSeconds: Number(fit.run.seconds.toFixed(2)), finalLoss: fit.run.bestLoss, files: [...files, "loss.png", "loss.csv"],
+    mode: "scene", truth, initial, estimate: fit.estimate, relError, iterations: fit.steps,
+    fitSeconds: Number(fit.seconds.toFixed(2)), finalLoss: fit.finalLoss, files: [...files, "loss.png", "loss.csv"],
   };
 }
 
@@ -107,7 +107,7 @@ export function contactBenchmark(quick: boolean): BenchmarkConfig {
       };
       return { spec, initial: { mass: s.initialMass, ...s.initialContact }, prior };
     },
-    fit: { steps: cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, frames: cfg.select, pyramid: 4 },
+    fit: { steps: cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, frames: cfg.select, pyramid: 4 },
     reinforceSteps: quick ? 10 : 125,
     trainSize: 200,
   };

@@ -75,7 +75,7 @@ async function runScene(ctx: ExperimentContext): Promise<SingleSceneResult> {
     mode: "scene",
     scene: { shape: spec.shape, scale: spec.scale, frames: spec.frames, fps: spec.fps, resolution: spec.resolution },
     trueMass: spec.mass, initialMass, estimatedMass, absError, relError: absError / spec.mass,
-    iterations: fit.run.steps, fitSeconds: Number(fit.run.seconds.toFixed(2)), finalLoss: fit.run.bestLoss,
+    iterations: fit.steps, fitSeconds: Number(fit.seconds.toFixed(2)), finalLoss: fit.finalLoss,
     gradient: ctx.backend === "cpu" ? "forward mode (jit)" : "reverse mode (jitted rollout + rasterizer op by op)",
     files: [...files, "loss.png", "loss.csv"],
   };

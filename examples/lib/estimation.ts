@@ -63,16 +63,27 @@ const f32 = (x: readonly number[]): Array => np.array([...x], { dtype: "float32"
 
 export const mse = (a: Array, b: Array): Array => np.mean(np.square(np.sub(a, b)));
 
+/** A loss over a flat parameter vector: value with gradient, and value alone (line-search trials). */
+export interface Objective {
+  valueAndGrad(u: Array): [Array, Array];
+  value(u: Array): Array;
+}
+
+/** The objective of `loss`, each half one jitted program. */
+export const compiledObjective = (loss: (u: Array) => Array): Objective => {
+  const vg = jit(valueAndGrad(loss));
+  return { valueAndGrad: (u) => vg(u) as [Array, Array], value: jit(loss) };
+};
+
 /**
- * Minimise `loss(u)` from u0 with a loop driven from the host: one jitted value-and-gradient
- * per step, and for L-BFGS a backtracking (Armijo) line search whose trial losses are jitted
+ * Minimise an objective (or `loss(u)`, compiled) from u0 with a loop driven from the host: one
+ * value-and-gradient per step, and for L-BFGS a backtracking (Armijo) line search whose trials are
  * forward passes. (optim.fit runs the line search as a lax.whileLoop inside the jitted step,
  * which the WebGPU backend cannot run: its loop predicate must be readable on the host.)
  * Stops early when the line search finds no decrease (converged to float32 precision).
  */
-export async function minimize(loss: (u: Array) => Array, u0: Array, s: FitSettings): Promise<{ params: Array; losses: number[]; steps: number; seconds: number; stopReason: string }> {
-  const valueAndGradJ = jit(valueAndGrad(loss));
-  const lossJ = jit(loss);
+export async function minimize(objective: Objective | ((u: Array) => Array), u0: Array, s: FitSettings): Promise<{ params: Array; losses: number[]; gradNorms: number[]; steps: number; seconds: number; stopReason: string }> {
+  const { valueAndGrad: valueAndGradJ, value: lossJ } = typeof objective === "function" ? compiledObjective(objective) : objective;
   const opt: optim.GradientTransformation<unknown> = s.optimizer === "lbfgs"
     ? optim.chain(optim.scaleByLbfgs({ memorySize: 10 }), optim.scale(-1)) as optim.GradientTransformation<unknown>
     : optim.adam(optim.cosineDecay({ initValue: s.lr ?? 0.05, decaySteps: Math.max(1, s.steps), alpha: 0.01 })) as optim.GradientTransformation<unknown>;
@@ -83,7 +94,7 @@ export async function minimize(loss: (u: Array) => Array, u0: Array, s: FitSetti
   let u = u0, state = opt.init(u0), stopReason = "steps";
   const scalar = async (x: Array) => (await x.data())[0]!;
   for (let k = 0; ; k++) {
-    const [lossArr, grad] = valueAndGradJ(u) as [Array, Array];
+    const [lossArr, grad] = valueAndGradJ(u);
     const value = await scalar(lossArr);
     losses.push(value);
     gradNorms.push(await scalar(np.sqrt(np.sum(np.square(grad)))));
@@ -102,7 +113,7 @@ export async function minimize(loss: (u: Array) => Array, u0: Array, s: FitSetti
   progress.finish(`${last} steps in ${seconds.toFixed(2)}s, loss ${losses[0]!.toExponential(3)} → ${losses[last]!.toExponential(3)} (stopped: ${stopReason})`);
   if (s.lossCurveCsv) optim.writeLossCurveCsv(s.lossCurveCsv, losses, gradNorms);
   if (s.lossCurvePng) optim.writeLossCurvePng(s.lossCurvePng, losses);
-  return { params: u, losses, steps: last, seconds, stopReason };
+  return { params: u, losses, gradNorms, steps: last, seconds, stopReason };
 }
 
 /**

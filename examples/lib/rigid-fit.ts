@@ -7,9 +7,9 @@
  * suits scale parameters spanning decades (mass, stiffness) and keeps them positive.
  */
 import { np, optim, type Array } from "../../src/index.js";
-import { minimize } from "./estimation.js";
+import { compiledObjective, minimize, type Objective } from "./estimation.js";
 import { paramArrays, sceneVertices, verticesFn, type RigidParams, type RigidScene, type RigidSceneSpec } from "./rigid-scene.js";
-import { forwardLossAndGrad, imageLossAndGrad, optimize, type LossAndGrad, type OptimizeResult } from "./sysid.js";
+import { forwardLossAndGrad, imageLossAndGrad, optimize, type LossAndGrad } from "./sysid.js";
 import { frameIndices, measureTiling, pyramidMse, renderVideo, videoMse, type FrameSelection, type Tiling } from "./video.js";
 
 export type Unknown = keyof RigidParams;
@@ -27,6 +27,12 @@ export interface FitSettings {
   readonly frames: FrameSelection;
   /** Image-pyramid levels of the loss (1: plain pixelwise MSE; see `pyramidMse`). */
   readonly pyramid: number;
+  /**
+   * L-BFGS steps after Adam, from its best iterate: Adam finds the basin, the quasi-Newton
+   * steps resolve the ill-conditioned directions inside it (ke against kf, say) to float32
+   * precision instead of crawling along them.
+   */
+  readonly refine?: number;
   readonly label: string;
   readonly progress: optim.ProgressMode;
   readonly lossCurvePng?: string;
@@ -40,7 +46,7 @@ export interface FitSettings {
  * around it, with an exponentially decaying learning rate.
  */
 export const rigidOptimizer = (s: Pick<FitSettings, "steps" | "lr" | "lrEnd">) =>
-  optim.adam(optim.exponentialDecay({ initValue: s.lr, decayRate: s.lrEnd / s.lr, transitionSteps: s.steps }), { b1: 0.5, b2: 0.9 });
+  optim.adam(optim.exponentialDecay({ initValue: s.lr, decayRate: s.lrEnd / s.lr, transitionSteps: s.steps }), { b1: 0.5 });
 
 const toLog = (v: Values, unknowns: readonly Unknown[]): LogParams =>
   Object.fromEntries(unknowns.map((k) => [k, np.log(np.array(v[k]!, { dtype: "float32" }))]));
@@ -54,7 +60,11 @@ async function readValues(u: LogParams): Promise<Values> {
 
 export interface FitResult {
   readonly estimate: Values;
-  readonly run: OptimizeResult<LogParams>;
+  /** Adam updates plus L-BFGS steps. */
+  readonly steps: number;
+  readonly seconds: number;
+  /** The image loss at the estimate. */
+  readonly finalLoss: number;
 }
 
 /** A scene's true values of the unknowns. */
@@ -109,14 +119,43 @@ function imageGradient(problem: ImageProblem, backend: "cpu" | "webgpu", unknown
   );
 }
 
-/** Fit the unknowns to the problem's target frames by gradient descent on the pixelwise MSE. */
+/** Fit the unknowns to the problem's target frames by gradient descent on the pixelwise MSE (then L-BFGS if `refine`). */
 export async function fitFromVideo(problem: ImageProblem, initial: Values, s: FitSettings, backend: "cpu" | "webgpu"): Promise<FitResult> {
   const unknowns = Object.keys(initial) as Unknown[];
-  const run = await optimize(imageGradient(problem, backend, unknowns.length), toLog(initial, unknowns), {
+  const adam = await optimize(imageGradient(problem, backend, unknowns.length), toLog(initial, unknowns), {
     optimizer: rigidOptimizer(s), steps: s.steps, label: s.label, progress: s.progress,
-    lossCurvePng: s.lossCurvePng, lossCurveCsv: s.lossCurveCsv,
   });
-  return { estimate: await readValues(run.best), run };
+  let estimate = await readValues(adam.best), finalLoss = adam.bestLoss;
+  let { losses, gradNorms, steps, seconds } = adam;
+  if (s.refine) {
+    const refined = await refineByLbfgs(problem, unknowns, estimate, s.refine, backend, s);
+    if (refined.finalLoss <= finalLoss) ({ estimate, finalLoss } = refined);
+    losses = [...losses, ...refined.losses.slice(1)];
+    gradNorms = [...gradNorms, ...refined.gradNorms.slice(1)];
+    steps += refined.steps;
+    seconds += refined.seconds;
+  }
+  if (s.lossCurveCsv) optim.writeLossCurveCsv(s.lossCurveCsv, losses, gradNorms);
+  if (s.lossCurvePng) optim.writeLossCurvePng(s.lossCurvePng, losses);
+  return { estimate, steps, seconds, finalLoss };
+}
+
+/** L-BFGS on the image loss over the flat log-parameter vector, from `start`. */
+async function refineByLbfgs(problem: ImageProblem, unknowns: readonly Unknown[], start: Values, steps: number, backend: "cpu" | "webgpu",
+  s: Pick<FitSettings, "label" | "progress">) {
+  const params = (u: Array): RigidParams => Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(u, i))]));
+  const loss = (u: Array) => problem.loss(problem.render(params(u)));
+  // WebGPU: the rollout's vjp chained with the rasterizer's run op by op, as in `imageGradient`.
+  const objective: Objective = backend === "cpu" ? compiledObjective(loss) : {
+    valueAndGrad: imageLossAndGrad((u: Array) => sceneVertices(problem.scene, params(u), problem.indices),
+      (vertices: Array) => problem.loss(renderVideo(problem.scene, vertices, { tiling: problem.tiling }))),
+    value: loss,
+  };
+  const u0 = np.array(unknowns.map((k) => Math.log(start[k]!)), { dtype: "float32" });
+  const r = await minimize(objective, u0, { optimizer: "lbfgs", steps, progress: s.progress, label: `${s.label} L-BFGS` });
+  const u = await r.params.data();
+  const estimate: Values = Object.fromEntries(unknowns.map((k, i) => [k, Math.exp(u[i]!)]));
+  return { estimate, finalLoss: r.losses[r.losses.length - 1]!, losses: r.losses, gradNorms: r.gradNorms, steps: r.steps, seconds: r.seconds };
 }
 
 /**
