@@ -11,12 +11,11 @@
  * ±0.15 rad in angle (gradSim's demo likewise starts from nearby lengths, L₁ = 1.0 for a true
  * 1.0 and L₂ = 1.7). Not part of the paper's tables.
  */
-import type { Array } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { runTaskDataset, type TaskDatasetResult } from "./lib/estimation-benchmark.js";
-import { runSceneTask, type SceneTaskResult } from "./lib/scene-task.js";
+import type { TaskDatasetResult } from "./lib/estimation-benchmark.js";
+import type { SceneTaskResult } from "./lib/scene-task.js";
 import { defaultDoublePendulum } from "./lib/pendulum-scene.js";
-import { pendulumTask, pendulumVideoAll, type PendulumPrior } from "./lib/pendulum-task.js";
+import { runPendulumExperiment, type PendulumPrior } from "./lib/pendulum-task.js";
 import type { Rng } from "../src/core/host-rng.js";
 
 export const DOUBLE_PENDULUM_SETTINGS = {
@@ -38,19 +37,13 @@ export interface DoublePendulumResult {
 }
 
 async function run(ctx: ExperimentContext): Promise<DoublePendulumResult> {
-  const mode = ctx.flags.quick ? "quick" : "full";
-  const cfg = DOUBLE_PENDULUM_SETTINGS[mode];
-  const spec = { ...defaultDoublePendulum(cfg.resolution), frames: cfg.frames };
-  const task = pendulumTask(spec, DOUBLE_PENDULUM_PRIOR, {
-    name: "double-pendulum", steps: cfg.steps, reinforceSteps: cfg.reinforceSteps, initial: nearbyGuess,
-  });
-  const steps = ctx.flags.iters ?? cfg.steps;
-  if (ctx.flags.dataset !== null) return { mode: "dataset", doublePendulum: await runTaskDataset(ctx, task, ctx.flags.dataset, steps) };
+  const cfg = DOUBLE_PENDULUM_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   // gradSim's demo_double_pendulum starts at (3π/7, 3π/4); ours is a little lower so the swing stays in view.
-  const truth = [0.7, 0.6, 1.0, 1.6];
-  const draw = task.draw(truth, [0.8, 0.52, 0.88, 1.72], truth);
-  const video = (x: Array) => pendulumVideoAll(task.scene, x);
-  return { mode: "scene", doublePendulum: await runSceneTask(ctx, task, draw, steps, { video, fps: spec.fps }) };
+  const r = await runPendulumExperiment(ctx, {
+    name: "double-pendulum", spec: { ...defaultDoublePendulum(cfg.resolution), frames: cfg.frames }, prior: DOUBLE_PENDULUM_PRIOR, settings: cfg,
+    initial: nearbyGuess, truth: [0.7, 0.6, 1.0, 1.6], guess: [0.8, 0.52, 0.88, 1.72],
+  });
+  return { mode: r.mode, doublePendulum: r.result };
 }
 
 export const experiment: Experiment<DoublePendulumResult> = {

@@ -8,12 +8,11 @@
  *
  * Not part of the paper's tables; the result reports relative errors per unknown.
  */
-import type { Array } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { runTaskDataset, type TaskDatasetResult } from "./lib/estimation-benchmark.js";
-import { runSceneTask, type SceneTaskResult } from "./lib/scene-task.js";
+import type { TaskDatasetResult } from "./lib/estimation-benchmark.js";
+import type { SceneTaskResult } from "./lib/scene-task.js";
 import { defaultPendulum } from "./lib/pendulum-scene.js";
-import { pendulumTask, pendulumVideoAll, samplePendulum, type PendulumPrior } from "./lib/pendulum-task.js";
+import { runPendulumExperiment, samplePendulum, type PendulumPrior } from "./lib/pendulum-task.js";
 
 export const PENDULUM_SETTINGS = {
   full: { resolution: 48, frames: 45, steps: 40, reinforceSteps: 125 },
@@ -29,18 +28,12 @@ export interface PendulumResult {
 }
 
 async function run(ctx: ExperimentContext): Promise<PendulumResult> {
-  const mode = ctx.flags.quick ? "quick" : "full";
-  const cfg = PENDULUM_SETTINGS[mode];
-  const spec = { ...defaultPendulum(cfg.resolution), frames: cfg.frames };
-  const task = pendulumTask(spec, PENDULUM_PRIOR, {
-    name: "pendulum", steps: cfg.steps, reinforceSteps: cfg.reinforceSteps,
-    initial: (rng) => samplePendulum(rng, PENDULUM_PRIOR),
+  const cfg = PENDULUM_SETTINGS[ctx.flags.quick ? "quick" : "full"];
+  const r = await runPendulumExperiment(ctx, {
+    name: "pendulum", spec: { ...defaultPendulum(cfg.resolution), frames: cfg.frames }, prior: PENDULUM_PRIOR, settings: cfg,
+    initial: (rng) => samplePendulum(rng, PENDULUM_PRIOR), truth: [0.9, 0.8], guess: [0.6, 0.4],
   });
-  const steps = ctx.flags.iters ?? cfg.steps;
-  if (ctx.flags.dataset !== null) return { mode: "dataset", pendulum: await runTaskDataset(ctx, task, ctx.flags.dataset, steps) };
-  const draw = task.draw([0.9, 0.8], [0.6, 0.4], [0.9, 0.8]);
-  const video = (x: Array) => pendulumVideoAll(task.scene, x);
-  return { mode: "scene", pendulum: await runSceneTask(ctx, task, draw, steps, { video, fps: spec.fps }) };
+  return { mode: r.mode, pendulum: r.result };
 }
 
 export const experiment: Experiment<PendulumResult> = {

@@ -5,7 +5,9 @@
  */
 import { np, type Array } from "../../src/index.js";
 import { range, type EstimationProblem } from "./estimation.js";
-import type { EstimationTask, InstanceDraw } from "./estimation-benchmark.js";
+import { runTaskDataset, type EstimationTask, type InstanceDraw, type TaskDatasetResult } from "./estimation-benchmark.js";
+import { runSceneTask, type SceneTaskResult } from "./scene-task.js";
+import type { ExperimentContext } from "./run.js";
 import type { Rng } from "../../src/core/host-rng.js";
 import { bobPositions, buildPendulum, pendulumAngles, pendulumVideo, type PendulumScene, type PendulumSpec } from "./pendulum-scene.js";
 
@@ -69,3 +71,20 @@ export const pendulumVideoAll = (scene: PendulumScene, x: Array): Array => {
   const p = pendulumParams(scene.spec.links, x);
   return pendulumVideo(scene, p.length, pendulumAngles(scene, p), null);
 };
+
+/**
+ * The pendulum experiments' run: the built-in scene (truth, guess) or, with --dataset, random
+ * instances with the baselines.
+ */
+export async function runPendulumExperiment(ctx: ExperimentContext, o: {
+  name: string; spec: PendulumSpec; prior: PendulumPrior;
+  settings: { readonly steps: number; readonly reinforceSteps: number };
+  initial: (rng: Rng, truth: number[]) => number[];
+  truth: number[]; guess: number[];
+}): Promise<{ mode: "scene" | "dataset"; result: SceneTaskResult | TaskDatasetResult }> {
+  const task = pendulumTask(o.spec, o.prior, { name: o.name, steps: o.settings.steps, reinforceSteps: o.settings.reinforceSteps, initial: o.initial });
+  const steps = ctx.flags.iters ?? o.settings.steps;
+  if (ctx.flags.dataset !== null) return { mode: "dataset", result: await runTaskDataset(ctx, task, ctx.flags.dataset, steps) };
+  const video = (x: Array) => pendulumVideoAll(task.scene, x);
+  return { mode: "scene", result: await runSceneTask(ctx, task, task.draw(o.truth, o.guess, o.truth), steps, { video, fps: o.spec.fps }) };
+}
