@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { grad, jvp, lax, makeIR, np, vjp, vmap, type Array } from "../src/index.js";
 import { buildProgram, f64, randomArray, type Program } from "./gen/programs.js";
 import { expectClose, sliceAt, stackAt } from "./gen/check.js";
-import { dotAll, fdDirectional, fdDirectionalArgs } from "./gen/fd.js";
+import { dotAll, fdDirectional, fdDirectionalArgs, smoothAlong } from "./gen/fd.js";
 import { bodyOf, fitTo, unrolled, type Body } from "./gen/scan-bodies.js";
 import { exampleOf, insertAxis, randomAxis, stackResults } from "./gen/axes.js";
 import { makeRng, type Rng } from "../src/core/host-rng.js";
@@ -70,11 +70,12 @@ describe("lax.scan: reverse mode", () => {
         const rng = makeRng(seed + 11);
         for (let d = 0; d < 2; d++) {
           const dirs = [k.c0, k.xs, k.theta].map((a) => randomArray(rng.int(1e9), a.shape));
+          if (!smoothAlong(Lref, [k.c0, k.xs, k.theta], dirs)) continue; // on a kink: only the exact checks above apply
           const fd = fdDirectionalArgs(Lref, [k.c0, k.xs, k.theta], dirs);
           expectClose(g.reduce((s, gi, i) => s + dotAll(gi, dirs[i]!), 0), fd, fdTol, "<grad, v> vs finite differences");
         }
       });
-    }), { numRuns: RUNS });
+    }), { numRuns: RUNS, examples: [[1006300883, 3, false]] }); // a body on a kink (tied values under where(x > mean(x)))
   });
 
   it("checkpointed scan gives the same values and gradients as plain scan (reverse too, T not a perfect square)", () => {

@@ -62,3 +62,14 @@ export function fdDirectionalArgs(f: (...xs: Array[]) => Array, args: readonly A
   const at = (s: number) => f(...args.map((a, i) => perturbed(a, Float64Array.from(dirs[i]!.dataSync()), s))).item();
   return (at(h) - at(-h)) / (2 * h);
 }
+
+/**
+ * Whether s ↦ f(args + s·dirs) is smooth at 0 at the finite-difference scale: the one-sided
+ * differences agree. Generated programs can sit exactly on a kink (where(x > mean(x)) with tied
+ * x, max of equal values), where central differences measure a jump rather than the derivative.
+ */
+export function smoothAlong(f: (...xs: Array[]) => Array, args: readonly Array[], dirs: readonly Array[], h = 1e-6): boolean {
+  const at = (s: number) => f(...args.map((a, i) => perturbed(a, Float64Array.from(dirs[i]!.dataSync()), s))).item();
+  const f0 = at(0), up = at(h) - f0, down = f0 - at(-h);
+  return Math.abs(up - down) <= 1e-3 * (Math.abs(up) + Math.abs(down)) + 1e-12;
+}
