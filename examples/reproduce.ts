@@ -134,33 +134,37 @@ async function main(argv: readonly string[]): Promise<number> {
   // With --only, the other experiments' rows come from the previous tables.json.
   const tablesJson = join(flags.out, "tables.json");
   const previous: RunRecord[] = only && existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs : [];
-  const runs: RunRecord[] = [];
+  // Records by experiment, listed in plan order: kept rows (with --only) and this run's.
+  const byName = new Map<string, RunRecord>(only ? previous.filter((r) => !only.has(r.name)).map((r) => [r.name, r]) : []);
+  const ordered = (): RunRecord[] => plan.flatMap((p) => byName.get(p.name) ?? []);
   let commit = "unknown";
   try { commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim(); } catch { /* not a git checkout */ }
   const date = new Date().toISOString().slice(0, 10);
   const meta = () => ({
     date, commit,
-    backend: [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
+    backend: [...new Set(ordered().map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
     machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
     args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: ((performance.now() - t0) / 1000).toFixed(0),
   });
   // Tables are rewritten after every experiment, so an interrupted run keeps what it finished.
   const writeTables = () => {
     const m = meta();
-    writeFileSync(join(flags.out, "tables.md"), markdown(runs, m));
-    writeFileSync(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
+    writeFileSync(join(flags.out, "tables.md"), markdown(ordered(), m));
+    writeFileSync(tablesJson, JSON.stringify({ meta: m, runs: ordered() }, null, 2) + "\n");
   };
   for (const p of plan) {
-    const kept = previous.find((r) => r.name === p.name);
-    if (only && !only.has(p.name)) { if (kept) runs.push(kept); continue; }
+    if (only && !only.has(p.name)) continue;
     const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : 0] : null;
-    runs.push({ ...(await runOne(p.name, p.table, dataset, flags, runsDir)), commit, date });
+    byName.set(p.name, { ...(await runOne(p.name, p.table, dataset, flags, runsDir)), commit, date });
     writeTables();
   }
+  const runs = ordered();
+  const ran = runs.filter((r) => !only || only.has(r.name));
   const totalSeconds = meta().totalSeconds;
-  process.stderr.write(`\nreproduce: ${runs.filter((r) => r.status === "ok").length}/${runs.length} experiments ran in ${totalSeconds} s; ` +
+  process.stderr.write(`\nreproduce: ${ran.filter((r) => r.status === "ok").length}/${ran.length} experiments ran in ${totalSeconds} s` +
+    `${only ? ` (${runs.length - ran.length} rows kept from the previous tables)` : ""}; ` +
     `tables in ${flags.out}/tables.md and ${flags.out}/tables.json\n`);
-  return runs.some((r) => r.status === "failed") ? 1 : 0;
+  return ran.some((r) => r.status === "failed") ? 1 : 0;
 }
 
 process.exit(await main(process.argv.slice(2)));

@@ -64,7 +64,8 @@ export function table3Report(errors: Partial<Record<Table3Method, Partial<Record
 }
 
 export const fmtNumber = (x: number | undefined): string =>
-  x === undefined || !Number.isFinite(x) ? "—" : x === 0 ? "0" : Math.abs(x) >= 0.01 && Math.abs(x) < 1000 ? x.toPrecision(3) : x.toExponential(2);
+  x === undefined || !Number.isFinite(x) ? "—" : Number.isInteger(x) && Math.abs(x) < 1e6 ? String(x)
+    : Math.abs(x) >= 0.01 && Math.abs(x) < 1000 ? x.toPrecision(3) : x.toExponential(2);
 
 const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 const header = (cells: readonly string[]) => [line(cells), line(cells.map(() => "---"))];

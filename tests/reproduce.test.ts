@@ -1,0 +1,39 @@
+/**
+ * `npm run reproduce`: tables are written from the experiments' results; --only reruns the named
+ * experiments and keeps the other rows of an existing tables.json; bad --only names exit 2.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { outDir } from "./experiments-helpers.js";
+
+const reproduce = (args: readonly string[]) =>
+  spawnSync(process.execPath, ["--import", "tsx", "examples/reproduce.ts", ...args], { encoding: "utf8", timeout: 120_000 });
+
+describe("reproduce", () => {
+  it("--only reruns one experiment and keeps the other rows of tables.json", () => {
+    const out = outDir("reproduce");
+    mkdirSync(out, { recursive: true });
+    const kept = { name: "pendulum", table: "—", status: "ok", seconds: 1, commit: "abc1234", date: "2026-01-01", result: { backend: "cpu", answer: 42 } };
+    writeFileSync(join(out, "tables.json"), JSON.stringify({ meta: {}, runs: [kept] }));
+    const r = reproduce(["--quick", "--backend", "cpu", "--json", "--only", "smoke", "--out", out]);
+    expect(r.status, r.stderr).toBe(0);
+    const tables = JSON.parse(readFileSync(join(out, "tables.json"), "utf8"));
+    expect(tables.runs.map((x: { name: string }) => x.name)).toEqual(["pendulum", "smoke"]); // plan order
+    expect(tables.runs[0]).toEqual(kept);
+    expect(tables.runs[1].status).toBe("ok");
+    expect(tables.runs[1].result.experiment).toBe("smoke");
+    const md = readFileSync(join(out, "tables.md"), "utf8");
+    expect(md).toContain("| pendulum | — | ok | 1 | — | 2026-01-01 | abc1234 | answer 42 |");
+    expect(md).toMatch(/\| smoke \| — \| ok \|/);
+    expect(r.stderr).toContain("1/1 experiments ran");
+    expect(r.stderr).toContain("1 rows kept");
+  }, 150_000);
+
+  it("rejects an unknown --only name with exit code 2", () => {
+    const r = reproduce(["--only", "nope", "--out", outDir("reproduce-bad")]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--only takes experiment names separated by commas');
+  });
+});
