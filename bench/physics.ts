@@ -7,9 +7,9 @@
  *   import { physicsBench } from "./physics.js";  const rows = await physicsBench();
  *   npx tsx bench/physics.ts [--backend cpu] [--sizes 100,1000,10000]
  */
-import { performance } from "node:perf_hooks";
 import { grad, init, jit, np, type Array } from "../src/index.js";
 import { contact, fem, meshes, particles } from "../src/models/index.js";
+import { timeIt } from "./lib.js";
 
 export interface PhysicsBenchRow {
   readonly workload: "fem-forward" | "fem-forward+backward";
@@ -47,21 +47,8 @@ function boxFor(size: number): meshes.TetMesh {
 /** Steps per timed rollout: enough work to time, few enough to keep the whole benchmark near a minute. */
 const stepsFor = (tets: number) => (tets <= 200 ? 40 : tets <= 2000 ? 16 : 4);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
-async function time(fn: () => Promise<unknown>, runs: number): Promise<number> {
-  await fn(); // warm-up (tracing, compilation)
-  const ts: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    ts.push(performance.now() - t);
-  }
-  return median(ts);
-}
+/** Median ms of `runs` timed calls after one warm-up call (tracing, compilation). */
+const time = async (fn: () => Promise<unknown>, runs: number): Promise<number> => (await timeIt(fn, { warmup: 1, runs })).ms_median;
 
 export async function physicsBench(o: PhysicsBenchOptions = {}): Promise<PhysicsBenchRow[]> {
   const backend = o.backend ?? "cpu";

@@ -10,10 +10,10 @@
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { grad, init, jit, np, type Array } from "../src/index.js";
 import * as R from "../src/render/index.js";
+import { timeIt } from "./lib.js";
 
 export interface RenderBenchRow {
   /** e.g. "softras-forward", "dibr-forward+backward". */
@@ -40,21 +40,8 @@ export interface RenderBenchOptions {
   readonly print?: boolean;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
-async function time(fn: () => Promise<unknown>, runs: number): Promise<number> {
-  await fn(); // warm-up: tracing, compilation
-  const ts: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    ts.push(performance.now() - t);
-  }
-  return median(ts);
-}
+/** Median ms of `runs` timed calls after one warm-up call (tracing, compilation). */
+const time = async (fn: () => Promise<unknown>, runs: number): Promise<number> => (await timeIt(fn, { warmup: 1, runs })).ms_median;
 
 interface Config { readonly size: number; readonly rasterizer: "softras" | "dibr"; readonly mode: "eager" | "jit"; readonly kind: "forward" | "forward+backward"; readonly backend: "cpu" | "webgpu"; readonly runs: number }
 

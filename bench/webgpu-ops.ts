@@ -6,19 +6,13 @@
  */
 import { grad, init, jit, lax, np, type Array } from "../src/index.js";
 import { webgpuMemory } from "../src/core/backends/webgpu/index.js";
+import { timeIt } from "./lib.js";
 
 await init({ backend: "webgpu" });
 
 async function time(name: string, f: () => Promise<unknown>, runs = 15, extra: Record<string, unknown> = {}): Promise<void> {
-  for (let i = 0; i < 3; i++) await f(); // warm-up: compile, pool
-  const ts: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await f();
-    ts.push(performance.now() - t0);
-  }
-  ts.sort((a, b) => a - b);
-  console.log(JSON.stringify({ name, ms_median: +ts[Math.floor(runs / 2)]!.toFixed(3), ms_min: +ts[0]!.toFixed(3), runs, ...extra }));
+  const t = await timeIt(f, { warmup: 3, runs }); // warm-up: compile, pool
+  console.log(JSON.stringify({ name, ms_median: t.ms_median, ms_min: t.ms_min, runs, ...extra }));
 }
 
 const x = np.array([1, 2, 3, 4]);
