@@ -12,6 +12,7 @@
 import fc from "fast-check";
 import { np, nn, type Array } from "../src/index.js";
 import { makeRng } from "../src/core/host-rng.js";
+import { broadcastShape } from "../property-tests/loop-refs.js";
 
 type Shape = readonly number[];
 export interface GpuProgram {
@@ -26,16 +27,6 @@ const fmt = (s: Shape): string => `[${s.join(",")}]`;
 const f32c = (d: readonly number[], s: Shape): Array => np.array(Float32Array.from(d), { backend: "cpu" }).reshape([...s]);
 const i32c = (d: readonly number[], s: Shape): Array => np.array(Int32Array.from(d), { dtype: "int32", backend: "cpu" }).reshape([...s]);
 
-function broadcast(a: Shape, b: Shape): number[] | null {
-  const n = Math.max(a.length, b.length);
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const x = a[a.length - n + i] ?? 1, y = b[b.length - n + i] ?? 1;
-    if (x !== y && x !== 1 && y !== 1) return null;
-    out.push(Math.max(x, y));
-  }
-  return out;
-}
 
 const UNARY: Record<string, (x: Array) => Array> = {
   sin: np.sin, cos: np.cos, tanh: np.tanh, neg: np.neg, abs: np.abs, relu: nn.relu, sigmoid: nn.sigmoid,
@@ -68,23 +59,23 @@ export function buildGpuProgram(seed: number, inShapes: readonly Shape[], nSteps
     if (sizeOf(shape) > maxIdx) return null;
     return { shape, values: globalThis.Array.from({ length: sizeOf(shape) }, () => rng.between(-n, n - 1)) };
   };
+  const unary = (): Step => {
+    const a = pick()!; const f = rng.pick(Object.keys(UNARY));
+    return { text: `${f}(v${a})`, shape: shapes[a]!, run: (e) => UNARY[f]!(e[a]!) };
+  };
+  /** Two operands that broadcast together within maxSize (the second may be the first), and the result shape. */
+  const broadcastPair = (): [number, number, number[]] => {
+    const a = pick()!;
+    const b = pick((s) => { const o = broadcastShape(shapes[a]!, s); return o !== null && sizeOf(o) <= maxSize; }) ?? a;
+    return [a, b, broadcastShape(shapes[a]!, shapes[b]!)!];
+  };
+  const binary = (): Step => {
+    const [a, b, out] = broadcastPair();
+    const f = rng.pick(Object.keys(BINARY));
+    return { text: `${f}(v${a}, v${b})`, shape: out, run: (e) => BINARY[f]!(e[a]!, e[b]!) };
+  };
   const makers: (() => Step | null)[] = [
-    () => { const a = pick()!; const f = rng.pick(Object.keys(UNARY)); return { text: `${f}(v${a})`, shape: shapes[a]!, run: (e) => UNARY[f]!(e[a]!) }; },
-    () => { const a = pick()!; const f = rng.pick(Object.keys(UNARY)); return { text: `${f}(v${a})`, shape: shapes[a]!, run: (e) => UNARY[f]!(e[a]!) }; },
-    () => {
-      const a = pick()!;
-      const b = pick((s) => { const o = broadcast(shapes[a]!, s); return o !== null && sizeOf(o) <= maxSize; }) ?? a;
-      const out = broadcast(shapes[a]!, shapes[b]!)!;
-      const f = rng.pick(Object.keys(BINARY));
-      return { text: `${f}(v${a}, v${b})`, shape: out, run: (e) => BINARY[f]!(e[a]!, e[b]!) };
-    },
-    () => {
-      const a = pick()!;
-      const b = pick((s) => { const o = broadcast(shapes[a]!, s); return o !== null && sizeOf(o) <= maxSize; }) ?? a;
-      const out = broadcast(shapes[a]!, shapes[b]!)!;
-      const f = rng.pick(Object.keys(BINARY));
-      return { text: `${f}(v${a}, v${b})`, shape: out, run: (e) => BINARY[f]!(e[a]!, e[b]!) };
-    },
+    unary, unary, binary, binary, // elementwise steps twice as likely as the others
     () => {
       const a = pick((s) => s.length >= 1);
       if (a === null) return null;
@@ -146,9 +137,7 @@ export function buildGpuProgram(seed: number, inShapes: readonly Shape[], nSteps
       return { text: `cumsum(v${a}, ${axis}${reverse ? ", reverse" : ""})`, shape: shapes[a]!, run: (e) => np.cumsum(e[a]!, axis, { reverse }) };
     },
     () => {
-      const a = pick()!;
-      const b = pick((s) => { const o = broadcast(shapes[a]!, s); return o !== null && sizeOf(o) <= maxSize; }) ?? a;
-      const out = broadcast(shapes[a]!, shapes[b]!)!;
+      const [a, b, out] = broadcastPair();
       return { text: `where(v${a} > v${b}, v${a}, v${b})`, shape: out, run: (e) => np.where(np.greater(e[a]!, e[b]!), e[a]!, e[b]!) };
     },
     () => {

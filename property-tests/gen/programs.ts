@@ -11,6 +11,7 @@
 import fc from "fast-check";
 import { np, nn, type Array } from "../../src/index.js";
 import { makeRng, type Rng } from "../../src/core/host-rng.js";
+import { broadcastShape } from "../loop-refs.js";
 
 export type Shape = readonly number[];
 
@@ -55,17 +56,6 @@ const fmt = (s: Shape): string => `[${s.join(",")}]`;
 const f64 = (data: readonly number[], shape: Shape): Array => np.array(Float64Array.from(data), { dtype: "float64" }).reshape([...shape]);
 const i32 = (data: readonly number[], shape: Shape): Array => np.array(Int32Array.from(data), { dtype: "int32" }).reshape([...shape]);
 
-/** numpy broadcast of two shapes, or null when incompatible. */
-export function broadcastOrNull(a: Shape, b: Shape): number[] | null {
-  const n = Math.max(a.length, b.length);
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const da = a[a.length - n + i] ?? 1, db = b[b.length - n + i] ?? 1;
-    if (da !== db && da !== 1 && db !== 1) return null;
-    out.push(Math.max(da, db));
-  }
-  return out;
-}
 
 const UNARY_SMOOTH: Record<string, (x: Array) => Array> = {
   sin: np.sin,
@@ -149,7 +139,7 @@ export function buildProgram(seed: number, inShapes: readonly Shape[], nSteps: n
   /** Operand b for a binary op with a: a broadcast-compatible pool value, optionally reduced to a broadcastable shape. */
   const partner = (a: number): { text: string; shape: number[]; make: (env: readonly Array[]) => Array } => {
     const sa = shapes[a]!;
-    const b = pickOperand((s) => broadcastOrNull(sa, s) !== null && sizeOf(broadcastOrNull(sa, s)!) <= maxSize) ?? a;
+    const b = pickOperand((s) => broadcastShape(sa, s) !== null && sizeOf(broadcastShape(sa, s)!) <= maxSize) ?? a;
     const sb = shapes[b]!;
     if (sb.length === 0 || rng.chance(0.5)) return { text: name(b), shape: sb, make: (env) => env[b]! };
     if (rng.chance(0.5)) {
@@ -174,7 +164,7 @@ export function buildProgram(seed: number, inShapes: readonly Shape[], nSteps: n
     [3, () => {
       const a = pickOperand()!;
       const p = partner(a);
-      const out = broadcastOrNull(shapes[a]!, p.shape);
+      const out = broadcastShape(shapes[a]!, p.shape);
       if (!out || sizeOf(out) > maxSize) return null;
       const fname = rng.pick(Object.keys(binary));
       const f = binary[fname]!;
@@ -275,8 +265,8 @@ export function buildProgram(seed: number, inShapes: readonly Shape[], nSteps: n
       const a = pickOperand()!;
       const p = partner(a);
       const c = partner(a);
-      const out = broadcastOrNull(broadcastOrNull(shapes[a]!, p.shape) ?? [], c.shape);
-      if (!out || !broadcastOrNull(shapes[a]!, p.shape) || sizeOf(out) > maxSize) return null;
+      const out = broadcastShape(broadcastShape(shapes[a]!, p.shape) ?? [], c.shape);
+      if (!out || !broadcastShape(shapes[a]!, p.shape) || sizeOf(out) > maxSize) return null;
       return { text: `where(greater(${name(a)}, ${p.text}), ${name(a)}, ${c.text})`, shape: out,
         run: (env) => { const x = env[a]!; return np.where(np.greater(x, p.make(env)), x, c.make(env)); } };
     }],
