@@ -123,19 +123,22 @@ ${stores}
 `;
 }
 
+/** WGSL: output element g of C → batch bi, row m, column n; A's row and B's column offsets; a zeroed accumulator. */
+const outputElement = (t: string): string => `  if (g >= P.B * P.M * P.N) { return; }
+  let bi = g / (P.M * P.N);
+  let m = (g / P.N) % P.M;
+  let n = g % P.N;
+  let aRow = bi * P.aB + m * P.aM;
+  let bCol = bi * P.bB + n * P.bN;
+  var acc: ${t} = ${zeroOf(t)};`;
+
 function cooperativeSource(t: string): string {
   return `${header(t)}
 var<workgroup> red: array<${t}, ${COOP_WG}>;
 @compute @workgroup_size(${COOP_WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
   let g = wid.x + wid.y * nwg.x;
-  if (g >= P.B * P.M * P.N) { return; }
-  let bi = g / (P.M * P.N);
-  let m = (g / P.N) % P.M;
-  let n = g % P.N;
-  let aRow = bi * P.aB + m * P.aM;
-  let bCol = bi * P.bB + n * P.bN;
-  var acc: ${t} = ${zeroOf(t)};
+${outputElement(t)}
   for (var k0 = 0u; k0 < P.K; k0 += ${COOP_WG}u) {
     let k = k0 + lid;
     if (k < P.K) { acc += A[aRow + k * P.aK] * Bm[bCol + k * P.bK]; }
@@ -156,13 +159,7 @@ function perOutputSource(t: string): string {
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let g = gid.x + gid.y * (nwg.x * 64u);
-  if (g >= P.B * P.M * P.N) { return; }
-  let bi = g / (P.M * P.N);
-  let m = (g / P.N) % P.M;
-  let n = g % P.N;
-  let aRow = bi * P.aB + m * P.aM;
-  let bCol = bi * P.bB + n * P.bN;
-  var acc: ${t} = ${zeroOf(t)};
+${outputElement(t)}
   for (var k = 0u; k < P.K; k++) { acc += A[aRow + k * P.aK] * Bm[bCol + k * P.bK]; }
   C[g] = acc;
 }
