@@ -8,6 +8,7 @@ import { np } from "../core/np/index.js";
 import type { DType } from "../core/dtype.js";
 import { normalize } from "./camera.js";
 import type { Material } from "./shading.js";
+import { icosphere } from "../models/meshes/primitives.js";
 
 export interface Mesh {
   /** [V, 3] world positions (differentiable). */
@@ -59,27 +60,10 @@ export function meshFromData(d: MeshData, opts: { dtype?: DType } & Omit<Mesh, "
 
 /** Icosphere: 20·4^subdivisions faces (3 → 1,280), unit radius scaled by `radius`. */
 export function icosphereData(subdivisions: number, radius = 1, center: readonly number[] = [0, 0, 0]): MeshData {
-  const t = (1 + Math.sqrt(5)) / 2;
-  let pos: number[][] = [[-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t], [0, -1, -t], [0, 1, -t],
-    [t, 0, -1], [t, 0, 1], [-t, 0, -1], [-t, 0, 1]];
-  let faces = [[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8],
-    [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1]];
-  const unit = (p: number[]) => { const n = Math.hypot(p[0]!, p[1]!, p[2]!); return p.map((v) => v / n); };
-  pos = pos.map(unit);
-  for (let s = 0; s < subdivisions; s++) {
-    const mid = new Map<string, number>();
-    const m = (a: number, b: number) => {
-      const key = a < b ? `${a},${b}` : `${b},${a}`;
-      let i = mid.get(key);
-      if (i === undefined) { i = pos.length; pos.push(unit(pos[a]!.map((v, k) => (v + pos[b]![k]!) / 2))); mid.set(key, i); }
-      return i;
-    };
-    faces = faces.flatMap(([a, b, c]) => {
-      const ab = m(a!, b!), bc = m(b!, c!), ca = m(c!, a!);
-      return [[a!, ab, ca], [b!, bc, ab], [c!, ca, bc], [ab, bc, ca]];
-    });
-  }
-  return { positions: pos.map((p) => p.map((v, k) => v * radius + center[k]!)), faces };
+  const m = icosphere(radius, subdivisions);
+  const positions = globalThis.Array.from({ length: m.vertices.length / 3 }, (_, i) => [0, 1, 2].map((k) => m.vertices[3 * i + k]! + center[k]!));
+  const faces = globalThis.Array.from({ length: m.faces.length / 3 }, (_, i) => [m.faces[3 * i]!, m.faces[3 * i + 1]!, m.faces[3 * i + 2]!]);
+  return { positions, faces };
 }
 
 /** Latitude–longitude sphere with a UV seam (so it can be textured): 2·segments·(rings−1) faces. */
