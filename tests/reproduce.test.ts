@@ -15,18 +15,19 @@ describe("reproduce", () => {
   it("--only reruns one experiment and keeps the other rows of tables.json", () => {
     const out = outDir("reproduce");
     mkdirSync(out, { recursive: true });
-    const kept = { name: "pendulum", table: "—", status: "ok", seconds: 1, commit: "abc1234", date: "2026-01-01", result: { backend: "cpu", answer: 42 } };
+    // The kept row comes after the rerun one in the plan: it must still be in every table written.
+    const kept = { name: "smoke", table: "—", status: "ok", seconds: 1, commit: "abc1234", date: "2026-01-01", result: { backend: "cpu", answer: 42 } };
     writeFileSync(join(out, "tables.json"), JSON.stringify({ meta: {}, runs: [kept] }));
-    const r = reproduce(["--quick", "--backend", "cpu", "--json", "--only", "smoke", "--out", out]);
+    const r = reproduce(["--quick", "--backend", "cpu", "--json", "--only", "pendulum", "--out", out]);
     expect(r.status, r.stderr).toBe(0);
     const tables = JSON.parse(readFileSync(join(out, "tables.json"), "utf8"));
     expect(tables.runs.map((x: { name: string }) => x.name)).toEqual(["pendulum", "smoke"]); // plan order
-    expect(tables.runs[0]).toEqual(kept);
-    expect(tables.runs[1].status).toBe("ok");
-    expect(tables.runs[1].result.experiment).toBe("smoke");
+    expect(tables.runs[1]).toEqual(kept);
+    expect(tables.runs[0].status).toBe("ok");
+    expect(tables.runs[0].result.experiment).toBe("pendulum");
     const md = readFileSync(join(out, "tables.md"), "utf8");
-    expect(md).toContain("| pendulum | — | ok | 1 | — | 2026-01-01 | abc1234 | answer 42 |");
-    expect(md).toMatch(/\| smoke \| — \| ok \|/);
+    expect(md).toContain("| smoke | — | ok | 1 | — | 2026-01-01 | abc1234 | answer 42 |");
+    expect(md).toMatch(/\| pendulum \| — \| ok \|/);
     expect(r.stderr).toContain("1/1 experiments ran");
     expect(r.stderr).toContain("1 rows kept");
   }, 150_000);
