@@ -11,7 +11,8 @@
  */
 import { join } from "node:path";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { DENSITY_RANGE, defaultMassScene, sampleMassScene } from "./lib/rigid-dataset.js";
+import { defaultMassScene, massRange, sampleMassScene } from "./lib/rigid-dataset.js";
+import { drawPrior } from "./lib/horizon-curriculum.js";
 import { buildScene, paramArrays, verticesFn, type RigidSceneSpec } from "./lib/rigid-scene.js";
 import { fitFromVideo, imageProblem, type FitSettings } from "./lib/rigid-fit.js";
 import { frameIndices, renderVideo } from "./lib/video.js";
@@ -97,7 +98,8 @@ export function massBenchmark(quick: boolean): BenchmarkConfig {
     unknowns: ["mass"],
     sample: (rng) => {
       const s = sampleMassScene(rng, cfg.resolution, quick ? QUICK_SHAPES : RIGID_SHAPES);
-      return { spec: s.spec, initial: { mass: s.initialMass }, prior: { mass: rng.uniform(...DENSITY_RANGE) * s.volume } };
+      const ranges = { mass: massRange(s.volume) };
+      return { spec: s.spec, initial: { mass: s.initialMass }, prior: drawPrior(ranges, rng), ranges };
     },
     // Random objects and 6×-off guesses: a few L-BFGS steps polish what Adam's decayed steps leave (~1e-3 → ~1e-6).
     fit: { steps: cfg.steps, lr: 0.3, lrEnd: cfg.lrEnd, refine: 10, frames: "every5", pyramid: 1 },

@@ -15,7 +15,8 @@ import { join } from "node:path";
 import type { ExperimentContext } from "./run.js";
 import { makeRng, type Rng } from "../../src/core/host-rng.js";
 import { buildScene, type RigidSceneSpec } from "./rigid-scene.js";
-import { fitFromStates, fitFromVideo, imageProblem, trueValues, type FitSettings, type Unknown, type Values } from "./rigid-fit.js";
+import { fitFromStates, fitFromVideo, imageProblem, statesStage, trueValues, videoStage, type FitSettings, type Unknown, type Values } from "./rigid-fit.js";
+import { fmtValues as fmt, horizonCurriculum, type CurriculumSettings, type CurriculumStage, type PriorRanges } from "./horizon-curriculum.js";
 import { reinforce, REINFORCE_DEFAULTS } from "./reinforce.js";
 
 export const METHODS = ["average", "random", "diffphysics", "reinforce", "gradsim"] as const;
@@ -24,9 +25,17 @@ export type Method = (typeof METHODS)[number];
 export interface BenchmarkConfig {
   readonly name: string;
   readonly unknowns: readonly Unknown[];
-  /** A random scene, the gradient methods' starting point, and a random draw from the prior (the "random" baseline). */
-  sample(rng: Rng): { spec: RigidSceneSpec; initial: Values; prior: Values };
+  /**
+   * A random scene, the gradient methods' starting point, a random draw from the prior (the
+   * "random" baseline), and the prior's ranges (for the curriculum's restarts).
+   */
+  sample(rng: Rng): { spec: RigidSceneSpec; initial: Values; prior: Values; ranges: PriorRanges };
   readonly fit: Omit<FitSettings, "label" | "progress" | "lossCurvePng" | "lossCurveCsv">;
+  /**
+   * Both gradient methods (video and 3-D supervision) first fit growing prefixes of the video
+   * with restarts (horizon-curriculum.ts), then the whole video from there.
+   */
+  readonly curriculum?: CurriculumSettings;
   readonly reinforceSteps: number;
   /** Size of the separately drawn set whose mean the "average" baseline predicts. */
   readonly trainSize: number;
@@ -68,7 +77,7 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
   const rng = makeRng(ctx.flags.seed);
   const objects: ObjectRecord[] = [];
   for (let i = 0; i < n; i++) {
-    const { spec, initial, prior } = cfg.sample(rng);
+    const { spec, initial, prior, ranges } = cfg.sample(rng);
     const scene = buildScene(spec);
     const truth = trueValues(spec, cfg.unknowns);
     ctx.log(`[${i + 1}/${n}] ${spec.shape} ${spec.scale.map((x) => x.toFixed(2)).join("×")}, truth ${fmt(truth)}, initial ${fmt(initial)}`);
@@ -80,9 +89,22 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
       seconds[m] = Number(((performance.now() - t0) / 1000).toFixed(2));
       return r;
     };
+    // The same restarts for both methods: one seed per object.
+    const startFor = (stage: (frames: number) => Promise<CurriculumStage> | CurriculumStage): Promise<Values> =>
+      cfg.curriculum
+        ? horizonCurriculum(initial, ranges, spec.frames, cfg.curriculum, async (n) => stage(n), makeRng(ctx.flags.seed * 104_729 + i), ctx.log)
+        : Promise.resolve(initial);
     const problem = await imageProblem(scene, cfg.fit, ctx.backend, initial);
-    const gradsim = await timed("gradsim", () => fitFromVideo(problem, initial, settings("gradsim"), ctx.backend));
-    const diff = await timed("diffphysics", () => fitFromStates(scene, initial, settings("diffphysics")));
+    const gradsim = await timed("gradsim", async () => {
+      const s = settings("gradsim");
+      const start = await startFor((n) => videoStage(spec, n, initial, { ...s, ...cfg.curriculum! }, ctx.backend));
+      return fitFromVideo(problem, start, s, ctx.backend);
+    });
+    const diff = await timed("diffphysics", async () => {
+      const s = settings("diffphysics");
+      const start = await startFor((n) => statesStage(spec, n, cfg.unknowns, { ...s, ...cfg.curriculum! }));
+      return fitFromStates(scene, start, s);
+    });
     const rf = await timed("reinforce", () => reinforce(problem, initial, {
       ...REINFORCE_DEFAULTS, steps: cfg.reinforceSteps, lr: cfg.fit.lr, lrEnd: cfg.fit.lrEnd,
       label: `${cfg.name} ${i + 1}/${n} reinforce`, progress: ctx.flags.json ? false : "auto",
@@ -112,5 +134,3 @@ function summarise(objects: readonly ObjectRecord[], m: Method, unknowns: readon
     seconds: mean(objects.map((o) => o.seconds[m] ?? 0)),
   };
 }
-
-const fmt = (v: Values): string => Object.entries(v).map(([k, x]) => `${k} ${(x as number).toPrecision(4)}`).join(", ");

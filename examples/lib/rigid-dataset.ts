@@ -12,6 +12,8 @@ import type { Rng } from "../../src/core/host-rng.js";
 /** Density range of the paper's dataset and of its initial guesses (kg/m³). */
 export const DENSITY_RANGE = [2, 12] as const;
 export const FRAMES = 60, FPS = 30;
+/** The prior's mass range of an object of the given volume (m³). */
+export const massRange = (volume: number): readonly [number, number] => [DENSITY_RANGE[0] * volume, DENSITY_RANGE[1] * volume];
 /** Impulse duration (s): gradSim's exp01 pushes for t ∈ [0, 0.1]. */
 export const IMPULSE_SECONDS = 0.1;
 

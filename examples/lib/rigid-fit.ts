@@ -6,9 +6,10 @@
  * Every unknown is optimised in log space (x = exp(u)): steps are relative changes, which
  * suits scale parameters spanning decades (mass, stiffness) and keeps them positive.
  */
-import { np, optim, type Array } from "../../src/index.js";
+import { jit, np, optim, vmap, type Array } from "../../src/index.js";
 import { compiledObjective, minimize, type Objective } from "./estimation.js";
-import { paramArrays, sceneVertices, verticesFn, type RigidParams, type RigidScene, type RigidSceneSpec } from "./rigid-scene.js";
+import type { CurriculumStage } from "./horizon-curriculum.js";
+import { buildScene, paramArrays, sceneVertices, verticesFn, type RigidParams, type RigidScene, type RigidSceneSpec } from "./rigid-scene.js";
 import { forwardLossAndGrad, imageLossAndGrad, optimize, type LossAndGrad } from "./sysid.js";
 import { frameIndices, measureTiling, pyramidMse, renderVideo, videoMse, type FrameSelection, type Tiling } from "./video.js";
 
@@ -151,12 +152,22 @@ async function refineByLbfgs(problem: ImageProblem, unknowns: readonly Unknown[]
       (vertices: Array) => problem.loss(renderVideo(problem.scene, vertices, { tiling: problem.tiling }))),
     value: loss,
   };
-  const u0 = np.array(unknowns.map((k) => Math.log(start[k]!)), { dtype: "float32" });
+  const u0 = np.array(logRow(start, unknowns), { dtype: "float32" });
   const r = await minimize(objective, u0, { optimizer: "lbfgs", steps, progress: s.progress, label: `${s.label} L-BFGS` });
   const u = await r.params.data();
   const estimate: Values = Object.fromEntries(unknowns.map((k, i) => [k, Math.exp(u[i]!)]));
   return { estimate, finalLoss: r.losses[r.losses.length - 1]!, losses: r.losses, gradNorms: r.gradNorms, steps: r.steps, seconds: r.seconds };
 }
+
+/** Mean squared distance between the scene's vertices over all frames for log-parameters u [n] and for the true parameters. */
+function statesLoss(scene: RigidScene, unknowns: readonly Unknown[]): (u: Array) => Array {
+  const all = frameIndices("every", scene.spec.frames);
+  const truth = verticesFn(scene, all)({});
+  const params = (u: Array): RigidParams => Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(u, i))]));
+  return (u: Array) => videoMse(sceneVertices(scene, params(u), all), truth);
+}
+
+const logRow = (v: Values, unknowns: readonly Unknown[]): number[] => unknowns.map((k) => Math.log(v[k]!));
 
 /**
  * DiffPhysics baseline: the mean squared distance between simulated and true vertex positions
@@ -166,12 +177,62 @@ async function refineByLbfgs(problem: ImageProblem, unknowns: readonly Unknown[]
  */
 export async function fitFromStates(scene: RigidScene, initial: Values, s: Pick<FitSettings, "steps" | "progress" | "label">): Promise<Values> {
   const unknowns = Object.keys(initial) as Unknown[];
-  const all = frameIndices("every", scene.spec.frames);
-  const truth = verticesFn(scene, all)({});
-  const params = (u: Array): RigidParams => Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(u, i))]));
-  const loss = (u: Array) => videoMse(sceneVertices(scene, params(u), all), truth);
-  const u0 = np.array(unknowns.map((k) => Math.log(initial[k]!)), { dtype: "float32" });
-  const run = await minimize(loss, u0, { optimizer: "lbfgs", steps: s.steps, progress: s.progress, label: s.label });
+  const u0 = np.array(logRow(initial, unknowns), { dtype: "float32" });
+  const run = await minimize(statesLoss(scene, unknowns), u0, { optimizer: "lbfgs", steps: s.steps, progress: s.progress, label: s.label });
   const u = await run.params.data();
   return Object.fromEntries(unknowns.map((k, i) => [k, Math.exp(u[i]!)]));
+}
+
+/**
+ * Image losses at several parameter rows (log-values, one row per candidate), vectorised with
+ * vmap over chunks of at most `chunk` rows (memory: each row renders a whole video) and jitted
+ * on the CPU; the last chunk is padded so every call has one shape.
+ */
+export function imageLosses(problem: ImageProblem, unknowns: readonly Unknown[], backend: "cpu" | "webgpu", chunk = 8): (us: readonly number[][]) => Promise<number[]> {
+  const batched = (u: Array): Array => vmap((row: Array) => {
+    const p: RigidParams = Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(row, i))]));
+    return problem.loss(problem.render(p));
+  })(u);
+  const evaluate = backend === "cpu" ? jit(batched) : batched;
+  return async (us) => {
+    const size = Math.min(chunk, us.length), out: number[] = [];
+    for (let i = 0; i < us.length; i += size) {
+      const rows = us.slice(i, i + size);
+      while (rows.length < size) rows.push(rows[rows.length - 1]!);
+      out.push(...globalThis.Array.from(await evaluate(np.array(rows, { dtype: "float32" })).data(), Number).slice(0, Math.min(size, us.length - i)));
+    }
+    return out;
+  };
+}
+
+/** The first `frames` frames of a scene: the same rollout, stopped early. */
+const prefixScene = (spec: RigidSceneSpec, frames: number): RigidScene => buildScene({ ...spec, frames });
+
+/**
+ * A curriculum stage of the video fit (see horizon-curriculum.ts): the image loss over every
+ * frame of the first `frames`, Adam then L-BFGS for the stage's steps.
+ */
+export async function videoStage(spec: RigidSceneSpec, frames: number, start: Values, s: FitSettings & { stageSteps: number; stageRefine: number }, backend: "cpu" | "webgpu"): Promise<CurriculumStage> {
+  const unknowns = Object.keys(start) as Unknown[];
+  const settings: FitSettings = { ...s, frames: "every", steps: s.stageSteps, refine: s.stageRefine, label: `${s.label} (${frames} frames)`, lossCurvePng: undefined, lossCurveCsv: undefined };
+  const problem = await imageProblem(prefixScene(spec, frames), settings, backend, start);
+  const losses = imageLosses(problem, unknowns, backend);
+  return {
+    losses: (cs) => losses(cs.map((c) => logRow(c, unknowns))),
+    fit: async (from) => (await fitFromVideo(problem, from, settings, backend)).estimate,
+  };
+}
+
+/** A curriculum stage of the DiffPhysics baseline: the 3-D loss over the first `frames` frames, L-BFGS. */
+export function statesStage(spec: RigidSceneSpec, frames: number, unknowns: readonly Unknown[], s: Pick<FitSettings, "progress" | "label"> & { stageSteps: number }): CurriculumStage {
+  const scene = prefixScene(spec, frames);
+  const loss = jit(statesLoss(scene, unknowns));
+  return {
+    losses: async (cs) => {
+      const out: number[] = [];
+      for (const c of cs) out.push((await loss(np.array(logRow(c, unknowns), { dtype: "float32" })).data())[0]!);
+      return out;
+    },
+    fit: (from) => fitFromStates(scene, from, { ...s, steps: s.stageSteps, label: `${s.label} (${frames} frames)` }),
+  };
 }
