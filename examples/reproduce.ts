@@ -131,26 +131,32 @@ async function main(argv: readonly string[]): Promise<number> {
   const runsDir = join(flags.out, "runs");
   mkdirSync(runsDir, { recursive: true });
   const t0 = performance.now();
-  // With --only, the other experiments' rows come from the previous tables.json.
+  // With --only, the other experiments' rows come from tables.json as it is when the tables are
+  // written (not as it was at the start), so --only runs of different experiments can run side by side.
   const tablesJson = join(flags.out, "tables.json");
-  const previous: RunRecord[] = only && existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs : [];
-  // Records by experiment, listed in plan order: kept rows (with --only) and this run's.
-  const byName = new Map<string, RunRecord>(only ? previous.filter((r) => !only.has(r.name)).map((r) => [r.name, r]) : []);
-  const ordered = (): RunRecord[] => plan.flatMap((p) => byName.get(p.name) ?? []);
+  const kept = (): RunRecord[] =>
+    only && existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs.filter((r) => !only.has(r.name)) : [];
+  // This run's records by experiment.
+  const byName = new Map<string, RunRecord>();
+  // Kept rows and this run's, in plan order.
+  const ordered = (): RunRecord[] => {
+    const rows = new Map([...kept().map((r) => [r.name, r] as const), ...byName]);
+    return plan.flatMap((p) => rows.get(p.name) ?? []);
+  };
   let commit = "unknown";
   try { commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim(); } catch { /* not a git checkout */ }
   const date = new Date().toISOString().slice(0, 10);
-  const meta = () => ({
+  const meta = (runs: readonly RunRecord[]) => ({
     date, commit,
-    backend: [...new Set(ordered().map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
+    backend: [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
     machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
     args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: ((performance.now() - t0) / 1000).toFixed(0),
   });
   // Tables are rewritten after every experiment, so an interrupted run keeps what it finished.
   const writeTables = () => {
-    const m = meta();
-    writeFileSync(join(flags.out, "tables.md"), markdown(ordered(), m));
-    writeFileSync(tablesJson, JSON.stringify({ meta: m, runs: ordered() }, null, 2) + "\n");
+    const runs = ordered(), m = meta(runs);
+    writeFileSync(join(flags.out, "tables.md"), markdown(runs, m));
+    writeFileSync(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
   };
   for (const p of plan) {
     if (only && !only.has(p.name)) continue;
@@ -160,7 +166,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const runs = ordered();
   const ran = runs.filter((r) => !only || only.has(r.name));
-  const totalSeconds = meta().totalSeconds;
+  const totalSeconds = meta(runs).totalSeconds;
   process.stderr.write(`\nreproduce: ${ran.filter((r) => r.status === "ok").length}/${ran.length} experiments ran in ${totalSeconds} s` +
     `${only ? ` (${runs.length - ran.length} rows kept from the previous tables)` : ""}; ` +
     `tables in ${flags.out}/tables.md and ${flags.out}/tables.json\n`);

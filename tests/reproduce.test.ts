@@ -1,8 +1,9 @@
 /**
  * `npm run reproduce`: tables are written from the experiments' results; --only reruns the named
- * experiments and keeps the other rows of an existing tables.json; bad --only names exit 2.
+ * experiments and keeps the other rows of an existing tables.json (also when written meanwhile by
+ * another --only run); bad --only names exit 2.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -30,6 +31,19 @@ describe("reproduce", () => {
     expect(md).toMatch(/\| pendulum \| — \| ok \|/);
     expect(r.stderr).toContain("1/1 experiments ran");
     expect(r.stderr).toContain("1 rows kept");
+  }, 150_000);
+
+  it("--only runs of different experiments side by side keep each other's rows", async () => {
+    const out = outDir("reproduce-parallel");
+    // Kept rows are read when the tables are written, not when a run starts: the run that finishes
+    // last must not drop the row the other one wrote meanwhile.
+    const run = (name: string) => new Promise<number | null>((done) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "examples/reproduce.ts", "--quick", "--backend", "cpu", "--json", "--only", name, "--out", out], { stdio: "ignore" });
+      child.on("exit", done);
+    });
+    expect(await Promise.all([run("pendulum"), run("smoke")])).toEqual([0, 0]);
+    const tables = JSON.parse(readFileSync(join(out, "tables.json"), "utf8"));
+    expect(tables.runs.map((x: { name: string }) => x.name)).toEqual(["pendulum", "smoke"]);
   }, 150_000);
 
   it("rejects an unknown --only name with exit code 2", () => {

@@ -1,0 +1,66 @@
+/**
+ * The horizon curriculum (examples/lib/horizon-curriculum.ts) on a toy problem with the structure
+ * of contact from video: a prefix of the "video" sees only some unknowns, and descent finds the
+ * truth only from inside a narrow basin around it. Plus its input checks.
+ */
+import { describe, expect, it } from "vitest";
+import { makeRng } from "../src/core/host-rng.js";
+import { horizonCurriculum, stageFrames, type CurriculumStage, type PriorRanges } from "../examples/lib/horizon-curriculum.js";
+import type { Values } from "../examples/lib/rigid-fit.js";
+
+const TRUTH: Values = { mass: 2, mu: 0.4 };
+const PRIOR: PriorRanges = { mass: [1, 10], mu: [0.2, 1] };
+const FRAMES = 60;
+/** The first 20 frames show the flight (mass); later ones the slide (μ). */
+const visible = (frames: number) => (frames <= 20 ? (["mass"] as const) : (["mass", "mu"] as const));
+const relErr = (v: Values, k: keyof Values) => Math.abs(v[k]! - TRUTH[k]!) / TRUTH[k]!;
+
+/** Loss: squared relative errors of the visible unknowns; "descent" snaps each to the truth only within 10% of it. */
+function toyStage(frames: number, seen: number[]): CurriculumStage {
+  seen.push(frames);
+  const ks = visible(frames);
+  return {
+    losses: async (cs) => cs.map((c) => ks.reduce((s, k) => s + relErr(c, k) ** 2, 0)),
+    fit: async (start) => Object.fromEntries(Object.entries(start).map(([k, v]) =>
+      [k, (ks as readonly string[]).includes(k) && relErr(start, k as keyof Values) < 0.1 ? TRUTH[k as keyof Values]! : v])),
+  };
+}
+
+describe("horizonCurriculum", () => {
+  it("reaches a narrow basin from a far guess by restarts over growing prefixes", async () => {
+    const seen: number[] = [];
+    const initial: Values = { mass: 7, mu: 0.9 };
+    const settings = { horizons: [1 / 6, 1 / 3, 1 / 2], candidates: 200, stageSteps: 1, stageRefine: 0 };
+    const estimate = await horizonCurriculum(initial, PRIOR, FRAMES, settings, async (n) => toyStage(n, seen), makeRng(1));
+    expect(seen).toEqual([10, 20, 30]);
+    expect(estimate).toEqual(TRUTH);
+    // Descent alone from the initial guess stays where it is.
+    expect(await toyStage(FRAMES, []).fit(initial)).toEqual(initial);
+  });
+
+  it("keeps the current estimate when no candidate scores lower, and draws only inside the prior", async () => {
+    const drawn: Values[] = [];
+    const stage: CurriculumStage = {
+      losses: async (cs) => { drawn.push(...cs.slice(1)); return cs.map((_, i) => (i === 0 ? 0 : 1)); },
+      fit: async (start) => start,
+    };
+    const initial: Values = { mass: 3, mu: 0.5 };
+    const estimate = await horizonCurriculum(initial, PRIOR, FRAMES, { horizons: [0.5], candidates: 50, stageSteps: 1, stageRefine: 0 }, async () => stage, makeRng(2));
+    expect(estimate).toEqual(initial);
+    expect(drawn).toHaveLength(50);
+    for (const c of drawn) {
+      expect(c.mass! === 3 || (c.mass! >= 1 && c.mass! <= 10)).toBe(true);
+      expect(c.mu! === 0.5 || (c.mu! >= 0.2 && c.mu! <= 1)).toBe(true);
+    }
+    // Both kinds occur: kept and redrawn coordinates.
+    expect(drawn.some((c) => c.mass === 3) && drawn.some((c) => c.mass !== 3)).toBe(true);
+  });
+
+  it("rejects an unknown without a prior range and horizons outside (0, 1)", async () => {
+    const stage = async () => toyStage(10, []);
+    await expect(horizonCurriculum({ mass: 1, kd: 3 }, PRIOR, FRAMES, { horizons: [0.5], candidates: 1, stageSteps: 1, stageRefine: 0 }, stage, makeRng(3)))
+      .rejects.toThrow(/no prior range for the unknown "kd"/);
+    expect(() => stageFrames([0.5, 1], FRAMES)).toThrow(/fractions of the video in \(0, 1\), got 1/);
+    expect(stageFrames([0.01, 0.5, 0.5001], FRAMES)).toEqual([2, 30]);
+  });
+});
