@@ -30,7 +30,7 @@ describe("horizonCurriculum", () => {
   it("reaches a narrow basin from a far guess by restarts over growing prefixes", async () => {
     const seen: number[] = [];
     const initial: Values = { mass: 7, mu: 0.9 };
-    const settings = { horizons: [1 / 6, 1 / 3, 1 / 2], candidates: 200, stageSteps: 1, stageRefine: 0 };
+    const settings = { horizons: [1 / 6, 1 / 3, 1 / 2], candidates: 200, stageSteps: 1, stageRefine: 0, finalLr: 0.02 };
     const estimate = await horizonCurriculum(initial, PRIOR, FRAMES, settings, async (n) => toyStage(n, seen), makeRng(1));
     expect(seen).toEqual([10, 20, 30]);
     expect(estimate).toEqual(TRUTH);
@@ -45,7 +45,7 @@ describe("horizonCurriculum", () => {
       fit: async (start) => start,
     };
     const initial: Values = { mass: 3, mu: 0.5 };
-    const estimate = await horizonCurriculum(initial, PRIOR, FRAMES, { horizons: [0.5], candidates: 50, stageSteps: 1, stageRefine: 0 }, async () => stage, makeRng(2));
+    const estimate = await horizonCurriculum(initial, PRIOR, FRAMES, { horizons: [0.5], candidates: 50, stageSteps: 1, stageRefine: 0, finalLr: 0.02 }, async () => stage, makeRng(2));
     expect(estimate).toEqual(initial);
     expect(drawn).toHaveLength(50);
     for (const c of drawn) {
@@ -58,7 +58,7 @@ describe("horizonCurriculum", () => {
 
   it("rejects an unknown without a prior range and horizons outside (0, 1)", async () => {
     const stage = async () => toyStage(10, []);
-    await expect(horizonCurriculum({ mass: 1, kd: 3 }, PRIOR, FRAMES, { horizons: [0.5], candidates: 1, stageSteps: 1, stageRefine: 0 }, stage, makeRng(3)))
+    await expect(horizonCurriculum({ mass: 1, kd: 3 }, PRIOR, FRAMES, { horizons: [0.5], candidates: 1, stageSteps: 1, stageRefine: 0, finalLr: 0.02 }, stage, makeRng(3)))
       .rejects.toThrow(/no prior range for the unknown "kd"/);
     expect(() => stageFrames([0.5, 1], FRAMES)).toThrow(/fractions of the video in \(0, 1\), got 1/);
     expect(stageFrames([0.01, 0.5, 0.5001], FRAMES)).toEqual([2, 30]);

@@ -26,6 +26,12 @@ export interface CurriculumSettings {
   /** Adam steps and L-BFGS steps of each stage. */
   readonly stageSteps: number;
   readonly stageRefine: number;
+  /**
+   * Adam's initial learning rate on the whole video after the curriculum, which starts it inside
+   * the basin: steps of 10% (the rate for far guesses) were measured to throw a rolling
+   * icosphere out again (ke, μ from ~1% to 10–13%); at 2% they stay ≤ 2%.
+   */
+  readonly finalLr: number;
 }
 
 /** One stage: the loss of the video's first `frames` frames. */

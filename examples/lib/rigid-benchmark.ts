@@ -98,7 +98,7 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
     const gradsim = await timed("gradsim", async () => {
       const s = settings("gradsim");
       const start = await startFor((n) => videoStage(spec, n, initial, { ...s, ...cfg.curriculum! }, ctx.backend));
-      return fitFromVideo(problem, start, s, ctx.backend);
+      return fitFromVideo(problem, start, cfg.curriculum ? { ...s, lr: cfg.curriculum.finalLr } : s, ctx.backend);
     });
     const diff = await timed("diffphysics", async () => {
       const s = settings("diffphysics");
