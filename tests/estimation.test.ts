@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { np, type Array } from "../src/index.js";
 import { makeRng } from "../src/core/host-rng.js";
-import { fitStates, range, relMae, smoothingPreconditioner, type EstimationProblem } from "../examples/lib/estimation.js";
+import { descentDirection, fitStates, range, relMae, smoothingPreconditioner, type EstimationProblem } from "../examples/lib/estimation.js";
 
 const N = 24;
 const path = range(N - 1).map((i) => [i, i + 1] as const);
@@ -41,4 +41,16 @@ describe("smoothingPreconditioner", () => {
     expect(pre).toBeLessThan(1e-3);
     expect(relMae((await fit(base, 100)).estimate, truth, all)).toBeLessThan(1e-3); // the same minimiser
   }, 60_000);
+});
+
+describe("descentDirection", () => {
+  it("keeps a downhill quasi-Newton direction and replaces an uphill one by steepest descent", async () => {
+    const g = np.array([1, -2], { dtype: "float32" });
+    const down = await descentDirection(g, np.array([-0.5, 0.5], { dtype: "float32" }));
+    expect(await host(down.direction)).toEqual([-0.5, 0.5]);
+    expect(down.slope).toBeCloseTo(-1.5, 6);
+    const up = await descentDirection(g, np.array([0.5, 0], { dtype: "float32" }));
+    expect(await host(up.direction)).toEqual([-1, 2]);
+    expect(up.slope).toBeCloseTo(-5, 6);
+  });
 });

@@ -116,7 +116,8 @@ export async function minimize(objective: Objective | ((u: Array) => Array), u0:
     const [direction, next] = update(grad, state, u);
     state = next;
     if (s.optimizer !== "lbfgs") { u = np.add(u, direction); continue; }
-    const moved = await lineSearch(lossJ, u, value, await scalar(np.sum(np.mul(grad, direction))), direction);
+    const d = await descentDirection(grad, direction);
+    const moved = await lineSearch(lossJ, u, value, d.slope, d.direction);
     if (!moved) { stopReason = "converged"; break; }
     u = moved;
   }
@@ -126,6 +127,17 @@ export async function minimize(objective: Objective | ((u: Array) => Array), u0:
   if (s.lossCurveCsv) optim.writeLossCurveCsv(s.lossCurveCsv, losses, gradNorms);
   if (s.lossCurvePng) optim.writeLossCurvePng(s.lossCurvePng, losses);
   return { params: u, losses, gradNorms, steps: last, seconds, stopReason };
+}
+
+/**
+ * The quasi-Newton direction if it points downhill, else steepest descent: on a non-convex loss
+ * L-BFGS's curvature pairs can make it point uphill (slope ≥ 0), and the Armijo test below then
+ * accepts an increase (seen on a rolling object's contact fit: 40 steps, each raising the loss).
+ */
+export async function descentDirection(grad: Array, direction: Array): Promise<{ direction: Array; slope: number }> {
+  const slope = (await np.sum(np.mul(grad, direction)).data())[0]!;
+  if (slope < 0) return { direction, slope };
+  return { direction: np.neg(grad), slope: -(await np.sum(np.square(grad)).data())[0]! };
 }
 
 /**
