@@ -165,7 +165,7 @@ async function main(argv: readonly string[]): Promise<number> {
     writeTables();
   }
   const runs = ordered();
-  const ran = runs.filter((r) => !only || only.has(r.name));
+  const ran = [...byName.values()];
   const totalSeconds = meta(runs).totalSeconds;
   process.stderr.write(`\nreproduce: ${ran.filter((r) => r.status === "ok").length}/${ran.length} experiments ran in ${totalSeconds} s` +
     `${only ? ` (${runs.length - ran.length} rows kept from the previous tables)` : ""}; ` +

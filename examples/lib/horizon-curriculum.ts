@@ -66,7 +66,7 @@ export function stageFrames(horizons: readonly number[], frames: number): number
  */
 export async function horizonCurriculum(
   initial: Values, prior: PriorRanges, frames: number, s: CurriculumSettings,
-  stage: (frames: number) => Promise<CurriculumStage>, rng: Rng, log: (line: string) => void = () => {},
+  stage: (frames: number) => CurriculumStage | Promise<CurriculumStage>, rng: Rng, log: (line: string) => void = () => {},
 ): Promise<Values> {
   const unknowns = Object.keys(initial) as Unknown[];
   for (const k of unknowns) if (!prior[k]) throw new Error(`curriculum: no prior range for the unknown "${k}".`);

@@ -90,10 +90,8 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
       return r;
     };
     // The same restarts for both methods: one seed per object.
-    const startFor = (stage: (frames: number) => Promise<CurriculumStage> | CurriculumStage): Promise<Values> =>
-      cfg.curriculum
-        ? horizonCurriculum(initial, ranges, spec.frames, cfg.curriculum, async (n) => stage(n), makeRng(ctx.flags.seed * 104_729 + i), ctx.log)
-        : Promise.resolve(initial);
+    const startFor = async (stage: (frames: number) => CurriculumStage | Promise<CurriculumStage>): Promise<Values> =>
+      cfg.curriculum ? horizonCurriculum(initial, ranges, spec.frames, cfg.curriculum, stage, makeRng(ctx.flags.seed * 104_729 + i), ctx.log) : initial;
     const problem = await imageProblem(scene, cfg.fit, ctx.backend, initial);
     const gradsim = await timed("gradsim", async () => {
       const s = settings("gradsim");

@@ -144,18 +144,14 @@ export async function fitFromVideo(problem: ImageProblem, initial: Values, s: Fi
 /** L-BFGS on the image loss over the flat log-parameter vector, from `start`. */
 async function refineByLbfgs(problem: ImageProblem, unknowns: readonly Unknown[], start: Values, steps: number, backend: "cpu" | "webgpu",
   s: Pick<FitSettings, "label" | "progress">) {
-  const params = (u: Array): RigidParams => Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(u, i))]));
-  const loss = (u: Array) => problem.loss(problem.render(params(u)));
+  const loss = (u: Array) => problem.loss(problem.render(paramsOfLogRow(u, unknowns)));
   // WebGPU: the rollout's vjp chained with the rasterizer's run op by op, as in `imageGradient`.
   const objective: Objective = backend === "cpu" ? compiledObjective(loss) : {
-    valueAndGrad: imageLossAndGrad((u: Array) => sceneVertices(problem.scene, params(u), problem.indices),
+    valueAndGrad: imageLossAndGrad((u: Array) => sceneVertices(problem.scene, paramsOfLogRow(u, unknowns), problem.indices),
       (vertices: Array) => problem.loss(renderVideo(problem.scene, vertices, { tiling: problem.tiling }))),
     value: loss,
   };
-  const u0 = np.array(logRow(start, unknowns), { dtype: "float32" });
-  const r = await minimize(objective, u0, { optimizer: "lbfgs", steps, progress: s.progress, label: `${s.label} L-BFGS` });
-  const u = await r.params.data();
-  const estimate: Values = Object.fromEntries(unknowns.map((k, i) => [k, Math.exp(u[i]!)]));
+  const { estimate, run: r } = await lbfgsInLogSpace(objective, unknowns, start, { steps, progress: s.progress, label: `${s.label} L-BFGS` });
   return { estimate, finalLoss: r.losses[r.losses.length - 1]!, losses: r.losses, gradNorms: r.gradNorms, steps: r.steps, seconds: r.seconds };
 }
 
@@ -163,11 +159,23 @@ async function refineByLbfgs(problem: ImageProblem, unknowns: readonly Unknown[]
 function statesLoss(scene: RigidScene, unknowns: readonly Unknown[]): (u: Array) => Array {
   const all = frameIndices("every", scene.spec.frames);
   const truth = verticesFn(scene, all)({});
-  const params = (u: Array): RigidParams => Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(u, i))]));
-  return (u: Array) => videoMse(sceneVertices(scene, params(u), all), truth);
+  return (u: Array) => videoMse(sceneVertices(scene, paramsOfLogRow(u, unknowns), all), truth);
 }
 
+/** Log-values of the unknowns, in order (host). */
 const logRow = (v: Values, unknowns: readonly Unknown[]): number[] => unknowns.map((k) => Math.log(v[k]!));
+/** Parameter Arrays from a log-parameter row u [n] (differentiable). */
+const paramsOfLogRow = (u: Array, unknowns: readonly Unknown[]): RigidParams =>
+  Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(u, i))]));
+
+/** L-BFGS over the log-parameter row from `start`; the estimate as physical values. */
+async function lbfgsInLogSpace(objective: Objective | ((u: Array) => Array), unknowns: readonly Unknown[], start: Values,
+  s: { steps: number; progress: optim.ProgressMode; label: string }) {
+  const run = await minimize(objective, np.array(logRow(start, unknowns), { dtype: "float32" }), { optimizer: "lbfgs", ...s });
+  const u = await run.params.data();
+  const estimate: Values = Object.fromEntries(unknowns.map((k, i) => [k, Math.exp(u[i]!)]));
+  return { estimate, run };
+}
 
 /**
  * DiffPhysics baseline: the mean squared distance between simulated and true vertex positions
@@ -177,10 +185,7 @@ const logRow = (v: Values, unknowns: readonly Unknown[]): number[] => unknowns.m
  */
 export async function fitFromStates(scene: RigidScene, initial: Values, s: Pick<FitSettings, "steps" | "progress" | "label">): Promise<Values> {
   const unknowns = Object.keys(initial) as Unknown[];
-  const u0 = np.array(logRow(initial, unknowns), { dtype: "float32" });
-  const run = await minimize(statesLoss(scene, unknowns), u0, { optimizer: "lbfgs", steps: s.steps, progress: s.progress, label: s.label });
-  const u = await run.params.data();
-  return Object.fromEntries(unknowns.map((k, i) => [k, Math.exp(u[i]!)]));
+  return (await lbfgsInLogSpace(statesLoss(scene, unknowns), unknowns, initial, { steps: s.steps, progress: s.progress, label: s.label })).estimate;
 }
 
 /**
@@ -189,10 +194,7 @@ export async function fitFromStates(scene: RigidScene, initial: Values, s: Pick<
  * on the CPU; the last chunk is padded so every call has one shape.
  */
 export function imageLosses(problem: ImageProblem, unknowns: readonly Unknown[], backend: "cpu" | "webgpu", chunk = 8): (us: readonly number[][]) => Promise<number[]> {
-  const batched = (u: Array): Array => vmap((row: Array) => {
-    const p: RigidParams = Object.fromEntries(unknowns.map((k, i) => [k, np.exp(np.index(row, i))]));
-    return problem.loss(problem.render(p));
-  })(u);
+  const batched = (u: Array): Array => vmap((row: Array) => problem.loss(problem.render(paramsOfLogRow(row, unknowns))))(u);
   const evaluate = backend === "cpu" ? jit(batched) : batched;
   return async (us) => {
     const size = Math.min(chunk, us.length), out: number[] = [];
