@@ -48,6 +48,8 @@ export interface ObjectRecord {
   readonly initial: Values;
   readonly estimates: Record<Method, Values>;
   readonly seconds: Partial<Record<Method, number>>;
+  /** With a curriculum: where it left each gradient method, the start of its fit on the whole video. */
+  readonly curriculumEstimates?: Partial<Record<Method, Values>>;
 }
 
 export interface MethodSummary {
@@ -90,17 +92,20 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
       return r;
     };
     // The same restarts for both methods: one seed per object.
-    const startFor = async (stage: (frames: number) => CurriculumStage | Promise<CurriculumStage>): Promise<Values> =>
-      cfg.curriculum ? horizonCurriculum(initial, ranges, spec.frames, cfg.curriculum, stage, makeRng(ctx.flags.seed * 104_729 + i), ctx.log) : initial;
+    const curriculumEstimates: Partial<Record<Method, Values>> = {};
+    const startFor = async (m: Method, stage: (frames: number) => CurriculumStage | Promise<CurriculumStage>): Promise<Values> => {
+      if (!cfg.curriculum) return initial;
+      return (curriculumEstimates[m] = await horizonCurriculum(initial, ranges, spec.frames, cfg.curriculum, stage, makeRng(ctx.flags.seed * 104_729 + i), ctx.log));
+    };
     const problem = await imageProblem(scene, cfg.fit, ctx.backend, initial);
     const gradsim = await timed("gradsim", async () => {
       const s = settings("gradsim");
-      const start = await startFor((n) => videoStage(spec, n, initial, { ...s, ...cfg.curriculum! }, ctx.backend));
+      const start = await startFor("gradsim", (n) => videoStage(spec, n, initial, { ...s, ...cfg.curriculum! }, ctx.backend));
       return fitFromVideo(problem, start, cfg.curriculum ? { ...s, lr: cfg.curriculum.finalLr } : s, ctx.backend);
     });
     const diff = await timed("diffphysics", async () => {
       const s = settings("diffphysics");
-      const start = await startFor((n) => statesStage(spec, n, cfg.unknowns, { ...s, ...cfg.curriculum! }));
+      const start = await startFor("diffphysics", (n) => statesStage(spec, n, cfg.unknowns, { ...s, ...cfg.curriculum! }));
       return fitFromStates(scene, start, s);
     });
     const rf = await timed("reinforce", () => reinforce(problem, initial, {
@@ -110,7 +115,7 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
     const record: ObjectRecord = {
       index: i, shape: spec.shape, truth, initial,
       estimates: { average, random: prior, diffphysics: diff, reinforce: rf.estimate, gradsim: gradsim.estimate },
-      seconds,
+      seconds, ...(cfg.curriculum ? { curriculumEstimates } : {}),
     };
     objects.push(record);
     ctx.log(`  gradsim ${fmt(gradsim.estimate)} (rel. error ${fmt(relErrors(record, "gradsim"))}), diffphysics ${fmt(diff)}, reinforce ${fmt(rf.estimate)}`);
