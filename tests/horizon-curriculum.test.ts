@@ -19,10 +19,14 @@ const relErr = (v: Values, k: keyof Values) => Math.abs(v[k]! - TRUTH[k]!) / TRU
 function toyStage(frames: number, seen: number[]): CurriculumStage {
   seen.push(frames);
   const ks = visible(frames);
+  const loss = (c: Values) => ks.reduce((s, k) => s + relErr(c, k) ** 2, 0);
   return {
-    losses: async (cs) => cs.map((c) => ks.reduce((s, k) => s + relErr(c, k) ** 2, 0)),
-    fit: async (start) => Object.fromEntries(Object.entries(start).map(([k, v]) =>
-      [k, (ks as readonly string[]).includes(k) && relErr(start, k as keyof Values) < 0.1 ? TRUTH[k as keyof Values]! : v])),
+    losses: async (cs) => cs.map(loss),
+    fit: async (start) => {
+      const estimate = Object.fromEntries(Object.entries(start).map(([k, v]) =>
+        [k, (ks as readonly string[]).includes(k) && relErr(start, k as keyof Values) < 0.1 ? TRUTH[k as keyof Values]! : v]));
+      return { estimate, loss: loss(estimate) };
+    },
   };
 }
 
@@ -35,14 +39,14 @@ describe("horizonCurriculum", () => {
     expect(seen).toEqual([10, 20, 30]);
     expect(estimate).toEqual(TRUTH);
     // Descent alone from the initial guess stays where it is.
-    expect(await toyStage(FRAMES, []).fit(initial)).toEqual(initial);
+    expect((await toyStage(FRAMES, []).fit(initial)).estimate).toEqual(initial);
   });
 
   it("keeps the current estimate when no candidate scores lower, and draws only inside the prior", async () => {
     const drawn: Values[] = [];
     const stage: CurriculumStage = {
       losses: async (cs) => { drawn.push(...cs.slice(1)); return cs.map((_, i) => (i === 0 ? 0 : 1)); },
-      fit: async (start) => start,
+      fit: async (start) => ({ estimate: start, loss: 0 }),
     };
     const initial: Values = { mass: 3, mu: 0.5 };
     const estimate = await horizonCurriculum(initial, PRIOR, FRAMES, { horizons: [0.5], candidates: 50, stageSteps: 1, stageRefine: 0, finalLr: 0.02 }, async () => stage, makeRng(2));
@@ -54,6 +58,27 @@ describe("horizonCurriculum", () => {
     }
     // Both kinds occur: kept and redrawn coordinates.
     expect(drawn.some((c) => c.mass === 3) && drawn.some((c) => c.mass !== 3)).toBe(true);
+  });
+
+  it("fits the best-scoring finalists and keeps the fit with the lowest loss, not the best start", async () => {
+    // Deceptive: starts near mass 5 score best, but descent from there ends in a worse minimum
+    // than descent from the truth's basin (within 1 of mass 2).
+    let fits = 0;
+    const stage: CurriculumStage = {
+      losses: async (cs) => cs.map((c) => Math.abs(c.mass! - 5)),
+      fit: async (start) => {
+        fits++;
+        return Math.abs(start.mass! - 2) < 1 ? { estimate: { mass: 2 }, loss: 0 } : { estimate: { mass: 5 }, loss: 0.5 };
+      },
+    };
+    const run = (finalists: number) => horizonCurriculum({ mass: 9 }, { mass: [1, 10] }, FRAMES,
+      { horizons: [0.5], candidates: 60, finalists, stageSteps: 1, stageRefine: 0, finalLr: 0.02 }, async () => stage, makeRng(4));
+    expect(await run(1)).toEqual({ mass: 5 });
+    expect(fits).toBe(1);
+    fits = 0;
+    expect(await run(25)).toEqual({ mass: 2 });
+    expect(fits).toBe(25);
+    await expect(run(0)).rejects.toThrow(/finalists must be a positive integer, got 0/);
   });
 
   it("rejects an unknown without a prior range and horizons outside (0, 1)", async () => {

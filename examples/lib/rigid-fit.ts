@@ -221,7 +221,10 @@ export async function videoStage(spec: RigidSceneSpec, frames: number, start: Va
   const losses = imageLosses(problem, unknowns, backend);
   return {
     losses: (cs) => losses(cs.map((c) => logRow(c, unknowns))),
-    fit: async (from) => (await fitFromVideo(problem, from, settings, backend)).estimate,
+    fit: async (from) => {
+      const { estimate, finalLoss } = await fitFromVideo(problem, from, settings, backend);
+      return { estimate, loss: finalLoss };
+    },
   };
 }
 
@@ -235,6 +238,9 @@ export function statesStage(spec: RigidSceneSpec, frames: number, unknowns: read
       for (const c of cs) out.push((await loss(np.array(logRow(c, unknowns), { dtype: "float32" })).data())[0]!);
       return out;
     },
-    fit: (from) => fitFromStates(scene, from, { ...s, steps: s.stageSteps, label: `${s.label} (${frames} frames)` }),
+    fit: async (from) => {
+      const { estimate, run } = await lbfgsInLogSpace(statesLoss(scene, unknowns), unknowns, from, { steps: s.stageSteps, progress: s.progress, label: `${s.label} (${frames} frames)` });
+      return { estimate, loss: run.losses[run.losses.length - 1]! };
+    },
   };
 }
