@@ -39,7 +39,7 @@ describe("horizonCurriculum", () => {
     expect(seen).toEqual([10, 20, 30]);
     expect(estimate).toEqual(TRUTH);
     // Descent alone from the initial guess stays where it is.
-    expect((await toyStage(FRAMES, []).fit(initial)).estimate).toEqual(initial);
+    expect((await toyStage(FRAMES, []).fit(initial, false)).estimate).toEqual(initial);
   });
 
   it("keeps the current estimate when no candidate scores lower, and draws only inside the prior", async () => {
@@ -58,6 +58,23 @@ describe("horizonCurriculum", () => {
     }
     // Both kinds occur: kept and redrawn coordinates.
     expect(drawn.some((c) => c.mass === 3) && drawn.some((c) => c.mass !== 3)).toBe(true);
+  });
+
+  it("asks for small first steps only from the previous stage's estimate", async () => {
+    const calls: { frames: number; start: Values; continuing: boolean }[] = [];
+    // The current estimate scores best, candidate 1 next; fits tie, so each stage keeps its first fit.
+    const stage = async (frames: number): Promise<CurriculumStage> => ({
+      losses: async (cs) => cs.map((_, i) => (i === 0 ? 0.5 : i)),
+      fit: async (start, continuing) => {
+        calls.push({ frames, start, continuing });
+        return { estimate: { mass: start.mass! * 1.01, mu: start.mu! }, loss: 0 };
+      },
+    });
+    await horizonCurriculum({ mass: 3, mu: 0.5 }, PRIOR, FRAMES, { horizons: [0.25, 0.5], candidates: 4, finalists: 2, stageSteps: 1, stageRefine: 0, finalLr: 0.02 },
+      stage, makeRng(5));
+    expect(calls.map((c) => [c.frames, c.continuing])).toEqual([[15, false], [15, false], [30, true], [30, false]]);
+    // The continuing fit starts where the first stage left off.
+    expect(calls[2]!.start).toEqual({ mass: 3 * 1.01, mu: 0.5 });
   });
 
   it("fits the best-scoring finalists and keeps the fit with the lowest loss, not the best start", async () => {

@@ -32,9 +32,10 @@ export interface CurriculumSettings {
   readonly stageSteps: number;
   readonly stageRefine: number;
   /**
-   * Adam's initial learning rate on the whole video after the curriculum, which starts it inside
-   * the basin: steps of 10% (the rate for far guesses) were measured to throw a rolling
-   * icosphere out again (ke, μ from ~1% to 10–13%); at 2% they stay ≤ 2%.
+   * Adam's initial learning rate from inside a basin: on the whole video after the curriculum, and
+   * in a stage from the previous stage's estimate. Steps of 10% (the rate for far guesses) were
+   * measured to throw a rolling icosphere out again: on the whole video, ke and μ from ~1% to
+   * 10–13% (≤ 2% at 2%); at 20 frames, m from 1e-4 to 5e-3 (stage loss 1.6e-7; 4.5e-9 at 2%).
    */
   readonly finalLr: number;
 }
@@ -43,8 +44,11 @@ export interface CurriculumSettings {
 export interface CurriculumStage {
   /** The stage's loss at each candidate. */
   losses(candidates: readonly Values[]): Promise<number[]>;
-  /** Descent from `start`: the estimate and the stage's loss there. */
-  fit(start: Values): Promise<{ estimate: Values; loss: number }>;
+  /**
+   * Descent from `start`: the estimate and the stage's loss there. `continuing`: the start is the
+   * previous stage's estimate, already inside a basin, so the descent's first steps should be small.
+   */
+  fit(start: Values, continuing: boolean): Promise<{ estimate: Values; loss: number }>;
 }
 
 /** Uniform prior ranges [lo, hi] per unknown. */
@@ -76,7 +80,8 @@ export async function horizonCurriculum(
   const unknowns = Object.keys(initial) as Unknown[];
   for (const k of unknowns) if (!prior[k]) throw new Error(`curriculum: no prior range for the unknown "${k}".`);
   let estimate = initial;
-  for (const n of stageFrames(s.horizons, frames)) {
+  const stages = stageFrames(s.horizons, frames), first = stages[0];
+  for (const n of stages) {
     const st = await stage(n);
     const candidates: Values[] = [estimate];
     for (let c = 0; c < s.candidates; c++) {
@@ -86,7 +91,7 @@ export async function horizonCurriculum(
     const order = distinctBest(candidates, losses, s.finalists ?? 1);
     let winner: { start: number; estimate: Values; loss: number } | undefined;
     for (const c of order) {
-      const fit = await st.fit(candidates[c]!);
+      const fit = await st.fit(candidates[c]!, c === 0 && n !== first);
       if (!winner || fit.loss < winner.loss) winner = { start: c, ...fit };
     }
     estimate = winner!.estimate;

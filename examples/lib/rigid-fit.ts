@@ -212,17 +212,18 @@ const prefixScene = (spec: RigidSceneSpec, frames: number): RigidScene => buildS
 
 /**
  * A curriculum stage of the video fit (see horizon-curriculum.ts): the image loss over every
- * frame of the first `frames`, Adam then L-BFGS for the stage's steps.
+ * frame of the first `frames`, Adam then L-BFGS for the stage's steps; Adam starts at `finalLr`
+ * from the previous stage's estimate.
  */
-export async function videoStage(spec: RigidSceneSpec, frames: number, start: Values, s: FitSettings & { stageSteps: number; stageRefine: number }, backend: "cpu" | "webgpu"): Promise<CurriculumStage> {
+export async function videoStage(spec: RigidSceneSpec, frames: number, start: Values, s: FitSettings & { stageSteps: number; stageRefine: number; finalLr: number }, backend: "cpu" | "webgpu"): Promise<CurriculumStage> {
   const unknowns = Object.keys(start) as Unknown[];
   const settings: FitSettings = { ...s, frames: "every", steps: s.stageSteps, refine: s.stageRefine, label: `${s.label} (${frames} frames)`, lossCurvePng: undefined, lossCurveCsv: undefined };
   const problem = await imageProblem(prefixScene(spec, frames), settings, backend, start);
   const losses = imageLosses(problem, unknowns, backend);
   return {
     losses: (cs) => losses(cs.map((c) => logRow(c, unknowns))),
-    fit: async (from) => {
-      const { estimate, finalLoss } = await fitFromVideo(problem, from, settings, backend);
+    fit: async (from, continuing) => {
+      const { estimate, finalLoss } = await fitFromVideo(problem, from, continuing ? { ...settings, lr: s.finalLr } : settings, backend);
       return { estimate, loss: finalLoss };
     },
   };
