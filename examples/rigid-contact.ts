@@ -31,8 +31,8 @@ export const CONTACT_UNKNOWNS: readonly Unknown[] = ["mass", "ke", "kd", "kf", "
  * curriculum over the video's length (horizon-curriculum.ts): 10, 20, 30, then 45 of the 60 frames,
  * each stage after scoring 48 restarts and fitting from the best 3, then the whole video with
  * smaller first steps. Measured on seed 0's cone and cylinder, which descent on the whole video
- * alone left at 20–40% errors: both to ≤ 2e-3 on m, ke, kd and μ. Seed 0's box, which a fit from
- * the best-scoring restart alone left at m +8%, μ −24%: with 3 finalists, ≤ 5e-4 on all five.
+ * alone left at 20–40% errors: both to ≤ 2e-3 on m, ke, kd and μ. Seed 0's box, which fits from
+ * the best-scoring restart alone left at m +8%, μ −24%: with 3 finalists, m, ke, kd ≤ 5e-4 and μ 4e-3.
  */
 export const CONTACT_SETTINGS = {
   full: {
