@@ -232,7 +232,9 @@ export async function videoStage(spec: RigidSceneSpec, frames: number, start: Va
 /** A curriculum stage of the DiffPhysics baseline: the 3-D loss over the first `frames` frames, L-BFGS. */
 export function statesStage(spec: RigidSceneSpec, frames: number, unknowns: readonly Unknown[], s: Pick<FitSettings, "progress" | "label"> & { stageSteps: number }): CurriculumStage {
   const scene = prefixScene(spec, frames);
-  const loss = jit(statesLoss(scene, unknowns));
+  // One target rollout per stage, shared by the scoring and every finalist's fit.
+  const objective = statesLoss(scene, unknowns);
+  const loss = jit(objective);
   return {
     losses: async (cs) => {
       const out: number[] = [];
@@ -240,7 +242,7 @@ export function statesStage(spec: RigidSceneSpec, frames: number, unknowns: read
       return out;
     },
     fit: async (from) => {
-      const { estimate, run } = await lbfgsInLogSpace(statesLoss(scene, unknowns), unknowns, from, { steps: s.stageSteps, progress: s.progress, label: `${s.label} (${frames} frames)` });
+      const { estimate, run } = await lbfgsInLogSpace(objective, unknowns, from, { steps: s.stageSteps, progress: s.progress, label: `${s.label} (${frames} frames)` });
       return { estimate, loss: run.losses[run.losses.length - 1]! };
     },
   };
