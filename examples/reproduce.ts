@@ -8,6 +8,7 @@
  *   npm run reproduce -- --quick         # smoke run of the whole pipeline (minutes)
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
+ *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores)
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -50,13 +51,13 @@ export interface RunRecord {
   readonly date?: string;
 }
 
-async function runOne(name: string, table: string, dataset: number | null, flags: Flags, runsDir: string): Promise<RunRecord> {
+async function runOne(name: string, table: string, dataset: number | null, flags: Flags, workers: number, runsDir: string): Promise<RunRecord> {
   const load = EXPERIMENTS[name];
   if (!load) throw new Error(`reproduce: "${name}" is not in examples/registry.ts.`);
   const out = join(runsDir, name);
   const argv = [
     "--out", out, "--seed", String(flags.seed), "--backend", flags.backend,
-    ...(dataset ? ["--dataset", String(dataset)] : []), ...(flags.quick ? ["--quick"] : []),
+    ...(dataset ? ["--dataset", String(dataset), "--workers", String(workers)] : []), ...(flags.quick ? ["--quick"] : []),
     ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
   ];
   process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}\n`);
@@ -107,19 +108,27 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   ].join("\n");
 }
 
-/** `--only a,b` (reproduce's own flag) split from the experiment flags. */
-function splitOnly(argv: readonly string[]): { only: Set<string> | null; rest: string[] } {
-  const i = argv.indexOf("--only");
-  if (i < 0) return { only: null, rest: [...argv] };
-  return { only: new Set((argv[i + 1] ?? "").split(",").filter(Boolean)), rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
+/** Reproduce's own `--NAME value` (--only, --workers) split from the experiment flags. */
+function takeOwnFlag(argv: readonly string[], name: string): { value: string | null; rest: string[] } {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return { value: null, rest: [...argv] };
+  return { value: argv[i + 1] ?? "", rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
+const OWN_USAGE = "  --only NAME[,NAME]  --workers N (dataset experiments: fit N instances at a time)\n";
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { only, rest } = splitOnly(argv);
-  const parsed = parseFlags(rest, "results");
-  if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}  --only NAME[,NAME]\n`); return 2; }
+  const onlyFlag = takeOwnFlag(argv, "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
+  const only = onlyFlag.value === null ? null : new Set(onlyFlag.value.split(",").filter(Boolean));
+  const workers = Number(workersFlag.value ?? 1);
+  if (!(/^\d+$/.test(workersFlag.value ?? "1") && workers >= 1)) {
+    process.stderr.write(`reproduce: --workers expects an integer ≥ 1, got "${workersFlag.value}".\n`);
+    return 2;
+  }
+  const parsed = parseFlags(workersFlag.rest, "results");
+  if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}${OWN_USAGE}`); return 2; }
   const flags = parsed.right;
-  if (flags.help) { process.stdout.write(`reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}  --only NAME[,NAME]\n`); return 0; }
+  if (flags.help) { process.stdout.write(`reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}${OWN_USAGE}`); return 0; }
   const planned = new Set(PLAN.map((p) => p.name));
   const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name) => ({ name, dataset: null, table: "—" }));
   const plan = [...PLAN, ...extra];
@@ -161,7 +170,7 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const p of plan) {
     if (only && !only.has(p.name)) continue;
     const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : 0] : null;
-    byName.set(p.name, { ...(await runOne(p.name, p.table, dataset, flags, runsDir)), commit, date });
+    byName.set(p.name, { ...(await runOne(p.name, p.table, dataset, flags, workers, runsDir)), commit, date });
     writeTables();
   }
   const runs = ordered();

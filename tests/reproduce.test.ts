@@ -1,10 +1,11 @@
 /**
  * `npm run reproduce`: tables are written from the experiments' results; --only reruns the named
  * experiments and keeps the other rows of an existing tables.json (also when written meanwhile by
- * another --only run); bad --only names exit 2.
+ * another --only run); --workers reaches the dataset experiments; bad --only names and --workers
+ * values exit 2.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { outDir } from "./experiments-helpers.js";
@@ -45,6 +46,22 @@ describe("reproduce", () => {
     const tables = JSON.parse(readFileSync(join(out, "tables.json"), "utf8"));
     expect(tables.runs.map((x: { name: string }) => x.name)).toEqual(["pendulum", "smoke"]);
   }, 150_000);
+
+  it("--workers splits each dataset experiment over that many processes", () => {
+    const out = outDir("reproduce-workers");
+    const r = reproduce(["--quick", "--backend", "cpu", "--json", "--only", "deformable", "--dataset", "2", "--workers", "2", "--out", out]);
+    expect(r.status, r.stderr).toBe(0);
+    const run = join(out, "runs", "deformable");
+    expect(readdirSync(run).filter((f) => f.startsWith("worker-")).sort()).toEqual(["worker-0", "worker-1"]);
+    const result = JSON.parse(readFileSync(join(run, "result.json"), "utf8"));
+    expect(result.material.records.map((x: { index: number }) => x.index)).toEqual([0, 1]);
+  }, 150_000);
+
+  it("rejects --workers that is not a positive integer with exit code 2", () => {
+    const r = reproduce(["--workers", "0", "--out", outDir("reproduce-bad-workers")]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("--workers expects an integer ≥ 1");
+  });
 
   it("rejects an unknown --only name with exit code 2", () => {
     const r = reproduce(["--only", "nope", "--out", outDir("reproduce-bad")]);

@@ -17,6 +17,7 @@ import { fitStates, fitVideo, meanAbsError, relMae, type EstimationProblem, type
 import type { ExperimentContext } from "./run.js";
 import { makeRng, type Rng } from "../../src/core/host-rng.js";
 import { scoreFunctionFit, SCORE_FUNCTION_DEFAULTS } from "./score-function.js";
+import { ownedInstances, workerRecords } from "./dataset-workers.js";
 
 export const METHODS = ["average", "random", "reinforce", "diffphysics", "gradsim"] as const;
 export type Method = (typeof METHODS)[number];
@@ -59,6 +60,7 @@ export interface InstanceRecord {
   readonly describe: string;
   readonly initialRelMae: ColumnErrors;
   readonly relMae: Partial<Record<Method, ColumnErrors>>;
+  readonly meanAbsError: Partial<Record<Method, ColumnErrors>>;
   readonly iterations: Partial<Record<Method, number>>;
   readonly seconds: Partial<Record<Method, number>>;
   /** Full vectors for small problems (≤ 8 unknowns); per-particle vectors are left out. */
@@ -113,10 +115,10 @@ export async function runTaskDataset(ctx: ExperimentContext, task: EstimationTas
   const train = globalThis.Array.from({ length: task.trainSize }, () => task.sample(trainRng).truth);
   const average = train[0]!.map((_, i) => mean(train.map((t) => t[i]!)));
   const rng = makeRng(ctx.flags.seed);
-  const records: InstanceRecord[] = [];
-  const all: Record<Method, { rel: ColumnErrors; abs: ColumnErrors; seconds: number }[]> = { average: [], random: [], reinforce: [], diffphysics: [], gradsim: [] };
-  for (let i = 0; i < n; i++) {
-    const draw = task.sample(rng);
+  // Drawn in order from one stream, whichever instances this process fits.
+  const draws = globalThis.Array.from({ length: n }, () => task.sample(rng));
+  const fitInstance = async (i: number): Promise<InstanceRecord> => {
+    const draw = draws[i]!;
     const label = `${task.name} ${i + 1}/${n}`;
     ctx.log(`[${label}] ${draw.describe}`);
     const problem = draw.build();
@@ -124,28 +126,33 @@ export async function runTaskDataset(ctx: ExperimentContext, task: EstimationTas
     const estimates: Partial<Record<Method, number[]>> = { average, random: draw.prior };
     const seconds: Partial<Record<Method, number>> = {}, iterations: Partial<Record<Method, number>> = {};
     for (const r of runs) { estimates[r.method] = r.outcome.estimate; seconds[r.method] = Number(r.outcome.seconds.toFixed(2)); iterations[r.method] = r.outcome.steps; }
-    const relMaes: Partial<Record<Method, ColumnErrors>> = {};
-    for (const m of METHODS) {
-      const e = estimates[m];
-      if (!e) continue;
-      relMaes[m] = columnErrors(task, e, draw.truth, relMae);
-      all[m].push({ rel: relMaes[m]!, abs: columnErrors(task, e, draw.truth, meanAbsError), seconds: seconds[m] ?? 0 });
-    }
-    const small = draw.truth.length <= 8;
-    records.push({
-      index: i, describe: draw.describe, initialRelMae: columnErrors(task, draw.initial, draw.truth, relMae), relMae: relMaes, iterations, seconds,
-      ...(small ? { truth: draw.truth, estimates } : {}),
-    });
-    ctx.log(`[${label}] rel. MAE: initial ${fmt(records[i]!.initialRelMae)}; ` + METHODS.filter((m) => relMaes[m]).map((m) => `${m} ${fmt(relMaes[m]!)}`).join("; "));
-    // Partial results survive an interrupted run.
-    writeFileSync(join(ctx.out, `${task.name}-instances.json`), JSON.stringify(records, null, 2) + "\n");
+    const ran = METHODS.filter((m) => estimates[m]);
+    const errors = (metric: typeof relMae) => Object.fromEntries(ran.map((m) => [m, columnErrors(task, estimates[m]!, draw.truth, metric)]));
+    const record: InstanceRecord = {
+      index: i, describe: draw.describe, initialRelMae: columnErrors(task, draw.initial, draw.truth, relMae),
+      relMae: errors(relMae), meanAbsError: errors(meanAbsError), iterations, seconds,
+      ...(draw.truth.length <= 8 ? { truth: draw.truth, estimates } : {}),
+    };
+    ctx.log(`[${label}] rel. MAE: initial ${fmt(record.initialRelMae)}; ` + ran.map((m) => `${m} ${fmt(record.relMae[m]!)}`).join("; "));
+    return record;
+  };
+  const file = `${task.name}-instances.json`;
+  const records: InstanceRecord[] = [];
+  // Written after every instance, so partial results survive an interrupted run.
+  const save = () => writeFileSync(join(ctx.out, file), JSON.stringify(records, null, 2) + "\n");
+  if (ctx.flags.workers > 1) {
+    records.push(...(await workerRecords<InstanceRecord>(ctx, file, n)));
+    save();
+  } else for (const i of ownedInstances(ctx.flags, n)) {
+    records.push(await fitInstance(i));
+    save();
   }
   const summary = (m: Method): MethodSummary => {
-    const rs = all[m];
+    const rs = records.filter((r) => r.relMae[m]);
     if (!rs.length) return { relMae: null, meanAbsError: null, seconds: 0 };
-    const avg = (pick: (r: (typeof rs)[number]) => ColumnErrors): ColumnErrors =>
+    const avg = (pick: (r: InstanceRecord) => ColumnErrors): ColumnErrors =>
       Object.fromEntries(Object.keys(task.columns).map((c) => [c, mean(rs.map((r) => pick(r)[c]!))]));
-    return { relMae: avg((r) => r.rel), meanAbsError: avg((r) => r.abs), seconds: Number(mean(rs.map((r) => r.seconds)).toFixed(2)) };
+    return { relMae: avg((r) => r.relMae[m]!), meanAbsError: avg((r) => r.meanAbsError[m]!), seconds: Number(mean(rs.map((r) => r.seconds[m] ?? 0)).toFixed(2)) };
   };
   return { task: task.name, instances: n, methods: Object.fromEntries(METHODS.map((m) => [m, summary(m)])) as Record<Method, MethodSummary>, records };
 }

@@ -15,17 +15,29 @@ export interface Flags {
   readonly dataset: number | null;
   readonly target: string | null;
   readonly help: boolean;
+  /** Dataset runs: how many child processes fit instances side by side (dataset-workers.ts). */
+  readonly workers: number;
+  /** Dataset runs: fit only the instances i with i mod count = index (what each worker is given). */
+  readonly shard: Shard | null;
 }
+
+export interface Shard { readonly index: number; readonly count: number }
 
 export class CliError extends Error {}
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard"]);
 
 const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number(v) >= min
     ? E.right(Number(v))
     : E.left(new CliError(`--${name} expects an integer ≥ ${min}, got "${v}".`));
+
+const shardFlag = (v: string): E.Either<CliError, Shard | null> => {
+  const m = /^(\d+)\/(\d+)$/.exec(v);
+  const [index, count] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  return index < count ? E.right({ index, count }) : E.left(new CliError(`--shard expects K/N with 0 ≤ K < N (fit instances i with i mod N = K), got "${v}".`));
+};
 
 /** Parse `--name value`, `--name=value` and boolean `--flag`s; `defaultOut` is used when --out is absent. */
 export function parseFlags(argv: readonly string[], defaultOut: string): E.Either<CliError, Flags> {
@@ -47,12 +59,19 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("seed", () => (raw.has("seed") ? intFlag("seed", raw.get("seed")!, 0) : E.right(0))),
     E.bind("iters", () => opt("iters", (v) => intFlag("iters", v, 1))),
     E.bind("dataset", () => opt("dataset", (v) => intFlag("dataset", v, 1))),
+    E.bind("workers", () => (raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1) : E.right(1))),
+    E.bind("shard", () => (raw.has("shard") ? shardFlag(raw.get("shard")!) : E.right(null))),
+    E.filterOrElse(
+      ({ dataset, workers, shard }) => dataset !== null || (workers === 1 && shard === null),
+      () => new CliError("--workers and --shard split a dataset run: use them with --dataset N."),
+    ),
+    E.filterOrElse(({ workers, shard }) => workers === 1 || shard === null, () => new CliError("use either --workers or --shard, not both.")),
     E.bind("backend", () => {
       const b = raw.get("backend") ?? "auto";
       return b === "cpu" || b === "webgpu" || b === "auto" ? E.right<CliError, Flags["backend"]>(b) : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
-    E.map(({ seed, iters, dataset, backend }) => ({
-      seed, iters, dataset, backend,
+    E.map(({ seed, iters, dataset, backend, workers, shard }) => ({
+      seed, iters, dataset, backend, workers, shard,
       out: raw.get("out") ?? defaultOut,
       json: raw.get("json") === "true",
       quick: raw.get("quick") === "true",

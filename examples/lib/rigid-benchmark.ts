@@ -18,6 +18,7 @@ import { buildScene, type RigidSceneSpec } from "./rigid-scene.js";
 import { fitFromStates, fitFromVideo, imageProblem, statesStage, trueValues, videoStage, type FitSettings, type Unknown, type Values } from "./rigid-fit.js";
 import { fmtValues as fmt, horizonCurriculum, type CurriculumSettings, type CurriculumStage, type PriorRanges } from "./horizon-curriculum.js";
 import { reinforce, REINFORCE_DEFAULTS } from "./reinforce.js";
+import { ownedInstances, workerRecords } from "./dataset-workers.js";
 
 export const METHODS = ["average", "random", "diffphysics", "reinforce", "gradsim"] as const;
 export type Method = (typeof METHODS)[number];
@@ -77,9 +78,10 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
   const average: Values = Object.fromEntries(cfg.unknowns.map((k) => [k, mean(train.map((s) => trueValues(s, [k])[k]!))]));
 
   const rng = makeRng(ctx.flags.seed);
-  const objects: ObjectRecord[] = [];
-  for (let i = 0; i < n; i++) {
-    const { spec, initial, prior, ranges } = cfg.sample(rng);
+  // Drawn in order from one stream, whichever instances this process fits.
+  const draws = globalThis.Array.from({ length: n }, () => cfg.sample(rng));
+  const fitObject = async (i: number): Promise<ObjectRecord> => {
+    const { spec, initial, prior, ranges } = draws[i]!;
     const scene = buildScene(spec);
     const truth = trueValues(spec, cfg.unknowns);
     ctx.log(`[${i + 1}/${n}] ${spec.shape} ${spec.scale.map((x) => x.toFixed(2)).join("×")}, truth ${fmt(truth)}, initial ${fmt(initial)}`);
@@ -117,10 +119,18 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
       estimates: { average, random: prior, diffphysics: diff, reinforce: rf.estimate, gradsim: gradsim.estimate },
       seconds, ...(cfg.curriculum ? { curriculumEstimates } : {}),
     };
-    objects.push(record);
-    ctx.log(`  gradsim ${fmt(gradsim.estimate)} (rel. error ${fmt(relErrors(record, "gradsim"))}), diffphysics ${fmt(diff)}, reinforce ${fmt(rf.estimate)}`);
-    // Partial results survive an interrupted run.
-    writeFileSync(join(ctx.out, "objects.json"), JSON.stringify(objects, null, 2) + "\n");
+    ctx.log(`  gradsim ${fmt(record.estimates.gradsim)} (rel. error ${fmt(relErrors(record, "gradsim"))}), diffphysics ${fmt(record.estimates.diffphysics)}, reinforce ${fmt(record.estimates.reinforce)}`);
+    return record;
+  };
+  const objects: ObjectRecord[] = [];
+  // Written after every object, so partial results survive an interrupted run.
+  const save = () => writeFileSync(join(ctx.out, "objects.json"), JSON.stringify(objects, null, 2) + "\n");
+  if (ctx.flags.workers > 1) {
+    objects.push(...(await workerRecords<ObjectRecord>(ctx, "objects.json", n)));
+    save();
+  } else for (const i of ownedInstances(ctx.flags, n)) {
+    objects.push(await fitObject(i));
+    save();
   }
   const methods = Object.fromEntries(METHODS.map((m) => [m, summarise(objects, m, cfg.unknowns)])) as Record<Method, MethodSummary>;
   return { mode: "dataset", dataset: n, unknowns: cfg.unknowns, methods, objects };

@@ -10,6 +10,8 @@ import { defaultBackend, init } from "../../src/index.js";
 import { CliError, parseFlags, type Flags } from "./flags.js";
 
 export interface ExperimentContext {
+  /** The experiment's CLI name (what dataset workers are started as). */
+  readonly experiment: string;
   readonly flags: Flags;
   /** Output directory (created). */
   readonly out: string;
@@ -26,7 +28,7 @@ export interface Experiment<R extends object> {
   run(ctx: ExperimentContext): Promise<R>;
 }
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)";
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
@@ -50,7 +52,7 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     const log = (msg: string) => { if (!flags.json) process.stderr.write(`${msg}\n`); };
     log(`gradsim ${exp.name} on ${backend}${flags.quick ? " (quick)" : ""}, writing to ${flags.out}/`);
     const t0 = performance.now();
-    const result = await exp.run({ flags, out: flags.out, backend, log });
+    const result = await exp.run({ experiment: exp.name, flags, out: flags.out, backend, log });
     const full = { experiment: exp.name, ...result, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)), backend: defaultBackend(), seed: flags.seed, quick: flags.quick };
     writeFileSync(join(flags.out, "result.json"), JSON.stringify(full, null, 2) + "\n");
     if (flags.json) process.stdout.write(JSON.stringify(full) + "\n");
