@@ -4,7 +4,7 @@
  * headline results to results/tables.md and results/tables.json. Each experiment's own
  * outputs go to results/runs/<name>/.
  *
- *   npm run reproduce                    # full datasets (about 2 h of CPU time on 2 cores)
+ *   npm run reproduce                    # full datasets (about 2 h 30 min of CPU time, one process)
  *   npm run reproduce -- --quick         # smoke run of the whole pipeline (minutes)
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
