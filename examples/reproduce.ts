@@ -16,7 +16,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { EXPERIMENTS } from "./registry.js";
-import { parseFlags, type Flags } from "./lib/flags.js";
+import { intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
 import type { BenchmarkResult } from "./lib/rigid-benchmark.js";
 import { fmtNumber, table1Markdown, table2Markdown, table3Markdown, type Table3Report } from "./lib/tables.js";
@@ -115,16 +115,13 @@ function takeOwnFlag(argv: readonly string[], name: string): { value: string | n
   return { value: argv[i + 1] ?? "", rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
-const OWN_USAGE = "  --only NAME[,NAME]  --workers N (dataset experiments: fit N instances at a time)\n";
+const OWN_USAGE = "  --only NAME[,NAME]\n";
 
 async function main(argv: readonly string[]): Promise<number> {
   const onlyFlag = takeOwnFlag(argv, "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
   const only = onlyFlag.value === null ? null : new Set(onlyFlag.value.split(",").filter(Boolean));
-  const workers = Number(workersFlag.value ?? 1);
-  if (!(/^\d+$/.test(workersFlag.value ?? "1") && workers >= 1)) {
-    process.stderr.write(`reproduce: --workers expects an integer ≥ 1, got "${workersFlag.value}".\n`);
-    return 2;
-  }
+  const workers = intFlag("workers", workersFlag.value ?? "1", 1);
+  if (E.isLeft(workers)) { process.stderr.write(`reproduce: ${workers.left.message}\n`); return 2; }
   const parsed = parseFlags(workersFlag.rest, "results");
   if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}${OWN_USAGE}`); return 2; }
   const flags = parsed.right;
@@ -170,7 +167,7 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const p of plan) {
     if (only && !only.has(p.name)) continue;
     const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : 0] : null;
-    byName.set(p.name, { ...(await runOne(p.name, p.table, dataset, flags, workers, runsDir)), commit, date });
+    byName.set(p.name, { ...(await runOne(p.name, p.table, dataset, flags, workers.right, runsDir)), commit, date });
     writeTables();
   }
   const runs = ordered();

@@ -28,7 +28,7 @@ export class CliError extends Error {}
 const BOOL = new Set(["json", "quick", "help"]);
 const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard"]);
 
-const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
+export const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number(v) >= min
     ? E.right(Number(v))
     : E.left(new CliError(`--${name} expects an integer ≥ ${min}, got "${v}".`));
