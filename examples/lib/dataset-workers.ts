@@ -7,15 +7,34 @@
  * writes.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Flags } from "./flags.js";
 import type { ExperimentContext } from "./run.js";
+import { range } from "./estimation.js";
 
 /** The dataset indices this process fits: all of them, or its shard's. */
 export const ownedInstances = (flags: Pick<Flags, "shard">, n: number): number[] =>
-  globalThis.Array.from({ length: n }, (_, i) => i).filter((i) => !flags.shard || i % flags.shard.count === flags.shard.index);
+  range(n).filter((i) => !flags.shard || i % flags.shard.count === flags.shard.index);
+
+/**
+ * A dataset's per-instance records in index order, also written to `<out>/<file>`: from the
+ * workers with --workers, else fitted here (this shard's instances), the file rewritten after
+ * each so that partial results survive an interrupted run.
+ */
+export async function datasetRecords<R extends { readonly index: number }>(ctx: ExperimentContext, file: string, n: number, fit: (i: number) => Promise<R>): Promise<R[]> {
+  const records: R[] = [];
+  const save = () => writeFileSync(join(ctx.out, file), JSON.stringify(records, null, 2) + "\n");
+  if (ctx.flags.workers > 1) {
+    records.push(...(await workerRecords<R>(ctx, file, n)));
+    save();
+  } else for (const i of ownedInstances(ctx.flags, n)) {
+    records.push(await fit(i));
+    save();
+  }
+  return records;
+}
 
 const runs = new WeakMap<ExperimentContext, Promise<string[]>>();
 
@@ -24,7 +43,7 @@ const runs = new WeakMap<ExperimentContext, Promise<string[]>>();
  * The first call of a run starts the workers (each runs the whole experiment on its shard, so an
  * experiment with several datasets reads each of them from the same workers).
  */
-export async function workerRecords<R extends { readonly index: number }>(ctx: ExperimentContext, file: string, n: number): Promise<R[]> {
+async function workerRecords<R extends { readonly index: number }>(ctx: ExperimentContext, file: string, n: number): Promise<R[]> {
   let dirs = runs.get(ctx);
   if (!dirs) runs.set(ctx, (dirs = startWorkers(ctx)));
   const records = (await dirs).flatMap((dir) => JSON.parse(readFileSync(join(dir, file), "utf8")) as R[]).sort((a, b) => a.index - b.index);
@@ -42,7 +61,7 @@ async function startWorkers(ctx: ExperimentContext): Promise<string[]> {
   // No idle workers: each fits at least one instance.
   const count = Math.min(flags.workers, flags.dataset!);
   ctx.log(`--workers ${flags.workers}: fitting the ${flags.dataset} instances in ${count} child processes`);
-  const dirs = globalThis.Array.from({ length: count }, (_, k) => join(ctx.out, `worker-${k}`));
+  const dirs = range(count).map((k) => join(ctx.out, `worker-${k}`));
   const children = dirs.map((out, k) => {
     const args = [
       ctx.experiment, "--seed", String(flags.seed), "--backend", ctx.backend, "--dataset", String(flags.dataset),

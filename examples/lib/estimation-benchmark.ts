@@ -10,14 +10,12 @@
  *    (skipped when a task sets `reinforceSteps: 0`, e.g. for hundreds of unknowns);
  *  - gradsim: the same optimiser on the pixelwise MSE of the video.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { jit, np, type Array } from "../../src/index.js";
 import { fitStates, fitVideo, meanAbsError, relMae, type EstimationProblem, type FitOutcome, type FitSettings } from "./estimation.js";
 import type { ExperimentContext } from "./run.js";
 import { makeRng, type Rng } from "../../src/core/host-rng.js";
 import { scoreFunctionFit, SCORE_FUNCTION_DEFAULTS } from "./score-function.js";
-import { ownedInstances, workerRecords } from "./dataset-workers.js";
+import { datasetRecords } from "./dataset-workers.js";
 
 export const METHODS = ["average", "random", "reinforce", "diffphysics", "gradsim"] as const;
 export type Method = (typeof METHODS)[number];
@@ -136,17 +134,7 @@ export async function runTaskDataset(ctx: ExperimentContext, task: EstimationTas
     ctx.log(`[${label}] rel. MAE: initial ${fmt(record.initialRelMae)}; ` + ran.map((m) => `${m} ${fmt(record.relMae[m]!)}`).join("; "));
     return record;
   };
-  const file = `${task.name}-instances.json`;
-  const records: InstanceRecord[] = [];
-  // Written after every instance, so partial results survive an interrupted run.
-  const save = () => writeFileSync(join(ctx.out, file), JSON.stringify(records, null, 2) + "\n");
-  if (ctx.flags.workers > 1) {
-    records.push(...(await workerRecords<InstanceRecord>(ctx, file, n)));
-    save();
-  } else for (const i of ownedInstances(ctx.flags, n)) {
-    records.push(await fitInstance(i));
-    save();
-  }
+  const records = await datasetRecords(ctx, `${task.name}-instances.json`, n, fitInstance);
   const summary = (m: Method): MethodSummary => {
     const rs = records.filter((r) => r.relMae[m]);
     if (!rs.length) return { relMae: null, meanAbsError: null, seconds: 0 };

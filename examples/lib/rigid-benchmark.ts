@@ -10,15 +10,13 @@
  *  - reinforce: the same optimiser on score-function gradient estimates through the same
  *    simulator and renderer (black box).
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ExperimentContext } from "./run.js";
 import { makeRng, type Rng } from "../../src/core/host-rng.js";
 import { buildScene, type RigidSceneSpec } from "./rigid-scene.js";
 import { fitFromStates, fitFromVideo, imageProblem, statesStage, trueValues, videoStage, type FitSettings, type Unknown, type Values } from "./rigid-fit.js";
 import { fmtValues as fmt, horizonCurriculum, type CurriculumSettings, type CurriculumStage, type PriorRanges } from "./horizon-curriculum.js";
 import { reinforce, REINFORCE_DEFAULTS } from "./reinforce.js";
-import { ownedInstances, workerRecords } from "./dataset-workers.js";
+import { datasetRecords } from "./dataset-workers.js";
 
 export const METHODS = ["average", "random", "diffphysics", "reinforce", "gradsim"] as const;
 export type Method = (typeof METHODS)[number];
@@ -122,16 +120,7 @@ export async function runRigidBenchmark(ctx: ExperimentContext, cfg: BenchmarkCo
     ctx.log(`  gradsim ${fmt(record.estimates.gradsim)} (rel. error ${fmt(relErrors(record, "gradsim"))}), diffphysics ${fmt(record.estimates.diffphysics)}, reinforce ${fmt(record.estimates.reinforce)}`);
     return record;
   };
-  const objects: ObjectRecord[] = [];
-  // Written after every object, so partial results survive an interrupted run.
-  const save = () => writeFileSync(join(ctx.out, "objects.json"), JSON.stringify(objects, null, 2) + "\n");
-  if (ctx.flags.workers > 1) {
-    objects.push(...(await workerRecords<ObjectRecord>(ctx, "objects.json", n)));
-    save();
-  } else for (const i of ownedInstances(ctx.flags, n)) {
-    objects.push(await fitObject(i));
-    save();
-  }
+  const objects = await datasetRecords(ctx, "objects.json", n, fitObject);
   const methods = Object.fromEntries(METHODS.map((m) => [m, summarise(objects, m, cfg.unknowns)])) as Record<Method, MethodSummary>;
   return { mode: "dataset", dataset: n, unknowns: cfg.unknowns, methods, objects };
 }
