@@ -15,10 +15,12 @@ describe("cloth (quick)", () => {
     const v = r.velocity;
     // 75 unknowns (quick: 25 particles); the mean throw misses the spin and the deformation entirely.
     expect(v.initialRelMae.V).toBeGreaterThan(0.15);
-    expect(v.relMae.V).toBeLessThan(0.8 * v.initialRelMae.V);
+    // 15 L-BFGS steps alone leave 0.075; the 2 Levenberg–Marquardt steps after them reach 0.016.
+    expect(v.polishSteps).toBe(2);
+    expect(v.relMae.V).toBeLessThan(0.03);
     expect(v.finalLoss).toBeLessThan(0.01 * v.initialLoss);
     for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"]) expect(existsSync(join(out, "velocity", f))).toBe(true);
-    expect(lossColumn(join(out, "velocity", "loss.csv"))).toHaveLength(v.iterations + 1);
+    expect(lossColumn(join(out, "velocity", "loss.csv"))).toHaveLength(v.iterations + v.polishSteps + 1);
     expect(r.table3).toEqual({ gradsim: { velocity: v.relMae.V } });
     expect(table3Cells({ deformable: null, cloth: r.table3 })("∇Sim", "velocity")).toEqual([fmtNumber(v.relMae.V), fmtNumber(0.026)]);
   }, 180_000);

@@ -60,6 +60,8 @@ export interface InstanceRecord {
   readonly relMae: Partial<Record<Method, ColumnErrors>>;
   readonly meanAbsError: Partial<Record<Method, ColumnErrors>>;
   readonly iterations: Partial<Record<Method, number>>;
+  /** Levenberg–Marquardt steps after the gradient steps, for tasks that polish (FitSettings.polish). */
+  readonly polishSteps?: Partial<Record<Method, number>>;
   readonly seconds: Partial<Record<Method, number>>;
   /** Full vectors for small problems (≤ 8 unknowns); per-particle vectors are left out. */
   readonly truth?: number[];
@@ -122,13 +124,16 @@ export async function runTaskDataset(ctx: ExperimentContext, task: EstimationTas
     const problem = draw.build();
     const { runs } = await runInstance(ctx, task, draw, problem, makeRng(ctx.flags.seed * 7919 + i), { steps, reinforce: true, label });
     const estimates: Partial<Record<Method, number[]>> = { average, random: draw.prior };
-    const seconds: Partial<Record<Method, number>> = {}, iterations: Partial<Record<Method, number>> = {};
-    for (const r of runs) { estimates[r.method] = r.outcome.estimate; seconds[r.method] = Number(r.outcome.seconds.toFixed(2)); iterations[r.method] = r.outcome.steps; }
+    const seconds: Partial<Record<Method, number>> = {}, iterations: Partial<Record<Method, number>> = {}, polishSteps: Partial<Record<Method, number>> = {};
+    for (const r of runs) {
+      estimates[r.method] = r.outcome.estimate; seconds[r.method] = Number(r.outcome.seconds.toFixed(2)); iterations[r.method] = r.outcome.steps;
+      if (r.outcome.polishSteps > 0) polishSteps[r.method] = r.outcome.polishSteps;
+    }
     const ran = METHODS.filter((m) => estimates[m]);
     const errors = (metric: typeof relMae) => Object.fromEntries(ran.map((m) => [m, columnErrors(task, estimates[m]!, draw.truth, metric)]));
     const record: InstanceRecord = {
       index: i, describe: draw.describe, initialRelMae: columnErrors(task, draw.initial, draw.truth, relMae),
-      relMae: errors(relMae), meanAbsError: errors(meanAbsError), iterations, seconds,
+      relMae: errors(relMae), meanAbsError: errors(meanAbsError), iterations, ...(Object.keys(polishSteps).length ? { polishSteps } : {}), seconds,
       ...(draw.truth.length <= 8 ? { truth: draw.truth, estimates } : {}),
     };
     ctx.log(`[${label}] rel. MAE: initial ${fmt(record.initialRelMae)}; ` + ran.map((m) => `${m} ${fmt(record.relMae[m]!)}`).join("; "));

@@ -38,6 +38,11 @@ export interface FitSettings {
   /** L-BFGS with a backtracking line search (few smooth unknowns), or Adam. */
   readonly optimizer: "lbfgs" | "adam";
   readonly steps: number;
+  /**
+   * Levenberg–Marquardt iterations on the residuals after the gradient steps (optim.levenbergMarquardt;
+   * default 0). For fits the gradient method leaves short of the loss's precision (the cloth).
+   */
+  readonly polish?: number;
   /** Adam's learning rate (cosine-decayed to 1% over the run); ignored by L-BFGS. */
   readonly lr?: number;
   readonly progress: optim.ProgressMode;
@@ -52,6 +57,8 @@ export interface FitOutcome {
   readonly estimate: number[];
   readonly losses: number[];
   readonly steps: number;
+  /** Levenberg–Marquardt steps taken after the gradient steps (their losses end `losses`). */
+  readonly polishSteps: number;
   readonly seconds: number;
   readonly stopReason: string;
 }
@@ -196,24 +203,39 @@ function invert(m: readonly number[][]): number[][] {
   return a.map((row) => row.slice(n));
 }
 
-/** Minimise `lossOfX` over the unknowns from `initial` (physical values). */
-async function fitLoss(problem: EstimationProblem, lossOfX: (x: Array) => Array, initial: readonly number[], s: FitSettings): Promise<FitOutcome> {
+/**
+ * Minimise mean(residual(x)²) over the unknowns from `initial` (physical values): the gradient
+ * method, then `s.polish` Levenberg–Marquardt steps on the same residual and variables.
+ */
+async function fitResidual(problem: EstimationProblem, residualOfX: (x: Array) => Array, initial: readonly number[], s: FitSettings): Promise<FitOutcome> {
   const pre = problem.precondition;
   const unconstrained = (w: Array): Array => (pre ? applyRows(pre.matrix, w) : w);
-  const loss = (w: Array): Array => lossOfX(toPhysical(problem, unconstrained(w)));
+  const residual = (w: Array): Array => residualOfX(toPhysical(problem, unconstrained(w)));
   const u0 = f32(toUnconstrained(problem, initial));
-  const run = await minimize(loss, pre ? applyRows(pre.inverse, u0) : u0, s);
-  const estimate = globalThis.Array.from(await toPhysical(problem, unconstrained(run.params)).data(), Number);
-  return { estimate, losses: run.losses, steps: run.steps, seconds: run.seconds, stopReason: run.stopReason };
+  const polish = s.polish ?? 0;
+  // With a polish the loss curve is written once, over both phases.
+  const curves = { lossCurvePng: s.lossCurvePng, lossCurveCsv: s.lossCurveCsv };
+  const run = await minimize((w) => np.mean(np.square(residual(w))), pre ? applyRows(pre.inverse, u0) : u0,
+    polish > 0 ? { ...s, lossCurvePng: undefined, lossCurveCsv: undefined } : s);
+  const lm = polish > 0 ? await optim.levenbergMarquardt(residual, run.params, { iterations: polish, progress: s.progress, label: `${s.label ?? "fit"} (Levenberg–Marquardt)` }) : null;
+  const params = lm?.params ?? run.params;
+  const losses = lm ? [...run.losses, ...lm.losses.slice(1)] : run.losses;
+  if (lm && curves.lossCurveCsv) optim.writeLossCurveCsv(curves.lossCurveCsv, losses, run.gradNorms);
+  if (lm && curves.lossCurvePng) optim.writeLossCurvePng(curves.lossCurvePng, losses);
+  const estimate = globalThis.Array.from(await toPhysical(problem, unconstrained(params)).data(), Number);
+  return {
+    estimate, losses, steps: run.steps, polishSteps: lm?.iterations ?? 0,
+    seconds: run.seconds + (lm?.seconds ?? 0), stopReason: lm ? `${run.stopReason}; Levenberg–Marquardt ${lm.stopReason}` : run.stopReason,
+  };
 }
 
 /** gradsim: fit the unknowns to the target video by the pixelwise MSE. */
 export const fitVideo = (problem: EstimationProblem, target: Array, initial: readonly number[], s: FitSettings): Promise<FitOutcome> =>
-  fitLoss(problem, (x) => mse(problem.video(x), target), initial, s);
+  fitResidual(problem, (x) => np.sub(problem.video(x), target), initial, s);
 
 /** DiffPhysics: the same optimiser on the MSE of 3-D states (privileged supervision). */
 export const fitStates = (problem: EstimationProblem, targetStates: Array, initial: readonly number[], s: FitSettings): Promise<FitOutcome> =>
-  fitLoss(problem, (x) => mse(problem.states(x), targetStates), initial, s);
+  fitResidual(problem, (x) => np.sub(problem.states(x), targetStates), initial, s);
 
 /** Mean absolute error over the entries `idx` of x̂ and x. */
 export function meanAbsError(estimate: readonly number[], truth: readonly number[], idx: readonly number[]): number {

@@ -22,6 +22,8 @@ export interface SceneTaskResult {
   readonly initialRelMae: ColumnErrors;
   readonly relMae: ColumnErrors;
   readonly iterations: number;
+  /** Levenberg–Marquardt steps after the gradient steps (their losses end loss.csv). */
+  readonly polishSteps: number;
   readonly fitSeconds: number;
   readonly initialLoss: number;
   readonly finalLoss: number;
@@ -46,7 +48,7 @@ export async function runSceneTask(ctx: ExperimentContext, task: EstimationTask,
   });
   const initialRelMae = columnErrors(task, draw.initial, draw.truth, relMae);
   const errors = columnErrors(task, run.estimate, draw.truth, relMae);
-  ctx.log(`[${task.name}] rel. MAE: initial ${fmt(initialRelMae)} → estimate ${fmt(errors)} (${run.steps} steps, ${run.seconds.toFixed(1)} s)`);
+  ctx.log(`[${task.name}] rel. MAE: initial ${fmt(initialRelMae)} → estimate ${fmt(errors)} (${run.steps} steps${run.polishSteps ? ` + ${run.polishSteps} Levenberg–Marquardt` : ""}, ${run.seconds.toFixed(1)} s)`);
   const videoAll = jit(display.video);
   const { files } = await writeComparison(dir, {
     truth: videoAll(f32(draw.truth)), estimate: videoAll(f32(run.estimate)), initial: videoAll(f32(draw.initial)),
@@ -55,7 +57,7 @@ export async function runSceneTask(ctx: ExperimentContext, task: EstimationTask,
   return {
     task: task.name, describe: draw.describe,
     ...(small ? { truth: draw.truth, initial: draw.initial, estimate: run.estimate } : {}),
-    initialRelMae, relMae: errors, iterations: run.steps, fitSeconds: Number(run.seconds.toFixed(2)),
+    initialRelMae, relMae: errors, iterations: run.steps, polishSteps: run.polishSteps, fitSeconds: Number(run.seconds.toFixed(2)),
     initialLoss: run.losses[0]!, finalLoss: run.losses[run.losses.length - 1]!,
     files: [...files, "loss.png", "loss.csv"].map((f) => join(task.name, f)),
   };

@@ -68,5 +68,5 @@ export async function scoreFunctionFit(problem: EstimationProblem, target: Array
   const optimizer = optim.adam(optim.cosineDecay({ initValue: s.lr, decaySteps: Math.max(1, s.steps), alpha: 0.01 }));
   const run = await scoreFunctionDescent(lossesOf, toUnconstrained(problem, initial), optimizer, s, rng);
   const estimate = globalThis.Array.from(await toPhysical(problem, np.array(run.mean, { dtype: "float32" })).data(), Number);
-  return { estimate, losses: run.losses, steps: s.steps, seconds: run.seconds, stopReason: "steps" };
+  return { estimate, losses: run.losses, steps: s.steps, polishSteps: 0, seconds: run.seconds, stopReason: "steps" };
 }
