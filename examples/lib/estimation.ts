@@ -213,15 +213,13 @@ async function fitResidual(problem: EstimationProblem, residualOfX: (x: Array) =
   const residual = (w: Array): Array => residualOfX(toPhysical(problem, unconstrained(w)));
   const u0 = f32(toUnconstrained(problem, initial));
   const polish = s.polish ?? 0;
-  // With a polish the loss curve is written once, over both phases.
-  const curves = { lossCurvePng: s.lossCurvePng, lossCurveCsv: s.lossCurveCsv };
-  const run = await minimize((w) => np.mean(np.square(residual(w))), pre ? applyRows(pre.inverse, u0) : u0,
-    polish > 0 ? { ...s, lossCurvePng: undefined, lossCurveCsv: undefined } : s);
+  // The loss curves are written here, over both phases.
+  const run = await minimize((w) => np.mean(np.square(residual(w))), pre ? applyRows(pre.inverse, u0) : u0, { ...s, lossCurvePng: undefined, lossCurveCsv: undefined });
   const lm = polish > 0 ? await optim.levenbergMarquardt(residual, run.params, { iterations: polish, progress: s.progress, label: `${s.label ?? "fit"} (Levenberg–Marquardt)` }) : null;
   const params = lm?.params ?? run.params;
   const losses = lm ? [...run.losses, ...lm.losses.slice(1)] : run.losses;
-  if (lm && curves.lossCurveCsv) optim.writeLossCurveCsv(curves.lossCurveCsv, losses, run.gradNorms);
-  if (lm && curves.lossCurvePng) optim.writeLossCurvePng(curves.lossCurvePng, losses);
+  if (s.lossCurveCsv) optim.writeLossCurveCsv(s.lossCurveCsv, losses, run.gradNorms);
+  if (s.lossCurvePng) optim.writeLossCurvePng(s.lossCurvePng, losses);
   const estimate = globalThis.Array.from(await toPhysical(problem, unconstrained(params)).data(), Number);
   return {
     estimate, losses, steps: run.steps, polishSteps: lm?.iterations ?? 0,
