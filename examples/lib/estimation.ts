@@ -43,6 +43,12 @@ export interface FitSettings {
    * default 0). For fits the gradient method leaves short of the loss's precision (the cloth).
    */
   readonly polish?: number;
+  /**
+   * Other starting points (physical values). The loss is evaluated at each and at the initial
+   * guess, and the fit starts from the lowest: a cheap global step for a few unknowns whose loss
+   * has other basins (the beam's μ, λ).
+   */
+  readonly starts?: readonly (readonly number[])[];
   /** Adam's learning rate (cosine-decayed to 1% over the run); ignored by L-BFGS. */
   readonly lr?: number;
   readonly progress: optim.ProgressMode;
@@ -211,7 +217,7 @@ async function fitResidual(problem: EstimationProblem, residualOfX: (x: Array) =
   const pre = problem.precondition;
   const unconstrained = (w: Array): Array => (pre ? applyRows(pre.matrix, w) : w);
   const residual = (w: Array): Array => residualOfX(toPhysical(problem, unconstrained(w)));
-  const u0 = f32(toUnconstrained(problem, initial));
+  const u0 = f32(toUnconstrained(problem, await bestStart(residualOfX, [initial, ...(s.starts ?? [])])));
   const polish = s.polish ?? 0;
   // The loss curves are written here, over both phases.
   const run = await minimize((w) => np.mean(np.square(residual(w))), pre ? applyRows(pre.inverse, u0) : u0, { ...s, lossCurvePng: undefined, lossCurveCsv: undefined });
@@ -225,6 +231,18 @@ async function fitResidual(problem: EstimationProblem, residualOfX: (x: Array) =
     estimate, losses, steps: run.steps, polishSteps: lm?.iterations ?? 0,
     seconds: run.seconds + (lm?.seconds ?? 0), stopReason: lm ? `${run.stopReason}; Levenberg–Marquardt ${lm.stopReason}` : run.stopReason,
   };
+}
+
+/** The candidate (physical values) with the lowest mean(residual²); the first one wins ties. */
+async function bestStart(residualOfX: (x: Array) => Array, candidates: readonly (readonly number[])[]): Promise<readonly number[]> {
+  if (candidates.length === 1) return candidates[0]!;
+  const loss = jit((x: Array) => np.mean(np.square(residualOfX(x))));
+  let best = candidates[0]!, bestLoss = Infinity;
+  for (const c of candidates) {
+    const l = (await loss(f32(c)).data())[0]!;
+    if (l < bestLoss) { best = c; bestLoss = l; }
+  }
+  return best;
 }
 
 /** gradsim: fit the unknowns to the target video by the pixelwise MSE. */
