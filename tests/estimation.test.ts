@@ -1,7 +1,8 @@
 /**
  * The estimation helpers of the non-rigid experiments (examples/lib/estimation.ts): the
  * smoothing preconditioner is a valid change of variables (same minimiser) that speeds up
- * descent on losses whose rough directions are stiff, as per-particle velocities of a membrane.
+ * descent on losses whose rough directions are stiff, as per-particle velocities of a membrane;
+ * extra starting points reach a far basin, and a Levenberg–Marquardt polish follows the gradient steps.
  */
 import { describe, expect, it } from "vitest";
 import { np, type Array } from "../src/index.js";
@@ -52,5 +53,32 @@ describe("descentDirection", () => {
     const up = await descentDirection(g, np.array([0.5, 0], { dtype: "float32" }));
     expect(await host(up.direction)).toEqual([-1, 2]);
     expect(up.slope).toBeCloseTo(-5, 6);
+  });
+});
+
+describe("fit starts and polish", () => {
+  // One unknown, states (cos 4x − cos 8, 0.1·(x − 2)): many local minima where cos 4x = cos 8,
+  // the global one at x = 2. From x = 0.3 descent ends in the basin near 0.43.
+  const problem: EstimationProblem = {
+    logScale: [false],
+    states: (x) => np.stack([np.sub(np.cos(np.mul(4, np.take(x, 0))), Math.cos(8)), np.mul(0.1, np.sub(np.take(x, 0), 2))]),
+    video: () => { throw new Error("not used"); },
+  };
+  const target = np.zeros([2], { dtype: "float32" });
+  const fit = (s: { starts?: number[][]; polish?: number; steps?: number }) =>
+    fitStates(problem, target, [0.3], { optimizer: "lbfgs", steps: s.steps ?? 40, progress: false, ...s });
+
+  it("starts from the lowest-loss candidate, so a far basin is reached", async () => {
+    expect(Math.abs((await fit({})).estimate[0]! - 2)).toBeGreaterThan(0.5);
+    const withStarts = await fit({ starts: [[-1], [1.9], [3]] });
+    expect(withStarts.estimate[0]!).toBeCloseTo(2, 4);
+  });
+
+  it("a Levenberg–Marquardt polish adds its steps and its losses after the gradient steps", async () => {
+    const r = await fit({ starts: [[1.9]], steps: 1, polish: 5 });
+    expect(r.steps).toBe(1);
+    expect(r.polishSteps).toBeGreaterThan(0);
+    expect(r.losses).toHaveLength(r.steps + r.polishSteps + 1);
+    expect(r.estimate[0]!).toBeCloseTo(2, 4);
   });
 });
