@@ -8,7 +8,8 @@
  *   npx tsx examples/deformable.ts --dataset 10   # Table 3 protocol with the baselines
  *
  * Two tasks, each with the other parameters known (as the paper's separate experiments):
- *  - material: x = (μ, λ) in log space, L-BFGS;
+ *  - material: x = (μ, λ) in log space, L-BFGS from the lowest-loss point of a 4×4 grid over
+ *    the range and the initial guess;
  *  - mass: x = the masses of the 16 free particles (clamped ones never move), in log space:
  *    L-BFGS, then Levenberg–Marquardt steps (optim.levenbergMarquardt) for both gradient
  *    methods. L-BFGS alone stops where a step's decrease is below the loss's float32 rounding
