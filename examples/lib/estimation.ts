@@ -86,7 +86,9 @@ export const toUnconstrained = (problem: EstimationProblem, x: readonly number[]
 
 const f32 = (x: readonly number[]): Array => np.array([...x], { dtype: "float32" });
 
-export const mse = (a: Array, b: Array): Array => np.mean(np.square(np.sub(a, b)));
+const meanSquare = (r: Array): Array => np.mean(np.square(r));
+
+export const mse = (a: Array, b: Array): Array => meanSquare(np.sub(a, b));
 
 /** A loss over a flat parameter vector: value with gradient, and value alone (line-search trials). */
 export interface Objective {
@@ -220,7 +222,7 @@ async function fitResidual(problem: EstimationProblem, residualOfX: (x: Array) =
   const u0 = f32(toUnconstrained(problem, await bestStart(residualOfX, [initial, ...(s.starts ?? [])])));
   const polish = s.polish ?? 0;
   // The loss curves are written here, over both phases.
-  const run = await minimize((w) => np.mean(np.square(residual(w))), pre ? applyRows(pre.inverse, u0) : u0, { ...s, lossCurvePng: undefined, lossCurveCsv: undefined });
+  const run = await minimize((w) => meanSquare(residual(w)), pre ? applyRows(pre.inverse, u0) : u0, { ...s, lossCurvePng: undefined, lossCurveCsv: undefined });
   const lm = polish > 0 ? await optim.levenbergMarquardt(residual, run.params, { iterations: polish, progress: s.progress, label: `${s.label ?? "fit"} (Levenberg–Marquardt)` }) : null;
   const params = lm?.params ?? run.params;
   const losses = lm ? [...run.losses, ...lm.losses.slice(1)] : run.losses;
@@ -236,7 +238,7 @@ async function fitResidual(problem: EstimationProblem, residualOfX: (x: Array) =
 /** The candidate (physical values) with the lowest mean(residual²); the first one wins ties. */
 async function bestStart(residualOfX: (x: Array) => Array, candidates: readonly (readonly number[])[]): Promise<readonly number[]> {
   if (candidates.length === 1) return candidates[0]!;
-  const loss = jit((x: Array) => np.mean(np.square(residualOfX(x))));
+  const loss = jit((x: Array) => meanSquare(residualOfX(x)));
   let best = candidates[0]!, bestLoss = Infinity;
   for (const c of candidates) {
     const l = (await loss(f32(c)).data())[0]!;
