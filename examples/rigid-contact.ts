@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { CONTACT_RANGES, FPS, FRAMES, GROUND_CAMERA, IMPULSE_SECONDS, massRange, sampleContactScene } from "./lib/rigid-dataset.js";
+import { contactPriorRanges, FPS, FRAMES, GROUND_CAMERA, IMPULSE_SECONDS, sampleContactScene } from "./lib/rigid-dataset.js";
 import { drawPrior } from "./lib/horizon-curriculum.js";
 import { buildScene, paramArrays, verticesFn, type RigidSceneSpec } from "./lib/rigid-scene.js";
 import { fitFromVideo, imageProblem, trueValues, type FitSettings, type Unknown, type Values } from "./lib/rigid-fit.js";
@@ -117,7 +117,7 @@ export function contactBenchmark(quick: boolean): BenchmarkConfig {
     sample: (rng) => {
       const s = sampleContactScene(rng, cfg.resolution);
       const spec = { ...s.spec, frames: cfg.frames, substeps: cfg.substeps };
-      const ranges = { mass: massRange(s.volume), ...CONTACT_RANGES };
+      const ranges = contactPriorRanges(s.volume);
       return { spec, initial: { mass: s.initialMass, ...s.initialContact }, prior: drawPrior(ranges, rng), ranges };
     },
     fit: { steps: cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, frames: cfg.select, pyramid: 4 },
