@@ -30,7 +30,7 @@ export const PLAN: readonly { name: string; dataset: readonly [number, number] |
   { name: "rigid-mass", dataset: [10, 2], table: "Table 1" },
   { name: "rigid-contact", dataset: [4, 1], table: "Table 2" },
   { name: "deformable", dataset: [20, 1], table: "Table 3" },
-  { name: "cloth", dataset: [5, 1], table: "Table 3" },
+  { name: "cloth", dataset: [10, 1], table: "Table 3" },
   { name: "landscape", dataset: null, table: "Fig. 4, 12" },
   { name: "pendulum", dataset: null, table: "—" },
   { name: "double-pendulum", dataset: null, table: "—" },
