@@ -34,7 +34,7 @@ export const CONTACT_UNKNOWNS: readonly Unknown[] = ["mass", "ke", "kd", "kf", "
  * errors; fitting each stage from the best-scoring restart alone left its box at m +8%, μ −24%.
  * Each stage takes 80 Adam and 30 L-BFGS steps: with 40 + 10, seed 0's icosphere, whose facets
  * make the loss rugged, stopped its 45-frame stage at loss 5e-7 (ke 2.5% off). With all of this,
- * the committed Table 2 run brings m, ke, kd and μ to ≤ 1.7e-4 on each of seed 0's four objects.
+ * the committed Table 2 run brings all five unknowns to ≤ 1.4e-4 on each of seed 0's four objects.
  */
 export const CONTACT_SETTINGS = {
   full: {
