@@ -29,7 +29,7 @@ import type { LandscapeResult } from "./landscape.js";
 export const PLAN: readonly { name: string; dataset: readonly [number, number] | null; table: string }[] = [
   { name: "rigid-mass", dataset: [10, 2], table: "Table 1" },
   { name: "rigid-contact", dataset: [4, 1], table: "Table 2" },
-  { name: "deformable", dataset: [20, 1], table: "Table 3" },
+  { name: "deformable", dataset: [40, 1], table: "Table 3" },
   { name: "cloth", dataset: [10, 1], table: "Table 3" },
   { name: "landscape", dataset: null, table: "Fig. 4, 12" },
   { name: "pendulum", dataset: null, table: "—" },
