@@ -80,6 +80,50 @@ describe("linePlot", () => {
     expect(curveRows(linePlot([3, 3, 3]), blue).size).toBeGreaterThan(400);
   });
 
+  it("draws the title, axis titles and a legend where they belong, and shades a band between its edges", () => {
+    const y = Array.from({ length: 20 }, (_, i) => i);
+    const plain = linePlot(y, { width: 400, height: 300 });
+    const named = linePlot([{ y, label: "mean", band: { lower: y.map((v) => v - 3), upper: y.map((v) => v + 3) } }],
+      { width: 400, height: 300, title: "Loss", xLabel: "step", yLabel: "loss (MSE)" });
+    const dark = (r: Raster, x0: number, x1: number, y0: number, y1: number) => {
+      let n = 0;
+      for (let yy = y0; yy < y1; yy++) for (let xx = x0; xx < x1; xx++) if (r.rgba[4 * (yy * r.width + xx)]! < 120) n++;
+      return n;
+    };
+    // Title strip at the top centre, x title at the bottom centre, y title along the left edge.
+    expect(dark(plain, 150, 250, 0, 12)).toBe(0);
+    expect(dark(named, 150, 250, 0, 22)).toBeGreaterThan(20);
+    expect(dark(plain, 150, 250, 293, 300)).toBe(0);
+    expect(dark(named, 150, 250, 293, 300)).toBeGreaterThan(5);
+    expect(dark(named, 0, 18, 100, 200)).toBeGreaterThan(10);
+    // The band is a light tint of the curve's colour on both sides of it; the plain plot has none there.
+    const tinted = (r: Raster) => {
+      let columns = 0;
+      for (let x = 0; x < r.width; x++) {
+        let n = 0;
+        for (let yy = 0; yy < r.height; yy++) {
+          const o = 4 * (yy * r.width + x), [R, B] = [r.rgba[o]!, r.rgba[o + 2]!];
+          if (R > 190 && B - R >= 20 && B - R <= 35) n++;
+        }
+        if (n >= 8) columns++;
+      }
+      return columns;
+    };
+    expect(tinted(named)).toBeGreaterThan(200);
+    expect(tinted(plain)).toBe(0);
+    // The legend: the only pixels a label changes are in the plot's top-right corner, and they include the swatch's colour.
+    const unnamed = linePlot([{ y, band: { lower: y.map((v) => v - 3), upper: y.map((v) => v + 3) } }],
+      { width: 400, height: 300, title: "Loss", xLabel: "step", yLabel: "loss (MSE)" });
+    const changed: [number, number][] = [];
+    for (let i = 0; i < named.rgba.length; i += 4) {
+      if ([0, 1, 2].some((k) => named.rgba[i + k] !== unnamed.rgba[i + k])) changed.push([(i / 4) % 400, Math.floor(i / 4 / 400)]);
+    }
+    expect(changed.length).toBeGreaterThan(50);
+    expect(Math.min(...changed.map(([x]) => x))).toBeGreaterThan(250);
+    expect(Math.max(...changed.map(([, yy]) => yy))).toBeLessThan(80);
+    expect(changed.some(([x, yy]) => blue(named.rgba[4 * (yy * 400 + x)]!, 0, named.rgba[4 * (yy * 400 + x) + 2]!))).toBe(true);
+  });
+
   describe("writeLinePlot", () => {
     const dir = mkdtempSync(join(tmpdir(), "gradsim-plot-"));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,14 +1,15 @@
 /**
- * A small line-plot rasterizer (no dependencies): axes with ticks and numeric labels, one or
- * more anti-aliased curves, optional log-scale y. Produces a `Raster` for `writePng`.
+ * A small line-plot rasterizer (no dependencies): axes with ticks and numeric labels, a title,
+ * axis titles (with units), a legend, one or more anti-aliased curves with optional shaded bands
+ * (mean ± std), optional log-scale y. Produces a `Raster` for `writePng`.
  *
  * @example
- * writeLinePlot("out/loss.png", losses, { logY: true });
+ * writeLinePlot("out/loss.png", losses, { logY: true, title: "Fit", xLabel: "step", yLabel: "loss (MSE)" });
  */
 import type { Raster } from "./image.js";
 import { writePng } from "./image.js";
 import { linearAxis, logAxis, type Axis } from "./plot-axis.js";
-import { GLYPH_HEIGHT, rasterizeText, textWidth } from "./pixel-font.js";
+import { GLYPH_HEIGHT, rasterizeText, rasterizeTextVertical, textWidth } from "./pixel-font.js";
 
 type RGB = readonly [number, number, number];
 
@@ -17,6 +18,10 @@ export interface PlotSeries {
   /** x coordinates (default 0, 1, 2, …). */
   readonly x?: readonly number[];
   readonly color?: RGB;
+  /** Name shown in the legend (series without a label are left out of it). */
+  readonly label?: string;
+  /** A shaded band around the curve (e.g. mean ± std over seeds), drawn under it. */
+  readonly band?: { readonly lower: readonly number[]; readonly upper: readonly number[] };
 }
 
 export interface LinePlotOptions {
@@ -26,6 +31,11 @@ export interface LinePlotOptions {
   readonly logY?: boolean;
   readonly lineWidth?: number;
   readonly background?: RGB;
+  /** Title above the plot. */
+  readonly title?: string;
+  /** Axis titles, with units, e.g. "step" and "loss (mean squared error per pixel)". */
+  readonly xLabel?: string;
+  readonly yLabel?: string;
 }
 
 const PALETTE: readonly RGB[] = [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189]];
@@ -47,7 +57,8 @@ class Canvas {
   }
   hline(x0: number, x1: number, y: number, c: RGB): void { for (let x = x0; x <= x1; x++) this.blend(x, y, c); }
   vline(x: number, y0: number, y1: number, c: RGB): void { for (let y = y0; y <= y1; y++) this.blend(x, y, c); }
-  text(s: string, x: number, y: number, c: RGB): void { rasterizeText(s, x, y, FONT_SCALE, (px, py) => this.blend(px, py, c)); }
+  text(s: string, x: number, y: number, c: RGB, scale = FONT_SCALE): void { rasterizeText(s, x, y, scale, (px, py) => this.blend(px, py, c)); }
+  textVertical(s: string, x: number, y: number, c: RGB): void { rasterizeTextVertical(s, x, y, FONT_SCALE, (px, py) => this.blend(px, py, c)); }
   toRaster(): Raster { return { width: this.width, height: this.height, rgba: this.rgba }; }
 }
 
@@ -90,21 +101,29 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
   const series = normalize(data);
   const xsOf = (s: PlotSeries) => s.x ?? s.y.map((_, i) => i);
   const shown = (v: number) => Number.isFinite(v) && (!logY || v > 0);
-  const ys = series.flatMap((s) => s.y.filter(shown));
+  const ys = series.flatMap((s) => [...s.y, ...(s.band?.lower ?? []), ...(s.band?.upper ?? [])].filter(shown));
   const xs = series.flatMap((s) => xsOf(s).filter(Number.isFinite));
   const [ylo, yhi] = extent(ys), [xlo, xhi] = extent(xs);
   const yAxis: Axis = ys.length === 0 ? (logY ? logAxis(0.1, 10) : linearAxis(0, 1)) : logY ? logAxis(ylo, yhi) : linearAxis(ylo, yhi);
   const xAxis: Axis = xs.length === 0 ? linearAxis(0, 1) : linearAxis(xlo, xhi);
 
   const labelH = GLYPH_HEIGHT * FONT_SCALE;
-  const left = Math.max(...yAxis.ticks.map((t) => textWidth(t.label, FONT_SCALE)), 0) + 14;
-  const [top, right, bottom] = [12, 16, labelH + 16];
+  const titleH = opts.title ? labelH + 10 : 0, yTitleW = opts.yLabel ? labelH + 8 : 0, xTitleH = opts.xLabel ? labelH + 8 : 0;
+  const left = yTitleW + Math.max(...yAxis.ticks.map((t) => textWidth(t.label, FONT_SCALE)), 0) + 14;
+  const [top, right, bottom] = [12 + titleH, 16, labelH + 16 + xTitleH];
   const pw = width - left - right, ph = height - top - bottom;
   if (pw < 10 || ph < 10) throw new Error(`linePlot: ${width}×${height} is too small for the axes; use at least ${left + right + 10}×${top + bottom + 10}.`);
   const px = (x: number) => left + xAxis.toUnit(x) * pw;
   const py = (y: number) => top + (1 - yAxis.toUnit(y)) * ph;
 
   const canvas = new Canvas(width, height, background);
+  if (opts.title) {
+    // A title too long for the canvas is drawn at half size rather than cut off.
+    const scale = textWidth(opts.title, FONT_SCALE) <= width - 8 ? FONT_SCALE : 1;
+    canvas.text(opts.title, Math.max(4, Math.round(left + pw / 2 - textWidth(opts.title, scale) / 2)), 8, AXIS, scale);
+  }
+  if (opts.yLabel) canvas.textVertical(opts.yLabel, 4, Math.max(2, Math.round(top + ph / 2 - textWidth(opts.yLabel, FONT_SCALE) / 2)), AXIS);
+  if (opts.xLabel) canvas.text(opts.xLabel, Math.max(2, Math.round(left + pw / 2 - textWidth(opts.xLabel, FONT_SCALE) / 2)), height - labelH - 4, AXIS);
   for (const t of yAxis.ticks) {
     const y = Math.round(py(t.value));
     if (y < top || y > top + ph) continue;
@@ -124,13 +143,46 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
   canvas.vline(left, top, top + ph, AXIS);
   canvas.vline(left + pw, top, top + ph, AXIS);
 
+  const colorOf = (s: PlotSeries, k: number): RGB => s.color ?? PALETTE[k % PALETTE.length]!;
+  series.forEach((s, k) => {
+    if (!s.band) return;
+    const sx = xsOf(s);
+    // Fill between the band's edges column by column (linear interpolation between data points).
+    for (let i = 1; i < sx.length; i++) {
+      const [x0, x1] = [sx[i - 1]!, sx[i]!];
+      const [l0, l1, u0, u1] = [s.band.lower[i - 1]!, s.band.lower[i]!, s.band.upper[i - 1]!, s.band.upper[i]!];
+      if (![x0, x1].every(Number.isFinite) || ![l0, l1, u0, u1].every(shown)) continue;
+      for (let c = Math.ceil(px(x0)); c <= Math.floor(px(x1)); c++) {
+        const f = px(x1) === px(x0) ? 0 : (c - px(x0)) / (px(x1) - px(x0));
+        const lo = logY ? 10 ** (Math.log10(l0) + f * (Math.log10(l1) - Math.log10(l0))) : l0 + f * (l1 - l0);
+        const hi = logY ? 10 ** (Math.log10(u0) + f * (Math.log10(u1) - Math.log10(u0))) : u0 + f * (u1 - u0);
+        for (let r = Math.ceil(Math.max(top, py(hi))); r <= Math.floor(Math.min(top + ph, py(lo))); r++) canvas.blend(c, r, colorOf(s, k), 0.2);
+      }
+    }
+  });
   series.forEach((s, k) => {
     const sx = xsOf(s);
     const pts = s.y.map((v, i): [number, number] => (shown(v) && Number.isFinite(sx[i]!) ? [px(sx[i]!), py(v)] : [NaN, NaN]));
     const cov = strokeCoverage(pts, width, height, lineWidth);
-    const color = s.color ?? PALETTE[k % PALETTE.length]!;
+    const color = colorOf(s, k);
     for (let i = 0; i < cov.length; i++) if (cov[i]! > 0) canvas.blend(i % width, Math.floor(i / width), color, cov[i]!);
   });
+
+  // Legend: a box in the top-right corner of the plot area, a colour swatch and the label per labelled series.
+  const entries = series.map((s, k) => ({ label: s.label, color: colorOf(s, k) })).filter((e): e is { label: string; color: RGB } => !!e.label);
+  if (entries.length) {
+    const rowH = labelH + 6, swatch = 18;
+    const boxW = swatch + 14 + Math.max(...entries.map((e) => textWidth(e.label, FONT_SCALE))), boxH = entries.length * rowH + 6;
+    const bx = left + pw - boxW - 6, by = top + 6;
+    for (let y = by; y < by + boxH; y++) for (let x = bx; x < bx + boxW; x++) canvas.blend(x, y, background, 0.85);
+    canvas.hline(bx, bx + boxW, by, GRID); canvas.hline(bx, bx + boxW, by + boxH, GRID);
+    canvas.vline(bx, by, by + boxH, GRID); canvas.vline(bx + boxW, by, by + boxH, GRID);
+    entries.forEach((e, i) => {
+      const y = by + 4 + i * rowH;
+      for (let t = 0; t < 3; t++) canvas.hline(bx + 5, bx + 5 + swatch, y + Math.floor(labelH / 2) - 1 + t, e.color);
+      canvas.text(e.label, bx + swatch + 10, y, AXIS);
+    });
+  }
   return canvas.toRaster();
 }
 

@@ -19,8 +19,11 @@ export function prefersLogScale(losses: readonly number[]): boolean {
   return hi / lo > 100;
 }
 
-/** Plot the losses against the step (log y axis when `logY` is "auto" and the losses span > 2 decades). */
-export function writeLossCurvePng(path: string, losses: readonly number[], opts: Omit<LinePlotOptions, "logY"> & { logY?: boolean | "auto" } = {}): void {
-  const { logY = "auto", ...rest } = opts;
-  writeLinePlot(path, losses, { ...rest, logY: logY === "auto" ? prefersLogScale(losses) : logY });
+/**
+ * Plot the losses against the step (log y axis when `logY` is "auto" and the losses span > 2
+ * decades). Axis titles default to "step" and "loss"; pass what the loss is (and its units).
+ */
+export function writeLossCurvePng(path: string, losses: readonly number[], opts: Omit<LinePlotOptions, "logY"> & { logY?: boolean | "auto"; label?: string } = {}): void {
+  const { logY = "auto", label, ...rest } = opts;
+  writeLinePlot(path, [{ y: losses, ...(label ? { label } : {}) }], { xLabel: "step", yLabel: "loss", ...rest, logY: logY === "auto" ? prefersLogScale(losses) : logY });
 }
