@@ -23,14 +23,15 @@
  * result.json carries `table3` (the velocity column per method) for the reproduce harness
  * (examples/lib/tables.ts).
  */
-import { np, type Array } from "../src/index.js";
+import { sysid } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { makeRng, type Rng } from "../src/core/host-rng.js";
-import { range, smoothingPreconditioner, type EstimationProblem } from "./lib/estimation.js";
-import { runTaskDataset, type EstimationTask, type InstanceDraw, type TaskDatasetResult } from "./lib/estimation-benchmark.js";
-import { runSceneTask, type SceneTaskResult } from "./lib/scene-task.js";
-import { buildCloth, clothPositions, clothVideo, clothVideoAll, defaultCloth, velocityField, type ClothScene } from "./lib/cloth-scene.js";
+import { buildCloth, clothProblem, defaultCloth, velocityField, type ClothScene } from "./lib/cloth-scene.js";
+import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
+import { table3Rows } from "./lib/tables.js";
 import { table3Report, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
+
+const range = (n: number): number[] => globalThis.Array.from({ length: n }, (_, i) => i);
 
 export const CLOTH_SETTINGS = {
   full: { resolution: 32, cells: 6, frames: 18, steps: 150, polish: 10 },
@@ -77,7 +78,7 @@ function meanField(scene: ClothScene, field: readonly number[]): number[] {
   return velocityField(scene, mean, [0, 0, 0], range(3 * n).map(() => 0));
 }
 
-/** Strength α of the gradient methods' smoothing preconditioner over the sheet (estimation.ts; measured best of 0, 2, 8). */
+/** Strength α of the gradient methods' smoothing preconditioner over the sheet (sysid.smoothingPreconditioner; measured best of 0, 2, 8). */
 const SMOOTHING = 2;
 
 /** The 4-neighbour edges of the (cells+1)² particle grid (row-major, as clothGrid numbers them). */
@@ -90,43 +91,39 @@ function gridEdges(cells: number): [number, number][] {
   return edges;
 }
 
-type DrawFn = (truth: number[], initial: number[], prior: number[]) => InstanceDraw;
-
-export function clothTask(mode: Mode): EstimationTask & { draw: DrawFn; scene: ClothScene } {
+export function clothTask(mode: Mode, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<unknown> & { scene: ClothScene; settings: sysid.EstimateSettings } {
   const cfg = CLOTH_SETTINGS[mode];
   const scene = buildCloth({ ...defaultCloth(cfg.resolution), cells: cfg.cells, cellSize: (6 * 0.15) / cfg.cells, frames: cfg.frames });
   const n = scene.particles;
-  const problem: EstimationProblem = {
-    logScale: range(3 * n).map(() => false),
-    states: (x) => clothPositions(scene, np.reshape(x, [n, 3])),
-    video: (x) => clothVideo(scene, clothPositions(scene, np.reshape(x, [n, 3]))),
-    precondition: smoothingPreconditioner(n, gridEdges(cfg.cells), SMOOTHING),
+  const problem = clothProblem(scene) as sysid.Problem<unknown>;
+  const settings: sysid.EstimateSettings = {
+    optimizer: "lbfgs", steps: o.steps ?? cfg.steps, polish: cfg.polish, frames: scene.rendered.slice(),
+    precondition: sysid.smoothingPreconditioner(n, gridEdges(cfg.cells), SMOOTHING), progress: o.progress,
   };
   const mean3 = (v: readonly number[]) => [0, 1, 2].map((k) => range(n).reduce((s, i) => s + v[3 * i + k]!, 0) / n);
-  const draw: DrawFn = (truth, initial, prior) => ({
-    truth, initial, prior,
-    describe: `cloth of ${n} particles thrown with mean velocity (${mean3(truth).map((c) => c.toFixed(2)).join(", ")}) m/s; ` +
-      `initial guess uniform (${mean3(initial).map((c) => c.toFixed(2)).join(", ")}) m/s`,
-    build: () => problem,
-  });
   return {
-    name: "velocity", columns: { V: range(3 * n) },
-    sample: (rng) => draw(sampleField(rng, scene), sampleUniform(rng, scene), sampleField(rng, scene)),
-    fit: { optimizer: "lbfgs", steps: cfg.steps, polish: cfg.polish },
-    reinforceSteps: 0, reinforceLr: 0, trainSize: 100,
-    draw, scene,
+    name: "velocity", unknowns: [{ name: "velocity", size: 3 * n, unit: "m/s" }], columns: { V: { unknown: "velocity" } }, trainSize: 100,
+    sample: (rng) => {
+      const truth = sampleField(rng, scene), initial = sampleUniform(rng, scene), prior = sampleField(rng, scene);
+      return {
+        truth: { velocity: truth }, initial: { velocity: initial }, prior: { velocity: prior }, problem: () => problem,
+        describe: `cloth of ${n} particles thrown with mean velocity (${mean3(truth).map((c) => c.toFixed(2)).join(", ")}) m/s; ` +
+          `initial guess uniform (${mean3(initial).map((c) => c.toFixed(2)).join(", ")}) m/s`,
+      };
+    },
+    // No REINFORCE row: a score-function estimate over 147 unknowns from 5 samples per step does not move.
+    methods: table3Rows(settings, 0, 0),
+    scene, settings,
   };
 }
 
-export interface ClothSceneResult { readonly mode: "scene"; readonly velocity: SceneTaskResult; readonly table3: Table3Report }
-export interface ClothDatasetResult { readonly mode: "dataset"; readonly velocity: TaskDatasetResult; readonly table3: Table3Report }
+export interface ClothSceneResult { readonly mode: "scene"; readonly velocity: SceneFitResult; readonly table3: Table3Report }
+export interface ClothDatasetResult { readonly mode: "dataset"; readonly velocity: sysid.DatasetResult; readonly table3: Table3Report }
 export type ClothResult = ClothSceneResult | ClothDatasetResult;
 
 async function run(ctx: ExperimentContext): Promise<ClothResult> {
   const mode: Mode = ctx.flags.quick ? "quick" : "full";
-  const cfg = CLOTH_SETTINGS[mode];
-  const task = clothTask(mode);
-  const steps = ctx.flags.iters ?? cfg.steps;
+  const task = clothTask(mode, { steps: ctx.flags.iters ?? undefined, progress: progressOf(ctx) });
   if (ctx.flags.dataset === null) {
     const rng = makeRng(ctx.flags.seed);
     const truth = sampleField(rng, task.scene);
@@ -134,14 +131,15 @@ async function run(ctx: ExperimentContext): Promise<ClothResult> {
     // so that a dozen steps show the spin and deformation being recovered; full runs start from a
     // random uniform throw.
     const initial = mode === "quick" ? meanField(task.scene, truth) : sampleUniform(rng, task.scene);
-    const draw = task.draw(truth, initial, truth);
-    const n = task.scene.particles;
-    const video = (x: Array) => clothVideoAll(task.scene, clothPositions(task.scene, np.reshape(x, [n, 3])));
-    const velocity = await runSceneTask(ctx, task, draw, steps, { video, fps: task.scene.spec.fps });
-    return { mode: "scene", velocity, table3: table3Report({ gradsim: { velocity: velocity.relMae.V } }) };
+    const velocity = await fitScene(ctx, {
+      name: "velocity", label: "velocity", describe: `cloth of ${task.scene.particles} particles thrown with a random spinning, deforming velocity field`,
+      problem: clothProblem(task.scene), unknowns: task.unknowns, columns: task.columns, truth: { velocity: truth }, initial: { velocity: initial },
+      settings: task.settings, fps: task.scene.spec.fps, lossLabel: "image loss (pixelwise MSE, RGBA in [0, 1])",
+    });
+    return { mode: "scene", velocity: sceneRecord(velocity), table3: table3Report({ gradsim: { velocity: velocity.relMae.V } }) };
   }
-  const velocity = await runTaskDataset(ctx, task, ctx.flags.dataset, steps);
-  const table3 = table3Report(Object.fromEntries(TABLE3_METHODS.map((m) => [m, { velocity: velocity.methods[m].relMae?.V ?? null }])));
+  const velocity = await runDatasetTask(ctx, task);
+  const table3 = table3Report(Object.fromEntries(TABLE3_METHODS.map((m) => [m, { velocity: velocity.rows[m]?.relMae?.V ?? null }])));
   return { mode: "dataset", velocity, table3 };
 }
 

@@ -24,15 +24,13 @@
  * must be kept stable for the lightest particles (kf·dt/m < 1), or the rollout becomes chaotic
  * and its gradients useless.
  */
-import { np, type Array } from "../src/index.js";
+import { sysid } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import type { Rng } from "../src/core/host-rng.js";
 import { makeRng } from "../src/core/host-rng.js";
-import { range, type EstimationProblem } from "./lib/estimation.js";
-import { runTaskDataset, type EstimationTask, type InstanceDraw, type TaskDatasetResult } from "./lib/estimation-benchmark.js";
-import { runSceneTask, type SceneTaskResult } from "./lib/scene-task.js";
-import { beamPositions, beamVideo, beamVideoAll, buildTwistBeam, defaultTwistBeam, type TwistBeamSpec } from "./lib/deformable-scene.js";
-import { table3Report, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
+import { beamProblem, buildTwistBeam, defaultTwistBeam, type TwistBeamSpec } from "./lib/deformable-scene.js";
+import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
+import { table3Report, table3Rows, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
 
 /** Full runs, and the seconds-long smoke mode the tests use (shorter video, fewer pixels and steps). */
 export const DEFORMABLE_SETTINGS = {
@@ -60,29 +58,32 @@ function beamSpec(mode: Mode, over: Partial<TwistBeamSpec> = {}): TwistBeamSpec 
   return { ...defaultTwistBeam(cfg.resolution), frames: cfg.frames, ...over };
 }
 
-/** A task that can also build the draw of a given instance (the single scene). */
-type DrawFn = (truth: number[], initial: number[], prior: number[]) => InstanceDraw;
+const LAME_UNKNOWNS: sysid.Unknown[] = [{ name: "mu", transform: "log", unit: "Pa" }, { name: "lambda", transform: "log", unit: "Pa" }];
+const lame = (x: readonly number[]): sysid.Values => ({ mu: x[0]!, lambda: x[1]! });
 
 /** The material task: μ, λ with known masses. */
-export function materialTask(mode: Mode): EstimationTask & { draw: DrawFn } {
+export function materialTask(mode: Mode, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<unknown> & { problem(truth: sysid.Values): sysid.Problem<unknown>; settings: sysid.EstimateSettings } {
   const cfg = DEFORMABLE_SETTINGS[mode];
-  const draw: DrawFn = (truth, initial, prior) => ({
-    truth, initial, prior,
-    describe: `beam μ = ${truth[0]!.toFixed(1)} Pa, λ = ${truth[1]!.toFixed(1)} Pa; initial guess μ = ${initial[0]!.toFixed(1)}, λ = ${initial[1]!.toFixed(1)}`,
-    build: (): EstimationProblem => {
-      const scene = buildTwistBeam(beamSpec(mode, { mu: truth[0]!, lambda: truth[1]! }));
-      const at = (x: Array) => beamPositions(scene, { mu: np.take(x, 0), lambda: np.take(x, 1) });
-      return { logScale: [true, true], states: at, video: (x) => beamVideo(scene, at(x)) };
-    },
-  });
+  const problem = (truth: sysid.Values) => beamProblem(buildTwistBeam(beamSpec(mode, { mu: truth.mu as number, lambda: truth.lambda as number })), (p) => ({ mu: p.mu, lambda: p.lambda })) as sysid.Problem<unknown>;
+  const settings: sysid.EstimateSettings = {
+    optimizer: "lbfgs", steps: o.steps ?? cfg.materialSteps, starts: LAME_GRID.map(lame), frames: renderedFrames(mode), progress: o.progress,
+  };
   return {
-    name: "material", columns: { mu: [0], lambda: [1] },
-    sample: (rng) => draw(sampleLame(rng), sampleLame(rng), sampleLame(rng)),
-    fit: { optimizer: "lbfgs", steps: cfg.materialSteps, starts: LAME_GRID },
-    reinforceSteps: cfg.reinforceSteps, reinforceLr: 0.05, trainSize: 100,
-    draw,
+    name: "material", unknowns: LAME_UNKNOWNS, trainSize: 100,
+    sample: (rng) => {
+      const truth = lame(sampleLame(rng)), initial = lame(sampleLame(rng)), prior = lame(sampleLame(rng));
+      return {
+        truth, initial, prior, problem: () => problem(truth),
+        describe: `beam μ = ${(truth.mu as number).toFixed(1)} Pa, λ = ${(truth.lambda as number).toFixed(1)} Pa; initial guess μ = ${(initial.mu as number).toFixed(1)}, λ = ${(initial.lambda as number).toFixed(1)}`,
+      };
+    },
+    methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
+    problem, settings,
   };
 }
+
+/** Frames of the beam the image loss compares: every `every`-th. */
+const renderedFrames = (mode: Mode): number[] => buildTwistBeam(beamSpec(mode)).rendered.slice();
 
 /** Masses of the free particles: lumped at a random density, each scaled by 1 ± 30%. */
 function sampleMasses(rng: Rng, lumped: readonly number[], free: readonly number[]): number[] {
@@ -91,82 +92,79 @@ function sampleMasses(rng: Rng, lumped: readonly number[], free: readonly number
 }
 
 /** The mass task: per-particle masses with known μ = λ = 1000 Pa. */
-export function massTask(mode: Mode): EstimationTask & { draw: DrawFn; uniformGuess: (density: number) => number[] } {
+export function massTask(mode: Mode, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<unknown> & { problem(truth: sysid.Values): sysid.Problem<unknown>; settings: sysid.EstimateSettings; uniformGuess(density: number): number[]; sampleMasses(rng: Rng): number[] } {
   const cfg = DEFORMABLE_SETTINGS[mode];
   // The lumped masses at density 3 kg/m³ (the reference every draw scales).
   const reference = buildTwistBeam(beamSpec(mode));
   const free = reference.free, lumped = reference.lumped;
   const uniformGuess = (density: number) => free.map((i) => (lumped[i]! * density) / 3);
-  const draw: DrawFn = (truth, initial, prior) => ({
-    truth, initial, prior,
-    describe: `beam with ${truth.length} free particles of ${Math.min(...truth).toFixed(4)}–${Math.max(...truth).toFixed(4)} kg; initial guess: uniform density ` +
-      `${((3 * initial[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
-    build: (): EstimationProblem => {
-      const masses = [...lumped];
-      free.forEach((i, k) => { masses[i] = truth[k]!; });
-      const scene = buildTwistBeam(beamSpec(mode, { masses }));
-      const at = (x: Array) => beamPositions(scene, { freeMass: x });
-      return { logScale: free.map(() => true), states: at, video: (x) => beamVideo(scene, at(x)) };
-    },
-  });
+  const unknowns: sysid.Unknown[] = [{ name: "mass", size: free.length, transform: "log", unit: "kg" }];
+  const problem = (truth: sysid.Values) => {
+    const masses = [...lumped];
+    free.forEach((i, k) => { masses[i] = (truth.mass as number[])[k]!; });
+    return beamProblem(buildTwistBeam(beamSpec(mode, { masses })), (p) => ({ freeMass: p.mass })) as sysid.Problem<unknown>;
+  };
+  const settings: sysid.EstimateSettings = { optimizer: "lbfgs", steps: o.steps ?? cfg.massSteps, polish: cfg.massPolish, frames: reference.rendered.slice(), progress: o.progress };
   return {
-    name: "mass", columns: { m: range(free.length) },
-    sample: (rng) => draw(sampleMasses(rng, lumped, free), uniformGuess(rng.uniform(...DENSITY)), sampleMasses(rng, lumped, free)),
-    fit: { optimizer: "lbfgs", steps: cfg.massSteps, polish: cfg.massPolish },
-    reinforceSteps: cfg.reinforceSteps, reinforceLr: 0.05, trainSize: 100,
-    draw, uniformGuess,
+    name: "mass", unknowns, columns: { m: { unknown: "mass" } }, trainSize: 100,
+    sample: (rng) => {
+      const truth = { mass: sampleMasses(rng, lumped, free) }, initial = { mass: uniformGuess(rng.uniform(...DENSITY)) }, prior = { mass: sampleMasses(rng, lumped, free) };
+      return {
+        truth, initial, prior, problem: () => problem(truth),
+        describe: `beam with ${free.length} free particles of ${Math.min(...truth.mass).toFixed(4)}–${Math.max(...truth.mass).toFixed(4)} kg; initial guess: uniform density ` +
+          `${((3 * initial.mass[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
+      };
+    },
+    methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
+    problem, settings, uniformGuess, sampleMasses: (rng) => sampleMasses(rng, lumped, free),
   };
 }
 
 export interface DeformableSceneResult {
   readonly mode: "scene";
-  readonly material: SceneTaskResult;
-  readonly mass: SceneTaskResult;
+  readonly material: SceneFitResult;
+  readonly mass: SceneFitResult;
   readonly table3: Table3Report;
 }
 export interface DeformableDatasetResult {
   readonly mode: "dataset";
-  readonly material: TaskDatasetResult;
-  readonly mass: TaskDatasetResult;
+  readonly material: sysid.DatasetResult;
+  readonly mass: sysid.DatasetResult;
   readonly table3: Table3Report;
 }
 export type DeformableResult = DeformableSceneResult | DeformableDatasetResult;
 
+const LOSS_LABEL = "image loss (pixelwise MSE, RGBA in [0, 1])";
+
 /** The default scene: the paper's μ = λ = 1000 Pa (Fig. 11) and seeded random masses. */
 async function runScene(ctx: ExperimentContext, mode: Mode): Promise<Omit<DeformableSceneResult, "table3">> {
-  const cfg = DEFORMABLE_SETTINGS[mode];
   const spec = beamSpec(mode);
-  const material = materialTask(mode);
-  const materialDraw = material.draw([1000, 1000], [1400, 1900], [1000, 1000]);
-  const materialVideo = (x: Array) => {
-    const scene = buildTwistBeam(spec);
-    return beamVideoAll(scene, beamPositions(scene, { mu: np.take(x, 0), lambda: np.take(x, 1) }));
-  };
-  const materialResult = await runSceneTask(ctx, material, materialDraw, ctx.flags.iters ?? cfg.materialSteps, { video: materialVideo, fps: spec.fps });
-
-  const mass = massTask(mode);
-  const rng = makeRng(ctx.flags.seed);
-  const reference = buildTwistBeam(spec);
-  const truth = sampleMasses(rng, reference.lumped, reference.free);
-  const massDraw = mass.draw(truth, mass.uniformGuess(3), truth);
-  const massVideo = (x: Array) => {
-    const scene = buildTwistBeam(spec);
-    return beamVideoAll(scene, beamPositions(scene, { freeMass: x }));
-  };
-  const massResult = await runSceneTask(ctx, mass, massDraw, ctx.flags.iters ?? cfg.massSteps, { video: massVideo, fps: spec.fps });
-  return { mode: "scene", material: materialResult, mass: massResult };
+  const o = { steps: ctx.flags.iters ?? undefined, progress: progressOf(ctx) };
+  const material = materialTask(mode, o);
+  const truth = { mu: 1000, lambda: 1000 }, initial = { mu: 1400, lambda: 1900 };
+  const materialResult = await fitScene(ctx, {
+    name: "material", label: "material", describe: `beam μ = λ = 1000 Pa; initial guess μ = 1400, λ = 1900`,
+    problem: material.problem(truth), unknowns: material.unknowns, truth, initial, settings: material.settings, fps: spec.fps, lossLabel: LOSS_LABEL,
+  });
+  const mass = massTask(mode, o);
+  const masses = { mass: mass.sampleMasses(makeRng(ctx.flags.seed)) };
+  const massResult = await fitScene(ctx, {
+    name: "mass", label: "mass", describe: `beam with ${masses.mass.length} free particles of random masses; initial guess: uniform density 3 kg/m³`,
+    problem: mass.problem(masses), unknowns: mass.unknowns, columns: mass.columns, truth: masses, initial: { mass: mass.uniformGuess(3) },
+    settings: mass.settings, fps: spec.fps, lossLabel: LOSS_LABEL,
+  });
+  return { mode: "scene", material: sceneRecord(materialResult), mass: sceneRecord(massResult) };
 }
 
 async function run(ctx: ExperimentContext): Promise<DeformableResult> {
   const mode: Mode = ctx.flags.quick ? "quick" : "full";
-  const cfg = DEFORMABLE_SETTINGS[mode];
   if (ctx.flags.dataset === null) {
     const r = await runScene(ctx, mode);
     return { ...r, table3: report(r) };
   }
-  const n = ctx.flags.dataset;
-  const material = await runTaskDataset(ctx, materialTask(mode), n, ctx.flags.iters ?? cfg.materialSteps);
-  const mass = await runTaskDataset(ctx, massTask(mode), n, ctx.flags.iters ?? cfg.massSteps);
+  const o = { steps: ctx.flags.iters ?? undefined, progress: progressOf(ctx) };
+  const material = await runDatasetTask(ctx, materialTask(mode, o));
+  const mass = await runDatasetTask(ctx, massTask(mode, o));
   const r = { mode: "dataset" as const, material, mass };
   return { ...r, table3: report(r) };
 }
@@ -175,12 +173,10 @@ async function run(ctx: ExperimentContext): Promise<DeformableResult> {
 function report(r: Omit<DeformableSceneResult, "table3"> | Omit<DeformableDatasetResult, "table3">): Table3Report {
   if (r.mode === "scene") return table3Report({ gradsim: { mass: r.mass.relMae.m, mu: r.material.relMae.mu, lambda: r.material.relMae.lambda } });
   return table3Report(Object.fromEntries(TABLE3_METHODS.map((m) => {
-    const mat = r.material.methods[m].relMae, ms = r.mass.methods[m].relMae;
+    const mat = r.material.rows[m]?.relMae, ms = r.mass.rows[m]?.relMae;
     return [m, { mass: ms?.m ?? null, mu: mat?.mu ?? null, lambda: mat?.lambda ?? null }];
   })));
 }
-
-/** Table 3 rows (mass, μ, λ) of a deformable result, ours beside the paper's. */
 
 export const experiment: Experiment<DeformableResult> = {
   name: "deformable",

@@ -12,8 +12,8 @@
  * 1.0 and L₂ = 1.7). Not part of the paper's tables.
  */
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import type { TaskDatasetResult } from "./lib/estimation-benchmark.js";
-import type { SceneTaskResult } from "./lib/scene-task.js";
+import type { sysid } from "../src/index.js";
+import type { SceneFitResult } from "./lib/experiment.js";
 import { defaultDoublePendulum } from "./lib/pendulum-scene.js";
 import { runPendulumExperiment, type PendulumPrior } from "./lib/pendulum-task.js";
 import type { Rng } from "../src/core/host-rng.js";
@@ -33,7 +33,7 @@ export function nearbyGuess(rng: Rng, truth: readonly number[]): number[] {
 
 export interface DoublePendulumResult {
   readonly mode: "scene" | "dataset";
-  readonly doublePendulum: SceneTaskResult | TaskDatasetResult;
+  readonly doublePendulum: SceneFitResult | sysid.DatasetResult;
 }
 
 async function run(ctx: ExperimentContext): Promise<DoublePendulumResult> {

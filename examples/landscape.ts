@@ -11,18 +11,20 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { jit, np, writeLinePlot, type Array, type PlotSeries } from "../src/index.js";
+import { jit, np, sysid, writeLinePlot, type Array, type PlotSeries } from "../src/index.js";
+import { displayFrames } from "../src/sysid/node.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { buildScene, verticesFn, paramArrays, type RigidSceneSpec } from "./lib/rigid-scene.js";
-import { frameIndices, renderVideo, videoMse, type FrameSelection } from "./lib/video.js";
 import { FREE_CAMERA, IMPULSE_SECONDS } from "./lib/rigid-dataset.js";
 import { beamVertices, buildBeam, defaultBeam, renderBeam } from "./lib/beam-scene.js";
-import { displayFrames } from "./lib/frames.js";
 import { writeGif } from "../src/io/image.js";
+
+type FrameSelection = Exclude<sysid.FrameSelection, readonly number[]>;
 
 /** The curves of Fig. 12, in plot colour order (blue, orange, green, red). */
 export const SELECTIONS: readonly FrameSelection[] = ["firstLast", "every", "every5", "firstMiddle"];
 export const PLOT_COLOURS = { firstLast: "blue", every: "orange", every5: "green", firstMiddle: "red", truth: "grey" } as const;
+const SELECTION_NAMES: Record<FrameSelection, string> = { firstLast: "first + last frame", every: "every frame", every5: "every 5th frame", firstMiddle: "first + middle frame", every2: "every 2nd frame" };
+const UNITS: Record<string, string> = { mass: "kg", mu: "Pa", lambda: "Pa" };
 
 export interface Sweep {
   readonly parameter: string;
@@ -47,11 +49,11 @@ export interface LandscapeResult {
 const linspace = (lo: number, hi: number, n: number): number[] => globalThis.Array.from({ length: n }, (_, i) => lo + ((hi - lo) * i) / (n - 1));
 
 /** The 1 kg unit cube of Fig. 4a: pushed off-centre, drifting and tumbling without gravity. */
-export function cubeScene(resolution: number, frames: number): RigidSceneSpec {
+export function cubeScene(resolution: number, frames: number): sysid.RigidSceneSpec {
   return {
     shape: "box", scale: [1, 1, 1], mass: 1,
     position: [-0.8, 0.3, 0], rotation: [0, 0, 0, 1], velocity: [0, 0, 0], angularVelocity: [0, 0, 0],
-    impulse: { force: [8, 3, 2], point: [0, -0.3, 0.2], duration: IMPULSE_SECONDS },
+    impulses: [{ force: [8, 3, 2], point: [0, -0.3, 0.2], duration: IMPULSE_SECONDS }],
     gravity: [0, 0, 0], contact: null, frames, fps: 30, substeps: 2, camera: FREE_CAMERA, resolution,
   };
 }
@@ -59,8 +61,8 @@ export function cubeScene(resolution: number, frames: number): RigidSceneSpec {
 /** Losses of every frame selection for one candidate video against the target video. */
 function selectionLosses(video: Array, target: Array, frames: number): Promise<number[]> {
   const losses = SELECTIONS.map((sel) => {
-    const idx = np.array(frameIndices(sel, frames), { dtype: "int32" });
-    return videoMse(np.take(video, idx, 0), np.take(target, idx, 0));
+    const idx = np.array(sysid.frameIndices(sel, frames), { dtype: "int32" });
+    return sysid.mse(np.take(video, idx, 0), np.take(target, idx, 0));
   });
   return Promise.all(losses.map(async (l) => (await l.data())[0]!));
 }
@@ -88,10 +90,12 @@ function writeSweep(dir: string, s: Sweep): string[] {
   writeFileSync(join(dir, `${name}.csv`), [`${s.parameter},${SELECTIONS.map((sel) => `mse_${sel}`).join(",")}`, ...rows].join("\n") + "\n");
   const series: PlotSeries[] = SELECTIONS.map((sel) => {
     const y = s.losses[sel], lo = Math.min(...y), hi = Math.max(...y);
-    return { x: s.values, y: y.map((v) => (v - lo) / (hi - lo || 1)) };
+    return { x: s.values, y: y.map((v) => (v - lo) / (hi - lo || 1)), label: SELECTION_NAMES[sel] };
   });
-  series.push({ x: [s.truth, s.truth], y: [0, 1], color: [150, 150, 150] });
-  writeLinePlot(join(dir, `${name}.png`), series);
+  series.push({ x: [s.truth, s.truth], y: [0, 1], color: [150, 150, 150], label: `truth (${s.truth} ${UNITS[s.parameter] ?? ""})`.replace(" )", ")") });
+  writeLinePlot(join(dir, `${name}.png`), series, {
+    title: `Image loss vs ${s.parameter}`, xLabel: `${s.parameter}${UNITS[s.parameter] ? ` (${UNITS[s.parameter]})` : ""}`, yLabel: "image MSE, scaled to [0, 1] per curve",
+  });
   return [`${name}.csv`, `${name}.png`];
 }
 
@@ -106,17 +110,16 @@ async function run(ctx: ExperimentContext): Promise<LandscapeResult> {
   const compile = <F extends (...a: any[]) => Array>(f: F): F => (ctx.backend === "cpu" ? (jit(f) as unknown as F) : f);
 
   // Fig. 4a / 12: mass of the 1 kg cube.
-  const cube = buildScene(cubeScene(resolution, frames));
-  const all = frameIndices("every", frames);
-  const cubePhysics = verticesFn(cube, all);
-  const cubeVideo = compile((m: Array) => renderVideo(cube, cubePhysics({ mass: m })));
+  const cube = sysid.buildRigidScene(cubeScene(resolution, frames));
+  const cubePhysics = jit((m: Array) => sysid.rigidVertices(cube, { mass: m }, frames));
+  const cubeVideo = compile((m: Array) => sysid.rigidVideo(cube, cubePhysics(m)));
   ctx.log(`mass sweep: ${points} masses in [0.1, 5] kg around the 1 kg cube`);
-  const massSweep = await sweep("mass", 1, gridWithTruth(0.1, 5, points, 1), (m) => cubeVideo(paramArrays({ mass: m }).mass!), frames, ctx.log);
+  const f32 = (v: number) => np.array(v, { dtype: "float32" });
+  const massSweep = await sweep("mass", 1, gridWithTruth(0.1, 5, points, 1), (m) => cubeVideo(f32(m)), frames, ctx.log);
 
   // Fig. 4b / 11a: Lamé parameters of the beam.
   const beam = buildBeam(defaultBeam(resolution, frames));
   const beamVideo = compile((mu: Array, lambda: Array) => renderBeam(beam, beamVertices(beam, mu, lambda)));
-  const f32 = (v: number) => np.array(v, { dtype: "float32" });
   const lame = gridWithTruth(200, 3000, Math.max(5, Math.round(points / 2)), 1000);
   ctx.log(`μ sweep: ${lame.length} values in [200, 3000] Pa (λ = 1000)`);
   const muSweep = await sweep("mu", 1000, lame, (mu) => beamVideo(f32(mu), f32(1000)), frames, ctx.log);

@@ -9,8 +9,8 @@
  * Not part of the paper's tables; the result reports relative errors per unknown.
  */
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import type { TaskDatasetResult } from "./lib/estimation-benchmark.js";
-import type { SceneTaskResult } from "./lib/scene-task.js";
+import type { sysid } from "../src/index.js";
+import type { SceneFitResult } from "./lib/experiment.js";
 import { defaultPendulum } from "./lib/pendulum-scene.js";
 import { runPendulumExperiment, samplePendulum, type PendulumPrior } from "./lib/pendulum-task.js";
 
@@ -24,7 +24,7 @@ export const PENDULUM_PRIOR: PendulumPrior = { length: [[0.5, 1.2]], theta0: [[0
 
 export interface PendulumResult {
   readonly mode: "scene" | "dataset";
-  readonly pendulum: SceneTaskResult | TaskDatasetResult;
+  readonly pendulum: SceneFitResult | sysid.DatasetResult;
 }
 
 async function run(ctx: ExperimentContext): Promise<PendulumResult> {

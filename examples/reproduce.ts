@@ -18,8 +18,7 @@ import * as E from "fp-ts/lib/Either.js";
 import { EXPERIMENTS } from "./registry.js";
 import { intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
-import type { BenchmarkResult } from "./lib/rigid-benchmark.js";
-import { fmtNumber, table1Markdown, table2Markdown, table3Markdown, type Table3Report } from "./lib/tables.js";
+import { fmtNumber, instancesOf, table1Markdown, table2Markdown, table3Markdown, type RigidDatasetReport, type Table3Report } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
 
 /**
@@ -89,9 +88,9 @@ function landscapeMarkdown(l: LandscapeResult | null): string {
 }
 
 function markdown(runs: readonly RunRecord[], meta: Record<string, string>): string {
-  const t1 = resultOf<BenchmarkResult>(runs, "rigid-mass"), t2 = resultOf<BenchmarkResult>(runs, "rigid-contact");
+  const t1 = resultOf<RigidDatasetReport>(runs, "rigid-mass"), t2 = resultOf<RigidDatasetReport>(runs, "rigid-contact");
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
-  const n = (r: BenchmarkResult | null) => (r ? `${r.dataset} objects` : "not run");
+  const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
   const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape"].includes(r.name) ? headline(r.result) : "")} |`);
   return [
     "# gradsim results",

@@ -9,17 +9,15 @@
  *   npx tsx examples/rigid-contact.ts               # the built-in default scene
  *   npx tsx examples/rigid-contact.ts --dataset 10  # Table 2 protocol: random objects + baselines
  */
-import { join } from "node:path";
+import { makeRng } from "../src/core/host-rng.js";
+import { sysid } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { contactPriorRanges, FPS, FRAMES, GROUND_CAMERA, IMPULSE_SECONDS, sampleContactScene } from "./lib/rigid-dataset.js";
-import { drawPrior } from "./lib/horizon-curriculum.js";
-import { buildScene, paramArrays, verticesFn, type RigidSceneSpec } from "./lib/rigid-scene.js";
-import { fitFromVideo, imageProblem, trueValues, type FitSettings, type Unknown, type Values } from "./lib/rigid-fit.js";
-import { frameIndices, renderVideo } from "./lib/video.js";
-import { writeComparison } from "./lib/frames.js";
-import { runRigidBenchmark, type BenchmarkConfig, type BenchmarkResult } from "./lib/rigid-benchmark.js";
+import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
+import { gradsimSettings, rigidDatasetTask, rigidSceneProblem, rigidUnknowns, trueValues, type RigidTaskConfig, type RigidUnknown, type Values } from "./lib/rigid-task.js";
+import type { DatasetRunResult } from "./rigid-mass.js";
 
-export const CONTACT_UNKNOWNS: readonly Unknown[] = ["mass", "ke", "kd", "kf", "mu"];
+export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "kf", "mu"];
 
 /**
  * The loss compares every (quick) or every other (full) frame: with every 5th, only one or two
@@ -53,11 +51,11 @@ export const CONTACT_SETTINGS = {
  * trip over its leading edge: a box that tumbles may settle on a different face for slightly
  * different parameters, a discrete outcome that no gradient can follow.
  */
-export function defaultContactScene(resolution: number, frames = FRAMES): RigidSceneSpec {
+export function defaultContactScene(resolution: number, frames = FRAMES): sysid.RigidSceneSpec {
   return {
     shape: "box", scale: [0.7, 0.3, 0.6], mass: 2,
     position: [-1.4, 0.6, 0], rotation: [0, Math.sin(0.2), 0, Math.cos(0.2)], velocity: [0.3, 0, 0.1], angularVelocity: [0, 1.0, 0],
-    impulse: { force: [40, 0, 5], point: [0, 0, 0], duration: IMPULSE_SECONDS },
+    impulses: [{ force: [40, 0, 5], point: [0, 0, 0], duration: IMPULSE_SECONDS }],
     gravity: [0, -9.8, 0], contact: { ke: 5000, kd: 15, kf: 100, mu: 0.6 },
     frames, fps: FPS, substeps: 16, camera: GROUND_CAMERA, resolution,
   };
@@ -77,39 +75,48 @@ export interface ContactSceneResult {
   readonly iterations: number;
   readonly fitSeconds: number;
   readonly finalLoss: number;
+  readonly fit: SceneFitResult;
   readonly files: string[];
 }
 
-async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
-  const mode = ctx.flags.quick ? "quick" : "full";
-  const cfg = CONTACT_SETTINGS[mode];
-  const spec = { ...defaultContactScene(cfg.resolution, cfg.frames), substeps: cfg.substeps };
-  const scene = buildScene(spec);
-  const initial = ctx.flags.quick ? QUICK_INITIAL : DEFAULT_INITIAL;
-  const unknowns = Object.keys(initial) as Unknown[];
-  const truth = trueValues(spec, unknowns);
-  ctx.log(`scene: ${spec.shape} on the ground, truth ${JSON.stringify(truth)}, initial ${JSON.stringify(initial)}`);
-  const settings: FitSettings = {
-    steps: ctx.flags.iters ?? cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, frames: cfg.select, pyramid: 4, label: "rigid-contact",
-    progress: ctx.flags.json ? false : "auto", lossCurvePng: join(ctx.out, "loss.png"), lossCurveCsv: join(ctx.out, "loss.csv"),
-  };
-  const problem = await imageProblem(scene, settings, ctx.backend, initial);
-  const fit = await fitFromVideo(problem, initial, settings, ctx.backend);
+/**
+ * The scene of a single run: the built-in one for seed 0 (from DEFAULT_INITIAL, or QUICK_INITIAL in
+ * quick mode), for other seeds a draw from the Table 2 distribution with its own initial guess.
+ */
+function sceneOf(ctx: ExperimentContext, cfg: (typeof CONTACT_SETTINGS)["full" | "quick"]): { spec: sysid.RigidSceneSpec; initial: Values } {
+  const base = ctx.flags.quick ? QUICK_INITIAL : DEFAULT_INITIAL;
+  if (ctx.flags.seed === 0) return { spec: { ...defaultContactScene(cfg.resolution, cfg.frames), substeps: cfg.substeps }, initial: base };
+  const s = sampleContactScene(makeRng(ctx.flags.seed), cfg.resolution);
+  const all: Values = { mass: s.initialMass, ...s.initialContact };
+  return { spec: { ...s.spec, frames: cfg.frames, substeps: cfg.substeps }, initial: Object.fromEntries(Object.keys(base).map((k) => [k, all[k as RigidUnknown]!])) };
+}
 
-  const all = frameIndices("every", spec.frames);
-  const physics = verticesFn(scene, all);
-  const videoAt = (v: Values) => renderVideo(scene, physics(paramArrays(v)));
-  const { files } = await writeComparison(ctx.out, { truth: videoAt({}), estimate: videoAt(fit.estimate), initial: videoAt(initial) }, spec.fps, { composited: true });
-  const relError = Object.fromEntries(unknowns.map((k) => [k, Math.abs(fit.estimate[k]! - truth[k]!) / truth[k]!]));
-  ctx.log(`estimate ${JSON.stringify(fit.estimate)}\nrelative errors ${JSON.stringify(relError)}`);
+async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
+  const cfg = CONTACT_SETTINGS[ctx.flags.quick ? "quick" : "full"];
+  const { spec, initial } = sceneOf(ctx, cfg);
+  const scene = sysid.buildRigidScene(spec);
+  const names = Object.keys(initial) as RigidUnknown[];
+  const unknowns = rigidUnknowns(names);
+  const truth = trueValues(spec, names);
+  const fit = await fitScene(ctx, {
+    name: null, label: "rigid-contact",
+    describe: `${typeof spec.shape === "string" ? spec.shape : "mesh"} on the ground, truth ${JSON.stringify(truth)}, initial ${JSON.stringify(initial)}`,
+    problem: rigidSceneProblem(scene, unknowns, [truth, initial]),
+    unknowns, truth, initial,
+    settings: gradsimSettings({ steps: ctx.flags.iters ?? cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, frames: cfg.select, pyramid: 4 }, progressOf(ctx)),
+    fps: spec.fps, display: { composited: true }, lossLabel: "image loss (pixelwise MSE over a 4-level pyramid)",
+  });
+  const estimate = fit.estimateValues as Values;
+  const relError = Object.fromEntries(names.map((k) => [k, Math.abs(estimate[k]! - truth[k]!) / truth[k]!]));
+  ctx.log(`estimate ${JSON.stringify(estimate)}\nrelative errors ${JSON.stringify(relError)}`);
   return {
-    mode: "scene", truth, initial, estimate: fit.estimate, relError, iterations: fit.steps,
-    fitSeconds: Number(fit.seconds.toFixed(2)), finalLoss: fit.finalLoss, files: [...files, "loss.png", "loss.csv"],
+    mode: "scene", truth, initial, estimate, relError, iterations: fit.iterations,
+    fitSeconds: fit.fitSeconds, finalLoss: fit.finalLoss, fit: sceneRecord(fit), files: fit.files,
   };
 }
 
 /** Table 2: mass and contact coefficients of random objects; the random baseline draws every unknown from its range. */
-export function contactBenchmark(quick: boolean): BenchmarkConfig {
+export function contactBenchmark(quick: boolean): RigidTaskConfig {
   const cfg = CONTACT_SETTINGS[quick ? "quick" : "full"];
   return {
     name: "rigid-contact",
@@ -118,7 +125,8 @@ export function contactBenchmark(quick: boolean): BenchmarkConfig {
       const s = sampleContactScene(rng, cfg.resolution);
       const spec = { ...s.spec, frames: cfg.frames, substeps: cfg.substeps };
       const ranges = contactPriorRanges(s.volume);
-      return { spec, initial: { mass: s.initialMass, ...s.initialContact }, prior: drawPrior(ranges, rng), ranges };
+      const prior = Object.fromEntries(Object.entries(ranges).map(([k, r]) => [k, rng.uniform(...r)]));
+      return { spec, initial: { mass: s.initialMass, ...s.initialContact }, prior, ranges };
     },
     fit: { steps: cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, frames: cfg.select, pyramid: 4 },
     curriculum: cfg.curriculum,
@@ -127,10 +135,12 @@ export function contactBenchmark(quick: boolean): BenchmarkConfig {
   };
 }
 
-export const experiment: Experiment<ContactSceneResult | BenchmarkResult> = {
+export const experiment: Experiment<ContactSceneResult | DatasetRunResult> = {
   name: "rigid-contact",
   description: "mass, ke, kd, kf and μ of an object bouncing and sliding on the ground, from video (paper Table 2); --dataset N runs the Table 2 protocol with baselines",
-  run: (ctx) => (ctx.flags.dataset ? runRigidBenchmark(ctx, contactBenchmark(ctx.flags.quick)) : runScene(ctx)),
+  run: async (ctx) => (ctx.flags.dataset
+    ? { mode: "dataset", dataset: await runDatasetTask(ctx, rigidDatasetTask(contactBenchmark(ctx.flags.quick), { steps: ctx.flags.iters ?? undefined, progress: progressOf(ctx) })) }
+    : runScene(ctx)),
 };
 
 await mainIfEntry(experiment, import.meta.url);

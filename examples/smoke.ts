@@ -19,7 +19,7 @@ import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.
 import { CliError } from "./lib/flags.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { densityArray, pngTarget, ringTarget } from "./lib/smoke-target.js";
-import { displayFrames, stripIndices } from "./lib/frames.js";
+import { displayFrames, stripIndices } from "../src/sysid/node.js";
 import { sideBySide, stackRows, writeGif, writePng } from "../src/io/image.js";
 
 export const SMOKE_SETTINGS = {

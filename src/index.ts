@@ -19,3 +19,4 @@ export * as optim from "./optim/index.js";
 export { linePlot, writeLinePlot, type LinePlotOptions, type PlotSeries } from "./io/plot.js";
 export * as render from "./render/index.js";
 export * as models from "./models/index.js";
+export * as sysid from "./sysid/index.js";

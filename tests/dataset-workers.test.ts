@@ -1,18 +1,18 @@
 /**
- * `--workers N` on dataset runs: the flags are validated, shards partition the instances, and
- * the records merged from the child processes equal a single process's (the Table 3 runner,
- * through `pendulum`), a shard of the Table 1/2 runner fits its objects as the whole run does,
- * and a failing worker fails the run and is named.
+ * The dataset protocol (sysid.runDataset) and its distribution: shards partition the instances,
+ * records persist one file per instance (so a rerun resumes, and shards in other processes or on
+ * other machines write into one results directory), `--workers N` merges to exactly a single
+ * process's records, records of another run are refused, and a failing worker is named.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
+import { np, sysid, type Array } from "../src/index.js";
+import { fileRecordStore } from "../src/sysid/node.js";
 import { parseFlags } from "../examples/lib/flags.js";
-import { ownedInstances } from "../examples/lib/dataset-workers.js";
 import { experiment as pendulum } from "../examples/pendulum.js";
-import { experiment as rigidMass } from "../examples/rigid-mass.js";
 import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 const flagError = (argv: string[]): string => {
@@ -23,11 +23,27 @@ const flagError = (argv: string[]): string => {
 
 /** A result without its timings (which differ between runs). */
 const untimed = (x: unknown): unknown =>
-  Array.isArray(x) ? x.map(untimed)
+  globalThis.Array.isArray(x) ? x.map(untimed)
   : x && typeof x === "object" ? Object.fromEntries(Object.entries(x).filter(([k]) => k !== "seconds").map(([k, v]) => [k, untimed(v)]))
   : x;
 
-describe("dataset workers", () => {
+/** A toy task: y(t) = a·t + b for t = 0..7 observed as 3-D states; gradsim and diffphysics both fit the states. */
+const lineTask: sysid.DatasetTask<Array> = {
+  name: "line",
+  unknowns: [{ name: "a", prior: [-2, 2] }, { name: "b", prior: [-1, 1] }],
+  trainSize: 10,
+  sample: (rng) => {
+    const draw = () => ({ a: rng.uniform(-2, 2), b: rng.uniform(-1, 1) });
+    const truth = draw(), initial = draw(), prior = draw();
+    return {
+      truth, initial, prior, describe: `a ${truth.a.toFixed(3)}, b ${truth.b.toFixed(3)}`,
+      problem: () => ({ frames: 8, simulate: (p, frames) => np.add(np.mul(p.a!, np.arange(frames)), p.b!) }),
+    };
+  },
+  methods: () => ({ fit: { method: "states", settings: { optimizer: "lbfgs", steps: 10, progress: false } } }),
+};
+
+describe("dataset protocol", () => {
   it("validates --workers and --shard", () => {
     const ok = parseFlags(["--dataset", "5", "--shard", "1/3"], "out");
     expect(E.isRight(ok) && ok.right).toMatchObject({ workers: 1, shard: { index: 1, count: 3 } });
@@ -38,43 +54,52 @@ describe("dataset workers", () => {
     expect(flagError(["--dataset", "5", "--workers", "2", "--shard", "0/2"])).toContain("either --workers or --shard");
   });
 
-  it("shards partition the instances", () => {
-    for (const count of [1, 2, 3, 7]) {
-      const owned = Array.from({ length: count }, (_, index) => ownedInstances({ shard: { index, count } }, 10));
-      expect(owned.flat().sort((a, b) => a - b)).toEqual(ownedInstances({ shard: null }, 10));
-      for (const o of owned) expect(o.every((i) => i % count === owned.indexOf(o))).toBe(true);
-    }
+  it("summarises every row; shards partition the instances and their records are the whole run's", async () => {
+    const whole = await sysid.runDataset(lineTask, { instances: 7, seed: 4 });
+    expect(Object.keys(whole.rows)).toEqual(["average", "random", "fit"]);
+    expect(whole.rows.fit!.relMae!.a).toBeLessThan(1e-4);
+    expect(whole.rows.random!.relMae!.a).toBeGreaterThan(0.05);
+    const shards = await Promise.all([0, 1, 2].map((index) => sysid.runDataset(lineTask, { instances: 7, seed: 4, shard: { index, count: 3 } })));
+    shards.forEach((s, k) => expect(s.records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6].filter((i) => i % 3 === k)));
+    const merged = shards.flatMap((s) => s.records).sort((x, y) => x.index - y.index);
+    expect(untimed(merged)).toEqual(untimed(whole.records));
   });
 
-  it("pendulum: the records merged from 2 workers are a single process's", async () => {
+  it("keeps each finished instance in its own file, resumes from them, and refuses records of another run", async () => {
+    const dir = outDir("store");
+    const logged: string[] = [];
+    const first = await sysid.runDataset(lineTask, { instances: 3, seed: 1, store: fileRecordStore(dir, "line", "run A"), shard: { index: 0, count: 2 } });
+    expect(readdirSync(join(dir, "line-instances")).sort()).toEqual(["00000.json", "00002.json"]);
+    // A second process (another machine, say) fits the other shard into the same directory; the merge run fits nothing.
+    await sysid.runDataset(lineTask, { instances: 3, seed: 1, store: fileRecordStore(dir, "line", "run A"), shard: { index: 1, count: 2 } });
+    const merged = await sysid.runDataset(lineTask, { instances: 3, seed: 1, store: fileRecordStore(dir, "line", "run A"), log: (l) => logged.push(l) });
+    expect(logged.filter((l) => l.includes("finished earlier"))).toHaveLength(3);
+    expect(merged.records.map((r) => r.index)).toEqual([0, 1, 2]);
+    expect(merged.records[0]).toEqual(first.records[0]);
+    expect(() => fileRecordStore(dir, "line", "run B").load(0)).toThrow(/was written by another run \(run A\), not this one \(run B\)/);
+    writeFileSync(join(dir, "line-instances", "00001.json"), "{ not json");
+    expect(() => fileRecordStore(dir, "line", "run A").load(1)).toThrow(/00001.json is not a readable record.*delete it to refit/);
+  });
+
+  it("pendulum --workers 2: the records merged from the child processes are a single process's", async () => {
     const args = ["--dataset", "3", "--iters", "5"];
     const single = await runQuiet(pendulum, args);
     const split = await runQuiet(pendulum, [...args, "--workers", "2"]);
     expect([single.code, split.code]).toEqual([0, 0]);
-    expect(readdirSync(split.out).filter((f) => f.startsWith("worker-")).sort()).toEqual(["worker-0", "worker-1"]);
+    expect(readdirSync(join(split.out, "pendulum-instances")).sort()).toEqual(["00000.json", "00001.json", "00002.json"]);
     const one = readResult(single.out).pendulum, two = readResult(split.out).pendulum;
     expect(two.records.map((r: { index: number }) => r.index)).toEqual([0, 1, 2]);
     expect(untimed(two)).toEqual(untimed(one));
-    expect(JSON.parse(readFileSync(join(split.out, "pendulum-instances.json"), "utf8"))).toEqual(two.records);
-  }, 180_000);
-
-  it("rigid-mass: a shard fits its objects as the whole dataset's run does", async () => {
-    // (The merge itself is the same code for both runners; the pendulum test above covers it.)
-    const args = ["--dataset", "2", "--iters", "5"];
-    const single = await runQuiet(rigidMass, args);
-    const shard = await runQuiet(rigidMass, [...args, "--shard", "1/2"]);
-    expect([single.code, shard.code]).toEqual([0, 0]);
-    const all = readResult(single.out).objects, mine = readResult(shard.out).objects;
-    expect(mine.map((o: { index: number }) => o.index)).toEqual([1]);
-    expect(untimed(mine[0])).toEqual(untimed(all[1]));
   }, 240_000);
 
   it("a failing worker fails the run and is named", async () => {
     const out = outDir("workers-fail");
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, "worker-1"), "a file where worker 1's output directory should go");
-    const r = spawnSync(process.execPath, ["--import", "tsx", "bin/gradsim.ts", "pendulum", "--backend", "cpu", "--quick", "--dataset", "2", "--workers", "2", "--out", out], { encoding: "utf8", timeout: 120_000 });
+    mkdirSync(join(out, "pendulum-instances"), { recursive: true });
+    // Instance 1 belongs to worker 1 of 2; a corrupt record there stops that worker.
+    writeFileSync(join(out, "pendulum-instances", "00001.json"), "corrupt");
+    const r = spawnSync(process.execPath, ["--import", "tsx", "bin/gradsim.ts", "pendulum", "--backend", "cpu", "--quick", "--dataset", "2", "--workers", "2", "--out", out], { encoding: "utf8", timeout: 150_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("--workers: worker 1");
-  }, 150_000);
+    expect(r.stderr).toContain("00001.json is not a readable record");
+  }, 180_000);
 });

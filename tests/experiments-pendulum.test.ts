@@ -13,7 +13,7 @@ describe("pendulum (quick)", () => {
     expect(p.initialRelMae.theta0).toBeGreaterThan(0.3);
     expect(p.relMae.L).toBeLessThan(0.01);
     expect(p.relMae.theta0).toBeLessThan(0.01);
-    expect(Math.abs(p.estimate[0] - p.truth[0]) / p.truth[0]).toBeCloseTo(p.relMae.L, 10);
+    expect(Math.abs(p.estimate.L[0] - p.truth.L[0]) / p.truth.L[0]).toBeCloseTo(p.relMae.L, 10);
   }, 180_000);
 });
 
@@ -26,6 +26,6 @@ describe("double-pendulum (quick)", () => {
     expect(p.initialRelMae.theta0).toBeGreaterThan(0.05);
     expect(p.relMae.L).toBeLessThan(0.02);
     expect(p.relMae.theta0).toBeLessThan(0.02);
-    expect(p.estimate).toHaveLength(4);
+    expect([p.estimate.L.length, p.estimate.theta0.length]).toEqual([2, 2]);
   }, 180_000);
 });

@@ -29,14 +29,14 @@ describe("rigid-mass (quick)", () => {
   it("runs the Table 1 protocol with every baseline on a one-object dataset", async () => {
     const { code, out } = await runQuiet(rigidMass, ["--dataset", "1", "--seed", "3", "--iters", "40"]);
     expect(code).toBe(0);
-    const r = readResult(out);
-    expect(r.mode).toBe("dataset");
-    expect(Object.keys(r.methods).sort()).toEqual(["average", "diffphysics", "gradsim", "random", "reinforce"]);
-    const rel = (m: string) => r.methods[m].meanRelError.mass as number;
+    const r = readResult(out).dataset;
+    expect(readResult(out).mode).toBe("dataset");
+    expect(Object.keys(r.rows).sort()).toEqual(["average", "diffphysics", "gradsim", "random", "reinforce"]);
+    const rel = (m: string) => r.rows[m].relMae.mass as number;
     // Gradient descent from the prior's guess: privileged 3-D supervision is near exact, video close behind.
     expect(rel("diffphysics")).toBeLessThan(1e-3);
     expect(rel("gradsim")).toBeLessThan(1e-3); // Adam, then L-BFGS (measured ~1e-6)
-    const initialRel = Math.abs(r.objects[0].initial.mass - r.objects[0].truth.mass) / r.objects[0].truth.mass;
+    const initialRel = Math.abs(r.records[0].initial.mass - r.records[0].truth.mass) / r.records[0].truth.mass;
     expect(rel("gradsim")).toBeLessThan(initialRel);
   }, 150_000);
 });
@@ -58,10 +58,10 @@ describe("rigid-contact (quick)", () => {
   it("runs the Table 2 protocol (curriculum over the video's length, every baseline) on a one-object dataset", async () => {
     const { code, out } = await runQuiet(rigidContact, ["--dataset", "1"]);
     expect(code).toBe(0);
-    const r = readResult(out);
-    expect(r.mode).toBe("dataset");
-    expect(Object.keys(r.methods).sort()).toEqual(["average", "diffphysics", "gradsim", "random", "reinforce"]);
-    const o = r.objects[0];
+    const r = readResult(out).dataset;
+    expect(readResult(out).mode).toBe("dataset");
+    expect(Object.keys(r.rows).sort()).toEqual(["average", "diffphysics", "gradsim", "random", "reinforce"]);
+    const o = r.records[0];
     const rel = (v: Record<string, number>, k: string) => Math.abs(v[k]! - o.truth[k]) / o.truth[k];
     // The guess is drawn over the prior's range (here 48% off in mass); quick mode measured ~10%.
     expect(rel(o.initial, "mass")).toBeGreaterThan(0.3);

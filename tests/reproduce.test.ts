@@ -49,10 +49,11 @@ describe("reproduce", () => {
 
   it("--workers splits each dataset experiment over that many processes", () => {
     const out = outDir("reproduce-workers");
-    const r = reproduce(["--quick", "--backend", "cpu", "--json", "--only", "deformable", "--dataset", "2", "--workers", "2", "--out", out]);
+    const r = reproduce(["--quick", "--backend", "cpu", "--only", "deformable", "--dataset", "2", "--workers", "2", "--out", out]);
     expect(r.status, r.stderr).toBe(0);
     const run = join(out, "runs", "deformable");
-    expect(readdirSync(run).filter((f) => f.startsWith("worker-")).sort()).toEqual(["worker-0", "worker-1"]);
+    expect(r.stderr).toContain("fitting the 2 instances in 2 child processes");
+    for (const task of ["material", "mass"]) expect(readdirSync(join(run, `${task}-instances`)).sort()).toEqual(["00000.json", "00001.json"]);
     const result = JSON.parse(readFileSync(join(run, "result.json"), "utf8"));
     expect(result.material.records.map((x: { index: number }) => x.index)).toEqual([0, 1]);
   }, 150_000);

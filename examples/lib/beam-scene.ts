@@ -3,10 +3,8 @@
  * released straight under gravity, so it sags and swings; the paper's Fig. 4b / 11a scene for
  * the loss landscape over the Lamé parameters (both 1000 in the ground truth).
  */
-import { np, render, models, vmap, type Array } from "../../src/index.js";
+import { np, render, models, sysid, vmap, type Array } from "../../src/index.js";
 import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
-import { cameraFor, type CameraSpec } from "./rigid-scene.js";
-import { SCENE_LIGHTS, sigmaFor } from "./video.js";
 
 const { fem, meshes, particles } = models;
 
@@ -23,7 +21,7 @@ export interface BeamSpec {
   readonly fps: number;
   readonly substeps: number;
   readonly resolution: number;
-  readonly camera: CameraSpec;
+  readonly camera: sysid.AngleCamera;
 }
 
 /** A 0.6 m beam: its static tip deflection ≈ 1.5ρgL⁴/(E h²) ≈ 0.2 m at μ = λ = 1000 (E = 2500 Pa), and it swings about that. */
@@ -61,7 +59,7 @@ export function buildBeam(spec: BeamSpec): BeamScene {
     spec, system, state, tetCount: mesh.tets.length / 4,
     faces: np.reshape(np.array(surface, { dtype: "int32" }), [F, 3]),
     faceColors: np.array(colours, { dtype: "float32" }),
-    camera: cameraFor(spec.camera, 1),
+    camera: sysid.renderCamera(spec.camera, spec.resolution, spec.resolution),
   };
 }
 
@@ -80,11 +78,10 @@ export function beamVertices(b: BeamScene, mu: Array, lambda: Array): Array {
 export function renderBeam(b: BeamScene, vertices: Array): Array {
   const r = b.spec.resolution;
   const frame = (v: Array): Array => {
-    const rgba = render.render({ vertices: v, faces: b.faces, faceColors: b.faceColors }, b.camera, SCENE_LIGHTS, undefined, {
-      width: r, height: r, shading: "flat", softras: { sigma: sigmaFor(r), gamma: 0.05, distEps: 1e-6, faceCulling: "back" },
+    const rgba = render.render({ vertices: v, faces: b.faces, faceColors: b.faceColors }, b.camera, sysid.SCENE_LIGHTS, undefined, {
+      width: r, height: r, shading: "flat", softras: { sigma: sysid.sigmaFor(r), gamma: 0.05, distEps: 1e-6, faceCulling: "back" },
     });
-    const [rgb, alpha] = np.split(rgba, [3], -1) as [Array, Array];
-    return np.concatenate([np.mul(rgb, alpha), alpha], -1);
+    return sysid.premultiply(rgba);
   };
   return vmap(frame)(vertices);
 }

@@ -9,9 +9,8 @@
  * it, which the membrane damping then dissipates — so the early frames carry most of it and the
  * loss compares every second frame.
  */
-import { np, render, models, type Array } from "../../src/index.js";
+import { np, render, models, sysid, type Array } from "../../src/index.js";
 import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
-import { softVideo, type DeformingMesh } from "./soft-video.js";
 
 const { cloth, meshes, particles } = models;
 
@@ -41,9 +40,10 @@ export interface ClothScene {
   readonly rest: Array;
   /** Rest positions [N·3] on the host. */
   readonly restHost: Float64Array;
-  readonly surface: DeformingMesh;
+  readonly surface: sysid.DeformingMesh;
   readonly camera: render.Camera;
-  readonly rendered: Array;
+  /** Frames rendered for the image loss. */
+  readonly rendered: readonly number[];
 }
 
 export function buildCloth(spec: ClothSpec): ClothScene {
@@ -60,7 +60,7 @@ export function buildCloth(spec: ClothSpec): ClothScene {
     rest: np.reshape(np.array(mesh.vertices, { dtype: "float32" }), [n, 3]), restHost: mesh.vertices,
     surface: { faces: np.reshape(np.array(mesh.faces, { dtype: "int32" }), [-1, 3]), colors: checkerColors(spec.cells) },
     camera: render.perspectiveCamera({ eye: [0.7, 1.9, -1.9], at: [0, 0.3, 0], fovY: 38 }),
-    rendered: np.array(globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1), { dtype: "int32" }),
+    rendered: globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1),
   };
 }
 
@@ -78,18 +78,21 @@ function checkerColors(cells: number): Array {
   return np.array(rows, { dtype: "float32" });
 }
 
-/** Positions [frames, N, 3] for initial velocities [N, 3]. */
-export function clothPositions(scene: ClothScene, velocity: Array): Array {
+/** Positions [frames, N, 3] for initial velocities [N, 3] over the first `frames` frames. */
+export function clothPositions(scene: ClothScene, velocity: Array, frames = scene.spec.frames): Array {
   const s = scene.spec;
   const state: ParticleState = { x: scene.rest, v: velocity };
-  return particles.simulate(scene.system, state, { dt: 1 / (s.fps * s.substeps), substeps: s.substeps, frames: s.frames }).x;
+  return particles.simulate(scene.system, state, { dt: 1 / (s.fps * s.substeps), substeps: s.substeps, frames }).x;
 }
 
-export const clothVideo = (scene: ClothScene, positions: Array): Array =>
-  softVideo(np.take(positions, scene.rendered, 0), scene.surface, { resolution: scene.spec.resolution, camera: scene.camera });
-
-export const clothVideoAll = (scene: ClothScene, positions: Array): Array =>
-  softVideo(positions, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera });
+/** The cloth as a sysid problem: the unknown "velocity" is every particle's initial velocity [N·3]. */
+export function clothProblem(scene: ClothScene): sysid.Problem<Array> {
+  return {
+    frames: scene.spec.frames,
+    simulate: (p, frames) => clothPositions(scene, np.reshape(p.velocity!, [scene.particles, 3]), frames),
+    render: (x) => sysid.softVideo(x, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera }),
+  };
+}
 
 /** Host-side velocity field: v_i = base + ω × (x_i − c) + perturbation_i, flattened [N·3]. */
 export function velocityField(scene: ClothScene, base: readonly number[], omega: readonly number[], perturbation: readonly number[]): number[] {

@@ -13,10 +13,9 @@
  * the default μ = λ = 1000 Pa is stable from 12 substeps per 1/30 s frame; we use 20 so that
  * the stiffest materials of the dataset (and optimiser trial points) stay stable.
  */
-import { np, render, models, type Array } from "../../src/index.js";
+import { np, render, models, sysid, type Array } from "../../src/index.js";
 import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
 import type { TetMesh } from "../../src/models/meshes/types.js";
-import { octantColors, softVideo, type DeformingMesh } from "./soft-video.js";
 
 const { fem, meshes, particles } = models;
 
@@ -57,10 +56,10 @@ export interface TwistBeamScene {
   readonly free: readonly number[];
   /** Lumped masses of the uniform-density beam (host). */
   readonly lumped: readonly number[];
-  readonly surface: DeformingMesh;
+  readonly surface: sysid.DeformingMesh;
   readonly camera: render.Camera;
   /** Frames rendered for the image loss. */
-  readonly rendered: Array;
+  readonly rendered: readonly number[];
 }
 
 export function buildTwistBeam(spec: TwistBeamSpec): TwistBeamScene {
@@ -86,9 +85,9 @@ export function buildTwistBeam(spec: TwistBeamSpec): TwistBeamScene {
     spec, mesh, free, lumped,
     system: { ...system, mass: np.array([...masses], { dtype: "float32" }) },
     state: { x: np.reshape(np.array(mesh.vertices, { dtype: "float32" }), [n, 3]), v: np.reshape(np.array(v, { dtype: "float32" }), [n, 3]) },
-    surface: { faces: np.reshape(np.array(surface, { dtype: "int32" }), [-1, 3]), colors: octantColors(mesh.vertices, [0, 0, 0]) },
+    surface: { faces: np.reshape(np.array(surface, { dtype: "int32" }), [-1, 3]), colors: sysid.octantColors(mesh.vertices, [0, 0, 0]) },
     camera: render.perspectiveCamera({ eye: [0.45, 0.35, -1.25], at: [0.05, -0.15, 0], fovY: 50 }),
-    rendered: np.array(globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1), { dtype: "int32" }),
+    rendered: globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1),
   };
 }
 
@@ -100,8 +99,8 @@ export interface BeamParams {
   readonly freeMass?: Array;
 }
 
-/** Positions of every particle after each frame, [frames, N, 3]. */
-export function beamPositions(scene: TwistBeamScene, p: BeamParams): Array {
+/** Positions of every particle after each of the first `frames` frames, [frames, N, 3]. */
+export function beamPositions(scene: TwistBeamScene, p: BeamParams, frames = scene.spec.frames): Array {
   const tets = scene.system.tets!;
   const nt = tets.mu.shape[0]!;
   let mass = scene.system.mass;
@@ -116,13 +115,14 @@ export function beamPositions(scene: TwistBeamScene, p: BeamParams): Array {
     tets: { ...tets, mu: p.mu ? np.broadcastTo(p.mu, [nt]) : tets.mu, lambda: p.lambda ? np.broadcastTo(p.lambda, [nt]) : tets.lambda },
   };
   const s = scene.spec;
-  return particles.simulate(system, scene.state, { dt: 1 / (s.fps * s.substeps), substeps: s.substeps, frames: s.frames }).x;
+  return particles.simulate(system, scene.state, { dt: 1 / (s.fps * s.substeps), substeps: s.substeps, frames }).x;
 }
 
-/** Frames [K, H, W, 4] of the rendered subset of the beam's frames. */
+/** Frames [K, H, W, 4] of beam positions [K, N, 3]. */
 export const beamVideo = (scene: TwistBeamScene, positions: Array): Array =>
-  softVideo(np.take(positions, scene.rendered, 0), scene.surface, { resolution: scene.spec.resolution, camera: scene.camera });
+  sysid.softVideo(positions, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera });
 
-/** Frames [frames, H, W, 4] of every frame (for the GIFs people look at). */
-export const beamVideoAll = (scene: TwistBeamScene, positions: Array): Array =>
-  softVideo(positions, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera });
+/** The beam as a sysid problem whose unknowns `p` are overrides of its parameters (mu, lambda, mass). */
+export function beamProblem(scene: TwistBeamScene, params: (p: sysid.Params) => BeamParams): sysid.Problem<Array> {
+  return { frames: scene.spec.frames, simulate: (p, frames) => beamPositions(scene, params(p), frames), render: (x) => beamVideo(scene, x) };
+}

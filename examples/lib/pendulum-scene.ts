@@ -7,8 +7,7 @@
  * The rod of length L is a unit box stretched along its axis and rotated by θ about the pivot;
  * the bob is an icosahedron at the rod's end — both differentiable in L and θ(t).
  */
-import { np, render, models, vmap, type Array } from "../../src/index.js";
-import { softFrame, type DeformingMesh } from "./soft-video.js";
+import { np, render, models, sysid, vmap, type Array } from "../../src/index.js";
 
 const { pendulum } = models;
 
@@ -47,9 +46,10 @@ export const defaultDoublePendulum = (resolution: number): PendulumSpec => ({
 export interface PendulumScene {
   readonly spec: PendulumSpec;
   readonly camera: render.Camera;
-  readonly rod: { readonly local: Array; readonly mesh: DeformingMesh };
+  readonly rod: { readonly local: Array; readonly mesh: sysid.DeformingMesh };
   readonly bob: { readonly local: Array; readonly faces: Array; readonly colors: readonly Array[] };
-  readonly rendered: Array;
+  /** Frames rendered for the image loss. */
+  readonly rendered: readonly number[];
 }
 
 /** Bob colours per link (two halves each, so the bob's turning shows): warm for the first, cool for the second. */
@@ -69,7 +69,7 @@ export function buildPendulum(spec: PendulumSpec): PendulumScene {
     camera: render.perspectiveCamera({ eye: [...spec.camera.eye], at: [...spec.camera.at], fovY: spec.camera.fovY }),
     rod: { local: f32(box.positions), mesh: { faces: np.array(box.faces, { dtype: "int32" }), colors: f32(rodColours) } },
     bob: { local: f32(ico.positions), faces: np.array(ico.faces, { dtype: "int32" }), colors: bobColours },
-    rendered: np.array(globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1), { dtype: "int32" }),
+    rendered: globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1),
   };
 }
 
@@ -79,15 +79,15 @@ export interface PendulumParams {
   readonly theta0: Array;
 }
 
-/** Joint angles θ [frames, links] (the state after each frame). */
-export function pendulumAngles(scene: PendulumScene, p: PendulumParams): Array {
+/** Joint angles θ [frames, links] (the state after each of the first `frames` frames). */
+export function pendulumAngles(scene: PendulumScene, p: PendulumParams, frames = scene.spec.frames): Array {
   const s = scene.spec;
-  const opts = { dt: 1 / (s.fps * s.substeps), substeps: s.substeps, frames: s.frames };
+  const opts = { dt: 1 / (s.fps * s.substeps), substeps: s.substeps, frames };
   const f32 = (x: readonly number[]) => np.array([...x], { dtype: "float32" });
   if (s.links === 1) {
     const system = { length: np.reshape(p.length, []), mass: f32(s.mass).reshape([]), gravity: np.array(s.gravity, { dtype: "float32" }), damping: f32(s.damping).reshape([]) };
     const states = pendulum.simulateSimple(system, { theta: np.reshape(p.theta0, []), omega: np.zeros([], { dtype: "float32" }) }, opts);
-    return np.reshape(states.theta, [s.frames, 1]);
+    return np.reshape(states.theta, [frames, 1]);
   }
   const system = { length: p.length, mass: f32(s.mass), gravity: np.array(s.gravity, { dtype: "float32" }), damping: f32(s.damping) };
   return pendulum.simulateDouble(system, { theta: p.theta0, omega: np.zeros([2], { dtype: "float32" }) }, opts).theta;
@@ -99,12 +99,12 @@ export function bobPositions(scene: PendulumScene, length: Array, theta: Array):
   return np.add(np.cumsum(rel, -2), np.array([...scene.spec.pivot], { dtype: "float32" }));
 }
 
-/** One frame: every rod (from its hinge to its bob) and bob, for angles θ [links]. */
-function frameParts(scene: PendulumScene, length: Array, theta: Array): { vertices: Array; mesh: DeformingMesh }[] {
+/** One frame: every rod (from its hinge to its bob) and bob, for rod lengths [links] and angles θ [links]. */
+function frameParts(scene: PendulumScene, length: Array, theta: Array): { vertices: Array; mesh: sysid.DeformingMesh }[] {
   const links = scene.spec.links;
   const bobs = bobPositions(scene, length, theta); // [links, 3]
   const hinges = np.concatenate([np.reshape(np.array([...scene.spec.pivot], { dtype: "float32" }), [1, 3]), np.split(bobs, [links - 1], 0)[0]!], 0);
-  const parts: { vertices: Array; mesh: DeformingMesh }[] = [];
+  const parts: { vertices: Array; mesh: sysid.DeformingMesh }[] = [];
   const [lx, ly, lz] = np.split(scene.rod.local, 3, -1) as [Array, Array, Array];
   for (let k = 0; k < links; k++) {
     const L = np.take(length, k), th = np.take(theta, k);
@@ -118,8 +118,25 @@ function frameParts(scene: PendulumScene, length: Array, theta: Array): { vertic
   return parts;
 }
 
-/** Frames [K, H, W, 4] at the frames `which` (int32 indices) of angles θ [frames, links]. */
-export function pendulumVideo(scene: PendulumScene, length: Array, theta: Array, which: Array | null = scene.rendered): Array {
-  const th = which ? np.take(theta, which, 0) : theta;
-  return vmap((t: Array) => softFrame(frameParts(scene, length, t), { resolution: scene.spec.resolution, camera: scene.camera }))(th);
+/** A pendulum's state per frame: the rod lengths (constant) and the joint angles, each [T, links]. */
+export interface PendulumStates { readonly length: Array; readonly theta: Array }
+
+/** Frames [K, H, W, 4] of K states. */
+export const pendulumVideo = (scene: PendulumScene, states: PendulumStates): Array =>
+  vmap((L: Array, th: Array) => sysid.softFrame(frameParts(scene, L, th), { resolution: scene.spec.resolution, camera: scene.camera }))(states.length, states.theta);
+
+/**
+ * The pendulum as a sysid problem: unknowns L (rod lengths) and theta0 (initial angles); 3-D
+ * supervision compares the bob positions.
+ */
+export function pendulumProblem(scene: PendulumScene): sysid.Problem<PendulumStates> {
+  return {
+    frames: scene.spec.frames,
+    simulate: (p, frames) => {
+      const theta = pendulumAngles(scene, { length: p.L!, theta0: p.theta0! }, frames);
+      return { length: np.broadcastTo(p.L!, theta.shape), theta };
+    },
+    render: (states) => pendulumVideo(scene, states),
+    measure: (states) => bobPositions(scene, states.length, states.theta),
+  };
 }

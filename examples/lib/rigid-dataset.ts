@@ -4,10 +4,14 @@
  * velocity, density in [2, 12] kg/m³, a known impulse, 60 frames at 30 fps. The built-in
  * default scene of `npm run demo` is one fixed draw of the same kind.
  */
-import { models } from "../../src/index.js";
-import { RIGID_SHAPES, shapeMeshes, type RigidShape } from "./rigid-shapes.js";
-import type { CameraSpec, ContactParams, RigidSceneSpec, Vec3 } from "./rigid-scene.js";
+import { models, sysid } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
+
+type Vec3 = sysid.Vec3;
+type RigidShape = sysid.RigidShape;
+type RigidSceneSpec = sysid.RigidSceneSpec;
+type ContactParams = sysid.ContactParams;
+const { shapeMeshes } = sysid;
 
 /** Density range of the paper's dataset and of its initial guesses (kg/m³). */
 export const DENSITY_RANGE = [2, 12] as const;
@@ -17,8 +21,8 @@ export const massRange = (volume: number): readonly [number, number] => [DENSITY
 /** Impulse duration (s): gradSim's exp01 pushes for t ∈ [0, 0.1]. */
 export const IMPULSE_SECONDS = 0.1;
 
-export const FREE_CAMERA: CameraSpec = { distance: 6, elevation: 25, azimuth: 15, at: [0, 0.3, 0], fovY: 40 };
-export const GROUND_CAMERA: CameraSpec = { distance: 6, elevation: 30, azimuth: 10, at: [0, 0.4, 0], fovY: 40 };
+export const FREE_CAMERA: sysid.AngleCamera = { distance: 6, elevation: 25, azimuth: 15, at: [0, 0.3, 0], fovY: 40 };
+export const GROUND_CAMERA: sysid.AngleCamera = { distance: 6, elevation: 30, azimuth: 10, at: [0, 0.4, 0], fovY: 40 };
 
 /** Volume (m³) of a shape at the given scale, i.e. its mass per unit density. */
 export const shapeVolume = (shape: RigidShape, scale: Vec3): number =>
@@ -36,7 +40,7 @@ export function defaultMassScene(resolution = 64): RigidSceneSpec {
   return {
     shape: "box", scale: [0.8, 0.5, 0.6], mass: 2.5,
     position: [-1.0, 0.3, 0], rotation: [0, 0, 0, 1], velocity: [0.1, 0.05, 0.05], angularVelocity: [0.3, 0.6, 0.1],
-    impulse: { force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: IMPULSE_SECONDS },
+    impulses: [{ force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: IMPULSE_SECONDS }],
     gravity: [0, 0, 0], contact: null, frames: FRAMES, fps: FPS, substeps: 2,
     camera: FREE_CAMERA, resolution,
   };
@@ -61,7 +65,7 @@ function sampleShape(rng: Rng, shapes: readonly RigidShape[], lo: number, hi: nu
  * 0.25–2.4 m in 2 s whatever its density; it starts where its straight-line path is centred in
  * view.
  */
-export function sampleMassScene(rng: Rng, resolution = 64, shapes: readonly RigidShape[] = RIGID_SHAPES): SampledScene {
+export function sampleMassScene(rng: Rng, resolution = 64, shapes: readonly RigidShape[] = sysid.RIGID_SHAPES): SampledScene {
   const { shape, scale, volume } = sampleShape(rng, shapes, 0.6, 1.2);
   const density = rng.uniform(...DENSITY_RANGE);
   const mass = density * volume;
@@ -77,7 +81,7 @@ export function sampleMassScene(rng: Rng, resolution = 64, shapes: readonly Rigi
   const spec: RigidSceneSpec = {
     shape, scale, mass, position, rotation: rng.quaternion(), velocity: v0,
     angularVelocity: scaled(rng.direction(), rng.uniform(0, 0.8)),
-    impulse: { force, point, duration: IMPULSE_SECONDS },
+    impulses: [{ force, point, duration: IMPULSE_SECONDS }],
     gravity: [0, 0, 0], contact: null, frames: FRAMES, fps: FPS, substeps: 2,
     camera: FREE_CAMERA, resolution,
   };
@@ -129,7 +133,7 @@ const sampleContact = (rng: Rng, mass: number): ContactParams => ({
  * ke/m, kd/m, kf/m and μ), bounces and slides on the ground under gravity. 16 substeps per frame
  * keep the stiff penalty contact stable.
  */
-export function sampleContactScene(rng: Rng, resolution = 64, shapes: readonly RigidShape[] = RIGID_SHAPES): SampledContactScene {
+export function sampleContactScene(rng: Rng, resolution = 64, shapes: readonly RigidShape[] = sysid.RIGID_SHAPES): SampledContactScene {
   const { shape, scale, volume } = sampleShape(rng, shapes, 0.5, 0.9);
   const density = rng.uniform(...DENSITY_RANGE);
   const mass = density * volume;
@@ -143,7 +147,7 @@ export function sampleContactScene(rng: Rng, resolution = 64, shapes: readonly R
     // Upright up to 10° of tilt, any heading, spinning about the vertical: tumbling landings settle
     // on a face chosen by a bifurcation, which no gradient can follow.
     rotation: tiltedHeading(rng, 10), velocity, angularVelocity: [rng.uniform(-0.2, 0.2), rng.uniform(-1.5, 1.5), rng.uniform(-0.2, 0.2)],
-    impulse: { force, point: [0, 0, 0], duration: IMPULSE_SECONDS },
+    impulses: [{ force, point: [0, 0, 0], duration: IMPULSE_SECONDS }],
     gravity: [0, -9.8, 0], contact: sampleContact(rng, mass), frames: FRAMES, fps: FPS, substeps: 16,
     camera: GROUND_CAMERA, resolution,
   };

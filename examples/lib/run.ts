@@ -7,6 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { defaultBackend, init } from "../../src/index.js";
+import { fileURLToPath } from "node:url";
+import { runWorkers } from "../../src/sysid/node.js";
 import { CliError, parseFlags, type Flags } from "./flags.js";
 
 export interface ExperimentContext {
@@ -52,6 +54,7 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     const log = (msg: string) => { if (!flags.json) process.stderr.write(`${msg}\n`); };
     log(`gradsim ${exp.name} on ${backend}${flags.quick ? " (quick)" : ""}, writing to ${flags.out}/`);
     const t0 = performance.now();
+    if (flags.workers > 1 && flags.dataset) await startWorkers(exp.name, argv, flags, backend, log);
     const result = await exp.run({ experiment: exp.name, flags, out: flags.out, backend, log });
     const full = { experiment: exp.name, ...result, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)), backend: defaultBackend(), seed: flags.seed, quick: flags.quick };
     writeFileSync(join(flags.out, "result.json"), JSON.stringify(full, null, 2) + "\n");
@@ -65,6 +68,31 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     }
     process.stderr.write(`gradsim ${exp.name} failed: ${(e as Error).stack ?? e}\n`);
     return 1;
+  }
+}
+
+/**
+ * `--workers N` on a dataset run: N child processes of the same command, worker k with
+ * `--shard k/N`, each writing its instances' records into the shared --out directory; the run then
+ * continues here and finds every instance finished (sysid/node/dataset-store.ts).
+ */
+async function startWorkers(name: string, argv: readonly string[], flags: Flags, backend: string, log: (m: string) => void): Promise<void> {
+  const count = Math.min(flags.workers, flags.dataset!); // no idle workers: each fits at least one instance
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--workers") { i++; continue; }
+    if (argv[i]!.startsWith("--workers=")) continue;
+    rest.push(argv[i]!);
+  }
+  log(`--workers ${flags.workers}: fitting the ${flags.dataset} instances in ${count} child processes`);
+  const bin = fileURLToPath(new URL("../../bin/gradsim.ts", import.meta.url));
+  const tsx = import.meta.resolve("tsx");
+  try {
+    await runWorkers(Array.from({ length: count }, (_, k) => ({
+      command: process.execPath, args: ["--import", tsx, bin, name, ...rest, "--out", flags.out, "--backend", backend, "--shard", `${k}/${count}`],
+    })));
+  } catch (e) {
+    throw new Error(`--workers: ${(e as Error).message}`);
   }
 }
 

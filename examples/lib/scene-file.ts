@@ -4,8 +4,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { CliError } from "./flags.js";
-import { RIGID_SHAPES } from "./rigid-shapes.js";
-import type { RigidSceneSpec } from "./rigid-scene.js";
+import { sysid } from "../../src/index.js";
+
+type RigidSceneSpec = sysid.RigidSceneSpec;
+const { RIGID_SHAPES } = sysid;
 
 const VEC: Record<string, number> = { scale: 3, position: 3, rotation: 4, velocity: 3, angularVelocity: 3, gravity: 3 };
 const NUM = new Set(["mass", "frames", "fps", "substeps", "resolution"]);
@@ -26,16 +28,17 @@ export function readSceneFile(path: string, base: RigidSceneSpec): RigidSceneSpe
   for (const k of NUM) if (o[k] !== undefined && !(isNum(o[k]) && (o[k] as number) > 0)) throw new CliError(`--target: "${k}" must be a positive number.`);
   for (const k of ["frames", "substeps", "resolution"]) if (o[k] !== undefined && !Number.isInteger(o[k])) throw new CliError(`--target: "${k}" must be an integer.`);
   if (o.shape !== undefined && !RIGID_SHAPES.includes(o.shape as never)) throw new CliError(`--target: "shape" must be one of ${RIGID_SHAPES.join(", ")}.`);
-  let impulse = base.impulse;
+  let impulses = base.impulses;
   if (o.impulse !== undefined) {
     const i = o.impulse as Record<string, unknown>;
     const vec3 = (v: unknown) => globalThis.Array.isArray(v) && v.length === 3 && v.every(isNum);
     if (typeof i !== "object" || i === null || !vec3(i.force) || !vec3(i.point) || !isNum(i.duration) || (i.duration as number) <= 0) {
       throw new CliError(`--target: "impulse" must be {"force": [x,y,z], "point": [x,y,z], "duration": seconds}.`);
     }
-    impulse = i as unknown as RigidSceneSpec["impulse"];
+    impulses = [i as unknown as RigidSceneSpec["impulses"][number]];
   }
-  const merged: RigidSceneSpec = { ...base, ...(o as Partial<RigidSceneSpec>), impulse, contact: null };
+  const { impulse: _impulse, ...fields } = o;
+  const merged: RigidSceneSpec = { ...base, ...(fields as Partial<RigidSceneSpec>), impulses, contact: null };
   const q = merged.rotation, n = Math.hypot(...q);
   if (!(n > 0)) throw new CliError(`--target: "rotation" must be a non-zero quaternion (x, y, z, w).`);
   return { ...merged, rotation: [q[0] / n, q[1] / n, q[2] / n, q[3] / n] };

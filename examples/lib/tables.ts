@@ -1,25 +1,24 @@
 /**
- * The paper's Tables 1–3 (∇Sim, ICLR 2021) with our measured numbers beside them, as markdown
- * and JSON. Paper values are transcribed from /work/shared/papers/gradsim-iclr2021.txt (where the
- * text extraction garbled a digit the reading is noted).
+ * The paper's Tables 1–3 (∇Sim, ICLR 2021) with our measured numbers beside them, as markdown.
+ * Paper values are transcribed from /work/shared/papers/gradsim-iclr2021.txt (where the text
+ * extraction garbled a digit the reading is noted). The rows of each table and what our runs
+ * call them; the table layout itself is `sysid.comparisonTable`.
  *
  * Contract for the Table 3 experiments (`deformable`, `cloth`): their result.json carries
- *   table3: { [method in "average" | "random" | "reinforce" | "diffphysics" | "gradsim"]?:
+ *   table3: { [row in "average" | "random" | "reinforce" | "diffphysics" | "gradsim"]?:
  *             { mass?, mu?, lambda?, velocity? } }
- * with relative mean absolute errors (Table3Report; a method or column is absent when it was
- * not run); reproduce puts those numbers in the table.
+ * with relative mean absolute errors (Table3Report; a row or column is absent when it was not
+ * run); reproduce puts those numbers in the table.
  */
-import type { BenchmarkResult, Method } from "./rigid-benchmark.js";
-import type { Unknown } from "./rigid-fit.js";
+import { sysid } from "../../src/index.js";
 
 export type Table3Column = "mass" | "mu" | "lambda" | "velocity";
 export type Table3Method = "average" | "random" | "reinforce" | "diffphysics" | "gradsim";
 export type Table3Report = Partial<Record<Table3Method, Partial<Record<Table3Column, number>>>>;
 
-/** Paper rows in paper order; `ours` names our method for that row (null: not implemented here). */
-interface PaperRow<C extends string> { readonly label: string; readonly ours: Method | null; readonly paper: Readonly<Record<C, number>> }
+export const fmtNumber = sysid.fmtNumber;
 
-export const TABLE1: readonly PaperRow<"absError" | "relError">[] = [
+export const TABLE1: readonly sysid.PaperRow<"absError" | "relError">[] = [
   // The extraction reads "-071031-" for Average's relative error; 0.1031 is the reading consistent with its other digits.
   { label: "Average", ours: "average", paper: { absError: 0.2022, relError: 0.1031 } },
   { label: "Random", ours: "random", paper: { absError: 0.2653, relError: 0.1344 } },
@@ -30,19 +29,20 @@ export const TABLE1: readonly PaperRow<"absError" | "relError">[] = [
 ];
 
 /** Table 2 columns in paper order: m, kd, ke, kf, μ (absolute relative errors). */
-export const TABLE2_COLUMNS: readonly Unknown[] = ["mass", "kd", "ke", "kf", "mu"];
-export const TABLE2: readonly PaperRow<Unknown>[] = [
+export const TABLE2_COLUMNS = ["mass", "kd", "ke", "kf", "mu"] as const;
+export type Table2Column = (typeof TABLE2_COLUMNS)[number];
+export const TABLE2: readonly sysid.PaperRow<Table2Column>[] = [
   { label: "Average", ours: "average", paper: { mass: 1.7713, kd: 3.7145, ke: 2.341, kf: 4.1157, mu: 0.4463 } },
   { label: "Random", ours: "random", paper: { mass: 10.0007, kd: 4.18, ke: 2.5454, kf: 5.0241, mu: 0.5558 } },
   { label: "ConvLSTM (Xu et al. 2019b)", ours: null, paper: { mass: 0.029, kd: 0.14, ke: 0.14, kf: 0.17, mu: 0.096 } },
-  { label: "REINFORCE through our simulator (not in the paper's Table 2)", ours: "reinforce", paper: { mass: NaN, kd: NaN, ke: NaN, kf: NaN, mu: NaN } },
+  { label: "REINFORCE through our simulator (not in the paper's Table 2)", ours: "reinforce", paper: {} },
   { label: "DiffPhysics (3D sup.)", ours: "diffphysics", paper: { mass: 1.7e-8, kd: 0.036, ke: 0.002, kf: 0.0007, mu: 0.0107 } },
   { label: "∇Sim (gradsim)", ours: "gradsim", paper: { mass: 2.87e-4, kd: 0.4, ke: 0.0026, kf: 0.0017, mu: 0.0073 } },
 ];
 
 export const TABLE3_COLUMNS: readonly Table3Column[] = ["mass", "mu", "lambda", "velocity"];
 /** Table 3 rows; the paper reports only DiffPhysics and ∇Sim there, our baselines go beside them. */
-export const TABLE3: readonly { label: string; ours: Table3Method; paper: Partial<Record<Table3Column, number>> }[] = [
+export const TABLE3: readonly sysid.PaperRow<Table3Column>[] = [
   { label: "Average", ours: "average", paper: {} },
   { label: "Random", ours: "random", paper: {} },
   { label: "REINFORCE through our simulator", ours: "reinforce", paper: {} },
@@ -51,9 +51,9 @@ export const TABLE3: readonly { label: string; ours: Table3Method; paper: Partia
   { label: "∇Sim (gradsim)", ours: "gradsim", paper: { mass: 0.048, mu: 0.0054, lambda: 0.0056, velocity: 0.026 } },
 ];
 
-export const TABLE3_METHODS: readonly Table3Method[] = TABLE3.map((r) => r.ours);
+export const TABLE3_METHODS = TABLE3.map((r) => r.ours) as Table3Method[];
 
-/** A report from per-method column errors (null or missing: not run, left out). */
+/** A report from per-row column errors (null or missing: not run, left out). */
 export function table3Report(errors: Partial<Record<Table3Method, Partial<Record<Table3Column, number | null>> | null>>): Table3Report {
   const out: Table3Report = {};
   for (const m of TABLE3_METHODS) {
@@ -63,35 +63,49 @@ export function table3Report(errors: Partial<Record<Table3Method, Partial<Record
   return out;
 }
 
-export const fmtNumber = (x: number | undefined): string =>
-  x === undefined || !Number.isFinite(x) ? "—" : Number.isInteger(x) && Math.abs(x) < 1e6 ? String(x)
-    : Math.abs(x) >= 0.01 && Math.abs(x) < 1000 ? x.toPrecision(3) : x.toExponential(2);
-
-const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
-const header = (cells: readonly string[]) => [line(cells), line(cells.map(() => "---"))];
-
-export function table1Markdown(r: BenchmarkResult | null): string {
-  const rows = TABLE1.map((row) => {
-    const m = row.ours && r ? r.methods[row.ours] : null;
-    return line([row.label, fmtNumber(m?.meanAbsError.mass), fmtNumber(row.paper.absError), fmtNumber(m?.meanRelError.mass), fmtNumber(row.paper.relError)]);
+/** The fitted rows of a Table 3 task: gradsim and DiffPhysics with the same settings, REINFORCE unless its steps are 0. */
+export function table3Rows(fit: sysid.EstimateSettings, reinforceSteps: number, reinforceLr: number): sysid.DatasetTask<unknown>["methods"] {
+  return (i, seed) => ({
+    gradsim: { method: "pixels", settings: fit },
+    diffphysics: { method: "states", settings: fit },
+    ...(reinforceSteps > 0 ? {
+      // Adam with a cosine decay to 1% of the rate (β1 0.9), 5 samples of noise 0.05 per step (paper Table 5).
+      reinforce: { method: "reinforce" as const, settings: { optimizer: "adam" as const, steps: reinforceSteps, adam: { lr: reinforceLr, lrEnd: reinforceLr / 100, schedule: "cosine" as const, b1: 0.9 }, seed: seed * 7919 + i, progress: fit.progress } },
+    } : {}),
   });
-  return [...header(["Approach", "Mean abs. err. (kg), ours", "paper", "Abs. rel. err., ours", "paper"]), ...rows].join("\n");
 }
 
-export function table2Markdown(r: BenchmarkResult | null): string {
-  const rows = TABLE2.map((row) => {
-    const m = row.ours && r ? r.methods[row.ours] : null;
-    return line([row.label, ...TABLE2_COLUMNS.flatMap((k) => [fmtNumber(m?.meanRelError[k]), fmtNumber(row.paper[k])])]);
-  });
-  const cols = TABLE2_COLUMNS.flatMap((k) => [`${k === "mu" ? "μ" : k === "mass" ? "m" : k}, ours`, "paper"]);
-  return [...header(["Approach (abs. rel. err.)", ...cols]), ...rows].join("\n");
+/** A rigid dataset run's result.json: now `{ dataset: DatasetResult }`; runs before the sysid module stored `{ dataset: n, methods }`. */
+export type RigidDatasetReport = { dataset?: sysid.DatasetResult | number; methods?: Record<string, { meanAbsError: Record<string, number>; meanRelError: Record<string, number> }> } | null;
+
+type Rows = Record<string, { relMae: Record<string, number> | null; meanAbsError: Record<string, number> | null }>;
+
+/** The row summaries of either format. */
+function rowsOf(r: RigidDatasetReport): Rows | null {
+  if (!r) return null;
+  if (r.dataset && typeof r.dataset === "object") return r.dataset.rows;
+  if (r.methods) return Object.fromEntries(Object.entries(r.methods).map(([m, s]) => [m, { relMae: s.meanRelError, meanAbsError: s.meanAbsError }]));
+  return null;
+}
+
+/** Instances in a rigid dataset run (either format). */
+export const instancesOf = (r: RigidDatasetReport): number | null =>
+  !r ? null : typeof r.dataset === "number" ? r.dataset : r.dataset?.instances ?? null;
+
+export function table1Markdown(r: RigidDatasetReport): string {
+  const rows = rowsOf(r);
+  return sysid.comparisonTable(TABLE1, [{ key: "absError", title: "Mean abs. err. (kg)" }, { key: "relError", title: "Abs. rel. err." }],
+    (row, c) => (c === "absError" ? rows?.[row]?.meanAbsError?.mass : rows?.[row]?.relMae?.mass));
+}
+
+export function table2Markdown(r: RigidDatasetReport): string {
+  const rows = rowsOf(r);
+  const title = (k: Table2Column) => (k === "mu" ? "μ" : k === "mass" ? "m" : k);
+  return sysid.comparisonTable(TABLE2, TABLE2_COLUMNS.map((k) => ({ key: k, title: title(k) })), (row, c) => rows?.[row]?.relMae?.[c], "Approach (abs. rel. err.)");
 }
 
 export function table3Markdown(reports: { deformable: Table3Report | null; cloth: Table3Report | null }): string {
-  const rows = TABLE3.map((row) => {
-    const ours = (c: Table3Column) => (c === "velocity" ? reports.cloth : reports.deformable)?.[row.ours]?.[c];
-    return line([row.label, ...TABLE3_COLUMNS.flatMap((c) => [fmtNumber(ours(c)), fmtNumber(row.paper[c])])]);
-  });
   const names: Record<Table3Column, string> = { mass: "per-particle mass", mu: "μ", lambda: "λ", velocity: "cloth per-particle velocity" };
-  return [...header(["Approach (rel. MAE)", ...TABLE3_COLUMNS.flatMap((c) => [`${names[c]}, ours`, "paper"])]), ...rows].join("\n");
+  return sysid.comparisonTable(TABLE3, TABLE3_COLUMNS.map((c) => ({ key: c, title: names[c] })),
+    (row, c) => (c === "velocity" ? reports.cloth : reports.deformable)?.[row as Table3Method]?.[c], "Approach (rel. MAE)");
 }

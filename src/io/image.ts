@@ -8,6 +8,7 @@ import { PNG } from "pngjs";
 import * as gifencModule from "gifenc";
 import { Array } from "../core/array.js";
 import { fromTyped } from "../core/create.js";
+import { GLYPH_HEIGHT, rasterizeText, textWidth } from "./pixel-font.js";
 
 /** An 8-bit RGBA raster. */
 export interface Raster { readonly width: number; readonly height: number; readonly rgba: Uint8ClampedArray }
@@ -119,4 +120,37 @@ function tile(images: readonly (Array | Raster)[], direction: "row" | "column", 
     offset += along(r) + gap;
   }
   return { width, height, rgba };
+}
+
+/** A raster holding `text` in the 5×7 font at `scale`, dark on white, `padding` pixels around it. */
+export function textRaster(text: string, scale = 2, padding = 3): Raster {
+  const width = textWidth(text, scale) + 2 * padding, height = GLYPH_HEIGHT * scale + 2 * padding;
+  const rgba = new Uint8ClampedArray(width * height * 4).fill(255);
+  rasterizeText(text, padding, padding, scale, (x, y) => { if (x < width && y < height) rgba.set([40, 40, 40, 255], 4 * (y * width + x)); });
+  return { width, height, rgba };
+}
+
+/**
+ * A labelled grid of images, e.g. a frame strip: one row per sequence with its name on the left
+ * (target, estimate, initial guess) and a label over each column (the frame or its time).
+ */
+export function labelledGrid(rows: readonly { readonly label: string; readonly images: readonly (Array | Raster)[] }[], columnLabels: readonly string[], gap = 4): Raster {
+  const cells = rows.map((r) => r.images.map(toRaster));
+  if (cells.some((c) => c.length !== columnLabels.length)) throw new Error(`labelledGrid: every row needs ${columnLabels.length} images (one per column label).`);
+  const rowLabels = rows.map((r) => textRaster(r.label));
+  const labelWidth = Math.max(...rowLabels.map((l) => l.width));
+  const header = sideBySide([blank(labelWidth, 1), ...columnLabels.map((l, j) => fit(textRaster(l), Math.max(...cells.map((c) => c[j]!.width)), textRaster(l).height))], gap);
+  const body = rows.map((_, i) => sideBySide([fit(rowLabels[i]!, labelWidth, cells[i]![0]?.height ?? 0), ...cells[i]!], gap));
+  return stackRows([header, ...body], gap);
+}
+
+const blank = (width: number, height: number): Raster => ({ width, height, rgba: new Uint8ClampedArray(width * height * 4).fill(255) });
+
+/** `r` centred on a white canvas of at least width × height (never cropped). */
+function fit(r: Raster, width: number, height: number): Raster {
+  const w = Math.max(width, r.width), h = Math.max(height, r.height);
+  const out = blank(w, h);
+  const x0 = Math.floor((w - r.width) / 2), y0 = Math.floor((h - r.height) / 2);
+  for (let y = 0; y < r.height; y++) out.rgba.set(r.rgba.subarray(4 * y * r.width, 4 * (y + 1) * r.width), 4 * ((y0 + y) * w + x0));
+  return out;
 }

@@ -8,8 +8,8 @@
  *  - `visual`: what is rendered and where ground contacts sit. For the primitives it is the same
  *    mesh; for the bunny it is a vertex-clustered copy (a few hundred faces instead of 3674).
  */
-import { models } from "../../src/index.js";
-import type { TriMesh } from "../../src/models/meshes/types.js";
+import * as models from "../../models/index.js";
+import type { TriMesh } from "../../models/meshes/types.js";
 
 const { meshes } = models;
 

@@ -1,0 +1,90 @@
+/**
+ * The rigid-body experiments' (Tables 1 and 2) problems and dataset tasks on `sysid`: the
+ * unknowns (mass and contact coefficients in log space), a scene's problem with its tile
+ * capacity measured for jit, and the table protocol's rows — gradsim (pixels), DiffPhysics (3-D
+ * vertex trajectories, L-BFGS: that loss is smooth and Adam stalls on it) and REINFORCE through
+ * the same simulator and renderer with the same optimiser.
+ */
+import { jit, sysid, type Array } from "../../src/index.js";
+import type { Rng } from "../../src/core/host-rng.js";
+
+export type RigidUnknown = sysid.RigidUnknown;
+export type Values = Partial<Record<RigidUnknown, number>>;
+
+/** Every rigid unknown in log space, with its unit. */
+export const rigidUnknowns = (names: readonly RigidUnknown[], ranges: Partial<Record<RigidUnknown, readonly [number, number]>> = {}): sysid.Unknown[] =>
+  names.map((name) => ({ name, transform: "log" as const, unit: sysid.RIGID_UNITS[name], ...(ranges[name] ? { prior: ranges[name] } : {}) }));
+
+/** A scene's true values of the unknowns. */
+export function trueValues(s: sysid.RigidSceneSpec, unknowns: readonly RigidUnknown[]): Values {
+  const all: Required<Values> = { mass: s.mass, ke: s.contact?.ke ?? NaN, kd: s.contact?.kd ?? NaN, kf: s.contact?.kf ?? NaN, mu: s.contact?.mu ?? NaN };
+  return Object.fromEntries(unknowns.map((k) => [k, all[k]]));
+}
+
+/**
+ * The scene as a problem whose jitted renders keep only the faces that can reach each screen tile:
+ * the tile capacity is measured on the trajectories of the given parameter values (the truth and
+ * the initial guess), with headroom for the motion between iterates.
+ */
+export function rigidSceneProblem(scene: sysid.RigidScene, unknowns: readonly sysid.Unknown[], at: readonly sysid.Values[]): sysid.Problem<Array> {
+  const frames = scene.spec.frames;
+  const trajectory = jit((p: sysid.Params) => sysid.rigidVertices(scene, p, frames));
+  const tiling = sysid.measureTiling(scene, at.map((v) => trajectory(sysid.paramsOf(unknowns, v))));
+  return sysid.rigidProblem(scene, { tiling });
+}
+
+/** Settings of the gradsim fit of a rigid scene: Adam (little momentum, exponentially decaying steps), then L-BFGS. */
+export interface RigidFitConfig {
+  readonly steps: number;
+  readonly lr: number;
+  readonly lrEnd: number;
+  readonly refine?: number;
+  readonly frames: sysid.FrameSelection;
+  readonly pyramid: number;
+}
+
+export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sysid.EstimateSettings => ({
+  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5 }, refine: c.refine, frames: c.frames, pyramid: c.pyramid, progress,
+});
+
+export interface RigidTaskConfig {
+  readonly name: string;
+  readonly unknowns: readonly RigidUnknown[];
+  /** A random scene, the gradient methods' start, a draw from the prior (the "random" baseline) and the prior's ranges. */
+  sample(rng: Rng): { spec: sysid.RigidSceneSpec; initial: Values; prior: Values; ranges: Partial<Record<RigidUnknown, readonly [number, number]>> };
+  readonly fit: RigidFitConfig;
+  /** Both gradient methods first fit growing prefixes of the video (sysid's curriculum), then the whole video. */
+  readonly curriculum?: sysid.CurriculumSettings;
+  readonly reinforceSteps: number;
+  readonly trainSize: number;
+}
+
+const describe = (s: sysid.RigidSceneSpec, truth: Values, initial: Values) =>
+  `${typeof s.shape === "string" ? s.shape : s.shape.name ?? "mesh"} ${s.scale.map((x) => x.toFixed(2)).join("×")}, truth ${fmt(truth)}, initial ${fmt(initial)}`;
+
+export const fmt = (v: Values): string => Object.entries(v).map(([k, x]) => `${k} ${(x as number).toPrecision(4)}`).join(", ");
+
+/** The Table 1 / Table 2 protocol over random rigid scenes. */
+export function rigidDatasetTask(c: RigidTaskConfig, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<Array> {
+  const steps = o.steps ?? c.fit.steps;
+  return {
+    name: c.name,
+    unknowns: rigidUnknowns(c.unknowns),
+    trainSize: c.trainSize,
+    sample: (rng) => {
+      const d = c.sample(rng);
+      const truth = trueValues(d.spec, c.unknowns);
+      const unknowns = rigidUnknowns(c.unknowns, d.ranges);
+      return {
+        truth, initial: d.initial, prior: d.prior, priorRanges: d.ranges, describe: describe(d.spec, truth, d.initial),
+        problem: () => rigidSceneProblem(sysid.buildRigidScene(d.spec), unknowns, [truth, d.initial]),
+      };
+    },
+    methods: (i, seed) => ({
+      // The same restarts for both gradient methods: one seed per object.
+      gradsim: { method: "pixels", settings: { ...gradsimSettings({ ...c.fit, steps }, o.progress), ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
+      diffphysics: { method: "states", settings: { optimizer: "lbfgs", steps, progress: o.progress, ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
+      reinforce: { method: "reinforce", settings: { optimizer: "adam", steps: c.reinforceSteps, adam: { lr: c.fit.lr, lrEnd: c.fit.lrEnd, b1: 0.5 }, seed: seed * 7919 + i, progress: o.progress } },
+    }),
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * gradsim.sysid: system identification from video as a library — estimate physical parameters
+ * from pixels (or 3-D states, or with the black-box baseline) with the strategies that made the
+ * paper's tables work, and run the tables' dataset protocol. See src/sysid/README.md.
+ * Node-only parts (files, videos, worker processes) are in ./node.ts.
+ */
+export { estimate, paramsOf, type EstimateResult, type EstimateSettings, type EstimateSpec, type Method } from "./estimate.js";
+export { Layout, formatValues, type Params, type Transform, type Unknown, type Value, type Values } from "./unknowns.js";
+export { buildObjective, compileRender, gradientMode, type GradientMode, type LossKind, type Objective, type ObjectiveOptions, type Observed, type Problem } from "./objective.js";
+export { frameIndices, meanSquare, mse, poolFrames, pyramidMse, statesMse, takeFrames, type FrameSelection } from "./losses.js";
+export { descend, descentDirection, smoothingPreconditioner, type AdamSettings, type Descent, type DescentSettings, type Preconditioner } from "./descend.js";
+export { distinctBest, horizonCurriculum, stageFrames, type CurriculumSettings, type CurriculumStage, type StageRecord } from "./curriculum.js";
+export { REINFORCE_DEFAULTS, scoreFunctionDescent, type ScoreFunctionSettings } from "./reinforce.js";
+export {
+  columnIndices, fitInstance, observe, fmtErrors, meanAbsError, relMae, runDataset, summarise,
+  type ColumnErrors, type DatasetOptions, type DatasetResult, type DatasetTask, type Draw, type InstanceRecord, type MethodRun, type RecordStore, type RowSummary,
+} from "./dataset.js";
+export { comparisonTable, fmtNumber, markdownTable, relMaeOf, type PaperRow } from "./tables.js";
+export { octantColors, overBackground, premultiply, SCENE_LIGHTS, sigmaFor, softFrame, softVideo, type DeformingMesh, type SoftFrameOptions } from "./video.js";
+export { eyeOfAngles, hostCamera, pixelRay, renderCamera, type AngleCamera, type CalibratedCamera, type CameraSpec, type HostCamera, type LookAtCamera, type Vec3 } from "./scenes/camera.js";
+export {
+  buildRigidScene, CONTACT_SMOOTHING, groundImage, measureTiling, rigidFrame, rigidProblem, rigidVertices, rigidVideo, systemFor,
+  RIGID_UNKNOWNS, RIGID_UNITS,
+  type Background, type ContactParams, type Impulse, type Quat, type RigidScene, type RigidSceneSpec, type RigidUnknown, type Tiling,
+} from "./scenes/rigid.js";
+export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";

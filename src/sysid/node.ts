@@ -1,0 +1,4 @@
+/** gradsim.sysid, Node-only parts: reports written to disk, dataset records on disk, worker processes, user videos. */
+export { displayFrames, stripIndices, writeComparison, writeLossCurves, type DisplayOptions } from "./node/report.js";
+export { fileRecordStore, finishedInstances, instanceDir, writeAtomic } from "./node/dataset-store.js";
+export { runWorkers, type WorkerCommand } from "./node/workers.js";

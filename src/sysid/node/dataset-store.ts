@@ -1,0 +1,56 @@
+/**
+ * Dataset records on disk, one file per instance: `<dir>/<task>-instances/<index>.json`. Every
+ * file is written atomically (a temporary file renamed into place), so any number of processes —
+ * `--workers` children here, or `--shard k/N` runs on other machines writing into one shared
+ * results directory — never clobber each other or leave half a record; and a rerun finds the
+ * instances already finished and skips them. Merging is just a run without `--shard` once every
+ * shard is done: it loads every record.
+ *
+ * Each file carries the run's key (experiment, seed, dataset size, settings); a record written by
+ * a run with another key is an error, never silently mixed in.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { InstanceRecord, RecordStore } from "../dataset.js";
+
+interface StoredRecord { readonly run: string; readonly record: InstanceRecord }
+
+export function instanceDir(dir: string, task: string): string { return join(dir, `${task}-instances`); }
+
+/** Write `text` to `path` by writing a temporary file beside it and renaming it over `path`. */
+export function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+/** A record store in `<dir>/<task>-instances/` for runs identified by `runKey`. */
+export function fileRecordStore(dir: string, task: string, runKey: string): RecordStore {
+  const folder = instanceDir(dir, task);
+  mkdirSync(folder, { recursive: true });
+  const file = (i: number) => join(folder, `${String(i).padStart(5, "0")}.json`);
+  return {
+    load(i) {
+      const path = file(i);
+      if (!existsSync(path)) return null;
+      let stored: StoredRecord;
+      try { stored = JSON.parse(readFileSync(path, "utf8")) as StoredRecord; } catch (e) {
+        throw new Error(`dataset: ${path} is not a readable record (${(e as Error).message}); delete it to refit that instance.`);
+      }
+      if (stored.run !== runKey) {
+        throw new Error(`dataset: ${path} was written by another run (${stored.run}), not this one (${runKey}); ` +
+          "use a different --out directory, or delete the old records to refit them.");
+      }
+      if (stored.record?.index !== i) throw new Error(`dataset: ${path} holds instance ${stored.record?.index}, expected ${i}; delete it to refit that instance.`);
+      return stored.record;
+    },
+    save(record) { writeAtomic(file(record.index), JSON.stringify({ run: runKey, record } satisfies StoredRecord, null, 1) + "\n"); },
+  };
+}
+
+/** Indices of the finished instances in a store's folder (for progress and merge messages). */
+export function finishedInstances(dir: string, task: string): number[] {
+  const folder = instanceDir(dir, task);
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).filter((n) => /^\d+\.json$/.test(n)).map((n) => Number(n.slice(0, -5))).sort((a, b) => a - b);
+}

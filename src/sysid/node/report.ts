@@ -1,0 +1,77 @@
+/**
+ * What people look at after a fit, written to disk: the target and estimated videos (GIF), a
+ * labelled frame strip (rows: target, estimate, initial guess; columns: time), and the loss curve
+ * (PNG with axis titles and a legend, CSV with full precision).
+ */
+import { join } from "node:path";
+import type { Array } from "../../core/array.js";
+import { labelledGrid, writeGif, writePng, type Raster } from "../../io/image.js";
+import { writeLossCurveCsv, writeLossCurvePng } from "../../optim/loss-curve.js";
+
+export interface DisplayOptions {
+  /** Nearest-neighbour enlargement factor. Default 3. */
+  readonly zoom?: number;
+  /** Background behind premultiplied RGBA frames, 0–1 RGB. Default dark blue-grey. */
+  readonly background?: readonly [number, number, number];
+  /** The frames' RGB already includes a background (contact scenes' ground, camera videos): show it as is. */
+  readonly composited?: boolean;
+}
+
+/**
+ * Frames [T, H, W, 3 or 4] → opaque rasters; 4 channels are premultiplied RGBA shown as
+ * rgb + bg·(1 − α). Reads the data with `await data()`, so it works on every backend.
+ */
+export async function displayFrames(video: Array, o: DisplayOptions = {}): Promise<Raster[]> {
+  const [T, H, W, C] = video.shape as [number, number, number, number];
+  const zoom = o.zoom ?? 3, bg = o.composited || C === 3 ? [0, 0, 0] : o.background ?? [0.12, 0.13, 0.16];
+  const d = await video.data();
+  const out: Raster[] = [];
+  for (let t = 0; t < T; t++) {
+    const w = W * zoom, h = H * zoom;
+    const rgba = new Uint8ClampedArray(w * h * 4);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+      const src = C * ((t * H + Math.floor(y / zoom)) * W + Math.floor(x / zoom));
+      const a = C === 4 ? Math.min(1, Math.max(0, d[src + 3]!)) : 1;
+      const dst = 4 * (y * w + x);
+      for (let k = 0; k < 3; k++) rgba[dst + k] = Math.round(255 * Math.min(1, Math.max(0, d[src + k]! + bg[k]! * (1 - a))));
+      rgba[dst + 3] = 255;
+    }
+    out.push({ width: w, height: h, rgba });
+  }
+  return out;
+}
+
+/** `count` evenly spaced frame indices of a T-frame video, first and last included. */
+export const stripIndices = (T: number, count = 6): number[] =>
+  globalThis.Array.from({ length: Math.min(count, T) }, (_, i) => Math.round((i * (T - 1)) / Math.max(1, Math.min(count, T) - 1)));
+
+/**
+ * The target and the estimate as GIFs (at `fps`) and one PNG strip at the same frames, rows
+ * labelled target / estimate / initial guess and columns by time. File names: ground-truth.gif
+ * (the target), estimate.gif, frames.png.
+ */
+export async function writeComparison(dir: string, videos: { truth: Array; estimate: Array; initial?: Array }, fps: number, display: DisplayOptions = {},
+  labels: { truth?: string; estimate?: string; initial?: string } = {}): Promise<{ files: string[] }> {
+  const truth = await displayFrames(videos.truth, display), estimate = await displayFrames(videos.estimate, display);
+  const delayMs = Math.round(1000 / fps);
+  writeGif(join(dir, "ground-truth.gif"), truth, { delayMs });
+  writeGif(join(dir, "estimate.gif"), estimate, { delayMs });
+  const pick = stripIndices(truth.length);
+  const rows = [
+    { label: labels.truth ?? "target", images: pick.map((i) => truth[i]!) },
+    { label: labels.estimate ?? "estimate", images: pick.map((i) => estimate[i]!) },
+    ...(videos.initial ? [{ label: labels.initial ?? "initial guess", images: await displayFrames(videos.initial, display).then((f) => pick.map((i) => f[i]!)) }] : []),
+  ];
+  writePng(join(dir, "frames.png"), labelledGrid(rows, pick.map((i) => `t = ${(i / fps).toFixed(2)} s`)));
+  return { files: ["ground-truth.gif", "estimate.gif", "frames.png"] };
+}
+
+/**
+ * The loss curve as loss.csv (step, loss, gradient norm) and loss.png with a title and axis
+ * titles naming the loss and its units.
+ */
+export function writeLossCurves(dir: string, losses: readonly number[], gradNorms: readonly number[], o: { title: string; loss: string }): string[] {
+  writeLossCurveCsv(join(dir, "loss.csv"), losses, gradNorms.length ? gradNorms : undefined);
+  writeLossCurvePng(join(dir, "loss.png"), losses, { title: o.title, xLabel: "optimisation step", yLabel: o.loss, label: "loss" });
+  return ["loss.png", "loss.csv"];
+}

@@ -1,0 +1,94 @@
+/**
+ * Cameras of system-identification scenes, described in any of the ways people have them:
+ * SoftRas angles around a point, an eye and a look-at point, or calibrated OpenCV intrinsics and a
+ * pose. Each becomes both a `render.Camera` and a host-side frame (for background images cast by
+ * rays, computed once without touching the device).
+ */
+import * as render from "../../render/index.js";
+
+export type Vec3 = readonly [number, number, number];
+
+/** SoftRas angles (degrees) around the point `at`; fovY in degrees. */
+export interface AngleCamera { readonly distance: number; readonly elevation: number; readonly azimuth: number; readonly at: Vec3; readonly fovY: number }
+/** An eye looking at a point (up defaults to +y); fovY in degrees. */
+export interface LookAtCamera { readonly eye: Vec3; readonly at: Vec3; readonly up?: Vec3; readonly fovY: number }
+/**
+ * OpenCV calibration: intrinsics in pixels of an image `width`×`height` (u right, v down, pixel
+ * centres at integers) and the world→camera pose x_cam = R·x + t (camera x right, y down, z forward).
+ */
+export interface CalibratedCamera {
+  readonly intrinsics: { readonly fx: number; readonly fy: number; readonly cx: number; readonly cy: number; readonly width: number; readonly height: number };
+  readonly pose: { readonly R: readonly (readonly number[])[]; readonly t: Vec3 };
+}
+export type CameraSpec = AngleCamera | LookAtCamera | CalibratedCamera;
+
+/** Near and far planes of the scenes' cameras (m). */
+const NEAR = 1, FAR = 30;
+
+/** The camera as host numbers: eye, orthonormal right/up/forward, and NDC focal lengths and centre. */
+export interface HostCamera {
+  readonly eye: Vec3;
+  readonly right: Vec3;
+  readonly up: Vec3;
+  readonly forward: Vec3;
+  readonly focal: readonly [number, number];
+  readonly center: readonly [number, number];
+}
+
+const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const unit = (v: Vec3): Vec3 => { const n = Math.hypot(...v); return [v[0] / n, v[1] / n, v[2] / n]; };
+
+/** The eye of SoftRas angles around `at` (CONVENTIONS.md: azimuth 0 puts the camera on −z). */
+export function eyeOfAngles(c: AngleCamera): Vec3 {
+  const el = (c.elevation * Math.PI) / 180, az = (c.azimuth * Math.PI) / 180;
+  return [c.at[0] + c.distance * Math.cos(el) * Math.sin(az), c.at[1] + c.distance * Math.sin(el), c.at[2] - c.distance * Math.cos(el) * Math.cos(az)];
+}
+
+const isCalibrated = (c: CameraSpec): c is CalibratedCamera => "intrinsics" in c;
+
+/** Host frame of a camera for an image `width`×`height` (aspect = width/height). */
+export function hostCamera(c: CameraSpec, width: number, height: number): HostCamera {
+  if (isCalibrated(c)) {
+    const { fx, fy, cx, cy, width: W, height: H } = c.intrinsics;
+    const R = c.pose.R;
+    const row = (i: number): Vec3 => [R[i]![0]!, R[i]![1]!, R[i]![2]!];
+    const t = c.pose.t;
+    // eye = −Rᵀ t; rows of R are the camera's x (right), y (down), z (forward) axes in world space.
+    const eye: Vec3 = [0, 1, 2].map((j) => -(R[0]![j]! * t[0] + R[1]![j]! * t[1] + R[2]![j]! * t[2])) as unknown as Vec3;
+    const down = row(1);
+    // Intrinsics of the calibrated image, rescaled to the rendered one (same field of view).
+    const sx = width / W, sy = height / H;
+    return {
+      eye, right: row(0), up: [-down[0], -down[1], -down[2]], forward: row(2),
+      focal: [(fx * sx) / (width / 2), (fy * sy) / (height / 2)],
+      center: [((cx + 0.5) * sx - 0.5 - (width - 1) / 2) / (width / 2), ((height - 1) / 2 - ((cy + 0.5) * sy - 0.5)) / (height / 2)],
+    };
+  }
+  const eye = "eye" in c ? c.eye : eyeOfAngles(c);
+  // SoftRas look-at frame (CONVENTIONS.md): forward = at − eye, right = up × forward, up' = forward × right.
+  const forward = unit(sub(c.at, eye));
+  const right = unit(cross("up" in c && c.up ? c.up : [0, 1, 0], forward)), up = cross(forward, right);
+  const fy = 1 / Math.tan(((c.fovY * Math.PI) / 180) / 2);
+  return { eye, right, up, forward, focal: [fy / (width / height), fy], center: [0, 0] };
+}
+
+/** The renderer's camera for an image `width`×`height`. */
+export function renderCamera(c: CameraSpec, width: number, height: number): render.Camera {
+  if (isCalibrated(c)) {
+    const h = hostCamera(c, width, height);
+    const { fx, fy, cx, cy } = { fx: h.focal[0] * width / 2, fy: h.focal[1] * height / 2, cx: h.center[0] * width / 2 + (width - 1) / 2, cy: (height - 1) / 2 - h.center[1] * height / 2 };
+    const R = c.pose.R;
+    const Rt = [0, 1, 2].map((i) => [R[i]![0]!, R[i]![1]!, R[i]![2]!, c.pose.t[i]!]);
+    return render.cameraFromMatrices([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], Rt, width, height, { near: NEAR, far: FAR });
+  }
+  const eye = "eye" in c ? c.eye : eyeOfAngles(c);
+  return render.perspectiveCamera({ eye: [...eye], at: [...c.at], up: "up" in c && c.up ? [...c.up] : [0, 1, 0], fovY: c.fovY, aspect: width / height, near: NEAR, far: FAR });
+}
+
+/** The world-space ray direction (not normalised) through the centre of pixel (column, row). */
+export function pixelRay(h: HostCamera, column: number, row: number, width: number, height: number): Vec3 {
+  const x = ((2 * column + 1 - width) / width - h.center[0]) / h.focal[0];
+  const y = ((height - 2 * row - 1) / height - h.center[1]) / h.focal[1];
+  return [0, 1, 2].map((k) => x * h.right[k]! + y * h.up[k]! + h.forward[k]!) as unknown as Vec3;
+}

@@ -1,0 +1,282 @@
+/**
+ * A rigid-body video scene for system identification: one object (a built-in shape or a user's
+ * mesh) with a pose and velocity, known impulses (constant forces over time windows, gradSim's
+ * ConstantForce), optional ground contact, a camera and a static background. Its unknowns —
+ * mass and the contact coefficients ke, kd, kf, μ — enter as Arrays, so the rollout is
+ * differentiable in them; `rigidProblem` turns a scene into a `sysid.Problem`.
+ *
+ * Mass is the density scale of a known shape: inertia = mass × (inertia per kg of the shape).
+ */
+import { Array, type ArrayLike } from "../../core/array.js";
+import { ConcreteArray } from "../../core/concrete.js";
+import { np } from "../../core/np/index.js";
+import * as models from "../../models/index.js";
+import type { TriMesh } from "../../models/meshes/types.js";
+import type { BodySpec } from "../../models/rigid/build.js";
+import type { RigidState, RigidSystem } from "../../models/rigid/types.js";
+import * as render from "../../render/index.js";
+import { vmap } from "../../transforms/index.js";
+import type { Problem } from "../objective.js";
+import type { Params } from "../unknowns.js";
+import { overBackground, premultiply, SCENE_LIGHTS, sigmaFor } from "../video.js";
+import { hostCamera, pixelRay, renderCamera, type CameraSpec, type Vec3 } from "./camera.js";
+import { shapeMeshes, type RigidShape, type ShapeMeshes } from "./shapes.js";
+
+const { rigid, contact } = models;
+
+export type Quat = readonly [number, number, number, number];
+export interface ContactParams { readonly ke: number; readonly kd: number; readonly kf: number; readonly mu: number }
+
+/** A constant force (N, world frame) at `point` (body frame, about the COM) from `start` for `duration` seconds. */
+export interface Impulse { readonly force: Vec3; readonly point: Vec3; readonly start?: number; readonly duration: number }
+
+/**
+ * What the object looks like behind it: "ground" (a checkerboard ground plane y = 0 under a dark
+ * sky, cast by rays from the camera), a colour [r, g, b] in [0, 1], or an image [H, W, 3] at the
+ * rendered resolution (e.g. a video's background plate).
+ */
+export type Background = "ground" | readonly [number, number, number] | Array;
+
+export interface RigidSceneSpec {
+  /** A built-in shape (scaled per axis by `scale`) or a closed triangle mesh (metres). */
+  readonly shape: RigidShape | { readonly mesh: TriMesh; readonly name?: string };
+  readonly scale: Vec3;
+  /** The true mass (kg). */
+  readonly mass: number;
+  readonly position: Vec3;
+  /** Orientation quaternion (x, y, z, w). */
+  readonly rotation: Quat;
+  readonly velocity: Vec3;
+  readonly angularVelocity: Vec3;
+  readonly impulses: readonly Impulse[];
+  readonly gravity: Vec3;
+  /** Ground plane y = 0 with these true coefficients, or none. */
+  readonly contact: ContactParams | null;
+  readonly frames: number;
+  readonly fps: number;
+  readonly substeps: number;
+  readonly camera: CameraSpec;
+  /** Image size in pixels: a number for square frames, or [width, height]. */
+  readonly resolution: number | readonly [number, number];
+  /** Default: "ground" with contact, black without. */
+  readonly background?: Background;
+  /** "rgba" (default): premultiplied colour over the background plus the silhouette; "rgb": what a camera sees. */
+  readonly channels?: "rgba" | "rgb";
+}
+
+/** The unknowns a rigid scene can estimate. */
+export const RIGID_UNKNOWNS = ["mass", "ke", "kd", "kf", "mu"] as const;
+export type RigidUnknown = (typeof RIGID_UNKNOWNS)[number];
+export const RIGID_UNITS: Readonly<Record<RigidUnknown, string>> = { mass: "kg", ke: "N/m", kd: "N·s/m", kf: "N·s/m", mu: "" };
+
+export interface RigidScene {
+  readonly spec: RigidSceneSpec;
+  readonly width: number;
+  readonly height: number;
+  readonly meshes: ShapeMeshes;
+  /** Inertia about the COM per kg of mass, row-major 3×3. */
+  readonly unitInertia: readonly number[];
+  /** Rendered vertices about the COM in the body frame [V, 3] (also the ground-contact points) and faces int32 [F, 3]. */
+  readonly local: Array;
+  readonly localPoints: readonly number[];
+  readonly faces: Array;
+  /** Per-face albedo [F, 3], coloured by body-frame normal so rotation is visible. */
+  readonly faceColors: Array;
+  readonly camera: render.Camera;
+  /** The static image behind the object [H, W, 3], or a colour. */
+  readonly background: ArrayLike;
+  readonly dt: number;
+}
+
+const size = (r: RigidSceneSpec["resolution"]): [number, number] => (typeof r === "number" ? [r, r] : [r[0], r[1]]);
+
+/** Prepare a scene: mass properties of the shape, render mesh about the COM, camera, background. */
+export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
+  const [width, height] = size(spec.resolution);
+  const meshes = typeof spec.shape === "string" ? shapeMeshes(spec.shape, spec.scale) : scaledMesh(spec.shape.mesh, spec.scale);
+  const unit = rigid.meshBody(meshes.physics, { density: 1 });
+  if (!(unit.mass > 0)) throw new Error(`rigid scene: the mesh encloses no volume (${unit.mass} m³); it must be closed and wound counter-clockwise seen from outside.`);
+  // meshBody places the mesh's COM at the origin of the body frame; shift the visual mesh the same way.
+  const com = [0, 1, 2].map((d) => meshes.physics.vertices[d]! - unit.contactPoints[d]!);
+  const v = meshes.visual.vertices;
+  const localFlat = globalThis.Array.from(v, (c, i) => c - com[i % 3]!);
+  const local = np.reshape(np.array(localFlat, { dtype: "float32" }), [v.length / 3, 3]);
+  const faces = np.reshape(np.array(meshes.visual.faces, { dtype: "int32" }), [meshes.visual.faces.length / 3, 3]);
+  const bg = spec.background ?? (spec.contact ? "ground" : [0, 0, 0]);
+  return {
+    spec, width, height, meshes, local, faces, localPoints: localFlat,
+    unitInertia: unit.inertia.map((x) => x / unit.mass),
+    faceColors: normalColours(localFlat, meshes.visual.faces),
+    camera: renderCamera(spec.camera, width, height),
+    background: bg === "ground" ? groundImage(spec.camera, width, height) : bg instanceof Array ? checkBackground(bg, width, height) : [...bg],
+    dt: 1 / (spec.fps * spec.substeps),
+  };
+}
+
+function checkBackground(img: Array, width: number, height: number): Array {
+  if (img.shape.join() !== [height, width, 3].join()) throw new Error(`rigid scene: the background image is [${img.shape}], expected [${height}, ${width}, 3] (the rendered resolution).`);
+  return img;
+}
+
+const scaledMesh = (m: TriMesh, s: Vec3): ShapeMeshes => {
+  const physics = { vertices: models.meshes.transformVertices(m.vertices, { scale: s }), faces: m.faces };
+  return { physics, visual: physics };
+};
+
+function normalColours(v: readonly number[], f: Int32Array): Array {
+  const rows: number[][] = [];
+  for (let k = 0; k < f.length; k += 3) {
+    const p = [0, 1, 2].map((j) => [0, 1, 2].map((d) => v[3 * f[k + j]! + d]!)) as number[][];
+    const e1 = p[1]!.map((c, d) => c - p[0]![d]!), e2 = p[2]!.map((c, d) => c - p[0]![d]!);
+    const n = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!];
+    const len = Math.hypot(n[0]!, n[1]!, n[2]!) || 1;
+    rows.push(n.map((c) => 0.55 + 0.4 * (c / len)));
+  }
+  return np.array(rows, { dtype: "float32" });
+}
+
+/**
+ * Width (m) of the contact's smooth penetration hinge. It must exceed the distance a contact
+ * point travels in one step (up to ≈ 3 m/s × 1/480 s ≈ 6 mm on landing): with the model's
+ * default 1e-4 the onset of contact happens inside one step, the discrete rollout is nearly
+ * discontinuous in the parameters, and its exact derivative disagrees in sign with finite
+ * differences for ke, kf and μ. At 2 cm gradients and central differences agree to ~1%; the
+ * price is a softer touch-down (the object rests ~1 cm above the plane, a fraction of a pixel).
+ */
+export const CONTACT_SMOOTHING = 0.02;
+
+const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
+
+/** The rigid system for parameter values `p` (unknowns as Arrays, everything else from the spec). */
+export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; state: RigidState } {
+  const s = scene.spec;
+  const ground = s.contact ? contact.ground({ ke: s.contact.ke, kd: s.contact.kd, kf: s.contact.kf, mu: s.contact.mu, smoothing: CONTACT_SMOOTHING }) : undefined;
+  const unknown = Object.keys(p).filter((k) => !(RIGID_UNKNOWNS as readonly string[]).includes(k));
+  if (unknown.length) throw new Error(`rigid scene: cannot estimate ${unknown.join(", ")}; a rigid scene's unknowns are ${RIGID_UNKNOWNS.join(", ")}.`);
+  if (!s.contact && ["ke", "kd", "kf", "mu"].some((k) => p[k])) throw new Error("rigid scene: contact coefficients are unknowns, but the scene has no ground contact.");
+  const body: BodySpec = {
+    mass: s.mass, inertia: scene.unitInertia.map((x) => x * s.mass),
+    contactPoints: scene.localPoints, contactRadius: 0,
+    position: s.position, rotation: s.rotation, velocity: s.velocity, angularVelocity: s.angularVelocity,
+  };
+  const built = rigid.rigidSystem([body], {
+    gravity: s.gravity, ...(ground ? { ground } : {}),
+    // Active on exactly duration/dt steps.
+    forceWindows: s.impulses.map((i) => ({ body: 0, force: i.force, point: i.point, start: i.start ?? 0, end: (i.start ?? 0) + i.duration - scene.dt / 2 })),
+  });
+  const mass = p.mass ? np.reshape(p.mass, [1]) : built.system.mass;
+  const unitI = np.reshape(f32(scene.unitInertia), [1, 3, 3]);
+  const g = built.system.ground;
+  const system: RigidSystem = {
+    ...built.system,
+    mass,
+    inertia: np.mul(np.reshape(mass, [1, 1, 1]), unitI),
+    ...(g ? { ground: { ...g, ke: p.ke ?? g.ke, kd: p.kd ?? g.kd, kf: p.kf ?? g.kf, mu: p.mu ?? g.mu } } : {}),
+  };
+  return { system, state: built.state };
+}
+
+/** World positions of the rendered vertices [T, V, 3] for parameters `p` over the first `frames` frames. */
+export function rigidVertices(scene: RigidScene, p: Params, frames: number): Array {
+  const { system, state } = systemFor(scene, p);
+  const states = rigid.simulate(system, state, { dt: scene.dt, substeps: scene.spec.substeps, frames });
+  const R = rigid.quatToMatrix(np.squeeze(states.q, 1)); // [T, 3, 3]
+  const x = np.squeeze(states.x, 1); // [T, 3]
+  return np.add(np.matmul(scene.local, np.transpose(R, [0, 2, 1])), np.expandDims(x, 1));
+}
+
+/** Faces kept per screen tile and non-empty tiles rasterized under jit (see `measureTiling`). */
+export interface Tiling { readonly capacity: number; readonly activeTiles: number }
+
+/**
+ * Colour aggregation settings: back faces never colour a pixel, the depth softmax is mild
+ * (γ = 0.05 of the near–far range: front faces of one object blend smoothly, the background weight
+ * stays below 1e-7), and faces are pruned only below coverage 1e-6.
+ */
+const DIST_EPS = 1e-6, GAMMA = 0.05, TILE = 8;
+
+/**
+ * One frame [H, W, C] of the object at world vertices [V, 3], premultiplied by its soft silhouette
+ * and composited over the background (C = 4 keeps the silhouette as the last channel).
+ *
+ * Why premultiplied, back-face culled and a mild depth softmax: SoftRas normalises its colour
+ * softmax over the faces near a pixel, so a pixel just outside the silhouette takes the full
+ * colour of a face whose coverage is tiny and drops to the background when that face is pruned;
+ * and with a sharp depth softmax a face seen edge-on (whose clipped-barycentric depth jumps as it
+ * turns) takes over pixels along its edge. Both make the loss step-like at the 1e-4 scale the
+ * mass estimate needs; rgb·alpha, culling and γ = 0.05 leave steps of ~1e-6 there.
+ *
+ * The ground is a static image rather than rasterized triangles: the object never goes behind
+ * it, so compositing is exact, costs nothing per iteration and has no seam between triangles.
+ */
+export function rigidFrame(scene: RigidScene, vertices: Array, tiling?: Tiling): Array {
+  const rgba = render.render({ vertices, faces: scene.faces, faceColors: scene.faceColors }, scene.camera, SCENE_LIGHTS, undefined, {
+    width: scene.width, height: scene.height, shading: "flat", tile: TILE,
+    ...(tiling ? { ...tiling, onOverflow: "ignore" as const } : {}),
+    softras: { sigma: sigmaFor(Math.min(scene.width, scene.height)), gamma: GAMMA, distEps: DIST_EPS, faceCulling: "back" },
+  });
+  return overBackground(premultiply(rgba), scene.background, scene.spec.channels ?? "rgba");
+}
+
+/** Frames [T, H, W, C] for world vertices [T, V, 3] (batched over frames with vmap). */
+export const rigidVideo = (scene: RigidScene, vertices: Array, tiling?: Tiling): Array =>
+  vmap((v: Array) => rigidFrame(scene, v, tiling))(vertices);
+
+/**
+ * Tiling for jitted renders of the given vertex trajectories ([T, V, 3] each, on the CPU): a tile
+ * capacity that holds every face overlapping any tile, with `slack`× headroom for the motion
+ * between iterates, rounded up to a power of two and capped at the face count; and the number of
+ * non-empty tiles, with the same headroom. Null where values cannot be read synchronously (WebGPU
+ * renders op by op and sizes its tiles itself).
+ */
+export function measureTiling(scene: RigidScene, trajectories: readonly Array[], slack = 2): Tiling | undefined {
+  if (trajectories.some((t) => !(t instanceof ConcreteArray) || t.backend.name !== "cpu")) return undefined;
+  const grid = render.makeTileGrid(scene.width, scene.height, TILE, "float32");
+  const margin = Math.sqrt(Math.log(1 / DIST_EPS - 1) * sigmaFor(Math.min(scene.width, scene.height)));
+  let most = 1, active = 1;
+  for (const verts of trajectories) {
+    const proj = render.projectPoints(scene.camera, verts); // xy [T, V, 2]
+    for (const frame of np.split(proj.xy, verts.shape[0]!, 0)) {
+      const xy = np.take(np.squeeze(frame, 0), scene.faces, 0); // [F, 3, 2]
+      const include = np.ones([scene.faces.shape[0]!], { dtype: "bool" });
+      const counts = render.binFaces(grid, xy, include, margin).counts.dataSync();
+      let nonEmpty = 0;
+      for (const c of counts) { most = Math.max(most, c); if (c > 0) nonEmpty++; }
+      active = Math.max(active, nonEmpty);
+    }
+  }
+  let cap = 1;
+  while (cap < most * slack) cap *= 2;
+  return { capacity: Math.min(cap, scene.faces.shape[0]!), activeTiles: Math.min(Math.ceil(active * slack), grid.T) };
+}
+
+/** A scene as a sysid problem: states are the object's world vertices per frame, frames its video. */
+export function rigidProblem(scene: RigidScene, o: { tiling?: Tiling } = {}): Problem<Array> {
+  return {
+    frames: scene.spec.frames,
+    simulate: (p, frames) => rigidVertices(scene, p, frames),
+    render: (vertices) => rigidVideo(scene, vertices, o.tiling),
+  };
+}
+
+/** Half-size of the square ground (m) and the side of its checker squares. */
+const GROUND_HALF = 4, CHECKER = 0.5;
+
+/**
+ * The ground plane y = 0 as seen by the camera, [H, W, 3]: a grey checkerboard (for a sense of
+ * motion and depth) under a dark sky, by casting each pixel centre's ray.
+ */
+export function groundImage(camera: CameraSpec, width: number, height: number): Array {
+  const h = hostCamera(camera, width, height);
+  const sky = [0.12, 0.13, 0.16], light = [0.42, 0.44, 0.47], dark = [0.33, 0.35, 0.38];
+  const data = new Float32Array(width * height * 3);
+  for (let row = 0; row < height; row++) for (let col = 0; col < width; col++) {
+    const d = pixelRay(h, col, row, width, height);
+    const t = d[1] < 0 ? -h.eye[1] / d[1] : Infinity;
+    const px = h.eye[0] + t * d[0], pz = h.eye[2] + t * d[2];
+    const onGround = Number.isFinite(t) && Math.abs(px) <= GROUND_HALF && Math.abs(pz) <= GROUND_HALF;
+    const colour = !onGround ? sky : (Math.floor(px / CHECKER) + Math.floor(pz / CHECKER)) % 2 === 0 ? light : dark;
+    data.set(colour, 3 * (row * width + col));
+  }
+  return np.reshape(np.array(data, { dtype: "float32" }), [height, width, 3]);
+}
