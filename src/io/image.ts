@@ -134,12 +134,16 @@ export function textRaster(text: string, scale = 2, padding = 3): Raster {
  * A labelled grid of images, e.g. a frame strip: one row per sequence with its name on the left
  * (target, estimate, initial guess) and a label over each column (the frame or its time).
  */
-export function labelledGrid(rows: readonly { readonly label: string; readonly images: readonly (Array | Raster)[] }[], columnLabels: readonly string[], gap = 4): Raster {
+export function labelledGrid(rows: readonly { readonly label: string; readonly images: readonly (Array | Raster)[] }[], columnLabels: readonly string[],
+  corner = "", gap = 4): Raster {
   const cells = rows.map((r) => r.images.map(toRaster));
   if (cells.some((c) => c.length !== columnLabels.length)) throw new Error(`labelledGrid: every row needs ${columnLabels.length} images (one per column label).`);
   const rowLabels = rows.map((r) => textRaster(r.label));
-  const labelWidth = Math.max(...rowLabels.map((l) => l.width));
-  const header = sideBySide([blank(labelWidth, 1), ...columnLabels.map((l, j) => fit(textRaster(l), Math.max(...cells.map((c) => c[j]!.width)), textRaster(l).height))], gap);
+  const labelWidth = Math.max(textRaster(corner).width, ...rowLabels.map((l) => l.width));
+  const columnWidth = (j: number) => Math.max(...cells.map((c) => c[j]!.width));
+  // A column label wider than its column is drawn at half size, so columns stay aligned.
+  const headerCell = (l: string, j: number) => fit(textRaster(l, textRaster(l).width <= columnWidth(j) ? 2 : 1), columnWidth(j), textRaster(l).height);
+  const header = sideBySide([fit(textRaster(corner), labelWidth, 1), ...columnLabels.map(headerCell)], gap);
   const body = rows.map((_, i) => sideBySide([fit(rowLabels[i]!, labelWidth, cells[i]![0]?.height ?? 0), ...cells[i]!], gap));
   return stackRows([header, ...body], gap);
 }

@@ -58,7 +58,7 @@ class Canvas {
   hline(x0: number, x1: number, y: number, c: RGB): void { for (let x = x0; x <= x1; x++) this.blend(x, y, c); }
   vline(x: number, y0: number, y1: number, c: RGB): void { for (let y = y0; y <= y1; y++) this.blend(x, y, c); }
   text(s: string, x: number, y: number, c: RGB, scale = FONT_SCALE): void { rasterizeText(s, x, y, scale, (px, py) => this.blend(px, py, c)); }
-  textVertical(s: string, x: number, y: number, c: RGB): void { rasterizeTextVertical(s, x, y, FONT_SCALE, (px, py) => this.blend(px, py, c)); }
+  textVertical(s: string, x: number, y: number, c: RGB, scale = FONT_SCALE): void { rasterizeTextVertical(s, x, y, scale, (px, py) => this.blend(px, py, c)); }
   toRaster(): Raster { return { width: this.width, height: this.height, rgba: this.rgba }; }
 }
 
@@ -122,7 +122,11 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
     const scale = textWidth(opts.title, FONT_SCALE) <= width - 8 ? FONT_SCALE : 1;
     canvas.text(opts.title, Math.max(4, Math.round(left + pw / 2 - textWidth(opts.title, scale) / 2)), 8, AXIS, scale);
   }
-  if (opts.yLabel) canvas.textVertical(opts.yLabel, 4, Math.max(2, Math.round(top + ph / 2 - textWidth(opts.yLabel, FONT_SCALE) / 2)), AXIS);
+  if (opts.yLabel) {
+    // A y title longer than the axis is drawn at half size rather than cut off.
+    const scale = textWidth(opts.yLabel, FONT_SCALE) <= ph + top ? FONT_SCALE : 1;
+    canvas.textVertical(opts.yLabel, 4 + (FONT_SCALE - scale) * GLYPH_HEIGHT, Math.max(2, Math.round(top + ph / 2 - textWidth(opts.yLabel, scale) / 2)), AXIS, scale);
+  }
   if (opts.xLabel) canvas.text(opts.xLabel, Math.max(2, Math.round(left + pw / 2 - textWidth(opts.xLabel, FONT_SCALE) / 2)), height - labelH - 4, AXIS);
   for (const t of yAxis.ticks) {
     const y = Math.round(py(t.value));
