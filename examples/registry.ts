@@ -14,4 +14,5 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "pendulum": () => import("./pendulum.js"),
   "double-pendulum": () => import("./double-pendulum.js"),
   "smoke": () => import("./smoke.js"),
+  "fit": () => import("./fit.js"),
 };

@@ -19,6 +19,10 @@ export interface Flags {
   readonly workers: number;
   /** Dataset runs: fit only the instances i with i mod count = index (what each worker is given). */
   readonly shard: Shard | null;
+  /** `fit`: the user's video, its scene file, and which unknowns to estimate (comma-separated). */
+  readonly video: string | null;
+  readonly scene: string | null;
+  readonly unknowns: string | null;
 }
 
 export interface Shard { readonly index: number; readonly count: number }
@@ -26,7 +30,7 @@ export interface Shard { readonly index: number; readonly count: number }
 export class CliError extends Error {}
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns"]);
 
 export const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number(v) >= min
@@ -76,6 +80,9 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       json: raw.get("json") === "true",
       quick: raw.get("quick") === "true",
       target: raw.get("target") ?? null,
+      video: raw.get("video") ?? null,
+      scene: raw.get("scene") ?? null,
+      unknowns: raw.get("unknowns") ?? null,
       help: raw.get("help") === "true",
     })),
   );

@@ -27,10 +27,12 @@ export interface Experiment<R extends object> {
   readonly description: string;
   /** What `--target FILE` reads (e.g. "a scene JSON"); absent: the experiment takes no --target. */
   readonly target?: string;
+  /** Takes a user's video: --video, --scene and --unknowns (only `fit`). */
+  readonly takesVideo?: boolean;
   run(ctx: ExperimentContext): Promise<R>;
 }
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)";
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
@@ -46,6 +48,11 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
   }
   if (flags.target !== null && !exp.target) {
     process.stderr.write(`gradsim ${exp.name}: does not take --target: its scene is built in (use --seed and --dataset to vary it).\n`);
+    return 2;
+  }
+  const videoFlag = ["video", "scene", "unknowns"].find((k) => flags[k as "video"] !== null);
+  if (videoFlag && !exp.takesVideo) {
+    process.stderr.write(`gradsim ${exp.name}: does not take --${videoFlag}; to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu].\n`);
     return 2;
   }
   try {

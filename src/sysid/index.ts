@@ -24,3 +24,4 @@ export {
   type Background, type ContactParams, type Impulse, type Quat, type RigidScene, type RigidSceneSpec, type RigidUnknown, type Tiling,
 } from "./scenes/rigid.js";
 export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";
+export { parseVideoScene, type SceneBackground, type VideoSceneFile } from "./scene-file.js";

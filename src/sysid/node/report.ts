@@ -62,7 +62,7 @@ export async function writeComparison(dir: string, videos: { truth: Array; estim
     { label: labels.estimate ?? "estimate", images: pick.map((i) => estimate[i]!) },
     ...(videos.initial ? [{ label: labels.initial ?? "initial guess", images: await displayFrames(videos.initial, display).then((f) => pick.map((i) => f[i]!)) }] : []),
   ];
-  writePng(join(dir, "frames.png"), labelledGrid(rows, pick.map((i) => `t = ${(i / fps).toFixed(2)} s`)));
+  writePng(join(dir, "frames.png"), labelledGrid(rows, pick.map((i) => `${(i / fps).toFixed(2)} s`), "time:"));
   return { files: ["ground-truth.gif", "estimate.gif", "frames.png"] };
 }
 

@@ -60,8 +60,11 @@ export interface RigidSceneSpec {
   readonly resolution: number | readonly [number, number];
   /** Default: "ground" with contact, black without. */
   readonly background?: Background;
-  /** "rgba" (default): premultiplied colour over the background plus the silhouette; "rgb": what a camera sees. */
-  readonly channels?: "rgba" | "rgb";
+  /**
+   * "rgba" (default): premultiplied colour over the background plus the silhouette; "rgb": what a
+   * camera sees; "alpha": the soft silhouette alone [H, W, 1] (compared with a video's foreground mask).
+   */
+  readonly channels?: "rgba" | "rgb" | "alpha";
 }
 
 /** The unknowns a rigid scene can estimate. */
@@ -215,7 +218,9 @@ export function rigidFrame(scene: RigidScene, vertices: Array, tiling?: Tiling):
     ...(tiling ? { ...tiling, onOverflow: "ignore" as const } : {}),
     softras: { sigma: sigmaFor(Math.min(scene.width, scene.height)), gamma: GAMMA, distEps: DIST_EPS, faceCulling: "back" },
   });
-  return overBackground(premultiply(rgba), scene.background, scene.spec.channels ?? "rgba");
+  const channels = scene.spec.channels ?? "rgba";
+  if (channels === "alpha") return np.split(rgba, [3], -1)[1]!;
+  return overBackground(premultiply(rgba), scene.background, channels);
 }
 
 /** Frames [T, H, W, C] for world vertices [T, V, 3] (batched over frames with vmap). */

@@ -1,0 +1,238 @@
+/**
+ * System identification on a user's own video: a video file (PNG frames, GIF, or MP4 & co.
+ * through ffmpeg) and a scene file (see ../scene-file.ts) in, estimates of the chosen unknowns
+ * with their units, the fit's loss curve and a side-by-side comparison out.
+ *
+ *   const r = await fitVideo({ video: "clip.gif", scene: "scene.json", unknowns: ["mass"] });
+ *   r.estimate.mass  // kg
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import * as E from "fp-ts/lib/Either.js";
+import type { Array } from "../../core/array.js";
+import { np } from "../../core/np/index.js";
+import { parseObj } from "../../models/meshes/formats.js";
+import type { TriMesh } from "../../models/meshes/types.js";
+import { jit } from "../../transforms/index.js";
+import { estimate, paramsOf, type EstimateResult, type EstimateSettings } from "../estimate.js";
+import { compileRender } from "../objective.js";
+import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
+import { hostCamera, type CalibratedCamera, type CameraSpec } from "../scenes/camera.js";
+import { buildRigidScene, measureTiling, rigidProblem, rigidVertices, RIGID_UNITS, type RigidSceneSpec, type RigidUnknown } from "../scenes/rigid.js";
+import { formatValues, Layout, type Unknown, type Values } from "../unknowns.js";
+import { writeComparison, writeLossCurves } from "./report.js";
+import { probeVideo, readVideo, type VideoFile } from "./video-file.js";
+
+/** A scene file read from disk: validated, with its mesh loaded and paths resolved against the file. */
+export interface LoadedScene {
+  readonly file: VideoSceneFile;
+  readonly path: string | null;
+  readonly mesh: TriMesh | null;
+}
+
+/** Read and validate a scene file; errors name the file and the field. */
+export function loadVideoScene(path: string): LoadedScene {
+  if (!existsSync(path)) throw new Error(`scene: "${path}" does not exist; write a scene file as described in src/sysid/README.md ("The scene file").`);
+  let raw: unknown;
+  try { raw = JSON.parse(readFileSync(path, "utf8")); } catch (e) { throw new Error(`scene: ${path} is not valid JSON (${(e as Error).message}).`); }
+  return resolveScene(raw, path);
+}
+
+/** Validate a parsed scene (paths relative to `path`'s directory, or to the working directory). */
+export function resolveScene(raw: unknown, path: string | null = null): LoadedScene {
+  const parsed = parseVideoScene(raw);
+  if (E.isLeft(parsed)) throw new Error(`scene${path ? ` ${path}` : ""}: ${parsed.left}.`);
+  const file = parsed.right;
+  const at = (p: string) => (isAbsolute(p) || !path ? p : join(dirname(path), p));
+  let mesh: TriMesh | null = null;
+  if ("obj" in file.mesh) {
+    const objPath = at(file.mesh.obj);
+    if (!existsSync(objPath)) throw new Error(`scene: "mesh.obj" names ${objPath}, which does not exist.`);
+    const m = parseObj(readFileSync(objPath, "utf8"));
+    if (E.isLeft(m)) throw new Error(`scene: the mesh ${objPath} cannot be read: ${m.left.map((i) => `line ${i.line}: ${i.message}`).slice(0, 3).join("; ")}.`);
+    mesh = m.right;
+  }
+  const bg = file.background;
+  if (typeof bg === "object" && "image" in bg) {
+    const img = at(bg.image);
+    if (!existsSync(img)) throw new Error(`scene: "background.image" names ${img}, which does not exist.`);
+    return { file: { ...file, background: { image: img } }, path, mesh };
+  }
+  return { file, path, mesh };
+}
+
+/** The camera of a cropped video as calibrated intrinsics of the crop (a field of view refers to the whole frame). */
+function croppedCamera(c: CameraSpec, width: number, height: number, crop: readonly [number, number, number, number] | null): CameraSpec {
+  if (!crop) return c;
+  const h = hostCamera(c, width, height);
+  const [x0, y0, w, hh] = crop;
+  const fx = (h.focal[0] * width) / 2, fy = (h.focal[1] * height) / 2;
+  const cx = (h.center[0] * width) / 2 + (width - 1) / 2, cy = (height - 1) / 2 - (h.center[1] * height) / 2;
+  const R = [h.right, [-h.up[0], -h.up[1], -h.up[2]], h.forward];
+  const t = R.map((r) => -(r[0]! * h.eye[0] + r[1]! * h.eye[1] + r[2]! * h.eye[2])) as unknown as CalibratedCamera["pose"]["t"];
+  return { intrinsics: { fx, fy, cx: cx - x0, cy: cy - y0, width: w, height: hh }, pose: { R, t } };
+}
+
+/** The estimator's resolution for a source crop: a height (width follows the aspect) or [width, height] of the same aspect. */
+function outputSize(resolution: VideoSceneFile["resolution"], cropW: number, cropH: number): [number, number] {
+  const aspect = cropW / cropH;
+  if (typeof resolution === "number") return [Math.max(1, Math.round(resolution * aspect)), resolution];
+  const [w, h] = resolution;
+  if (Math.abs(w / h - aspect) > 0.02 * aspect) {
+    throw new Error(`scene: "resolution" [${w}, ${h}] has aspect ${(w / h).toFixed(3)}, but the video${cropW !== cropH ? " (cropped)" : ""} is ${cropW}×${cropH} (aspect ${aspect.toFixed(3)}); ` +
+      `give a height alone ("resolution": ${h}) or [${Math.round(h * aspect)}, ${h}], or crop the video to that aspect.`);
+  }
+  return [w, h];
+}
+
+/** The background image [H, W, 3] (or colour) behind the object, at the estimator's resolution and crop. */
+function backgroundOf(bg: VideoSceneFile["background"], video: Array, width: number, height: number, crop: readonly [number, number, number, number] | null): RigidSceneSpec["background"] {
+  if (bg === "ground") return "ground";
+  if (globalThis.Array.isArray(bg)) return bg as readonly [number, number, number];
+  if (bg === "first-frame") return np.reshape(np.split(video, [1], 0)[0]!, [height, width, 3]);
+  if (bg === "median") {
+    // Per pixel, the median over the frames: the static background where the object moves through.
+    const d = video.dataSync(), T = video.shape[0]!, n = width * height * 3;
+    const out = new Float32Array(n), column = new Float64Array(T);
+    for (let i = 0; i < n; i++) {
+      for (let t = 0; t < T; t++) column[t] = d[t * n + i]!;
+      column.sort();
+      out[i] = T % 2 ? column[(T - 1) / 2]! : (column[T / 2 - 1]! + column[T / 2]!) / 2;
+    }
+    return np.reshape(np.array(out, { dtype: "float32" }), [height, width, 3]);
+  }
+  // A background plate: a photo of the scene without the object, cropped and resampled like the video.
+  return np.reshape(readVideo((bg as { image: string }).image, { width, height, ...(crop ? { crop } : {}) }).frames, [height, width, 3]);
+}
+
+/**
+ * The soft foreground mask [T, H, W, 1] of a video against its background (an image [H, W, 3] or
+ * a colour): 0 where a pixel matches the background, 1 where it differs by more than 0.15 in some
+ * channel, a ramp between (noise below 0.05 is ignored). A cast shadow darkens the background by
+ * about the same factor in every channel (same chromaticity): such pixels are background, not
+ * object.
+ */
+export function foregroundMask(video: Array, background: RigidSceneSpec["background"]): Array {
+  const [T, H, W] = video.shape as [number, number, number, number];
+  const v = video.dataSync(), n = H * W;
+  const bg = typeof background === "object" && "shape" in (background as object)
+    ? (background as Array).dataSync()
+    : Float32Array.from({ length: 3 * n }, (_, i) => (background as readonly number[])[i % 3]!);
+  const out = new Float32Array(T * n);
+  for (let t = 0; t < T; t++) for (let p = 0; p < n; p++) {
+    let d = 0, rmin = Infinity, rmax = 0;
+    for (let c = 0; c < 3; c++) {
+      const I = v[3 * (t * n + p) + c]!, B = bg[3 * p + c]!;
+      d = Math.max(d, Math.abs(I - B));
+      const r = (I + 0.02) / (B + 0.02);
+      rmin = Math.min(rmin, r); rmax = Math.max(rmax, r);
+    }
+    const shadow = rmin >= 0.25 && rmax <= 0.97 && rmax - rmin < 0.12;
+    out[t * n + p] = shadow ? 0 : Math.min(1, Math.max(0, (d - 0.05) / 0.1));
+  }
+  return np.reshape(np.array(out, { dtype: "float32" }), [T, H, W, 1]);
+}
+
+export interface FitVideoOptions {
+  /** A directory of PNG frames, a .gif, or a video file ffmpeg reads. */
+  readonly video: string;
+  /** A scene file path, or an already parsed scene object. */
+  readonly scene: string | unknown;
+  /** Which unknowns to fit (default: every entry of the scene's "unknowns"). */
+  readonly unknowns?: readonly string[];
+  /** Descent settings (default: Adam 60 steps, then 10 L-BFGS steps; see DEFAULT_VIDEO_FIT). */
+  readonly settings?: Partial<EstimateSettings>;
+  /** Write the report files here (videos, frame strip, loss curve); none when absent. */
+  readonly out?: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface FitVideoResult {
+  readonly video: { readonly path: string; readonly format: VideoFile["source"]["format"]; readonly sourceSize: readonly [number, number]; readonly sourceFrames: number;
+    readonly crop: readonly [number, number, number, number] | null; readonly resolution: readonly [number, number]; readonly framesUsed: number; readonly fps: number; readonly fileFps: number | null };
+  readonly scene: string | null;
+  /** The fitted unknowns, with units. */
+  readonly unknowns: readonly { readonly name: string; readonly unit: string }[];
+  readonly initial: Values;
+  readonly estimate: Values;
+  /** Where the scene gives the truth: it and the relative errors. */
+  readonly truth?: Values;
+  readonly relError?: Values;
+  readonly finalLoss: number;
+  readonly loss: string;
+  readonly iterations: number;
+  readonly fitSeconds: number;
+  readonly files: string[];
+  readonly fit: EstimateResult;
+}
+
+/** Adam with a decaying step in log space, then L-BFGS from its best iterate (what fits the paper's Table 1 objects). */
+export const DEFAULT_VIDEO_FIT: EstimateSettings = { optimizer: "adam", steps: 60, adam: { lr: 0.1, lrEnd: 1e-3, b1: 0.5 }, refine: 10, frames: "every" };
+
+export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
+  const log = o.log ?? ((l: string) => console.error(l));
+  const scene = typeof o.scene === "string" ? loadVideoScene(o.scene) : resolveScene(o.scene);
+  const f = scene.file;
+  const probe = probeVideo(o.video);
+  const [sw, sh] = [probe.width, probe.height];
+  const crop = f.crop;
+  const [cw, ch] = crop ? [crop[2], crop[3]] : [sw, sh];
+  const [width, height] = outputSize(f.resolution, cw, ch);
+  const frames = f.frames ?? probe.frames;
+  if (frames > probe.frames) throw new Error(`scene: "frames" is ${frames}, but ${o.video} has ${probe.frames} frames.`);
+  const video = readVideo(o.video, { width, height, ...(crop ? { crop } : {}), frames });
+  // (GIF stores frame times in hundredths of a second, so 30 fps is written as 33 or 30 ms.)
+  if (video.fps && Math.abs(1000 / video.fps - 1000 / f.fps) > 10) log(`note: the scene file says ${f.fps} fps, the video file ${video.fps.toFixed(2)} fps; using the scene file's.`);
+
+  const names = (o.unknowns ?? Object.keys(f.unknowns)) as string[];
+  if (!names.length) throw new Error(`scene: nothing to estimate; name the unknowns with --unknowns (e.g. mass,mu) or in the scene's "unknowns".`);
+  const known: Record<RigidUnknown, number | undefined> = { mass: f.mass, ke: f.ground?.ke, kd: f.ground?.kd, kf: f.ground?.kf, mu: f.ground?.mu };
+  const unknowns: Unknown[] = names.map((n) => {
+    if (!(n in known)) throw new Error(`--unknowns: "${n}" is not something a rigid scene can estimate; choose from ${Object.keys(known).join(", ")}.`);
+    const k = n as RigidUnknown;
+    const initial = f.unknowns[k]?.initial ?? known[k];
+    if (initial === undefined) throw new Error(`scene: "${k}" is an unknown of the ground contact, but the scene has no "ground"; add "ground": { "ke", "kd", "kf", "mu" } (first guesses).`);
+    return { name: k, transform: "log", unit: RIGID_UNITS[k], prior: f.unknowns[k]?.prior ?? [initial / 4, initial * 4] };
+  });
+  const initial: Values = Object.fromEntries(unknowns.map((u) => [u.name, f.unknowns[u.name as RigidUnknown]?.initial ?? known[u.name as RigidUnknown]!]));
+
+  const spec: RigidSceneSpec = {
+    shape: "obj" in f.mesh ? { mesh: scene.mesh!, name: f.mesh.obj } : f.mesh.shape, scale: f.mesh.scale,
+    mass: f.mass, position: f.initialState.position, rotation: f.initialState.rotation, velocity: f.initialState.velocity, angularVelocity: f.initialState.angularVelocity,
+    impulses: f.impulses, gravity: f.gravity, contact: f.ground, frames, fps: f.fps, substeps: f.substeps,
+    camera: croppedCamera(f.camera, sw, sh, crop), resolution: [width, height],
+    background: backgroundOf(f.background, video.frames, width, height, crop), channels: "rgb",
+  };
+  // Silhouettes: the estimator renders the object's soft coverage and compares it with the video's foreground mask.
+  const silhouette = f.compare === "silhouette";
+  const rigid = buildRigidScene(silhouette ? { ...spec, channels: "alpha" } : spec);
+  const trajectory = jit((p: ReturnType<typeof paramsOf>) => rigidVertices(rigid, p, frames));
+  const problem = rigidProblem(rigid, { tiling: measureTiling(rigid, [trajectory(paramsOf(unknowns, initial))], 4) });
+  const observed = silhouette ? foregroundMask(video.frames, spec.background!) : video.frames;
+  const layout = new Layout(unknowns);
+  log(`video ${o.video}: ${probe.frames} frames of ${sw}×${sh}${crop ? `, cropped to ${cw}×${ch} at (${crop[0]}, ${crop[1]})` : ""}, fitting ${frames} frames at ${width}×${height} ` +
+    `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`);
+  const settings: EstimateSettings = { ...DEFAULT_VIDEO_FIT, ...o.settings };
+  const r = await estimate({ ...problem, observed: { video: observed }, unknowns, initial, method: "pixels", settings: { ...settings, label: settings.label ?? "fit" }, log });
+  const truthGiven = names.every((n) => f.truth[n as RigidUnknown] !== undefined);
+  const truth = truthGiven ? Object.fromEntries(names.map((n) => [n, f.truth[n as RigidUnknown]!])) : undefined;
+  const relError = truth ? Object.fromEntries(names.map((n) => [n, Math.abs((r.estimate[n] as number) - (truth[n] as number)) / (truth[n] as number)])) : undefined;
+  log(`estimate ${formatValues(layout, r.estimate)}${relError ? ` (relative error ${names.map((n) => `${n} ${(relError[n] as number).toExponential(2)}`).join(", ")})` : ""}`);
+  const loss = silhouette ? "silhouette loss (pixelwise MSE against the foreground mask)" : "image loss (pixelwise MSE, RGB in [0, 1])";
+  let files: string[] = [];
+  if (o.out) {
+    // What people look at: the object in colour over the background, whatever the loss compared.
+    const colour = rigidProblem(buildRigidScene(spec));
+    const render = compileRender((v: Array) => colour.render!(v));
+    const videoOf = (v: Values) => render(trajectory(paramsOf(unknowns, v)));
+    files = [
+      ...(await writeComparison(o.out, { truth: video.frames, estimate: videoOf(r.estimate), initial: videoOf(initial) }, f.fps, { composited: true }, { truth: "video" })).files,
+      ...writeLossCurves(o.out, r.losses, r.gradNorms, { title: `fit: ${formatValues(layout, r.estimate)}`, loss }),
+    ];
+  }
+  return {
+    video: { path: o.video, format: video.source.format, sourceSize: [sw, sh], sourceFrames: probe.frames, crop, resolution: [width, height], framesUsed: frames, fps: f.fps, fileFps: video.fps },
+    scene: scene.path, unknowns: unknowns.map((u) => ({ name: u.name, unit: u.unit ?? "" })), initial, estimate: r.estimate,
+    ...(truth ? { truth, relError } : {}), finalLoss: r.finalLoss, loss, iterations: r.steps, fitSeconds: Number(r.seconds.toFixed(2)), files, fit: r,
+  };
+}
