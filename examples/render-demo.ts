@@ -8,7 +8,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { init, np, type Array } from "../src/index.js";
-import { sideBySide, writePng } from "../src/io/image.js";
+import { labelledGrid, writePng } from "../src/io/image.js";
 import { compositeOver } from "../src/io/video.js";
 import { writeGif } from "../src/io/image.js";
 import * as R from "../src/render/index.js";
@@ -57,7 +57,7 @@ const t2 = performance.now();
 // RGB only: both already blend with the background colour (SoftRas through its background term,
 // DIB-R where no face is hit); SoftRas' alpha dips to ≥ 0.75 along interior edges (oracle 7).
 const rgb = (img: Array) => np.split(img, [3], -1)[0]!;
-writePng(`${out}/compare.png`, sideBySide([rgb(dibr), rgb(soft)]));
+writePng(`${out}/compare.png`, labelledGrid([{ label: "", images: [rgb(dibr), rgb(soft)] }], ["DIB-R", "SoftRas"]));
 console.log(`${size}×${size}: DIB-R ${(t1 - t0).toFixed(0)} ms, SoftRas ${(t2 - t1).toFixed(0)} ms → ${out}/dibr.png, softras.png, compare.png`);
 
 const turn: Array[] = [];

@@ -20,7 +20,7 @@ import { CliError } from "./lib/flags.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { densityArray, pngTarget, ringTarget } from "./lib/smoke-target.js";
 import { displayFrames, stripIndices } from "../src/sysid/node.js";
-import { sideBySide, stackRows, writeGif, writePng } from "../src/io/image.js";
+import { labelledGrid, writeGif, writePng } from "../src/io/image.js";
 
 export const SMOKE_SETTINGS = {
   full: { grid: 32, steps: 24, iters: 150, jacobi: 10 },
@@ -113,10 +113,10 @@ async function run(ctx: ExperimentContext): Promise<SmokeResult> {
   writeGif(join(ctx.out, "from-rest.gif"), fromRest, { delayMs: 80 });
   writePng(join(ctx.out, "target.png"), targetImg);
   const pick = stripIndices(optimised.length);
-  // Grey gaps: the smoke is white, like the strips' default background.
-  const grey: [number, number, number, number] = [110, 110, 120, 255];
-  const row = (frames: typeof optimised) => sideBySide([...pick.map((i) => frames[i]!), targetImg], 4, grey);
-  writePng(join(ctx.out, "frames.png"), stackRows([row(optimised), row(fromRest)], 4, grey));
+  const row = (label: string, frames: typeof optimised) => ({ label, images: [...pick.map((i) => frames[i]!), targetImg] });
+  // Grey gaps: the smoke is white.
+  writePng(join(ctx.out, "frames.png"), labelledGrid([row("optimised", optimised), row("from rest", fromRest)], [...pick.map((i) => `frame ${i}`), "target"], "",
+    { background: [190, 190, 200, 255] }));
   return { mode: "scene", grid: n, steps: cfg.steps, runs: [result], meanLossRatio: result.lossRatio,
     files: ["optimised.gif", "from-rest.gif", "target.png", "frames.png", "loss.png", "loss.csv"] };
 }

@@ -122,10 +122,11 @@ function tile(images: readonly (Array | Raster)[], direction: "row" | "column", 
   return { width, height, rgba };
 }
 
-/** A raster holding `text` in the 5×7 font at `scale`, dark on white, `padding` pixels around it. */
-export function textRaster(text: string, scale = 2, padding = 3): Raster {
+/** A raster holding `text` in the 5×7 font at `scale`, dark on `background` (default white), `padding` pixels around it. */
+export function textRaster(text: string, scale = 2, padding = 3, background: Rgba = WHITE): Raster {
   const width = textWidth(text, scale) + 2 * padding, height = GLYPH_HEIGHT * scale + 2 * padding;
-  const rgba = new Uint8ClampedArray(width * height * 4).fill(255);
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < width * height; i++) rgba.set(background, 4 * i);
   rasterizeText(text, padding, padding, scale, (x, y) => { if (x < width && y < height) rgba.set([40, 40, 40, 255], 4 * (y * width + x)); });
   return { width, height, rgba };
 }
@@ -135,25 +136,26 @@ export function textRaster(text: string, scale = 2, padding = 3): Raster {
  * (target, estimate, initial guess) and a label over each column (the frame or its time).
  */
 export function labelledGrid(rows: readonly { readonly label: string; readonly images: readonly (Array | Raster)[] }[], columnLabels: readonly string[],
-  corner = "", gap = 4): Raster {
+  corner = "", o: { gap?: number; background?: Rgba } = {}): Raster {
+  const gap = o.gap ?? 4, bg = o.background ?? WHITE;
   const cells = rows.map((r) => r.images.map(toRaster));
   if (cells.some((c) => c.length !== columnLabels.length)) throw new Error(`labelledGrid: every row needs ${columnLabels.length} images (one per column label).`);
-  const rowLabels = rows.map((r) => textRaster(r.label));
-  const labelWidth = Math.max(textRaster(corner).width, ...rowLabels.map((l) => l.width));
+  const label = (text: string, scale = 2) => textRaster(text, scale, 3, bg);
+  const rowLabels = rows.map((r) => label(r.label));
+  const labelWidth = Math.max(label(corner).width, ...rowLabels.map((l) => l.width));
   const columnWidth = (j: number) => Math.max(...cells.map((c) => c[j]!.width));
   // A column label wider than its column is drawn at half size, so columns stay aligned.
-  const headerCell = (l: string, j: number) => fit(textRaster(l, textRaster(l).width <= columnWidth(j) ? 2 : 1), columnWidth(j), textRaster(l).height);
-  const header = sideBySide([fit(textRaster(corner), labelWidth, 1), ...columnLabels.map(headerCell)], gap);
-  const body = rows.map((_, i) => sideBySide([fit(rowLabels[i]!, labelWidth, cells[i]![0]?.height ?? 0), ...cells[i]!], gap));
-  return stackRows([header, ...body], gap);
+  const headerCell = (l: string, j: number) => fit(label(l, label(l).width <= columnWidth(j) ? 2 : 1), columnWidth(j), label(l).height, bg);
+  const header = sideBySide([fit(label(corner), labelWidth, 1, bg), ...columnLabels.map(headerCell)], gap, bg);
+  const body = rows.map((_, i) => sideBySide([fit(rowLabels[i]!, labelWidth, cells[i]![0]?.height ?? 0, bg), ...cells[i]!], gap, bg));
+  return stackRows([header, ...body], gap, bg);
 }
 
-const blank = (width: number, height: number): Raster => ({ width, height, rgba: new Uint8ClampedArray(width * height * 4).fill(255) });
-
-/** `r` centred on a white canvas of at least width × height (never cropped). */
-function fit(r: Raster, width: number, height: number): Raster {
+/** `r` centred on a canvas of `background` at least width × height (never cropped). */
+function fit(r: Raster, width: number, height: number, background: Rgba): Raster {
   const w = Math.max(width, r.width), h = Math.max(height, r.height);
-  const out = blank(w, h);
+  const out: Raster = { width: w, height: h, rgba: new Uint8ClampedArray(w * h * 4) };
+  for (let i = 0; i < w * h; i++) out.rgba.set(background, 4 * i);
   const x0 = Math.floor((w - r.width) / 2), y0 = Math.floor((h - r.height) / 2);
   for (let y = 0; y < r.height; y++) out.rgba.set(r.rgba.subarray(4 * y * r.width, 4 * (y + 1) * r.width), 4 * ((y0 + y) * w + x0));
   return out;

@@ -24,6 +24,6 @@ export function prefersLogScale(losses: readonly number[]): boolean {
  * decades). Axis titles default to "step" and "loss"; pass what the loss is (and its units).
  */
 export function writeLossCurvePng(path: string, losses: readonly number[], opts: Omit<LinePlotOptions, "logY"> & { logY?: boolean | "auto"; label?: string } = {}): void {
-  const { logY = "auto", label, ...rest } = opts;
-  writeLinePlot(path, [{ y: losses, ...(label ? { label } : {}) }], { xLabel: "step", yLabel: "loss", ...rest, logY: logY === "auto" ? prefersLogScale(losses) : logY });
+  const { logY = "auto", label = "loss", ...rest } = opts;
+  writeLinePlot(path, [{ y: losses, label }], { xLabel: "step", yLabel: "loss", ...rest, logY: logY === "auto" ? prefersLogScale(losses) : logY });
 }
