@@ -77,12 +77,18 @@ describe("jit", () => {
   });
 });
 
+/** The array program's tile binning (the fused kernels bin for themselves: see render-fused tests). */
+const BINNED: Record<"softras" | "dibr", R.RenderOptions> = {
+  softras: { ...OPTS.softras, softras: { ...OPTS.softras.softras, fused: false } },
+  dibr: { ...OPTS.dibr, dibr: { ...OPTS.dibr.dibr, fused: false } },
+};
+
 describe("culling and binning select, they do not change results", () => {
   const mesh = sphere(2); // 320 faces
   const cam = R.perspectiveCamera({ eye: [0.3, 0.4, -2.5], dtype: "float64" });
   const weights = np.reshape(np.array(pseudoRandom(24 * 24 * 4, 3), { dtype: "float64" }), [24, 24, 4]);
   for (const ras of ["softras", "dibr"] as const) {
-    const opts = (extra: Partial<R.RenderOptions>): R.RenderOptions => ({ ...OPTS[ras], width: 24, ...extra });
+    const opts = (extra: Partial<R.RenderOptions>): R.RenderOptions => ({ ...BINNED[ras], width: 24, ...extra });
     it(`${ras}: tiles of 3, 4, 8 (bucketed, auto capacity) equal one dense tile with every face`, () => {
       const dense = R.render(mesh, cam, lights(), undefined, opts({ tile: [24, 24], capacity: 320 }));
       for (const tile of [3, 4, 8]) expect(maxAbsDiff(R.render(mesh, cam, lights(), undefined, opts({ tile })), dense)).toBeLessThan(1e-12);
@@ -110,7 +116,7 @@ describe("culling and binning select, they do not change results", () => {
   for (const ras of ["softras", "dibr"] as const) {
     it(`${ras}: under jit, activeTiles rasterizes only the non-empty tiles — same image and gradients; too few are counted as overflow`, () => {
       const small = R.meshFromData(R.icosphereData(1, 0.25), { dtype: "float64", colors: [0.9, 0.4, 0.2] });
-      const opts = (extra: Partial<R.RenderOptions>): R.RenderOptions => ({ ...OPTS[ras], width: 24, tile: 4, capacity: 80, ...extra });
+      const opts = (extra: Partial<R.RenderOptions>): R.RenderOptions => ({ ...BINNED[ras], width: 24, tile: 4, capacity: 80, ...extra });
       const eager = R.render(small, cam, lights(), undefined, opts({}));
       const overflowAt = (a: number) => jit((v: Array) => R.renderWithInfo({ ...small, vertices: v }, cam, lights(), undefined, opts({ activeTiles: a })).overflow)(small.vertices).item();
       let need = 36, lo = 0; // smallest activeTiles without overflow, by bisection: overflowAt(lo) > 0 or lo = 0

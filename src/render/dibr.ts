@@ -15,7 +15,10 @@ import {
   affineDepth, barycentrics, barycentricsFrom, boundaryDistanceSq, CH, insideInclusive, interpolate, unstack,
 } from "./raster-common.js";
 import { runTiles, setupRaster, slotValues, type ScreenFaces, type TilingOptions } from "./screen.js";
-import type { FaceCulling, Fragment } from "./softras.js";
+import { frontFacing, type FaceCulling, type Fragment } from "./softras.js";
+import { bind } from "../core/trace.js";
+import { dibrGeometryP } from "./fused/dibr-prim.js";
+import { fusedBackend } from "./fused/backend.js";
 
 export interface DibrOptions extends TilingOptions {
   /** 1/δ of the soft silhouette exp(−d²·sigmaInv). Default 7000 (kaolin, gradSim). */
@@ -30,6 +33,8 @@ export interface DibrOptions extends TilingOptions {
   readonly perspectiveCorrect?: boolean;
   /** Feature value of uncovered pixels. Default 0 (kaolin). */
   readonly background?: ArrayLike;
+  /** Rasterize with the fused geometry kernels (fused/dibr-prim.ts) instead of the array program over tiles. Default true. */
+  readonly fused?: boolean;
 }
 
 export interface DibrResult {
@@ -48,6 +53,7 @@ export function dibrRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
   const sigmaInv = opts.sigmaInv ?? 7000, boxLen = opts.boxLen ?? 0.02, knum = opts.knum ?? 30;
   if (!(sigmaInv > 0) || !(boxLen >= 0)) throw new Error(`dibrRasterize: sigmaInv must be > 0 and boxLen ≥ 0, got ${sigmaInv}, ${boxLen}.`);
   const culling = opts.faceCulling ?? "back";
+  if ((opts.fused ?? true) && fusedBackend()) return fusedDibr(faces, attrs, width, height, { sigmaInv, boxLen, knum, culling, background: opts.background, perspectiveCorrect: opts.perspectiveCorrect }, fragment);
   const setup = setupRaster(faces, width, height, boxLen, (g) => np.onesLike(g.valid), opts);
   const coeffs = np.split(setup.geom.packed, [CH.edge], 1)[0]!; // [F, 12] barycentric channels
   const invzAll = np.split(setup.geom.packed, [CH.invz, CH.invz + 3], 1)[1]!; // [F, 3]
@@ -107,4 +113,39 @@ export function dibrRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
   const faceIndex = tilesToImage(grid, outs[1]!);
   const overflow = setup.bins.overflow;
   return { features, alpha, faceIndex, overflow };
+}
+
+/** DIB-R through the fused geometry primitive; shading, interpolation and compositing as above. */
+function fusedDibr(faces: ScreenFaces, attrs: Array | null, width: number, height: number,
+  o: { sigmaInv: number; boxLen: number; knum: number; culling: FaceCulling; background?: ArrayLike; perspectiveCorrect?: boolean }, fragment: Fragment): DibrResult {
+  const { xy, z } = faces;
+  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2) throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
+  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3) throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
+  if (xy.shape[0] === 0) throw new Error("render: no faces to rasterize.");
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new Error(`render: image size must be positive integers, got ${width}×${height}.`);
+  const dtype = xy.dtype === "float64" || z.dtype === "float64" ? "float64" : "float32";
+  const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
+  const front = faces.front ?? frontFacing(fxy);
+  // (knum = Infinity is passed as the largest int32: params must survive JSON, which turns Infinity into null.)
+  const [logT, face, bary] = bind(dibrGeometryP, [fxy, fz, front], {
+    width, height, sigmaInv: o.sigmaInv, boxLen: o.boxLen, knum: Number.isFinite(o.knum) ? o.knum : 2 ** 31 - 1, culling: o.culling,
+  }) as [Array, Array, Array];
+  const covered = np.greaterEqual(face, 0);
+  const alpha = np.where(covered, 1, np.sub(1, np.exp(logT)));
+  const overflow = np.zeros([], { dtype: "int32" });
+  if (!attrs) return { features: null, alpha, faceIndex: face, overflow };
+  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0]) throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
+  const index = np.maximum(face, 0);
+  let weights = unstack(bary, 2); // 3 × [H,W]
+  if (o.perspectiveCorrect) {
+    const invz = unstack(np.take(np.div(1, np.where(np.greater(fz, 0), fz, 1)), index, 0), 2);
+    const q = weights.map((w, k) => np.mul(w, invz[k]!));
+    const safe = np.where(covered, np.add(np.add(q[0]!, q[1]!), q[2]!), 1);
+    weights = q.map((w) => np.div(w, safe));
+  }
+  const corners = unstack(np.take(np.astype(attrs, dtype), index, 0), 2); // 3 × [H,W,D]
+  const frag = fragment(interpolate(weights, corners)); // [H,W,K]
+  const bg = toArray(o.background ?? 0, dtype);
+  const features = np.where(np.expandDims(covered, -1), frag, np.broadcastTo(np.astype(bg, frag.dtype), frag.shape));
+  return { features, alpha, faceIndex: face, overflow };
 }

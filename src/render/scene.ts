@@ -67,7 +67,7 @@ export function renderWithInfo(meshes: Mesh | readonly Mesh[], camera: Camera, l
       { near: camera.near, far: camera.far, ...options.softras, ...tiling, background }, scene.fragment);
     return { image: np.concatenate([r.rgb!, np.expandDims(r.alpha, -1)], -1), overflow: r.overflow, faceIndex: null };
   }
-  const r = dibrRasterize(scene.screen, scene.attrs, width, height, { ...options.dibr, ...tiling, background }, scene.fragment);
+  const r = dibrRasterize(scene.screen, scene.attrs, width, height, { ...options.dibr, ...tiling, background }, scene.fragment ?? ((x) => x));
   return { image: np.concatenate([r.features!, np.expandDims(r.alpha, -1)], -1), overflow: r.overflow, faceIndex: r.faceIndex };
 }
 
@@ -114,7 +114,8 @@ function projectScene(list: readonly Mesh[], camera: Camera, dtype: DType): { xy
 interface Assembled {
   readonly screen: { xy: Array; z: Array; front: Array };
   readonly attrs: Array;
-  readonly fragment: Fragment;
+  /** Absent: the interpolated attributes are the colours. */
+  readonly fragment?: Fragment;
 }
 
 /** Named channel groups of the per-corner attribute vector. */
@@ -211,7 +212,7 @@ function assemble(list: readonly Mesh[], camera: Camera, lights: Lights, materia
   const diffuse = np.concatenate(terms.map((t, i) => bc(t.diffuse, corners[i]!.F)), 0);
   const specular = np.concatenate(terms.map((t, i) => bc(t.specular, corners[i]!.F)), 0);
   if (!anyTexture) {
-    return { screen: { xy, z, front }, attrs: np.add(np.mul(diffuse, cat((c) => c.albedo)), specular), fragment: (x) => x };
+    return { screen: { xy, z, front }, attrs: np.add(np.mul(diffuse, cat((c) => c.albedo)), specular) };
   }
   layout.add("diffuse", diffuse);
   layout.add("specular", specular);

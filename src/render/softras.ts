@@ -13,8 +13,11 @@ import { toArray } from "./camera.js";
 import { tilesToImage } from "./cull.js";
 import {
   barycentrics, boundaryDistanceSq, clipBarycentrics, insideStrict, interpolate, logSigmoid, perspectiveDepth,
-  perspectiveWeights, type FaceGeometry,
+  perspectiveWeights, unstack, type FaceGeometry,
 } from "./raster-common.js";
+import { bind } from "../core/trace.js";
+import { softrasColour, softrasGeometryP } from "./fused/softras-prim.js";
+import { fusedBackend } from "./fused/backend.js";
 import { runTiles, setupRaster, slotCornerAttributes, slotValues, type ScreenFaces, type TilingOptions } from "./screen.js";
 
 export type FaceCulling = "none" | "back" | "front";
@@ -55,6 +58,18 @@ export interface SoftRasOptions extends TilingOptions {
    * derivative, matching finite differences); false reproduces SoftRas' CUDA backward (§2).
    */
   readonly colorBaryGradient?: boolean;
+  /**
+   * Rasterize with the fused geometry kernels (fused/softras-prim.ts: forward and backward as one
+   * primitive each) where they apply — 'euclidean' or 'barycentric' coverage, 'prod' silhouette,
+   * 'softmax' colour — instead of the array program over tiles. Default true.
+   */
+  readonly fused?: boolean;
+  /**
+   * Fused path: faces per pixel that take part in the colour softmax, those of largest weight
+   * D·exp(z̄/γ). Faces beyond it with weight above e⁻⁴⁰ of the largest are counted in `overflow`.
+   * Default 8.
+   */
+  readonly layers?: number;
 }
 
 export interface SoftRasResult {
@@ -88,12 +103,19 @@ export const softRasInclude = (opts: SoftRasOptions) => (_g: FaceGeometry, front
  * null for a silhouette only); fragment maps interpolated attributes to colours (identity by default).
  */
 export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: number, height: number,
-  opts: SoftRasOptions = {}, fragment: Fragment = (a) => a): SoftRasResult {
+  opts: SoftRasOptions = {}, fragmentFn?: Fragment): SoftRasResult {
   const sigma = opts.sigma ?? 1e-5, gamma = opts.gamma ?? 1e-4, distEps = opts.distEps ?? 1e-4, eps = opts.eps ?? 1e-3;
   const near = opts.near ?? 1, far = opts.far ?? 100;
   if (!(sigma > 0) || !(gamma > 0)) throw new Error(`softRasterize: sigma and gamma must be positive, got σ=${sigma}, γ=${gamma}.`);
   if (!(distEps > 0 && distEps < 0.5)) throw new Error(`softRasterize: distEps must be in (0, 0.5), got ${distEps}.`);
   if (!(far > near)) throw new Error(`softRasterize: far (${far}) must exceed near (${near}).`);
+  if (fusedApplies(opts)) {
+    // Colours interpolated as they are (no fragment function): the fully fused, exact kernel.
+    return !fragmentFn && attrs && !opts.perspectiveCorrect
+      ? fusedColourRasterize(faces, attrs, width, height, opts)
+      : fusedSoftRasterize(faces, attrs, width, height, opts, fragmentFn ?? ((a) => a));
+  }
+  const fragment = fragmentFn ?? ((a: Array) => a);
   const distFunc = opts.distFunc ?? "euclidean";
   const culling = opts.faceCulling ?? "none";
   const T = pruneThreshold(distEps);
@@ -143,6 +165,99 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
   });
   const { grid } = setup;
   return { rgb: attrs ? tilesToImage(grid, outs[1]!) : null, alpha: tilesToImage(grid, outs[0]!), overflow: setup.bins.overflow };
+}
+
+/** Whether the fused kernels compute this configuration (and this backend runs them). */
+function fusedApplies(opts: SoftRasOptions): boolean {
+  const distFunc = opts.distFunc ?? "euclidean";
+  return (opts.fused ?? true) && (distFunc === "euclidean" || distFunc === "barycentric") && opts.aggrAlpha !== "hard" && opts.aggrRgb !== "hard"
+    && fusedBackend();
+}
+
+/**
+ * SoftRas through the fused geometry primitive: the silhouette from the log transmittance S over
+ * every face, colour from the K layers of largest softmax weight — the same depth softmax with
+ * the background term as the array program (equal to it when no pixel has more than K faces of
+ * non-negligible weight; `overflow` counts pixels where one was left out).
+ */
+function fusedSoftRasterize(faces: ScreenFaces, attrs: Array | null, width: number, height: number, opts: SoftRasOptions, fragment: Fragment): SoftRasResult {
+  const { xy, z } = faces;
+  checkScreen(xy, z, width, height);
+  const layers = opts.layers ?? 8;
+  if (!(Number.isInteger(layers) && layers >= 1 && layers <= 64)) throw new Error(`softRasterize: layers must be a whole number in [1, 64], got ${layers}.`);
+  const dtype = xy.dtype === "float64" || z.dtype === "float64" ? "float64" : "float32";
+  const gamma = opts.gamma ?? 1e-4, eps = opts.eps ?? 1e-3;
+  const near = opts.near ?? 1, far = opts.far ?? 100;
+  const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
+  const front = faces.front ?? frontFacing(fxy);
+  const [S, face, bary, depth, logD, overflow] = bind(softrasGeometryP, [fxy, fz, front], geometryParams(width, height, opts, layers)) as [Array, Array, Array, Array, Array, Array];
+  const alpha = np.sub(1, np.exp(S!));
+  if (!attrs) return { rgb: null, alpha, overflow };
+  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0]) throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
+  const valid = np.greaterEqual(face, 0); // [H,W,K]
+  const index = np.maximum(face, 0);
+  const zn = np.div(np.sub(far, depth), far - near);
+  const m = np.stopGradient(np.maximum(np.max(np.where(valid, zn, -Infinity), 2, { keepdims: true }), eps)); // [H,W,1]
+  // Empty layers get exponent −inf (exp = 0 with zero slope), so their placeholder values never reach a gradient.
+  const e = np.exp(np.where(valid, np.add(logD, np.div(np.sub(zn, m), gamma)), -Infinity)); // [H,W,K]
+  const eb = np.exp(np.div(np.sub(eps, m), gamma)); // [H,W,1]
+  const wc = unstack(opts.colorBaryGradient === false ? np.stopGradient(bary) : bary, 3); // 3 × [H,W,K]
+  let weights: Array[] = wc;
+  if (opts.perspectiveCorrect) {
+    const invz = unstack(np.take(np.div(1, np.where(np.greater(fz, 0), fz, 1)), index, 0), 3);
+    const q = wc.map((w, k) => np.mul(w, invz[k]!));
+    const sum = np.add(np.add(q[0]!, q[1]!), q[2]!);
+    const safe = np.where(np.greater(np.abs(sum), 1e-12), sum, 1);
+    weights = q.map((w) => np.div(w, safe));
+  }
+  const corners = unstack(np.take(np.astype(attrs, dtype), index, 0), 3); // 3 × [H,W,K,D]
+  const colours = fragment(interpolate(weights, corners)); // [H,W,K,C]
+  const bg = toArray(opts.background ?? 0, dtype);
+  const num = np.add(np.sum(np.mul(np.expandDims(e, -1), colours), 2), np.mul(eb, bg)); // [H,W,C]
+  const rgb = np.div(num, np.add(np.sum(e, 2, { keepdims: true }), eb));
+  return { rgb, alpha, overflow };
+}
+
+/** The fused kernel's geometry parameters for these options. */
+function geometryParams(width: number, height: number, opts: SoftRasOptions, layers: number) {
+  const sigma = opts.sigma ?? 1e-5, distEps = opts.distEps ?? 1e-4;
+  return {
+    width, height, sigma, prune: pruneThreshold(distEps), distFunc: opts.distFunc ?? "euclidean", gamma: opts.gamma ?? 1e-4,
+    near: opts.near ?? 1, far: opts.far ?? 100, layers, margin: softRasMargin(opts), culling: opts.faceCulling ?? "none", cullAlpha: opts.cullAlpha ?? false,
+  } as const;
+}
+
+/**
+ * SoftRas with per-corner colours through the fully fused kernel (softras_colour): the silhouette
+ * and the depth softmax over every face with the background term, exact; differentiable in the
+ * geometry, the colours and the background.
+ */
+function fusedColourRasterize(faces: ScreenFaces, attrs: Array, width: number, height: number, opts: SoftRasOptions): SoftRasResult {
+  const { xy, z } = faces;
+  checkScreen(xy, z, width, height);
+  const dtype = xy.dtype === "float64" || z.dtype === "float64" ? "float64" : "float32";
+  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0]) throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
+  const D = attrs.shape[2]!;
+  const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
+  const bg = np.broadcastTo(toArray(opts.background ?? 0, dtype), [D]);
+  const [rgb, S] = bind(softrasColour.primal, [fxy, fz, faces.front ?? frontFacing(fxy), np.astype(attrs, dtype), bg], {
+    ...geometryParams(width, height, opts, 1), eps: opts.eps ?? 1e-3, channels: D, baryGradient: opts.colorBaryGradient !== false,
+  }) as [Array, Array];
+  return { rgb, alpha: np.sub(1, np.exp(S)), overflow: np.zeros([], { dtype: "int32" }) };
+}
+
+function checkScreen(xy: Array, z: Array, width: number, height: number): void {
+  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2) throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
+  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3) throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
+  if (xy.shape[0] === 0) throw new Error("render: no faces to rasterize.");
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new Error(`render: image size must be positive integers, got ${width}×${height}.`);
+}
+
+/** Front-facing in screen space (SoftRas cameras, CCW-outward meshes): signed area < 0, i.e. A > 0. */
+export function frontFacing(xy: Array): Array {
+  const [v0, v1, v2] = unstack(np.stopGradient(xy), 1) as [Array, Array, Array];
+  const [x0, y0] = unstack(v0, 1) as [Array, Array], [x1, y1] = unstack(v1, 1) as [Array, Array], [x2, y2] = unstack(v2, 1) as [Array, Array];
+  return np.greater(np.sub(np.mul(np.sub(x2, x0), np.sub(y1, y0)), np.mul(np.sub(y2, y0), np.sub(x1, x0))), 0);
 }
 
 /** Depth softmax with the background term, evaluated with a running max m ≥ ε (anchors §1.2 pseudocode). */

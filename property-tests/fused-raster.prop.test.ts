@@ -1,0 +1,156 @@
+/**
+ * The fused rasterizer kernels against the array-program rasterizers they replace: on random
+ * triangle soups (with faces behind the camera, degenerate faces and faces off screen), random
+ * image sizes and options, the images, their vjp (reverse mode) and their jvp (forward mode)
+ * agree — to float64 rounding in float64, to float32 rounding in float32 — for SoftRas and DIB-R,
+ * with a nonlinear fragment (texture lookup) and under vmap and jit.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { jit, jvp, np, render as R, vjp, vmap, type Array } from "../src/index.js";
+
+type DT = "float32" | "float64";
+
+interface Soup {
+  readonly xy: number[]; // F·6
+  readonly z: number[]; // F·3
+  readonly attrs: number[]; // F·3·D
+  readonly F: number;
+  readonly W: number;
+  readonly H: number;
+}
+
+const D = 4;
+
+/** A random soup: mostly on-screen triangles, plus some behind the camera, degenerate or off screen. */
+const soupArb: fc.Arbitrary<Soup> = fc.record({
+  F: fc.integer({ min: 1, max: 7 }),
+  W: fc.integer({ min: 3, max: 14 }),
+  H: fc.integer({ min: 3, max: 14 }),
+  seed: fc.integer({ min: 0, max: 2 ** 30 }),
+}).map(({ F, W, H, seed }) => {
+  let s = seed >>> 0;
+  const u = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
+  const xy: number[] = [], z: number[] = [], attrs: number[] = [];
+  for (let f = 0; f < F; f++) {
+    const kind = u();
+    const cx = -0.8 + 1.6 * u(), cy = -0.8 + 1.6 * u(), r = 0.2 + 0.7 * u();
+    const verts = [0, 1, 2].map(() => [cx + r * (2 * u() - 1), cy + r * (2 * u() - 1)]);
+    if (kind < 0.08) verts[2] = [...verts[1]!]; // degenerate: a repeated vertex
+    if (kind >= 0.08 && kind < 0.14) for (const v of verts) v[0] += 5; // off screen
+    for (const v of verts) xy.push(v[0]!, v[1]!);
+    for (let k = 0; k < 3; k++) z.push(kind >= 0.14 && kind < 0.2 && k === 1 ? -0.5 : 1.5 + 6 * u()); // one vertex behind the camera
+    for (let k = 0; k < 3 * D; k++) attrs.push(u());
+  }
+  return { xy, z, attrs, F, W, H };
+});
+
+const arrays = (s: Soup, dtype: DT) => ({
+  xy: np.reshape(np.array(s.xy, { dtype }), [s.F, 3, 2]),
+  z: np.reshape(np.array(s.z, { dtype }), [s.F, 3]),
+  attrs: np.reshape(np.array(s.attrs, { dtype }), [s.F, 3, D]),
+});
+
+/** A nonlinear fragment: a texture lookup at the first two attributes, times the others. */
+const texture = (dtype: DT) => np.reshape(np.array(globalThis.Array.from({ length: 5 * 6 * 2 }, (_, i) => 0.2 + 0.6 * Math.abs(Math.sin(1.7 * i))), { dtype }), [5, 6, 2]);
+const fragment = (dtype: DT) => (a: Array) => {
+  const [uv, rest] = np.split(a, [2], -1) as [Array, Array];
+  return np.mul(R.sampleBilinear(texture(dtype), uv), rest);
+};
+
+/**
+ * textured: a texture lookup as fragment; otherwise the colours are interpolated as they are,
+ * either with no fragment function (SoftRas: the fully fused colour kernel) or an identity one (the layered kernel).
+ */
+interface Case { readonly ras: "softras" | "dibr"; readonly opts: R.SoftRasOptions & R.DibrOptions; readonly textured: boolean; readonly identityFn: boolean }
+
+const caseArb: fc.Arbitrary<Case> = fc.record({
+  ras: fc.constantFrom("softras" as const, "dibr" as const),
+  textured: fc.boolean(),
+  identityFn: fc.boolean(),
+  sigma: fc.double({ min: 2e-3, max: 2e-2, noNaN: true }),
+  // Sharp (SoftRas' 1e-4 scale) to soft depth softmaxes, where faces and the background blend and their weights' gradients matter.
+  logGamma: fc.double({ min: Math.log(1e-3), max: Math.log(3), noNaN: true }),
+  eps: fc.double({ min: 1e-3, max: 0.5, noNaN: true }),
+  culling: fc.constantFrom("none" as const, "back" as const, "front" as const),
+  cullAlpha: fc.boolean(),
+  distFunc: fc.constantFrom("euclidean" as const, "barycentric" as const),
+  perspectiveCorrect: fc.boolean(),
+  colorBaryGradient: fc.boolean(),
+  sigmaInv: fc.double({ min: 200, max: 3000, noNaN: true }),
+  boxLen: fc.double({ min: 0, max: 0.3, noNaN: true }),
+  knum: fc.constantFrom(1, 2, 30),
+}).map((c) => ({
+  ras: c.ras, textured: c.textured, identityFn: c.identityFn,
+  opts: c.ras === "softras"
+    ? { sigma: c.sigma, gamma: Math.exp(c.logGamma), eps: c.eps, faceCulling: c.culling, cullAlpha: c.cullAlpha, distFunc: c.distFunc, perspectiveCorrect: c.perspectiveCorrect, colorBaryGradient: c.colorBaryGradient, near: 1, far: 10 }
+    : { sigmaInv: c.sigmaInv, boxLen: c.boxLen, knum: c.knum, faceCulling: c.culling, perspectiveCorrect: c.perspectiveCorrect },
+}));
+
+/** The rasterizer's image (colour and alpha) as one array, fused or not. */
+function image(c: Case, s: Soup, dtype: DT, fused: boolean) {
+  const frag = c.textured ? fragment(dtype) : c.identityFn ? (a: Array) => a : undefined;
+  // One background value per colour channel: the textured fragment gives 2, the identity D.
+  const background = c.textured ? [0.2, 0.3] : [0.2, 0.3, 0.4, 0.5];
+  return (xy: Array, z: Array, attrs: Array): Array => {
+    if (c.ras === "softras") {
+      const r = R.softRasterize({ xy, z }, attrs, s.W, s.H, { ...c.opts, background, fused, layers: s.F }, frag);
+      return np.concatenate([r.rgb!, np.expandDims(r.alpha, -1)], -1);
+    }
+    const r = R.dibrRasterize({ xy, z }, attrs, s.W, s.H, { ...c.opts, background, fused }, frag ?? ((a) => a));
+    return np.concatenate([r.features!, np.expandDims(r.alpha, -1)], -1);
+  };
+}
+
+const host = async (a: Array) => globalThis.Array.from(await a.data(), Number);
+const scale = (xs: number[]) => Math.max(1e-3, ...xs.map(Math.abs));
+/** |a − b| ≤ rel·scale elementwise; the scale defaults to b's largest magnitude (float32 rounding is relative to the largest terms). */
+function close(a: number[], b: number[], rel: number, what: string, s = scale(b)) {
+  expect(a.length, what).toBe(b.length);
+  a.forEach((v, i) => expect(Math.abs(v - b[i]!), `${what}[${i}]: fused ${v}, array ${b[i]}`).toBeLessThanOrEqual(rel * s));
+}
+
+/** Deterministic pseudo-random cotangent / tangent values. */
+const noise = (n: number, k: number) => globalThis.Array.from({ length: n }, (_, i) => Math.sin(12.9898 * (i + 1) + 78.233 * k));
+
+describe("fused rasterizers against the array programs", () => {
+  for (const dtype of ["float64", "float32"] as const) {
+    const tol = dtype === "float64" ? 1e-9 : 2e-4;
+    it(`${dtype}: images, vjp and jvp agree on random soups (SoftRas and DIB-R, textures, culling, both distance functions)`, async () => {
+      await fc.assert(fc.asyncProperty(soupArb, caseArb, async (s, c) => {
+        const { xy, z, attrs } = arrays(s, dtype);
+        const fused = image(c, s, dtype, true), ref = image(c, s, dtype, false);
+        close(await host(fused(xy, z, attrs)), await host(ref(xy, z, attrs)), tol, "image");
+        const [outF, backF] = vjp(fused, xy, z, attrs) as [Array, (ct: Array) => Array[]];
+        const [, backR] = vjp(ref, xy, z, attrs) as [Array, (ct: Array) => Array[]];
+        const ct = np.reshape(np.array(noise(outF.size, 1), { dtype }), outF.shape);
+        const gF = await Promise.all(backF(ct).map(host)), gR = await Promise.all(backR(ct).map(host));
+        // One scale for the whole gradient: rounding noise in a small component is relative to the largest ones
+        // (with a sharp depth softmax, γ = 1e-3, float32 rounding in the colour blend is amplified 1000×).
+        const all = scale(gR.flat());
+        for (let i = 0; i < 3; i++) close(gF[i]!, gR[i]!, tol, `vjp ${["xy", "z", "attrs"][i]}`, all);
+        const tangents = [xy, z, attrs].map((a, k) => np.reshape(np.array(noise(a.size, 2 + k), { dtype }), a.shape));
+        const [, tF] = jvp(fused, [xy, z, attrs], tangents) as [Array, Array];
+        const [, tR] = jvp(ref, [xy, z, attrs], tangents) as [Array, Array];
+        close(await host(tF), await host(tR), tol, "jvp");
+      }), { numRuns: dtype === "float64" ? 60 : 25 });
+    }, 300_000);
+  }
+
+  it("vmap over a batch of geometries equals a loop, and jit equals eager", async () => {
+    await fc.assert(fc.asyncProperty(soupArb, caseArb, async (s, c) => {
+      const { xy, z, attrs } = arrays(s, "float64");
+      const f = image(c, s, "float64", true);
+      const shifted = np.stack([xy, np.add(xy, 0.05), np.sub(xy, 0.03)], 0);
+      const batched = await host(vmap((p: Array) => f(p, z, attrs))(shifted));
+      const looped = (await Promise.all([0, 1, 2].map((b) => host(f(np.take(shifted, b, 0), z, attrs))))).flat();
+      close(batched, looped, 1e-12, "vmap");
+      close(await host(jit(f)(xy, z, attrs)), await host(f(xy, z, attrs)), 1e-12, "jit");
+      const loss = (p: Array) => np.sum(np.mul(f(p, z, attrs), 0.5));
+      const [, back] = vjp(loss, xy) as [Array, (ct: Array) => Array[]];
+      const g = back(np.array(1, { dtype: "float64" }))[0]!;
+      const gj = jit((p: Array) => (vjp(loss, p) as [Array, (ct: Array) => Array[]])[1](np.array(1, { dtype: "float64" }))[0]!)(xy);
+      close(await host(gj), await host(g), 1e-12, "jit vjp");
+    }), { numRuns: 15 });
+  }, 300_000);
+});

@@ -1,0 +1,39 @@
+/**
+ * The fused DIB-R geometry as a linearized primitive (linearized.ts):
+ *   dibr_geometry (xy [F,3,2], z [F,3], front bool [F]) → logT [H,W], face int32 [H,W], bary [H,W,3]
+ * differentiable in xy (the depths only choose the visible face); the derivative kernels read `face`.
+ */
+import { ShapedArray } from "../../core/aval.js";
+import type { HostArray } from "../../core/backends/backend.js";
+import { dibrFaceTable, dibrForward, dibrJvp, dibrVjp, type DibrKernelParams } from "./dibr-cpu.js";
+import { defineLinearized } from "./linearized.js";
+import { cast, checkGeometry, host } from "./softras-prim.js";
+
+const table = ([xy, z]: readonly HostArray[], p: DibrKernelParams) => dibrFaceTable(xy!.data, z!.data, xy!.shape[0]!, p);
+
+export const dibrGeometry = defineLinearized<DibrKernelParams>({
+  name: "dibr_geometry",
+  outputs: ([xy, z, front], p) => {
+    const d = checkGeometry("dibr_geometry", xy!, z!, front!);
+    return [new ShapedArray([p.height, p.width], d), new ShapedArray([p.height, p.width], "int32"), new ShapedArray([p.height, p.width, 3], d)];
+  },
+  diffInputs: [0],
+  diffOutputs: [0, 2],
+  aux: [1],
+  forward: (ins, p, out) => {
+    const r = dibrForward(table(ins, p), ins[2]!.data, p);
+    const d = ins[0]!.dtype;
+    return [host(cast(r.logT, d), out[0]!.shape, d), host(r.face, out[1]!.shape, "int32"), host(cast(r.bary, d), out[2]!.shape, d)];
+  },
+  jvp: (ins, [face], [txy], p, out) => {
+    const r = dibrJvp(table(ins, p), ins[2]!.data, face!.data as Int32Array, txy!.data, p);
+    const d = ins[0]!.dtype;
+    return [host(cast(r.logT, d), out[0]!.shape, d), host(cast(r.bary, d), out[1]!.shape, d)];
+  },
+  vjp: (ins, [face], [cT, cB], p) => {
+    const g = dibrVjp(table(ins, p), ins[2]!.data, face!.data as Int32Array, cT!.data, cB!.data, p);
+    const d = ins[0]!.dtype;
+    return [host(cast(g, d), ins[0]!.shape, d)];
+  },
+});
+export const dibrGeometryP = dibrGeometry.primal;

@@ -1,0 +1,135 @@
+/**
+ * Host-side face tables for the fused rasterizer kernels: per face the screen vertices, depths,
+ * twice the signed area, validity and padded bounding box, and a binning of faces into screen
+ * tiles (in face order, so per-pixel loops visit faces in the same order as the array program).
+ *
+ * Geometry conventions are raster-common.ts's: w_k = N_k/A with
+ *   N_k = (px − xa)(yb − ya) − (py − ya)(xb − xa), (a, b) = (v_{k+1}, v_{k+2}),
+ *   A = N_2 at p = v_2 = (x2 − x0)(y1 − y0) − (y2 − y0)(x1 − x0).
+ */
+import { AREA_EPS, EDGE_EPS } from "../raster-common.js";
+
+export interface FaceTable {
+  readonly n: number;
+  /** x0 y0 x1 y1 x2 y2 per face. */
+  readonly xy: Float64Array;
+  /** z0 z1 z2 per face. */
+  readonly z: Float64Array;
+  readonly area: Float64Array;
+  /** Non-degenerate screen area and every vertex in front of the camera. */
+  readonly valid: Uint8Array;
+  /** Bounding box padded by the margin, NDC. */
+  readonly lo: Float64Array;
+  readonly hi: Float64Array;
+  /**
+   * 12 per face: (xa, ya, p_k, q_k) for k = 0, 1, 2 with (a, b) = (v_{k+1}, v_{k+2}), p_k = (yb − ya)/A,
+   * q_k = (xb − xa)/A, so w_k = (px − xa)·p_k − (py − ya)·q_k (0 for degenerate faces).
+   */
+  readonly bary: Float64Array;
+  /** 15 per face: edge e = v_e → v_{e+1} as (ax, ay, dx, dy, 1/|d|² or 0 for a point). */
+  readonly edges: Float64Array;
+  /** 3 per face: |A|/|edge opposite v_k| (the distance to edge k's line is −w_k times it outside), or 0. */
+  readonly height: Float64Array;
+}
+
+export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, margin: number): FaceTable {
+  const fxy = Float64Array.from(xy), fz = Float64Array.from(z);
+  const area = new Float64Array(n), valid = new Uint8Array(n), lo = new Float64Array(2 * n), hi = new Float64Array(2 * n);
+  const bary = new Float64Array(12 * n), edges = new Float64Array(15 * n), height = new Float64Array(3 * n);
+  const vx = [0, 0, 0], vy = [0, 0, 0];
+  for (let f = 0; f < n; f++) {
+    const o = 6 * f;
+    for (let i = 0; i < 3; i++) { vx[i] = fxy[o + 2 * i]!; vy[i] = fxy[o + 2 * i + 1]!; }
+    const A = (vx[2]! - vx[0]!) * (vy[1]! - vy[0]!) - (vy[2]! - vy[0]!) * (vx[1]! - vx[0]!);
+    area[f] = A;
+    const ok = Math.abs(A) > AREA_EPS && fz[3 * f]! > 0 && fz[3 * f + 1]! > 0 && fz[3 * f + 2]! > 0;
+    valid[f] = ok ? 1 : 0;
+    lo[2 * f] = Math.min(vx[0]!, vx[1]!, vx[2]!) - margin; hi[2 * f] = Math.max(vx[0]!, vx[1]!, vx[2]!) + margin;
+    lo[2 * f + 1] = Math.min(vy[0]!, vy[1]!, vy[2]!) - margin; hi[2 * f + 1] = Math.max(vy[0]!, vy[1]!, vy[2]!) + margin;
+    const invA = ok ? 1 / A : 0;
+    for (let k = 0; k < 3; k++) {
+      const a = (k + 1) % 3, b = (k + 2) % 3;
+      const xa = vx[a]!, ya = vy[a]!, xb = vx[b]!, yb = vy[b]!;
+      const ob = 12 * f + 4 * k;
+      bary[ob] = xa; bary[ob + 1] = ya; bary[ob + 2] = (yb - ya) * invA; bary[ob + 3] = (xb - xa) * invA;
+      const dx = vx[a]! - vx[k]!, dy = vy[a]! - vy[k]!, len2 = dx * dx + dy * dy;
+      const oe = 15 * f + 5 * k;
+      edges[oe] = vx[k]!; edges[oe + 1] = vy[k]!; edges[oe + 2] = dx; edges[oe + 3] = dy; edges[oe + 4] = len2 > EDGE_EPS ? 1 / len2 : 0;
+      const opp = Math.sqrt((xb - xa) * (xb - xa) + (yb - ya) * (yb - ya));
+      height[3 * f + k] = ok && opp > 0 ? Math.abs(A) / opp : 0;
+    }
+  }
+  return { n, xy: fxy, z: fz, area, valid, lo, hi, bary, edges, height };
+}
+
+/** NDC centre of pixel column i / row r (row 0 = top), CONVENTIONS.md. */
+export const ndcX = (i: number, W: number): number => (2 * i + 1 - W) / W;
+export const ndcY = (r: number, H: number): number => (H - 2 * r - 1) / H;
+
+/** Faces per 8×8 pixel tile whose padded box overlaps the tile's pixel centres, in face order. */
+export interface TileBins { readonly size: number; readonly nx: number; readonly start: Int32Array; readonly faces: Int32Array }
+
+export function binTiles(t: FaceTable, W: number, H: number, include: (f: number) => boolean, size = 8): TileBins {
+  const nx = Math.ceil(W / size), ny = Math.ceil(H / size), T = nx * ny;
+  const lists: number[][] = Array.from({ length: T }, () => []);
+  for (let f = 0; f < t.n; f++) {
+    if (!include(f)) continue;
+    // Columns whose centre x lies in [lo, hi]: x = (2i + 1 − W)/W ⇒ i = (xW + W − 1)/2.
+    const c0 = Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)), c1 = Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
+    // Rows whose centre y lies in [lo, hi]: y = (H − 2r − 1)/H ⇒ r = (H − 1 − yH)/2.
+    const r0 = Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)), r1 = Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2));
+    if (c0 > c1 || r0 > r1) continue;
+    for (let ty = Math.floor(r0 / size); ty <= Math.floor(r1 / size); ty++) for (let tx = Math.floor(c0 / size); tx <= Math.floor(c1 / size); tx++) lists[ty * nx + tx]!.push(f);
+  }
+  const start = new Int32Array(T + 1);
+  for (let k = 0; k < T; k++) start[k + 1] = start[k]! + lists[k]!.length;
+  const faces = new Int32Array(start[T]!);
+  lists.forEach((l, k) => faces.set(l, start[k]!));
+  return { size, nx, start, faces };
+}
+
+/** Pixel rectangle [c0, c1] × [r0, r1] whose centres lie in face f's padded box (empty when c0 > c1). */
+export function pixelBox(t: FaceTable, f: number, W: number, H: number): [number, number, number, number] {
+  return [
+    Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)), Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2)),
+    Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)), Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2)),
+  ];
+}
+
+/**
+ * Squared distance from p to the boundary of face f (min over its three edges of the
+ * point–segment distance, t clamped to [0, 1]) and where it is attained: out[0] = d², out[1] =
+ * edge (0: v0→v1, 1: v1→v2, 2: v2→v0), out[2] = t, out[3..4] = e = (p − a) − t(b − a).
+ */
+export function boundaryDistance(t: FaceTable, f: number, px: number, py: number, out: Float64Array): void {
+  const E = t.edges, o = 15 * f;
+  let best = Infinity;
+  for (let e = 0; e < 3; e++) {
+    const k = o + 5 * e;
+    const qx = px - E[k]!, qy = py - E[k + 1]!, dx = E[k + 2]!, dy = E[k + 3]!;
+    const tt = Math.min(1, Math.max(0, (qx * dx + qy * dy) * E[k + 4]!));
+    const ex = qx - tt * dx, ey = qy - tt * dy;
+    const d2 = ex * ex + ey * ey;
+    // Strictly smaller: the earliest edge wins ties, as np.minimum folded over edges 0, 1, 2 does.
+    if (d2 < best) { best = d2; out[0] = d2; out[1] = e; out[2] = tt; out[3] = ex; out[4] = ey; }
+  }
+}
+
+/** Screen barycentrics of p for face f into w (from the precomputed coefficients). */
+export function barycentricsAt(t: FaceTable, f: number, px: number, py: number, w: Float64Array): void {
+  const B = t.bary, o = 12 * f;
+  w[0] = (px - B[o]!) * B[o + 2]! - (py - B[o + 1]!) * B[o + 3]!;
+  w[1] = (px - B[o + 4]!) * B[o + 6]! - (py - B[o + 5]!) * B[o + 7]!;
+  w[2] = (px - B[o + 8]!) * B[o + 10]! - (py - B[o + 9]!) * B[o + 11]!;
+}
+
+/**
+ * A lower bound of the squared distance from p to face f's triangle, from its barycentrics: outside
+ * edge k's line the distance is at least −w_k·height_k. Cheap enough to reject far pairs before
+ * the exact point–segment distances.
+ */
+export function distanceLowerBound2(t: FaceTable, f: number, w: Float64Array): number {
+  const h = t.height, o = 3 * f;
+  const d = Math.max(-w[0]! * h[o]!, -w[1]! * h[o + 1]!, -w[2]! * h[o + 2]!, 0);
+  return d * d;
+}

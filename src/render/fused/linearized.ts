@@ -1,0 +1,126 @@
+/**
+ * A nonlinear primitive with hand-written forward, tangent and adjoint kernels, as three
+ * registry entries (reverse mode = linearize + transpose, as everywhere else):
+ *   name        inputs → outputs
+ *   name_jvp    (inputs, aux outputs, tangents of the differentiable inputs) → tangents of the differentiable outputs
+ *   name_vjp    (inputs, aux outputs, cotangents of the differentiable outputs) → cotangents of the differentiable inputs
+ * `aux` outputs (e.g. which face is visible) are what the derivative kernels need from the forward
+ * pass; integer outputs get zero tangents. name_jvp and name_vjp are linear in their last
+ * operands and each other's transposes, so forward-over-reverse works. Their derivatives with
+ * respect to the primal inputs (second derivatives) are refused with a clear error. Batching
+ * loops over the batch.
+ */
+import type { Array } from "../../core/array.js";
+import { ShapedArray } from "../../core/aval.js";
+import type { HostArray } from "../../core/backends/backend.js";
+import { scalar } from "../../core/constants.js";
+import { definePrimitive, type Primitive } from "../../core/primitive.js";
+import { broadcastTo, vmapByLoop } from "../../core/prims/movement.js";
+import { isUndef, isZero, Zero, type Tangent } from "../../core/tangent.js";
+import { bind } from "../../core/trace.js";
+
+export interface LinearizedSpec<P> {
+  readonly name: string;
+  /** Output avals for the inputs' avals (also validates them). */
+  outputs(inputs: readonly ShapedArray[], params: P): ShapedArray[];
+  /** Indices of the differentiable inputs and outputs, and of the outputs the derivative kernels read. */
+  readonly diffInputs: readonly number[];
+  readonly diffOutputs: readonly number[];
+  readonly aux: readonly number[];
+  forward(inputs: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
+  /** Tangents of the differentiable outputs for tangents of the differentiable inputs. */
+  jvp(inputs: readonly HostArray[], aux: readonly HostArray[], tangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
+  /** Cotangents of the differentiable inputs for cotangents of the differentiable outputs. */
+  vjp(inputs: readonly HostArray[], aux: readonly HostArray[], cotangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
+}
+
+const zerosOf = (a: ShapedArray): Array => broadcastTo(scalar(0, a.dtype), a.shape);
+const strong = (a: ShapedArray) => new ShapedArray(a.shape, a.dtype);
+
+export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P>; jvp: Primitive<P>; vjp: Primitive<P> } {
+  const nIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffOutputs.length; // for the vjp prim's layout
+  const secondOrder = (which: string) => new Error(`${which}: derivatives of the fused rasterizer's gradient with respect to the geometry ` +
+    "(second derivatives through rasterization) are not implemented; render with { fused: false } for those.");
+  const inst = (t: Tangent, like: ShapedArray): Array => (isZero(t) ? zerosOf(like) : t);
+
+  const primal: Primitive<P> = definePrimitive<P>({
+    name: s.name,
+    shape: (avals, p) => s.outputs(avals, p).map(strong),
+    impl: (inputs, p, out) => s.forward(inputs, p, out),
+    jvp: (primals, tangents, p) => {
+      const outs = bind(primal, primals, p);
+      const zeros = outs.map((o) => new Zero(o.aval.strong()));
+      if (s.diffInputs.every((i) => isZero(tangents[i]))) return [outs, zeros];
+      const tOut = bind(jvpP, [...primals, ...s.aux.map((i) => outs[i]!), ...s.diffInputs.map((i) => inst(tangents[i]!, primals[i]!.aval))], p);
+      const result: Tangent[] = [...zeros];
+      s.diffOutputs.forEach((o, k) => { result[o] = tOut[k]!; });
+      return [outs, result];
+    },
+    vmap: (args, dims, p, n) => vmapByLoop(primal, args, dims, p, n),
+  });
+
+  /** Avals of the primal's outputs for the primal inputs at the front of a derivative primitive's operands. */
+  const primalOuts = (avals: readonly ShapedArray[], p: P, inputs: number) => s.outputs(avals.slice(0, inputs), p);
+
+  const jvpP: Primitive<P> = definePrimitive<P>({
+    name: `${s.name}_jvp`,
+    shape: (avals, p) => {
+      const inputs = avals.length - s.aux.length - s.diffInputs.length;
+      const outs = primalOuts(avals, p, inputs);
+      return s.diffOutputs.map((o) => strong(outs[o]!));
+    },
+    impl: (args, p, out) => {
+      const inputs = args.length - s.aux.length - s.diffInputs.length;
+      return s.jvp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
+    },
+    jvp: (args, tans, p) => {
+      const inputs = args.length - s.aux.length - s.diffInputs.length;
+      if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(`${s.name}_jvp`);
+      const outs = bind(jvpP, args, p);
+      const lin = tans.slice(inputs + s.aux.length);
+      if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
+      // Linear in the tangents: the output's tangent is the same map of their tangents.
+      return [outs, bind(jvpP, [...args.slice(0, inputs + s.aux.length), ...lin.map((t, k) => inst(t, args[inputs + s.aux.length + k]!.aval))], p)];
+    },
+    transpose: (cts, args, p) => {
+      const inputs = args.length - s.aux.length - s.diffInputs.length;
+      const known = args.slice(0, inputs + s.aux.length);
+      if (known.some(isUndef)) throw new Error(`internal: ${s.name}_jvp is linear only in its tangents.`);
+      const outAvals = primalOuts(known.slice(0, inputs).map((a) => (a as Array).aval), p, inputs);
+      const ct = cts.map((c, k) => inst(c, strong(outAvals[s.diffOutputs[k]!]!)));
+      const g = bind(vjpP, [...(known as Array[]), ...ct], p);
+      return [...known.map(() => null), ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? g[k]! : null))];
+    },
+    vmap: (args, dims, p, n) => vmapByLoop(jvpP, args, dims, p, n),
+  });
+
+  const vjpP: Primitive<P> = definePrimitive<P>({
+    name: `${s.name}_vjp`,
+    shape: (avals) => {
+      const inputs = nIn(avals);
+      return s.diffInputs.map((i) => strong(avals.slice(0, inputs)[i]!));
+    },
+    impl: (args, p, out) => {
+      const inputs = nIn(args);
+      return s.vjp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
+    },
+    jvp: (args, tans, p) => {
+      const inputs = nIn(args);
+      if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(`${s.name}_vjp`);
+      const outs = bind(vjpP, args, p);
+      const lin = tans.slice(inputs + s.aux.length);
+      if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
+      return [outs, bind(vjpP, [...args.slice(0, inputs + s.aux.length), ...lin.map((t, k) => inst(t, args[inputs + s.aux.length + k]!.aval))], p)];
+    },
+    transpose: (cts, args, p) => {
+      const inputs = nIn(args);
+      const known = args.slice(0, inputs + s.aux.length) as Array[];
+      const ct = cts.map((c, k) => inst(c, strong(known[s.diffInputs[k]!]!.aval)));
+      const t = bind(jvpP, [...known, ...ct], p);
+      return [...known.map(() => null), ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? t[k]! : null))];
+    },
+    vmap: (args, dims, p, n) => vmapByLoop(vjpP, args, dims, p, n),
+  });
+
+  return { primal, jvp: jvpP, vjp: vjpP };
+}

@@ -1,0 +1,191 @@
+/**
+ * SoftRas with per-corner colours (no fragment function: flat or Gouraud shading, colours
+ * interpolated), fused end to end and exact over every face (render-anchors.md §1.2):
+ *   S   = Σ_j log(1 − D_j)                                              → alpha = 1 − exp(S)
+ *   rgb = (Σ_j e_j c_j + e_b bg) / (Σ_j e_j + e_b),  e_j = D_j exp(z̄_j/γ), e_b = exp(ε/γ),
+ *   c_j = Σ_k w̃_jk A_jk (clipped barycentrics of face j at the pixel, its corner colours A_j),
+ * the softmax accumulated online per pixel (running maximum M of the exponents, normaliser Z).
+ * Differentiable in the vertices, depths, corner colours and background. Forward, jvp, and vjp
+ * (per face over its padded box; the background's cotangent over pixels): deterministic.
+ */
+import type { TypedArray } from "../../core/dtype.js";
+import { ndcX, ndcY, pixelBox, type FaceTable } from "./faces.js";
+import {
+  baryJacobians, binsOf, colourGeometry, distanceJacobian, layerAdjoint, layerTangent, logSigmoid, Pair, pair, sigmoid,
+  type FaceMasks, type SoftRasKernelParams,
+} from "./softras-pair.js";
+
+export interface SoftRasColourParams extends SoftRasKernelParams {
+  /** ε: normalised depth of the background term. */
+  readonly eps: number;
+  /** Colour channels D. */
+  readonly channels: number;
+  /** Let gradients flow through the barycentrics that interpolate colours (false: SoftRas' CUDA backward). */
+  readonly baryGradient: boolean;
+}
+
+export interface SoftRasColourOutputs {
+  /** [H·W·D] colour. */
+  readonly rgb: TypedArray;
+  /** [H·W] log transmittance. */
+  readonly S: TypedArray;
+  /** [H·W] the softmax's maximum exponent M and normaliser Z = Σ exp(u − M) (background included): what the derivatives need. */
+  readonly M: TypedArray;
+  readonly Z: TypedArray;
+}
+
+/** The face's colour at the pixel (c_d = Σ_k w̃_k A_kd) into c; needs colourGeometry first. */
+function faceColour(pr: Pair, A: ArrayLike<number>, f: number, D: number, c: Float64Array): void {
+  const o = 3 * D * f, wc = pr.wc;
+  for (let d = 0; d < D; d++) c[d] = wc[0]! * A[o + d]! + wc[1]! * A[o + D + d]! + wc[2]! * A[o + 2 * D + d]!;
+}
+
+/** Softmax exponent u = log D + z̄/γ of a colourable pair at `depth`. */
+const exponent = (ld: number, depth: number, p: SoftRasColourParams) => ld + (p.far - depth) / (p.far - p.near) / p.gamma;
+
+export function softrasColourForward(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, bg: ArrayLike<number>, p: SoftRasColourParams, out: SoftRasColourOutputs): void {
+  const { width: W, height: H, channels: D } = p;
+  const bins = binsOf(t, masks, p);
+  const pr = new Pair(), c = new Float64Array(D), num = new Float64Array(D);
+  const ub = p.eps / p.gamma;
+  for (let r = 0; r < H; r++) for (let col = 0; col < W; col++) {
+    const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
+    const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
+    let s = 0, M = ub, Z = 1;
+    for (let d = 0; d < D; d++) num[d] = bg[d]!;
+    for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
+      const f = bins.faces[i]!;
+      if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
+      pair(t, f, px, py, p, pr);
+      if (!pr.keep) continue;
+      const ld = logSigmoid(pr.x);
+      s += ld - pr.x;
+      if (!masks.colour[f]) continue;
+      const z = colourGeometry(t, f, pr);
+      if (!(z >= p.near && z <= p.far)) continue;
+      const u = exponent(ld, z, p);
+      faceColour(pr, A, f, D, c);
+      if (u > M) {
+        const scale = Math.exp(M - u);
+        Z = Z * scale + 1;
+        for (let d = 0; d < D; d++) num[d] = num[d]! * scale + c[d]!;
+        M = u;
+      } else {
+        const e = Math.exp(u - M);
+        Z += e;
+        for (let d = 0; d < D; d++) num[d] += e * c[d]!;
+      }
+    }
+    out.S[pix] = s; out.M[pix] = M; out.Z[pix] = Z;
+    for (let d = 0; d < D; d++) out.rgb[pix * D + d] = num[d]! / Z;
+  }
+}
+
+/** Tangents of rgb and S (into out) for tangents of the vertices, depths, corner colours and background. */
+export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, aux: { rgb: ArrayLike<number>; M: ArrayLike<number>; Z: ArrayLike<number> },
+  tan: { xy: ArrayLike<number>; z: ArrayLike<number>; A: ArrayLike<number>; bg: ArrayLike<number> }, p: SoftRasColourParams, out: { rgb: TypedArray; S: TypedArray }): void {
+  const { width: W, height: H, channels: D } = p;
+  const bins = binsOf(t, masks, p);
+  const pr = new Pair(), jd = pr.jd, jw = pr.jw, dw = pr.dw, c = new Float64Array(D), drgb = new Float64Array(D);
+  const ub = p.eps / p.gamma, spanInv = 1 / ((p.far - p.near) * p.gamma);
+  for (let r = 0; r < H; r++) for (let col = 0; col < W; col++) {
+    const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
+    const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
+    const M = aux.M[pix]!, Z = aux.Z[pix]!;
+    let ds = 0;
+    const eb = Math.exp(ub - M) / Z;
+    for (let d = 0; d < D; d++) drgb[d] = eb * tan.bg[d]!;
+    for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
+      const f = bins.faces[i]!;
+      if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
+      pair(t, f, px, py, p, pr);
+      if (!pr.keep) continue;
+      const o = 6 * f;
+      const colourable = masks.colour[f] === 1;
+      const z = colourable ? colourGeometry(t, f, pr) : 0;
+      const colours = colourable && z >= p.near && z <= p.far;
+      if (colours || p.distFunc === "barycentric") baryJacobians(t, f, px, py, pr);
+      distanceJacobian(pr, p);
+      let dd = 0;
+      for (let k = 0; k < 6; k++) dd += jd[k]! * tan.xy[o + k]!;
+      const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) / p.sigma;
+      ds -= sigmoid(pr.x) * dx;
+      if (!colours) continue;
+      const ld = logSigmoid(pr.x);
+      const e = Math.exp(exponent(ld, z, p) - M) / Z;
+      for (let k = 0; k < 3; k++) { let v = 0; for (let m = 0; m < 6; m++) v += jw[6 * k + m]! * tan.xy[o + m]!; dw[k] = v; }
+      const dDepth = layerTangent(t, f, pr, tan.z[3 * f]!, tan.z[3 * f + 1]!, tan.z[3 * f + 2]!);
+      const du = sigmoid(-pr.x) * dx - dDepth * spanInv;
+      faceColour(pr, A, f, D, c);
+      const oa = 3 * D * f, wc = pr.wc, dwc = pr.dwc, bg = p.baryGradient;
+      for (let d = 0; d < D; d++) {
+        let dc = wc[0]! * tan.A[oa + d]! + wc[1]! * tan.A[oa + D + d]! + wc[2]! * tan.A[oa + 2 * D + d]!;
+        if (bg) dc += dwc[0]! * A[oa + d]! + dwc[1]! * A[oa + D + d]! + dwc[2]! * A[oa + 2 * D + d]!;
+        drgb[d] += e * (dc + du * (c[d]! - aux.rgb[pix * D + d]!));
+      }
+    }
+    out.S[pix] = ds;
+    for (let d = 0; d < D; d++) out.rgb[pix * D + d] = drgb[d]!;
+  }
+}
+
+/** Cotangents of the vertices, depths, corner colours and background for cotangents of rgb and S. */
+export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, aux: { rgb: ArrayLike<number>; M: ArrayLike<number>; Z: ArrayLike<number> },
+  ct: { rgb: ArrayLike<number>; S: ArrayLike<number> }, p: SoftRasColourParams, out: { xy: TypedArray; z: TypedArray; A: TypedArray; bg: TypedArray }): void {
+  const { width: W, height: H, channels: D } = p;
+  out.xy.fill(0); out.z.fill(0); out.A.fill(0); out.bg.fill(0);
+  const pr = new Pair(), jd = pr.jd, jw = pr.jw, c = new Float64Array(D);
+  const g = new Float64Array(6), gz = new Float64Array(3), gA = new Float64Array(3 * D), gbg = new Float64Array(D);
+  const ub = p.eps / p.gamma, spanInv = 1 / ((p.far - p.near) * p.gamma);
+  // The background's share e_b at every pixel.
+  for (let pix = 0; pix < W * H; pix++) {
+    const eb = Math.exp(ub - aux.M[pix]!) / aux.Z[pix]!;
+    for (let d = 0; d < D; d++) gbg[d] += eb * ct.rgb[pix * D + d]!;
+  }
+  for (let d = 0; d < D; d++) out.bg[d] = gbg[d]!;
+  for (let f = 0; f < t.n; f++) {
+    if (!t.valid[f] || !masks.include[f]) continue;
+    const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
+    g.fill(0); gz.fill(0); gA.fill(0);
+    const oa = 3 * D * f;
+    for (let r = r0; r <= r1; r++) for (let col = c0; col <= c1; col++) {
+      const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
+      pair(t, f, px, py, p, pr);
+      if (!pr.keep) continue;
+      let gx = -ct.S[pix]! * sigmoid(pr.x);
+      const colourable = masks.colour[f] === 1;
+      const z = colourable ? colourGeometry(t, f, pr) : 0;
+      const colours = colourable && z >= p.near && z <= p.far;
+      if (colours || p.distFunc === "barycentric") baryJacobians(t, f, px, py, pr);
+      if (colours) {
+        const ld = logSigmoid(pr.x);
+        const e = Math.exp(exponent(ld, z, p) - aux.M[pix]!) / aux.Z[pix]!;
+        faceColour(pr, A, f, D, c);
+        // ∂rgb/∂u = e (c − rgb); ∂rgb/∂c = e.
+        let gu = 0, gw0 = 0, gw1 = 0, gw2 = 0;
+        const wc = pr.wc;
+        for (let d = 0; d < D; d++) {
+          const cd = ct.rgb[pix * D + d]!, gc = e * cd;
+          gu += cd * e * (c[d]! - aux.rgb[pix * D + d]!);
+          gA[d] += gc * wc[0]!; gA[D + d] += gc * wc[1]!; gA[2 * D + d] += gc * wc[2]!;
+          gw0 += gc * A[oa + d]!; gw1 += gc * A[oa + D + d]!; gw2 += gc * A[oa + 2 * D + d]!;
+        }
+        if (!p.baryGradient) { gw0 = 0; gw1 = 0; gw2 = 0; }
+        gx += gu * sigmoid(-pr.x);
+        layerAdjoint(t, f, pr, gw0, gw1, gw2, -gu * spanInv);
+        gz[0] += pr.gz[0]!; gz[1] += pr.gz[1]!; gz[2] += pr.gz[2]!;
+        for (let k = 0; k < 3; k++) {
+          const gwk = pr.gw[k]!;
+          if (gwk !== 0) for (let m = 0; m < 6; m++) g[m] += gwk * jw[6 * k + m]!;
+        }
+      }
+      if (gx === 0) continue;
+      const gd = (p.distFunc === "euclidean" && !pr.inside ? -gx : gx) / p.sigma;
+      distanceJacobian(pr, p);
+      for (let m = 0; m < 6; m++) g[m] += gd * jd[m]!;
+    }
+    for (let m = 0; m < 6; m++) out.xy[6 * f + m] = g[m]!;
+    out.z[3 * f] = gz[0]!; out.z[3 * f + 1] = gz[1]!; out.z[3 * f + 2] = gz[2]!;
+    for (let i = 0; i < 3 * D; i++) out.A[oa + i] = gA[i]!;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The per pixel–face computation shared by the fused SoftRas kernels (render-anchors.md §1.2):
+ * coverage x = δ·d²/σ or m|m|/σ and whether the pair is kept, the clipped barycentrics and
+ * perspective depth a face colours a pixel with, and their derivatives written out by hand:
+ * ∂w_k/∂vertices, ∂(d² or m|m|)/∂vertices (the envelope gradient of the clamped point–segment
+ * distance), and the tangent and adjoint maps of (w̃, depth) given those of w and the depths.
+ * Arithmetic is float64; nothing allocates per pair.
+ */
+import { barycentricsAt, binTiles, boundaryDistance, distanceLowerBound2, faceTable, type FaceTable, type TileBins } from "./faces.js";
+
+export interface SoftRasKernelParams {
+  readonly width: number;
+  readonly height: number;
+  readonly sigma: number;
+  /** Prune threshold T = ln(1/distEps − 1). */
+  readonly prune: number;
+  readonly distFunc: "euclidean" | "barycentric";
+  readonly gamma: number;
+  readonly near: number;
+  readonly far: number;
+  /** Colour layers kept per pixel. */
+  readonly layers: number;
+  /** Box padding of faces, NDC (see softRasMargin). */
+  readonly margin: number;
+}
+
+/** Per-face masks: which faces shape the silhouette (`include`) and which may colour a pixel (`colour`). */
+export interface FaceMasks { readonly include: Uint8Array; readonly colour: Uint8Array }
+
+/** Everything a kept pair needs downstream, filled by `pair`, and reused temporaries. */
+export class Pair {
+  keep = false; inside = false;
+  x = 0;
+  readonly w = new Float64Array(3);
+  /** boundaryDistance's outputs: d², edge, t, e. */
+  readonly dist = new Float64Array(5);
+  /** Barycentric distance function: which w_k is the minimum. */
+  minK = 0;
+  // Temporaries of the colour geometry and the derivative code.
+  readonly wc = new Float64Array(3);
+  readonly c = new Float64Array(3);
+  s = 0; sum = 0; q = 0;
+  readonly jd = new Float64Array(6);
+  readonly jw = new Float64Array(18);
+  readonly dw = new Float64Array(3);
+  readonly dwc = new Float64Array(3);
+  readonly gw = new Float64Array(3);
+  readonly gz = new Float64Array(3);
+}
+
+/** Evaluate pixel p against face f into `out`. */
+export function pair(t: FaceTable, f: number, px: number, py: number, p: SoftRasKernelParams, out: Pair): void {
+  out.keep = false;
+  if (!t.valid[f]) return;
+  const w = out.w;
+  barycentricsAt(t, f, px, py, w);
+  out.inside = w[0]! > 0 && w[1]! > 0 && w[2]! > 0;
+  if (p.distFunc === "euclidean") {
+    // Far outside: pruned without the exact distance (d² ≥ bound ≥ Tσ ⇒ x ≤ −T).
+    if (!out.inside && distanceLowerBound2(t, f, w) > p.prune * p.sigma * (1 + 1e-9)) return;
+    boundaryDistance(t, f, px, py, out.dist);
+    out.x = (out.inside ? out.dist[0]! : -out.dist[0]!) / p.sigma;
+  } else {
+    const k = w[0]! <= w[1]! ? (w[0]! <= w[2]! ? 0 : 2) : (w[1]! <= w[2]! ? 1 : 2);
+    out.minK = k;
+    out.x = (w[k]! * Math.abs(w[k]!)) / p.sigma;
+  }
+  out.keep = out.inside || out.x > -p.prune;
+}
+
+/** log σ(x), stable for either sign. */
+export function logSigmoid(x: number): number { return x > 0 ? -Math.log1p(Math.exp(-x)) : x - Math.log1p(Math.exp(x)); }
+export function sigmoid(x: number): number { if (x >= 0) return 1 / (1 + Math.exp(-x)); const e = Math.exp(x); return e / (1 + e); }
+
+/** Clipped barycentrics and perspective depth of a pair: returns the depth; fills pr.wc, pr.c (clipped), pr.s (sum guard), pr.sum, pr.q. */
+export function colourGeometry(t: FaceTable, f: number, pr: Pair): number {
+  const w = pr.w, c = pr.c, wc = pr.wc;
+  c[0] = Math.min(1, Math.max(0, w[0]!)); c[1] = Math.min(1, Math.max(0, w[1]!)); c[2] = Math.min(1, Math.max(0, w[2]!));
+  const sum = c[0] + c[1] + c[2], s = Math.max(sum, 1e-5);
+  wc[0] = c[0] / s; wc[1] = c[1] / s; wc[2] = c[2] / s;
+  pr.sum = sum; pr.s = s;
+  pr.q = wc[0] / t.z[3 * f]! + wc[1] / t.z[3 * f + 1]! + wc[2] / t.z[3 * f + 2]!;
+  return 1 / Math.max(pr.q, 1e-12);
+}
+
+export function faceTableFor(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, p: SoftRasKernelParams): FaceTable {
+  return faceTable(xy, z, n, p.margin);
+}
+
+export const binsOf = (t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams): TileBins => binTiles(t, p.width, p.height, (f) => !!(t.valid[f] && masks.include[f]), TILE);
+/** Pixels per tile side: small tiles test fewer faces per pixel (measured on a 1,280-face sphere: 4 beats 8 at 64² and 256²). */
+const TILE = 4;
+
+/**
+ * ∂w_k/∂(x0 y0 x1 y1 x2 y2) for k = 0, 1, 2 into pr.jw[6k + i]: w_k = N_k/A, ∂w_k = (∂N_k − w_k ∂A)/A,
+ * with ∂N/∂xa = py − yb, ∂N/∂ya = xb − px, ∂N/∂xb = ya − py, ∂N/∂yb = px − xa, and A = N_2 at p = v2.
+ */
+export function baryJacobians(t: FaceTable, f: number, px: number, py: number, pr: Pair): void {
+  const o = 6 * f, x = t.xy, A = t.area[f]!, w = pr.w, j = pr.jw;
+  const x0 = x[o]!, y0 = x[o + 1]!, x1 = x[o + 2]!, y1 = x[o + 3]!, x2 = x[o + 4]!, y2 = x[o + 5]!;
+  // ∂A: x0 → y2 − y1, y0 → x1 − x2, x1 → y0 − y2, y1 → x2 − x0, x2 → y1 − y0, y2 → x0 − x1.
+  const dA0 = y2 - y1, dA1 = x1 - x2, dA2 = y0 - y2, dA3 = x2 - x0, dA4 = y1 - y0, dA5 = x0 - x1;
+  j.fill(0);
+  for (let k = 0; k < 3; k++) {
+    const a = (k + 1) % 3, b = (k + 2) % 3, o6 = 6 * k;
+    const xa = x[o + 2 * a]!, ya = x[o + 2 * a + 1]!, xb = x[o + 2 * b]!, yb = x[o + 2 * b + 1]!;
+    j[o6 + 2 * a] = py - yb; j[o6 + 2 * a + 1] = xb - px;
+    j[o6 + 2 * b] = ya - py; j[o6 + 2 * b + 1] = px - xa;
+    const wk = w[k]!;
+    j[o6] = (j[o6]! - wk * dA0) / A; j[o6 + 1] = (j[o6 + 1]! - wk * dA1) / A;
+    j[o6 + 2] = (j[o6 + 2]! - wk * dA2) / A; j[o6 + 3] = (j[o6 + 3]! - wk * dA3) / A;
+    j[o6 + 4] = (j[o6 + 4]! - wk * dA4) / A; j[o6 + 5] = (j[o6 + 5]! - wk * dA5) / A;
+  }
+}
+
+/**
+ * ∂(d² or m|m|)/∂(x0 y0 x1 y1 x2 y2) of a kept pair into pr.jd: for d² the envelope gradient of
+ * the clamped point–segment distance, ∂d²/∂a = −2e(1 − t), ∂d²/∂b = −2e·t; for m|m| (m = w_k),
+ * 2|m|·∂w_k. Needs baryJacobians first for the barycentric distance function.
+ */
+export function distanceJacobian(pr: Pair, p: SoftRasKernelParams): void {
+  const j = pr.jd;
+  j.fill(0);
+  if (p.distFunc === "euclidean") {
+    const e = pr.dist[1]!, tt = pr.dist[2]!, ex = pr.dist[3]!, ey = pr.dist[4]!;
+    const a = e, b = (e + 1) % 3;
+    j[2 * a] = -2 * ex * (1 - tt); j[2 * a + 1] = -2 * ey * (1 - tt);
+    j[2 * b] += -2 * ex * tt; j[2 * b + 1] += -2 * ey * tt;
+    return;
+  }
+  const k = pr.minK, m2 = 2 * Math.abs(pr.w[k]!);
+  for (let i = 0; i < 6; i++) j[i] = m2 * pr.jw[6 * k + i]!;
+}
+
+/** Cotangents of a layer's w̃ and depth pulled back to w (pr.gw) and the vertex depths (pr.gz). Needs colourGeometry first. */
+export function layerAdjoint(t: FaceTable, f: number, pr: Pair, gwc0: number, gwc1: number, gwc2: number, gDepth: number): void {
+  const q = pr.q, s = pr.s, c = pr.c, wc = pr.wc;
+  const gq = q > 1e-12 ? -gDepth / (q * q) : 0;
+  const iz0 = 1 / t.z[3 * f]!, iz1 = 1 / t.z[3 * f + 1]!, iz2 = 1 / t.z[3 * f + 2]!;
+  const g0 = gwc0 + gq * iz0, g1 = gwc1 + gq * iz1, g2 = gwc2 + gq * iz2;
+  pr.gz[0] = -gq * wc[0]! * iz0 * iz0; pr.gz[1] = -gq * wc[1]! * iz1 * iz1; pr.gz[2] = -gq * wc[2]! * iz2 * iz2;
+  const gs = pr.sum > 1e-5 ? -(g0 * c[0]! + g1 * c[1]! + g2 * c[2]!) / (s * s) : 0;
+  const w = pr.w;
+  pr.gw[0] = w[0]! > 0 && w[0]! < 1 ? g0 / s + gs : 0;
+  pr.gw[1] = w[1]! > 0 && w[1]! < 1 ? g1 / s + gs : 0;
+  pr.gw[2] = w[2]! > 0 && w[2]! < 1 ? g2 / s + gs : 0;
+}
+
+/** Tangent of a layer's depth (returned) and w̃ (pr.dwc) for tangents pr.dw of w and dz0..2 of the vertex depths. Needs colourGeometry first. */
+export function layerTangent(t: FaceTable, f: number, pr: Pair, dz0: number, dz1: number, dz2: number): number {
+  const w = pr.w, c = pr.c, wc = pr.wc, s = pr.s, dw = pr.dw, dwc = pr.dwc;
+  const dc0 = w[0]! > 0 && w[0]! < 1 ? dw[0]! : 0, dc1 = w[1]! > 0 && w[1]! < 1 ? dw[1]! : 0, dc2 = w[2]! > 0 && w[2]! < 1 ? dw[2]! : 0;
+  const ds = pr.sum > 1e-5 ? dc0 + dc1 + dc2 : 0;
+  dwc[0] = dc0 / s - (c[0]! * ds) / (s * s); dwc[1] = dc1 / s - (c[1]! * ds) / (s * s); dwc[2] = dc2 / s - (c[2]! * ds) / (s * s);
+  const iz0 = 1 / t.z[3 * f]!, iz1 = 1 / t.z[3 * f + 1]!, iz2 = 1 / t.z[3 * f + 2]!;
+  const dq = dwc[0] * iz0 - wc[0]! * dz0 * iz0 * iz0 + dwc[1] * iz1 - wc[1]! * dz1 * iz1 * iz1 + dwc[2] * iz2 - wc[2]! * dz2 * iz2 * iz2;
+  return pr.q > 1e-12 ? -dq / (pr.q * pr.q) : 0;
+}
+
