@@ -7,7 +7,8 @@ import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import { dibrFaceTable, dibrForward, dibrJvp, dibrVjp, type DibrKernelParams } from "./dibr-cpu.js";
 import { defineLinearized } from "./linearized.js";
-import { cast, checkGeometry, host } from "./softras-prim.js";
+import { checkGeometry, host } from "./softras-prim.js";
+import { typedArrayFor } from "../../core/dtype.js";
 
 const table = ([xy, z]: readonly HostArray[], p: DibrKernelParams) => dibrFaceTable(xy!.data, z!.data, xy!.shape[0]!, p);
 
@@ -21,19 +22,22 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
   diffOutputs: [0, 2],
   aux: [1],
   forward: (ins, p, out) => {
-    const r = dibrForward(table(ins, p), ins[2]!.data, p);
     const d = ins[0]!.dtype;
-    return [host(cast(r.logT, d), out[0]!.shape, d), host(r.face, out[1]!.shape, "int32"), host(cast(r.bary, d), out[2]!.shape, d)];
+    const o = { logT: typedArrayFor(d, out[0]!.size), face: new Int32Array(out[1]!.size), bary: typedArrayFor(d, out[2]!.size) };
+    dibrForward(table(ins, p), ins[2]!.data, p, o);
+    return [host(o.logT, out[0]!.shape, d), host(o.face, out[1]!.shape, "int32"), host(o.bary, out[2]!.shape, d)];
   },
   jvp: (ins, [face], [txy], p, out) => {
-    const r = dibrJvp(table(ins, p), ins[2]!.data, face!.data as Int32Array, txy!.data, p);
     const d = ins[0]!.dtype;
-    return [host(cast(r.logT, d), out[0]!.shape, d), host(cast(r.bary, d), out[1]!.shape, d)];
+    const o = { logT: typedArrayFor(d, out[0]!.size), bary: typedArrayFor(d, out[1]!.size) };
+    dibrJvp(table(ins, p), ins[2]!.data, face!.data as Int32Array, txy!.data, p, o);
+    return [host(o.logT, out[0]!.shape, d), host(o.bary, out[1]!.shape, d)];
   },
   vjp: (ins, [face], [cT, cB], p) => {
-    const g = dibrVjp(table(ins, p), ins[2]!.data, face!.data as Int32Array, cT!.data, cB!.data, p);
     const d = ins[0]!.dtype;
-    return [host(cast(g, d), ins[0]!.shape, d)];
+    const g = typedArrayFor(d, ins[0]!.data.length);
+    dibrVjp(table(ins, p), face!.data as Int32Array, cT!.data, cB!.data, p, g);
+    return [host(g, ins[0]!.shape, d)];
   },
 });
 export const dibrGeometryP = dibrGeometry.primal;

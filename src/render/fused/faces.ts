@@ -133,3 +133,39 @@ export function distanceLowerBound2(t: FaceTable, f: number, w: Float64Array): n
   const d = Math.max(-w[0]! * h[o]!, -w[1]! * h[o + 1]!, -w[2]! * h[o + 2]!, 0);
   return d * d;
 }
+
+/*
+ * Derivatives of the barycentrics w_k = N_k/A with respect to the vertices (x0 y0 x1 y1 x2 y2):
+ * ∂w_k = (∂N_k − w_k ∂A)/A, with ∂N/∂xa = py − yb, ∂N/∂ya = xb − px, ∂N/∂xb = ya − py,
+ * ∂N/∂yb = px − xa for (a, b) = (v_{k+1}, v_{k+2}), and ∂A (A = N_2 at p = v2):
+ * x0 → y2 − y1, y0 → x1 − x2, x1 → y0 − y2, y1 → x2 − x0, x2 → y1 − y0, y2 → x0 − x1.
+ * Applied as products (tangents dw = ∂w·dv, adjoints g += Σ_k gw_k ∂w_k) rather than stored.
+ */
+
+/** dw_k = ∂w_k/∂v · dv for vertex tangents dv = d[o..o+5], into out[0..2]. */
+export function baryTangent(t: FaceTable, f: number, px: number, py: number, w: Float64Array, d: ArrayLike<number>, o: number, out: Float64Array): void {
+  const x = t.xy, ox = 6 * f, A = t.area[f]!;
+  const x0 = x[ox]!, y0 = x[ox + 1]!, x1 = x[ox + 2]!, y1 = x[ox + 3]!, x2 = x[ox + 4]!, y2 = x[ox + 5]!;
+  const dx0 = d[o]!, dy0 = d[o + 1]!, dx1 = d[o + 2]!, dy1 = d[o + 3]!, dx2 = d[o + 4]!, dy2 = d[o + 5]!;
+  const dA = (y2 - y1) * dx0 + (x1 - x2) * dy0 + (y0 - y2) * dx1 + (x2 - x0) * dy1 + (y1 - y0) * dx2 + (x0 - x1) * dy2;
+  // k = 0: (a, b) = (1, 2); k = 1: (2, 0); k = 2: (0, 1).
+  const dN0 = (py - y2) * dx1 + (x2 - px) * dy1 + (y1 - py) * dx2 + (px - x1) * dy2;
+  const dN1 = (py - y0) * dx2 + (x0 - px) * dy2 + (y2 - py) * dx0 + (px - x2) * dy0;
+  const dN2 = (py - y1) * dx0 + (x1 - px) * dy0 + (y0 - py) * dx1 + (px - x0) * dy1;
+  out[0] = (dN0 - w[0]! * dA) / A; out[1] = (dN1 - w[1]! * dA) / A; out[2] = (dN2 - w[2]! * dA) / A;
+}
+
+/** g[0..5] += Σ_k gw_k ∂w_k/∂v. */
+export function addBaryGradient(t: FaceTable, f: number, px: number, py: number, w: Float64Array, gw0: number, gw1: number, gw2: number, g: Float64Array): void {
+  const x = t.xy, ox = 6 * f, iA = 1 / t.area[f]!;
+  const x0 = x[ox]!, y0 = x[ox + 1]!, x1 = x[ox + 2]!, y1 = x[ox + 3]!, x2 = x[ox + 4]!, y2 = x[ox + 5]!;
+  const a0 = gw0 * iA, a1 = gw1 * iA, a2 = gw2 * iA;
+  const gA = -(a0 * w[0]! + a1 * w[1]! + a2 * w[2]!);
+  g[0] += a1 * (y2 - py) + a2 * (py - y1) + gA * (y2 - y1);
+  g[1] += a1 * (px - x2) + a2 * (x1 - px) + gA * (x1 - x2);
+  g[2] += a0 * (py - y2) + a2 * (y0 - py) + gA * (y0 - y2);
+  g[3] += a0 * (x2 - px) + a2 * (px - x0) + gA * (x2 - x0);
+  g[4] += a0 * (y1 - py) + a1 * (py - y0) + gA * (y1 - y0);
+  g[5] += a0 * (px - x1) + a1 * (x0 - px) + gA * (x0 - x1);
+}
+

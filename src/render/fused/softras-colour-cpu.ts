@@ -11,7 +11,7 @@
 import type { TypedArray } from "../../core/dtype.js";
 import { ndcX, ndcY, pixelBox, type FaceTable } from "./faces.js";
 import {
-  baryJacobians, binsOf, colourGeometry, distanceJacobian, layerAdjoint, layerTangent, logSigmoid, Pair, pair, sigmoid,
+  activations, addBaryGradient, sigmoids, addDistanceGradient, baryTangent, binsOf, colourGeometry, distanceTangent, layerAdjoint, layerTangent, Pair, pair,
   type FaceMasks, type SoftRasKernelParams,
 } from "./softras-pair.js";
 
@@ -41,7 +41,9 @@ function faceColour(pr: Pair, A: ArrayLike<number>, f: number, D: number, c: Flo
 }
 
 /** Softmax exponent u = log D + z̄/γ of a colourable pair at `depth`. */
-const exponent = (ld: number, depth: number, p: SoftRasColourParams) => ld + (p.far - depth) / (p.far - p.near) / p.gamma;
+const exponent = (ld: number, depth: number, p: SoftRasColourParams) => ld + depthTerm(depth, p);
+/** z̄/γ: the depth's part of the exponent (e = D·exp(z̄/γ − M) = σ(x)·exp(z̄/γ − M), no log needed). */
+const depthTerm = (depth: number, p: SoftRasColourParams) => (p.far - depth) / (p.far - p.near) / p.gamma;
 
 export function softrasColourForward(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, bg: ArrayLike<number>, p: SoftRasColourParams, out: SoftRasColourOutputs): void {
   const { width: W, height: H, channels: D } = p;
@@ -58,12 +60,15 @@ export function softrasColourForward(t: FaceTable, masks: FaceMasks, A: ArrayLik
       if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
       pair(t, f, px, py, p, pr);
       if (!pr.keep) continue;
-      const ld = logSigmoid(pr.x);
+      activations(pr);
+      const ld = pr.logD;
       s += ld - pr.x;
       if (!masks.colour[f]) continue;
       const z = colourGeometry(t, f, pr);
       if (!(z >= p.near && z <= p.far)) continue;
       const u = exponent(ld, z, p);
+      // Weight below e⁻⁴⁶ ≈ 1e-20 of the largest so far: below float64 rounding of the sums, left out.
+      if (u < M - 46) continue;
       faceColour(pr, A, f, D, c);
       if (u > M) {
         const scale = Math.exp(M - u);
@@ -86,7 +91,7 @@ export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
   tan: { xy: ArrayLike<number>; z: ArrayLike<number>; A: ArrayLike<number>; bg: ArrayLike<number> }, p: SoftRasColourParams, out: { rgb: TypedArray; S: TypedArray }): void {
   const { width: W, height: H, channels: D } = p;
   const bins = binsOf(t, masks, p);
-  const pr = new Pair(), jd = pr.jd, jw = pr.jw, dw = pr.dw, c = new Float64Array(D), drgb = new Float64Array(D);
+  const pr = new Pair(), c = new Float64Array(D), drgb = new Float64Array(D);
   const ub = p.eps / p.gamma, spanInv = 1 / ((p.far - p.near) * p.gamma);
   for (let r = 0; r < H; r++) for (let col = 0; col < W; col++) {
     const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
@@ -103,19 +108,16 @@ export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
       const o = 6 * f;
       const colourable = masks.colour[f] === 1;
       const z = colourable ? colourGeometry(t, f, pr) : 0;
-      const colours = colourable && z >= p.near && z <= p.far;
-      if (colours || p.distFunc === "barycentric") baryJacobians(t, f, px, py, pr);
-      distanceJacobian(pr, p);
-      let dd = 0;
-      for (let k = 0; k < 6; k++) dd += jd[k]! * tan.xy[o + k]!;
+      sigmoids(pr);
+      // A weight that underflowed to 0 contributes exactly nothing (common with a sharp depth softmax).
+      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p) - M)) / Z : 0;
+      const dd = distanceTangent(t, f, px, py, pr, p, tan.xy, o);
       const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) / p.sigma;
-      ds -= sigmoid(pr.x) * dx;
-      if (!colours) continue;
-      const ld = logSigmoid(pr.x);
-      const e = Math.exp(exponent(ld, z, p) - M) / Z;
-      for (let k = 0; k < 3; k++) { let v = 0; for (let m = 0; m < 6; m++) v += jw[6 * k + m]! * tan.xy[o + m]!; dw[k] = v; }
+      ds -= pr.sx * dx;
+      if (!(e > 1e-20)) continue;
+      baryTangent(t, f, px, py, pr.w, tan.xy, o, pr.dw);
       const dDepth = layerTangent(t, f, pr, tan.z[3 * f]!, tan.z[3 * f + 1]!, tan.z[3 * f + 2]!);
-      const du = sigmoid(-pr.x) * dx - dDepth * spanInv;
+      const du = pr.snx * dx - dDepth * spanInv;
       faceColour(pr, A, f, D, c);
       const oa = 3 * D * f, wc = pr.wc, dwc = pr.dwc, bg = p.baryGradient;
       for (let d = 0; d < D; d++) {
@@ -134,7 +136,7 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
   ct: { rgb: ArrayLike<number>; S: ArrayLike<number> }, p: SoftRasColourParams, out: { xy: TypedArray; z: TypedArray; A: TypedArray; bg: TypedArray }): void {
   const { width: W, height: H, channels: D } = p;
   out.xy.fill(0); out.z.fill(0); out.A.fill(0); out.bg.fill(0);
-  const pr = new Pair(), jd = pr.jd, jw = pr.jw, c = new Float64Array(D);
+  const pr = new Pair(), c = new Float64Array(D);
   const g = new Float64Array(6), gz = new Float64Array(3), gA = new Float64Array(3 * D), gbg = new Float64Array(D);
   const ub = p.eps / p.gamma, spanInv = 1 / ((p.far - p.near) * p.gamma);
   // The background's share e_b at every pixel.
@@ -152,14 +154,14 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
       const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
       pair(t, f, px, py, p, pr);
       if (!pr.keep) continue;
-      let gx = -ct.S[pix]! * sigmoid(pr.x);
+      sigmoids(pr);
+      let gx = -ct.S[pix]! * pr.sx;
       const colourable = masks.colour[f] === 1;
       const z = colourable ? colourGeometry(t, f, pr) : 0;
-      const colours = colourable && z >= p.near && z <= p.far;
-      if (colours || p.distFunc === "barycentric") baryJacobians(t, f, px, py, pr);
-      if (colours) {
-        const ld = logSigmoid(pr.x);
-        const e = Math.exp(exponent(ld, z, p) - aux.M[pix]!) / aux.Z[pix]!;
+      // A weight that underflowed to 0 contributes exactly nothing (common with a sharp depth softmax).
+      // Weights below 1e-20 (common with a sharp depth softmax) are left out, as in the forward pass.
+      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p) - aux.M[pix]!)) / aux.Z[pix]! : 0;
+      if (e > 1e-20) {
         faceColour(pr, A, f, D, c);
         // ∂rgb/∂u = e (c − rgb); ∂rgb/∂c = e.
         let gu = 0, gw0 = 0, gw1 = 0, gw2 = 0;
@@ -171,18 +173,13 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
           gw0 += gc * A[oa + d]!; gw1 += gc * A[oa + D + d]!; gw2 += gc * A[oa + 2 * D + d]!;
         }
         if (!p.baryGradient) { gw0 = 0; gw1 = 0; gw2 = 0; }
-        gx += gu * sigmoid(-pr.x);
+        gx += gu * pr.snx;
         layerAdjoint(t, f, pr, gw0, gw1, gw2, -gu * spanInv);
         gz[0] += pr.gz[0]!; gz[1] += pr.gz[1]!; gz[2] += pr.gz[2]!;
-        for (let k = 0; k < 3; k++) {
-          const gwk = pr.gw[k]!;
-          if (gwk !== 0) for (let m = 0; m < 6; m++) g[m] += gwk * jw[6 * k + m]!;
-        }
+        addBaryGradient(t, f, px, py, pr.w, pr.gw[0]!, pr.gw[1]!, pr.gw[2]!, g);
       }
       if (gx === 0) continue;
-      const gd = (p.distFunc === "euclidean" && !pr.inside ? -gx : gx) / p.sigma;
-      distanceJacobian(pr, p);
-      for (let m = 0; m < 6; m++) g[m] += gd * jd[m]!;
+      addDistanceGradient(t, f, px, py, pr, p, (p.distFunc === "euclidean" && !pr.inside ? -gx : gx) / p.sigma, g);
     }
     for (let m = 0; m < 6; m++) out.xy[6 * f + m] = g[m]!;
     out.z[3 * f] = gz[0]!; out.z[3 * f + 1] = gz[1]!; out.z[3 * f + 2] = gz[2]!;

@@ -9,7 +9,7 @@
 import type { TypedArray } from "../../core/dtype.js";
 import { ndcX, ndcY, pixelBox, type FaceTable } from "./faces.js";
 import {
-  baryJacobians, binsOf, colourGeometry, distanceJacobian, layerAdjoint, layerTangent, logSigmoid, Pair, pair, sigmoid,
+  addBaryGradient, addDistanceGradient, baryTangent, binsOf, colourGeometry, distanceTangent, layerAdjoint, layerTangent, logSigmoid, Pair, pair, sigmoid,
   type FaceMasks, type SoftRasKernelParams,
 } from "./softras-pair.js";
 
@@ -86,7 +86,7 @@ export function softrasJvp(t: FaceTable, masks: FaceMasks, face: Int32Array, dxy
   const { width: W, height: H, layers: K } = p;
   out.bary.fill(0); out.depth.fill(0); out.logD.fill(0);
   const bins = binsOf(t, masks, p);
-  const pr = new Pair(), jd = pr.jd, jw = pr.jw, dw = pr.dw;
+  const pr = new Pair();
   for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) {
     const px = ndcX(c, W), py = ndcY(r, H), pix = r * W + c;
     const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size);
@@ -97,17 +97,14 @@ export function softrasJvp(t: FaceTable, masks: FaceMasks, face: Int32Array, dxy
       pair(t, f, px, py, p, pr);
       if (!pr.keep) continue;
       const l = layerOf(face, pix, K, f);
-      if (l >= 0 || p.distFunc === "barycentric") baryJacobians(t, f, px, py, pr);
-      distanceJacobian(pr, p);
       const o = 6 * f;
-      let dd = 0;
-      for (let k = 0; k < 6; k++) dd += jd[k]! * dxy[o + k]!;
+      const dd = distanceTangent(t, f, px, py, pr, p, dxy, o);
       const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) / p.sigma;
       ds -= sigmoid(pr.x) * dx;
       if (l < 0) continue;
       const a = pix * K + l;
       out.logD[a] = sigmoid(-pr.x) * dx;
-      for (let k = 0; k < 3; k++) { let v = 0; for (let m = 0; m < 6; m++) v += jw[6 * k + m]! * dxy[o + m]!; dw[k] = v; }
+      baryTangent(t, f, px, py, pr.w, dxy, o, pr.dw);
       colourGeometry(t, f, pr);
       out.depth[a] = layerTangent(t, f, pr, dzs[3 * f]!, dzs[3 * f + 1]!, dzs[3 * f + 2]!);
       out.bary[3 * a] = pr.dwc[0]!; out.bary[3 * a + 1] = pr.dwc[1]!; out.bary[3 * a + 2] = pr.dwc[2]!;
@@ -121,7 +118,7 @@ export function softrasVjp(t: FaceTable, masks: FaceMasks, face: Int32Array, ct:
   p: SoftRasKernelParams, gxy: TypedArray, gz: TypedArray): void {
   const { width: W, height: H, layers: K } = p;
   gxy.fill(0); gz.fill(0);
-  const pr = new Pair(), jd = pr.jd, jw = pr.jw;
+  const pr = new Pair();
   const g = new Float64Array(6), gzf = new Float64Array(3);
   for (let f = 0; f < t.n; f++) {
     if (!t.valid[f] || !masks.include[f]) continue;
@@ -134,22 +131,16 @@ export function softrasVjp(t: FaceTable, masks: FaceMasks, face: Int32Array, ct:
       // ∂S/∂x = −σ(x); ∂ log D/∂x = σ(−x).
       let gx = -ct.S[pix]! * sigmoid(pr.x);
       const l = layerOf(face, pix, K, f);
-      if (l >= 0 || p.distFunc === "barycentric") baryJacobians(t, f, px, py, pr);
       if (l >= 0) {
         const a = pix * K + l;
         gx += ct.logD[a]! * sigmoid(-pr.x);
         colourGeometry(t, f, pr);
         layerAdjoint(t, f, pr, ct.bary[3 * a]!, ct.bary[3 * a + 1]!, ct.bary[3 * a + 2]!, ct.depth[a]!);
         gzf[0] += pr.gz[0]!; gzf[1] += pr.gz[1]!; gzf[2] += pr.gz[2]!;
-        for (let k = 0; k < 3; k++) {
-          const gwk = pr.gw[k]!;
-          if (gwk !== 0) for (let m = 0; m < 6; m++) g[m] += gwk * jw[6 * k + m]!;
-        }
+        addBaryGradient(t, f, px, py, pr.w, pr.gw[0]!, pr.gw[1]!, pr.gw[2]!, g);
       }
       if (gx === 0) continue;
-      const gd = (p.distFunc === "euclidean" && !pr.inside ? -gx : gx) / p.sigma;
-      distanceJacobian(pr, p);
-      for (let m = 0; m < 6; m++) g[m] += gd * jd[m]!;
+      addDistanceGradient(t, f, px, py, pr, p, (p.distFunc === "euclidean" && !pr.inside ? -gx : gx) / p.sigma, g);
     }
     for (let m = 0; m < 6; m++) gxy[6 * f + m] = g[m]!;
     gz[3 * f] = gzf[0]!; gz[3 * f + 1] = gzf[1]!; gz[3 * f + 2] = gzf[2]!;

@@ -6,7 +6,9 @@
  * distance), and the tangent and adjoint maps of (w̃, depth) given those of w and the depths.
  * Arithmetic is float64; nothing allocates per pair.
  */
-import { barycentricsAt, binTiles, boundaryDistance, distanceLowerBound2, faceTable, type FaceTable, type TileBins } from "./faces.js";
+import { addBaryGradient, barycentricsAt, baryTangent, binTiles, boundaryDistance, distanceLowerBound2, faceTable, type FaceTable, type TileBins } from "./faces.js";
+
+export { addBaryGradient, baryTangent };
 
 export interface SoftRasKernelParams {
   readonly width: number;
@@ -40,12 +42,26 @@ export class Pair {
   readonly wc = new Float64Array(3);
   readonly c = new Float64Array(3);
   s = 0; sum = 0; q = 0;
-  readonly jd = new Float64Array(6);
-  readonly jw = new Float64Array(18);
   readonly dw = new Float64Array(3);
   readonly dwc = new Float64Array(3);
   readonly gw = new Float64Array(3);
   readonly gz = new Float64Array(3);
+  /** σ(x) and σ(−x) (filled by `sigmoids`: one exp), and log σ(x) (by `activations`: one more log1p). */
+  sx = 0; snx = 0; ex = 0; logD = 0;
+}
+
+/** σ(x), σ(−x) of a kept pair into pr.sx, pr.snx. */
+export function sigmoids(pr: Pair): void {
+  const x = pr.x, ex = Math.exp(-Math.abs(x)), inv = 1 / (1 + ex);
+  pr.ex = ex;
+  if (x >= 0) { pr.sx = inv; pr.snx = ex * inv; } else { pr.sx = ex * inv; pr.snx = inv; }
+}
+
+/** σ(x), σ(−x) and log σ(x) of a kept pair into pr.sx, pr.snx, pr.logD. */
+export function activations(pr: Pair): void {
+  sigmoids(pr);
+  const l = Math.log1p(pr.ex);
+  pr.logD = pr.x >= 0 ? -l : pr.x - l;
 }
 
 /** Evaluate pixel p against face f into `out`. */
@@ -92,44 +108,30 @@ export const binsOf = (t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams): 
 const TILE = 4;
 
 /**
- * ∂w_k/∂(x0 y0 x1 y1 x2 y2) for k = 0, 1, 2 into pr.jw[6k + i]: w_k = N_k/A, ∂w_k = (∂N_k − w_k ∂A)/A,
- * with ∂N/∂xa = py − yb, ∂N/∂ya = xb − px, ∂N/∂xb = ya − py, ∂N/∂yb = px − xa, and A = N_2 at p = v2.
+ * Tangent of a kept pair's d² (or m|m|) for vertex tangents d[o..o+5]: for d² the envelope
+ * gradient of the clamped point–segment distance, ∂d²/∂a = −2e(1 − t), ∂d²/∂b = −2e·t; for m|m|
+ * (m = w_k), 2|m|·dw_k.
  */
-export function baryJacobians(t: FaceTable, f: number, px: number, py: number, pr: Pair): void {
-  const o = 6 * f, x = t.xy, A = t.area[f]!, w = pr.w, j = pr.jw;
-  const x0 = x[o]!, y0 = x[o + 1]!, x1 = x[o + 2]!, y1 = x[o + 3]!, x2 = x[o + 4]!, y2 = x[o + 5]!;
-  // ∂A: x0 → y2 − y1, y0 → x1 − x2, x1 → y0 − y2, y1 → x2 − x0, x2 → y1 − y0, y2 → x0 − x1.
-  const dA0 = y2 - y1, dA1 = x1 - x2, dA2 = y0 - y2, dA3 = x2 - x0, dA4 = y1 - y0, dA5 = x0 - x1;
-  j.fill(0);
-  for (let k = 0; k < 3; k++) {
-    const a = (k + 1) % 3, b = (k + 2) % 3, o6 = 6 * k;
-    const xa = x[o + 2 * a]!, ya = x[o + 2 * a + 1]!, xb = x[o + 2 * b]!, yb = x[o + 2 * b + 1]!;
-    j[o6 + 2 * a] = py - yb; j[o6 + 2 * a + 1] = xb - px;
-    j[o6 + 2 * b] = ya - py; j[o6 + 2 * b + 1] = px - xa;
-    const wk = w[k]!;
-    j[o6] = (j[o6]! - wk * dA0) / A; j[o6 + 1] = (j[o6 + 1]! - wk * dA1) / A;
-    j[o6 + 2] = (j[o6 + 2]! - wk * dA2) / A; j[o6 + 3] = (j[o6 + 3]! - wk * dA3) / A;
-    j[o6 + 4] = (j[o6 + 4]! - wk * dA4) / A; j[o6 + 5] = (j[o6 + 5]! - wk * dA5) / A;
-  }
-}
-
-/**
- * ∂(d² or m|m|)/∂(x0 y0 x1 y1 x2 y2) of a kept pair into pr.jd: for d² the envelope gradient of
- * the clamped point–segment distance, ∂d²/∂a = −2e(1 − t), ∂d²/∂b = −2e·t; for m|m| (m = w_k),
- * 2|m|·∂w_k. Needs baryJacobians first for the barycentric distance function.
- */
-export function distanceJacobian(pr: Pair, p: SoftRasKernelParams): void {
-  const j = pr.jd;
-  j.fill(0);
+export function distanceTangent(t: FaceTable, f: number, px: number, py: number, pr: Pair, p: SoftRasKernelParams, d: ArrayLike<number>, o: number): number {
   if (p.distFunc === "euclidean") {
     const e = pr.dist[1]!, tt = pr.dist[2]!, ex = pr.dist[3]!, ey = pr.dist[4]!;
-    const a = e, b = (e + 1) % 3;
-    j[2 * a] = -2 * ex * (1 - tt); j[2 * a + 1] = -2 * ey * (1 - tt);
-    j[2 * b] += -2 * ex * tt; j[2 * b + 1] += -2 * ey * tt;
+    const a = o + 2 * e, b = o + 2 * ((e + 1) % 3);
+    return -2 * ((1 - tt) * (ex * d[a]! + ey * d[a + 1]!) + tt * (ex * d[b]! + ey * d[b + 1]!));
+  }
+  baryTangent(t, f, px, py, pr.w, d, o, pr.dw);
+  return 2 * Math.abs(pr.w[pr.minK]!) * pr.dw[pr.minK]!;
+}
+
+/** g[0..5] += gd·∂(d² or m|m|)/∂v (see distanceTangent). */
+export function addDistanceGradient(t: FaceTable, f: number, px: number, py: number, pr: Pair, p: SoftRasKernelParams, gd: number, g: Float64Array): void {
+  if (p.distFunc === "euclidean") {
+    const e = pr.dist[1]!, tt = pr.dist[2]!, ex = pr.dist[3]!, ey = pr.dist[4]!;
+    const a = 2 * e, b = 2 * ((e + 1) % 3), ga = -2 * gd * (1 - tt), gb = -2 * gd * tt;
+    g[a] += ga * ex; g[a + 1] += ga * ey; g[b] += gb * ex; g[b + 1] += gb * ey;
     return;
   }
-  const k = pr.minK, m2 = 2 * Math.abs(pr.w[k]!);
-  for (let i = 0; i < 6; i++) j[i] = m2 * pr.jw[6 * k + i]!;
+  const k = pr.minK, m2 = 2 * Math.abs(pr.w[k]!) * gd;
+  addBaryGradient(t, f, px, py, pr.w, k === 0 ? m2 : 0, k === 1 ? m2 : 0, k === 2 ? m2 : 0, g);
 }
 
 /** Cotangents of a layer's w̃ and depth pulled back to w (pr.gw) and the vertex depths (pr.gz). Needs colourGeometry first. */

@@ -22,7 +22,7 @@ export interface SoftRasGeometryParams extends SoftRasKernelParams {
 }
 
 export const host = (data: TypedArray, shape: readonly number[], dtype: DType): HostArray => ({ data, shape: [...shape], dtype });
-export const cast = (d: Float64Array, dtype: DType): TypedArray => { const o = typedArrayFor(dtype, d.length); o.set(d); return o; };
+
 
 function masksOf(t: FaceTable, front: ArrayLike<number>, p: SoftRasGeometryParams): FaceMasks {
   const colour = new Uint8Array(t.n);
