@@ -10,6 +10,7 @@ import { allPrimitives } from "../src/core/primitive.js";
 import { elementwiseSpecs } from "./specs-elementwise.js";
 import { higherOrderSpecs } from "./specs-higher-order.js";
 import { indexLinalgSpecs } from "./specs-index-linalg.js";
+import { renderSpecs } from "./specs-render.js";
 import { structuralSpecs } from "./specs-structural.js";
 import type { PrimSpec } from "./spec-types.js";
 
@@ -26,13 +27,17 @@ export type PrimName =
   // indexing, random, contractions
   | "iota" | "literal" | "gather" | "scatter_add" | "random_bits" | "dot_general" | "conv2d"
   // higher-order and internal
-  | "jit_call" | "scan" | "cond" | "while" | "checkpoint" | "remat_lin" | "custom_vjp_call" | "custom_lin";
+  | "jit_call" | "scan" | "cond" | "while" | "checkpoint" | "remat_lin" | "custom_vjp_call" | "custom_lin"
+  // fused rasterizers
+  | "softras_geometry" | "softras_geometry_jvp" | "softras_geometry_vjp" | "softras_colour" | "softras_colour_jvp" | "softras_colour_vjp"
+  | "dibr_geometry" | "dibr_geometry_jvp" | "dibr_geometry_vjp";
 
 export const primSpecs: Record<PrimName, PrimSpec | readonly PrimSpec[]> = {
   ...elementwiseSpecs,
   ...structuralSpecs,
   ...indexLinalgSpecs,
   ...higherOrderSpecs,
+  ...renderSpecs,
 };
 
 /** Every spec of every primitive, flattened, with its primitive's name. */
