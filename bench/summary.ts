@@ -38,11 +38,19 @@ export function summarize(rows: readonly Row[], modelRows: readonly unknown[], m
   lines.push("", "All gradsim rows:", "", "| workload | size | backend | mode | median ms | min ms | checksum |", "|---|---|---|---|---:|---:|---:|");
   for (const r of rows.filter((x) => x.peer === "gradsim")) lines.push(`| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode ?? ""} | ${fmt(r.ms_median)} | ${fmt(r.ms_min)} | ${r.checksum ?? r.error ?? ""} |`);
   if (modelRows.length) {
-    type ModelRow = { workload: string; size: number; backend: string; mode: string; stepsPerSec?: number; fps?: number | null; faces?: number; paperGpuStepsPerSec?: number; error?: string };
+    type ModelRow = { workload: string; size: number; backend: string; mode: string; path?: string; stepsPerSec?: number; fps?: number | null; faces?: number; paperGpuStepsPerSec?: number; error?: string };
+    type FloorRow = { workload: "softras-floor"; size: number; keptPairs: number; rejectedPairs: number; mflop: number; gflops: number; floorMs: number; measuredMs: number | null };
+    const floors = (modelRows as unknown as FloorRow[]).filter((r) => r.workload === "softras-floor");
+    modelRows = modelRows.filter((r) => (r as { workload: string }).workload !== "softras-floor");
     const rate = (r: ModelRow) => (r.stepsPerSec !== undefined ? `${r.stepsPerSec} steps/s` : r.fps ? `${r.fps.toPrecision(3)} fps` : `failed: ${r.error ?? "no result"}`);
     lines.push("", "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels):", "",
       "| workload | size | backend | mode | rate | paper (GPU) |", "|---|---:|---|---|---:|---:|",
-      ...(modelRows as ModelRow[]).map((r) => `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode} | ${rate(r)} | ${r.paperGpuStepsPerSec !== undefined ? `${r.paperGpuStepsPerSec} steps/s` : "—"} |`));
+      ...(modelRows as ModelRow[]).map((r) => `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode}${r.path ? ` (${r.path})` : ""} | ${rate(r)} | ${r.paperGpuStepsPerSec !== undefined ? `${r.paperGpuStepsPerSec} steps/s` : "—"} |`));
+    if (floors.length) {
+      lines.push("", "The floor of soft rasterization for that scene (bench/render-floor.ts: pixel–face pairs within the prune radius × operations per pair, at this machine's scalar multiply-add rate) beside the fused kernels' measured forward+backward:", "",
+        "| image | kept pairs | rejected pairs | MFlop / frame | GFlop/s (scalar) | floor ms | measured ms | × floor |", "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ...floors.map((f) => `| ${f.size}² | ${f.keptPairs} | ${f.rejectedPairs} | ${f.mflop} | ${f.gflops} | ${f.floorMs} | ${f.measuredMs?.toFixed(1) ?? "—"} | ${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"} |`));
+    }
   }
   return lines.join("\n") + "\n";
 }
