@@ -11,7 +11,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { jit, np, sysid, writeLinePlot, type Array, type PlotSeries } from "../src/index.js";
+import { jit, np, sysid, writeLinePlot, type Array, type PlotSeries } from "../src/node.js";
 import { displayFrames } from "../src/sysid/node.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { FREE_CAMERA, IMPULSE_SECONDS } from "./lib/rigid-dataset.js";

@@ -13,7 +13,7 @@
  * floor makes the loss only piecewise smooth), where Adam keeps going.
  */
 import { join } from "node:path";
-import { jit, np, optim, type Array } from "../src/index.js";
+import { jit, np, optim, type Array } from "../src/node.js";
 import { smoke } from "../src/models/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { CliError } from "./lib/flags.js";

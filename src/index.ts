@@ -2,6 +2,7 @@
  * gradsim: differentiable physics and rendering in TypeScript.
  * The public API (see README and ../shared/API.md): arrays (`np`, `nn`, `random`, `tree`),
  * transforms (`grad`, `vmap`, `jit`, `lax.scan`, ...) and backends (`init`).
+ * This entry imports no Node built-ins (browsers and bundlers use it); src/node.ts adds files.
  */
 export { Array, type ArrayLike } from "./core/array.js";
 export type { DType } from "./core/dtype.js";
@@ -16,7 +17,9 @@ import "./core/backends/webgpu/index.js";
 export { stopGradient } from "./core/np/math.js";
 export * from "./transforms/index.js";
 export * as optim from "./optim/index.js";
-export { linePlot, writeLinePlot, type LinePlotOptions, type PlotSeries } from "./io/plot.js";
+export { linePlot, type LinePlotOptions, type PlotSeries } from "./io/plot.js";
+export { encodeGif, labelledGrid, sideBySide, stackRows, toRaster, type Raster } from "./io/raster.js";
+export { decodeGif, type DecodedGif } from "./io/gif-decode.js";
 export * as render from "./render/index.js";
 export * as models from "./models/index.js";
 export * as sysid from "./sysid/index.js";

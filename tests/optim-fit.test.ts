@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { np, optim, type Array } from "../src/index.js";
+import { np, optim, type Array } from "../src/node.js";
 import { readPng } from "../src/io/image.js";
 import { f64, nums } from "./optim-helpers.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { linePlot, writeLinePlot } from "../src/index.js";
+import { linePlot, writeLinePlot } from "../src/node.js";
 import { readPng, type Raster } from "../src/io/image.js";
 import { nums } from "./optim-helpers.js";
 

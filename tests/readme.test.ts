@@ -1,6 +1,6 @@
 /**
  * The README's code blocks run as written (importing "gradsim" through the package's own
- * exports), and the first one prints the gradient the math says it should.
+ * exports, under the "source" condition that maps them to src/), and the first one prints the gradient the math says it should.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ function run(code: string): string {
   try {
     const file = join(dir, "snippet.ts");
     writeFileSync(file, code);
-    const r = spawnSync(join(root, "node_modules", ".bin", "tsx"), [file], { cwd: root, encoding: "utf8", timeout: 240_000 });
+    const r = spawnSync(join(root, "node_modules", ".bin", "tsx"), ["--conditions=source", file], { cwd: root, encoding: "utf8", timeout: 240_000 });
     if (r.status !== 0) throw new Error(`README snippet failed:\n${code}\n${r.stderr}`);
     return r.stdout;
   } finally { rmSync(dir, { recursive: true, force: true }); }

@@ -1,36 +1,16 @@
 /**
- * Image files at the edge of the library: PNG frames, animated GIFs, side-by-side strips.
- * Images are RGBA float data in [0, 1], row-major [H, W, 4] (or [H, W, 3] / [H, W]).
+ * Image files at the edge of the library (Node only): PNG frames, animated GIFs and line plots
+ * written to disk, PNGs read back. The in-memory raster operations are in raster.ts.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { PNG } from "pngjs";
-import * as gifencModule from "gifenc";
-import { Array } from "../core/array.js";
+import type { Array } from "../core/array.js";
 import { fromTyped } from "../core/create.js";
-import { GLYPH_HEIGHT, rasterizeText, textWidth } from "./pixel-font.js";
+import { linePlot, type LinePlotOptions, type PlotSeries } from "./plot.js";
+import { encodeGif, toRaster, type Raster } from "./raster.js";
 
-/** An 8-bit RGBA raster. */
-export interface Raster { readonly width: number; readonly height: number; readonly rgba: Uint8ClampedArray }
-
-/** Convert an image Array ([H,W], [H,W,1], [H,W,3] or [H,W,4], values in [0,1]) to an 8-bit raster. */
-export function toRaster(img: Array | Raster): Raster {
-  if (!(img instanceof Array)) return img;
-  const s = img.shape;
-  if (s.length < 2 || s.length > 3 || (s.length === 3 && ![1, 3, 4].includes(s[2]!))) {
-    throw new Error(`image: expected an array of shape [H,W], [H,W,1], [H,W,3] or [H,W,4], got [${s}].`);
-  }
-  const [h, w] = [s[0]!, s[1]!];
-  const c = s.length === 3 ? s[2]! : 1;
-  const d = img.dataSync();
-  const rgba = new Uint8ClampedArray(w * h * 4);
-  for (let i = 0; i < w * h; i++) {
-    const px = (k: number) => Math.round(Math.min(1, Math.max(0, Number.isFinite(d[i * c + k]!) ? d[i * c + k]! : 0)) * 255);
-    if (c === 1) { const v = px(0); rgba[4 * i] = v; rgba[4 * i + 1] = v; rgba[4 * i + 2] = v; rgba[4 * i + 3] = 255; }
-    else { rgba[4 * i] = px(0); rgba[4 * i + 1] = px(1); rgba[4 * i + 2] = px(2); rgba[4 * i + 3] = c === 4 ? px(3) : 255; }
-  }
-  return { width: w, height: h, rgba };
-}
+export * from "./raster.js";
 
 const ensureDir = (path: string) => mkdirSync(dirname(path), { recursive: true });
 
@@ -54,109 +34,14 @@ export function readPng(path: string): Array {
   return fromTyped(out, [png.height, png.width, 4], "float32", { backend: "cpu" });
 }
 
-/** Composite RGBA over a background colour (for GIF, which has no partial alpha). */
-function flatten(r: Raster, bg: readonly [number, number, number]): Uint8ClampedArray {
-  const o = new Uint8ClampedArray(r.rgba.length);
-  for (let i = 0; i < r.width * r.height; i++) {
-    const a = r.rgba[4 * i + 3]! / 255;
-    for (let k = 0; k < 3; k++) o[4 * i + k] = r.rgba[4 * i + k]! * a + bg[k]! * 255 * (1 - a);
-    o[4 * i + 3] = 255;
-  }
-  return o;
-}
-
-interface GifApi {
-  GIFEncoder: () => { writeFrame(idx: Uint8Array, w: number, h: number, o: { palette: number[][]; delay: number }): void; finish(): void; bytes(): Uint8Array };
-  quantize: (rgba: Uint8ClampedArray, n: number) => number[][];
-  applyPalette: (rgba: Uint8ClampedArray, pal: number[][]) => Uint8Array;
-}
-/** gifenc's API under both module systems: Node loads its CJS build (API on `default`), Vite its ESM build (named exports). */
-function gifApi(): GifApi {
-  const m = gifencModule as unknown as Partial<GifApi> & { default?: Partial<GifApi> };
-  const api = typeof m.GIFEncoder === "function" ? m : m.default;
-  if (!api || typeof api.GIFEncoder !== "function") throw new Error("writeGif: the gifenc module has no GIFEncoder export.");
-  return api as GifApi;
-}
-
 /** Write frames (RGBA composited over `background`, default white) as an animated GIF (delay in ms per frame). */
 export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
-  if (!frames.length) throw new Error("writeGif: no frames given.");
-  const rs = frames.map(toRaster);
-  const { width, height } = rs[0]!;
-  if (rs.some((r) => r.width !== width || r.height !== height)) throw new Error("writeGif: all frames must have the same size.");
-  const { GIFEncoder, quantize, applyPalette } = gifApi();
-  const enc = GIFEncoder();
-  for (const r of rs) {
-    const flat = flatten(r, opts.background ?? [1, 1, 1]);
-    const palette = quantize(flat, 256);
-    enc.writeFrame(applyPalette(flat, palette), width, height, { palette, delay: opts.delayMs ?? 33 });
-  }
-  enc.finish();
+  const bytes = encodeGif(frames, opts);
   ensureDir(path);
-  writeFileSync(path, enc.bytes());
+  writeFileSync(path, bytes);
 }
 
-/** Place images left to right (with a gap), e.g. estimate vs ground truth. */
-export const sideBySide = (images: readonly (Array | Raster)[], gap = 4, background: Rgba = WHITE): Raster => tile(images, "row", gap, background);
-
-/** Stack images top to bottom (with a gap), e.g. rows of frame strips. */
-export const stackRows = (images: readonly (Array | Raster)[], gap = 4, background: Rgba = WHITE): Raster => tile(images, "column", gap, background);
-
-type Rgba = readonly [number, number, number, number];
-const WHITE: Rgba = [255, 255, 255, 255];
-
-function tile(images: readonly (Array | Raster)[], direction: "row" | "column", gap: number, background: Rgba): Raster {
-  const rs = images.map(toRaster);
-  const along = (r: Raster) => (direction === "row" ? r.width : r.height);
-  const across = (r: Raster) => (direction === "row" ? r.height : r.width);
-  const length = rs.reduce((s, r) => s + along(r), 0) + gap * (rs.length - 1), breadth = Math.max(...rs.map(across));
-  const [width, height] = direction === "row" ? [length, breadth] : [breadth, length];
-  const rgba = new Uint8ClampedArray(width * height * 4);
-  for (let i = 0; i < width * height; i++) rgba.set(background, 4 * i);
-  let offset = 0;
-  for (const r of rs) {
-    const [x0, y0] = direction === "row" ? [offset, 0] : [0, offset];
-    for (let y = 0; y < r.height; y++) rgba.set(r.rgba.subarray(4 * y * r.width, 4 * (y + 1) * r.width), 4 * ((y0 + y) * width + x0));
-    offset += along(r) + gap;
-  }
-  return { width, height, rgba };
-}
-
-/** A raster holding `text` in the 5×7 font at `scale`, dark on `background` (default white), `padding` pixels around it. */
-export function textRaster(text: string, scale = 2, padding = 3, background: Rgba = WHITE): Raster {
-  const width = textWidth(text, scale) + 2 * padding, height = GLYPH_HEIGHT * scale + 2 * padding;
-  const rgba = new Uint8ClampedArray(width * height * 4);
-  for (let i = 0; i < width * height; i++) rgba.set(background, 4 * i);
-  rasterizeText(text, padding, padding, scale, (x, y) => { if (x < width && y < height) rgba.set([40, 40, 40, 255], 4 * (y * width + x)); });
-  return { width, height, rgba };
-}
-
-/**
- * A labelled grid of images, e.g. a frame strip: one row per sequence with its name on the left
- * (target, estimate, initial guess) and a label over each column (the frame or its time).
- */
-export function labelledGrid(rows: readonly { readonly label: string; readonly images: readonly (Array | Raster)[] }[], columnLabels: readonly string[],
-  corner = "", o: { gap?: number; background?: Rgba } = {}): Raster {
-  const gap = o.gap ?? 4, bg = o.background ?? WHITE;
-  const cells = rows.map((r) => r.images.map(toRaster));
-  if (cells.some((c) => c.length !== columnLabels.length)) throw new Error(`labelledGrid: every row needs ${columnLabels.length} images (one per column label).`);
-  const label = (text: string, scale = 2) => textRaster(text, scale, 3, bg);
-  const rowLabels = rows.map((r) => label(r.label));
-  const labelWidth = Math.max(label(corner).width, ...rowLabels.map((l) => l.width));
-  const columnWidth = (j: number) => Math.max(...cells.map((c) => c[j]!.width));
-  // A column label wider than its column is drawn at half size, so columns stay aligned.
-  const headerCell = (l: string, j: number) => fit(label(l, label(l).width <= columnWidth(j) ? 2 : 1), columnWidth(j), label(l).height, bg);
-  const header = sideBySide([fit(label(corner), labelWidth, 1, bg), ...columnLabels.map(headerCell)], gap, bg);
-  const body = rows.map((_, i) => sideBySide([fit(rowLabels[i]!, labelWidth, cells[i]![0]?.height ?? 0, bg), ...cells[i]!], gap, bg));
-  return stackRows([header, ...body], gap, bg);
-}
-
-/** `r` centred on a canvas of `background` at least width × height (never cropped). */
-function fit(r: Raster, width: number, height: number, background: Rgba): Raster {
-  const w = Math.max(width, r.width), h = Math.max(height, r.height);
-  const out: Raster = { width: w, height: h, rgba: new Uint8ClampedArray(w * h * 4) };
-  for (let i = 0; i < w * h; i++) out.rgba.set(background, 4 * i);
-  const x0 = Math.floor((w - r.width) / 2), y0 = Math.floor((h - r.height) / 2);
-  for (let y = 0; y < r.height; y++) out.rgba.set(r.rgba.subarray(4 * y * r.width, 4 * (y + 1) * r.width), 4 * ((y0 + y) * w + x0));
-  return out;
+/** linePlot written as a PNG file (directories are created). */
+export function writeLinePlot(path: string, data: readonly number[] | readonly PlotSeries[], opts: LinePlotOptions = {}): void {
+  writePng(path, linePlot(data, opts));
 }

@@ -1,13 +1,12 @@
 /**
  * A small line-plot rasterizer (no dependencies): axes with ticks and numeric labels, a title,
  * axis titles (with units), a legend, one or more anti-aliased curves with optional shaded bands
- * (mean ± std), optional log-scale y. Produces a `Raster` for `writePng`.
+ * (mean ± std), optional log-scale y. Produces a `Raster` (writeLinePlot in image.ts writes it as a PNG).
  *
  * @example
  * writeLinePlot("out/loss.png", losses, { logY: true, title: "Fit", xLabel: "step", yLabel: "loss (MSE)" });
  */
-import type { Raster } from "./image.js";
-import { writePng } from "./image.js";
+import type { Raster } from "./raster.js";
 import { linearAxis, logAxis, type Axis } from "./plot-axis.js";
 import { GLYPH_HEIGHT, rasterizeText, rasterizeTextVertical, textWidth } from "./pixel-font.js";
 
@@ -188,9 +187,4 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
     });
   }
   return canvas.toRaster();
-}
-
-/** linePlot written as a PNG file (directories are created). */
-export function writeLinePlot(path: string, data: readonly number[] | readonly PlotSeries[], opts: LinePlotOptions = {}): void {
-  writePng(path, linePlot(data, opts));
 }

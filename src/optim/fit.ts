@@ -11,7 +11,7 @@ import { tree } from "../core/tree.js";
 import { jit } from "../transforms/jit.js";
 import { valueAndGrad } from "../transforms/vjp.js";
 import { applyUpdates, type GradientTransformation } from "./base.js";
-import { writeLossCurveCsv, writeLossCurvePng } from "./loss-curve.js";
+import { lossCurveWriters } from "./loss-curve.js";
 import { createProgress, formatLoss, type ProgressMode, type ProgressStream } from "./progress.js";
 import { globalNorm, leafPaths, nonFiniteCounts, requireArray } from "./tree-math.js";
 
@@ -43,9 +43,9 @@ export interface FitOptions<P, S> {
   readonly progress?: ProgressMode;
   /** Where progress goes (default process.stderr). */
   readonly output?: ProgressStream;
-  /** Write the loss curve as a PNG (log y axis when the loss spans > 2 decades, or as `logScale` says). */
+  /** Write the loss curve as a PNG (Node only; log y axis when the loss spans > 2 decades, or as `logScale` says). */
   readonly lossCurvePng?: string;
-  /** Write the loss curve as CSV (`step,loss,grad_norm`). */
+  /** Write the loss curve as CSV (`step,loss,grad_norm`; Node only). */
   readonly lossCurveCsv?: string;
   readonly logScale?: boolean;
   /** Resume from this optimizer state instead of `optimizer.init(params)`. */
@@ -114,9 +114,10 @@ export async function fit<P, S>(lossFn: (params: P) => Array, params: P, opts: F
   const progress = createProgress(steps, opts.progress ?? "auto", opts.output);
   const losses: number[] = [], gradNorms: number[] = [];
   const t0 = performance.now();
+  const curves = opts.lossCurveCsv || opts.lossCurvePng ? lossCurveWriters(opts.lossCurveCsv ? "lossCurveCsv" : "lossCurvePng") : undefined;
   const writeCurves = () => {
-    if (opts.lossCurveCsv) writeLossCurveCsv(opts.lossCurveCsv, losses, gradNorms);
-    if (opts.lossCurvePng) writeLossCurvePng(opts.lossCurvePng, losses, { logY: opts.logScale ?? "auto" });
+    if (opts.lossCurveCsv) curves!.csv(opts.lossCurveCsv, losses, gradNorms);
+    if (opts.lossCurvePng) curves!.png(opts.lossCurvePng, losses, { logY: opts.logScale ?? "auto" });
   };
   const fail = (message: string): never => {
     progress.finish(`stopped with an error at step ${losses.length - 1}`);

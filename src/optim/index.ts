@@ -25,5 +25,5 @@ export { Bijector, constrain, logSpace, sigmoidBox, unconstrain } from "./bounde
 export { globalNorm } from "./tree-math.js";
 export { fit, type FitOptions, type FitResult, type StepInfo, type StopReason } from "./fit.js";
 export { createProgress, type Progress, type ProgressMode, type ProgressStream } from "./progress.js";
-export { prefersLogScale, writeLossCurveCsv, writeLossCurvePng } from "./loss-curve.js";
+export { prefersLogScale, type LossCurvePngOptions } from "./loss-curve.js";
 export { levenbergMarquardt, type LevenbergMarquardtOptions, type LevenbergMarquardtResult, type LevenbergMarquardtStop } from "./least-squares.js";

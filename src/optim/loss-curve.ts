@@ -1,15 +1,8 @@
-/** Writing a loss history to disk: CSV for analysis, PNG for a quick look. */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { writeLinePlot, type LinePlotOptions } from "../io/plot.js";
-
-/** Write `step,loss[,grad_norm]` rows (full precision, so the file can be re-read exactly). */
-export function writeLossCurveCsv(path: string, losses: readonly number[], gradNorms?: readonly number[]): void {
-  const header = gradNorms ? "step,loss,grad_norm" : "step,loss";
-  const rows = losses.map((l, i) => (gradNorms ? `${i},${l},${gradNorms[i] ?? ""}` : `${i},${l}`));
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, [header, ...rows].join("\n") + "\n");
-}
+/**
+ * Loss curves: the axis choice (pure) and the hook through which `fit` writes its curve files.
+ * Writing files needs Node; the writers live in loss-curve-files.ts, which the Node entry loads.
+ */
+import type { LinePlotOptions } from "../io/plot.js";
 
 /** A loss curve spanning more than two decades and staying positive reads best on a log axis. */
 export function prefersLogScale(losses: readonly number[]): boolean {
@@ -19,11 +12,20 @@ export function prefersLogScale(losses: readonly number[]): boolean {
   return hi / lo > 100;
 }
 
-/**
- * Plot the losses against the step (log y axis when `logY` is "auto" and the losses span > 2
- * decades). Axis titles default to "step" and "loss"; pass what the loss is (and its units).
- */
-export function writeLossCurvePng(path: string, losses: readonly number[], opts: Omit<LinePlotOptions, "logY"> & { logY?: boolean | "auto"; label?: string } = {}): void {
-  const { logY = "auto", label = "loss", ...rest } = opts;
-  writeLinePlot(path, [{ y: losses, label }], { xLabel: "step", yLabel: "loss", ...rest, logY: logY === "auto" ? prefersLogScale(losses) : logY });
+export type LossCurvePngOptions = Omit<LinePlotOptions, "logY"> & { logY?: boolean | "auto"; label?: string };
+
+export interface LossCurveWriters {
+  readonly csv: (path: string, losses: readonly number[], gradNorms?: readonly number[]) => void;
+  readonly png: (path: string, losses: readonly number[], opts?: LossCurvePngOptions) => void;
+}
+
+let writers: LossCurveWriters | undefined;
+
+/** Called by loss-curve-files.ts when it loads (the Node entry loads it); a browser has none. */
+export const installLossCurveWriters = (w: LossCurveWriters): void => { writers = w; };
+
+/** The file writers, or a clear error naming the option that asked for a file where there is no file system. */
+export function lossCurveWriters(option: string): LossCurveWriters {
+  if (!writers) throw new Error(`fit: ${option} writes a file, which needs Node: import gradsim in Node (the "gradsim/node" entry, which "gradsim" resolves to there), or plot result.losses yourself.`);
+  return writers;
 }

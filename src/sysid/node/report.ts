@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type { Array } from "../../core/array.js";
 import { labelledGrid, writeGif, writePng, type Raster } from "../../io/image.js";
-import { writeLossCurveCsv, writeLossCurvePng } from "../../optim/loss-curve.js";
+import { writeLossCurveCsv, writeLossCurvePng } from "../../optim/loss-curve-files.js";
 
 export interface DisplayOptions {
   /** Nearest-neighbour enlargement factor. Default 3. */

@@ -1,0 +1,80 @@
+/**
+ * The package as a user installs it: `npm pack` (which builds dist/), the tarball installed into
+ * a scratch project, a program run with plain `node` that imports "gradsim" and takes a gradient,
+ * `tsc` resolving the package's types there, and a browser bundle (esbuild, platform browser) of
+ * the main entry that pulls in no Node built-ins.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..");
+const bin = (name: string) => join(root, "node_modules", ".bin", name);
+const scratch = mkdtempSync(join(tmpdir(), "gradsim-pack-"));
+
+function run(cmd: string, args: readonly string[], cwd: string): string {
+  const r = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 300_000 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+beforeAll(() => {
+  run("npm", ["pack", "--pack-destination", scratch, "--silent"], root);
+  const tarball = readdirSync(scratch).find((f) => f.endsWith(".tgz"));
+  if (!tarball) throw new Error(`npm pack wrote no tarball into ${scratch}`);
+  writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "uses-gradsim", private: true, type: "module" }));
+  // The dependencies come from npm's cache when the repository's own install filled it.
+  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--silent", join(scratch, tarball)], scratch);
+}, 600_000);
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("the packed package", () => {
+  it("ships built JavaScript and types, not TypeScript sources", () => {
+    const files = readdirSync(join(scratch, "node_modules", "gradsim", "dist"));
+    expect(files).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "node.js", "node.d.ts"]));
+    expect(readdirSync(join(scratch, "node_modules", "gradsim"))).not.toContain("src");
+  });
+
+  it("plain node imports it and takes a gradient", () => {
+    writeFileSync(join(scratch, "main.mjs"), [
+      'import { grad, np, optim, writeLinePlot } from "gradsim";',
+      "const f = (x) => np.sum(np.mul(np.sin(x), x));",
+      'const g = await grad(f)(np.array([1, 2, 3], { dtype: "float64" })).data();',
+      "console.log(JSON.stringify({ g: [...g], node: typeof writeLinePlot, fit: typeof optim.fit }));",
+    ].join("\n"));
+    const out = JSON.parse(run(process.execPath, ["main.mjs"], scratch).trim().split("\n").pop()!) as { g: number[]; node: string; fit: string };
+    [1, 2, 3].forEach((x, i) => expect(out.g[i]).toBeCloseTo(Math.sin(x) + x * Math.cos(x), 12));
+    // In Node, "gradsim" resolves to the Node entry (files, plots).
+    expect(out.node).toBe("function");
+    expect(out.fit).toBe("function");
+  });
+
+  it("tsc resolves its types (and rejects a wrong use)", () => {
+    writeFileSync(join(scratch, "tsconfig.json"), JSON.stringify({
+      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: [] },
+      include: ["typed.ts"],
+    }));
+    writeFileSync(join(scratch, "typed.ts"), [
+      'import { grad, np, type Array } from "gradsim";',
+      'import { writeLinePlot } from "gradsim/node";',
+      "const f = (x: Array): Array => np.sum(np.square(x));",
+      "export const g: Array = grad(f)(np.array([1, 2]));",
+      "export const plot: (path: string, data: readonly number[]) => void = writeLinePlot;",
+    ].join("\n"));
+    run(bin("tsc"), ["-p", "."], scratch);
+    writeFileSync(join(scratch, "typed.ts"), 'import { np } from "gradsim";\nexport const n: number = np.array([1]);\n');
+    const r = spawnSync(bin("tsc"), ["-p", "."], { cwd: scratch, encoding: "utf8" });
+    expect(r.status, "assigning an Array to a number must not type-check").not.toBe(0);
+    expect(r.stdout).toMatch(/not assignable to type 'number'/);
+  });
+
+  it("a browser bundle of the main entry pulls in no Node built-ins", () => {
+    writeFileSync(join(scratch, "web.js"), 'import { grad, np, render, sysid } from "gradsim";\nconsole.log(grad, np, render, sysid);\n');
+    const r = spawnSync(bin("esbuild"), ["web.js", "--bundle", "--platform=browser", "--format=esm", "--outfile=web.bundle.js", "--log-level=error"], { cwd: scratch, encoding: "utf8" });
+    expect(r.stderr, "esbuild errors").toBe("");
+    expect(r.status).toBe(0);
+  });
+});
