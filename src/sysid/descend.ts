@@ -40,6 +40,18 @@ export interface DescentSettings {
   readonly precondition?: Preconditioner;
   readonly progress?: optim.ProgressMode;
   readonly label?: string;
+  /** Called at every evaluated iterate of the Adam and L-BFGS phases (awaited), e.g. to draw live progress. */
+  readonly onStep?: (info: DescentStep) => void | Promise<void>;
+}
+
+export interface DescentStep {
+  /** The phase's label (e.g. "fit", "fit L-BFGS"). */
+  readonly label: string;
+  /** The iterate's index within its phase. */
+  readonly step: number;
+  readonly loss: number;
+  /** The iterate in unconstrained units (after undoing any preconditioner). */
+  readonly u: readonly number[];
 }
 
 export interface Preconditioner {
@@ -99,15 +111,17 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
   let seconds = 0, steps = 0;
   const reasons: string[] = [];
 
+  const report: Report | undefined = s.onStep && (async (lbl, step, loss, at) =>
+    s.onStep!({ label: lbl, step, loss, u: globalThis.Array.from(await (p ? applyRows(p.matrix, at) : at).data(), Number) }));
   const first = s.optimizer === "adam"
-    ? await adamPhase(o, w, s.steps, s.adam ?? { lr: 0.05 }, s.progress, label)
-    : await lbfgsPhase(o, w, s.steps, s.progress, label);
+    ? await adamPhase(o, w, s.steps, s.adam ?? { lr: 0.05 }, s.progress, label, report)
+    : await lbfgsPhase(o, w, s.steps, s.progress, label, report);
   w = first.params; losses.push(...first.losses); gradNorms.push(...first.gradNorms);
   seconds += first.seconds; steps += first.steps; reasons.push(first.stopReason);
   let best = first.bestLoss;
 
   if (s.optimizer === "adam" && s.refine) {
-    const r = await lbfgsPhase(o, w, s.refine, s.progress, `${label} L-BFGS`);
+    const r = await lbfgsPhase(o, w, s.refine, s.progress, `${label} L-BFGS`, report);
     // The refinement starts where Adam's best iterate was; keep it only if it did not end higher.
     if (r.bestLoss <= best) { w = r.params; best = r.bestLoss; }
     losses.push(...r.losses.slice(1)); gradNorms.push(...r.gradNorms.slice(1));
@@ -127,6 +141,8 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
   return { u: globalThis.Array.from(await u.data(), Number), finalLoss: best, losses, gradNorms, steps, polishSteps, seconds, stopReason: reasons.join("; ") };
 }
 
+type Report = (label: string, step: number, loss: number, at: Array) => Promise<void>;
+
 interface Phase { params: Array; bestLoss: number; losses: number[]; gradNorms: number[]; steps: number; seconds: number; stopReason: string }
 
 export function adamOptimizer(a: AdamSettings, steps: number): optim.GradientTransformation<unknown> {
@@ -143,7 +159,7 @@ const notFinite = (label: string, k: number, loss: number, gradNorm: number) =>
     "the simulation probably diverged (an unknown left its physical or stable range): narrow the prior, start closer, or lower the learning rate.");
 
 /** Adam for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */
-async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings, progressMode: optim.ProgressMode | undefined, label: string): Promise<Phase> {
+async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings, progressMode: optim.ProgressMode | undefined, label: string, report?: Report): Promise<Phase> {
   const opt = adamOptimizer(a, steps);
   const update = jit((g: Array, state: unknown, w: Array) => opt.update(g, state, w) as [Array, unknown]);
   const progress = optim.createProgress(steps, progressMode ?? "auto", undefined, label);
@@ -155,6 +171,7 @@ async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings
     const loss = await scalar(lossArr), gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
     losses.push(loss); gradNorms.push(gradNorm);
     if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw notFinite(label, k, loss, gradNorm); }
+    await report?.(label, k, loss, w);
     if (loss < bestLoss) { best = w; bestLoss = loss; }
     if (k === steps) break;
     progress.update(k, loss);
@@ -181,7 +198,7 @@ async function sameValues(a: Array, b: Array): Promise<boolean> {
  * L-BFGS with a backtracking line search for `steps` steps; stops early when the line search finds
  * no decrease (converged to float32 precision).
  */
-async function lbfgsPhase(o: Objective, w0: Array, steps: number, progressMode: optim.ProgressMode | undefined, label: string): Promise<Phase> {
+async function lbfgsPhase(o: Objective, w0: Array, steps: number, progressMode: optim.ProgressMode | undefined, label: string, report?: Report): Promise<Phase> {
   const opt = optim.chain(optim.scaleByLbfgs({ memorySize: 10 }), optim.scale(-1)) as optim.GradientTransformation<unknown>;
   const update = jit((g: Array, state: unknown, w: Array) => opt.update(g, state, w) as [Array, unknown]);
   const progress = optim.createProgress(steps, progressMode ?? "auto", undefined, label);
@@ -193,6 +210,7 @@ async function lbfgsPhase(o: Objective, w0: Array, steps: number, progressMode: 
     const value = await scalar(lossArr), gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
     losses.push(value); gradNorms.push(gradNorm);
     if (!Number.isFinite(value) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw notFinite(label, k, value, gradNorm); }
+    await report?.(label, k, value, w);
     if (k === steps) break;
     progress.update(k, value);
     const [direction, next] = update(g, state, w);

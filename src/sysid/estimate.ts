@@ -31,7 +31,17 @@ import { formatValues, Layout, type Params, type Unknown, type Values } from "./
 
 export type Method = "pixels" | "states" | "reinforce";
 
-export interface EstimateSettings extends DescentSettings {
+/** One evaluated iterate of the final descent, in physical units. */
+export interface EstimateStep {
+  readonly label: string;
+  readonly step: number;
+  readonly loss: number;
+  readonly estimate: Values;
+}
+
+export interface EstimateSettings extends Omit<DescentSettings, "onStep"> {
+  /** Called at every evaluated iterate of the final descent (awaited), e.g. to draw live progress. */
+  readonly onStep?: (info: EstimateStep) => void | Promise<void>;
   /** Frames the image loss compares (default every frame). */
   readonly frames?: FrameSelection;
   /** Image-pyramid levels of the image loss (default 1). */
@@ -119,11 +129,13 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   // A curriculum over the video's length leaves the final descent inside the truth's basin.
   let start = spec.initial;
   let stages: StageRecord[] | undefined;
-  let final: DescentSettings = s;
+  const { onStep, ...rest } = s;
+  const base: DescentSettings = { ...rest, ...(onStep ? { onStep: (i) => onStep({ label: i.label, step: i.step, loss: i.loss, estimate: layout.fromU(i.u) }) } : {}) };
+  let final = base;
   if (s.curriculum) {
     const c = s.curriculum;
     const stageSettings = (n: number, continuing: boolean): DescentSettings => ({
-      ...s, steps: c.stageSteps, refine: c.stageRefine, polish: 0, label: `${label} (${n} frames)`,
+      ...base, steps: c.stageSteps, refine: c.stageRefine, polish: 0, label: `${label} (${n} frames)`,
       ...(continuing && s.adam ? { adam: { ...s.adam, lr: c.finalLr } } : {}),
     });
     const run = await horizonCurriculum(layout, spec.initial, spec.frames, c, (n) => {
@@ -138,7 +150,7 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
     }, rng, log);
     start = run.estimate;
     stages = run.stages;
-    if (s.adam) final = { ...s, adam: { ...s.adam, lr: c.finalLr } };
+    if (s.adam) final = { ...base, adam: { ...s.adam, lr: c.finalLr } };
   }
 
   const o = objective();

@@ -1,0 +1,110 @@
+/**
+ * The page's experiment, free of the DOM (so Node can run it too): a scene with one hidden
+ * parameter renders its "observed" video (or takes a visitor's frames), and sysid.estimate
+ * recovers the parameter from the pixels, reporting every iterate.
+ */
+import { np, sysid, type Array } from "../src/index.js";
+
+export interface DemoSettings {
+  /** Image side in pixels. */
+  readonly size: number;
+  /** Frames of the video (at 30 fps). */
+  readonly frames: number;
+  /** Adam steps. */
+  readonly steps: number;
+}
+
+export const DEFAULT_SETTINGS: DemoSettings = { size: 32, frames: 30, steps: 30 };
+
+export interface DemoScene {
+  readonly id: string;
+  readonly title: string;
+  /** The hidden parameter: name, unit, slider range, default truth and the estimator's first guess. */
+  readonly unknown: { readonly name: string; readonly unit: string; readonly range: readonly [number, number]; readonly truth: number; readonly initial: number };
+  /** The estimation problem at these settings (simulate + render). */
+  problem(s: DemoSettings): sysid.Problem<Array>;
+  /** Adam's learning rate (log-space units) and its end value. */
+  readonly lr: readonly [number, number];
+}
+
+/**
+ * A box gets a known push in free flight: how far it drifts and how fast it tumbles depends on its
+ * mass (paper §4.1.1).
+ */
+const rigidMass: DemoScene = {
+  id: "rigid",
+  title: "rigid body: mass from a known push",
+  unknown: { name: "mass", unit: "kg", range: [0.5, 6], truth: 2.5, initial: 4.5 },
+  lr: [0.15, 0.005],
+  problem: (s) => {
+    const scene = sysid.buildRigidScene({
+      shape: "box", scale: [0.8, 0.5, 0.6], mass: 1,
+      position: [-1.0, 0.3, 0], rotation: [0, 0, 0, 1], velocity: [0.1, 0.05, 0.05], angularVelocity: [0.3, 0.6, 0.1],
+      impulses: [{ force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: 0.1 }],
+      gravity: [0, 0, 0], contact: null, frames: s.frames, fps: 30, substeps: 2,
+      camera: { distance: 6, elevation: 25, azimuth: 15, at: [0, 0.3, 0], fovY: 40 }, resolution: s.size,
+      background: [0.93, 0.94, 0.96], channels: "rgb",
+    });
+    return sysid.rigidProblem(scene);
+  },
+};
+
+export const SCENES: readonly DemoScene[] = [rigidMass];
+
+export const sceneById = (id: string): DemoScene => {
+  const s = SCENES.find((x) => x.id === id);
+  if (!s) throw new Error(`unknown scene ${JSON.stringify(id)}; the scenes are ${SCENES.map((x) => x.id).join(", ")}.`);
+  return s;
+};
+
+const unknownsOf = (scene: DemoScene): sysid.Unknown[] =>
+  [{ name: scene.unknown.name, transform: "log", unit: scene.unknown.unit, prior: scene.unknown.range }];
+
+/** The video of the scene with the parameter at `value`: [frames, H, W, 3] RGB in [0, 1]. */
+export function renderVideo(scene: DemoScene, s: DemoSettings, value: number): Array {
+  const problem = scene.problem(s);
+  const params = sysid.paramsOf(unknownsOf(scene), { [scene.unknown.name]: value });
+  return problem.render!(problem.simulate(params, problem.frames));
+}
+
+export interface DemoStep { readonly step: number; readonly loss: number; readonly estimate: number }
+
+export interface DemoResult { readonly estimate: number; readonly losses: number[]; readonly seconds: number }
+
+/** Recover the parameter from `observed` ([frames, H, W, 3]), calling `onStep` at every iterate. */
+export async function recover(scene: DemoScene, s: DemoSettings, observed: Array, onStep: (st: DemoStep) => void | Promise<void>): Promise<DemoResult> {
+  const problem = scene.problem(s);
+  const want = [problem.frames, s.size, s.size, 3];
+  if (observed.shape.join() !== want.join()) throw new Error(`the target video has shape [${observed.shape}], the scene needs [${want}]`);
+  const name = scene.unknown.name;
+  const r = await sysid.estimate({
+    ...problem, observed: { video: observed }, unknowns: unknownsOf(scene),
+    initial: { [name]: scene.unknown.initial }, method: "pixels",
+    settings: {
+      optimizer: "adam", steps: s.steps, adam: { lr: scene.lr[0], lrEnd: scene.lr[1], b1: 0.5 }, frames: "every5", progress: false,
+      onStep: (i) => onStep({ step: i.step, loss: i.loss, estimate: i.estimate[name] as number }),
+    },
+    log: () => {},
+  });
+  return { estimate: r.estimate[name] as number, losses: r.losses, seconds: r.seconds };
+}
+
+/** Frames from a visitor (RGBA bytes per frame, any size) as the scene's target video: RGB, resampled to the scene's size and length. */
+export function videoFromFrames(frames: readonly { readonly width: number; readonly height: number; readonly rgba: Uint8ClampedArray | Uint8Array }[], s: DemoSettings): Array {
+  if (!frames.length) throw new Error("the target has no frames");
+  const out = new Float32Array(s.frames * s.size * s.size * 3);
+  for (let k = 0; k < s.frames; k++) {
+    // Spread the visitor's frames over the scene's length (nearest frame).
+    const f = frames[Math.min(frames.length - 1, Math.floor((k * frames.length) / s.frames))]!;
+    for (let y = 0; y < s.size; y++) for (let x = 0; x < s.size; x++) {
+      // Box-average the source pixels that fall into this target pixel.
+      const x0 = Math.floor((x * f.width) / s.size), x1 = Math.max(x0 + 1, Math.floor(((x + 1) * f.width) / s.size));
+      const y0 = Math.floor((y * f.height) / s.size), y1 = Math.max(y0 + 1, Math.floor(((y + 1) * f.height) / s.size));
+      const acc = [0, 0, 0];
+      for (let yy = y0; yy < y1; yy++) for (let xx = x0; xx < x1; xx++) for (let c = 0; c < 3; c++) acc[c] += f.rgba[4 * (yy * f.width + xx) + c]!;
+      const n = (x1 - x0) * (y1 - y0), o = 3 * ((k * s.size + y) * s.size + x);
+      for (let c = 0; c < 3; c++) out[o + c] = acc[c]! / n / 255;
+    }
+  }
+  return np.reshape(np.array(out, { dtype: "float32" }), [s.frames, s.size, s.size, 3]);
+}
