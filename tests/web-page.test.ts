@@ -1,9 +1,9 @@
 /**
  * The page in a real browser: Debian's Chromium (through playwright-core) with WebGPU on its
  * bundled SwiftShader loads the page from `npm run web`'s server, reports the WebGPU backend,
- * recovers the hidden mass from the rendered video, shows the object on its canvases, and
- * recovers a mass from a GIF dropped in as the target. A screenshot is written to
- * test-artifacts/web-page.png. With CI=true a missing browser fails instead of skipping.
+ * recovers the hidden mass from the rendered video, shows the object on its canvases, recovers
+ * a soft beam's stiffness, and a mass from a GIF dropped in as the target. Screenshots are
+ * written to test-artifacts/. With CI=true a missing browser fails instead of skipping.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import type { Server } from "node:http";
@@ -25,6 +25,7 @@ let server: Server, url: string, browser: Browser;
 
 beforeAll(async () => {
   if (!haveBrowser) return;
+  mkdirSync(artefacts, { recursive: true });
   ({ server, url } = await servePage(0));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader", "--no-sandbox"] });
 }, 60_000);
@@ -71,8 +72,19 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     expect(s.losses[s.losses.length - 1]!).toBeLessThan(s.losses[0]! / 100);
     expect(await objectPixels(page, "target")).toBeGreaterThan(10);
     expect(await objectPixels(page, "current")).toBeGreaterThan(10);
-    mkdirSync(artefacts, { recursive: true });
     await page.screenshot({ path: join(artefacts, "web-page.png"), fullPage: true });
+    await page.close();
+  }, 500_000);
+
+  it("recovers a soft beam's stiffness, the second scene", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${url}?scene=soft-beam&truth=1000&steps=20&autorun=1`);
+    const s = await finished(page);
+    expect(s.error).toBeNull();
+    expect(s.backend).toBe("webgpu");
+    expect(Math.abs(s.estimate! - 1000) / 1000).toBeLessThan(0.01);
+    expect(await objectPixels(page, "current")).toBeGreaterThan(10);
+    await page.screenshot({ path: join(artefacts, "web-page-soft-beam.png"), fullPage: true });
     await page.close();
   }, 500_000);
 

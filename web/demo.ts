@@ -3,6 +3,7 @@
  * parameter renders its "observed" video (or takes a visitor's frames), and sysid.estimate
  * recovers the parameter from the pixels, reporting every iterate.
  */
+import { beamProblem, buildTwistBeam, defaultTwistBeam } from "../examples/lib/deformable-scene.js";
 import { np, sysid, type Array } from "../src/index.js";
 
 export interface DemoSettings {
@@ -27,6 +28,8 @@ export interface DemoScene {
   readonly lr: readonly [number, number];
 }
 
+const BACKGROUND = [0.93, 0.94, 0.96] as const;
+
 /**
  * A box gets a known push in free flight: how far it drifts and how fast it tumbles depends on its
  * mass (paper §4.1.1).
@@ -43,13 +46,29 @@ const rigidMass: DemoScene = {
       impulses: [{ force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: 0.1 }],
       gravity: [0, 0, 0], contact: null, frames: s.frames, fps: 30, substeps: 2,
       camera: { distance: 6, elevation: 25, azimuth: 15, at: [0, 0.3, 0], fovY: 40 }, resolution: s.size,
-      background: [0.93, 0.94, 0.96], channels: "rgb",
+      background: [...BACKGROUND], channels: "rgb",
     });
     return sysid.rigidProblem(scene);
   },
 };
 
-export const SCENES: readonly DemoScene[] = [rigidMass];
+/**
+ * A soft beam (stable Neo-Hookean tets), clamped at one end and set twisting: how fast it
+ * untwists and oscillates depends on its stiffness, the Lamé μ (λ = μ here), paper §4.1.2.
+ */
+const softBeam: DemoScene = {
+  id: "soft-beam",
+  title: "soft body: stiffness μ of a twisting beam",
+  unknown: { name: "mu", unit: "Pa", range: [500, 2500], truth: 1000, initial: 1600 },
+  lr: [0.1, 0.005],
+  problem: (s) => {
+    const beam = beamProblem(buildTwistBeam({ ...defaultTwistBeam(s.size), frames: s.frames }), (p) => ({ mu: p.mu, lambda: p.mu }));
+    const bg = np.array([...BACKGROUND], { dtype: "float32" });
+    return { ...beam, render: (x: Array) => sysid.overBackground(beam.render!(x), bg, "rgb") };
+  },
+};
+
+export const SCENES: readonly DemoScene[] = [rigidMass, softBeam];
 
 export const sceneById = (id: string): DemoScene => {
   const s = SCENES.find((x) => x.id === id);
