@@ -2,17 +2,13 @@
 import type { Array } from "../../core/array.js";
 import type { DType } from "../../core/dtype.js";
 import { np } from "../../core/np/index.js";
+import { perElementParam, requireParam } from "../common/params.js";
 import { bendingHinges } from "../meshes/topology.js";
 import { faceCount, vertexCount, type TriMesh } from "../meshes/types.js";
 import { validateTriMesh } from "../meshes/validate.js";
 import type { BendingElements, TriangleElements } from "./types.js";
 
 type Numbers = readonly number[] | Float64Array;
-const perElement = (name: string, v: number | Numbers, n: number, dtype: DType): Array => {
-  if (typeof v === "number") return np.full([n], v, { dtype });
-  if (v.length !== n) throw new Error(`cloth: ${name} has ${v.length} values for ${n} elements; give one per element or a single number.`);
-  return np.array(Float64Array.from(v), { dtype });
-};
 
 export interface TriangleMaterial {
   /** dflex defaults: μ (tri_ke) 100, λ (tri_ka) 100, kd 10, drag 0, lift 0. */
@@ -55,12 +51,12 @@ export function triangleElements(mesh: TriMesh, mat: TriangleMaterial = {}): Tri
     indices: np.array(mesh.faces, { dtype: "int32" }).reshape([nf, 3]),
     invRest: np.array(invRest, { dtype }).reshape([nf, 2, 2]),
     restArea: np.array(restArea, { dtype }),
-    mu: perElement("mu", mat.mu ?? 100, nf, dtype),
-    lambda: perElement("lambda", mat.lambda ?? 100, nf, dtype),
-    damping: perElement("damping", mat.damping ?? 10, nf, dtype),
-    activation: perElement("activation", mat.activation ?? 0, nf, dtype),
-    drag: perElement("drag", mat.drag ?? 0, nf, dtype),
-    lift: perElement("lift", mat.lift ?? 0, nf, dtype),
+    mu: perElementParam("cloth", "mu", mat.mu ?? 100, nf, dtype, "positive", "N/m"),
+    lambda: perElementParam("cloth", "lambda", mat.lambda ?? 100, nf, dtype, "finite", "N/m"),
+    damping: perElementParam("cloth", "damping", mat.damping ?? 10, nf, dtype, "nonnegative"),
+    activation: perElementParam("cloth", "activation", mat.activation ?? 0, nf, dtype, "finite"),
+    drag: perElementParam("cloth", "drag", mat.drag ?? 0, nf, dtype, "nonnegative"),
+    lift: perElementParam("cloth", "lift", mat.lift ?? 0, nf, dtype, "nonnegative"),
   };
 }
 
@@ -90,14 +86,15 @@ export function bendingElements(mesh: TriMesh, mat: BendingMaterial = {}): Bendi
   return {
     indices: np.array(h, { dtype: "int32" }).reshape([nh, 4]),
     restLength: np.array(restLength, { dtype }),
-    stiffness: perElement("stiffness", mat.stiffness ?? 100, nh, dtype),
-    damping: perElement("damping", mat.damping ?? 0, nh, dtype),
-    restAngle: mat.restAngle === undefined ? np.array(angle, { dtype }) : perElement("restAngle", mat.restAngle, nh, dtype),
+    stiffness: perElementParam("cloth", "stiffness", mat.stiffness ?? 100, nh, dtype, "nonnegative"),
+    damping: perElementParam("cloth", "damping", mat.damping ?? 0, nh, dtype, "nonnegative"),
+    restAngle: mat.restAngle === undefined ? np.array(angle, { dtype }) : perElementParam("cloth", "restAngle", mat.restAngle, nh, dtype, "finite", "rad"),
   };
 }
 
 /** Lumped cloth masses m_i = Σ ρ·A0/3 (dflex add_cloth_mesh); ρ in kg/m². */
 export function clothMasses(mesh: TriMesh, density: number): Float64Array {
+  requireParam("cloth", "density", density, "positive", "kg/m²");
   const { restArea } = triangleRestShape(mesh);
   const m = new Float64Array(vertexCount(mesh));
   for (let t = 0; t < restArea.length; t++) for (let k = 0; k < 3; k++) m[mesh.faces[3 * t + k]!] += (density * restArea[t]!) / 3;

@@ -2,6 +2,7 @@
 import type { Array } from "../../core/array.js";
 import type { DType } from "../../core/dtype.js";
 import { np } from "../../core/np/index.js";
+import { perElementParam, requireParam } from "../common/params.js";
 import { validateTetMesh } from "../meshes/validate.js";
 import { tetCount, vertexCount, type TetMesh } from "../meshes/types.js";
 import type { TetElements } from "./types.js";
@@ -19,11 +20,6 @@ export interface TetMaterial {
 }
 type ArrayLikeNumbers = readonly number[] | Float64Array;
 
-const perElement = (name: string, v: number | ArrayLikeNumbers, n: number, dtype: DType): Array => {
-  if (typeof v === "number") return np.full([n], v, { dtype });
-  if (v.length !== n) throw new Error(`fem: ${name} has ${v.length} values for ${n} tetrahedra; give one per tet or a single number.`);
-  return np.array(Float64Array.from(v), { dtype });
-};
 
 /** Rest-shape inverse Dm [T·9] (row-major) and rest volumes V0 [T] (float64). */
 export function restShape(mesh: TetMesh): { invRest: Float64Array; restVolume: Float64Array } {
@@ -57,15 +53,16 @@ export function tetElements(mesh: TetMesh, mat: TetMaterial = {}): TetElements {
     indices: np.array(mesh.tets, { dtype: "int32" }).reshape([nt, 4]),
     invRest: np.array(invRest, { dtype }).reshape([nt, 3, 3]),
     restVolume: np.array(restVolume, { dtype }),
-    mu: perElement("mu", mat.mu ?? 1e3, nt, dtype),
-    lambda: perElement("lambda", mat.lambda ?? 1e3, nt, dtype),
-    damping: perElement("damping", mat.damping ?? 0, nt, dtype),
-    activation: perElement("activation", mat.activation ?? 0, nt, dtype),
+    mu: perElementParam("fem", "mu", mat.mu ?? 1e3, nt, dtype, "positive", "Pa"),
+    lambda: perElementParam("fem", "lambda", mat.lambda ?? 1e3, nt, dtype, "finite", "Pa"),
+    damping: perElementParam("fem", "damping", mat.damping ?? 0, nt, dtype, "nonnegative", "Pa·s"),
+    activation: perElementParam("fem", "activation", mat.activation ?? 0, nt, dtype, "finite"),
   };
 }
 
 /** Lumped vertex masses m_i = Σ_{tets ∋ i} ρ·V0/4 (dflex add_soft_mesh), float64 host array. */
 export function lumpedMasses(mesh: TetMesh, density: number): Float64Array {
+  requireParam("fem", "density", density, "positive", "kg/m³");
   const { restVolume } = restShape(mesh);
   const m = new Float64Array(vertexCount(mesh));
   for (let e = 0; e < restVolume.length; e++) for (let k = 0; k < 4; k++) m[mesh.tets[4 * e + k]!] += (density * restVolume[e]!) / 4;

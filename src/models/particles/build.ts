@@ -1,5 +1,6 @@
 /** Assembling particle systems and initial states from host data. */
 import type { Array } from "../../core/array.js";
+import { requireParam } from "../common/params.js";
 import type { DType } from "../../core/dtype.js";
 import { np } from "../../core/np/index.js";
 import type { ParticleState, ParticleSystem } from "./types.js";
@@ -21,6 +22,7 @@ const isNumbers = (m: Numbers | Array): m is Numbers => globalThis.Array.isArray
 
 export function particleSystem(o: ParticleSystemOptions): ParticleSystem {
   const dtype = o.dtype ?? "float32";
+  if (isNumbers(o.mass)) o.mass.forEach((m, i) => requireParam("particleSystem", `mass[${i}]`, m, "positive", "kg"));
   const mass = isNumbers(o.mass) ? np.array(Float64Array.from(o.mass), { dtype }) : o.mass;
   const n = mass.shape[0]!;
   const fixed = new Float64Array(n);

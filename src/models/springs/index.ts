@@ -1,5 +1,6 @@
 /** Damped springs (rest length, stiffness, damping per spring). */
 import type { DType } from "../../core/dtype.js";
+import { requireParam } from "../common/params.js";
 import { np } from "../../core/np/index.js";
 import type { SpringElements } from "./types.js";
 export type { SpringElements } from "./types.js";
@@ -12,11 +13,12 @@ export function springElements(pairs: readonly (readonly [number, number])[], po
   const p = positions;
   const rest = o.restLength ?? pairs.map(([i, j]) => Math.hypot(p[3 * i]! - p[3 * j]!, p[3 * i + 1]! - p[3 * j + 1]!, p[3 * i + 2]! - p[3 * j + 2]!));
   if (rest.length !== pairs.length) throw new Error(`springElements: ${rest.length} rest lengths for ${pairs.length} springs.`);
+  rest.forEach((r, k) => requireParam("springElements", `restLength[${k}]`, r, "nonnegative", "m"));
   const n = pairs.length;
   return {
     indices: np.array(pairs.map(([i, j]) => [i, j]), { dtype: "int32" }),
     restLength: np.array([...rest], { dtype }),
-    stiffness: np.full([n], o.stiffness ?? 100, { dtype }),
-    damping: np.full([n], o.damping ?? 0, { dtype }),
+    stiffness: np.full([n], requireParam("springElements", "stiffness", o.stiffness ?? 100, "nonnegative", "N/m"), { dtype }),
+    damping: np.full([n], requireParam("springElements", "damping", o.damping ?? 0, "nonnegative", "N·s/m"), { dtype }),
   };
 }
