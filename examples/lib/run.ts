@@ -3,7 +3,9 @@
  * result.json (and any images the experiment writes) under --out, print the result as one JSON
  * line with --json. Bad input exits with code 2 and a clear message.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { writeAtomic } from "../../src/io/atomic.js";
+import { DivergenceError } from "../../src/models/common/divergence.js";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { defaultBackend, init } from "../../src/index.js";
@@ -64,12 +66,13 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     if (flags.workers > 1 && flags.dataset) await startWorkers(exp.name, argv, flags, backend, log);
     const result = await exp.run({ experiment: exp.name, flags, out: flags.out, backend, log });
     const full = { experiment: exp.name, ...result, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)), backend: defaultBackend(), seed: flags.seed, quick: flags.quick };
-    writeFileSync(join(flags.out, "result.json"), JSON.stringify(full, null, 2) + "\n");
+    writeAtomic(join(flags.out, "result.json"), JSON.stringify(full, null, 2) + "\n");
     if (flags.json) process.stdout.write(JSON.stringify(full) + "\n");
     else log(`done in ${full.seconds} s; results in ${flags.out}/result.json`);
     return 0;
   } catch (e) {
-    if (e instanceof CliError) {
+    // Bad input and simulations made unstable by the input's parameters: a message, not a stack.
+    if (e instanceof CliError || e instanceof DivergenceError) {
       process.stderr.write(`gradsim ${exp.name}: ${e.message}\n`);
       return 2;
     }

@@ -13,4 +13,5 @@ export * as rigid from "./rigid/index.js";
 export * as pendulum from "./pendulum/index.js";
 export * as smoke from "./smoke/index.js";
 export * as meshes from "./meshes/index.js";
-export { rollout, type SimulateOptions, type StepFn } from "./common/simulate.js";
+export { rollout, type SimulateOptions, type StabilityAdvice, type StepFn } from "./common/simulate.js";
+export { DivergenceError, findDivergence, findDivergenceAsync, type Divergence } from "./common/divergence.js";

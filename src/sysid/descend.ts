@@ -12,6 +12,7 @@ import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import { jit } from "../transforms/index.js";
 import * as optim from "../optim/index.js";
+import { DivergenceError } from "../models/common/divergence.js";
 import type { Objective } from "./objective.js";
 
 export interface AdamSettings {
@@ -96,6 +97,7 @@ function preconditioned(o: Objective, p: Preconditioner): Objective {
     value: (w) => o.value(toU(w)),
     residual: (w) => o.residual(toU(w)),
     values: async (ws) => o.values(await Promise.all(ws.map(async (w) => globalThis.Array.from(await toU(f32(w)).data(), Number)))),
+    diagnose: (w) => o.diagnose(toU(w)),
   };
 }
 
@@ -154,9 +156,13 @@ export function adamOptimizer(a: AdamSettings, steps: number): optim.GradientTra
   return optim.adam(schedule, { b1: a.b1 ?? 0.5 }) as optim.GradientTransformation<unknown>;
 }
 
-const notFinite = (label: string, k: number, loss: number, gradNorm: number) =>
-  new Error(`${label}: the loss or its gradient is not finite at step ${k} (loss ${loss}, ‖∇‖ ${gradNorm}); ` +
-    "the simulation probably diverged (an unknown left its physical or stable range): narrow the prior, start closer, or lower the learning rate.");
+/** The error for a non-finite loss or gradient: the simulation's divergence when the rerun finds one. */
+async function notFinite(o: Objective, at: Array, label: string, k: number, loss: number, gradNorm: number): Promise<Error> {
+  const head = `${label}: the loss or its gradient is not finite at step ${k} (loss ${loss}, ‖∇‖ ${gradNorm})`;
+  const d = await o.diagnose(at).catch(() => null);
+  if (d) return new DivergenceError(`${head}, because ${d.message} An unknown may have left its stable range: narrow the prior, start closer, or lower the learning rate.`, d.divergence);
+  return new Error(`${head}; the simulation stayed finite, so the rendering or the loss produced it: run with setDebugNans(true) to find the operation, or narrow the prior, start closer, or lower the learning rate.`);
+}
 
 /** Adam for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */
 async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings, progressMode: optim.ProgressMode | undefined, label: string, report?: Report): Promise<Phase> {
@@ -170,7 +176,7 @@ async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings
     const [lossArr, g] = o.valueAndGrad(w);
     const loss = await scalar(lossArr), gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
     losses.push(loss); gradNorms.push(gradNorm);
-    if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw notFinite(label, k, loss, gradNorm); }
+    if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw await notFinite(o, w, label, k, loss, gradNorm); }
     await report?.(label, k, loss, w);
     if (loss < bestLoss) { best = w; bestLoss = loss; }
     if (k === steps) break;
@@ -209,7 +215,7 @@ async function lbfgsPhase(o: Objective, w0: Array, steps: number, progressMode: 
     const [lossArr, g] = o.valueAndGrad(w);
     const value = await scalar(lossArr), gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
     losses.push(value); gradNorms.push(gradNorm);
-    if (!Number.isFinite(value) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw notFinite(label, k, value, gradNorm); }
+    if (!Number.isFinite(value) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw await notFinite(o, w, label, k, value, gradNorm); }
     await report?.(label, k, value, w);
     if (k === steps) break;
     progress.update(k, value);

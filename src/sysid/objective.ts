@@ -9,6 +9,7 @@ import { defaultBackend } from "../core/init.js";
 import { np } from "../core/np/index.js";
 import { tree } from "../core/tree.js";
 import { jit, jvp, valueAndGrad, vjp, vmap } from "../transforms/index.js";
+import { DivergenceError, divergenceError, findDivergenceAsync } from "../models/common/divergence.js";
 import { frameIndices, meanSquare, poolFrames, takeFrames, type FrameSelection } from "./losses.js";
 import type { Layout, Params } from "./unknowns.js";
 
@@ -62,6 +63,11 @@ export interface Objective {
   residual(u: Array): Array;
   /** Losses at several points (host vectors u): scoring restarts and samples with forward passes only. */
   values(us: readonly (readonly number[])[]): Promise<number[]>;
+  /**
+   * Why the loss at u is not finite: the simulation rerun eagerly at u and checked frame by frame.
+   * A DivergenceError (with the model's advice where it has one) when the states diverge, else null.
+   */
+  diagnose(u: Array): Promise<DivergenceError | null>;
 }
 
 /**
@@ -136,11 +142,21 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     valueAndGradFn = forward ? forwardValueAndGrad(loss, layout.size) : (jit(valueAndGrad(loss)) as (u: Array) => [Array, Array]);
   }
   const batched = split ? null : jit((us: Array) => vmap(loss)(us));
+  const diagnose = async (u: Array): Promise<DivergenceError | null> => {
+    let states: unknown;
+    try { states = problem.simulate(params(u), horizon); } catch (e) {
+      if (e instanceof DivergenceError) return e;
+      throw e;
+    }
+    const d = await findDivergenceAsync(states, horizon);
+    return d ? divergenceError("sysid: simulate", d, { frames: horizon }) : null;
+  };
   return {
     size: layout.size,
     valueAndGrad: valueAndGradFn,
     value,
     residual,
+    diagnose,
     values: async (us) => {
       if (!batched) {
         const out: number[] = [];

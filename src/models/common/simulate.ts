@@ -5,6 +5,7 @@
  * recompute the rest.
  */
 import { lax } from "../../transforms/index.js";
+import { divergenceError, findDivergence } from "./divergence.js";
 
 /** One time step of a model: pure, `step(system, state, controls, dt) → state`. */
 export type StepFn<Sys, S, C> = (system: Sys, state: S, controls: C, dt: number) => S;
@@ -20,13 +21,22 @@ export interface SimulateOptions<C = unknown> {
   readonly controls?: C | null;
   /** Store only ~√frames states for reverse mode (memory O(√T)). */
   readonly checkpoint?: boolean;
+  /**
+   * Check the states of an eager CPU rollout (default true; one pass over host memory): a state
+   * that stops being finite raises a DivergenceError naming the frame and what to change. Traced
+   * (jit/grad) and GPU rollouts are checked by their callers with findDivergenceAsync.
+   */
+  readonly checkFinite?: boolean;
 }
+
+/** A model's advice when its rollout diverges, e.g. the stable step of its stiffest element. */
+export type StabilityAdvice<Sys> = (system: Sys, dt: number) => string | undefined;
 
 /**
  * Run `frames × substeps` steps and return the state after each frame, stacked on a leading
  * axis (the initial state is not included).
  */
-export function rollout<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0: S, opts: SimulateOptions<C>): S {
+export function rollout<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0: S, opts: SimulateOptions<C>, advice?: StabilityAdvice<Sys>): S {
   const substeps = opts.substeps ?? 1;
   if (!Number.isInteger(opts.frames) || opts.frames < 1) throw new Error(`simulate: frames must be a positive integer, got ${opts.frames}.`);
   if (!Number.isInteger(substeps) || substeps < 1) throw new Error(`simulate: substeps must be a positive integer, got ${substeps}.`);
@@ -39,5 +49,29 @@ export function rollout<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0:
   };
   const controls = (opts.controls ?? null) as C;
   const [, states] = lax.scan(frame, state0, controls, { length: opts.frames, checkpoint: opts.checkpoint ?? false });
+  if (opts.checkFinite !== false) {
+    const d = findDivergence(states, opts.frames);
+    if (d) {
+      const estimate = advice?.(system, opts.dt);
+      const measured = measuredStableStep(step, system, state0, opts);
+      const found = measured
+        ? `Measured: the same rollout stays finite with dt = ${measured.dt.toPrecision(3)} s (${measured.substeps} substeps per frame).`
+        : "Halving dt did not make the rollout finite within the search: check the initial state and the parameters.";
+      throw divergenceError("simulate", d, { frames: opts.frames, dt: opts.dt, substeps, advice: `${estimate ? `${estimate} ` : ""}${found}` });
+    }
+  }
   return states;
+}
+
+/**
+ * The longest step dt/2^k (k = 1…14, the frame length kept by 2^k× the substeps) at which the
+ * rollout stays finite, searched eagerly on the error path only, for at most ~20 s.
+ */
+function measuredStableStep<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0: S, opts: SimulateOptions<C>): { dt: number; substeps: number } | null {
+  const t0 = performance.now();
+  for (let k = 1; k <= 14 && performance.now() - t0 < 20_000; k++) {
+    const f = 2 ** k, trial = { ...opts, dt: opts.dt / f, substeps: (opts.substeps ?? 1) * f, checkFinite: false };
+    if (!findDivergence(rollout(step, system, state0, trial), opts.frames)) return { dt: trial.dt, substeps: trial.substeps };
+  }
+  return null;
 }

@@ -10,6 +10,7 @@ import { aeroForces } from "../cloth/aero.js";
 import { bendingForces } from "../cloth/bending.js";
 import { membraneForces } from "../cloth/membrane.js";
 import { rollout, type SimulateOptions } from "../common/simulate.js";
+import { particleAdvice } from "./stability.js";
 import { groundForces } from "../contact/ground.js";
 import { tetForces } from "../fem/forces.js";
 import { springForces } from "../springs/energy.js";
@@ -40,4 +41,4 @@ export function step(sys: ParticleSystem, state: ParticleState, controls: Partic
 
 /** Per-frame states ({x, v} with a leading frames axis) of a rollout built on lax.scan. */
 export const simulate = (sys: ParticleSystem, state0: ParticleState, opts: SimulateOptions<ParticleControls | null>): ParticleState =>
-  rollout(step, sys, state0, opts);
+  rollout(step, sys, state0, opts, particleAdvice);
