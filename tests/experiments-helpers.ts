@@ -3,13 +3,21 @@
  * progress output), the result read back from result.json; and the CLI as a child process.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import { runExperiment, type Experiment } from "../examples/lib/run.js";
 import { table3Markdown, TABLE3_COLUMNS, type Table3Column, type Table3Report } from "../examples/lib/tables.js";
 
-export const outDir = (name: string): string => mkdtempSync(join(tmpdir(), `gradsim-${name}-`));
+const created: string[] = [];
+/** A fresh output directory, removed when the importing test file finishes. */
+export const outDir = (name: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `gradsim-${name}-`));
+  created.push(dir);
+  return dir;
+};
+afterAll(() => { for (const d of created.splice(0)) rmSync(d, { recursive: true, force: true }); });
 
 export const readResult = (dir: string): any => JSON.parse(readFileSync(join(dir, "result.json"), "utf8"));
 

@@ -2,24 +2,21 @@
  * Image files at the edge of the library (Node only): PNG frames, animated GIFs and line plots
  * written to disk, PNGs read back. The in-memory raster operations are in raster.ts.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
 import { PNG } from "pngjs";
 import type { Array } from "../core/array.js";
 import { fromTyped } from "../core/create.js";
 import { linePlot, type LinePlotOptions, type PlotSeries } from "./plot.js";
+import { writeAtomic } from "./atomic.js";
 import { encodeGif, toRaster, type Raster } from "./raster.js";
 
 export * from "./raster.js";
-
-const ensureDir = (path: string) => mkdirSync(dirname(path), { recursive: true });
 
 export function writePng(path: string, img: Array | Raster): void {
   const r = toRaster(img);
   const png = new PNG({ width: r.width, height: r.height });
   png.data = Buffer.from(r.rgba.buffer, r.rgba.byteOffset, r.rgba.byteLength);
-  ensureDir(path);
-  writeFileSync(path, PNG.sync.write(png));
+  writeAtomic(path, PNG.sync.write(png));
 }
 
 /** Read a PNG as a float32 [H, W, 4] array in [0, 1]. */
@@ -28,7 +25,10 @@ export function readPng(path: string): Array {
   try { buf = readFileSync(path); } catch (e) {
     throw new Error(`readPng: cannot read ${path}: ${(e as Error).message}`);
   }
-  const png = PNG.sync.read(buf);
+  let png: PNG;
+  try { png = PNG.sync.read(buf); } catch (e) {
+    throw new Error(`readPng: ${path} is not a readable PNG (${(e as Error).message}); give an 8-bit PNG file.`);
+  }
   const out = new Float32Array(png.width * png.height * 4);
   for (let i = 0; i < out.length; i++) out[i] = png.data[i]! / 255;
   return fromTyped(out, [png.height, png.width, 4], "float32", { backend: "cpu" });
@@ -37,8 +37,7 @@ export function readPng(path: string): Array {
 /** Write frames (RGBA composited over `background`, default white) as an animated GIF (delay in ms per frame). */
 export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
   const bytes = encodeGif(frames, opts);
-  ensureDir(path);
-  writeFileSync(path, bytes);
+  writeAtomic(path, bytes);
 }
 
 /** linePlot written as a PNG file (directories are created). */

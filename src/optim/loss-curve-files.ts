@@ -1,6 +1,5 @@
 /** Writing a loss history to disk (Node only): CSV for analysis, PNG for a quick look. */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { writeAtomic } from "../io/atomic.js";
 import { writeLinePlot } from "../io/image.js";
 import { installLossCurveWriters, prefersLogScale, type LossCurvePngOptions } from "./loss-curve.js";
 
@@ -8,8 +7,7 @@ import { installLossCurveWriters, prefersLogScale, type LossCurvePngOptions } fr
 export function writeLossCurveCsv(path: string, losses: readonly number[], gradNorms?: readonly number[]): void {
   const header = gradNorms ? "step,loss,grad_norm" : "step,loss";
   const rows = losses.map((l, i) => (gradNorms ? `${i},${l},${gradNorms[i] ?? ""}` : `${i},${l}`));
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, [header, ...rows].join("\n") + "\n");
+  writeAtomic(path, [header, ...rows].join("\n") + "\n");
 }
 
 /**

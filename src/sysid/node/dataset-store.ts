@@ -9,7 +9,8 @@
  * Each file carries the run's key (experiment, seed, dataset size, settings); a record written by
  * a run with another key is an error, never silently mixed in.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { writeAtomic } from "../../io/atomic.js";
 import { join } from "node:path";
 import type { InstanceRecord, RecordStore } from "../dataset.js";
 
@@ -17,12 +18,6 @@ interface StoredRecord { readonly run: string; readonly record: InstanceRecord }
 
 export function instanceDir(dir: string, task: string): string { return join(dir, `${task}-instances`); }
 
-/** Write `text` to `path` by writing a temporary file beside it and renaming it over `path`. */
-export function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
 
 /** A record store in `<dir>/<task>-instances/` for runs identified by `runKey`. */
 export function fileRecordStore(dir: string, task: string, runKey: string): RecordStore {

@@ -35,12 +35,16 @@ interface Frame { readonly width: number; readonly height: number; readonly rgba
 
 const VIDEO_EXTENSIONS = new Set([".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi", ".mpg", ".mpeg"]);
 
+function readPngFile(path: string): PNG {
+  try { return PNG.sync.read(readFileSync(path)); } catch (e) { throw new Error(`video: ${path} is not a readable PNG (${(e as Error).message}).`); }
+}
+
 /** Format, size, frame count and recorded frame rate of a video, without resampling it. */
 export function probeVideo(path: string): { format: VideoFile["source"]["format"]; width: number; height: number; frames: number; fps: number | null } {
   const kind = videoKind(path);
   if (kind === "png-frames") {
     const names = pngNames(path);
-    const first = PNG.sync.read(readFileSync(join(path, names[0]!)));
+    const first = readPngFile(join(path, names[0]!));
     return { format: kind, width: first.width, height: first.height, frames: names.length, fps: null };
   }
   if (kind === "gif") {
@@ -110,8 +114,7 @@ function readPngDirectory(dir: string, count: number): Frame[] {
   const names = pngNames(dir).slice(0, count);
   let first: { width: number; height: number } | null = null;
   return names.map((n) => {
-    let png: PNG;
-    try { png = PNG.sync.read(readFileSync(join(dir, n))); } catch (e) { throw new Error(`video: ${join(dir, n)} is not a readable PNG (${(e as Error).message}).`); }
+    const png = readPngFile(join(dir, n));
     first ??= { width: png.width, height: png.height };
     if (png.width !== first.width || png.height !== first.height) {
       throw new Error(`video: ${n} is ${png.width}×${png.height} but ${names[0]} is ${first.width}×${first.height}; every frame must have the same size.`);
