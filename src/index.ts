@@ -12,6 +12,7 @@ export * as nn from "./core/nn.js";
 export * as random from "./core/random.js";
 export { tree } from "./core/tree.js";
 export { init, devices, defaultBackend } from "./core/init.js";
+export { setDebugNans, debugNansEnabled, DebugNanError } from "./core/debug-nans.js";
 // Registers the WebGPU loader with init() (the GPU package itself is imported only by init).
 import "./core/backends/webgpu/index.js";
 export { stopGradient } from "./core/np/math.js";

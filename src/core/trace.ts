@@ -118,7 +118,19 @@ export function bind(prim: Primitive, args: readonly Array[], params: unknown): 
 
 export const bind1 = (prim: Primitive, args: readonly Array[], params: unknown): Array => bind(prim, args, params)[0]!;
 
+/** Checks every eagerly evaluated primitive's outputs (debug-NaN mode installs one; see debug-nans.ts). */
+type PrimitiveChecker = (prim: Primitive, args: readonly Array[], outs: readonly Array[], params: unknown) => void;
+let checker: PrimitiveChecker | null = null;
+export function setPrimitiveChecker(c: PrimitiveChecker | null): void { checker = c; }
+
 function evalPrimitive(prim: Primitive, args: ConcreteArray[], params: unknown): Array[] {
+  if (!checker) return evaluateOn(prim, args, params);
+  const outs = evaluateOn(prim, args, params);
+  checker(prim, args, outs, params);
+  return outs;
+}
+
+function evaluateOn(prim: Primitive, args: ConcreteArray[], params: unknown): Array[] {
   if (prim.evaluate) return prim.evaluate(args, params);
   const outAvals = prim.shape(args.map((a) => a.aval), params);
   // Run where the data lives; CPU operands (scalar constants, np.zeros & co., which are made on the
