@@ -104,6 +104,17 @@ export interface PerspectiveOptions {
 
 /** A look-at perspective camera. */
 export function perspectiveCamera(opts: PerspectiveOptions = {}): Camera {
+  // Host numbers are checked here; Array-valued (differentiable) camera parameters are the caller's.
+  const bad = (what: string, v: unknown, want: string) => new Error(`perspectiveCamera: ${what} must be ${want}, got ${JSON.stringify(v) ?? String(v)}.`);
+  if (typeof opts.fovY === "number" && !(opts.fovY > 0 && opts.fovY < 180)) throw bad("fovY", opts.fovY, "an angle in degrees between 0 and 180");
+  if (opts.aspect !== undefined && !(opts.aspect > 0 && Number.isFinite(opts.aspect))) throw bad("aspect", opts.aspect, "a finite width/height > 0");
+  if (opts.near !== undefined && !(opts.near > 0 && Number.isFinite(opts.near))) throw bad("near", opts.near, "a finite distance > 0");
+  if (opts.far !== undefined && !(opts.far > (opts.near ?? 1) && Number.isFinite(opts.far))) throw bad("far", opts.far, `a finite distance beyond near (${opts.near ?? 1})`);
+  for (const k of ["eye", "at", "up", "distance", "elevation", "azimuth"] as const) {
+    const v = opts[k];
+    const flat = typeof v === "number" ? [v] : globalThis.Array.isArray(v) && v.every((c) => typeof c === "number") ? (v as number[]) : null;
+    if (flat && !flat.every(Number.isFinite)) throw bad(k, v, "finite numbers");
+  }
   const dtype = opts.dtype ?? "float32";
   const cast = (x: ArrayLike) => toArray(x, dtype);
   let eye: Array;

@@ -3,6 +3,7 @@ import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import type { DType } from "../../core/dtype.js";
 import type { GroundContact } from "./types.js";
+import { requireParam } from "../common/params.js";
 export type { GroundContact } from "./types.js";
 export { groundEnergy, groundForces, groundGap } from "./ground.js";
 
@@ -20,10 +21,12 @@ export function ground(o: GroundOptions = {}): GroundContact {
   const dtype = o.dtype ?? "float32";
   const n = o.normal ?? [0, 1, 0];
   const len = Math.hypot(n[0], n[1], n[2]);
-  if (!(len > 0)) throw new Error(`contact.ground: the plane normal must be non-zero, got [${n}].`);
+  if (!(len > 0 && Number.isFinite(len))) throw new Error(`contact.ground: the plane normal must be finite and non-zero, got [${n}].`);
   const s = (x: number): Array => np.array(x, { dtype });
+  const at = (name: string, v: number, range: "nonnegative" | "finite", unit: string) => s(requireParam("contact.ground", name, v, range, unit));
   return {
-    normal: np.array(n.map((c) => c / len), { dtype }), offset: s(o.offset ?? 0),
-    ke: s(o.ke ?? 1e3), kd: s(o.kd ?? 10), kf: s(o.kf ?? 1e3), mu: s(o.mu ?? 0.5), smoothing: s(o.smoothing ?? 1e-4),
+    normal: np.array(n.map((c) => c / len), { dtype }), offset: at("offset", o.offset ?? 0, "finite", "m"),
+    ke: at("ke", o.ke ?? 1e3, "nonnegative", "N/m"), kd: at("kd", o.kd ?? 10, "nonnegative", "N·s/m"), kf: at("kf", o.kf ?? 1e3, "nonnegative", "N·s/m"),
+    mu: at("mu", o.mu ?? 0.5, "nonnegative", ""), smoothing: at("smoothing", o.smoothing ?? 1e-4, "nonnegative", "m"),
   };
 }

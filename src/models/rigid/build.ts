@@ -7,6 +7,7 @@ import { faceCount, vertexCount, type TriMesh } from "../meshes/types.js";
 import { validateTriMesh } from "../meshes/validate.js";
 import { massProperties } from "./mass-properties.js";
 import type { ForceWindows, RigidState, RigidSystem } from "./types.js";
+import { requireParam } from "../common/params.js";
 
 /** One body: its mass properties, contact points (body frame, about the COM) and initial state. */
 export interface BodySpec {
@@ -40,6 +41,7 @@ export interface MeshBodyOptions {
  */
 export function meshBody(mesh: TriMesh, o: MeshBodyOptions = {}): BodySpec {
   validateTriMesh(mesh, { closed: true, what: "rigid.meshBody" });
+  requireParam("rigid.meshBody", "density", o.density ?? 1000, "positive", "kg/m³");
   // Host-side preprocessing in float64 on the CPU backend (WebGPU has no float64).
   const v = np.array(mesh.vertices, { dtype: "float64", backend: "cpu" }).reshape([vertexCount(mesh), 3]);
   const f = np.array(mesh.faces, { dtype: "int32", backend: "cpu" }).reshape([faceCount(mesh), 3]);
@@ -52,6 +54,8 @@ export function meshBody(mesh: TriMesh, o: MeshBodyOptions = {}): BodySpec {
 
 /** A solid sphere (one contact point at its centre with radius r). */
 export function sphereBody(radius: number, o: MeshBodyOptions = {}): BodySpec {
+  requireParam("rigid.sphereBody", "radius", radius, "positive", "m");
+  requireParam("rigid.sphereBody", "density", o.density ?? 1000, "positive", "kg/m³");
   const m = (o.density ?? 1000) * (4 / 3) * Math.PI * radius ** 3;
   const i = 0.4 * m * radius * radius;
   return { mass: m, inertia: [i, 0, 0, 0, i, 0, 0, 0, i], contactPoints: [0, 0, 0], contactRadius: radius, ...o };
@@ -76,6 +80,10 @@ export interface RigidSystemOptions {
 /** A system of independent bodies and its initial state. */
 export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions = {}): { system: RigidSystem; state: RigidState } {
   if (!bodies.length) throw new Error("rigidSystem: needs at least one body.");
+  bodies.forEach((b, k) => {
+    requireParam("rigidSystem", `bodies[${k}].mass`, b.mass, "positive", "kg");
+    b.inertia.forEach((x, i) => requireParam("rigidSystem", `bodies[${k}].inertia[${i}]`, x, "finite", "kg·m²"));
+  });
   const dtype = o.dtype ?? "float32";
   const arr = (x: unknown): Array => np.array(x, { dtype });
   const body: number[] = [], local: number[][] = [], radius: number[] = [];

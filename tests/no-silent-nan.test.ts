@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runExperiment, type Experiment } from "../examples/lib/run.js";
-import { models, np, sysid, type Array } from "../src/index.js";
+import { models, np, render, sysid, type Array } from "../src/index.js";
 import { DivergenceError, findDivergenceAsync } from "../src/models/common/divergence.js";
 
 const mesh = models.meshes.clothGrid({ cells: [3, 3], cellSize: 0.1, plane: "xz" });
@@ -102,5 +102,27 @@ describe("the CLI", () => {
     const text = stderr.join("");
     expect(text).toMatch(/gradsim unstable-cloth: simulate: the simulation diverged/);
     expect(text).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("every model and the camera refuse non-physical parameters", () => {
+  it.each([
+    ["contact.ground ke", () => models.contact.ground({ ke: -1 }), /contact\.ground: ke must be a finite number ≥ 0 \(N\/m\), got -1/],
+    ["contact.ground mu", () => models.contact.ground({ mu: NaN }), /contact\.ground: mu must be a finite number ≥ 0, got NaN/],
+    ["rigid.sphereBody radius", () => models.rigid.sphereBody(-0.1), /rigid\.sphereBody: radius must be a finite number > 0 \(m\), got -0\.1/],
+    ["rigid.meshBody density", () => models.rigid.meshBody(models.meshes.icosphere(1, 0.5), { density: -5 }), /rigid\.meshBody: density must be a finite number > 0/],
+    ["rigidSystem mass", () => models.rigid.rigidSystem([{ mass: NaN, inertia: [1, 0, 0, 0, 1, 0, 0, 0, 1], contactPoints: [0, 0, 0], contactRadius: 0 }]), /rigidSystem: bodies\[0\]\.mass must be a finite number > 0 \(kg\), got NaN/],
+    ["simplePendulum length", () => models.pendulum.simplePendulum({ length: 0 }), /pendulum\.simplePendulum: length must be a finite number > 0 \(m\), got 0/],
+    ["doublePendulum mass", () => models.pendulum.doublePendulum({ mass: [1, -2] }), /pendulum\.doublePendulum: mass\[1\] must be a finite number > 0 \(kg\), got -2/],
+    ["springElements stiffness", () => models.springs.springElements([[0, 1]], [0, 0, 0, 1, 0, 0], { stiffness: -3 }), /springElements: stiffness must be a finite number ≥ 0/],
+    ["particleSystem mass", () => models.particles.particleSystem({ mass: [1, 0] }), /particleSystem: mass\[1\] must be a finite number > 0 \(kg\), got 0/],
+    ["perspectiveCamera fovY", () => render.perspectiveCamera({ fovY: 0 }), /perspectiveCamera: fovY must be an angle in degrees between 0 and 180, got 0/],
+    ["perspectiveCamera eye", () => render.perspectiveCamera({ eye: [0, NaN, 1] }), /perspectiveCamera: eye must be finite numbers/],
+    ["cloth with a zero-area face", () => models.cloth.clothBody({ vertices: Float64Array.from([0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0]), faces: Int32Array.from([0, 1, 2, 0, 1, 3]) }),
+      /degenerate triangles \(zero or near-zero area\): 0/],
+    ["soft body with an inverted tet", () => models.fem.softBody({ vertices: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]), tets: Int32Array.from([0, 2, 1, 3]) }),
+      /inverted tetrahedra \(negative volume; swap two vertices\): 0/],
+  ])("%s", (_name, make, message) => {
+    expect(make).toThrow(message);
   });
 });
