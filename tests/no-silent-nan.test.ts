@@ -23,7 +23,7 @@ describe("divergence detection", () => {
       try { models.particles.simulate(system, state, { dt: 1 / 1000, substeps: 10, frames: 6 }); } catch (e) { err = e; }
       expect(err).toBeInstanceOf(DivergenceError);
       const msg = (err as Error).message;
-      expect(msg).toMatch(/diverged .* at frame \d+ of 6/);
+      expect(msg).toMatch(/diverged .* at frame \d+ of 6 \(v\[\d+\]\), at substep \d+ of that frame's 10/);
       expect(msg).toMatch(/membrane damping 10/);
       const m = /stays finite with dt = ([\d.e-]+) s \((\d+) substeps per frame\)/.exec(msg);
       expect(m, msg).not.toBeNull();

@@ -65,9 +65,11 @@ export async function findDivergenceAsync(states: unknown, frames: number, bound
 }
 
 /** The error for a divergence: where it happened, the step used (when known), and the model's advice. */
-export function divergenceError(where: string, d: Divergence, o: { frames: number; dt?: number; substeps?: number; advice?: string }): DivergenceError {
+export function divergenceError(where: string, d: Divergence, o: { frames: number; dt?: number; substeps?: number; substep?: number; advice?: string }): DivergenceError {
   const what = Number.isFinite(d.value) ? `left the bound (|value| ${Math.abs(d.value).toExponential(2)})` : `stopped being finite (${d.value})`;
-  const steps = o.dt !== undefined && o.substeps !== undefined ? `, within that frame's ${o.substeps} substep${o.substeps > 1 ? "s" : ""} of dt = ${o.dt} s` : "";
+  const steps = o.dt === undefined || o.substeps === undefined ? ""
+    : o.substep !== undefined ? `, at substep ${o.substep} of that frame's ${o.substeps} (dt = ${o.dt} s)`
+    : `, within that frame's ${o.substeps} substep${o.substeps > 1 ? "s" : ""} of dt = ${o.dt} s`;
   return new DivergenceError(
     `${where}: the simulation diverged — the state ${what} at frame ${d.frame} of ${o.frames} (${d.leaf}[${d.index}])${steps}. ` +
     "Explicit time stepping is unstable when the step is too long for the stiffest or most damped element" +

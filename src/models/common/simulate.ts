@@ -5,6 +5,9 @@
  * recompute the rest.
  */
 import { lax } from "../../transforms/index.js";
+import type { Array } from "../../core/array.js";
+import { np } from "../../core/np/index.js";
+import { flatten, unflatten } from "../../core/tree.js";
 import { divergenceError, findDivergence } from "./divergence.js";
 
 /** One time step of a model: pure, `step(system, state, controls, dt) → state`. */
@@ -57,10 +60,21 @@ export function rollout<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0:
       const found = measured
         ? `Measured: the same rollout stays finite with dt = ${measured.dt.toPrecision(3)} s (${measured.substeps} substeps per frame).`
         : "Halving dt did not make the rollout finite within the search: check the initial state and the parameters.";
-      throw divergenceError("simulate", d, { frames: opts.frames, dt: opts.dt, substeps, advice: `${estimate ? `${estimate} ` : ""}${found}` });
+      const sub = divergentSubstep(step, system, state0, states, d.frame, opts);
+      throw divergenceError("simulate", d, { frames: opts.frames, dt: opts.dt, substeps, substep: sub ?? undefined, advice: `${estimate ? `${estimate} ` : ""}${found}` });
     }
   }
   return states;
+}
+
+/** The first substep of `frame` whose state is not finite: that frame rerun one substep per stored state (without per-frame controls). */
+function divergentSubstep<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0: S, states: S, frame: number, opts: SimulateOptions<C>): number | null {
+  const substeps = opts.substeps ?? 1;
+  if (substeps === 1 || opts.controls) return null;
+  const [leaves, def] = flatten(states);
+  const start = frame === 0 ? state0 : unflatten(def, leaves.map((l) => np.take(l as Array, frame - 1, 0)));
+  const d = findDivergence(rollout(step, system, start as S, { dt: opts.dt, frames: substeps, substeps: 1, checkFinite: false }), substeps);
+  return d ? d.frame : null;
 }
 
 /**
