@@ -8,6 +8,7 @@
  *   npm run bench -- --quick            smaller sizes, no peers
  *   npm run bench -- --only W4          substring filter on "peer workload backend size"
  *   npm run bench -- --no-peers | --no-webgpu | --no-models
+ *   npm run bench -- soak               the memory soak test alone (bench/soak.ts)
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -23,6 +24,11 @@ const has = (f: string) => argv.includes(`--${f}`);
 const opt = (f: string) => { const i = argv.indexOf(`--${f}`); return i >= 0 ? argv[i + 1] : undefined; };
 const quick = has("quick"), only = opt("only");
 const env = { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir() };
+
+if (argv[0] === "soak") {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(here, "soak.ts"), ...argv.slice(1)], { cwd: root, env, stdio: "inherit" });
+  process.exit(r.status ?? 1);
+}
 
 const rows: Row[] = [];
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -114,7 +120,7 @@ if (!quick && !has("no-peers")) {
 const modelRows: unknown[] = [];
 if (!has("no-models") && (!only || only.includes("physics") || only.includes("render"))) {
   log("physics and rendering benchmarks");
-  for (const script of ["physics.ts", "render.ts"]) {
+  for (const script of ["physics.ts", "render.ts", "divergence.ts"]) {
     if (!existsSync(join(here, script))) continue;
     const r = spawnSync(tsx, [join(here, script), ...(quick ? ["--sizes", "100,1000"] : [])], { cwd: root, env, encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
     for (const l of (r.stdout ?? "").split("\n").filter((x) => x.startsWith("{"))) modelRows.push(JSON.parse(l));

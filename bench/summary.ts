@@ -38,11 +38,12 @@ export function summarize(rows: readonly Row[], modelRows: readonly unknown[], m
   lines.push("", "All gradsim rows:", "", "| workload | size | backend | mode | median ms | min ms | checksum |", "|---|---|---|---|---:|---:|---:|");
   for (const r of rows.filter((x) => x.peer === "gradsim")) lines.push(`| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode ?? ""} | ${fmt(r.ms_median)} | ${fmt(r.ms_min)} | ${r.checksum ?? r.error ?? ""} |`);
   if (modelRows.length) {
-    type ModelRow = { workload: string; size: number; backend: string; mode: string; path?: string; stepsPerSec?: number; fps?: number | null; faces?: number; paperGpuStepsPerSec?: number; error?: string };
+    type ModelRow = { workload: string; size: number; backend: string; mode: string; path?: string; stepsPerSec?: number; fps?: number | null; faces?: number; msMedian?: number; paperGpuStepsPerSec?: number; error?: string };
     type FloorRow = { workload: "softras-floor"; size: number; keptPairs: number; rejectedPairs: number; mflop: number; gflops: number; floorMs: number; measuredMs: number | null };
     const floors = (modelRows as unknown as FloorRow[]).filter((r) => r.workload === "softras-floor");
     modelRows = modelRows.filter((r) => (r as { workload: string }).workload !== "softras-floor");
-    const rate = (r: ModelRow) => (r.stepsPerSec !== undefined ? `${r.stepsPerSec} steps/s` : r.fps ? `${r.fps.toPrecision(3)} fps` : `failed: ${r.error ?? "no result"}`);
+    const rate = (r: ModelRow) => (r.stepsPerSec !== undefined ? `${r.stepsPerSec} steps/s` : r.fps ? `${r.fps.toPrecision(3)} fps`
+      : r.msMedian !== undefined ? `${r.msMedian} ms` : `failed: ${r.error ?? "no result"}`);
     lines.push("", "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels):", "",
       "| workload | size | backend | mode | rate | paper (GPU) |", "|---|---:|---|---|---:|---:|",
       ...(modelRows as ModelRow[]).map((r) => `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode}${r.path ? ` (${r.path})` : ""} | ${rate(r)} | ${r.paperGpuStepsPerSec !== undefined ? `${r.paperGpuStepsPerSec} steps/s` : "—"} |`));
