@@ -3,7 +3,7 @@
  * jitted optimisation loop keeps a flat profile (device bytes, GPUBuffers created, RSS; the
  * numbers are printed), and the webgpu-specific errors are clear (float64, synchronous reads).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as v8 from "node:v8";
 import * as vm from "node:vm";
 import { describe, expect, it } from "vitest";
@@ -118,6 +118,23 @@ describeGpu("webgpu error messages", () => {
     expect(() => x.toList()).toThrow(/await x\.data\(\)/);
   });
   it("no device errors", () => expectNoDeviceErrors());
+});
+
+describe("a software adapter only", () => {
+  it.runIf(process.platform === "linux")("init() prefers the CPU and says why; init({ backend: 'webgpu' }) still uses the adapter", () => {
+    const script = `import { devices, init } from "./src/index.ts";
+      const wanted = await init({ backend: "webgpu" });
+      const software = devices().find((d) => d.name === "webgpu")?.software;
+      console.log("webgpu:" + wanted + " software:" + software + " auto:" + await init());`;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: new URL("..", import.meta.url).pathname, encoding: "utf8", env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? "/tmp" },
+    });
+    // This machine's (and CI's) only adapter is lavapipe; on a machine with a GPU, auto keeps WebGPU.
+    const software = /software:true/.test(r.stdout);
+    expect(r.stdout).toContain("webgpu:webgpu");
+    expect(r.stdout).toContain(software ? "auto:cpu" : "auto:webgpu");
+    if (software) expect(r.stderr).toMatch(/the only WebGPU adapter is a software one \(.*\).*computing on the CPU/);
+  });
 });
 
 describe("webgpu unavailable", () => {

@@ -32,7 +32,7 @@ export const webgpuBackend: Backend = {
   },
   info(): Record<string, unknown> {
     const ctx = gpu();
-    return { ...ctx.info, memory: ctx.pool.stats(), pipelines: ctx.pipelines.size };
+    return { ...ctx.info, software: ctx.software, memory: ctx.pool.stats(), pipelines: ctx.pipelines.size };
   },
 };
 setWebGPUBackendRef(webgpuBackend);
