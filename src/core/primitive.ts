@@ -4,6 +4,7 @@ import type { HostArray } from "./backends/backend.js";
 import type { Tangent, UndefPrimal } from "./tangent.js";
 import type { KGraph } from "./kernel/expr.js";
 import type { View } from "./kernel/view.js";
+import type { Routine } from "./backends/webgpu/routines/types.js";
 
 /** Batch dimension of a vmapped value; null = not batched. */
 export type BDim = number | null;
@@ -25,6 +26,13 @@ export type VmapRule<P> = (args: readonly Array[], dims: readonly BDim[], params
 export type LowerRule<P> = (inputs: readonly View[], params: P, outAvals: readonly ShapedArray[], g: KGraph) => View[];
 
 /**
+ * Hand-written WebGPU implementation for primitives the kernel compiler cannot express (the
+ * fused rasterizers): built once per compiled program from the params and avals, it records its
+ * own WGSL kernels into the command stream.
+ */
+export type GpuRule<P> = (params: P, inAvals: readonly ShapedArray[], outAvals: readonly ShapedArray[]) => Routine;
+
+/**
  * One primitive = one entry holding all of its rules. `transpose` is present for primitives
  * that are linear in some operand. Higher-order primitives (scan, cond, jit) supply `evaluate`
  * instead of `impl`: it runs on Arrays and is used on every backend.
@@ -39,6 +47,8 @@ export interface Primitive<P = any> {
   readonly vmap: VmapRule<P>;
   /** Kernel lowering for fused jit code; absent = the compiler runs it as a routine. */
   readonly lower?: LowerRule<P>;
+  /** Own WebGPU kernels (a routine), for primitives without a lowering. */
+  readonly gpu?: GpuRule<P>;
   /** How params print in IR; default JSON of the params. */
   readonly printParams?: (p: P) => string;
 }

@@ -53,7 +53,7 @@ export function dibrRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
   const sigmaInv = opts.sigmaInv ?? 7000, boxLen = opts.boxLen ?? 0.02, knum = opts.knum ?? 30;
   if (!(sigmaInv > 0) || !(boxLen >= 0)) throw new Error(`dibrRasterize: sigmaInv must be > 0 and boxLen ≥ 0, got ${sigmaInv}, ${boxLen}.`);
   const culling = opts.faceCulling ?? "back";
-  if ((opts.fused ?? true) && fusedBackend()) return fusedDibr(faces, attrs, width, height, { sigmaInv, boxLen, knum, culling, background: opts.background, perspectiveCorrect: opts.perspectiveCorrect }, fragment);
+  if ((opts.fused ?? true) && fusedBackend(dibrGeometryP)) return fusedDibr(faces, attrs, width, height, { sigmaInv, boxLen, knum, culling, background: opts.background, perspectiveCorrect: opts.perspectiveCorrect }, fragment);
   const setup = setupRaster(faces, width, height, boxLen, (g) => np.onesLike(g.valid), opts);
   const coeffs = np.split(setup.geom.packed, [CH.edge], 1)[0]!; // [F, 12] barycentric channels
   const invzAll = np.split(setup.geom.packed, [CH.invz, CH.invz + 3], 1)[1]!; // [F, 3]

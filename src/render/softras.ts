@@ -16,6 +16,7 @@ import {
   perspectiveWeights, unstack, type FaceGeometry,
 } from "./raster-common.js";
 import { bind } from "../core/trace.js";
+import type { Primitive } from "../core/primitive.js";
 import { softrasColour, softrasGeometryP } from "./fused/softras-prim.js";
 import { fusedBackend } from "./fused/backend.js";
 import { runTiles, setupRaster, slotCornerAttributes, slotValues, type ScreenFaces, type TilingOptions } from "./screen.js";
@@ -109,10 +110,11 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
   if (!(sigma > 0) || !(gamma > 0)) throw new Error(`softRasterize: sigma and gamma must be positive, got σ=${sigma}, γ=${gamma}.`);
   if (!(distEps > 0 && distEps < 0.5)) throw new Error(`softRasterize: distEps must be in (0, 0.5), got ${distEps}.`);
   if (!(far > near)) throw new Error(`softRasterize: far (${far}) must exceed near (${near}).`);
-  if (fusedApplies(opts)) {
-    // Colours interpolated as they are (no fragment function): the fully fused, exact kernel.
-    return !fragmentFn && attrs && !opts.perspectiveCorrect
-      ? fusedColourRasterize(faces, attrs, width, height, opts)
+  // Colours interpolated as they are (no fragment function): the fully fused, exact kernel.
+  const colourKernel = !fragmentFn && attrs !== null && !opts.perspectiveCorrect;
+  if (fusedApplies(opts, colourKernel ? softrasColour.primal : softrasGeometryP)) {
+    return colourKernel
+      ? fusedColourRasterize(faces, attrs!, width, height, opts)
       : fusedSoftRasterize(faces, attrs, width, height, opts, fragmentFn ?? ((a) => a));
   }
   const fragment = fragmentFn ?? ((a: Array) => a);
@@ -168,10 +170,10 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
 }
 
 /** Whether the fused kernels compute this configuration (and this backend runs them). */
-function fusedApplies(opts: SoftRasOptions): boolean {
+function fusedApplies(opts: SoftRasOptions, prim: Primitive): boolean {
   const distFunc = opts.distFunc ?? "euclidean";
   return (opts.fused ?? true) && (distFunc === "euclidean" || distFunc === "barycentric") && opts.aggrAlpha !== "hard" && opts.aggrRgb !== "hard"
-    && fusedBackend();
+    && fusedBackend(prim);
 }
 
 /**

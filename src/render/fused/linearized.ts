@@ -14,7 +14,7 @@ import type { Array } from "../../core/array.js";
 import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import { scalar } from "../../core/constants.js";
-import { definePrimitive, type Primitive } from "../../core/primitive.js";
+import { definePrimitive, type GpuRule, type Primitive } from "../../core/primitive.js";
 import { broadcastTo, vmapByLoop } from "../../core/prims/movement.js";
 import { isUndef, isZero, Zero, type Tangent } from "../../core/tangent.js";
 import { bind } from "../../core/trace.js";
@@ -32,6 +32,8 @@ export interface LinearizedSpec<P> {
   jvp(inputs: readonly HostArray[], aux: readonly HostArray[], tangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
   /** Cotangents of the differentiable inputs for cotangents of the differentiable outputs. */
   vjp(inputs: readonly HostArray[], aux: readonly HostArray[], cotangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
+  /** WebGPU kernels of the three primitives (same operand layouts), where written. */
+  readonly gpu?: { readonly forward: GpuRule<P>; readonly jvp: GpuRule<P>; readonly vjp: GpuRule<P> };
 }
 
 const zerosOf = (a: ShapedArray): Array => broadcastTo(scalar(0, a.dtype), a.shape);
@@ -47,6 +49,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
     name: s.name,
     shape: (avals, p) => s.outputs(avals, p).map(strong),
     impl: (inputs, p, out) => s.forward(inputs, p, out),
+    ...(s.gpu ? { gpu: s.gpu.forward } : {}),
     jvp: (primals, tangents, p) => {
       const outs = bind(primal, primals, p);
       const zeros = outs.map((o) => new Zero(o.aval.strong()));
@@ -73,6 +76,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       const inputs = args.length - s.aux.length - s.diffInputs.length;
       return s.jvp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
     },
+    ...(s.gpu ? { gpu: s.gpu.jvp } : {}),
     jvp: (args, tans, p) => {
       const inputs = args.length - s.aux.length - s.diffInputs.length;
       if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(`${s.name}_jvp`);
@@ -104,6 +108,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       const inputs = nIn(args);
       return s.vjp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
     },
+    ...(s.gpu ? { gpu: s.gpu.vjp } : {}),
     jvp: (args, tans, p) => {
       const inputs = nIn(args);
       if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(`${s.name}_vjp`);

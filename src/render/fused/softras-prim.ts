@@ -13,6 +13,7 @@ import { softrasColourForward, softrasColourJvp, softrasColourVjp } from "./soft
 import { faceTableFor, type FaceMasks, type SoftRasKernelParams } from "./softras-pair.js";
 import type { FaceTable } from "./faces.js";
 import { defineLinearized } from "./linearized.js";
+import * as colourGpu from "./gpu/softras-colour-gpu.js";
 
 export interface SoftRasGeometryParams extends SoftRasKernelParams {
   /** Which faces may colour a pixel: all, front-facing only ("back" culled) or back-facing only. */
@@ -104,6 +105,7 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
   diffInputs: [0, 1, 3, 4],
   diffOutputs: [0, 1],
   aux: [0, 2, 3],
+  gpu: { forward: colourGpu.forwardRule, jvp: colourGpu.jvpRule, vjp: colourGpu.vjpRule },
   forward: (ins, p, out) => {
     const t = table(ins, p);
     const d = ins[0]!.dtype;

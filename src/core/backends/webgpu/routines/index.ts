@@ -25,6 +25,8 @@ export function compileRoutine(step: RoutineStep, buffers: readonly BufferSpec[]
       return programForIR(ir);
     });
   }
+  const { prim, params, inputs, outs } = step.eqn;
+  if (prim.gpu) return prim.gpu(params, inputs.map((v) => v.aval), outs.map((v) => v.aval));
   if (step.eqn.prim.evaluate) return genericRoutine(step.eqn);
   throw new Error(`webgpu: primitive ${step.eqn.prim.name} has no WebGPU implementation (it has no kernel lowering and no GPU routine).`);
 }
