@@ -14,6 +14,7 @@ import { faceTableFor, type FaceMasks, type SoftRasKernelParams } from "./softra
 import type { FaceTable } from "./faces.js";
 import { defineLinearized } from "./linearized.js";
 import * as colourGpu from "./gpu/softras-colour-gpu.js";
+import * as geometryGpu from "./gpu/softras-geometry-gpu.js";
 
 export interface SoftRasGeometryParams extends SoftRasKernelParams {
   /** Which faces may colour a pixel: all, front-facing only ("back" culled) or back-facing only. */
@@ -53,6 +54,7 @@ export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
   diffInputs: [0, 1],
   diffOutputs: [0, 2, 3, 4],
   aux: [1],
+  gpu: { forward: geometryGpu.forwardRule, jvp: geometryGpu.jvpRule, vjp: geometryGpu.vjpRule },
   forward: (ins, p, out) => {
     const t = table(ins, p);
     const d = ins[0]!.dtype;

@@ -302,6 +302,15 @@ export function faceTableAndBins(c: Culling, xy: DeviceBuffer, z: DeviceBuffer, 
   return [T, flags, masks];
 }
 
+/** Pixel rectangle c0..c1 × r0..r1 (i32) whose centres lie in face f's padded box (faces.ts pixelBox), as WGSL lets. */
+export const PIXEL_BOX = `
+    let ob = ${STRIDE}u * f;
+    let Wf = f32(P.W); let Hf = f32(P.H);
+    let c0 = i32(max(0.0f, ceil((T[ob + ${AT.lo}u] * Wf + Wf - 1.0f) / 2.0f)));
+    let c1 = min(i32(P.W) - 1, i32(floor((T[ob + ${AT.hi}u] * Wf + Wf - 1.0f) / 2.0f)));
+    let r0 = i32(max(0.0f, ceil((Hf - 1.0f - T[ob + ${AT.hi + 1}u] * Hf) / 2.0f)));
+    let r1 = min(i32(P.H) - 1, i32(floor((Hf - 1.0f - T[ob + ${AT.lo + 1}u] * Hf) / 2.0f)));`;
+
 /** The faces of pixel (row, col)'s tile in face order: WGSL loop header over `f` (close with two braces). */
 export const FOR_TILE_FACES = (row: string, col: string) => `
   let tile = (${row} / ${TILE}u) * P.TX + (${col} / ${TILE}u);

@@ -9,7 +9,7 @@ import { gpu } from "../../../core/backends/webgpu/context.js";
 import { uniformParams } from "../../../core/backends/webgpu/pipelines.js";
 import type { Routine } from "../../../core/backends/webgpu/routines/types.js";
 import type { SoftRasColourGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, PARAMS_STRUCT, pairSource, paramWords, STRIDE, type KernelScalars } from "./common.js";
+import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, type KernelScalars } from "./common.js";
 
 const scalars = (p: SoftRasColourGeometryParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: p.eps, margin: p.margin,
@@ -161,13 +161,7 @@ ${MAIN}
   let oa = ${3 * D}u * f;
   let spanInv = 1.0f / ((P.far - P.near) * P.gamma);
   if ((flags[f] & 3u) == 3u) {
-    // The pixel box of the padded bounding box (faces.ts pixelBox).
-    let o = ${STRIDE}u * f;
-    let W = f32(P.W); let H = f32(P.H);
-    let c0 = i32(max(0.0f, ceil((T[o + 10u] * W + W - 1.0f) / 2.0f)));
-    let c1 = min(i32(P.W) - 1, i32(floor((T[o + 12u] * W + W - 1.0f) / 2.0f)));
-    let r0 = i32(max(0.0f, ceil((H - 1.0f - T[o + 13u] * H) / 2.0f)));
-    let r1 = min(i32(P.H) - 1, i32(floor((H - 1.0f - T[o + 11u] * H) / 2.0f)));
+    ${PIXEL_BOX}
     for (var r = r0; r <= r1; r++) {
       for (var cl = c0; cl <= c1; cl++) {
         let pix = u32(r) * P.W + u32(cl);
