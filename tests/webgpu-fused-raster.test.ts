@@ -1,6 +1,6 @@
 /**
- * The fused SoftRas kernels on WebGPU (WGSL, float32) — the colour kernel, the layered geometry
- * kernel under a fragment function, the silhouette — against the same kernels on the CPU
+ * The fused rasterizer kernels on WebGPU (WGSL, float32) — SoftRas's colour kernel, its layered
+ * geometry kernel under a fragment function and its silhouette, DIB-R's — against the same kernels on the CPU
  * (float64, themselves property-tested against the array programs): on random triangle soups with
  * faces behind the camera, degenerate and off screen, both distance functions, every culling mode
  * and with/without barycentric colour gradients, the image, its vjp (reverse mode) and jvp
@@ -79,7 +79,7 @@ function close(a: number[], b: number[], rel: number, what: string, scaleOf: num
   expect(worst, `${what}: worst |webgpu − cpu| ${worst} at ${at} (webgpu ${a[at]}, cpu ${b[at]}), scale ${scale}`).toBeLessThanOrEqual(rel * scale);
 }
 
-describeGpu("fused SoftRas kernels on WebGPU", () => {
+describeGpu("fused rasterizer kernels on WebGPU", () => {
   it("images, vjp and jvp agree with the CPU kernel on random soups", async () => {
     await fc.assert(fc.asyncProperty(soupArb, optsArb, kindArb, async (s, o, kind) => {
       const [gpu, cpu] = [await evaluate(s, o, kind, "webgpu"), await evaluate(s, o, kind, "cpu")];
@@ -93,6 +93,34 @@ describeGpu("fused SoftRas kernels on WebGPU", () => {
       close(gpu.gA, cpu.gA, 5e-3, "∂/∂colours", all);
       close(gpu.tan, cpu.tan, 5e-3, "jvp");
     }), { numRuns: 30 });
+  }, 600_000);
+
+  it("DIB-R: images, vjp and jvp agree with the CPU kernel on random soups", async () => {
+    const dibrArb = fc.record({
+      sigmaInv: fc.double({ min: 200, max: 3000, noNaN: true }), boxLen: fc.double({ min: 0, max: 0.3, noNaN: true }),
+      knum: fc.constantFrom(1, 2, 30), faceCulling: fc.constantFrom("none" as const, "back" as const, "front" as const),
+    });
+    const run = async (s: Soup, o: R.DibrOptions, backend: "cpu" | "webgpu") => {
+      await init({ backend });
+      const dtype = backend === "cpu" ? "float64" : "float32";
+      const arr = (xs: number[], shape: number[]) => np.reshape(np.array(xs, { dtype, backend }), shape);
+      const z = arr(s.z, [s.F, 3]), attrs = arr(s.attrs, [s.F, 3, D]);
+      const image = (xy: Array) => {
+        const r = R.dibrRasterize({ xy, z }, attrs, s.W, s.H, { ...o, background: [0.2, 0.3, 0.4] }, (a) => a);
+        return np.concatenate([r.features!, np.expandDims(r.alpha, -1)], -1);
+      };
+      const xy = arr(s.xy, [s.F, 3, 2]);
+      const [img, back] = vjp(image, xy) as [Array, (ct: Array) => Array[]];
+      const g = back(arr(noise(s.W * s.H * (D + 1), 5), [s.H, s.W, D + 1]))[0]!;
+      const [, tan] = jvp(image, [xy], [arr(noise(s.F * 6, 6), [s.F, 3, 2])]) as [Array, Array];
+      return { img: await host(img), g: await host(g), tan: await host(tan) };
+    };
+    await fc.assert(fc.asyncProperty(soupArb, dibrArb, async (s, o) => {
+      const [gpu, cpu] = [await run(s, o, "webgpu"), await run(s, o, "cpu")];
+      close(gpu.img, cpu.img, 2e-4, "DIB-R image");
+      close(gpu.g, cpu.g, 5e-3, "DIB-R ∂/∂xy");
+      close(gpu.tan, cpu.tan, 5e-3, "DIB-R jvp");
+    }), { numRuns: 20 });
   }, 600_000);
 
   it("jit(grad(loss ∘ render)) of a lit sphere on WebGPU matches the CPU", async () => {

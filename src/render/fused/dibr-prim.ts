@@ -7,6 +7,7 @@ import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import { dibrFaceTable, dibrForward, dibrJvp, dibrVjp, type DibrKernelParams } from "./dibr-cpu.js";
 import { defineLinearized } from "./linearized.js";
+import * as dibrGpu from "./gpu/dibr-gpu.js";
 import { checkGeometry, host } from "./softras-prim.js";
 import { typedArrayFor } from "../../core/dtype.js";
 
@@ -21,6 +22,7 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
   diffInputs: [0],
   diffOutputs: [0, 2],
   aux: [1],
+  gpu: { forward: dibrGpu.forwardRule, jvp: dibrGpu.jvpRule, vjp: dibrGpu.vjpRule },
   forward: (ins, p, out) => {
     const d = ins[0]!.dtype;
     const o = { logT: typedArrayFor(d, out[0]!.size), face: new Int32Array(out[1]!.size), bary: typedArrayFor(d, out[2]!.size) };

@@ -19,7 +19,7 @@ export const TILE = 8;
 
 /** Scalar parameters of every kernel (uniform): u32 sizes then f32 values, as u32 words. */
 export const PARAMS_STRUCT = `struct Params {
-  W: u32, H: u32, F: u32, NW: u32, TX: u32, TY: u32, _u0: u32, _u1: u32,
+  W: u32, H: u32, F: u32, NW: u32, TX: u32, TY: u32, knum: u32, _u1: u32,
   sigma: f32, prune: f32, gamma: f32, near: f32, far: f32, eps: f32, margin: f32, _f0: f32,
 }`;
 
@@ -27,13 +27,15 @@ const f32Word = (x: number): number => new Uint32Array(new Float32Array([x]).buf
 
 export interface KernelScalars {
   readonly width: number; readonly height: number; readonly faces: number;
+  /** DIB-R: faces shaping a pixel's soft silhouette (capped at 2³¹). */
+  readonly knum?: number;
   readonly sigma: number; readonly prune: number; readonly gamma: number; readonly near: number; readonly far: number; readonly eps: number; readonly margin: number;
 }
 
 /** The uniform words of a Params block. */
 export function paramWords(s: KernelScalars): number[] {
   const TX = Math.ceil(s.width / TILE), TY = Math.ceil(s.height / TILE), NW = Math.ceil(s.faces / 32);
-  return [s.width, s.height, s.faces, NW, TX, TY, 0, 0, ...[s.sigma, s.prune, s.gamma, s.near, s.far, s.eps, s.margin, 0].map(f32Word)];
+  return [s.width, s.height, s.faces, NW, TX, TY, Math.min(s.knum ?? 0, 2 ** 31), 0, ...[s.sigma, s.prune, s.gamma, s.near, s.far, s.eps, s.margin, 0].map(f32Word)];
 }
 
 /** Thread index from a 2-D grid of 64-wide workgroups. */
