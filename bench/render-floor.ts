@@ -79,13 +79,14 @@ export async function pairCounts(size: number): Promise<{ kept: number; rejected
 
 export async function renderFloor(rows: readonly RenderBenchRow[]): Promise<FloorRow[]> {
   const gflops = scalarRate();
-  const sizes = [...new Set(rows.filter((r) => r.workload === "softras-forward+backward").map((r) => r.size))];
+  // The floor is the CPU's: scalar JavaScript on one core.
+  const sizes = [...new Set(rows.filter((r) => r.workload === "softras-forward+backward" && r.backend === "cpu").map((r) => r.size))];
   const out: FloorRow[] = [];
   for (const size of sizes) {
     const { kept, rejected } = await pairCounts(size);
     const flops = kept * (OPS.forward + OPS.backward) + 2 * rejected * OPS.rejected;
     const floorMs = flops / (gflops * 1e9) * 1000;
-    const measured = rows.find((r) => r.workload === "softras-forward+backward" && r.size === size && r.mode === "jit" && r.path === "fused");
+    const measured = rows.find((r) => r.workload === "softras-forward+backward" && r.size === size && r.mode === "jit" && r.path === "fused" && r.backend === "cpu");
     out.push({ workload: "softras-floor", size, keptPairs: kept, rejectedPairs: rejected, mflop: Number((flops / 1e6).toFixed(1)), gflops: Number(gflops.toFixed(2)),
       floorMs: Number(floorMs.toFixed(1)), measuredMs: measured?.msMedian ?? null });
   }

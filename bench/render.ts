@@ -97,7 +97,7 @@ export async function renderBench(opts: RenderBenchOptions & { timeoutS?: number
       const line = (res.stdout ?? "").split("\n").find((l) => l.startsWith("{"));
       const row: RenderBenchRow = line ? JSON.parse(line) as RenderBenchRow : {
         workload: `${rasterizer}-${kind}`, size, backend, mode, path, fps: null, faces: 1280, msMedian: null,
-        error: res.error ? `timeout after ${opts.timeoutS ?? 300} s` : (res.stderr ?? "").trim().split("\n").slice(-1)[0]?.slice(0, 200) ?? `exit ${res.status}`,
+        error: res.error ? `timeout after ${opts.timeoutS ?? 300} s` : (res.stderr ?? "").trim().split("\n").filter((l) => l.trim() && !l.startsWith("Node.js v")).slice(-1)[0]?.slice(0, 200) ?? `exit ${res.status}`,
       };
       rows.push(row);
       if (opts.print !== false) printRow(row);

@@ -5,7 +5,6 @@
  * steps), and batched evaluation (for scoring restarts and score-function samples).
  */
 import type { Array } from "../core/array.js";
-import { defaultBackend } from "../core/init.js";
 import { np } from "../core/np/index.js";
 import { tree } from "../core/tree.js";
 import { jit, jvp, valueAndGrad, vjp, vmap } from "../transforms/index.js";
@@ -70,20 +69,16 @@ export interface Objective {
   diagnose(u: Array): Promise<DivergenceError | null>;
 }
 
+/** `render`, compiled (the fused rasterizer kernels make rendering and its derivatives compile quickly on every backend). */
+export const compileRender = <S>(render: (states: S) => Array): ((states: S) => Array) => jit(render) as (states: S) => Array;
+
 /**
- * Where the gradient is taken in pieces instead of one compiled program: the WebGPU backend on a
- * software adapter cannot compile the rasterizer's derivatives in reasonable time, so the rollout
- * is jitted and the rendering and loss run op by op.
+ * The gradient mode `auto` resolves to for a loss kind and number of scalar unknowns: forward mode
+ * for one unknown, reverse otherwise ("split": the rollout compiled, rendering and loss op by op,
+ * only when asked for).
  */
-const preferSplit = (): boolean => defaultBackend() === "webgpu";
-
-/** `render`, compiled where the backend compiles rendering well (see preferSplit), else op by op. */
-export const compileRender = <S>(render: (states: S) => Array): ((states: S) => Array) => (preferSplit() ? render : (jit(render) as (states: S) => Array));
-
-/** The gradient mode `auto` resolves to for a loss kind and number of scalar unknowns on the current backend. */
-export function gradientMode(kind: LossKind, size: number, mode: GradientMode = "auto"): Exclude<GradientMode, "auto"> {
+export function gradientMode(_kind: LossKind, size: number, mode: GradientMode = "auto"): Exclude<GradientMode, "auto"> {
   if (mode !== "auto") return mode;
-  if (kind === "pixels" && preferSplit()) return "split";
   return size === 1 ? "forward" : "reverse";
 }
 

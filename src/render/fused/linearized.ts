@@ -8,14 +8,17 @@
  * pass; integer outputs get zero tangents. name_jvp and name_vjp are linear in their last
  * operands and each other's transposes, so forward-over-reverse works. Their derivatives with
  * respect to the primal inputs (second derivatives) are refused with a clear error. Batching
- * loops over the batch.
+ * (a video's frames) is a scan over the batch: one compiled body whatever the batch size.
  */
 import type { Array } from "../../core/array.js";
 import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import { scalar } from "../../core/constants.js";
 import { definePrimitive, type GpuRule, type Primitive } from "../../core/primitive.js";
-import { broadcastTo, vmapByLoop } from "../../core/prims/movement.js";
+import { broadcastTo } from "../../core/prims/movement.js";
+import { moveaxis } from "../../core/np/shape.js";
+import type { BDim } from "../../core/primitive.js";
+import { scan } from "../../transforms/scan.js";
 import { isUndef, isZero, Zero, type Tangent } from "../../core/tangent.js";
 import { bind } from "../../core/trace.js";
 
@@ -37,6 +40,21 @@ export interface LinearizedSpec<P> {
 }
 
 const zerosOf = (a: ShapedArray): Array => broadcastTo(scalar(0, a.dtype), a.shape);
+
+/**
+ * vmap of a primitive as lax.scan over the batch: the batched operands become the scanned inputs,
+ * the others are closed over. (A loop of slices would bake every item's offsets into its own
+ * kernels: 60 frames, 60 variants of each to compile on WebGPU.)
+ */
+function vmapByScan<P>(prim: Primitive<P>, args: readonly Array[], dims: readonly BDim[], params: P, n: number): [Array[], BDim[]] {
+  const xs = args.flatMap((a, i) => (dims[i] === null || dims[i] === undefined ? [] : [moveaxis(a, dims[i]!, 0)]));
+  const [, ys] = scan((carry: null, slices: Array[]): [null, Array[]] => {
+    let k = 0;
+    const item = args.map((a, i) => (dims[i] === null || dims[i] === undefined ? a : slices[k++]!));
+    return [null, bind(prim, item, params)];
+  }, null, xs, { length: n });
+  return [ys, ys.map(() => 0)];
+}
 const strong = (a: ShapedArray) => new ShapedArray(a.shape, a.dtype);
 
 export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P>; jvp: Primitive<P>; vjp: Primitive<P> } {
@@ -59,7 +77,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       s.diffOutputs.forEach((o, k) => { result[o] = tOut[k]!; });
       return [outs, result];
     },
-    vmap: (args, dims, p, n) => vmapByLoop(primal, args, dims, p, n),
+    vmap: (args, dims, p, n) => vmapByScan(primal, args, dims, p, n),
   });
 
   /** Avals of the primal's outputs for the primal inputs at the front of a derivative primitive's operands. */
@@ -95,7 +113,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       const g = bind(vjpP, [...(known as Array[]), ...ct], p);
       return [...known.map(() => null), ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? g[k]! : null))];
     },
-    vmap: (args, dims, p, n) => vmapByLoop(jvpP, args, dims, p, n),
+    vmap: (args, dims, p, n) => vmapByScan(jvpP, args, dims, p, n),
   });
 
   const vjpP: Primitive<P> = definePrimitive<P>({
@@ -124,7 +142,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       const t = bind(jvpP, [...known, ...ct], p);
       return [...known.map(() => null), ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? t[k]! : null))];
     },
-    vmap: (args, dims, p, n) => vmapByLoop(vjpP, args, dims, p, n),
+    vmap: (args, dims, p, n) => vmapByScan(vjpP, args, dims, p, n),
   });
 
   return { primal, jvp: jvpP, vjp: vjpP };
