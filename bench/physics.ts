@@ -37,7 +37,7 @@ export interface PhysicsBenchOptions {
 const PAPER: Record<number, [number, number]> = { 100: [9057, 3721], 1000: [4174, 1644], 10000: [3721, 1429] };
 
 /** A box of ~size/5 cubes (5 tets each), as flat as the paper's objects are compact. */
-function boxFor(size: number): meshes.TetMesh {
+export function boxFor(size: number): meshes.TetMesh {
   const cubes = Math.max(1, Math.round(size / 5));
   const nz = Math.max(1, Math.round(Math.cbrt(cubes / 4))), ny = Math.max(1, Math.round(Math.sqrt(cubes / (2 * nz))));
   const nx = Math.max(1, Math.round(cubes / (ny * nz)));
@@ -45,7 +45,7 @@ function boxFor(size: number): meshes.TetMesh {
 }
 
 /** Steps per timed rollout: enough work to time, few enough to keep the whole benchmark near a minute. */
-const stepsFor = (tets: number) => (tets <= 200 ? 40 : tets <= 2000 ? 16 : 4);
+export const stepsFor = (tets: number) => (tets <= 200 ? 40 : tets <= 2000 ? 16 : 4);
 
 /** Median ms of `runs` timed calls after one warm-up call (tracing, compilation). */
 const time = async (fn: () => Promise<unknown>, runs: number): Promise<number> => (await timeIt(fn, { warmup: 1, runs })).ms_median;

@@ -8,13 +8,13 @@
  */
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { DeviceBuffer } from "../../../core/backends/webgpu/buffers.js";
-import { grid, type BindingResource } from "../../../core/backends/webgpu/pipelines.js";
+import { grid, uniformParams, type BindingResource } from "../../../core/backends/webgpu/pipelines.js";
 import { AREA_EPS, EDGE_EPS } from "../../raster-common.js";
 
 /** Floats per face in the face table. */
-export const STRIDE = 44;
+export const STRIDE = 45;
 /** Offsets in a face's row of the table. */
-export const AT = { xy: 0, z: 6, area: 9, lo: 10, hi: 12, bary: 14, edges: 26, height: 41 } as const;
+export const AT = { xy: 0, z: 6, area: 9, lo: 10, hi: 12, bary: 14, edges: 26, height: 41, flags: 44 } as const;
 export const TILE = 8;
 
 /** Scalar parameters of every kernel (uniform): u32 sizes then f32 values, as u32 words. */
@@ -48,8 +48,9 @@ export interface Culling { readonly culling: "none" | "back" | "front"; readonly
 
 /**
  * Face table: T[STRIDE·f ..] (screen xy, z, area, padded box, barycentric coefficients, edges,
- * heights) and flags[f] (1 valid, 2 include in the silhouette, 4 may colour), from xy [F·6], z [F·3]
- * and front [F] (u32 booleans).
+ * heights, and flags as a small float: 1 valid, 2 include in the silhouette, 4 may colour), from
+ * xy [F·6], z [F·3] and front [F] (u32 booleans). One buffer for all of it keeps every kernel
+ * within WebGPU's default 8 storage buffers per stage (browsers' SwiftShader allows 10).
  */
 export const faceTableSource = (c: Culling): string => {
   const colour = c.culling === "none" ? "true" : c.culling === "back" ? "front[f] != 0u" : "front[f] == 0u";
@@ -58,8 +59,7 @@ export const faceTableSource = (c: Culling): string => {
 @group(0) @binding(1) var<storage, read> zs: array<f32>;
 @group(0) @binding(2) var<storage, read> front: array<u32>;
 @group(0) @binding(3) var<storage, read_write> T: array<f32>;
-@group(0) @binding(4) var<storage, read_write> flags: array<u32>;
-@group(0) @binding(5) var<uniform> P: Params;
+@group(0) @binding(4) var<uniform> P: Params;
 ${MAIN}
   if (i >= P.F) { return; }
   let f = i;
@@ -89,10 +89,13 @@ ${MAIN}
   }
   let colour = ${colour};
   let include = ${c.cullAlpha ? "colour" : "true"};
-  flags[f] = select(0u, 1u, ok) | select(0u, 2u, include) | select(0u, 4u, colour);
+  T[o + ${AT.flags}u] = f32(select(0u, 1u, ok) | select(0u, 2u, include) | select(0u, 4u, colour));
 }
 `;
 };
+
+/** A face's flags from its table row (WGSL). */
+export const FLAGS_FN = `fn faceFlags(f: u32) -> u32 { return u32(T[${STRIDE}u * f + ${AT.flags}u]); }`;
 
 /**
  * Bins: masks[(tile·NW + w)] has bit b set when face 32w + b is valid, shapes the silhouette and
@@ -100,9 +103,9 @@ ${MAIN}
  */
 export const BINS_SOURCE = `${PARAMS_STRUCT}
 @group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read_write> masks: array<u32>;
-@group(0) @binding(3) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> masks: array<u32>;
+@group(0) @binding(2) var<uniform> P: Params;
+${FLAGS_FN}
 ${MAIN}
   if (i >= P.TX * P.TY * P.NW) { return; }
   let tile = i / P.NW; let w = i % P.NW;
@@ -115,7 +118,7 @@ ${MAIN}
   for (var b = 0u; b < 32u; b++) {
     let f = 32u * w + b;
     if (f >= P.F) { break; }
-    if ((flags[f] & 3u) != 3u) { continue; }
+    if ((faceFlags(f) & 3u) != 3u) { continue; }
     let o = ${STRIDE}u * f;
     if (T[o + ${AT.lo}u] <= xmax && T[o + ${AT.hi}u] >= xmin && T[o + ${AT.lo + 1}u] <= ymax && T[o + ${AT.hi + 1}u] >= ymin) { bits |= 1u << b; }
   }
@@ -136,6 +139,8 @@ struct Pair {
   sx: f32, snx: f32, logD: f32,
   c: vec3<f32>, wc: vec3<f32>, s: f32, sum: f32, q: f32,
 }
+
+${FLAGS_FN}
 
 fn px_of(col: u32) -> f32 { let W = f32(P.W); return (2.0f * f32(col) + 1.0f - W) / W; }
 fn py_of(row: u32) -> f32 { let H = f32(P.H); return (H - 2.0f * f32(row) - 1.0f) / H; }
@@ -284,24 +289,60 @@ fn layerAdjoint(f: u32, pr: ptr<function, Pair>, gwc: vec3<f32>, gDepth: f32, gz
 }
 `;
 
+/** WebGPU's default maxStorageBuffersPerShaderStage: what every browser's adapter allows. */
+const STORAGE_LIMIT = 8;
+
 /** Records `source` over `threads` threads with these bindings (pipelines cached by source). */
 export function dispatch(source: string, bindings: readonly BindingResource[], threads: number): void {
   const ctx = gpu();
   if (threads <= 0) return;
+  // Checked here, not by the adapter: lavapipe allows more, so a kernel over the default would pass every test and fail in browsers.
+  const storage = source.split("var<storage").length - 1;
+  if (storage > STORAGE_LIMIT) throw new Error(`internal: a fused rasterizer kernel binds ${storage} storage buffers, more than WebGPU's default ${STORAGE_LIMIT}.`);
   const p = ctx.pipelines.get(source);
   ctx.stream.dispatch(p.pipeline, ctx.pipelines.bindGroup(p, bindings), grid(Math.ceil(threads / 64), ctx.limits.maxComputeWorkgroupsPerDimension));
 }
 
-/** Face table and bins of xy, z, front: [T, flags, masks] (new references; release them). */
+/** Face table (and bins) of xy, z, front: [T] or [T, masks] (new references; release them). */
 export function faceTableAndBins(c: Culling, xy: DeviceBuffer, z: DeviceBuffer, front: DeviceBuffer, uniform: BindingResource, s: KernelScalars, withBins: boolean): DeviceBuffer[] {
   const pool = gpu().pool;
-  const T = pool.allocate(STRIDE * s.faces), flags = pool.allocate(s.faces);
-  dispatch(faceTableSource(c), [xy, z, front, T, flags, uniform], s.faces);
-  if (!withBins) return [T, flags];
+  const T = pool.allocate(STRIDE * s.faces);
+  dispatch(faceTableSource(c), [xy, z, front, T, uniform], s.faces);
+  if (!withBins) return [T];
   const tiles = Math.ceil(s.width / TILE) * Math.ceil(s.height / TILE), NW = Math.ceil(s.faces / 32);
   const masks = pool.allocate(tiles * NW);
-  dispatch(BINS_SOURCE, [T, flags, masks, uniform], tiles * NW);
-  return [T, flags, masks];
+  dispatch(BINS_SOURCE, [T, masks, uniform], tiles * NW);
+  return [T, masks];
+}
+
+const COPY_SOURCE = `struct Copy { n: u32, offset: u32, _a: u32, _b: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> C: Copy;
+${MAIN}
+  if (i >= C.n) { return; }
+  dst[C.offset + i] = src[i];
+}
+`;
+
+/**
+ * A packer of float buffers of the given lengths into one (in order), so kernels that read many
+ * operands stay within the storage-buffer limit; the offsets are where each part starts.
+ */
+export function packer(lengths: readonly number[]): { offsets: number[]; pack: (parts: readonly DeviceBuffer[]) => DeviceBuffer } {
+  const ctx = gpu();
+  const offsets: number[] = [];
+  let total = 0;
+  for (const n of lengths) { offsets.push(total); total += n; }
+  const uniforms = lengths.map((n, k) => uniformParams(ctx.device, [n, offsets[k]!, 0, 0]));
+  return {
+    offsets,
+    pack: (parts) => {
+      const out = ctx.pool.allocate(total);
+      parts.forEach((b, k) => dispatch(COPY_SOURCE, [b, out, uniforms[k]!], lengths[k]!));
+      return out;
+    },
+  };
 }
 
 /** Pixel rectangle c0..c1 × r0..r1 (i32) whose centres lie in face f's padded box (faces.ts pixelBox), as WGSL lets. */

@@ -62,12 +62,11 @@ ${SOFT}
 ${MAIN}`;
 
 const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read> masks: array<u32>;
-@group(0) @binding(3) var<storage, read_write> logT: array<f32>;
-@group(0) @binding(4) var<storage, read_write> face: array<i32>;
-@group(0) @binding(5) var<storage, read_write> baryOut: array<f32>;
-@group(0) @binding(6) var<uniform> P: Params;`) + `
+@group(0) @binding(1) var<storage, read> masks: array<u32>;
+@group(0) @binding(2) var<storage, read_write> logT: array<f32>;
+@group(0) @binding(3) var<storage, read_write> face: array<i32>;
+@group(0) @binding(4) var<storage, read_write> baryOut: array<f32>;
+@group(0) @binding(5) var<uniform> P: Params;`) + `
   if (i >= P.W * P.H) { return; }
   let row = i / P.W; let col = i % P.W;
   let px = px_of(col); let py = py_of(row);
@@ -79,7 +78,7 @@ const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
         let s = softDistance(f, px, py);
         if (s.ok) { sum += logOneMinus(s.d2); }
       }
-      if ((flags[f] & 4u) == 0u) { continue; }
+      if ((faceFlags(f) & 4u) == 0u) { continue; }
       let w = bary(f, px, py);
       if (!(w.x >= 0.0f && w.y >= 0.0f && w.z >= 0.0f)) { continue; }
       let oz = ${STRIDE}u * f + ${AT.z}u;
@@ -144,17 +143,16 @@ const CUTOFF = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 `;
 
 const VJP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read> face: array<i32>;
-@group(0) @binding(3) var<storage, read> cutoff: array<i32>;
-@group(0) @binding(4) var<storage, read> cLogT: array<f32>;
-@group(0) @binding(5) var<storage, read> cBary: array<f32>;
-@group(0) @binding(6) var<storage, read_write> gxy: array<f32>;
-@group(0) @binding(7) var<uniform> P: Params;`) + `
+@group(0) @binding(1) var<storage, read> face: array<i32>;
+@group(0) @binding(2) var<storage, read> cutoff: array<i32>;
+@group(0) @binding(3) var<storage, read> cLogT: array<f32>;
+@group(0) @binding(4) var<storage, read> cBary: array<f32>;
+@group(0) @binding(5) var<storage, read_write> gxy: array<f32>;
+@group(0) @binding(6) var<uniform> P: Params;`) + `
   if (i >= P.F) { return; }
   let f = i;
   var g = array<f32, 6>(0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
-  if ((flags[f] & 1u) != 0u) {
+  if ((faceFlags(f) & 1u) != 0u) {
     ${PIXEL_BOX}
     for (var r = r0; r <= r1; r++) {
       for (var cl = c0; cl <= c1; cl++) {
@@ -193,10 +191,10 @@ export const forwardRule: Rule = (p, inAvals) => {
   const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), HW = p.width * p.height;
   const uniform = uniformParams(ctx.device, paramWords(s));
   return ([xy, z, front]) => {
-    const [T, flags, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
     const logT = ctx.pool.allocate(HW), face = ctx.pool.allocate(HW), bary = ctx.pool.allocate(3 * HW);
-    dispatch(FORWARD, [T!, flags!, masks!, logT, face, bary, uniform], HW);
-    T!.release(); flags!.release(); masks!.release();
+    dispatch(FORWARD, [T!, masks!, logT, face, bary, uniform], HW);
+    T!.release(); masks!.release();
     return [logT, face, bary];
   };
 };
@@ -207,10 +205,10 @@ export const jvpRule: Rule = (p, inAvals) => {
   const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), HW = p.width * p.height;
   const uniform = uniformParams(ctx.device, paramWords(s));
   return ([xy, z, front, face, txy]) => {
-    const [T, flags, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
     const dLogT = ctx.pool.allocate(HW), dBary = ctx.pool.allocate(3 * HW);
     dispatch(JVP, [T!, masks!, face!, txy!, dLogT, dBary, uniform], HW);
-    T!.release(); flags!.release(); masks!.release();
+    T!.release(); masks!.release();
     return [dLogT, dBary];
   };
 };
@@ -221,11 +219,11 @@ export const vjpRule: Rule = (p, inAvals) => {
   const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), HW = p.width * p.height;
   const uniform = uniformParams(ctx.device, paramWords(s));
   return ([xy, z, front, face, cLogT, cBary]) => {
-    const [T, flags, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
     const cutoff = ctx.pool.allocate(HW), gxy = ctx.pool.allocate(6 * F);
     dispatch(CUTOFF, [T!, masks!, cutoff, uniform], HW);
-    dispatch(VJP, [T!, flags!, face!, cutoff, cLogT!, cBary!, gxy, uniform], F);
-    T!.release(); flags!.release(); masks!.release(); cutoff.release();
+    dispatch(VJP, [T!, face!, cutoff, cLogT!, cBary!, gxy, uniform], F);
+    T!.release(); masks!.release(); cutoff.release();
     return [gxy];
   };
 };

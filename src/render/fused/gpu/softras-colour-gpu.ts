@@ -9,7 +9,7 @@ import { gpu } from "../../../core/backends/webgpu/context.js";
 import { uniformParams } from "../../../core/backends/webgpu/pipelines.js";
 import type { Routine } from "../../../core/backends/webgpu/routines/types.js";
 import type { SoftRasColourGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, type KernelScalars } from "./common.js";
+import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, packer, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, type KernelScalars } from "./common.js";
 
 const scalars = (p: SoftRasColourGeometryParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: p.eps, margin: p.margin,
@@ -23,15 +23,14 @@ function forwardSource(p: SoftRasColourGeometryParams): string {
   const D = p.channels;
   return `${PARAMS_STRUCT}
 @group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read> masks: array<u32>;
-@group(0) @binding(3) var<storage, read> A: array<f32>;
-@group(0) @binding(4) var<storage, read> bg: array<f32>;
-@group(0) @binding(5) var<storage, read_write> rgb: array<f32>;
-@group(0) @binding(6) var<storage, read_write> S: array<f32>;
-@group(0) @binding(7) var<storage, read_write> Mo: array<f32>;
-@group(0) @binding(8) var<storage, read_write> Zo: array<f32>;
-@group(0) @binding(9) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> masks: array<u32>;
+@group(0) @binding(2) var<storage, read> A: array<f32>;
+@group(0) @binding(3) var<storage, read> bg: array<f32>;
+@group(0) @binding(4) var<storage, read_write> rgb: array<f32>;
+@group(0) @binding(5) var<storage, read_write> S: array<f32>;
+@group(0) @binding(6) var<storage, read_write> Mo: array<f32>;
+@group(0) @binding(7) var<storage, read_write> Zo: array<f32>;
+@group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
 ${MAIN}
   if (i >= P.W * P.H) { return; }
@@ -47,7 +46,7 @@ ${MAIN}
       activations(&pr);
       let ld = pr.logD;
       s += ld - pr.x;
-      if ((flags[f] & 4u) == 0u) { continue; }
+      if ((faceFlags(f) & 4u) == 0u) { continue; }
       let z = colourGeometry(f, &pr);
       if (!(z >= P.near && z <= P.far)) { continue; }
       let u = ld + depthTerm(z);
@@ -75,54 +74,52 @@ function jvpSource(p: SoftRasColourGeometryParams): string {
   const D = p.channels;
   return `${PARAMS_STRUCT}
 @group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read> masks: array<u32>;
-@group(0) @binding(3) var<storage, read> A: array<f32>;
-@group(0) @binding(4) var<storage, read> rgbIn: array<f32>;
-@group(0) @binding(5) var<storage, read> Mi: array<f32>;
-@group(0) @binding(6) var<storage, read> Zi: array<f32>;
-@group(0) @binding(7) var<storage, read> txy: array<f32>;
-@group(0) @binding(8) var<storage, read> tz: array<f32>;
-@group(0) @binding(9) var<storage, read> tA: array<f32>;
-@group(0) @binding(10) var<storage, read> tbg: array<f32>;
-@group(0) @binding(11) var<storage, read_write> drgb: array<f32>;
-@group(0) @binding(12) var<storage, read_write> dS: array<f32>;
-@group(0) @binding(13) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> masks: array<u32>;
+@group(0) @binding(2) var<storage, read> A: array<f32>;
+@group(0) @binding(3) var<storage, read> rgbIn: array<f32>;
+// M then Z, H·W each.
+@group(0) @binding(4) var<storage, read> MZ: array<f32>;
+// Tangents packed: xy [F·6], z [F·3], colours [F·3·D], background [D].
+@group(0) @binding(5) var<storage, read> tan: array<f32>;
+@group(0) @binding(6) var<storage, read_write> drgb: array<f32>;
+@group(0) @binding(7) var<storage, read_write> dS: array<f32>;
+@group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
 ${MAIN}
   if (i >= P.W * P.H) { return; }
   let row = i / P.W; let col = i % P.W;
   let px = px_of(col); let py = py_of(row);
-  let M = Mi[i]; let Z = Zi[i];
+  let M = MZ[i]; let Z = MZ[P.W * P.H + i];
+  let oz = 6u * P.F; let oA = 9u * P.F; let obg = (9u + ${3 * D}u) * P.F;
   let spanInv = 1.0f / ((P.far - P.near) * P.gamma);
   var ds = 0.0f;
   var acc: array<f32, ${D}>; var c: array<f32, ${D}>;
   let eb = exp(P.eps / P.gamma - M) / Z;
-  for (var d = 0u; d < ${D}u; d++) { acc[d] = eb * tbg[d]; }
+  for (var d = 0u; d < ${D}u; d++) { acc[d] = eb * tan[obg + d]; }
   ${FOR_TILE_FACES("row", "col")}
       if (!inBox(f, px, py)) { continue; }
       var pr = pairAt(f, px, py);
       if (!pr.keep) { continue; }
-      let colourable = (flags[f] & 4u) != 0u;
+      let colourable = (faceFlags(f) & 4u) != 0u;
       var z = 0.0f;
       if (colourable) { z = colourGeometry(f, &pr); }
       activations(&pr);
       var e = 0.0f;
       if (colourable && z >= P.near && z <= P.far) { e = pr.sx * exp(depthTerm(z) - M) / Z; }
       let o = 6u * f;
-      let dv = array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u]);
+      let dv = array<f32, 6>(tan[o], tan[o + 1u], tan[o + 2u], tan[o + 3u], tan[o + 4u], tan[o + 5u]);
       let dd = distanceTangent(f, px, py, &pr, dv);
       let dx = select(dd, -dd, ${p.distFunc === "euclidean" ? "!pr.inside" : "false"}) / P.sigma;
       ds -= pr.sx * dx;
       if (!(e > 1e-20f)) { continue; }
       let dw = baryTangent(f, px, py, pr.w, dv);
       var dwc: vec3<f32>;
-      let dDepth = layerTangent(f, &pr, dw, vec3<f32>(tz[3u * f], tz[3u * f + 1u], tz[3u * f + 2u]), &dwc);
+      let dDepth = layerTangent(f, &pr, dw, vec3<f32>(tan[oz + 3u * f], tan[oz + 3u * f + 1u], tan[oz + 3u * f + 2u]), &dwc);
       let du = pr.snx * dx - dDepth * spanInv;
       ${faceColour(D)}
       let oa = ${3 * D}u * f;
       for (var d = 0u; d < ${D}u; d++) {
-        var dc = pr.wc.x * tA[oa + d] + pr.wc.y * tA[oa + ${D}u + d] + pr.wc.z * tA[oa + ${2 * D}u + d];
+        var dc = pr.wc.x * tan[oA + oa + d] + pr.wc.y * tan[oA + oa + ${D}u + d] + pr.wc.z * tan[oA + oa + ${2 * D}u + d];
         ${p.baryGradient ? `dc += dwc.x * A[oa + d] + dwc.y * A[oa + ${D}u + d] + dwc.z * A[oa + ${2 * D}u + d];` : ""}
         acc[d] += e * (dc + du * (c[d] - rgbIn[${D}u * i + d]));
       }
@@ -138,17 +135,16 @@ function vjpFaceSource(p: SoftRasColourGeometryParams): string {
   const D = p.channels;
   return `${PARAMS_STRUCT}
 @group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read> A: array<f32>;
-@group(0) @binding(3) var<storage, read> rgbIn: array<f32>;
-@group(0) @binding(4) var<storage, read> Mi: array<f32>;
-@group(0) @binding(5) var<storage, read> Zi: array<f32>;
-@group(0) @binding(6) var<storage, read> cRgb: array<f32>;
-@group(0) @binding(7) var<storage, read> cS: array<f32>;
-@group(0) @binding(8) var<storage, read_write> gxy: array<f32>;
-@group(0) @binding(9) var<storage, read_write> gzo: array<f32>;
-@group(0) @binding(10) var<storage, read_write> gAo: array<f32>;
-@group(0) @binding(11) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> rgbIn: array<f32>;
+// M then Z, H·W each.
+@group(0) @binding(3) var<storage, read> MZ: array<f32>;
+// Cotangents packed: rgb [H·W·D] then S [H·W].
+@group(0) @binding(4) var<storage, read> cts: array<f32>;
+@group(0) @binding(5) var<storage, read_write> gxy: array<f32>;
+@group(0) @binding(6) var<storage, read_write> gzo: array<f32>;
+@group(0) @binding(7) var<storage, read_write> gAo: array<f32>;
+@group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
 ${MAIN}
   if (i >= P.F) { return; }
@@ -160,7 +156,8 @@ ${MAIN}
   var c: array<f32, ${D}>;
   let oa = ${3 * D}u * f;
   let spanInv = 1.0f / ((P.far - P.near) * P.gamma);
-  if ((flags[f] & 3u) == 3u) {
+  let HW = P.W * P.H;
+  if ((faceFlags(f) & 3u) == 3u) {
     ${PIXEL_BOX}
     for (var r = r0; r <= r1; r++) {
       for (var cl = c0; cl <= c1; cl++) {
@@ -169,17 +166,17 @@ ${MAIN}
         var pr = pairAt(f, px, py);
         if (!pr.keep) { continue; }
         activations(&pr);
-        var gx = -cS[pix] * pr.sx;
-        let colourable = (flags[f] & 4u) != 0u;
+        var gx = -cts[${D}u * HW + pix] * pr.sx;
+        let colourable = (faceFlags(f) & 4u) != 0u;
         var z = 0.0f;
         if (colourable) { z = colourGeometry(f, &pr); }
         var e = 0.0f;
-        if (colourable && z >= P.near && z <= P.far) { e = pr.sx * exp(depthTerm(z) - Mi[pix]) / Zi[pix]; }
+        if (colourable && z >= P.near && z <= P.far) { e = pr.sx * exp(depthTerm(z) - MZ[pix]) / MZ[HW + pix]; }
         if (e > 1e-20f) {
           ${faceColour(D)}
           var gu = 0.0f; var gw = vec3<f32>(0.0f);
           for (var d = 0u; d < ${D}u; d++) {
-            let cd = cRgb[${D}u * pix + d]; let gc = e * cd;
+            let cd = cts[${D}u * pix + d]; let gc = e * cd;
             gu += cd * e * (c[d] - rgbIn[${D}u * pix + d]);
             gA[d] += gc * pr.wc.x; gA[${D}u + d] += gc * pr.wc.y; gA[${2 * D}u + d] += gc * pr.wc.z;
             gw += gc * vec3<f32>(A[oa + d], A[oa + ${D}u + d], A[oa + ${2 * D}u + d]);
@@ -206,15 +203,15 @@ ${MAIN}
 /** The background's cotangent: one thread per channel, Σ over pixels of e_b·cot(rgb). */
 function vjpBackgroundSource(D: number): string {
   return `${PARAMS_STRUCT}
-@group(0) @binding(0) var<storage, read> Mi: array<f32>;
-@group(0) @binding(1) var<storage, read> Zi: array<f32>;
-@group(0) @binding(2) var<storage, read> cRgb: array<f32>;
-@group(0) @binding(3) var<storage, read_write> gbg: array<f32>;
-@group(0) @binding(4) var<uniform> P: Params;
+@group(0) @binding(0) var<storage, read> MZ: array<f32>;
+@group(0) @binding(1) var<storage, read> cts: array<f32>;
+@group(0) @binding(2) var<storage, read_write> gbg: array<f32>;
+@group(0) @binding(3) var<uniform> P: Params;
 ${MAIN}
   if (i >= ${D}u) { return; }
+  let HW = P.W * P.H;
   var acc = 0.0f;
-  for (var pix = 0u; pix < P.W * P.H; pix++) { acc += exp(P.eps / P.gamma - Mi[pix]) / Zi[pix] * cRgb[${D}u * pix + i]; }
+  for (var pix = 0u; pix < HW; pix++) { acc += exp(P.eps / P.gamma - MZ[pix]) / MZ[HW + pix] * cts[${D}u * pix + i]; }
   gbg[i] = acc;
 }
 `;
@@ -233,10 +230,10 @@ export const forwardRule: Rule = (p, inAvals) => {
   const uniform = uniformParams(ctx.device, paramWords(s));
   const src = forwardSource(p), HW = p.width * p.height;
   return ([xy, z, front, A, bg]) => {
-    const [T, flags, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
     const rgb = ctx.pool.allocate(HW * p.channels), S = ctx.pool.allocate(HW), M = ctx.pool.allocate(HW), Z = ctx.pool.allocate(HW);
-    dispatch(src, [T!, flags!, masks!, A!, bg!, rgb, S, M, Z, uniform], HW);
-    T!.release(); flags!.release(); masks!.release();
+    dispatch(src, [T!, masks!, A!, bg!, rgb, S, M, Z, uniform], HW);
+    T!.release(); masks!.release();
     return [rgb, S, M, Z];
   };
 };
@@ -246,12 +243,14 @@ export const jvpRule: Rule = (p, inAvals) => {
   floatOnly(inAvals);
   const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu();
   const uniform = uniformParams(ctx.device, paramWords(s));
-  const src = jvpSource(p), HW = p.width * p.height;
+  const src = jvpSource(p), HW = p.width * p.height, D = p.channels;
+  const mz = packer([HW, HW]), tangents = packer([6 * F, 3 * F, 3 * D * F, D]);
   return ([xy, z, front, A, , rgb, M, Z, txy, tz, tA, tbg]) => {
-    const [T, flags, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
-    const drgb = ctx.pool.allocate(HW * p.channels), dS = ctx.pool.allocate(HW);
-    dispatch(src, [T!, flags!, masks!, A!, rgb!, M!, Z!, txy!, tz!, tA!, tbg!, drgb, dS, uniform], HW);
-    T!.release(); flags!.release(); masks!.release();
+    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
+    const MZ = mz.pack([M!, Z!]), tan = tangents.pack([txy!, tz!, tA!, tbg!]);
+    const drgb = ctx.pool.allocate(HW * D), dS = ctx.pool.allocate(HW);
+    dispatch(src, [T!, masks!, A!, rgb!, MZ, tan, drgb, dS, uniform], HW);
+    T!.release(); masks!.release(); MZ.release(); tan.release();
     return [drgb, dS];
   };
 };
@@ -261,13 +260,15 @@ export const vjpRule: Rule = (p, inAvals) => {
   floatOnly(inAvals);
   const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), D = p.channels;
   const uniform = uniformParams(ctx.device, paramWords(s));
-  const faceSrc = vjpFaceSource(p), bgSrc = vjpBackgroundSource(D);
+  const faceSrc = vjpFaceSource(p), bgSrc = vjpBackgroundSource(D), HW = p.width * p.height;
+  const mz = packer([HW, HW]), cotangents = packer([HW * D, HW]);
   return ([xy, z, front, A, , rgb, M, Z, cRgb, cS]) => {
-    const [T, flags] = faceTableAndBins(p, xy!, z!, front!, uniform, s, false);
+    const [T] = faceTableAndBins(p, xy!, z!, front!, uniform, s, false);
+    const MZ = mz.pack([M!, Z!]), cts = cotangents.pack([cRgb!, cS!]);
     const gxy = ctx.pool.allocate(6 * F), gz = ctx.pool.allocate(3 * F), gA = ctx.pool.allocate(3 * D * F), gbg = ctx.pool.allocate(D);
-    dispatch(faceSrc, [T!, flags!, A!, rgb!, M!, Z!, cRgb!, cS!, gxy, gz, gA, uniform], F);
-    dispatch(bgSrc, [M!, Z!, cRgb!, gbg, uniform], D);
-    T!.release(); flags!.release();
+    dispatch(faceSrc, [T!, A!, rgb!, MZ, cts, gxy, gz, gA, uniform], F);
+    dispatch(bgSrc, [MZ, cts, gbg, uniform], D);
+    T!.release(); MZ.release(); cts.release();
     return [gxy, gz, gA, gbg];
   };
 };

@@ -10,7 +10,7 @@ import { gpu } from "../../../core/backends/webgpu/context.js";
 import { uniformParams } from "../../../core/backends/webgpu/pipelines.js";
 import type { Routine } from "../../../core/backends/webgpu/routines/types.js";
 import type { SoftRasGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, type KernelScalars } from "./common.js";
+import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, packer, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, type KernelScalars } from "./common.js";
 
 const scalars = (p: SoftRasGeometryParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: 0, margin: p.margin,
@@ -20,15 +20,14 @@ function forwardSource(p: SoftRasGeometryParams): string {
   const K = p.layers;
   return `${PARAMS_STRUCT}
 @group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read> masks: array<u32>;
-@group(0) @binding(3) var<storage, read_write> S: array<f32>;
-@group(0) @binding(4) var<storage, read_write> face: array<i32>;
-@group(0) @binding(5) var<storage, read_write> baryOut: array<f32>;
-@group(0) @binding(6) var<storage, read_write> depth: array<f32>;
-@group(0) @binding(7) var<storage, read_write> logD: array<f32>;
-@group(0) @binding(8) var<storage, read_write> over: array<u32>;
-@group(0) @binding(9) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> masks: array<u32>;
+@group(0) @binding(2) var<storage, read_write> S: array<f32>;
+@group(0) @binding(3) var<storage, read_write> face: array<i32>;
+@group(0) @binding(4) var<storage, read_write> baryOut: array<f32>;
+@group(0) @binding(5) var<storage, read_write> depth: array<f32>;
+@group(0) @binding(6) var<storage, read_write> logD: array<f32>;
+@group(0) @binding(7) var<storage, read_write> over: array<u32>;
+@group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
 ${MAIN}
   if (i >= P.W * P.H) { return; }
@@ -43,7 +42,7 @@ ${MAIN}
       if (!pr.keep) { continue; }
       activations(&pr);
       s += pr.logD - pr.x;
-      if ((flags[f] & 4u) == 0u) { continue; }
+      if ((faceFlags(f) & 4u) == 0u) { continue; }
       let z = colourGeometry(f, &pr);
       if (!(z >= P.near && z <= P.far)) { continue; }
       let sc = pr.logD + (P.far - z) * span / P.gamma;
@@ -95,13 +94,13 @@ function jvpSource(p: SoftRasGeometryParams): string {
 @group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(1) var<storage, read> masks: array<u32>;
 @group(0) @binding(2) var<storage, read> face: array<i32>;
-@group(0) @binding(3) var<storage, read> txy: array<f32>;
-@group(0) @binding(4) var<storage, read> tz: array<f32>;
-@group(0) @binding(5) var<storage, read_write> dS: array<f32>;
-@group(0) @binding(6) var<storage, read_write> dBary: array<f32>;
-@group(0) @binding(7) var<storage, read_write> dDepth: array<f32>;
-@group(0) @binding(8) var<storage, read_write> dLogD: array<f32>;
-@group(0) @binding(9) var<uniform> P: Params;
+// Tangents packed: xy [F·6] then z [F·3].
+@group(0) @binding(3) var<storage, read> tan: array<f32>;
+@group(0) @binding(4) var<storage, read_write> dS: array<f32>;
+@group(0) @binding(5) var<storage, read_write> dBary: array<f32>;
+@group(0) @binding(6) var<storage, read_write> dDepth: array<f32>;
+@group(0) @binding(7) var<storage, read_write> dLogD: array<f32>;
+@group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
 ${layerOf(K)}
 ${MAIN}
@@ -119,7 +118,7 @@ ${MAIN}
       if (!pr.keep) { continue; }
       activations(&pr);
       let o = 6u * f;
-      let dv = array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u]);
+      let dv = array<f32, 6>(tan[o], tan[o + 1u], tan[o + 2u], tan[o + 3u], tan[o + 4u], tan[o + 5u]);
       let dd = distanceTangent(f, px, py, &pr, dv);
       let dx = select(dd, -dd, ${p.distFunc === "euclidean" ? "!pr.inside" : "false"}) / P.sigma;
       ds -= pr.sx * dx;
@@ -130,7 +129,8 @@ ${MAIN}
       let dw = baryTangent(f, px, py, pr.w, dv);
       _ = colourGeometry(f, &pr);
       var dwc: vec3<f32>;
-      dDepth[a] = layerTangent(f, &pr, dw, vec3<f32>(tz[3u * f], tz[3u * f + 1u], tz[3u * f + 2u]), &dwc);
+      let oz = 6u * P.F + 3u * f;
+      dDepth[a] = layerTangent(f, &pr, dw, vec3<f32>(tan[oz], tan[oz + 1u], tan[oz + 2u]), &dwc);
       dBary[3u * a] = dwc.x; dBary[3u * a + 1u] = dwc.y; dBary[3u * a + 2u] = dwc.z;
     }
   }
@@ -143,15 +143,14 @@ function vjpSource(p: SoftRasGeometryParams): string {
   const K = p.layers;
   return `${PARAMS_STRUCT}
 @group(0) @binding(0) var<storage, read> T: array<f32>;
-@group(0) @binding(1) var<storage, read> flags: array<u32>;
-@group(0) @binding(2) var<storage, read> face: array<i32>;
-@group(0) @binding(3) var<storage, read> cS: array<f32>;
-@group(0) @binding(4) var<storage, read> cBary: array<f32>;
-@group(0) @binding(5) var<storage, read> cDepth: array<f32>;
-@group(0) @binding(6) var<storage, read> cLogD: array<f32>;
-@group(0) @binding(7) var<storage, read_write> gxy: array<f32>;
-@group(0) @binding(8) var<storage, read_write> gzo: array<f32>;
-@group(0) @binding(9) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> face: array<i32>;
+@group(0) @binding(2) var<storage, read> cS: array<f32>;
+@group(0) @binding(3) var<storage, read> cBary: array<f32>;
+@group(0) @binding(4) var<storage, read> cDepth: array<f32>;
+@group(0) @binding(5) var<storage, read> cLogD: array<f32>;
+@group(0) @binding(6) var<storage, read_write> gxy: array<f32>;
+@group(0) @binding(7) var<storage, read_write> gzo: array<f32>;
+@group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
 ${layerOf(K)}
 ${MAIN}
@@ -159,7 +158,7 @@ ${MAIN}
   let f = i;
   var g = array<f32, 6>(0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
   var gz = vec3<f32>(0.0f);
-  if ((flags[f] & 3u) == 3u) {
+  if ((faceFlags(f) & 3u) == 3u) {
     ${PIXEL_BOX}
     for (var r = r0; r <= r1; r++) {
       for (var cl = c0; cl <= c1; cl++) {
@@ -203,12 +202,12 @@ export const forwardRule: Rule = (p, inAvals) => {
   const uniform = uniformParams(ctx.device, paramWords(s));
   const src = forwardSource(p);
   return ([xy, z, front]) => {
-    const [T, flags, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
     const S = ctx.pool.allocate(HW), face = ctx.pool.allocate(HW * K), bary = ctx.pool.allocate(HW * K * 3), depth = ctx.pool.allocate(HW * K), logD = ctx.pool.allocate(HW * K);
     const over = ctx.pool.allocate(HW), count = ctx.pool.allocate(1);
-    dispatch(src, [T!, flags!, masks!, S, face, bary, depth, logD, over, uniform], HW);
+    dispatch(src, [T!, masks!, S, face, bary, depth, logD, over, uniform], HW);
     dispatch(COUNT_SOURCE, [over, count, uniform], 1);
-    T!.release(); flags!.release(); masks!.release(); over.release();
+    T!.release(); masks!.release(); over.release();
     return [S, face, bary, depth, logD, count];
   };
 };
@@ -218,12 +217,13 @@ export const jvpRule: Rule = (p, inAvals) => {
   floatOnly(inAvals);
   const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), K = p.layers, HW = p.width * p.height;
   const uniform = uniformParams(ctx.device, paramWords(s));
-  const src = jvpSource(p);
+  const src = jvpSource(p), tangents = packer([6 * F, 3 * F]);
   return ([xy, z, front, face, txy, tz]) => {
-    const [T, flags, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
+    const tan = tangents.pack([txy!, tz!]);
     const dS = ctx.pool.allocate(HW), dBary = ctx.pool.allocate(HW * K * 3), dDepth = ctx.pool.allocate(HW * K), dLogD = ctx.pool.allocate(HW * K);
-    dispatch(src, [T!, masks!, face!, txy!, tz!, dS, dBary, dDepth, dLogD, uniform], HW);
-    T!.release(); flags!.release(); masks!.release();
+    dispatch(src, [T!, masks!, face!, tan, dS, dBary, dDepth, dLogD, uniform], HW);
+    T!.release(); masks!.release(); tan.release();
     return [dS, dBary, dDepth, dLogD];
   };
 };
@@ -235,10 +235,10 @@ export const vjpRule: Rule = (p, inAvals) => {
   const uniform = uniformParams(ctx.device, paramWords(s));
   const src = vjpSource(p);
   return ([xy, z, front, face, cS, cBary, cDepth, cLogD]) => {
-    const [T, flags] = faceTableAndBins(p, xy!, z!, front!, uniform, s, false);
+    const [T] = faceTableAndBins(p, xy!, z!, front!, uniform, s, false);
     const gxy = ctx.pool.allocate(6 * F), gz = ctx.pool.allocate(3 * F);
-    dispatch(src, [T!, flags!, face!, cS!, cBary!, cDepth!, cLogD!, gxy, gz, uniform], F);
-    T!.release(); flags!.release();
+    dispatch(src, [T!, face!, cS!, cBary!, cDepth!, cLogD!, gxy, gz, uniform], F);
+    T!.release();
     return [gxy, gz];
   };
 };
