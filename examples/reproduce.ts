@@ -9,6 +9,7 @@
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
  *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores)
+ *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50, Table 3: 100 + 100)
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -23,13 +24,13 @@ import type { LandscapeResult } from "./landscape.js";
 
 /**
  * What reproduce runs, in order (the paper's tables first; tables.md is rewritten after each
- * experiment), and the dataset size each gets (full, quick); null = no dataset.
+ * experiment), and the dataset size each gets (default, quick, --full: the paper's); null = no dataset.
  */
-export const PLAN: readonly { name: string; dataset: readonly [number, number] | null; table: string }[] = [
-  { name: "rigid-mass", dataset: [10, 2], table: "Table 1" },
-  { name: "rigid-contact", dataset: [4, 1], table: "Table 2" },
-  { name: "deformable", dataset: [40, 1], table: "Table 3" },
-  { name: "cloth", dataset: [10, 1], table: "Table 3" },
+export const PLAN: readonly { name: string; dataset: readonly [number, number, number] | null; table: string }[] = [
+  { name: "rigid-mass", dataset: [10, 2, 200], table: "Table 1" },
+  { name: "rigid-contact", dataset: [4, 1, 50], table: "Table 2" },
+  { name: "deformable", dataset: [40, 1, 100], table: "Table 3" },
+  { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },
   { name: "landscape", dataset: null, table: "Fig. 4, 12" },
   { name: "pendulum", dataset: null, table: "—" },
   { name: "double-pendulum", dataset: null, table: "—" },
@@ -114,10 +115,11 @@ function takeOwnFlag(argv: readonly string[], name: string): { value: string | n
   return { value: argv[i + 1] ?? "", rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
-const OWN_USAGE = "  --only NAME[,NAME]\n";
+const OWN_USAGE = "  --only NAME[,NAME]  --full (the paper's dataset sizes)\n";
 
 async function main(argv: readonly string[]): Promise<number> {
-  const onlyFlag = takeOwnFlag(argv, "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
+  const full = argv.includes("--full");
+  const onlyFlag = takeOwnFlag(argv.filter((a) => a !== "--full"), "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
   const only = onlyFlag.value === null ? null : new Set(onlyFlag.value.split(",").filter(Boolean));
   const workers = intFlag("workers", workersFlag.value ?? "1", 1);
   if (E.isLeft(workers)) { process.stderr.write(`reproduce: ${workers.left.message}\n`); return 2; }
@@ -165,7 +167,7 @@ async function main(argv: readonly string[]): Promise<number> {
   };
   for (const p of plan) {
     if (only && !only.has(p.name)) continue;
-    const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : 0] : null;
+    const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0] : null;
     byName.set(p.name, { ...(await runOne(p.name, p.table, dataset, flags, workers.right, runsDir)), commit, date });
     writeTables();
   }
