@@ -231,8 +231,9 @@ export const rigidVideo = (scene: RigidScene, vertices: Array, tiling?: Tiling):
  * Tiling for jitted renders of the given vertex trajectories ([T, V, 3] each, on the CPU): a tile
  * capacity that holds every face overlapping any tile, with `slack`× headroom for the motion
  * between iterates, rounded up to a power of two and capped at the face count; and the number of
- * non-empty tiles, with the same headroom. Null where values cannot be read synchronously (WebGPU
- * renders op by op and sizes its tiles itself).
+ * non-empty tiles, with the same headroom. Undefined where values cannot be read synchronously
+ * (WebGPU). Only the array-program rasterizers (`fused: false`) use it: the fused kernels, the
+ * default on both backends, bin faces themselves.
  */
 export function measureTiling(scene: RigidScene, trajectories: readonly Array[], slack = 2): Tiling | undefined {
   if (trajectories.some((t) => !(t instanceof ConcreteArray) || t.backend.name !== "cpu")) return undefined;
