@@ -6,6 +6,7 @@
  * Structural choices (distance function, culling, channels) are baked into the source; sizes and
  * scalar parameters are uniforms.
  */
+import type { ShapedArray } from "../../../core/aval.js";
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { DeviceBuffer } from "../../../core/backends/webgpu/buffers.js";
 import { grid, uniformParams, type BindingResource } from "../../../core/backends/webgpu/pipelines.js";
@@ -32,8 +33,18 @@ export interface KernelScalars {
   readonly sigma: number; readonly prune: number; readonly gamma: number; readonly near: number; readonly far: number; readonly eps: number; readonly margin: number;
 }
 
+/**
+ * What every rule starts with: float32 geometry (WebGPU has no float64), the face count, the
+ * kernels' scalars and their uniform block (made once per compiled program).
+ */
+export function kernelSetup(prim: string, inAvals: readonly ShapedArray[], scalarsOf: (faces: number) => KernelScalars): { F: number; s: KernelScalars; uniform: BindingResource } {
+  if (inAvals[0]!.dtype !== "float32") throw new Error(`${prim} on WebGPU computes in float32; render float32 geometry (WebGPU has no float64).`);
+  const F = inAvals[0]!.shape[0]!, s = scalarsOf(F);
+  return { F, s, uniform: uniformParams(gpu().device, paramWords(s)) };
+}
+
 /** The uniform words of a Params block. */
-export function paramWords(s: KernelScalars): number[] {
+function paramWords(s: KernelScalars): number[] {
   const TX = Math.ceil(s.width / TILE), TY = Math.ceil(s.height / TILE), NW = Math.ceil(s.faces / 32);
   return [s.width, s.height, s.faces, NW, TX, TY, Math.min(s.knum ?? 0, 2 ** 31), 0, ...[s.sigma, s.prune, s.gamma, s.near, s.far, s.eps, s.margin, 0].map(f32Word)];
 }
@@ -127,19 +138,12 @@ ${MAIN}
 `;
 
 /**
- * SoftRas's pair evaluation (softras-pair.ts), over the face table T (a storage buffer in scope):
- * barycentrics, the coverage exponent x and whether the pair is kept, with the distance's
- * minimising edge and parameter for the derivatives; sigmoids, log σ; the clipped barycentrics and
- * perspective depth; and their tangent and adjoint maps.
+ * Screen geometry over the face table T (a storage buffer in scope), shared by SoftRas and DIB-R
+ * (faces.ts): pixel centres, box test, barycentrics and their tangent and adjoint maps, and the
+ * squared distance to a face's boundary with the edge and parameter where it is attained (and its
+ * envelope tangent and adjoint), with the cheap lower bound that rejects far pairs first.
  */
-export const pairSource = (distFunc: "euclidean" | "barycentric"): string => `
-struct Pair {
-  keep: bool, inside: bool, x: f32, w: vec3<f32>,
-  d2: f32, edge: u32, t: f32, ex: f32, ey: f32, minK: u32,
-  sx: f32, snx: f32, logD: f32,
-  c: vec3<f32>, wc: vec3<f32>, s: f32, sum: f32, q: f32,
-}
-
+export const GEOMETRY_WGSL = `
 ${FLAGS_FN}
 
 fn px_of(col: u32) -> f32 { let W = f32(P.W); return (2.0f * f32(col) + 1.0f - W) / W; }
@@ -157,6 +161,89 @@ fn bary(f: u32, px: f32, py: f32) -> vec3<f32> {
                    (px - T[o + 8u]) * T[o + 10u] - (py - T[o + 9u]) * T[o + 11u]);
 }
 
+/** A lower bound of the distance (not squared) from a point with barycentrics w to face f (faces.ts distanceLowerBound2). */
+fn distanceLowerBound(f: u32, w: vec3<f32>) -> f32 {
+  let oh = ${STRIDE}u * f + ${AT.height}u;
+  return max(max(-w.x * T[oh], -w.y * T[oh + 1u]), max(-w.z * T[oh + 2u], 0.0f));
+}
+
+/** Squared distance to face f's boundary, the edge (0: v0→v1, …), the parameter t and e = (p − a) − t(b − a). */
+struct Dist { d2: f32, edge: u32, t: f32, ex: f32, ey: f32 }
+
+/** faces.ts boundaryDistance: strictly smaller wins, so the earliest edge takes ties. */
+fn boundaryDistance(f: u32, px: f32, py: f32) -> Dist {
+  var d: Dist;
+  d.d2 = 3.0e38f;
+  for (var e = 0u; e < 3u; e++) {
+    let k = ${STRIDE}u * f + ${AT.edges}u + 5u * e;
+    let qx = px - T[k]; let qy = py - T[k + 1u]; let dx = T[k + 2u]; let dy = T[k + 3u];
+    let tt = min(1.0f, max(0.0f, (qx * dx + qy * dy) * T[k + 4u]));
+    let ex = qx - tt * dx; let ey = qy - tt * dy;
+    let d2 = ex * ex + ey * ey;
+    if (d2 < d.d2) { d.d2 = d2; d.edge = e; d.t = tt; d.ex = ex; d.ey = ey; }
+  }
+  return d;
+}
+
+/** Envelope tangent of d² for vertex tangents dv: ∂d²/∂a = −2e(1 − t), ∂d²/∂b = −2e·t. */
+fn distTangent(d: Dist, dv: array<f32, 6>) -> f32 {
+  let a = 2u * d.edge; let b = 2u * ((d.edge + 1u) % 3u);
+  var v = dv;
+  return -2.0f * ((1.0f - d.t) * (d.ex * v[a] + d.ey * v[a + 1u]) + d.t * (d.ex * v[b] + d.ey * v[b + 1u]));
+}
+
+/** g += gd·∂d²/∂v. */
+fn addDistGradient(d: Dist, gd: f32, g: ptr<function, array<f32, 6>>) {
+  let a = 2u * d.edge; let b = 2u * ((d.edge + 1u) % 3u);
+  let ga = -2.0f * gd * (1.0f - d.t); let gb = -2.0f * gd * d.t;
+  (*g)[a] += ga * d.ex; (*g)[a + 1u] += ga * d.ey; (*g)[b] += gb * d.ex; (*g)[b + 1u] += gb * d.ey;
+}
+
+fn vtx(f: u32) -> array<f32, 6> {
+  let o = ${STRIDE}u * f;
+  return array<f32, 6>(T[o], T[o + 1u], T[o + 2u], T[o + 3u], T[o + 4u], T[o + 5u]);
+}
+
+/** dw = ∂w/∂v · dv (faces.ts baryTangent). */
+fn baryTangent(f: u32, px: f32, py: f32, w: vec3<f32>, d: array<f32, 6>) -> vec3<f32> {
+  let v = vtx(f); let A = T[${STRIDE}u * f + ${AT.area}u];
+  let x0 = v[0]; let y0 = v[1]; let x1 = v[2]; let y1 = v[3]; let x2 = v[4]; let y2 = v[5];
+  let dA = (y2 - y1) * d[0] + (x1 - x2) * d[1] + (y0 - y2) * d[2] + (x2 - x0) * d[3] + (y1 - y0) * d[4] + (x0 - x1) * d[5];
+  let dN0 = (py - y2) * d[2] + (x2 - px) * d[3] + (y1 - py) * d[4] + (px - x1) * d[5];
+  let dN1 = (py - y0) * d[4] + (x0 - px) * d[5] + (y2 - py) * d[0] + (px - x2) * d[1];
+  let dN2 = (py - y1) * d[0] + (x1 - px) * d[1] + (y0 - py) * d[2] + (px - x0) * d[3];
+  return (vec3<f32>(dN0, dN1, dN2) - w * dA) / A;
+}
+
+/** g += Σ_k gw_k ∂w_k/∂v (faces.ts addBaryGradient). */
+fn addBaryGradient(f: u32, px: f32, py: f32, w: vec3<f32>, gw: vec3<f32>, g: ptr<function, array<f32, 6>>) {
+  let v = vtx(f); let iA = 1.0f / T[${STRIDE}u * f + ${AT.area}u];
+  let x0 = v[0]; let y0 = v[1]; let x1 = v[2]; let y1 = v[3]; let x2 = v[4]; let y2 = v[5];
+  let a = gw * iA;
+  let gA = -dot(a, w);
+  (*g)[0] += a.y * (y2 - py) + a.z * (py - y1) + gA * (y2 - y1);
+  (*g)[1] += a.y * (px - x2) + a.z * (x1 - px) + gA * (x1 - x2);
+  (*g)[2] += a.x * (py - y2) + a.z * (y0 - py) + gA * (y0 - y2);
+  (*g)[3] += a.x * (x2 - px) + a.z * (px - x0) + gA * (x2 - x0);
+  (*g)[4] += a.x * (y1 - py) + a.y * (py - y0) + gA * (y1 - y0);
+  (*g)[5] += a.x * (px - x1) + a.y * (x0 - px) + gA * (x0 - x1);
+}
+`;
+
+/**
+ * SoftRas's pair evaluation (softras-pair.ts), on the shared screen geometry: the coverage
+ * exponent x and whether the pair is kept, with the boundary distance for the derivatives;
+ * sigmoids, log σ; the clipped barycentrics and perspective depth; and their tangent and adjoint maps.
+ */
+export const pairSource = (distFunc: "euclidean" | "barycentric"): string => `
+${GEOMETRY_WGSL}
+struct Pair {
+  keep: bool, inside: bool, x: f32, w: vec3<f32>,
+  dist: Dist, minK: u32,
+  sx: f32, snx: f32, logD: f32,
+  c: vec3<f32>, wc: vec3<f32>, s: f32, sum: f32, q: f32,
+}
+
 fn pairAt(f: u32, px: f32, py: f32) -> Pair {
   var pr: Pair;
   pr.keep = false;
@@ -164,19 +251,10 @@ fn pairAt(f: u32, px: f32, py: f32) -> Pair {
   pr.w = w;
   pr.inside = w.x > 0.0f && w.y > 0.0f && w.z > 0.0f;
 ${distFunc === "euclidean" ? `
-  let oh = ${STRIDE}u * f + ${AT.height}u;
-  let lb = max(max(-w.x * T[oh], -w.y * T[oh + 1u]), max(-w.z * T[oh + 2u], 0.0f));
+  let lb = distanceLowerBound(f, w);
   if (!pr.inside && lb * lb > P.prune * P.sigma) { return pr; }
-  var best = 3.0e38f;
-  for (var e = 0u; e < 3u; e++) {
-    let k = ${STRIDE}u * f + ${AT.edges}u + 5u * e;
-    let qx = px - T[k]; let qy = py - T[k + 1u]; let dx = T[k + 2u]; let dy = T[k + 3u];
-    let tt = min(1.0f, max(0.0f, (qx * dx + qy * dy) * T[k + 4u]));
-    let ex = qx - tt * dx; let ey = qy - tt * dy;
-    let d2 = ex * ex + ey * ey;
-    if (d2 < best) { best = d2; pr.d2 = d2; pr.edge = e; pr.t = tt; pr.ex = ex; pr.ey = ey; }
-  }
-  pr.x = select(-pr.d2, pr.d2, pr.inside) / P.sigma;` : `
+  pr.dist = boundaryDistance(f, px, py);
+  pr.x = select(-pr.dist.d2, pr.dist.d2, pr.inside) / P.sigma;` : `
   var k = 2u;
   if (w.x <= w.y) { if (w.x <= w.z) { k = 0u; } } else if (w.y <= w.z) { k = 1u; }
   pr.minK = k;
@@ -209,43 +287,10 @@ fn colourGeometry(f: u32, pr: ptr<function, Pair>) -> f32 {
 
 fn depthTerm(z: f32) -> f32 { return (P.far - z) / (P.far - P.near) / P.gamma; }
 
-fn vtx(f: u32) -> array<f32, 6> {
-  let o = ${STRIDE}u * f;
-  return array<f32, 6>(T[o], T[o + 1u], T[o + 2u], T[o + 3u], T[o + 4u], T[o + 5u]);
-}
-
-/** dw = ∂w/∂v · dv (faces.ts baryTangent). */
-fn baryTangent(f: u32, px: f32, py: f32, w: vec3<f32>, d: array<f32, 6>) -> vec3<f32> {
-  let v = vtx(f); let A = T[${STRIDE}u * f + ${AT.area}u];
-  let x0 = v[0]; let y0 = v[1]; let x1 = v[2]; let y1 = v[3]; let x2 = v[4]; let y2 = v[5];
-  let dA = (y2 - y1) * d[0] + (x1 - x2) * d[1] + (y0 - y2) * d[2] + (x2 - x0) * d[3] + (y1 - y0) * d[4] + (x0 - x1) * d[5];
-  let dN0 = (py - y2) * d[2] + (x2 - px) * d[3] + (y1 - py) * d[4] + (px - x1) * d[5];
-  let dN1 = (py - y0) * d[4] + (x0 - px) * d[5] + (y2 - py) * d[0] + (px - x2) * d[1];
-  let dN2 = (py - y1) * d[0] + (x1 - px) * d[1] + (y0 - py) * d[2] + (px - x0) * d[3];
-  return (vec3<f32>(dN0, dN1, dN2) - w * dA) / A;
-}
-
-/** g += Σ_k gw_k ∂w_k/∂v (faces.ts addBaryGradient). */
-fn addBaryGradient(f: u32, px: f32, py: f32, w: vec3<f32>, gw: vec3<f32>, g: ptr<function, array<f32, 6>>) {
-  let v = vtx(f); let iA = 1.0f / T[${STRIDE}u * f + ${AT.area}u];
-  let x0 = v[0]; let y0 = v[1]; let x1 = v[2]; let y1 = v[3]; let x2 = v[4]; let y2 = v[5];
-  let a = gw * iA;
-  let gA = -dot(a, w);
-  (*g)[0] += a.y * (y2 - py) + a.z * (py - y1) + gA * (y2 - y1);
-  (*g)[1] += a.y * (px - x2) + a.z * (x1 - px) + gA * (x1 - x2);
-  (*g)[2] += a.x * (py - y2) + a.z * (y0 - py) + gA * (y0 - y2);
-  (*g)[3] += a.x * (x2 - px) + a.z * (px - x0) + gA * (x2 - x0);
-  (*g)[4] += a.x * (y1 - py) + a.y * (py - y0) + gA * (y1 - y0);
-  (*g)[5] += a.x * (px - x1) + a.y * (x0 - px) + gA * (x0 - x1);
-}
-
 /** Tangent of d² (or m|m|) for vertex tangents d (softras-pair.ts distanceTangent). */
 fn distanceTangent(f: u32, px: f32, py: f32, pr: ptr<function, Pair>, d: array<f32, 6>) -> f32 {
 ${distFunc === "euclidean" ? `
-  let e = (*pr).edge; let a = 2u * e; let b = 2u * ((e + 1u) % 3u);
-  let tt = (*pr).t; let ex = (*pr).ex; let ey = (*pr).ey;
-  var dd = d;
-  return -2.0f * ((1.0f - tt) * (ex * dd[a] + ey * dd[a + 1u]) + tt * (ex * dd[b] + ey * dd[b + 1u]));` : `
+  return distTangent((*pr).dist, d);` : `
   var dw = baryTangent(f, px, py, (*pr).w, d);
   var w = (*pr).w;
   let k = (*pr).minK;
@@ -255,9 +300,7 @@ ${distFunc === "euclidean" ? `
 /** g += gd·∂(d² or m|m|)/∂v. */
 fn addDistanceGradient(f: u32, px: f32, py: f32, pr: ptr<function, Pair>, gd: f32, g: ptr<function, array<f32, 6>>) {
 ${distFunc === "euclidean" ? `
-  let e = (*pr).edge; let a = 2u * e; let b = 2u * ((e + 1u) % 3u);
-  let ga = -2.0f * gd * (1.0f - (*pr).t); let gb = -2.0f * gd * (*pr).t;
-  (*g)[a] += ga * (*pr).ex; (*g)[a + 1u] += ga * (*pr).ey; (*g)[b] += gb * (*pr).ex; (*g)[b + 1u] += gb * (*pr).ey;` : `
+  addDistGradient((*pr).dist, gd, g);` : `
   var w = (*pr).w;
   let k = (*pr).minK; let m2 = 2.0f * abs(w[k]) * gd;
   var gw = vec3<f32>(0.0f); gw[k] = m2;

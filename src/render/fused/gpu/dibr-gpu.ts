@@ -5,12 +5,10 @@
  * after a per-pixel pass that finds the last face of each pixel's soft silhouette. The uniform's
  * `sigma` field carries sigmaInv.
  */
-import type { ShapedArray } from "../../../core/aval.js";
 import { gpu } from "../../../core/backends/webgpu/context.js";
-import { uniformParams } from "../../../core/backends/webgpu/pipelines.js";
-import type { Routine } from "../../../core/backends/webgpu/routines/types.js";
+import type { GpuRule } from "../../../core/primitive.js";
 import type { DibrKernelParams } from "../dibr-cpu.js";
-import { AT, dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, STRIDE, type KernelScalars } from "./common.js";
+import { AT, dispatch, faceTableAndBins, FOR_TILE_FACES, GEOMETRY_WGSL, kernelSetup, MAIN, PARAMS_STRUCT, PIXEL_BOX, STRIDE, type KernelScalars } from "./common.js";
 
 const scalars = (p: DibrKernelParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, knum: p.knum, sigma: p.sigmaInv, prune: 0, gamma: 1, near: 0, far: 1, eps: 0, margin: p.boxLen,
@@ -19,25 +17,16 @@ const culling = (p: DibrKernelParams) => ({ culling: p.culling, cullAlpha: false
 
 /** The soft-silhouette distance of a pair (dibr-cpu.ts softDistance) and log(1 − e^{−s}) and its slope. */
 const SOFT = `
-struct Soft { ok: bool, d2: f32, edge: u32, t: f32, ex: f32, ey: f32 }
+struct Soft { ok: bool, d: Dist }
 
+/** Terms with d²·sigmaInv > 50 (above −2e-22) are left out, the far ones by the distance bound alone. */
 fn softDistance(f: u32, px: f32, py: f32) -> Soft {
   var s: Soft;
   s.ok = false;
-  let w = bary(f, px, py);
-  let oh = ${STRIDE}u * f + ${AT.height}u;
-  let lb = max(max(-w.x * T[oh], -w.y * T[oh + 1u]), max(-w.z * T[oh + 2u], 0.0f));
+  let lb = distanceLowerBound(f, bary(f, px, py));
   if (lb * lb * P.sigma > 50.0f) { return s; }
-  var best = 3.0e38f;
-  for (var e = 0u; e < 3u; e++) {
-    let k = ${STRIDE}u * f + ${AT.edges}u + 5u * e;
-    let qx = px - T[k]; let qy = py - T[k + 1u]; let dx = T[k + 2u]; let dy = T[k + 3u];
-    let tt = min(1.0f, max(0.0f, (qx * dx + qy * dy) * T[k + 4u]));
-    let ex = qx - tt * dx; let ey = qy - tt * dy;
-    let d2 = ex * ex + ey * ey;
-    if (d2 < best) { best = d2; s.d2 = d2; s.edge = e; s.t = tt; s.ex = ex; s.ey = ey; }
-  }
-  s.ok = s.d2 * P.sigma <= 50.0f;
+  s.d = boundaryDistance(f, px, py);
+  s.ok = s.d.d2 * P.sigma <= 50.0f;
   return s;
 }
 
@@ -57,7 +46,7 @@ fn logOneMinusSlope(d2: f32) -> f32 {
 
 const HEAD = (bindings: string) => `${PARAMS_STRUCT}
 ${bindings}
-${pairSource("euclidean")}
+${GEOMETRY_WGSL}
 ${SOFT}
 ${MAIN}`;
 
@@ -76,7 +65,7 @@ const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
       if (n < P.knum) {
         n += 1u;
         let s = softDistance(f, px, py);
-        if (s.ok) { sum += logOneMinus(s.d2); }
+        if (s.ok) { sum += logOneMinus(s.d.d2); }
       }
       if ((faceFlags(f) & 4u) == 0u) { continue; }
       let w = bary(f, px, py);
@@ -107,10 +96,10 @@ const JVP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
       n += 1u;
       let s = softDistance(f, px, py);
       if (!s.ok) { continue; }
-      let slope = logOneMinusSlope(s.d2);
+      let slope = logOneMinusSlope(s.d.d2);
       if (slope == 0.0f) { continue; }
-      let a = 6u * f + 2u * s.edge; let b = 6u * f + 2u * ((s.edge + 1u) % 3u);
-      sum += slope * -2.0f * ((1.0f - s.t) * (s.ex * txy[a] + s.ey * txy[a + 1u]) + s.t * (s.ex * txy[b] + s.ey * txy[b + 1u]));
+      let o = 6u * f;
+      sum += slope * distTangent(s.d, array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u]));
     }
   }
   dLogT[i] = sum;
@@ -162,12 +151,8 @@ const VJP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
         if (ct != 0.0f && i32(f) <= cutoff[pix]) {
           let s = softDistance(f, px, py);
           if (s.ok) {
-            let gd = ct * logOneMinusSlope(s.d2);
-            if (gd != 0.0f) {
-              let a = 2u * s.edge; let b = 2u * ((s.edge + 1u) % 3u);
-              let ga = -2.0f * gd * (1.0f - s.t); let gb = -2.0f * gd * s.t;
-              g[a] += ga * s.ex; g[a + 1u] += ga * s.ey; g[b] += gb * s.ex; g[b + 1u] += gb * s.ey;
-            }
+            let gd = ct * logOneMinusSlope(s.d.d2);
+            if (gd != 0.0f) { addDistGradient(s.d, gd, &g); }
           }
         }
         if (face[pix] != i32(f)) { continue; }
@@ -179,17 +164,11 @@ const VJP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 }
 `;
 
-type Rule = (p: DibrKernelParams, inAvals: readonly ShapedArray[], outAvals: readonly ShapedArray[]) => Routine;
-
-const floatOnly = (inAvals: readonly ShapedArray[]) => {
-  if (inAvals[0]!.dtype !== "float32") throw new Error("dibr_geometry on WebGPU computes in float32; render float32 geometry (WebGPU has no float64).");
-};
+type Rule = GpuRule<DibrKernelParams>;
 
 /** Operands: xy, z, front → logT, face, bary. */
 export const forwardRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), HW = p.width * p.height;
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
   return ([xy, z, front]) => {
     const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
     const logT = ctx.pool.allocate(HW), face = ctx.pool.allocate(HW), bary = ctx.pool.allocate(3 * HW);
@@ -201,9 +180,7 @@ export const forwardRule: Rule = (p, inAvals) => {
 
 /** Operands: xy, z, front, (aux) face, (tangent) xy → logT, bary tangents. */
 export const jvpRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), HW = p.width * p.height;
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
   return ([xy, z, front, face, txy]) => {
     const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
     const dLogT = ctx.pool.allocate(HW), dBary = ctx.pool.allocate(3 * HW);
@@ -215,9 +192,7 @@ export const jvpRule: Rule = (p, inAvals) => {
 
 /** Operands: xy, z, front, (aux) face, (cotangents) logT, bary → xy cotangent. */
 export const vjpRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), HW = p.width * p.height;
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { F, s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
   return ([xy, z, front, face, cLogT, cBary]) => {
     const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
     const cutoff = ctx.pool.allocate(HW), gxy = ctx.pool.allocate(6 * F);

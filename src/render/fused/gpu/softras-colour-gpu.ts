@@ -4,12 +4,10 @@
  * CPU); the adjoint one thread per face over its padded box, plus one thread per channel for the
  * background — every output written by one thread, so no atomics and the same sums every run.
  */
-import type { ShapedArray } from "../../../core/aval.js";
 import { gpu } from "../../../core/backends/webgpu/context.js";
-import { uniformParams } from "../../../core/backends/webgpu/pipelines.js";
-import type { Routine } from "../../../core/backends/webgpu/routines/types.js";
+import type { GpuRule } from "../../../core/primitive.js";
 import type { SoftRasColourGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, packer, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, type KernelScalars } from "./common.js";
+import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
 
 const scalars = (p: SoftRasColourGeometryParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: p.eps, margin: p.margin,
@@ -217,17 +215,11 @@ ${MAIN}
 `;
 }
 
-type Rule = (p: SoftRasColourGeometryParams, inAvals: readonly ShapedArray[], outAvals: readonly ShapedArray[]) => Routine;
-
-const floatOnly = (inAvals: readonly ShapedArray[]) => {
-  if (inAvals[0]!.dtype !== "float32") throw new Error("softras_colour on WebGPU computes in float32; render float32 geometry (WebGPU has no float64).");
-};
+type Rule = GpuRule<SoftRasColourGeometryParams>;
 
 /** Operands: xy, z, front, attrs, bg → rgb, S, M, Z. */
 export const forwardRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu();
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)), ctx = gpu();
   const src = forwardSource(p), HW = p.width * p.height;
   return ([xy, z, front, A, bg]) => {
     const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
@@ -240,9 +232,7 @@ export const forwardRule: Rule = (p, inAvals) => {
 
 /** Operands: xy, z, front, attrs, bg, (aux) rgb, M, Z, (tangents) xy, z, attrs, bg → rgb, S tangents. */
 export const jvpRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu();
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { F, s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)), ctx = gpu();
   const src = jvpSource(p), HW = p.width * p.height, D = p.channels;
   const mz = packer([HW, HW]), tangents = packer([6 * F, 3 * F, 3 * D * F, D]);
   return ([xy, z, front, A, , rgb, M, Z, txy, tz, tA, tbg]) => {
@@ -257,9 +247,7 @@ export const jvpRule: Rule = (p, inAvals) => {
 
 /** Operands: xy, z, front, attrs, bg, (aux) rgb, M, Z, (cotangents) rgb, S → xy, z, attrs, bg cotangents. */
 export const vjpRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), D = p.channels;
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { F, s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), D = p.channels;
   const faceSrc = vjpFaceSource(p), bgSrc = vjpBackgroundSource(D), HW = p.width * p.height;
   const mz = packer([HW, HW]), cotangents = packer([HW * D, HW]);
   return ([xy, z, front, A, , rgb, M, Z, cRgb, cS]) => {

@@ -5,12 +5,10 @@
  * tangent per pixel; the adjoint per face over its box. The overflow count is a per-pixel flag
  * summed by one thread (deterministic).
  */
-import type { ShapedArray } from "../../../core/aval.js";
 import { gpu } from "../../../core/backends/webgpu/context.js";
-import { uniformParams } from "../../../core/backends/webgpu/pipelines.js";
-import type { Routine } from "../../../core/backends/webgpu/routines/types.js";
+import type { GpuRule } from "../../../core/primitive.js";
 import type { SoftRasGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, MAIN, packer, PARAMS_STRUCT, pairSource, paramWords, PIXEL_BOX, type KernelScalars } from "./common.js";
+import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
 
 const scalars = (p: SoftRasGeometryParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: 0, margin: p.margin,
@@ -189,17 +187,11 @@ ${MAIN}
 `;
 }
 
-type Rule = (p: SoftRasGeometryParams, inAvals: readonly ShapedArray[], outAvals: readonly ShapedArray[]) => Routine;
-
-const floatOnly = (inAvals: readonly ShapedArray[]) => {
-  if (inAvals[0]!.dtype !== "float32") throw new Error("softras_geometry on WebGPU computes in float32; render float32 geometry (WebGPU has no float64).");
-};
+type Rule = GpuRule<SoftRasGeometryParams>;
 
 /** Operands: xy, z, front → S, face, bary, depth, logD, overflow. */
 export const forwardRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), K = p.layers, HW = p.width * p.height;
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), K = p.layers, HW = p.width * p.height;
   const src = forwardSource(p);
   return ([xy, z, front]) => {
     const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
@@ -214,9 +206,7 @@ export const forwardRule: Rule = (p, inAvals) => {
 
 /** Operands: xy, z, front, (aux) face, (tangents) xy, z → S, bary, depth, logD tangents. */
 export const jvpRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu(), K = p.layers, HW = p.width * p.height;
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), K = p.layers, HW = p.width * p.height;
   const src = jvpSource(p), tangents = packer([6 * F, 3 * F]);
   return ([xy, z, front, face, txy, tz]) => {
     const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
@@ -230,9 +220,7 @@ export const jvpRule: Rule = (p, inAvals) => {
 
 /** Operands: xy, z, front, (aux) face, (cotangents) S, bary, depth, logD → xy, z cotangents. */
 export const vjpRule: Rule = (p, inAvals) => {
-  floatOnly(inAvals);
-  const F = inAvals[0]!.shape[0]!, s = scalars(p, F), ctx = gpu();
-  const uniform = uniformParams(ctx.device, paramWords(s));
+  const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu();
   const src = vjpSource(p);
   return ([xy, z, front, face, cS, cBary, cDepth, cLogD]) => {
     const [T] = faceTableAndBins(p, xy!, z!, front!, uniform, s, false);
