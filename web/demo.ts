@@ -5,6 +5,7 @@
  */
 import { beamProblem, buildTwistBeam, defaultTwistBeam } from "../examples/lib/deformable-scene.js";
 import { np, sysid, type Array } from "../src/index.js";
+import { resizeInto, type Frame } from "../src/io/resample.js";
 
 export interface DemoSettings {
   /** Image side in pixels. */
@@ -108,22 +109,13 @@ export async function recover(scene: DemoScene, s: DemoSettings, observed: Array
   return { estimate: r.estimate[name] as number, losses: r.losses, seconds: r.seconds };
 }
 
-/** Frames from a visitor (RGBA bytes per frame, any size) as the scene's target video: RGB, resampled to the scene's size and length. */
-export function videoFromFrames(frames: readonly { readonly width: number; readonly height: number; readonly rgba: Uint8ClampedArray | Uint8Array }[], s: DemoSettings): Array {
+/** Frames from a visitor (RGBA bytes per frame, any size) as the scene's target video: RGB, area-resampled to the scene's size and spread over its length. */
+export function videoFromFrames(frames: readonly Frame[], s: DemoSettings): Array {
   if (!frames.length) throw new Error("the target has no frames");
   const out = new Float32Array(s.frames * s.size * s.size * 3);
   for (let k = 0; k < s.frames; k++) {
-    // Spread the visitor's frames over the scene's length (nearest frame).
     const f = frames[Math.min(frames.length - 1, Math.floor((k * frames.length) / s.frames))]!;
-    for (let y = 0; y < s.size; y++) for (let x = 0; x < s.size; x++) {
-      // Box-average the source pixels that fall into this target pixel.
-      const x0 = Math.floor((x * f.width) / s.size), x1 = Math.max(x0 + 1, Math.floor(((x + 1) * f.width) / s.size));
-      const y0 = Math.floor((y * f.height) / s.size), y1 = Math.max(y0 + 1, Math.floor(((y + 1) * f.height) / s.size));
-      const acc = [0, 0, 0];
-      for (let yy = y0; yy < y1; yy++) for (let xx = x0; xx < x1; xx++) for (let c = 0; c < 3; c++) acc[c] += f.rgba[4 * (yy * f.width + xx) + c]!;
-      const n = (x1 - x0) * (y1 - y0), o = 3 * ((k * s.size + y) * s.size + x);
-      for (let c = 0; c < 3; c++) out[o + c] = acc[c]! / n / 255;
-    }
+    resizeInto(f, [0, 0, f.width, f.height], s.size, s.size, out, k * s.size * s.size * 3);
   }
   return np.reshape(np.array(out, { dtype: "float32" }), [s.frames, s.size, s.size, 3]);
 }

@@ -8,6 +8,7 @@
  * The page's state is mirrored on window.gradsimDemo for scripts.
  */
 import { decodeGif, devices, init, linePlot, type Array } from "../src/index.js";
+import type { Frame } from "../src/io/resample.js";
 import { DEFAULT_SETTINGS, recover, renderVideo, SCENES, sceneById, videoFromFrames, type DemoScene, type DemoSettings } from "./demo.js";
 
 interface PageState {
@@ -86,7 +87,7 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
 }
 
 /** The visitor's files as RGBA frames: a GIF's frames, or PNGs in name order. */
-async function framesOf(files: readonly File[]): Promise<{ width: number; height: number; rgba: Uint8ClampedArray | Uint8Array }[]> {
+async function framesOf(files: readonly File[]): Promise<Frame[]> {
   if (files.length === 1 && files[0]!.type === "image/gif") {
     const g = decodeGif(new Uint8Array(await files[0]!.arrayBuffer()));
     return g.frames.map((rgba) => ({ width: g.width, height: g.height, rgba }));
