@@ -75,3 +75,37 @@ export function caseArb<P>(params: fc.Arbitrary<P>, build: (p: P, rng: Rng) => {
 }
 
 export const fmt = (s: readonly number[]): string => `[${s.join(",")}]`;
+
+/** A random triangle soup in NDC: F faces' screen vertices [F·6], depths [F·3] and corner attributes [F·3·D] in [0, 1). */
+export interface Soup {
+  readonly xy: number[];
+  readonly z: number[];
+  readonly attrs: number[];
+  readonly F: number;
+  readonly W: number;
+  readonly H: number;
+}
+
+/**
+ * Soups of mostly on-screen triangles (radius in [radius[0], radius[0] + radius[1]) about a centre
+ * in [−0.8, 0.8]²), plus degenerate (a repeated vertex, 8%), off-screen (6%) and partly
+ * behind-the-camera (one vertex at z = −0.5, 6%) faces, for the rasterizer tests.
+ */
+export function soupArb(o: { readonly faces: number; readonly channels: number; readonly width: fc.Arbitrary<number>; readonly height: fc.Arbitrary<number>; readonly radius: readonly [number, number] }): fc.Arbitrary<Soup> {
+  return fc.record({ F: fc.integer({ min: 1, max: o.faces }), W: o.width, H: o.height, seed: fc.integer({ min: 0, max: 2 ** 30 }) }).map(({ F, W, H, seed }) => {
+    let s = seed >>> 0;
+    const u = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
+    const xy: number[] = [], z: number[] = [], attrs: number[] = [];
+    for (let f = 0; f < F; f++) {
+      const kind = u();
+      const cx = -0.8 + 1.6 * u(), cy = -0.8 + 1.6 * u(), r = o.radius[0] + o.radius[1] * u();
+      const verts = [0, 1, 2].map(() => [cx + r * (2 * u() - 1), cy + r * (2 * u() - 1)]);
+      if (kind < 0.08) verts[2] = [...verts[1]!];
+      if (kind >= 0.08 && kind < 0.14) for (const v of verts) v[0] += 5;
+      for (const v of verts) xy.push(v[0]!, v[1]!);
+      for (let k = 0; k < 3; k++) z.push(kind >= 0.14 && kind < 0.2 && k === 1 ? -0.5 : 1.5 + 6 * u());
+      for (let k = 0; k < 3 * o.channels; k++) attrs.push(u());
+    }
+    return { xy, z, attrs, F, W, H };
+  });
+}

@@ -8,42 +8,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jit, jvp, np, render as R, vjp, vmap, type Array } from "../src/index.js";
+import { soupArb, type Soup } from "./arbitraries.js";
 
 type DT = "float32" | "float64";
 
-interface Soup {
-  readonly xy: number[]; // F·6
-  readonly z: number[]; // F·3
-  readonly attrs: number[]; // F·3·D
-  readonly F: number;
-  readonly W: number;
-  readonly H: number;
-}
-
 const D = 4;
 
-/** A random soup: mostly on-screen triangles, plus some behind the camera, degenerate or off screen. */
-const soupArb: fc.Arbitrary<Soup> = fc.record({
-  F: fc.integer({ min: 1, max: 7 }),
-  W: fc.integer({ min: 3, max: 14 }),
-  H: fc.integer({ min: 3, max: 14 }),
-  seed: fc.integer({ min: 0, max: 2 ** 30 }),
-}).map(({ F, W, H, seed }) => {
-  let s = seed >>> 0;
-  const u = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
-  const xy: number[] = [], z: number[] = [], attrs: number[] = [];
-  for (let f = 0; f < F; f++) {
-    const kind = u();
-    const cx = -0.8 + 1.6 * u(), cy = -0.8 + 1.6 * u(), r = 0.2 + 0.7 * u();
-    const verts = [0, 1, 2].map(() => [cx + r * (2 * u() - 1), cy + r * (2 * u() - 1)]);
-    if (kind < 0.08) verts[2] = [...verts[1]!]; // degenerate: a repeated vertex
-    if (kind >= 0.08 && kind < 0.14) for (const v of verts) v[0] += 5; // off screen
-    for (const v of verts) xy.push(v[0]!, v[1]!);
-    for (let k = 0; k < 3; k++) z.push(kind >= 0.14 && kind < 0.2 && k === 1 ? -0.5 : 1.5 + 6 * u()); // one vertex behind the camera
-    for (let k = 0; k < 3 * D; k++) attrs.push(u());
-  }
-  return { xy, z, attrs, F, W, H };
-});
+const soups = soupArb({ faces: 7, channels: D, width: fc.integer({ min: 3, max: 14 }), height: fc.integer({ min: 3, max: 14 }), radius: [0.2, 0.7] });
 
 const arrays = (s: Soup, dtype: DT) => ({
   xy: np.reshape(np.array(s.xy, { dtype }), [s.F, 3, 2]),
@@ -117,7 +88,7 @@ describe("fused rasterizers against the array programs", () => {
   for (const dtype of ["float64", "float32"] as const) {
     const tol = dtype === "float64" ? 1e-9 : 2e-4;
     it(`${dtype}: images, vjp and jvp agree on random soups (SoftRas and DIB-R, textures, culling, both distance functions)`, async () => {
-      await fc.assert(fc.asyncProperty(soupArb, caseArb, async (s, c) => {
+      await fc.assert(fc.asyncProperty(soups, caseArb, async (s, c) => {
         const { xy, z, attrs } = arrays(s, dtype);
         const fused = image(c, s, dtype, true), ref = image(c, s, dtype, false);
         close(await host(fused(xy, z, attrs)), await host(ref(xy, z, attrs)), tol, "image");
@@ -138,7 +109,7 @@ describe("fused rasterizers against the array programs", () => {
   }
 
   it("vmap over a batch of geometries equals a loop, and jit equals eager", async () => {
-    await fc.assert(fc.asyncProperty(soupArb, caseArb, async (s, c) => {
+    await fc.assert(fc.asyncProperty(soups, caseArb, async (s, c) => {
       const { xy, z, attrs } = arrays(s, "float64");
       const f = image(c, s, "float64", true);
       const shifted = np.stack([xy, np.add(xy, 0.05), np.sub(xy, 0.03)], 0);

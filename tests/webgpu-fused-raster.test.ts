@@ -11,29 +11,11 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { grad, init, jit, jvp, np, render as R, vjp, type Array } from "../src/index.js";
 import { describeGpu } from "./webgpu-helpers.js";
+import { soupArb, type Soup } from "../property-tests/arbitraries.js";
 
 const D = 3;
-interface Soup { xy: number[]; z: number[]; attrs: number[]; F: number; W: number; H: number }
-
-const soupArb: fc.Arbitrary<Soup> = fc.record({
-  // Few image sizes: around the fused kernels, the layered path's array code compiles WebGPU kernels per shape.
-  F: fc.integer({ min: 1, max: 40 }), W: fc.constantFrom(8, 13), H: fc.constantFrom(8, 11), seed: fc.integer({ min: 0, max: 2 ** 30 }),
-}).map(({ F, W, H, seed }) => {
-  let s = seed >>> 0;
-  const u = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
-  const xy: number[] = [], z: number[] = [], attrs: number[] = [];
-  for (let f = 0; f < F; f++) {
-    const kind = u();
-    const cx = -0.8 + 1.6 * u(), cy = -0.8 + 1.6 * u(), r = 0.1 + 0.6 * u();
-    const verts = [0, 1, 2].map(() => [cx + r * (2 * u() - 1), cy + r * (2 * u() - 1)]);
-    if (kind < 0.06) verts[2] = [...verts[1]!];
-    if (kind >= 0.06 && kind < 0.1) for (const v of verts) v[0] += 5;
-    for (const v of verts) xy.push(v[0]!, v[1]!);
-    for (let k = 0; k < 3; k++) z.push(kind >= 0.1 && kind < 0.14 && k === 1 ? -0.5 : 1.5 + 6 * u());
-    for (let k = 0; k < 3 * D; k++) attrs.push(u());
-  }
-  return { xy, z, attrs, F, W, H };
-});
+// Few image sizes: around the fused kernels, the layered path's array code compiles WebGPU kernels per shape.
+const soups = soupArb({ faces: 40, channels: D, width: fc.constantFrom(8, 13), height: fc.constantFrom(8, 11), radius: [0.1, 0.6] });
 
 const optsArb = fc.record({
   sigma: fc.double({ min: 3e-3, max: 2e-2, noNaN: true }),
@@ -81,7 +63,7 @@ function close(a: number[], b: number[], rel: number, what: string, scaleOf: num
 
 describeGpu("fused rasterizer kernels on WebGPU", () => {
   it("images, vjp and jvp agree with the CPU kernel on random soups", async () => {
-    await fc.assert(fc.asyncProperty(soupArb, optsArb, kindArb, async (s, o, kind) => {
+    await fc.assert(fc.asyncProperty(soups, optsArb, kindArb, async (s, o, kind) => {
       const [gpu, cpu] = [await evaluate(s, o, kind, "webgpu"), await evaluate(s, o, kind, "cpu")];
       // float32 against float64: the image to ~1e-5; derivatives to ~1e-3 of their largest entry
       // (pairs near the prune radius can flip between kept and pruned in float32).
@@ -115,7 +97,7 @@ describeGpu("fused rasterizer kernels on WebGPU", () => {
       const [, tan] = jvp(image, [xy], [arr(noise(s.F * 6, 6), [s.F, 3, 2])]) as [Array, Array];
       return { img: await host(img), g: await host(g), tan: await host(tan) };
     };
-    await fc.assert(fc.asyncProperty(soupArb, dibrArb, async (s, o) => {
+    await fc.assert(fc.asyncProperty(soups, dibrArb, async (s, o) => {
       const [gpu, cpu] = [await run(s, o, "webgpu"), await run(s, o, "cpu")];
       close(gpu.img, cpu.img, 2e-4, "DIB-R image");
       close(gpu.g, cpu.g, 5e-3, "DIB-R ∂/∂xy");
