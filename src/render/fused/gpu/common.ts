@@ -334,14 +334,19 @@ fn layerAdjoint(f: u32, pr: ptr<function, Pair>, gwc: vec3<f32>, gDepth: f32, gz
 
 /** WebGPU's default maxStorageBuffersPerShaderStage: what every browser's adapter allows. */
 const STORAGE_LIMIT = 8;
+/** Sources already checked against it (each once, not on every dispatch). */
+const withinLimit = new Set<string>();
 
 /** Records `source` over `threads` threads with these bindings (pipelines cached by source). */
 export function dispatch(source: string, bindings: readonly BindingResource[], threads: number): void {
   const ctx = gpu();
   if (threads <= 0) return;
   // Checked here, not by the adapter: lavapipe allows more, so a kernel over the default would pass every test and fail in browsers.
-  const storage = source.split("var<storage").length - 1;
-  if (storage > STORAGE_LIMIT) throw new Error(`internal: a fused rasterizer kernel binds ${storage} storage buffers, more than WebGPU's default ${STORAGE_LIMIT}.`);
+  if (!withinLimit.has(source)) {
+    const storage = source.split("var<storage").length - 1;
+    if (storage > STORAGE_LIMIT) throw new Error(`internal: a fused rasterizer kernel binds ${storage} storage buffers, more than WebGPU's default ${STORAGE_LIMIT}.`);
+    withinLimit.add(source);
+  }
   const p = ctx.pipelines.get(source);
   ctx.stream.dispatch(p.pipeline, ctx.pipelines.bindGroup(p, bindings), grid(Math.ceil(threads / 64), ctx.limits.maxComputeWorkgroupsPerDimension));
 }
