@@ -4,6 +4,7 @@
  * recovers the parameter from the pixels, reporting every iterate.
  */
 import { beamProblem, buildTwistBeam, defaultTwistBeam } from "../examples/lib/deformable-scene.js";
+import { defaultMassScene } from "../examples/lib/rigid-dataset.js";
 import { np, sysid, type Array } from "../src/index.js";
 import { resizeInto, type Frame } from "../src/io/resample.js";
 
@@ -41,14 +42,8 @@ const rigidMass: DemoScene = {
   unknown: { name: "mass", unit: "kg", range: [0.5, 6], truth: 2.5, initial: 4.5 },
   lr: [0.15, 0.005],
   problem: (s) => {
-    const scene = sysid.buildRigidScene({
-      shape: "box", scale: [0.8, 0.5, 0.6], mass: 1,
-      position: [-1.0, 0.3, 0], rotation: [0, 0, 0, 1], velocity: [0.1, 0.05, 0.05], angularVelocity: [0.3, 0.6, 0.1],
-      impulses: [{ force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: 0.1 }],
-      gravity: [0, 0, 0], contact: null, frames: s.frames, fps: 30, substeps: 2,
-      camera: { distance: 6, elevation: 25, azimuth: 15, at: [0, 0.3, 0], fovY: 40 }, resolution: s.size,
-      background: [...BACKGROUND], channels: "rgb",
-    });
+    // The demo's scene (examples/rigid-mass.ts), shorter, on a light background, as a camera sees it.
+    const scene = sysid.buildRigidScene({ ...defaultMassScene(s.size), frames: s.frames, background: [...BACKGROUND], channels: "rgb" });
     return sysid.rigidProblem(scene);
   },
 };
