@@ -54,6 +54,12 @@ export const MAIN = `@compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let i = gid.x + gid.y * (nwg.x * 64u);`;
 
+/** MAIN for a thread per pixel: its row, column and NDC centre (px, py). */
+export const PIXEL_MAIN = `${MAIN}
+  if (i >= P.W * P.H) { return; }
+  let row = i / P.W; let col = i % P.W;
+  let px = px_of(col); let py = py_of(row);`;
+
 /** Face culling baked into the face-table kernel. */
 export interface Culling { readonly culling: "none" | "back" | "front"; readonly cullAlpha: boolean }
 

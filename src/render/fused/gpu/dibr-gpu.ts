@@ -8,7 +8,7 @@
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { GpuRule } from "../../../core/primitive.js";
 import type { DibrKernelParams } from "../dibr-cpu.js";
-import { AT, dispatch, faceTableAndBins, FOR_TILE_FACES, GEOMETRY_WGSL, kernelSetup, MAIN, PARAMS_STRUCT, PIXEL_BOX, STRIDE, type KernelScalars } from "./common.js";
+import { AT, dispatch, faceTableAndBins, FOR_TILE_FACES, GEOMETRY_WGSL, kernelSetup, MAIN, PIXEL_MAIN, PARAMS_STRUCT, PIXEL_BOX, STRIDE, type KernelScalars } from "./common.js";
 
 const scalars = (p: DibrKernelParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, knum: p.knum, sigma: p.sigmaInv, prune: 0, gamma: 1, near: 0, far: 1, eps: 0, margin: p.boxLen,
@@ -44,11 +44,12 @@ fn logOneMinusSlope(d2: f32) -> f32 {
 }
 `;
 
-const HEAD = (bindings: string) => `${PARAMS_STRUCT}
+/** A kernel's head: its bindings, the shared WGSL and the entry point (a thread per pixel unless given). */
+const HEAD = (bindings: string, entry = PIXEL_MAIN) => `${PARAMS_STRUCT}
 ${bindings}
 ${GEOMETRY_WGSL}
 ${SOFT}
-${MAIN}`;
+${entry}`;
 
 const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(1) var<storage, read> masks: array<u32>;
@@ -56,9 +57,6 @@ const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(3) var<storage, read_write> face: array<i32>;
 @group(0) @binding(4) var<storage, read_write> baryOut: array<f32>;
 @group(0) @binding(5) var<uniform> P: Params;`) + `
-  if (i >= P.W * P.H) { return; }
-  let row = i / P.W; let col = i % P.W;
-  let px = px_of(col); let py = py_of(row);
   var n = 0u; var sum = 0.0f; var zBest = 3.0e38f; var winner = -1; var best = vec3<f32>(0.0f);
   ${FOR_TILE_FACES("row", "col")}
       if (!inBox(f, px, py)) { continue; }
@@ -87,9 +85,6 @@ const JVP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(4) var<storage, read_write> dLogT: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dBary: array<f32>;
 @group(0) @binding(6) var<uniform> P: Params;`) + `
-  if (i >= P.W * P.H) { return; }
-  let row = i / P.W; let col = i % P.W;
-  let px = px_of(col); let py = py_of(row);
   var n = 0u; var sum = 0.0f;
   ${FOR_TILE_FACES("row", "col")}
       if (!inBox(f, px, py) || n >= P.knum) { continue; }
@@ -118,9 +113,6 @@ const CUTOFF = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(1) var<storage, read> masks: array<u32>;
 @group(0) @binding(2) var<storage, read_write> cutoff: array<i32>;
 @group(0) @binding(3) var<uniform> P: Params;`) + `
-  if (i >= P.W * P.H) { return; }
-  let row = i / P.W; let col = i % P.W;
-  let px = px_of(col); let py = py_of(row);
   var n = 0u; var last = -1;
   ${FOR_TILE_FACES("row", "col")}
       if (n >= P.knum) { break; }
@@ -137,7 +129,7 @@ const VJP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(3) var<storage, read> cLogT: array<f32>;
 @group(0) @binding(4) var<storage, read> cBary: array<f32>;
 @group(0) @binding(5) var<storage, read_write> gxy: array<f32>;
-@group(0) @binding(6) var<uniform> P: Params;`) + `
+@group(0) @binding(6) var<uniform> P: Params;`, MAIN) + `
   if (i >= P.F) { return; }
   let f = i;
   var g = array<f32, 6>(0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f);

@@ -7,7 +7,7 @@
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { GpuRule } from "../../../core/primitive.js";
 import type { SoftRasColourGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
+import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, PIXEL_MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
 
 const scalars = (p: SoftRasColourGeometryParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: p.eps, margin: p.margin,
@@ -30,10 +30,7 @@ function forwardSource(p: SoftRasColourGeometryParams): string {
 @group(0) @binding(7) var<storage, read_write> Zo: array<f32>;
 @group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
-${MAIN}
-  if (i >= P.W * P.H) { return; }
-  let row = i / P.W; let col = i % P.W;
-  let px = px_of(col); let py = py_of(row);
+${PIXEL_MAIN}
   var s = 0.0f; var M = P.eps / P.gamma; var Z = 1.0f;
   var num: array<f32, ${D}>; var c: array<f32, ${D}>;
   for (var d = 0u; d < ${D}u; d++) { num[d] = bg[d]; }
@@ -83,10 +80,7 @@ function jvpSource(p: SoftRasColourGeometryParams): string {
 @group(0) @binding(7) var<storage, read_write> dS: array<f32>;
 @group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
-${MAIN}
-  if (i >= P.W * P.H) { return; }
-  let row = i / P.W; let col = i % P.W;
-  let px = px_of(col); let py = py_of(row);
+${PIXEL_MAIN}
   let M = MZ[i]; let Z = MZ[P.W * P.H + i];
   let oz = 6u * P.F; let oA = 9u * P.F; let obg = (9u + ${3 * D}u) * P.F;
   let spanInv = 1.0f / ((P.far - P.near) * P.gamma);

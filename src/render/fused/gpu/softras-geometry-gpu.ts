@@ -8,7 +8,7 @@
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { GpuRule } from "../../../core/primitive.js";
 import type { SoftRasGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
+import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, PIXEL_MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
 
 const scalars = (p: SoftRasGeometryParams, faces: number): KernelScalars => ({
   width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: 0, margin: p.margin,
@@ -27,10 +27,7 @@ function forwardSource(p: SoftRasGeometryParams): string {
 @group(0) @binding(7) var<storage, read_write> over: array<u32>;
 @group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
-${MAIN}
-  if (i >= P.W * P.H) { return; }
-  let row = i / P.W; let col = i % P.W;
-  let px = px_of(col); let py = py_of(row);
+${PIXEL_MAIN}
   let span = 1.0f / (P.far - P.near);
   var score: array<f32, ${K}>; var lf: array<i32, ${K}>; var ld: array<f32, ${K}>; var lz: array<f32, ${K}>; var lw: array<vec3<f32>, ${K}>;
   var s = 0.0f; var filled = 0u; var dropped = -3.0e38f;
@@ -101,10 +98,7 @@ function jvpSource(p: SoftRasGeometryParams): string {
 @group(0) @binding(8) var<uniform> P: Params;
 ${pairSource(p.distFunc)}
 ${layerOf(K)}
-${MAIN}
-  if (i >= P.W * P.H) { return; }
-  let row = i / P.W; let col = i % P.W;
-  let px = px_of(col); let py = py_of(row);
+${PIXEL_MAIN}
   for (var l = 0u; l < ${K}u; l++) {
     let a = ${K}u * i + l;
     dDepth[a] = 0.0f; dLogD[a] = 0.0f; dBary[3u * a] = 0.0f; dBary[3u * a + 1u] = 0.0f; dBary[3u * a + 2u] = 0.0f;
