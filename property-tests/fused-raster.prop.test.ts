@@ -124,4 +124,21 @@ describe("fused rasterizers against the array programs", () => {
       close(await host(gj), await host(g), 1e-12, "jit vjp");
     }), { numRuns: 15 });
   }, 300_000);
+
+  it("the derivative primitives are linear in their tangents (forward-over-reverse) and refuse second derivatives in the geometry", async () => {
+    await fc.assert(fc.asyncProperty(soups, caseArb, async (s, c) => {
+      const { xy, z, attrs } = arrays(s, "float64");
+      const f = image(c, s, "float64", true);
+      const out = f(xy, z, attrs);
+      const [, back] = vjp((p: Array) => f(p, z, attrs), xy) as [Array, (ct: Array) => Array[]];
+      const ct = np.reshape(np.array(noise(out.size, 7), { dtype: "float64" }), out.shape);
+      const dct = np.reshape(np.array(noise(out.size, 8), { dtype: "float64" }), out.shape);
+      // d/dε back(ct + ε·dct) = back(dct): the jvp of the adjoint primitive w.r.t. its cotangent.
+      const [, tangent] = jvp((k: Array) => back(k)[0]!, [ct], [dct]) as [Array, Array];
+      close(await host(tangent), await host(back(dct)[0]!), 1e-12, "jvp of the vjp");
+      // Through the geometry the derivative primitives have no derivative of their own.
+      expect(() => jvp((p: Array) => (vjp((q: Array) => f(q, z, attrs), p) as [Array, (k: Array) => Array[]])[1](ct)[0]!, [xy], [np.onesLike(xy)]))
+        .toThrow(/second derivatives through rasterization\) are not implemented/);
+    }), { numRuns: 10 });
+  }, 300_000);
 });

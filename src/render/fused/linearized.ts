@@ -14,10 +14,9 @@ import type { Array } from "../../core/array.js";
 import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import { scalar } from "../../core/constants.js";
-import { definePrimitive, type GpuRule, type Primitive } from "../../core/primitive.js";
+import { definePrimitive, type BDim, type GpuRule, type JvpRule, type Primitive } from "../../core/primitive.js";
 import { broadcastTo } from "../../core/prims/movement.js";
 import { moveaxis } from "../../core/np/shape.js";
-import type { BDim } from "../../core/primitive.js";
 import { scan } from "../../transforms/scan.js";
 import { isUndef, isZero, Zero, type Tangent } from "../../core/tangent.js";
 import { bind } from "../../core/trace.js";
@@ -58,7 +57,9 @@ function vmapByScan<P>(prim: Primitive<P>, args: readonly Array[], dims: readonl
 const strong = (a: ShapedArray) => new ShapedArray(a.shape, a.dtype);
 
 export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P>; jvp: Primitive<P>; vjp: Primitive<P> } {
-  const nIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffOutputs.length; // for the vjp prim's layout
+  // Primal inputs at the front of the derivative primitives' operands: (inputs, aux, tangents) and (inputs, aux, cotangents).
+  const jvpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffInputs.length;
+  const vjpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffOutputs.length;
   const secondOrder = (which: string) => new Error(`${which}: derivatives of the fused rasterizer's gradient with respect to the geometry ` +
     "(second derivatives through rasterization) are not implemented; render with { fused: false } for those.");
   const inst = (t: Tangent, like: ShapedArray): Array => (isZero(t) ? zerosOf(like) : t);
@@ -80,32 +81,37 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
     vmap: (args, dims, p, n) => vmapByScan(primal, args, dims, p, n),
   });
 
+  /**
+   * jvp of a derivative primitive: linear in its last operands, so their tangents map the same way
+   * (forward-over-reverse); tangents of the primal operands would be second derivatives (refused).
+   */
+  const linearJvp = (prim: () => Primitive<P>, inputsOf: (args: readonly unknown[]) => number): JvpRule<P> => (args, tans, p) => {
+    const inputs = inputsOf(args), known = inputs + s.aux.length;
+    if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(prim().name);
+    const outs = bind(prim(), args, p);
+    const lin = tans.slice(known);
+    if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
+    return [outs, bind(prim(), [...args.slice(0, known), ...lin.map((t, k) => inst(t, args[known + k]!.aval))], p)];
+  };
+
   /** Avals of the primal's outputs for the primal inputs at the front of a derivative primitive's operands. */
   const primalOuts = (avals: readonly ShapedArray[], p: P, inputs: number) => s.outputs(avals.slice(0, inputs), p);
 
   const jvpP: Primitive<P> = definePrimitive<P>({
     name: `${s.name}_jvp`,
     shape: (avals, p) => {
-      const inputs = avals.length - s.aux.length - s.diffInputs.length;
+      const inputs = jvpIn(avals);
       const outs = primalOuts(avals, p, inputs);
       return s.diffOutputs.map((o) => strong(outs[o]!));
     },
     impl: (args, p, out) => {
-      const inputs = args.length - s.aux.length - s.diffInputs.length;
+      const inputs = jvpIn(args);
       return s.jvp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
     },
     ...(s.gpu ? { gpu: s.gpu.jvp } : {}),
-    jvp: (args, tans, p) => {
-      const inputs = args.length - s.aux.length - s.diffInputs.length;
-      if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(`${s.name}_jvp`);
-      const outs = bind(jvpP, args, p);
-      const lin = tans.slice(inputs + s.aux.length);
-      if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
-      // Linear in the tangents: the output's tangent is the same map of their tangents.
-      return [outs, bind(jvpP, [...args.slice(0, inputs + s.aux.length), ...lin.map((t, k) => inst(t, args[inputs + s.aux.length + k]!.aval))], p)];
-    },
+    jvp: linearJvp(() => jvpP, jvpIn),
     transpose: (cts, args, p) => {
-      const inputs = args.length - s.aux.length - s.diffInputs.length;
+      const inputs = jvpIn(args);
       const known = args.slice(0, inputs + s.aux.length);
       if (known.some(isUndef)) throw new Error(`internal: ${s.name}_jvp is linear only in its tangents.`);
       const outAvals = primalOuts(known.slice(0, inputs).map((a) => (a as Array).aval), p, inputs);
@@ -119,24 +125,17 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
   const vjpP: Primitive<P> = definePrimitive<P>({
     name: `${s.name}_vjp`,
     shape: (avals) => {
-      const inputs = nIn(avals);
+      const inputs = vjpIn(avals);
       return s.diffInputs.map((i) => strong(avals.slice(0, inputs)[i]!));
     },
     impl: (args, p, out) => {
-      const inputs = nIn(args);
+      const inputs = vjpIn(args);
       return s.vjp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
     },
     ...(s.gpu ? { gpu: s.gpu.vjp } : {}),
-    jvp: (args, tans, p) => {
-      const inputs = nIn(args);
-      if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(`${s.name}_vjp`);
-      const outs = bind(vjpP, args, p);
-      const lin = tans.slice(inputs + s.aux.length);
-      if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
-      return [outs, bind(vjpP, [...args.slice(0, inputs + s.aux.length), ...lin.map((t, k) => inst(t, args[inputs + s.aux.length + k]!.aval))], p)];
-    },
+    jvp: linearJvp(() => vjpP, vjpIn),
     transpose: (cts, args, p) => {
-      const inputs = nIn(args);
+      const inputs = vjpIn(args);
       const known = args.slice(0, inputs + s.aux.length) as Array[];
       const ct = cts.map((c, k) => inst(c, strong(known[s.diffInputs[k]!]!.aval)));
       const t = bind(jvpP, [...known, ...ct], p);
