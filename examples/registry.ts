@@ -15,4 +15,5 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "double-pendulum": () => import("./double-pendulum.js"),
   "smoke": () => import("./smoke.js"),
   "fit": () => import("./fit.js"),
+  "imperfect-models": () => import("./imperfect-models.js"),
 };

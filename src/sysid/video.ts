@@ -39,10 +39,16 @@ export function overBackground(premultiplied: Array, background: ArrayLike, chan
   return channels === "rgb" ? rgb : np.concatenate([rgb, alpha], -1);
 }
 
-/** A mesh whose vertices change per frame: faces int32 [F, 3] and per-vertex colours [V, 3]. */
+/**
+ * A mesh whose vertices change per frame: faces int32 [F, 3] and per-vertex colours [V, 3]; or a
+ * texture [Ht, Wt, 3] with uvs ([V, 2] or per face corner [F, 3, 2]); optionally its own reflectance.
+ */
 export interface DeformingMesh {
   readonly faces: Array;
-  readonly colors: Array;
+  readonly colors?: Array;
+  readonly uvs?: Array;
+  readonly texture?: Array;
+  readonly material?: render.Material;
 }
 
 export interface SoftFrameOptions {
@@ -51,14 +57,16 @@ export interface SoftFrameOptions {
   readonly lights?: render.Lights;
   /** Depth-softmax temperature (default 1e-3 of the near–far range). */
   readonly gamma?: number;
+  /** Interpolation of shading (default "gouraud"; "phong" for specular highlights). */
+  readonly shading?: render.Shading;
 }
 
 /** Premultiplied RGBA [H, W, 4] of meshes given as (vertices [V, 3], topology). */
 export function softFrame(parts: readonly { vertices: Array; mesh: DeformingMesh }[], o: SoftFrameOptions): Array {
   const r = o.resolution;
   const faces = parts.reduce((n, p) => n + p.mesh.faces.shape[0]!, 0);
-  const rgba = render.render(parts.map((p) => ({ vertices: p.vertices, faces: p.mesh.faces, colors: p.mesh.colors })), o.camera, o.lights ?? SCENE_LIGHTS, undefined, {
-    width: r, height: r,
+  const rgba = render.render(parts.map((p) => ({ vertices: p.vertices, ...p.mesh })), o.camera, o.lights ?? SCENE_LIGHTS, undefined, {
+    width: r, height: r, ...(o.shading ? { shading: o.shading } : {}),
     // One tile holding every face: under jit the rasterizer cannot cull faces per tile anyway,
     // and one dense tile compiles to much faster kernels than many small ones.
     tile: [r, r], capacity: faces,

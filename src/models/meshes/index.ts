@@ -1,6 +1,6 @@
 /** Meshes: procedural tet and cloth meshes, rigid primitives, OBJ/.tet formats, the Stanford bunny, validation. */
 export * from "./types.js";
-export { tetBox, tetBeam, tetSphere } from "./tet-grid.js";
+export { tetBox, tetBeam, tetSphere, pushOriented } from "./tet-grid.js";
 export { extrude, gearProfile, tetGear, type GearOptions } from "./extrude.js";
 export { clothGrid, planarMeshFromCells, walker, type ClothGridOptions } from "./cloth-grid.js";
 export { box, icosphere, cylinder, cone, capsule, torus, revolve } from "./primitives.js";

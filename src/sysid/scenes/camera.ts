@@ -26,14 +26,7 @@ export type CameraSpec = AngleCamera | LookAtCamera | CalibratedCamera;
 const NEAR = 1, FAR = 30;
 
 /** The camera as host numbers: eye, orthonormal right/up/forward, and NDC focal lengths and centre. */
-export interface HostCamera {
-  readonly eye: Vec3;
-  readonly right: Vec3;
-  readonly up: Vec3;
-  readonly forward: Vec3;
-  readonly focal: readonly [number, number];
-  readonly center: readonly [number, number];
-}
+export type HostCamera = render.PinholeFrame;
 
 const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
@@ -87,8 +80,4 @@ export function renderCamera(c: CameraSpec, width: number, height: number): rend
 }
 
 /** The world-space ray direction (not normalised) through the centre of pixel (column, row). */
-export function pixelRay(h: HostCamera, column: number, row: number, width: number, height: number): Vec3 {
-  const x = ((2 * column + 1 - width) / width - h.center[0]) / h.focal[0];
-  const y = ((height - 2 * row - 1) / height - h.center[1]) / h.focal[1];
-  return [0, 1, 2].map((k) => x * h.right[k]! + y * h.up[k]! + h.forward[k]!) as unknown as Vec3;
-}
+export const pixelRay = render.pinholeRay;
