@@ -208,9 +208,9 @@ function particleModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: S
 
 /** The estimator's simulation of `spec` under a model choice (the true one: body = spec.kind, friction and damping on). */
 export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings): ObjectModel {
+  if (m.body === "cloth" && spec.kind !== "cloth") throw new Error(`imperfect-models: a ${spec.kind} object cannot be modelled as cloth (a cloth model needs a sheet).`);
+  if (m.body !== "cloth" && spec.kind === "cloth") throw new Error(`imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} (it encloses no volume).`);
   if (m.body === "rigid") return rigidModel(spec, g, m, s);
-  if (m.body === "cloth" && spec.kind !== "cloth") throw new Error(`imperfect-models: a ${spec.kind} object cannot be modelled as cloth.`);
-  if (m.body !== "cloth" && spec.kind === "cloth") throw new Error(`imperfect-models: a cloth cannot be modelled as a ${m.body} solid.`);
   return particleModel(spec, g, m, s, m.body === "deformable" && spec.kind === "rigid");
 }
 
