@@ -16,4 +16,5 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "smoke": () => import("./smoke.js"),
   "fit": () => import("./fit.js"),
   "imperfect-models": () => import("./imperfect-models.js"),
+  "control-walker": () => import("./control-walker.js"),
 };

@@ -23,6 +23,9 @@ export interface Flags {
   readonly video: string | null;
   readonly scene: string | null;
   readonly unknowns: string | null;
+  /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
+  readonly policy: number | null;
+  readonly seeds: number | null;
 }
 
 export interface Shard { readonly index: number; readonly count: number }
@@ -30,7 +33,7 @@ export interface Shard { readonly index: number; readonly count: number }
 export class CliError extends Error {}
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds"]);
 
 export const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number(v) >= min
@@ -63,6 +66,8 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("seed", () => (raw.has("seed") ? intFlag("seed", raw.get("seed")!, 0) : E.right(0))),
     E.bind("iters", () => opt("iters", (v) => intFlag("iters", v, 1))),
     E.bind("dataset", () => opt("dataset", (v) => intFlag("dataset", v, 1))),
+    E.bind("policy", () => opt("policy", (v) => intFlag("policy", v, 2))),
+    E.bind("seeds", () => opt("seeds", (v) => intFlag("seeds", v, 1))),
     E.bind("workers", () => (raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1) : E.right(1))),
     E.bind("shard", () => (raw.has("shard") ? shardFlag(raw.get("shard")!) : E.right(null))),
     E.filterOrElse(
@@ -74,8 +79,8 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       const b = raw.get("backend") ?? "auto";
       return b === "cpu" || b === "webgpu" || b === "auto" ? E.right<CliError, Flags["backend"]>(b) : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
-    E.map(({ seed, iters, dataset, backend, workers, shard }) => ({
-      seed, iters, dataset, backend, workers, shard,
+    E.map(({ seed, iters, dataset, backend, workers, shard, policy, seeds }) => ({
+      seed, iters, dataset, backend, workers, shard, policy, seeds,
       out: raw.get("out") ?? defaultOut,
       json: raw.get("json") === "true",
       quick: raw.get("quick") === "true",

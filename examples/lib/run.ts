@@ -31,10 +31,12 @@ export interface Experiment<R extends object> {
   readonly target?: string;
   /** Takes a user's video: --video, --scene and --unknowns (only `fit`). */
   readonly takesVideo?: boolean;
+  /** Trains a policy: takes --policy (phase inputs) and --seeds (the control experiments). */
+  readonly takesPolicy?: boolean;
   run(ctx: ExperimentContext): Promise<R>;
 }
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)";
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
@@ -55,6 +57,11 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
   const videoFlag = ["video", "scene", "unknowns"].find((k) => flags[k as "video"] !== null);
   if (videoFlag && !exp.takesVideo) {
     process.stderr.write(`gradsim ${exp.name}: does not take --${videoFlag}; to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu].\n`);
+    return 2;
+  }
+  const policyFlag = (["policy", "seeds"] as const).find((k) => flags[k] !== null);
+  if (policyFlag && !exp.takesPolicy) {
+    process.stderr.write(`gradsim ${exp.name}: does not take --${policyFlag}; only the control experiments (control-walker, control-fem, control-cloth) train a policy.\n`);
     return 2;
   }
   try {

@@ -1,0 +1,113 @@
+/**
+ * control-walker (gradSim §4.2.1, Figs. 5–6): a planar soft walker — a triangle-FEM body on four
+ * legs (models.meshes.walker) — driven by a policy a = 0.2·tanh(W·φ(t)) of per-triangle area
+ * activations over sinusoidal phase inputs φ_p(t) = sin(ω t + 2πp/P), trained so that the last
+ * frame matches a target image of the walker at a goal pose (further along the ground).
+ *
+ * From control_walker.py (physics-anchors §3): 1 kg particles, membrane μ = λ = 1e4 with damping 100,
+ * no bending, contact ke 1e4, kd 1e3, kf 1e3, μ 0.5, amplitude 0.2, ω = 20. Done differently:
+ *  - its 4 "phases" sin(20(t + 0.5pπ)) differ by multiples of π, so they are ±sin(20t): one input.
+ *    Here P phases are spread over the period (default 8, the paper's count), so each triangle's
+ *    activation can take any phase;
+ *  - the horizon: 3 s at 60 frames/s × 8 substeps (1,440 steps; the script: 5 s × 32 = 9,600) —
+ *    dt = 1/480 s is within the membrane's and the contact's stable step, and a 2-core CPU can do
+ *    5 seeds × 2 methods × 20 iterations of it in minutes.
+ *
+ *   npm run gradsim -- control-walker                # 5 seeds, 20 iterations
+ *   npm run gradsim -- control-walker --quick        # 1 s horizon, 2 seeds (the test)
+ *   npm run gradsim -- control-walker --target goal.png --policy 4
+ */
+import { existsSync } from "node:fs";
+import { makeRng } from "../src/core/host-rng.js";
+import { models, np, sysid, type Array } from "../src/index.js";
+import { readPng } from "../src/io/image.js";
+import { resizeInto } from "../src/io/resample.js";
+import type { DType } from "../src/core/dtype.js";
+import { runControl, type ControlResult, type ControlScene } from "./lib/control.js";
+import { CliError } from "./lib/flags.js";
+import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
+
+const { cloth, meshes, particles, contact } = models;
+
+export const WALKER_SETTINGS = {
+  full: { seconds: 3, goal: 0.6, resolution: 64, iters: 20, seeds: 5 },
+  quick: { seconds: 1, goal: 0.25, resolution: 32, iters: 6, seeds: 2 },
+} as const;
+
+const FPS = 60, SUBSTEPS = 8, AMPLITUDE = 0.2, OMEGA = 20;
+export const WALKER_CAMERA: sysid.LookAtCamera = { eye: [0.8, 0.45, -3.2], at: [0.8, 0.3, 0], fovY: 34 };
+
+/** The walker as a particle system: membrane triangles, 1 kg per particle on average, ground contact. */
+export function walkerBody(dtype: DType = "float32") {
+  const mesh = meshes.walker();
+  const n = mesh.vertices.length / 3;
+  const area = cloth.clothMasses(mesh, 1).reduce((a, b) => a + b, 0);
+  const ground = contact.ground({ ke: 1e4, kd: 1e3, kf: 1e3, mu: 0.5, smoothing: 0.01, dtype });
+  const { system, state } = cloth.clothBody(mesh, { density: n / area, mu: 1e4, lambda: 1e4, damping: 100, bending: false, gravity: [0, -9.8, 0], ground, dtype });
+  return { mesh, system, state, particles: n, triangles: mesh.faces.length / 3 };
+}
+
+/** Phase inputs [T, P]: P sinusoids of frequency ω spread over one period. */
+export const phaseInputs = (frames: number, fps: number, P: number, dtype: DType = "float32"): Array =>
+  np.array(globalThis.Array.from({ length: frames }, (_, t) => globalThis.Array.from({ length: P }, (_, p) => Math.sin(OMEGA * (t / fps) + (2 * Math.PI * p) / P))), { dtype });
+
+/** Per-frame triangle activations [T, F] = 0.2·tanh(φ Wᵀ) for policy weights W [F, P]. */
+export const walkerActivations = (W: Array, phases: Array): Array => np.mul(AMPLITUDE, np.tanh(np.matmul(phases, np.transpose(W))));
+
+function readTarget(path: string, resolution: number): Array {
+  if (!existsSync(path)) throw new CliError(`--target ${path}: no such file; give a PNG of the walker at its goal (any size: it is resampled to ${resolution}², RGB over the scene's background).`);
+  let img: Array;
+  try { img = readPng(path); } catch (e) { throw new CliError(`--target: ${(e as Error).message}`); }
+  const [h, w] = img.shape as [number, number, number];
+  const rgba = Uint8ClampedArray.from(img.dataSync(), (x) => Math.round(255 * x));
+  const out = new Float32Array(resolution * resolution * 3);
+  resizeInto({ width: w, height: h, rgba }, [0, 0, w, h], resolution, resolution, out, 0);
+  return np.reshape(np.array(out, { dtype: "float32" }), [resolution, resolution, 3]);
+}
+
+export function walkerScene(ctx: ExperimentContext): ControlScene {
+  const cfg = WALKER_SETTINGS[ctx.flags.quick ? "quick" : "full"];
+  const P = ctx.flags.policy ?? 8;
+  const { mesh, system, state, particles: n, triangles: F } = walkerBody();
+  const frames = cfg.seconds * FPS;
+  const phases = phaseInputs(frames, FPS, P);
+  const r = cfg.resolution;
+  const camera = sysid.renderCamera(WALKER_CAMERA, r, r);
+  const background = sysid.groundImage(WALKER_CAMERA, r, r);
+  const look = { faces: np.reshape(np.array(mesh.faces, { dtype: "int32" }), [-1, 3]), colors: sysid.octantColors(mesh.vertices, [0.5, 0.3, -1]) };
+  const frame = (x: Array) => sysid.overBackground(sysid.softFrame([{ vertices: x, mesh: look }], { resolution: r, camera, lights: { ambient: 1 } }), background, "rgb");
+  const rest = state.x;
+  const goalShift = np.array([cfg.goal, 0, 0], { dtype: "float32" });
+  const goalCom = np.add(np.mean(rest, 0), goalShift);
+  const target = ctx.flags.target ? readTarget(ctx.flags.target, r) : frame(np.add(rest, goalShift));
+  const dist = (last: Array) => np.sqrt(np.sum(np.square(np.sub(np.mean(last, 0), goalCom))));
+  return {
+    name: "control-walker",
+    describe: `walker of ${n} particles and ${F} triangles, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.2·tanh(W·φ) with ${P} phases (${F * P} weights), goal ${cfg.goal} m to the right, ${r}² images`,
+    fps: FPS, frames, target,
+    initialParams: (seed) => {
+      // torch.nn.Linear's default: U(−1/√P, 1/√P).
+      const rng = makeRng(seed + 1);
+      return np.array(globalThis.Array.from({ length: F }, () => globalThis.Array.from({ length: P }, () => rng.uniform(-1, 1) / Math.sqrt(P))), { dtype: "float32" });
+    },
+    positions: (W) => particles.simulate(system, state, {
+      dt: 1 / (FPS * SUBSTEPS), substeps: SUBSTEPS, frames, controls: { triActivation: walkerActivations(W, phases) }, checkpoint: true, checkFinite: false,
+    }).x,
+    frame,
+    stateLoss: (x) => np.square(dist(np.index(x, frames - 1))),
+    goalDistance: dist,
+  };
+}
+
+export const experiment: Experiment<ControlResult> = {
+  name: "control-walker",
+  description: "train a soft walker's policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
+  target: "a PNG of the walker at its goal",
+  takesPolicy: true,
+  run: (ctx) => {
+    const cfg = WALKER_SETTINGS[ctx.flags.quick ? "quick" : "full"];
+    return runControl(ctx, walkerScene(ctx), { iters: ctx.flags.iters ?? cfg.iters, lr: 0.03, clip: 1, seeds: ctx.flags.seeds ?? cfg.seeds });
+  },
+};
+
+await mainIfEntry(experiment, import.meta.url);
