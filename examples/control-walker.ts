@@ -17,14 +17,9 @@
  *   npm run gradsim -- control-walker --quick        # 1 s horizon, 2 seeds (the test)
  *   npm run gradsim -- control-walker --target goal.png --policy 4
  */
-import { existsSync } from "node:fs";
-import { makeRng } from "../src/core/host-rng.js";
 import { models, np, sysid, type Array } from "../src/index.js";
-import { readPng } from "../src/io/image.js";
-import { resizeInto } from "../src/io/resample.js";
 import type { DType } from "../src/core/dtype.js";
-import { runControl, type ControlResult, type ControlScene } from "./lib/control.js";
-import { CliError } from "./lib/flags.js";
+import { linearPolicyInit, phaseInputs, readTargetImage, runControl, sinusoidPolicy, type ControlResult, type ControlScene } from "./lib/control.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
 const { cloth, meshes, particles, contact } = models;
@@ -47,30 +42,12 @@ export function walkerBody(dtype: DType = "float32") {
   return { mesh, system, state, particles: n, triangles: mesh.faces.length / 3 };
 }
 
-/** Phase inputs [T, P]: P sinusoids of frequency ω spread over one period. */
-export const phaseInputs = (frames: number, fps: number, P: number, dtype: DType = "float32"): Array =>
-  np.array(globalThis.Array.from({ length: frames }, (_, t) => globalThis.Array.from({ length: P }, (_, p) => Math.sin(OMEGA * (t / fps) + (2 * Math.PI * p) / P))), { dtype });
-
-/** Per-frame triangle activations [T, F] = 0.2·tanh(φ Wᵀ) for policy weights W [F, P]. */
-export const walkerActivations = (W: Array, phases: Array): Array => np.mul(AMPLITUDE, np.tanh(np.matmul(phases, np.transpose(W))));
-
-function readTarget(path: string, resolution: number): Array {
-  if (!existsSync(path)) throw new CliError(`--target ${path}: no such file; give a PNG of the walker at its goal (any size: it is resampled to ${resolution}², RGB over the scene's background).`);
-  let img: Array;
-  try { img = readPng(path); } catch (e) { throw new CliError(`--target: ${(e as Error).message}`); }
-  const [h, w] = img.shape as [number, number, number];
-  const rgba = Uint8ClampedArray.from(img.dataSync(), (x) => Math.round(255 * x));
-  const out = new Float32Array(resolution * resolution * 3);
-  resizeInto({ width: w, height: h, rgba }, [0, 0, w, h], resolution, resolution, out, 0);
-  return np.reshape(np.array(out, { dtype: "float32" }), [resolution, resolution, 3]);
-}
-
 export function walkerScene(ctx: ExperimentContext): ControlScene {
   const cfg = WALKER_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   const P = ctx.flags.policy ?? 8;
   const { mesh, system, state, particles: n, triangles: F } = walkerBody();
   const frames = cfg.seconds * FPS;
-  const phases = phaseInputs(frames, FPS, P);
+  const phases = phaseInputs(frames, FPS, P, OMEGA);
   const r = cfg.resolution;
   const camera = sysid.renderCamera(WALKER_CAMERA, r, r);
   const background = sysid.groundImage(WALKER_CAMERA, r, r);
@@ -79,19 +56,15 @@ export function walkerScene(ctx: ExperimentContext): ControlScene {
   const rest = state.x;
   const goalShift = np.array([cfg.goal, 0, 0], { dtype: "float32" });
   const goalCom = np.add(np.mean(rest, 0), goalShift);
-  const target = ctx.flags.target ? readTarget(ctx.flags.target, r) : frame(np.add(rest, goalShift));
+  const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the walker at its goal") : frame(np.add(rest, goalShift));
   const dist = (last: Array) => np.sqrt(np.sum(np.square(np.sub(np.mean(last, 0), goalCom))));
   return {
     name: "control-walker",
     describe: `walker of ${n} particles and ${F} triangles, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.2·tanh(W·φ) with ${P} phases (${F * P} weights), goal ${cfg.goal} m to the right, ${r}² images`,
     fps: FPS, frames, target,
-    initialParams: (seed) => {
-      // torch.nn.Linear's default: U(−1/√P, 1/√P).
-      const rng = makeRng(seed + 1);
-      return np.array(globalThis.Array.from({ length: F }, () => globalThis.Array.from({ length: P }, () => rng.uniform(-1, 1) / Math.sqrt(P))), { dtype: "float32" });
-    },
+    initialParams: (seed) => linearPolicyInit(F, P, seed),
     positions: (W) => particles.simulate(system, state, {
-      dt: 1 / (FPS * SUBSTEPS), substeps: SUBSTEPS, frames, controls: { triActivation: walkerActivations(W, phases) }, checkpoint: true, checkFinite: false,
+      dt: 1 / (FPS * SUBSTEPS), substeps: SUBSTEPS, frames, controls: { triActivation: sinusoidPolicy(W, phases, AMPLITUDE) }, checkpoint: true, checkFinite: false,
     }).x,
     frame,
     stateLoss: (x) => np.square(dist(np.index(x, frames - 1))),
@@ -106,7 +79,8 @@ export const experiment: Experiment<ControlResult> = {
   takesPolicy: true,
   run: (ctx) => {
     const cfg = WALKER_SETTINGS[ctx.flags.quick ? "quick" : "full"];
-    return runControl(ctx, walkerScene(ctx), { iters: ctx.flags.iters ?? cfg.iters, lr: 0.03, clip: 1, seeds: ctx.flags.seeds ?? cfg.seeds });
+    const scene = walkerScene(ctx);
+    return runControl(ctx, () => scene, { iters: ctx.flags.iters ?? cfg.iters, lr: 0.03, clip: 1, seeds: ctx.flags.seeds ?? cfg.seeds });
   },
 };
 

@@ -17,4 +17,6 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "fit": () => import("./fit.js"),
   "imperfect-models": () => import("./imperfect-models.js"),
   "control-walker": () => import("./control-walker.js"),
+  "control-fem": () => import("./control-fem.js"),
+  "control-cloth": () => import("./control-cloth.js"),
 };

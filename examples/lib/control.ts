@@ -13,7 +13,13 @@
  * a global norm, a non-finite gradient skips its step (counted), and each method keeps the iterate
  * with the lowest value of its own loss.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { DType } from "../../src/core/dtype.js";
+import { makeRng } from "../../src/core/host-rng.js";
+import { readPng } from "../../src/io/image.js";
+import { resizeInto } from "../../src/io/resample.js";
+import { CliError } from "./flags.js";
 import { jit, np, optim, valueAndGrad, vmap, type Array } from "../../src/index.js";
 import { writeAtomic } from "../../src/io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng, type Raster } from "../../src/io/image.js";
@@ -33,6 +39,8 @@ export interface ControlScene {
   frame(x: Array): Array;
   /** The target image [H, W, C]. */
   readonly target: Array;
+  /** gradsim's objective on the last frame [H, W, C] and the target (default: the pixelwise MSE, which the curves report for every method). */
+  imageLoss?(frame: Array, target: Array): Array;
   /** The 3-D supervision of diffphysics: a scalar loss of the positions [frames, N, 3]. */
   stateLoss(x: Array): Array;
   /** Distance (m) of the final positions [N, 3] to the goal state (scalar). */
@@ -77,6 +85,31 @@ export interface ControlResult {
   readonly files: string[];
 }
 
+/** Phase inputs [T, P] of the policies: P sinusoids of angular frequency ω spread over one period, φ_p(t) = sin(ω t + 2πp/P). */
+export const phaseInputs = (frames: number, fps: number, P: number, omega: number, dtype: DType = "float32"): Array =>
+  np.array(globalThis.Array.from({ length: frames }, (_, t) => globalThis.Array.from({ length: P }, (_, p) => Math.sin(omega * (t / fps) + (2 * Math.PI * p) / P))), { dtype });
+
+/** Per-frame actuations [T, A] = amplitude·tanh(φ Wᵀ) of policy weights W [A, P]. */
+export const sinusoidPolicy = (W: Array, phases: Array, amplitude: number): Array => np.mul(amplitude, np.tanh(np.matmul(phases, np.transpose(W))));
+
+/** Policy weights [A, P] as torch.nn.Linear initialises them: U(−1/√P, 1/√P), seeded. */
+export function linearPolicyInit(A: number, P: number, seed: number): Array {
+  const rng = makeRng(seed + 1);
+  return np.array(globalThis.Array.from({ length: A }, () => globalThis.Array.from({ length: P }, () => rng.uniform(-1, 1) / Math.sqrt(P))), { dtype: "float32" });
+}
+
+/** A user's target image (PNG, any size) area-resampled to resolution² RGB; a missing or unreadable file is a CliError. */
+export function readTargetImage(path: string, resolution: number, what: string): Array {
+  if (!existsSync(path)) throw new CliError(`--target ${path}: no such file; give a PNG of ${what} (any size: it is resampled to ${resolution}², RGB over the scene's background).`);
+  let img: Array;
+  try { img = readPng(path); } catch (e) { throw new CliError(`--target: ${(e as Error).message}`); }
+  const [h, w] = img.shape as [number, number, number];
+  const rgba = Uint8ClampedArray.from(img.dataSync(), (x) => Math.round(255 * x));
+  const out = new Float32Array(resolution * resolution * 3);
+  resizeInto({ width: w, height: h, rgba }, [0, 0, w, h], resolution, resolution, out, 0);
+  return np.reshape(np.array(out, { dtype: "float32" }), [resolution, resolution, 3]);
+}
+
 const mse = (a: Array, b: Array): Array => np.mean(np.square(np.sub(a, b)));
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const std = (xs: readonly number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
@@ -87,8 +120,10 @@ function objective(scene: ControlScene, method: Exclude<ControlMethod, "random">
   return (params: Array): [Array, { image: Array; distance: Array }] => {
     const x = scene.positions(params);
     const last = np.index(x, scene.frames - 1);
-    const image = mse(scene.frame(last), scene.target);
-    return [method === "gradsim" ? image : scene.stateLoss(x), { image, distance: scene.goalDistance(last) }];
+    const rendered = scene.frame(last);
+    const image = mse(rendered, scene.target);
+    const loss = method === "diffphysics" ? scene.stateLoss(x) : scene.imageLoss ? scene.imageLoss(rendered, scene.target) : image;
+    return [loss, { image, distance: scene.goalDistance(last) }];
   };
 }
 
@@ -162,14 +197,19 @@ function writeCurves(out: string, scene: ControlScene, runs: Record<ControlMetho
   return [`${file}.png`, `${file}.csv`];
 }
 
-/** Every method on every seed, the Fig. 6 plots, the before/after motion, and the summary. */
-export async function runControl(ctx: ExperimentContext, scene: ControlScene, s: ControlSettings): Promise<ControlResult> {
-  ctx.log(`[${scene.name}] ${scene.describe}; ${s.seeds} seeds × (random, diffphysics, gradsim), ${s.iters} Adam iterations (lr ${s.lr}, clip ${s.clip})`);
-  const evaluate = jit((p: Array) => objective(scene, "gradsim")(p)[1]);
+/**
+ * Every method on every seed, the Fig. 6 plots, the before/after motion (first seed), and the
+ * summary. `sceneOf(seed)` is the task of a seed (a seed may draw the scene as well as the initial
+ * parameters).
+ */
+export async function runControl(ctx: ExperimentContext, sceneOf: (seed: number) => ControlScene, s: ControlSettings): Promise<ControlResult> {
   const runs: Record<ControlMethod, MethodRun[]> = { random: [], diffphysics: [], gradsim: [] };
-  let firstAfter: Array | null = null, firstBefore: Array | null = null;
+  let first: { scene: ControlScene; before: Array; after: Array } | null = null;
   for (let k = 0; k < s.seeds; k++) {
     const seed = ctx.flags.seed + k;
+    const scene = sceneOf(seed);
+    if (k === 0) ctx.log(`[${scene.name}] ${scene.describe}; ${s.seeds} seeds × (random, diffphysics, gradsim), ${s.iters} Adam iterations (lr ${s.lr}, clip ${s.clip})`);
+    const evaluate = jit((p: Array) => objective(scene, "gradsim")(p)[1]);
     const p0 = scene.initialParams(seed);
     const t0 = performance.now();
     const e = evaluate(p0) as { image: Array; distance: Array };
@@ -178,14 +218,15 @@ export async function runControl(ctx: ExperimentContext, scene: ControlScene, s:
     for (const m of ["diffphysics", "gradsim"] as const) {
       const { run: r, best } = await optimise(ctx, scene, m, p0, s, seed);
       runs[m].push(r);
-      if (k === 0 && m === "gradsim") { firstBefore = p0; firstAfter = best; }
+      if (k === 0 && m === "gradsim") first = { scene, before: p0, after: best };
       ctx.log(`[${scene.name}] seed ${seed} ${m}: image loss ${r.initialImageLoss.toExponential(3)} → ${r.imageLoss.toExponential(3)}, distance to goal ${r.initialDistance.toFixed(3)} → ${r.distance.toFixed(3)} m (iteration ${r.bestIteration}${r.skipped ? `, ${r.skipped} steps skipped: gradient not finite` : ""}, ${r.seconds} s)`);
     }
   }
+  const scene = first!.scene;
   const files = [
     ...writeCurves(ctx.out, scene, runs, "imageLosses", "fig6-image-loss", "image loss (MSE of the last frame vs the target)", true),
     ...writeCurves(ctx.out, scene, runs, "distances", "fig6-distance", "distance of the final state to the goal (m)", false),
-    ...await writeMotion(ctx.out, scene, firstBefore!, firstAfter!),
+    ...await writeMotion(ctx.out, scene, first!.before, first!.after),
   ];
   const methods = Object.fromEntries(CONTROL_METHODS.map((m) => [m, { imageLoss: stats(runs[m].map((r) => r.imageLoss)), distance: stats(runs[m].map((r) => r.distance)), runs: runs[m] }])) as ControlResult["methods"];
   for (const m of CONTROL_METHODS) ctx.log(`[${scene.name}] ${m}: image loss ${methods[m].imageLoss.mean.toExponential(3)} ± ${methods[m].imageLoss.std.toExponential(2)}, distance ${methods[m].distance.mean.toFixed(3)} ± ${methods[m].distance.std.toFixed(3)} m`);

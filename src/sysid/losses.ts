@@ -32,6 +32,42 @@ export function pyramidMse(a: Array, b: Array, levels: number): Array {
   return total;
 }
 
+/**
+ * Gaussian weights [n, n] (σ in pixels): row i blurs pixel i along one axis, zero outside the
+ * image (not renormalised at the edges: an object leaving the view fades out of the blurred image
+ * rather than piling up along its border).
+ */
+function gaussianMatrix(n: number, sigma: number): number[][] {
+  const norm = 1 / (Math.sqrt(2 * Math.PI) * sigma);
+  return globalThis.Array.from({ length: n }, (_, i) => globalThis.Array.from({ length: n }, (_, j) => norm * Math.exp(-0.5 * ((i - j) / sigma) ** 2)));
+}
+
+/** Images [..., H, W, C] blurred by a Gaussian of σ pixels (separable: two matrix products). */
+export function gaussianBlur(x: Array, sigma: number): Array {
+  if (!(sigma > 0)) throw new Error(`sysid: a Gaussian blur needs σ > 0 pixels, got ${sigma}.`);
+  const n = x.ndim, H = x.shape[n - 3]!, W = x.shape[n - 2]!;
+  const gy = np.array(gaussianMatrix(H, sigma), { dtype: x.dtype }), gx = np.array(gaussianMatrix(W, sigma), { dtype: x.dtype });
+  const cols = np.matmul(gy, np.reshape(x, [...x.shape.slice(0, n - 3), H, W * x.shape[n - 1]!])); // blur rows
+  const back = np.reshape(cols, x.shape);
+  const perm = [...x.shape.keys()].slice(0, n - 3);
+  const t = np.transpose(back, [...perm, n - 2, n - 3, n - 1]); // [..., W, H, C]
+  const blurred = np.reshape(np.matmul(gx, np.reshape(t, [...x.shape.slice(0, n - 3), W, H * x.shape[n - 1]!])), t.shape);
+  return np.transpose(blurred, [...perm, n - 2, n - 3, n - 1]);
+}
+
+/**
+ * Σ over Gaussian blurs (σ in pixels; 0 = unblurred) of 1 − the normalised cross-correlation of
+ * two images [..., H, W, C] — meant for images minus their background (what is not background).
+ * An object far from its counterpart still overlaps it once both are blurred by more than their
+ * distance, and the correlation rises as it approaches. Unlike the MSE it cannot be lowered by
+ * moving the object out of view (the MSE of an absent object is less than that of a misplaced
+ * one) or by changing the object's visible area (it is scale-free).
+ */
+export function blurredCorrelationLoss(a: Array, b: Array, sigmas: readonly number[]): Array {
+  const term = (x: Array, y: Array) => np.sub(1, np.div(np.sum(np.mul(x, y)), np.sqrt(np.add(np.mul(np.sum(np.square(x)), np.sum(np.square(y))), 1e-20))));
+  return sigmas.map((s) => (s === 0 ? term(a, b) : term(gaussianBlur(a, s), gaussianBlur(b, s)))).reduce((x, y) => np.add(x, y));
+}
+
 /** Mean over leaves of the MSE between two state pytrees (each leaf [T, ...]). */
 export function statesMse(a: unknown, b: unknown): Array {
   const [la] = tree.flatten(a), [lb] = tree.flatten(b);
