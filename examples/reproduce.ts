@@ -22,6 +22,7 @@ import { runExperiment, USAGE } from "./lib/run.js";
 import { fmtNumber, instancesOf, table1Markdown, table2Markdown, table3Markdown, type RigidDatasetReport, type Table3Report } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
 import { LOOKS } from "./lib/imperfect-scene.js";
+import { CONTROL_METHODS, type ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
 
 /**
@@ -34,6 +35,9 @@ export const PLAN: readonly { name: string; dataset: readonly [number, number, n
   { name: "deformable", dataset: [40, 1, 100], table: "Table 3" },
   { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },
   { name: "imperfect-models", dataset: [30, 3, 90], table: "Table 4 (left), Fig. 7" },
+  { name: "control-walker", dataset: null, table: "Figs. 5–6" },
+  { name: "control-fem", dataset: null, table: "Figs. 5–6" },
+  { name: "control-cloth", dataset: null, table: "Figs. 5–6" },
   { name: "landscape", dataset: null, table: "Fig. 4, 12" },
   { name: "pendulum", dataset: null, table: "—" },
   { name: "double-pendulum", dataset: null, table: "—" },
@@ -101,11 +105,26 @@ function imperfectMarkdown(r: ImperfectResult | null): string {
   ].join("\n");
 }
 
+const CONTROL = ["control-walker", "control-fem", "control-cloth"] as const;
+
+function controlMarkdown(runs: readonly RunRecord[]): string {
+  const cell = (x: { mean: number; std: number }, digits: (v: number) => string) => `${digits(x.mean)} ± ${digits(x.std)}`;
+  const rows = CONTROL.flatMap((name) => {
+    const r = resultOf<ControlResult>(runs, name);
+    if (!r) return [`| ${name} | _not run_ | | | | |`];
+    return CONTROL_METHODS.map((m) => `| ${name} | ${m} | ${cell(r.methods[m].imageLoss, (v) => v.toExponential(2))} | ${cell(r.methods[m].distance, (v) => v.toFixed(3))} | ${r.methods[m].runs.length} | ${m === "random" ? "—" : r.settings.iters} |`);
+  });
+  return [
+    "Image loss: MSE of the last frame against the target image; distance: the final state's centre of mass to the goal's (m); mean ± std over seeds, each method from the same initial control. Plots: runs/<experiment>/fig6-*.png; motion: runs/<experiment>/motion.gif.",
+    "", "| experiment | method | image loss | distance to goal (m) | seeds | iterations |", "|---|---|---|---|---|---|", ...rows,
+  ].join("\n");
+}
+
 function markdown(runs: readonly RunRecord[], meta: Record<string, string>): string {
   const t1 = resultOf<RigidDatasetReport>(runs, "rigid-mass"), t2 = resultOf<RigidDatasetReport>(runs, "rigid-contact");
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
-  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape", "imperfect-models"].includes(r.name) ? headline(r.result) : "")} |`);
+  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape", "imperfect-models", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
   return [
     "# gradsim results",
     "",
@@ -117,6 +136,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     `## Table 2 — mass, elasticity and friction from video (${n(t2)})`, "", table2Markdown(t2), "",
     "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
     "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7", "", imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")), "",
+    "## Visuomotor control from a single target image (§4.2, Figs. 5–6)", "", controlMarkdown(runs), "",
     "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
     "## Runs", "", "| experiment | paper | status | seconds | dataset | date | commit | notes |", "|---|---|---|---|---|---|---|---|", ...status, "",
   ].join("\n");
