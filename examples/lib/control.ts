@@ -9,9 +9,10 @@
  * to the goal for every method, so the curves compare like with like. Rollouts use the
  * checkpointed scan (memory O(√T) in reverse mode); the run reports its peak memory.
  *
- * Gradients through thousands of contact steps can be huge (chaotic contact); steps are clipped to
- * a global norm, a non-finite gradient skips its step (counted), and each method keeps the iterate
- * with the lowest value of its own loss.
+ * Gradients through thousands of contact steps can be huge (chaotic contact) or overflow float32;
+ * steps are clipped to a global norm; a non-finite gradient sends the descent back to the best
+ * iterate with half the step size (counted as skipped); each method keeps the iterate with the
+ * lowest value of its own loss.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -132,7 +133,7 @@ async function optimise(ctx: ExperimentContext, scene: ControlScene, method: Exc
   const opt = optim.chain(optim.clipByGlobalNorm(s.clip), optim.adam(s.lr));
   let params = params0, state = opt.init(params0);
   const losses: number[] = [], imageLosses: number[] = [], distances: number[] = [];
-  let best = 0, skipped = 0, bestParams = params0;
+  let best = 0, skipped = 0, bestParams = params0, stepScale = 1;
   const t0 = performance.now();
   for (let k = 0; k <= s.iters; k++) {
     const [[loss, aux], g] = step(params) as [[Array, { image: Array; distance: Array }], Array];
@@ -142,10 +143,10 @@ async function optimise(ctx: ExperimentContext, scene: ControlScene, method: Exc
     ctx.log(`[${scene.name}] seed ${seed} ${method} iteration ${k}/${s.iters}: loss ${l.toExponential(3)}, image loss ${img.toExponential(3)}, distance to goal ${d.toFixed(3)} m`);
     if (k === s.iters) break;
     const gn = np.sqrt(np.sum(np.square(g))).item();
-    if (!Number.isFinite(gn) || !Number.isFinite(l)) { skipped++; continue; }
+    if (!Number.isFinite(gn) || !Number.isFinite(l)) { skipped++; stepScale /= 2; params = bestParams; continue; }
     const [u, next] = opt.update(g, state, params);
     state = next;
-    params = optim.applyUpdates(params, u) as Array;
+    params = optim.applyUpdates(params, np.mul(u, stepScale)) as Array;
   }
   return {
     best: bestParams,
