@@ -29,7 +29,7 @@
  */
 import { makeRng } from "../src/core/host-rng.js";
 import { models, np, sysid, type Array } from "../src/index.js";
-import { readTargetImage, runControl, type ControlResult, type ControlScene } from "./lib/control.js";
+import { centreOfMassGoal, readTargetImage, runControl, type ControlResult, type ControlScene } from "./lib/control.js";
 import { CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
@@ -88,7 +88,6 @@ export function clothControlScene(ctx: ExperimentContext, seed: number): Control
   const goalCom = np.mean(goalX, 0);
   const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the cloth at its goal") : frame(goalX);
   const g = goalCom.dataSync();
-  const dist = (last: Array) => np.sqrt(np.sum(np.square(np.sub(np.mean(last, 0), goalCom))));
   return {
     name: "control-cloth",
     describe: `cloth of ${N}×${N} cells (${n} particles, 2 kg each), lift 10, drag 5, thrown from (−5, ${start[1]!.toFixed(2)}, 0) to land at (${g[0]!.toFixed(2)}, ${g[1]!.toFixed(2)}, ${g[2]!.toFixed(2)}) (hidden velocity (${hidden.map((v) => v.toFixed(2)).join(", ")}) m/s), ${FRAMES / FPS} s at ${FPS} fps × ${SUBSTEPS} substeps, ${r}² images`,
@@ -98,8 +97,7 @@ export function clothControlScene(ctx: ExperimentContext, seed: number): Control
     frame,
     // What is not background, compared at blurs up to a quarter of the image (≈ 4.6 m): a sheet metres from its target still overlaps it.
     imageLoss: (f, t) => sysid.blurredCorrelationLoss(np.sub(f, BACKGROUND), np.sub(t, BACKGROUND), [0, r / 16, r / 8, r / 4]),
-    stateLoss: (x) => np.square(dist(np.index(x, FRAMES - 1))),
-    goalDistance: dist,
+    ...centreOfMassGoal(goalCom, FRAMES),
   };
 }
 

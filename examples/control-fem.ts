@@ -17,7 +17,7 @@
  *   npm run gradsim -- control-fem --quick        # a 288-tet gear, 1 s, 2 seeds (the test)
  */
 import { models, np, sysid, type Array } from "../src/index.js";
-import { linearPolicyInit, phaseInputs, readTargetImage, runControl, sinusoidPolicy, type ControlResult, type ControlScene } from "./lib/control.js";
+import { centreOfMassGoal, linearPolicyInit, phaseInputs, readTargetImage, runControl, sinusoidPolicy, type ControlResult, type ControlScene } from "./lib/control.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
 const { fem, meshes, particles, contact } = models;
@@ -58,7 +58,6 @@ export function gearScene(ctx: ExperimentContext): ControlScene {
   const goal = np.add(rest, shift);
   const goalCom = np.mean(goal, 0);
   const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the gear at its goal") : frame(goal);
-  const dist = (last: Array) => np.sqrt(np.sum(np.square(np.sub(np.mean(last, 0), goalCom))));
   return {
     name: "control-fem",
     describe: `soft gear of ${n} particles and ${T} tets, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.3·tanh(W·φ) with ${P} phases (${T * P} weights), goal ${GOAL_AHEAD} m beyond the unactuated roll, ${r}² images`,
@@ -66,8 +65,7 @@ export function gearScene(ctx: ExperimentContext): ControlScene {
     initialParams: (seed) => linearPolicyInit(T, P, seed),
     positions: (W) => simulate(sinusoidPolicy(W, phases, AMPLITUDE)),
     frame,
-    stateLoss: (x) => np.square(dist(np.index(x, frames - 1))),
-    goalDistance: dist,
+    ...centreOfMassGoal(goalCom, frames),
   };
 }
 

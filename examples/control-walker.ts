@@ -19,7 +19,7 @@
  */
 import { models, np, sysid, type Array } from "../src/index.js";
 import type { DType } from "../src/core/dtype.js";
-import { linearPolicyInit, phaseInputs, readTargetImage, runControl, sinusoidPolicy, type ControlResult, type ControlScene } from "./lib/control.js";
+import { centreOfMassGoal, linearPolicyInit, phaseInputs, readTargetImage, runControl, sinusoidPolicy, type ControlResult, type ControlScene } from "./lib/control.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
 const { cloth, meshes, particles, contact } = models;
@@ -62,7 +62,6 @@ export function walkerScene(ctx: ExperimentContext): ControlScene {
   const goalShift = np.array([cfg.goal, 0, 0], { dtype: "float32" });
   const goalCom = np.add(np.mean(rest, 0), goalShift);
   const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the walker at its goal") : frame(np.add(rest, goalShift));
-  const dist = (last: Array) => np.sqrt(np.sum(np.square(np.sub(np.mean(last, 0), goalCom))));
   return {
     name: "control-walker",
     describe: `walker of ${n} particles and ${F} triangles, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.2·tanh(W·φ) with ${P} phases (${F * P} weights), goal ${cfg.goal} m to the right, ${r}² images`,
@@ -72,8 +71,7 @@ export function walkerScene(ctx: ExperimentContext): ControlScene {
       dt: 1 / (FPS * SUBSTEPS), substeps: SUBSTEPS, frames, controls: { triActivation: sinusoidPolicy(W, phases, AMPLITUDE) }, checkpoint: true, checkFinite: false,
     }).x,
     frame,
-    stateLoss: (x) => np.square(dist(np.index(x, frames - 1))),
-    goalDistance: dist,
+    ...centreOfMassGoal(goalCom, frames),
   };
 }
 

@@ -111,6 +111,12 @@ export function readTargetImage(path: string, resolution: number, what: string):
   return np.reshape(np.array(out, { dtype: "float32" }), [resolution, resolution, 3]);
 }
 
+/** diffphysics' 3-D supervision and the reported distance, for a goal given as a centre of mass [3]: |COM(final) − goal|. */
+export function centreOfMassGoal(goalCom: Array, frames: number): Pick<ControlScene, "stateLoss" | "goalDistance"> {
+  const goalDistance = (last: Array) => np.sqrt(np.sum(np.square(np.sub(np.mean(last, 0), goalCom))));
+  return { goalDistance, stateLoss: (x) => np.square(goalDistance(np.index(x, frames - 1))) };
+}
+
 const mse = (a: Array, b: Array): Array => np.mean(np.square(np.sub(a, b)));
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const std = (xs: readonly number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
