@@ -28,6 +28,7 @@ import { writeAtomic } from "../src/io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng } from "../src/io/image.js";
 import { displayFrames, fileRecordStore, stripIndices } from "../src/sysid/node.js";
 import { runKey } from "./lib/experiment.js";
+import { DivergenceError } from "../src/models/common/divergence.js";
 import {
   IMPERFECT_CAMERA, LOOKS, MASS_RANGE, OBJECT_KINDS, TRACED_LIGHT, TRUE_MODEL,
   objectGeometry, objectLook, objectModel, objectVideo, sampleObject, tracedAlbedo,
@@ -80,6 +81,8 @@ export interface ObjectRecord extends sysid.InstanceRecord {
   readonly kind: ObjectKind;
   /** The object: shape, size, true mass, pose, push, contact coefficients, material. */
   readonly object: ObjectSpec;
+  /** Rows whose descent left the model's stable range (their estimate: the lowest-loss iterate before that), with the message. */
+  readonly diverged?: Record<string, string>;
   /** Fig. 7 (rigid objects): relative mass error at each Adam iterate (the initial guess first), per look. */
   readonly fig7?: Partial<Record<Look, number[]>>;
 }
@@ -93,6 +96,8 @@ export interface RowResult {
   readonly std: number | null;
   readonly median: number | null;
   readonly perKind: Partial<Record<ObjectKind, number>>;
+  /** Fits that left their model's stable range (estimate: the best iterate before). */
+  readonly diverged: number;
   readonly seconds: number;
 }
 
@@ -146,27 +151,45 @@ function tracedTarget(o: PreparedObject): render.TracedVideo {
 
 const tracedMasks = (t: render.TracedVideo, T: number): Array => np.reshape(np.array(t.masks, { dtype: "float32" }), [T, t.height, t.width, 1]);
 
-interface FitOutcome { readonly mass: number; readonly steps: number; readonly seconds: number; readonly trace: number[] }
+interface FitOutcome {
+  readonly mass: number;
+  readonly steps: number;
+  readonly seconds: number;
+  /** The Adam iterates' masses (the initial guess first). */
+  readonly trace: number[];
+  /** The descent left the range where the estimator's model is stable; `mass` is its lowest-loss iterate before that. */
+  readonly diverged?: string;
+}
 
 async function fitMass(ctx: ExperimentContext, o: PreparedObject, choice: ModelChoice, look: Look, observed: Array, channels: "rgba" | "alpha",
   opt: { steps: number; lr: number; lrEnd: number; refine: number }, label: string): Promise<FitOutcome> {
   const model = objectModel(o.spec, o.geometry, choice, o.scene);
   const appearance = objectLook(o.geometry, o.spec, look);
-  const trace: number[] = [];
-  const r = await sysid.estimate({
-    frames: o.scene.frames,
-    simulate: (p, frames) => model.positions(p.mass!, frames),
-    render: (x) => objectVideo(x, o.geometry, appearance, o.scene, o.background, channels),
-    observed: { video: observed }, unknowns: [{ ...MASS, prior: MASS_RANGE[o.kind] }], initial: { mass: o.initial }, method: "pixels",
-    settings: {
-      optimizer: "adam", steps: opt.steps, adam: { lr: opt.lr, lrEnd: opt.lrEnd }, refine: opt.refine, label,
-      progress: ctx.flags.json ? false : "auto",
-      // The Adam phase reports under the fit's own label (L-BFGS under "<label> L-BFGS"), from the initial guess on.
-      onStep: (s) => { if (s.label === label) trace.push(s.estimate.mass as number); },
-    },
-    log: ctx.log,
-  });
-  return { mass: r.estimate.mass as number, steps: r.steps, seconds: r.seconds, trace };
+  const trace: number[] = [], losses: number[] = [];
+  const t0 = performance.now();
+  try {
+    const r = await sysid.estimate({
+      frames: o.scene.frames,
+      simulate: (p, frames) => model.positions(p.mass!, frames),
+      render: (x) => objectVideo(x, o.geometry, appearance, o.scene, o.background, channels),
+      observed: { video: observed }, unknowns: [{ ...MASS, prior: MASS_RANGE[o.kind] }], initial: { mass: o.initial }, method: "pixels",
+      settings: {
+        optimizer: "adam", steps: opt.steps, adam: { lr: opt.lr, lrEnd: opt.lrEnd }, refine: opt.refine, label,
+        progress: ctx.flags.json ? false : "auto",
+        // The Adam phase reports under the fit's own label (L-BFGS under "<label> L-BFGS"), from the initial guess on.
+        onStep: (s) => { if (s.label === label) { trace.push(s.estimate.mass as number); losses.push(s.loss); } },
+      },
+      log: ctx.log,
+    });
+    return { mass: r.estimate.mass as number, steps: r.steps, seconds: r.seconds, trace };
+  } catch (e) {
+    // A wrong model can pull the mass where its explicit rollout is unstable (a cloth 5× lighter
+    // than the truth): the row's estimate is then its best iterate before that, flagged.
+    if (!(e instanceof DivergenceError) || !losses.length) throw e;
+    const best = losses.reduce((b, l, i) => (Number.isFinite(l) && l < losses[b]! ? i : b), 0);
+    ctx.log(`[imperfect-models] ${label}: diverged (${e.message.split(".")[0]}); keeping its lowest-loss iterate, ${trace[best]!.toPrecision(5)} kg`);
+    return { mass: trace[best]!, steps: trace.length, seconds: (performance.now() - t0) / 1000, trace, diverged: e.message };
+  }
 }
 
 async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: ImperfectSettings): Promise<ObjectRecord> {
@@ -177,7 +200,7 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
   const look = objectLook(o.geometry, o.spec, "default");
   const raster = objectVideo(o.truePositions, o.geometry, look, o.scene, o.background, "rgba");
   const estimates: Record<string, sysid.Values> = {}, relMae: Record<string, sysid.ColumnErrors> = {}, mae: Record<string, sysid.ColumnErrors> = {};
-  const iterations: Record<string, number> = {}, seconds: Record<string, number> = {};
+  const iterations: Record<string, number> = {}, seconds: Record<string, number> = {}, diverged: Record<string, string> = {};
   for (const row of ROWS.filter((r) => r.kinds.includes(o.kind))) {
     const observed = row.target === "traced" ? tracedMasks(tracedTarget(o), o.scene.frames) : raster;
     const f = await fitMass(ctx, o, row.model(o.spec), "default", observed, row.target === "traced" ? "alpha" : "rgba", cfg, `${o.index} ${row.name}`);
@@ -186,6 +209,7 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
     mae[row.name] = { mass: Math.abs(f.mass - truth) };
     iterations[row.name] = f.steps;
     seconds[row.name] = Number(f.seconds.toFixed(2));
+    if (f.diverged) diverged[row.name] = f.diverged;
     ctx.log(`[imperfect-models] object ${o.index} ${row.name}: mass ${f.mass.toPrecision(5)} kg (truth ${truth.toPrecision(5)}), relative error ${rel(f.mass).toExponential(2)}`);
   }
   let fig7: ObjectRecord["fig7"];
@@ -200,6 +224,7 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
   return {
     index: o.index, kind: o.kind, object: o.spec, describe, truth: { mass: truth }, initial: { mass: o.initial }, estimates,
     initialRelMae: { mass: rel(o.initial) }, relMae, meanAbsError: mae, iterations, seconds, ...(fig7 ? { fig7 } : {}),
+    ...(Object.keys(diverged).length ? { diverged } : {}),
   };
 }
 
@@ -218,6 +243,7 @@ export function summarise(records: readonly ObjectRecord[]): RowResult[] {
     return {
       name: row.name, paper: row.paper, objects: having.length, perKind,
       mean: errs.length ? mean(errs) : null, std: errs.length ? std(errs) : null, median: errs.length ? median(errs) : null,
+      diverged: having.filter((r) => r.diverged?.[row.name]).length,
       seconds: Number(mean(having.map((r) => r.seconds[row.name]!)).toFixed(2)),
     };
   });
@@ -228,9 +254,9 @@ const fmt = (x: number | null | undefined) => (x !== null && x !== undefined && 
 /** Table 4 (left) in the paper's layout, ours beside the paper's. */
 export function tableMarkdown(rows: readonly RowResult[]): string {
   return [
-    "| model | paper (mean rel. abs. err.) | ours: mean ± std | median | rigid | deformable | cloth | objects | s / fit |",
-    "|---|---|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ${r.objects} | ${r.seconds} |`),
+    "| model | paper (mean rel. abs. err.) | ours: mean ± std | median | rigid | deformable | cloth | objects | diverged | s / fit |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ${r.objects} | ${r.diverged} | ${r.seconds} |`),
   ].join("\n");
 }
 
