@@ -4,12 +4,12 @@
  * headline results to results/tables.md and results/tables.json. Each experiment's own
  * outputs go to results/runs/<name>/.
  *
- *   npm run reproduce                    # full datasets (about 2 h 30 min of CPU time, one process)
+ *   npm run reproduce                    # full datasets (about 3 h 30 min of CPU time, one process)
  *   npm run reproduce -- --quick         # smoke run of the whole pipeline (minutes)
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
  *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores)
- *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50, Table 3: 100 + 100)
+ *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50, Table 3: 100 + 100, Table 4: 90)
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
