@@ -24,3 +24,4 @@ export { decodeGif, type DecodedGif } from "./io/gif-decode.js";
 export * as render from "./render/index.js";
 export * as models from "./models/index.js";
 export * as sysid from "./sysid/index.js";
+export * as networks from "./networks/index.js";

@@ -8,4 +8,5 @@ import "./optim/loss-curve-files.js"; // lets optim.fit write lossCurvePng / los
 export * from "./index.js";
 export * as optim from "./optim/node.js";
 export * as sysid from "./sysid/node-entry.js";
+export * as networks from "./networks/node-entry.js";
 export { readPng, writeGif, writeLinePlot, writePng } from "./io/image.js";

@@ -1,0 +1,98 @@
+/**
+ * Parameter checkpoints: a pytree of float Arrays (nested records and lists) as bytes, and back.
+ *
+ * Format (version 1), little-endian:
+ *   bytes 0–7    ASCII "GSPARAMS"
+ *   bytes 8–11   uint32 format version (1)
+ *   bytes 12–15  uint32 n: length of the header
+ *   n bytes      UTF-8 JSON header: { "leaves": [{ "path": "stages.0.down.w", "dtype": "float32", "shape": [16, 3, 3, 3] }, …] }
+ *   then         every leaf's values in header order, row-major, as float32 or float64
+ * A path names the leaf's place in the tree: record keys and list indices joined by ".".
+ * Browser-safe (bytes in, bytes out); files are written by gradsim/node's saveParams/loadParams.
+ */
+import type { Array } from "../core/array.js";
+import { np } from "../core/np/index.js";
+
+const MAGIC = "GSPARAMS", VERSION = 1;
+
+interface LeafEntry { readonly path: string; readonly dtype: "float32" | "float64"; readonly shape: number[] }
+
+function leaves(tree: unknown, path: string, out: { entry: LeafEntry; value: Array }[]): void {
+  if (tree && typeof tree === "object" && "shape" in tree && "dtype" in tree) {
+    const a = tree as Array;
+    if (a.dtype !== "float32" && a.dtype !== "float64") throw new Error(`checkpoint: the parameter ${path || "(root)"} is ${a.dtype}; only float32 and float64 parameters are saved.`);
+    out.push({ entry: { path, dtype: a.dtype, shape: [...a.shape] }, value: a });
+    return;
+  }
+  if (globalThis.Array.isArray(tree)) { tree.forEach((t, i) => leaves(t, path ? `${path}.${i}` : String(i), out)); return; }
+  if (tree && typeof tree === "object") {
+    for (const [k, v] of Object.entries(tree)) {
+      if (k.includes(".")) throw new Error(`checkpoint: the key "${k}" contains "."; parameter keys name tree paths.`);
+      leaves(v, path ? `${path}.${k}` : k, out);
+    }
+    return;
+  }
+  throw new Error(`checkpoint: ${path || "(root)"} is ${tree === null ? "null" : typeof tree}; a parameter tree holds only Arrays in records and lists.`);
+}
+
+/** The parameter tree as checkpoint bytes. */
+export async function serializeParams(params: unknown): Promise<Uint8Array> {
+  const list: { entry: LeafEntry; value: Array }[] = [];
+  leaves(params, "", list);
+  const header = new TextEncoder().encode(JSON.stringify({ leaves: list.map((l) => l.entry) }));
+  const sizes = list.map((l) => l.value.size * (l.entry.dtype === "float64" ? 8 : 4));
+  const out = new Uint8Array(16 + header.length + sizes.reduce((a, b) => a + b, 0));
+  out.set(new TextEncoder().encode(MAGIC), 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(8, VERSION, true);
+  view.setUint32(12, header.length, true);
+  out.set(header, 16);
+  let at = 16 + header.length;
+  for (const [i, l] of list.entries()) {
+    const data = await l.value.data();
+    for (let k = 0; k < data.length; k++) {
+      if (l.entry.dtype === "float64") view.setFloat64(at + 8 * k, data[k]!, true); else view.setFloat32(at + 4 * k, data[k]!, true);
+    }
+    at += sizes[i]!;
+  }
+  return out;
+}
+
+/** Checkpoint bytes → the parameter tree (lists where the path's keys are 0, 1, …). `what` names the source in errors. */
+export function parseParams(bytes: Uint8Array, what = "checkpoint"): unknown {
+  const bad = (why: string) => new Error(`${what}: ${why}`);
+  if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) throw bad(`not a gradsim parameter file (it does not start with "${MAGIC}"); save parameters with saveParams.`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(8, true), n = view.getUint32(12, true);
+  if (version !== VERSION) throw bad(`format version ${version}; this gradsim reads version ${VERSION}.`);
+  if (16 + n > bytes.length) throw bad(`truncated: the header says ${n} bytes, the file has ${bytes.length - 16} after the preamble.`);
+  let header: { leaves: LeafEntry[] };
+  try { header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + n))); } catch (e) { throw bad(`the header is not JSON (${(e as Error).message}); the file is corrupt.`); }
+  if (!header || !globalThis.Array.isArray(header.leaves)) throw bad("the header has no leaf list; the file is corrupt.");
+  let at = 16 + n;
+  const root: Record<string, unknown> = {};
+  for (const l of header.leaves) {
+    if (typeof l.path !== "string" || (l.dtype !== "float32" && l.dtype !== "float64") || !globalThis.Array.isArray(l.shape) || !l.shape.every((d) => Number.isInteger(d) && d >= 0)) {
+      throw bad(`a header entry is malformed (${JSON.stringify(l)}); the file is corrupt.`);
+    }
+    const size = l.shape.reduce((a, b) => a * b, 1), width = l.dtype === "float64" ? 8 : 4;
+    if (at + size * width > bytes.length) throw bad(`truncated: ${l.path} needs ${size * width} bytes at offset ${at}, the file ends at ${bytes.length}.`);
+    const values = l.dtype === "float64" ? new Float64Array(size) : new Float32Array(size);
+    for (let k = 0; k < size; k++) values[k] = l.dtype === "float64" ? view.getFloat64(at + 8 * k, true) : view.getFloat32(at + 4 * k, true);
+    at += size * width;
+    const keys = l.path.split(".");
+    let node: Record<string, unknown> = root;
+    keys.slice(0, -1).forEach((k) => { node = (node[k] ??= {}) as Record<string, unknown>; });
+    node[keys[keys.length - 1]!] = np.reshape(np.array(values, { dtype: l.dtype }), l.shape);
+  }
+  if (at !== bytes.length) throw bad(`${bytes.length - at} bytes after the last parameter; the file is corrupt.`);
+  return listify(root);
+}
+
+/** Records whose keys are exactly 0…n−1 become lists. */
+function listify(node: unknown): unknown {
+  if (!node || typeof node !== "object" || "shape" in node) return node;
+  const entries = Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, listify(v)] as const);
+  const isList = entries.length > 0 && entries.every(([k], i) => k === String(i));
+  return isList ? entries.map(([, v]) => v) : Object.fromEntries(entries);
+}
