@@ -48,13 +48,19 @@ describe("networks", () => {
     expect(() => networks.loadParams(join(dir, "missing.params"))).toThrow(/cannot read/);
   });
 
-  it("the rendering-gradient penalty is ‖J·∂I/∂ψ‖² with J the network's Jacobian in the image", () => {
+  it("the rendering-gradient penalties: Eq. 10 is ‖J·∂I/∂ψ‖_F with J the network's Jacobian in the image; Eq. 12 is ‖∂I/∂ψ·∇_I L_error‖", () => {
     const p = networks.initPredictor(random.key(4), tiny);
     const im = image(5), dI = random.normal(random.key(6), [3, 8, 8, 3], { dtype: "float64" });
     const net = (x: Array) => networks.predictor(p, tiny, x);
     const J = np.reshape(jacfwd(net)(im), [2, 8 * 8 * 3]);
     const brute = np.sum(np.square(np.matmul(J, np.transpose(np.reshape(dI, [3, -1])))));
-    expect(networks.renderingGradientPenalty(net, im, dI).item()).toBeCloseTo(brute.item(), 10);
+    expect(networks.renderingGradientPenalty(net, im, dI, { squared: true }).item()).toBeCloseTo(brute.item(), 10);
+    expect(networks.renderingGradientPenalty(net, im, dI).item()).toBeCloseTo(Math.sqrt(brute.item()), 10);
+    // Eq. 12: the norm of the state error's derivatives along the columns, ‖∂I/∂ψ · ∇_I L_error‖.
+    const state = np.array([0.3, -0.2], { dtype: "float64" });
+    const gI = np.reshape(grad((x: Array) => networks.stateError(net(x), state))(im), [-1]);
+    const eq12 = Math.sqrt(np.sum(np.square(np.matmul(np.reshape(dI, [3, -1]), gI))).item());
+    expect(networks.errorGradientPenalty(net, im, state, dI).item()).toBeCloseTo(eq12, 10);
     expect(() => networks.renderingGradientPenalty(net, im, np.zeros([3, 8, 8, 4], { dtype: "float64" }))).toThrow(/must be \[P, 8,8,3\]/);
   });
 
@@ -85,7 +91,7 @@ describe("networks", () => {
     const train = (weight: number) => {
       const loss = (p: networks.PredictorParams) => {
         const pred = vmap((x: Array) => networks.predictor(p, cfg, x))(images);
-        const reg = np.mean(vmap((x: Array) => networks.renderingGradientPenalty((y) => networks.predictor(p, cfg, y), x, dI))(images));
+        const reg = np.mean(vmap((x: Array) => networks.renderingGradientPenalty((y) => networks.predictor(p, cfg, y), x, dI, { squared: true }))(images));
         return np.add(networks.stateError(pred, states), np.mul(weight, reg));
       };
       const step = jit(valueAndGrad(loss));

@@ -4,4 +4,4 @@ export {
   initLinear, linear, initConv, conv, initGroupNorm, groupNorm, initResBlock, resBlock, initPredictor, predictor,
 } from "./layers.js";
 export { serializeParams, parseParams } from "./checkpoint.js";
-export { stateError, renderingGradientPenalty } from "./losses.js";
+export { stateError, renderingGradientPenalty, errorGradientPenalty } from "./losses.js";
