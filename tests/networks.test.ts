@@ -108,4 +108,27 @@ describe("networks", () => {
     expect(regularised.sensitivity).toBeLessThan(0.5 * plain.sensitivity);
     expect(regularised.error).toBeLessThan(0.1); // it still predicts the state (states span [0.2, 0.9])
   }, 120_000);
+
+  it("trains in shuffled minibatches with a checkpoint and loss curves per epoch, and rejects bad data", async () => {
+    const cfg: networks.PredictorConfig = { ...tiny, outputs: 1 };
+    const N = 12;
+    const A = random.uniform(random.key(20), [8, 8, 3], { dtype: "float64" });
+    const states = np.reshape(np.linspace(0, 1, N, { dtype: "float64" }), [N, 1]);
+    const images = vmap((s: Array) => np.mul(np.index(s, 0), A))(states);
+    const loss = (p: networks.PredictorParams, b: { images: Array; states: Array }) =>
+      networks.stateError(vmap((x: Array) => networks.predictor(p, cfg, x))(b.images), b.states);
+    const out = join(dir, "training");
+    const r = await networks.trainToDisk(out, {
+      params: networks.initPredictor(random.key(21), cfg), loss, data: { images, states }, batchSize: 4, epochs: 15, optimizer: optim.adam(3e-3), progress: false,
+    });
+    expect(r.losses.length).toBe(15 * 3);
+    expect(r.epochLosses[14]!).toBeLessThan(0.5 * r.epochLosses[0]!);
+    const saved = networks.loadParams(join(out, "params.gsp"), r.params);
+    expect(networks.predictor(saved, cfg, np.index(images, 3)).item()).toBe(networks.predictor(r.params, cfg, np.index(images, 3)).item());
+    expect(readFileSync(join(out, "loss.csv"), "utf8").trim().split("\n").length).toBe(1 + 45);
+    expect(readFileSync(join(out, "loss.png")).subarray(1, 4).toString()).toBe("PNG");
+    const base = { params: r.params, loss, optimizer: optim.adam(1e-3), epochs: 1, progress: false as const };
+    await expect(networks.train({ ...base, data: { images, states }, batchSize: 13 })).rejects.toThrow(/batchSize must be an integer in \[1, 12\]/);
+    await expect(networks.train({ ...base, data: { images, states: np.zeros([5, 1], { dtype: "float64" }) }, batchSize: 4 })).rejects.toThrow(/same number of examples/);
+  }, 120_000);
 });

@@ -5,3 +5,4 @@ export {
 } from "./layers.js";
 export { serializeParams, parseParams } from "./checkpoint.js";
 export { stateError, renderingGradientPenalty, errorGradientPenalty } from "./losses.js";
+export { train, type TrainOptions, type TrainResult } from "./train.js";

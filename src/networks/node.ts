@@ -3,7 +3,11 @@ import { readFileSync } from "node:fs";
 import { writeAtomic } from "../io/atomic.js";
 import { flatten, treedefEqual, treedefString } from "../core/tree.js";
 import type { Array } from "../core/array.js";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { writeLossCurveCsv, writeLossCurvePng } from "../optim/loss-curve-files.js";
 import { parseParams, serializeParams } from "./checkpoint.js";
+import { train, type TrainOptions, type TrainResult } from "./train.js";
 
 /** Write `params` to `path` (format: checkpoint.ts), atomically. */
 export async function saveParams(path: string, params: unknown): Promise<void> {
@@ -27,4 +31,23 @@ export function loadParams<T = unknown>(path: string, like?: T): T {
     });
   }
   return params as T;
+}
+
+/**
+ * `train` with its outputs on disk under `dir`: after every epoch the parameters (`params.gsp`,
+ * loadable with loadParams) and the loss per step (`loss.csv`, `loss.png`).
+ */
+export async function trainToDisk<P, D>(dir: string, o: TrainOptions<P, D>): Promise<TrainResult<P> & { files: string[] }> {
+  mkdirSync(dir, { recursive: true });
+  const files = ["params.gsp", "loss.csv", "loss.png"];
+  const r = await train({
+    ...o,
+    onEpoch: async (info) => {
+      await saveParams(join(dir, files[0]!), info.params);
+      writeLossCurveCsv(join(dir, files[1]!), info.losses);
+      writeLossCurvePng(join(dir, files[2]!), info.losses, { title: `${o.label ?? "training"}: loss per step`, yLabel: "loss" });
+      await o.onEpoch?.(info);
+    },
+  });
+  return { ...r, files };
 }
