@@ -21,7 +21,7 @@ import { makeRng } from "../../src/core/host-rng.js";
 import { readPng } from "../../src/io/image.js";
 import { resizeInto } from "../../src/io/resample.js";
 import { CliError } from "./flags.js";
-import { jit, np, optim, valueAndGrad, vmap, type Array } from "../../src/index.js";
+import { jit, np, optim, sysid, valueAndGrad, vmap, type Array } from "../../src/index.js";
 import { writeAtomic } from "../../src/io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng, type Raster } from "../../src/io/image.js";
 import { displayFrames, stripIndices } from "../../src/sysid/node.js";
@@ -117,7 +117,6 @@ export function centreOfMassGoal(goalCom: Array, frames: number): Pick<ControlSc
   return { goalDistance, stateLoss: (x) => np.square(goalDistance(np.index(x, frames - 1))) };
 }
 
-const mse = (a: Array, b: Array): Array => np.mean(np.square(np.sub(a, b)));
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const std = (xs: readonly number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
 const stats = (xs: readonly number[]) => ({ mean: mean(xs), std: std(xs) });
@@ -128,7 +127,7 @@ function objective(scene: ControlScene, method: Exclude<ControlMethod, "random">
     const x = scene.positions(params);
     const last = np.index(x, scene.frames - 1);
     const rendered = scene.frame(last);
-    const image = mse(rendered, scene.target);
+    const image = sysid.mse(rendered, scene.target);
     const loss = method === "diffphysics" ? scene.stateLoss(x) : scene.imageLoss ? scene.imageLoss(rendered, scene.target) : image;
     return [loss, { image, distance: scene.goalDistance(last) }];
   };
