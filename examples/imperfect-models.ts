@@ -30,10 +30,10 @@ import { displayFrames, fileRecordStore, stripIndices } from "../src/sysid/node.
 import { runKey } from "./lib/experiment.js";
 import { DivergenceError } from "../src/models/common/divergence.js";
 import {
-  IMPERFECT_CAMERA, LOOKS, MASS_RANGE, OBJECT_KINDS, TRACED_LIGHT, TRUE_MODEL,
-  objectGeometry, objectLook, objectModel, objectVideo, sampleObject, tracedAlbedo,
-  type Look, type ModelChoice, type ObjectKind, type ObjectSpec, type SceneSettings,
+  IMPERFECT_CAMERA, MASS_RANGE, OBJECT_KINDS, TRUE_MODEL, objectGeometry, objectModel, sampleObject,
+  type ModelChoice, type ObjectKind, type ObjectSpec, type SceneSettings,
 } from "./lib/imperfect-scene.js";
+import { LOOKS, TRACED_LIGHT, objectLook, objectVideo, tracedAlbedo, type Look } from "./lib/imperfect-looks.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
 export interface ImperfectSettings {

@@ -21,7 +21,7 @@ import { intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
 import { fmtNumber, instancesOf, table1Markdown, table2Markdown, table3Markdown, type RigidDatasetReport, type Table3Report } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
-import { LOOKS } from "./lib/imperfect-scene.js";
+import { LOOKS } from "./lib/imperfect-looks.js";
 import { CONTROL_METHODS, type ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
 

@@ -13,10 +13,12 @@
  *    it is its rest surface with the inertia of the uniform solid;
  *  - cloth: a square sheet (membrane + bending), seen only by the contact rows.
  *
+ * How they look is in imperfect-looks.ts.
+ *
  * The push acts on every particle in proportion to its rest mass (m_i/M·F), so its net force and
  * torque about the centre of mass are the rigid body's force F at the centre of mass.
  */
-import { np, models, render, sysid, type Array } from "../../src/index.js";
+import { np, models, sysid, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
 import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
 import type { TetMesh, TriMesh } from "../../src/models/meshes/types.js";
@@ -254,94 +256,3 @@ export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
     contact: { ke: 4000 * perPoint * rng.uniform(0.7, 1.4), kd: 20 * perPoint * rng.uniform(0.7, 1.4), kf: 100 * perPoint, mu: rng.uniform(0.3, 0.7) },
   };
 }
-
-/** Per-vertex colours of an object's surface: an octant code around its rest centre (rotation and shear show). */
-export function objectColors(g: ObjectGeometry, spec: ObjectSpec): Array {
-  return sysid.octantColors(g.surface.vertices, spec.position);
-}
-
-/** The rasterizer's camera for the scene. */
-export const sceneCamera = (s: SceneSettings): render.Camera => sysid.renderCamera(IMPERFECT_CAMERA, s.resolution, s.resolution);
-
-/**
- * How the object looks to the rasterizer. "default": octant colours under the scenes' light (the
- * table's rows). Fig. 7's variants: "colour" (one flat colour, unlit: only the outline carries
- * information), "shading" (one colour, Phong shading with a specular highlight), "texture" (a
- * non-uniform texture under the same shading).
- */
-export const LOOKS = ["colour", "shading", "texture"] as const;
-export type Look = "default" | (typeof LOOKS)[number];
-
-export interface ObjectLook {
-  readonly mesh: sysid.DeformingMesh;
-  readonly lights: render.Lights;
-  readonly shading?: render.Shading;
-}
-
-const PAINT = [0.85, 0.5, 0.25];
-const SHADED: render.Lights = { ambient: 0.3, directional: [{ direction: [0.4, 1, -0.5], color: 0.7, specular: 0.5 }] };
-
-/** A smooth random colour texture (16×16 texels, bilinear), the same for every object. */
-function noiseTexture(): Array {
-  let seed = 12345;
-  const next = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed / 2 ** 32; };
-  const rows = globalThis.Array.from({ length: 16 }, () => globalThis.Array.from({ length: 16 }, () => [0.2 + 0.75 * next(), 0.2 + 0.75 * next(), 0.2 + 0.75 * next()]));
-  return f32(rows);
-}
-
-/** Per-face-corner uvs [F, 3, 2] by box projection of the rest surface: each face takes the plane its normal is closest to. */
-function boxUvs(g: ObjectGeometry, spec: ObjectSpec): Array {
-  const v = g.surface.vertices, f = g.surface.faces, c = spec.position;
-  const extent = Math.max(spec.size[0], spec.size[1], spec.size[2]);
-  const out: number[][][] = [];
-  for (let k = 0; k < f.length; k += 3) {
-    const p = [0, 1, 2].map((j) => [0, 1, 2].map((d) => v[3 * f[k + j]! + d]! - c[d]!));
-    const e1 = p[1]!.map((x, d) => x - p[0]![d]!), e2 = p[2]!.map((x, d) => x - p[0]![d]!);
-    const n = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!].map(Math.abs);
-    const axis = n.indexOf(Math.max(...n));
-    const [a, b] = [0, 1, 2].filter((d) => d !== axis) as [number, number];
-    out.push(p.map((q) => [0.5 + q[a]! / extent, 0.5 + q[b]! / extent]));
-  }
-  return f32(out);
-}
-
-export function objectLook(g: ObjectGeometry, spec: ObjectSpec, look: Look): ObjectLook {
-  const faces = np.reshape(np.array(g.surface.faces, { dtype: "int32" }), [-1, 3]);
-  const V = g.surface.vertices.length / 3;
-  const uniform = f32(globalThis.Array.from({ length: V }, () => PAINT));
-  switch (look) {
-    case "default": return { mesh: { faces, colors: objectColors(g, spec) }, lights: sysid.SCENE_LIGHTS };
-    case "colour": return { mesh: { faces, colors: uniform }, lights: { ambient: 1 } };
-    case "shading": return { mesh: { faces, colors: uniform, material: { specular: 0.6, shininess: 12 } }, lights: SHADED, shading: "phong" };
-    case "texture": return { mesh: { faces, uvs: boxUvs(g, spec), texture: noiseTexture(), material: { specular: 0.6, shininess: 12 } }, lights: SHADED, shading: "phong" };
-  }
-}
-
-/**
- * Frames of the object at positions [T, N, 3] (the surface's V vertices first): premultiplied RGBA
- * over the ground image [T, H, W, 4], or the soft silhouette alone [T, H, W, 1].
- */
-export function objectVideo(positions: Array, g: ObjectGeometry, look: ObjectLook, s: SceneSettings, background: Array, channels: "rgba" | "alpha"): Array {
-  const V = g.surface.vertices.length / 3;
-  const x = positions.shape[1] === V ? positions : np.take(positions, np.arange(V), 1);
-  const frames = sysid.softVideo(x, look.mesh, { resolution: s.resolution, camera: sceneCamera(s), lights: look.lights, ...(look.shading ? { shading: look.shading } : {}) });
-  return channels === "alpha" ? np.split(frames, [3], -1)[1]! : sysid.overBackground(frames, background, "rgba");
-}
-
-/** Per-face paint of the traced ("photorealistic") target: warm and cool by rest normal, unlike the rasterizer's colours. */
-export function tracedAlbedo(g: ObjectGeometry): Float32Array {
-  const v = g.surface.vertices, f = g.surface.faces, out = new Float32Array(f.length);
-  const paints = [[0.85, 0.35, 0.2], [0.2, 0.55, 0.85], [0.9, 0.8, 0.25]];
-  for (let k = 0; k < f.length; k += 3) {
-    const p = [0, 1, 2].map((j) => [0, 1, 2].map((d) => v[3 * f[k + j]! + d]!));
-    const e1 = p[1]!.map((x, d) => x - p[0]![d]!), e2 = p[2]!.map((x, d) => x - p[0]![d]!);
-    const n = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!];
-    const axis = n.map(Math.abs).indexOf(Math.max(...n.map(Math.abs)));
-    const dim = n[axis]! > 0 ? 1 : 0.7;
-    out.set(paints[axis]!.map((c) => c * dim), k);
-  }
-  return out;
-}
-
-/** The traced target's light: another direction than the rasterizer's. */
-export const TRACED_LIGHT: Vec3 = [-0.5, 1, -0.35];
