@@ -35,6 +35,7 @@ import {
 } from "./lib/imperfect-scene.js";
 import { LOOKS, TRACED_LIGHT, objectLook, objectVideo, tracedAlbedo, type Look } from "./lib/imperfect-looks.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
+import { mean, median, std } from "./lib/stats.js";
 
 export interface ImperfectSettings {
   readonly objects: number;
@@ -227,10 +228,6 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
     ...(Object.keys(diverged).length ? { diverged } : {}),
   };
 }
-
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-const std = (xs: readonly number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
-const median = (xs: readonly number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN; };
 
 export function summarise(records: readonly ObjectRecord[]): RowResult[] {
   return ROWS.map((row) => {

@@ -21,6 +21,7 @@ import { makeRng } from "../../src/core/host-rng.js";
 import { readPng } from "../../src/io/image.js";
 import { resizeInto } from "../../src/io/resample.js";
 import { CliError } from "./flags.js";
+import { mean, std } from "./stats.js";
 import { jit, np, optim, sysid, valueAndGrad, vmap, type Array } from "../../src/index.js";
 import { writeAtomic } from "../../src/io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng, type Raster } from "../../src/io/image.js";
@@ -117,8 +118,6 @@ export function centreOfMassGoal(goalCom: Array, frames: number): Pick<ControlSc
   return { goalDistance, stateLoss: (x) => np.square(goalDistance(np.index(x, frames - 1))) };
 }
 
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-const std = (xs: readonly number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
 const stats = (xs: readonly number[]) => ({ mean: mean(xs), std: std(xs) });
 
 /** [loss, {image, distance}] of parameters under a method's objective. */
@@ -147,7 +146,7 @@ async function optimise(ctx: ExperimentContext, scene: ControlScene, method: Exc
     if ((Number.isFinite(l) && l < losses[best]!) || !Number.isFinite(losses[best]!)) { best = k; bestParams = params; }
     ctx.log(`[${scene.name}] seed ${seed} ${method} iteration ${k}/${s.iters}: loss ${l.toExponential(3)}, image loss ${img.toExponential(3)}, distance to goal ${d.toFixed(3)} m`);
     if (k === s.iters) break;
-    const gn = np.sqrt(np.sum(np.square(g))).item();
+    const gn = optim.globalNorm(g).item();
     if (!Number.isFinite(gn) || !Number.isFinite(l)) { skipped++; stepScale /= 2; params = bestParams; continue; }
     const [u, next] = opt.update(g, state, params);
     state = next;
