@@ -28,6 +28,22 @@ describe("networks", () => {
     expect(() => networks.predictor(p, tiny, random.uniform(random.key(3), [8, 8, 4], { dtype: "float64" }))).toThrow(/the image is \[8,8,4\], but this network was built for \[8,8,3\]/);
   });
 
+  it("global average pooling cannot tell where a blob is; coordinate channels or a flattened head can", () => {
+    const blob = (col: number) => np.array(globalThis.Array.from({ length: 32 }, (_, r) => globalThis.Array.from({ length: 32 }, (_, c) => {
+      const v = Math.exp(-((r - 16) ** 2 + (c - col) ** 2) / 2);
+      return [v, 0.5 * v, 0];
+    })), { dtype: "float64" });
+    const shift = (cfg: networks.PredictorConfig) => {
+      const p = networks.initPredictor(random.key(2), cfg);
+      return np.max(np.abs(np.sub(networks.predictor(p, cfg, blob(13)), networks.predictor(p, cfg, blob(19))))).item();
+    };
+    const base: networks.PredictorConfig = { image: [32, 32, 3], outputs: 2, widths: [4], groups: 2, dtype: "float64" };
+    expect(shift(base)).toBeLessThan(1e-9); // the shift is a multiple of the stride: equivariant convolutions, then a mean
+    expect(shift({ ...base, coordinates: true })).toBeGreaterThan(1e-3);
+    expect(shift({ ...base, head: "flatten" })).toBeGreaterThan(1e-3);
+    expect(networks.initPredictor(random.key(2), { ...base, head: "flatten", widths: [4, 4] }).head.w.shape).toEqual([2, 4 * 8 * 8]);
+  });
+
   it("checkpoints round-trip exactly and a corrupt or mismatched file is a clear error", async () => {
     const p = networks.initPredictor(random.key(0), tiny);
     const file = join(dir, "net.params");
@@ -130,5 +146,9 @@ describe("networks", () => {
     const base = { params: r.params, loss, optimizer: optim.adam(1e-3), epochs: 1, progress: false as const };
     await expect(networks.train({ ...base, data: { images, states }, batchSize: 13 })).rejects.toThrow(/batchSize must be an integer in \[1, 12\]/);
     await expect(networks.train({ ...base, data: { images, states: np.zeros([5, 1], { dtype: "float64" }) }, batchSize: 4 })).rejects.toThrow(/same number of examples/);
+    // The loss sees the fraction of training done (for weight ramps): 0, 1/6, …, 5/6 over 2 epochs of 3 batches.
+    const ramp = await networks.train({ ...base, epochs: 2, batchSize: 4, data: { images, states },
+      loss: (p: networks.PredictorParams, _b: unknown, progress: Array) => np.add(progress, np.mul(0, np.sum(p.head.b))) });
+    ramp.losses.forEach((l, k) => expect(l).toBeCloseTo(k / 6, 12));
   }, 120_000);
 });

@@ -74,6 +74,17 @@ export interface PredictorConfig {
   readonly widths?: readonly number[];
   /** Group-norm groups (default 4; must divide every width). */
   readonly groups?: number;
+  /**
+   * Append the pixel's x and y in [−1, 1] as two more input channels (CoordConv, Liu et al. 2018;
+   * default false): with global average pooling, this is what lets the network read positions.
+   */
+  readonly coordinates?: boolean;
+  /**
+   * How the last feature map [C, h, w] reaches the linear head: "mean" (global average pooling,
+   * the default, as ResNet) or "flatten" (every position its own weights: more parameters, but
+   * where things are in the image is kept).
+   */
+  readonly head?: "mean" | "flatten";
   readonly dtype?: DType;
 }
 
@@ -85,13 +96,22 @@ export interface PredictorParams {
 export function initPredictor(key: Array, c: PredictorConfig): PredictorParams {
   const widths = c.widths ?? [16, 32], dtype = c.dtype ?? "float32";
   const keys = random.split(key, 2 * widths.length + 1);
-  let inC = c.image[2];
+  let inC = c.image[2] + (c.coordinates ? 2 : 0);
   const stages = widths.map((w, i) => {
     const stage = { down: initConv(np.index(keys, 2 * i), inC, w, 3, dtype), block: initResBlock(np.index(keys, 2 * i + 1), w, dtype) };
     inC = w;
     return stage;
   });
-  return { stages, head: initLinear(np.index(keys, 2 * widths.length), inC, c.outputs, dtype) };
+  // Each stride-2 stage halves the size (rounding up, as SAME padding does).
+  const cells = c.head === "flatten" ? widths.reduce(([h, w]) => [Math.ceil(h / 2), Math.ceil(w / 2)], [c.image[0], c.image[1]]) : [1, 1];
+  return { stages, head: initLinear(np.index(keys, 2 * widths.length), inC * cells[0]! * cells[1]!, c.outputs, dtype) };
+}
+
+/** [2, H, W]: x (columns) and y (rows, downwards) in [−1, 1]. */
+function coordinateChannels(H: number, W: number, dtype: DType): Array {
+  const xs = np.broadcastTo(np.reshape(np.linspace(-1, 1, W, { dtype }), [1, W]), [H, W]);
+  const ys = np.broadcastTo(np.reshape(np.linspace(-1, 1, H, { dtype }), [H, 1]), [H, W]);
+  return np.stack([xs, ys], 0);
 }
 
 /** N(image [H, W, C]) → [outputs]; the image must have the configured shape. */
@@ -101,6 +121,7 @@ export function predictor(p: PredictorParams, c: PredictorConfig, image: Array):
   }
   const groups = c.groups ?? 4;
   let x = np.transpose(image, [2, 0, 1]);
+  if (c.coordinates) x = np.concatenate([x, coordinateChannels(c.image[0], c.image[1], image.dtype)], 0);
   for (const s of p.stages) x = resBlock(s.block, nn.swish(conv(s.down, x, 2)), groups);
-  return linear(p.head, np.mean(x, [1, 2]));
+  return linear(p.head, c.head === "flatten" ? np.reshape(x, [-1]) : np.mean(x, [1, 2]));
 }

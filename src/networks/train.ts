@@ -15,8 +15,12 @@ import { jit, valueAndGrad } from "../transforms/index.js";
 
 export interface TrainOptions<P, D> {
   readonly params: P;
-  /** Scalar loss of the parameters on a batch (the data's leaves, each [batchSize, ...]). */
-  readonly loss: (params: P, batch: D) => Array;
+  /**
+   * Scalar loss of the parameters on a batch (the data's leaves, each [batchSize, ...]). `progress`
+   * is the fraction of training done before this step (a scalar Array: 0 at the first step), for
+   * weight schedules inside the loss such as RISP's ramped-up regulariser; it does not recompile.
+   */
+  readonly loss: (params: P, batch: D, progress: Array) => Array;
   /** Training data: a pytree of Arrays with a common leading axis (examples). */
   readonly data: D;
   readonly batchSize: number;
@@ -48,6 +52,8 @@ export async function train<P, D>(o: TrainOptions<P, D>): Promise<TrainResult<P>
   if (!(Number.isInteger(o.batchSize) && o.batchSize >= 1 && o.batchSize <= n)) throw new Error(`networks.train: batchSize must be an integer in [1, ${n}] (the examples), got ${o.batchSize}.`);
   if (!(Number.isInteger(o.epochs) && o.epochs >= 1)) throw new Error(`networks.train: epochs must be a positive integer, got ${o.epochs}.`);
   const batches = Math.floor(n / o.batchSize);
+  const first = leaves[0] as Array;
+  const progressDtype = first.dtype === "float64" ? "float64" : "float32";
   const step = jit(valueAndGrad(o.loss));
   const rng = makeRng(o.seed ?? 0);
   let params = o.params, state = o.optimizer.init(params);
@@ -60,7 +66,8 @@ export async function train<P, D>(o: TrainOptions<P, D>): Promise<TrainResult<P>
     for (let b = 0; b < batches; b++) {
       const idx = np.array(order.slice(b * o.batchSize, (b + 1) * o.batchSize), { dtype: "int32" });
       const batch = unflatten(def, leaves.map((l) => np.take(l as Array, idx, 0))) as D;
-      const [value, g] = step(params, batch) as [Array, P];
+      const done = np.array((e * batches + b) / (o.epochs * batches), { dtype: progressDtype });
+      const [value, g] = step(params, batch, done) as [Array, P];
       const l = value.item();
       if (!Number.isFinite(l)) throw new Error(`networks.train: the loss is ${l} at epoch ${e}, batch ${b}; lower the learning rate or check the data.`);
       const [u, next] = o.optimizer.update(g, state, params);
