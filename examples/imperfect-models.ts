@@ -308,13 +308,13 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const objects = ctx.flags.dataset ?? cfg.objects;
   const steps = ctx.flags.iters ?? cfg.steps;
   const settings = { ...cfg, objects, steps };
-  const store = fileRecordStore(ctx.out, "imperfect-models", runKey(ctx));
+  const store = fileRecordStore<ObjectRecord>(ctx.out, "imperfect-models", runKey(ctx));
   const shard = ctx.flags.shard;
   const records: ObjectRecord[] = [];
   const files: string[] = [];
   for (let i = 0; i < objects; i++) {
     const mine = !shard || i % shard.count === shard.index;
-    const kept = store.load(i) as ObjectRecord | null;
+    const kept = store.load(i);
     if (kept) { records.push(kept); continue; }
     if (!mine) continue;
     const o = prepare(ctx.flags.seed, i, settings);

@@ -86,9 +86,10 @@ export interface DatasetResult {
 }
 
 /** Where finished records are kept between runs (see node/dataset-store.ts); null: keep nothing. */
-export interface RecordStore {
-  load(index: number): InstanceRecord | null;
-  save(record: InstanceRecord): void;
+/** Per-instance records kept somewhere (a directory: sysid/node's fileRecordStore); any record type with an index. */
+export interface RecordStore<R extends { readonly index: number } = InstanceRecord> {
+  load(index: number): R | null;
+  save(record: R): void;
 }
 
 export interface DatasetOptions {

@@ -14,13 +14,13 @@ import { writeAtomic } from "../../io/atomic.js";
 import { join } from "node:path";
 import type { InstanceRecord, RecordStore } from "../dataset.js";
 
-interface StoredRecord { readonly run: string; readonly record: InstanceRecord }
+interface StoredRecord<R> { readonly run: string; readonly record: R }
 
 export function instanceDir(dir: string, task: string): string { return join(dir, `${task}-instances`); }
 
 
 /** A record store in `<dir>/<task>-instances/` for runs identified by `runKey`. */
-export function fileRecordStore(dir: string, task: string, runKey: string): RecordStore {
+export function fileRecordStore<R extends { readonly index: number } = InstanceRecord>(dir: string, task: string, runKey: string): RecordStore<R> {
   const folder = instanceDir(dir, task);
   mkdirSync(folder, { recursive: true });
   const file = (i: number) => join(folder, `${String(i).padStart(5, "0")}.json`);
@@ -28,8 +28,8 @@ export function fileRecordStore(dir: string, task: string, runKey: string): Reco
     load(i) {
       const path = file(i);
       if (!existsSync(path)) return null;
-      let stored: StoredRecord;
-      try { stored = JSON.parse(readFileSync(path, "utf8")) as StoredRecord; } catch (e) {
+      let stored: StoredRecord<R>;
+      try { stored = JSON.parse(readFileSync(path, "utf8")) as StoredRecord<R>; } catch (e) {
         throw new Error(`dataset: ${path} is not a readable record (${(e as Error).message}); delete it to refit that instance.`);
       }
       if (stored.run !== runKey) {
@@ -39,7 +39,7 @@ export function fileRecordStore(dir: string, task: string, runKey: string): Reco
       if (stored.record?.index !== i) throw new Error(`dataset: ${path} holds instance ${stored.record?.index}, expected ${i}; delete it to refit that instance.`);
       return stored.record;
     },
-    save(record) { writeAtomic(file(record.index), JSON.stringify({ run: runKey, record } satisfies StoredRecord, null, 1) + "\n"); },
+    save(record) { writeAtomic(file(record.index), JSON.stringify({ run: runKey, record } satisfies StoredRecord<R>, null, 1) + "\n"); },
   };
 }
 
