@@ -19,4 +19,5 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "control-walker": () => import("./control-walker.js"),
   "control-fem": () => import("./control-fem.js"),
   "control-cloth": () => import("./control-cloth.js"),
+  "risp-state": () => import("./risp-state.js"),
 };

@@ -10,6 +10,7 @@
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
  *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores)
  *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50, Table 3: 100 + 100, Table 4: 90)
+ * (risp-state's dataset is its training images per environment.)
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,6 +25,7 @@ import type { LandscapeResult } from "./landscape.js";
 import { LOOKS } from "./lib/imperfect-looks.js";
 import { CONTROL_METHODS, type ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
+import type { RispStateResult } from "./risp-state.js";
 
 /**
  * What reproduce runs, in order (the paper's tables first; tables.md is rewritten after each
@@ -35,6 +37,7 @@ export const PLAN: readonly { name: string; dataset: readonly [number, number, n
   { name: "deformable", dataset: [40, 1, 100], table: "Table 3" },
   { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },
   { name: "imperfect-models", dataset: [30, 3, 90], table: "Table 4 (left), Fig. 7" },
+  { name: "risp-state", dataset: [768, 32, 768], table: "RISP Table 1" },
   { name: "control-walker", dataset: null, table: "Figs. 5–6" },
   { name: "control-fem", dataset: null, table: "Figs. 5–6" },
   { name: "control-cloth", dataset: null, table: "Figs. 5–6" },
@@ -105,6 +108,16 @@ function imperfectMarkdown(r: ImperfectResult | null): string {
   ].join("\n");
 }
 
+function rispStateMarkdown(r: RispStateResult | null): string {
+  if (!r) return "_not run_";
+  const s = r.settings;
+  return [
+    `Mean absolute state error per test image (mean ± std over ${4 * s.testPerConfig} ray-traced images: ${s.testPerConfig} states under 4 unseen rendering configurations); ` +
+      `networks trained on ${s.train} SoftRas images per environment at ${s.resolution}², ${s.epochs} epochs (runs/risp-state/: looks-*.png, errors-*.csv, <env>/<row>/loss.png). Paper: RISP, ICLR 2022, Table 1.`,
+    "", r.table,
+  ].join("\n");
+}
+
 const CONTROL = ["control-walker", "control-fem", "control-cloth"] as const;
 
 function controlMarkdown(runs: readonly RunRecord[]): string {
@@ -124,7 +137,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   const t1 = resultOf<RigidDatasetReport>(runs, "rigid-mass"), t2 = resultOf<RigidDatasetReport>(runs, "rigid-contact");
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
-  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape", "imperfect-models", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
+  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape", "imperfect-models", "risp-state", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
   return [
     "# gradsim results",
     "",
@@ -136,6 +149,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     `## Table 2 — mass, elasticity and friction from video (${n(t2)})`, "", table2Markdown(t2), "",
     "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
     "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7", "", imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")), "",
+    "## RISP Table 1 — state estimation across rendering domains", "", rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state")), "",
     "## Visuomotor control from a single target image (§4.2, Figs. 5–6)", "", controlMarkdown(runs), "",
     "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
     "## Runs", "", "| experiment | paper | status | seconds | dataset | date | commit | notes |", "|---|---|---|---|---|---|---|---|", ...status, "",

@@ -1,0 +1,222 @@
+/**
+ * RISP's environments (RISP, ICLR 2022, §4.1 and Appendix B.1) as shared definitions: what a
+ * state is, the mesh a state poses, how states are drawn for the state-estimation task, and the
+ * camera. Used by `risp-state` (Table 1) and meant for the downstream tasks.
+ *
+ *  - quadrotor: a rigid body without contact (models.rigid.quadrotor's layout: four rotors on
+ *    two crossed arms); state (x, y, z, sin yaw, sin pitch, sin roll, cos yaw, cos pitch, cos roll)
+ *    (the paper's Eq. 18), its rotors painted so no rotation maps it onto itself;
+ *  - cube: a rigid body with ground contact, resting on or bouncing above the ground; the same
+ *    9-d state, faces painted apart;
+ *  - rod: a deformable FEM beam (stable Neo-Hookean, models.fem) fixed at both ends, under gravity
+ *    and a vertical force at its centre; the states are frames of rollouts with random Young's
+ *    modulus and force, state = vertical displacement of 10 sensors along its spine.
+ *
+ * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). Angle ranges are limited
+ * (below) so an image determines the state: the paper does not give its ranges.
+ */
+import { models, np, sysid, vmap, jit, type Array } from "../../src/index.js";
+import type { Rng } from "../../src/core/host-rng.js";
+
+
+export type Vec3 = readonly [number, number, number];
+
+export interface RispEnv {
+  readonly name: "quadrotor" | "cube" | "rod";
+  /** What each state component is (with units). */
+  readonly stateNames: readonly string[];
+  /** Triangles [F·3] (CCW from outside) over the vertices a state poses. */
+  readonly faces: Int32Array;
+  /** Per-vertex paint [V·3] in [0, 1]: multiplied by the rendering's albedo. */
+  readonly pattern: Float32Array;
+  readonly camera: sysid.LookAtCamera;
+  /** Ground height of the traced target images (the training renders have no ground). */
+  readonly groundY: number;
+  /** Draw n states and the world vertices [n][V·3] they pose (seeded). */
+  sample(rng: Rng, n: number): { states: number[][]; vertices: Float64Array[] };
+  /** The world vertices of a state, where the state determines them (the rigid bodies; angles by atan2, as RISP restores them). */
+  readonly pose?: (state: readonly number[]) => Float64Array;
+}
+
+
+
+/** A mesh under construction: vertices, triangles and per-vertex paint. */
+interface Parts { vertices: number[]; faces: number[]; pattern: number[] }
+
+/**
+ * An axis-aligned box with four vertices per face (so each face takes its own flat paint):
+ * for the face with normal ±e_a, corners in the (e_u, e_v) plane, u = a+1, v = a+2, wound CCW
+ * seen from outside.
+ */
+function addBox(m: Parts, centre: Vec3, half: Vec3, paint: (face: number) => Vec3): void {
+  let face = 0;
+  for (let a = 0; a < 3; a++) for (const s of [1, -1]) {
+    const u = (a + 1) % 3, v = (a + 2) % 3, base = m.vertices.length / 3;
+    const corners = s > 0 ? [[-1, -1], [1, -1], [1, 1], [-1, 1]] : [[-1, -1], [-1, 1], [1, 1], [1, -1]];
+    for (const [cu, cv] of corners) {
+      const p = [0, 0, 0];
+      p[a] = centre[a] + s * half[a]; p[u] = centre[u] + cu! * half[u]; p[v] = centre[v] + cv! * half[v];
+      m.vertices.push(...p);
+      m.pattern.push(...paint(face));
+    }
+    m.faces.push(base, base + 1, base + 2, base, base + 2, base + 3);
+    face++;
+  }
+}
+
+/** Rotation matrix (row-major) of R_y(yaw)·R_x(pitch)·R_z(roll). */
+export function eulerMatrix(yaw: number, pitch: number, roll: number): number[] {
+  const [cy, sy, cp, sp, cr, sr] = [Math.cos(yaw), Math.sin(yaw), Math.cos(pitch), Math.sin(pitch), Math.cos(roll), Math.sin(roll)];
+  const Ry = [cy, 0, sy, 0, 1, 0, -sy, 0, cy], Rx = [1, 0, 0, 0, cp, -sp, 0, sp, cp], Rz = [cr, -sr, 0, sr, cr, 0, 0, 0, 1];
+  const mul = (A: number[], B: number[]) => globalThis.Array.from({ length: 9 }, (_, k) => A[3 * Math.floor(k / 3)]! * B[k % 3]! + A[3 * Math.floor(k / 3) + 1]! * B[3 + (k % 3)]! + A[3 * Math.floor(k / 3) + 2]! * B[6 + (k % 3)]!);
+  return mul(Ry, mul(Rx, Rz));
+}
+
+/** Body vertices [V·3] rotated by R and moved to `position`. */
+function pose(body: readonly number[], R: readonly number[], position: Vec3): Float64Array {
+  const out = new Float64Array(body.length);
+  for (let i = 0; i < body.length; i += 3) for (let r = 0; r < 3; r++) {
+    out[i + r] = position[r] + R[3 * r]! * body[i]! + R[3 * r + 1]! * body[i + 1]! + R[3 * r + 2]! * body[i + 2]!;
+  }
+  return out;
+}
+
+/** The vertices of a 9-d pose state. */
+const poseOfState = (body: readonly number[]) => (s: readonly number[]): Float64Array =>
+  pose(body, eulerMatrix(Math.atan2(s[3]!, s[6]!), Math.atan2(s[4]!, s[7]!), Math.atan2(s[5]!, s[8]!)), [s[0]!, s[1]!, s[2]!]);
+
+/** The 9-d pose state of Eq. 18. */
+const poseState = (p: Vec3, yaw: number, pitch: number, roll: number): number[] =>
+  [...p, Math.sin(yaw), Math.sin(pitch), Math.sin(roll), Math.cos(yaw), Math.cos(pitch), Math.cos(roll)];
+
+const POSE_NAMES = ["x (m)", "y (m)", "z (m)", "sin yaw", "sin pitch", "sin roll", "cos yaw", "cos pitch", "cos roll"];
+
+function finish(m: Parts): { faces: Int32Array; pattern: Float32Array; body: number[] } {
+  return { faces: Int32Array.from(m.faces), pattern: Float32Array.from(m.pattern), body: m.vertices };
+}
+
+/** The quadrotor of models.rigid.quadrotor (arm 0.2 m by default; drawn at 0.25 m) as boxes: hub, two arms, four rotors. */
+export function quadrotorEnv(): RispEnv {
+  const m: Parts = { vertices: [], faces: [], pattern: [] };
+  // Chunky parts (thick arms, wide rotor guards): a 32² image still shows them.
+  const grey: Vec3 = [0.6, 0.6, 0.65], arm = 0.25;
+  addBox(m, [0, 0, 0], [0.08, 0.04, 0.08], () => grey);
+  addBox(m, [0, 0, 0], [arm, 0.025, 0.035], () => [0.45, 0.45, 0.5]);
+  addBox(m, [0, 0, 0], [0.035, 0.025, arm], () => [0.45, 0.45, 0.5]);
+  // Front (+x) rotor red, back dark, sides light: no rotation maps the quadrotor onto itself.
+  const rotors: [Vec3, Vec3][] = [[[arm, 0.035, 0], [0.95, 0.3, 0.25]], [[-arm, 0.035, 0], [0.25, 0.25, 0.3]], [[0, 0.035, arm], [0.9, 0.9, 0.85]], [[0, 0.035, -arm], [0.9, 0.9, 0.85]]];
+  for (const [c, paint] of rotors) addBox(m, c, [0.09, 0.02, 0.09], (f) => (f === 2 || f === 3 ? paint : [paint[0] * 0.8, paint[1] * 0.8, paint[2] * 0.8]));
+  const { faces, pattern, body } = finish(m);
+  return {
+    name: "quadrotor", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body),
+    camera: { eye: [0, 1.5, -1.6], at: [0, 1, 0], fovY: 40 },
+    sample(rng, n) {
+      const states: number[][] = [], vertices: Float64Array[] = [];
+      for (let i = 0; i < n; i++) {
+        const p: Vec3 = [rng.uniform(-0.3, 0.3), rng.uniform(0.8, 1.2), rng.uniform(-0.3, 0.3)];
+        const yaw = rng.uniform(-Math.PI / 2, Math.PI / 2), pitch = rng.uniform(-Math.PI / 6, Math.PI / 6), roll = rng.uniform(-Math.PI / 6, Math.PI / 6);
+        states.push(poseState(p, yaw, pitch, roll));
+        vertices.push(pose(body, eulerMatrix(yaw, pitch, roll), p));
+      }
+      return { states, vertices };
+    },
+  };
+}
+
+/** A 0.4 m cube with six differently painted faces, on the ground (y = 0) or up to 0.3 m above it. */
+export function cubeEnv(): RispEnv {
+  const m: Parts = { vertices: [], faces: [], pattern: [] };
+  const paints: Vec3[] = [[0.95, 0.35, 0.3], [0.3, 0.8, 0.35], [0.3, 0.4, 0.95], [0.95, 0.9, 0.3], [0.85, 0.35, 0.85], [0.35, 0.9, 0.9]];
+  addBox(m, [0, 0, 0], [0.2, 0.2, 0.2], (f) => paints[f]!);
+  const { faces, pattern, body } = finish(m);
+  return {
+    name: "cube", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body),
+    camera: { eye: [0, 1.2, -2], at: [0, 0.25, 0], fovY: 40 },
+    sample(rng, n) {
+      const states: number[][] = [], vertices: Float64Array[] = [];
+      for (let i = 0; i < n; i++) {
+        // Yaw within ±0.6 rad and tilts within ±0.3 rad: beyond, the cube's symmetry would make states alike.
+        const yaw = rng.uniform(-0.6, 0.6), pitch = rng.uniform(-0.3, 0.3), roll = rng.uniform(-0.3, 0.3);
+        const R = eulerMatrix(yaw, pitch, roll);
+        const rotated = pose(body, R, [0, 0, 0]);
+        let lowest = Infinity;
+        for (let k = 1; k < rotated.length; k += 3) lowest = Math.min(lowest, rotated[k]!);
+        // Half the samples rest on the ground (in contact), half are in flight up to 0.3 m above it.
+        const lift = rng.uniform(0, 1) < 0.5 ? 0 : rng.uniform(0, 0.3);
+        const p: Vec3 = [rng.uniform(-0.3, 0.3), -lowest + lift, rng.uniform(-0.3, 0.3)];
+        states.push(poseState(p, yaw, pitch, roll));
+        vertices.push(pose(body, R, p));
+      }
+      return { states, vertices };
+    },
+  };
+}
+
+/** The rod's physics: a 1 m × 8 cm × 8 cm beam, 11 × 2 × 2 cells, fixed at both ends. */
+export const ROD = {
+  length: 1, thickness: 0.08, cells: [11, 2, 2] as const, height: 1, density: 500, poisson: 0.3, damping: 0.5,
+  /** log10 of Young's modulus (Pa) and the central force (N), drawn uniformly. */
+  logE: [4.3, 5] as const, force: [-15, 15] as const,
+  fps: 30, substeps: 60, frames: 30,
+};
+
+/**
+ * Rollouts of the rod with random stiffness and central force, each `ROD.frames` frames from
+ * rest; the states are random frames of them.
+ */
+export function rodEnv(): RispEnv {
+  const { length: L, thickness: h, cells } = ROD;
+  const mesh = models.meshes.tetBeam(L, h, h, cells, [-L / 2, ROD.height - h / 2, -h / 2]);
+  const V = mesh.vertices.length / 3;
+  const at = (i: number, d: number) => mesh.vertices[3 * i + d]!;
+  const pinned: number[] = [], centre: number[] = [], sensors: number[] = [];
+  const station = (i: number) => Math.round(((at(i, 0) + L / 2) / L) * cells[0]);
+  for (let i = 0; i < V; i++) {
+    if (station(i) === 0 || station(i) === cells[0]) pinned.push(i);
+    if (station(i) === Math.floor(cells[0] / 2) || station(i) === Math.ceil(cells[0] / 2)) centre.push(i);
+    // The spine: the axis of the beam, at the interior stations 1…10.
+    if (Math.abs(at(i, 1) - ROD.height) < 1e-6 && Math.abs(at(i, 2)) < 1e-6 && station(i) > 0 && station(i) < cells[0]) sensors.push(i);
+  }
+  sensors.sort((a, b) => at(a, 0) - at(b, 0));
+  const { system, state } = models.fem.softBody(mesh, { density: ROD.density, mu: 1, lambda: 1, damping: ROD.damping, pinned, gravity: [0, -9.8, 0] });
+  const tets = mesh.tets.length / 4;
+  const faces = models.meshes.tetSurface(mesh);
+  // Light and dark bands by station, so bending shows in the shading as well as the outline.
+  const pattern = Float32Array.from({ length: 3 * V }, (_, k) => (station(Math.floor(k / 3)) % 2 ? [0.45, 0.4, 0.35] : [0.95, 0.9, 0.8])[k % 3]!);
+  const dt = 1 / (ROD.fps * ROD.substeps);
+  // One rollout per (log10 E, force); vmapped and compiled once.
+  const rollouts = jit(vmap((logE: Array, force: Array) => {
+    const E = np.power(10, logE), nu = ROD.poisson;
+    const mu = np.div(E, 2 * (1 + nu)), lambda = np.div(np.mul(E, nu), (1 + nu) * (1 - 2 * nu));
+    const sys = { ...system, tets: { ...system.tets!, mu: np.broadcastTo(mu, [tets]), lambda: np.broadcastTo(lambda, [tets]) } };
+    // The force spread over the central stations' vertices, vertical, held for the whole rollout.
+    const perVertex = np.div(force, centre.length);
+    const mask = np.array(globalThis.Array.from({ length: V }, (_, i) => (centre.includes(i) ? [0, 1, 0] : [0, 0, 0])), { dtype: "float32" });
+    const f = np.broadcastTo(np.mul(perVertex, mask), [ROD.frames, V, 3]);
+    return models.particles.simulate(sys, state, { dt, substeps: ROD.substeps, frames: ROD.frames, controls: { force: f }, checkFinite: false }).x;
+  }));
+  return {
+    name: "rod", stateNames: sensors.map((_, k) => `sensor ${k + 1} dy (m)`), faces, pattern, groundY: 0.45,
+    camera: { eye: [0, 1.05, -1.6], at: [0, 0.95, 0], fovY: 45 },
+    sample(rng, n) {
+      const perRollout = 4, count = Math.ceil(n / perRollout);
+      const logE = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.logE[0], ROD.logE[1]));
+      const force = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.force[0], ROD.force[1]));
+      const x = rollouts(np.array(logE, { dtype: "float32" }), np.array(force, { dtype: "float32" })) as Array; // [count, frames, V, 3]
+      const data = x.dataSync();
+      const states: number[][] = [], vertices: Float64Array[] = [];
+      for (let i = 0; i < n; i++) {
+        // Frames after the first third of a second: the rod has left its straight start.
+        const r = Math.floor(i / perRollout), t = Math.floor(rng.uniform(ROD.frames / 3, ROD.frames));
+        const v = Float64Array.from(data.subarray((r * ROD.frames + t) * V * 3, (r * ROD.frames + t + 1) * V * 3));
+        if (!v.every(Number.isFinite)) throw new Error(`rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; lower ROD.logE or raise ROD.substeps.`);
+        states.push(sensors.map((s) => v[3 * s + 1]! - ROD.height));
+        vertices.push(v);
+      }
+      return { states, vertices };
+    },
+  };
+}
+
+export const RISP_ENVS = { quadrotor: quadrotorEnv, cube: cubeEnv, rod: rodEnv } as const;
+export type RispEnvName = keyof typeof RISP_ENVS;

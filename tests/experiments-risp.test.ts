@@ -1,0 +1,143 @@
+/**
+ * RISP's environments and the `risp-state` experiment (RISP Table 1) in its quick mode: states
+ * that encode what the meshes show, training images whose ∂I/∂ψ columns belong to the right
+ * rendering parameters, ray-traced targets, and the table's rows from trained networks on disk.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeRng } from "../src/core/host-rng.js";
+import { init, np, random, type Array } from "../src/index.js";
+import { networks } from "../src/node.js";
+import { experiment as rispState, PAPER_TABLE1, predictorConfig, RISP_ROWS, RISP_STATE_SETTINGS } from "../examples/risp-state.js";
+import { cubeEnv, quadrotorEnv, rodEnv, ROD } from "../examples/lib/risp-envs.js";
+import { groundPattern, PSI_NAMES, sampleTargetConfig, sampleTrainingPsi, softImage, targetImages, trainingSet } from "../examples/lib/risp-render.js";
+import { runExperiment } from "../examples/lib/run.js";
+import { readResult, runQuiet } from "./experiments-helpers.js";
+
+await init({ backend: "cpu" });
+
+/** Vertices [V·3] → Array [V, 3]. */
+const asArray = (v: Float64Array) => np.reshape(np.array(v, { dtype: "float32" }), [-1, 3]);
+
+describe("RISP environments", () => {
+  it("a pose state (Eq. 18) determines the quadrotor's and the cube's vertices; the cube never sinks into the ground", () => {
+    for (const env of [quadrotorEnv(), cubeEnv()]) {
+      const { states, vertices } = env.sample(makeRng(3), 20);
+      for (const [i, s] of states.entries()) {
+        expect(s.length).toBe(9);
+        for (let k = 0; k < 3; k++) expect(s[3 + k]! ** 2 + s[6 + k]! ** 2).toBeCloseTo(1, 12);
+        const v = vertices[i]!, posed = env.pose!(s);
+        v.forEach((x, j) => expect(posed[j]!).toBeCloseTo(x, 9));
+        if (env.name === "cube") {
+          const lowest = Math.min(...globalThis.Array.from(v).filter((_, k) => k % 3 === 1));
+          expect(lowest).toBeGreaterThanOrEqual(-1e-9);
+        }
+      }
+      if (env.name === "cube") {
+        const resting = vertices.filter((v) => Math.abs(Math.min(...globalThis.Array.from(v).filter((_, k) => k % 3 === 1))) < 1e-9).length;
+        expect(resting).toBeGreaterThan(3); // some cubes rest on the ground, some are in flight
+        expect(resting).toBeLessThan(17);
+      }
+    }
+  });
+
+  it("rod states are the spine sensors' vertical displacements in FEM rollouts: ends fixed, sag under gravity, bent by the central force", () => {
+    const env = rodEnv();
+    const { states, vertices } = env.sample(makeRng(5), 12);
+    expect(env.stateNames.length).toBe(10);
+    const V = vertices[0]!.length / 3;
+    for (const [i, s] of states.entries()) {
+      const v = vertices[i]!;
+      // Sensors are on the spine (y = ROD.height at rest): each state component is one vertex's y − height.
+      const ys = globalThis.Array.from({ length: V }, (_, j) => v[3 * j + 1]! - ROD.height);
+      for (const x of s) expect(ys.some((y) => Math.abs(y - x) < 1e-12)).toBe(true);
+      // The fixed ends stay where they were.
+      for (let j = 0; j < V; j++) if (Math.abs(Math.abs(v[3 * j]!) - ROD.length / 2) < 1e-9) expect(Math.abs(v[3 * j + 1]! - ROD.height) <= ROD.thickness / 2 + 1e-6).toBe(true);
+      // Symmetric loads: the sensor profile is nearly mirror-symmetric.
+      for (let k = 0; k < 5; k++) expect(Math.abs(s[k]! - s[9 - k]!)).toBeLessThan(0.01 + 0.05 * Math.abs(s[k]!));
+    }
+    const centre = states.map((s) => (s[4]! + s[5]!) / 2);
+    expect(Math.min(...centre)).toBeLessThan(-0.05);
+    expect(Math.max(...centre) - Math.min(...centre)).toBeGreaterThan(0.05);
+  }, 120_000);
+
+  it("each ∂I/∂ψ column of a training image is the derivative along its rendering parameter (central differences)", () => {
+    const env = cubeEnv(), R = 16;
+    const { states, vertices } = env.sample(makeRng(7), 2);
+    const set = trainingSet(env, R, states, vertices, makeRng(8), { noise: 0, chunk: 2 });
+    expect(set.images.shape).toEqual([2, R, R, 3]);
+    expect(set.dImages.shape).toEqual([2, PSI_NAMES.length, R, R, 3]);
+    // Rebuild image 0's ψ and ground the way trainingSet drew them (same rng sequence: the chunk's ψs, then its grounds).
+    const rng = makeRng(8);
+    const psi0 = sampleTrainingPsi(rng);
+    sampleTrainingPsi(rng);
+    const ground = np.array(groundPattern(rng), { dtype: "float32" });
+    const image = (p: number[]) => softImage(env, R, asArray(vertices[0]!), np.array(p, { dtype: "float32" }), ground);
+    expect(np.max(np.abs(np.sub(image(psi0), np.index(set.images, 0)))).item()).toBeLessThan(1e-5);
+    let moving = 0;
+    for (let k = 0; k < PSI_NAMES.length; k++) {
+      const h = 1e-2, up = [...psi0], down = [...psi0];
+      up[k]! += h; down[k]! -= h;
+      const fd = np.div(np.sub(image(up), image(down)), 2 * h);
+      const column = np.index(np.index(set.dImages, 0), k);
+      const err = np.max(np.abs(np.sub(column, fd))).item(), size = np.max(np.abs(fd)).item();
+      if (size > 1e-3) moving++;
+      expect(err, PSI_NAMES[k]).toBeLessThan(0.05 * size + 2e-4);
+    }
+    // A highlight can miss a small image entirely; every other parameter moves it.
+    expect(moving).toBeGreaterThanOrEqual(PSI_NAMES.length - 1);
+  }, 120_000);
+
+  it("the traced targets differ from the training renders and from each other across configurations", () => {
+    const env = quadrotorEnv(), R = 16, rng = makeRng(9);
+    const { vertices } = env.sample(rng, 2);
+    const a = targetImages(env, R, vertices, sampleTargetConfig(rng), 1), b = targetImages(env, R, vertices, sampleTargetConfig(rng), 2);
+    expect(a.shape).toEqual([2, R, R, 3]);
+    expect(np.mean(np.abs(np.sub(a, b))).item()).toBeGreaterThan(0.02);
+    const values = a.dataSync();
+    expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...values)).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("risp-state (quick)", () => {
+  it("trains the three predictors per environment, beats the random guess, writes the table, networks and pictures, and resumes", async () => {
+    const { code, out } = await runQuiet(rispState);
+    expect(code).toBe(0);
+    const r = readResult(out);
+    const cfg = RISP_STATE_SETTINGS.quick;
+    for (const env of ["quadrotor", "cube", "rod"] as const) {
+      const e = r.envs[env];
+      expect(Object.keys(e.rows)).toEqual([...RISP_ROWS]);
+      for (const row of RISP_ROWS) {
+        expect(Number.isFinite(e.rows[row].mean), `${env} ${row}`).toBe(true);
+        expect(e.rows[row].perConfig.length).toBe(4);
+      }
+      // Trained on a few dozen images for a few epochs, every predictor already beats a random state.
+      for (const row of ["ours-no-grad", "ours", "ours-exact"]) expect(e.rows[row].mean, `${env} ${row}`).toBeLessThan(e.rows.random.mean);
+      expect(e.rows.average.mean).toBeLessThan(e.rows.random.mean);
+      const csv = readFileSync(join(out, `errors-${env}.csv`), "utf8").trim().split("\n");
+      expect(csv.length).toBe(1 + 4 * cfg.testPerConfig);
+      for (const f of [`looks-${env}.png`, `${env}/ours-exact/loss.png`, `${env}/ours/loss.csv`]) expect(existsSync(join(out, f)), f).toBe(true);
+      // The saved network loads into the predictor's shape.
+      const net = predictorConfig(cfg, e.states.length);
+      const p = networks.loadParams(join(out, env, "ours", "params.gsp"), networks.initPredictor(random.key(0), net));
+      const y = networks.predictor(p, net, np.zeros([cfg.resolution, cfg.resolution, 3]) as Array);
+      expect(y.shape).toEqual([e.states.length]);
+    }
+    expect(r.table).toContain(`| ${PAPER_TABLE1.quadrotor.ours![0].toFixed(4)} ± ${PAPER_TABLE1.quadrotor.ours![1].toFixed(4)} |`);
+    // A rerun into the same directory trains nothing (the networks on disk are untouched) and gives the same table.
+    const saved = statSync(join(out, "cube", "ours", "params.gsp")).mtimeMs;
+    const write = process.stdout.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try { expect(await runExperiment(rispState, ["--backend", "cpu", "--quick", "--json", "--out", out])).toBe(0); } finally { process.stdout.write = write; }
+    expect(statSync(join(out, "cube", "ours", "params.gsp")).mtimeMs).toBe(saved);
+    expect(readResult(out).table).toBe(r.table);
+  }, 300_000);
+
+  it("too few training images for a minibatch is a clear error", async () => {
+    const { code } = await runQuiet(rispState, ["--dataset", "4"]);
+    expect(code).toBe(2);
+  });
+});
