@@ -20,4 +20,5 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "control-fem": () => import("./control-fem.js"),
   "control-cloth": () => import("./control-cloth.js"),
   "risp-state": () => import("./risp-state.js"),
+  "convlstm": () => import("./convlstm.js"),
 };

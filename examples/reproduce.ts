@@ -26,14 +26,17 @@ import { LOOKS } from "./lib/imperfect-looks.js";
 import { CONTROL_METHODS, type ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
 import type { RispStateResult } from "./risp-state.js";
+import type { ConvLstmResult } from "./convlstm.js";
 
 /**
  * What reproduce runs, in order (the paper's tables first; tables.md is rewritten after each
  * experiment), and the dataset size each gets (default, quick, --full: the paper's); null = no dataset.
  */
-export const PLAN: readonly { name: string; dataset: readonly [number, number, number] | null; table: string }[] = [
+export const PLAN: readonly { name: string; dataset: readonly [number, number, number] | null; table: string; shards?: false }[] = [
   { name: "rigid-mass", dataset: [10, 2, 200], table: "Table 1" },
   { name: "rigid-contact", dataset: [4, 1, 50], table: "Table 2" },
+  // The ConvLSTM rows of Tables 1–2: one network per table, trained then tested on the tables' first N objects (no shards).
+  { name: "convlstm", dataset: [10, 2, 200], table: "Tables 1–2", shards: false },
   { name: "deformable", dataset: [40, 1, 100], table: "Table 3" },
   { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },
   { name: "imperfect-models", dataset: [30, 3, 90], table: "Table 4 (left), Fig. 7" },
@@ -62,12 +65,13 @@ export interface RunRecord {
 }
 
 async function runOne(name: string, table: string, dataset: number | null, flags: Flags, workers: number, runsDir: string): Promise<RunRecord> {
+  const shards = PLAN.find((p) => p.name === name)?.shards !== false;
   const load = EXPERIMENTS[name];
   if (!load) throw new Error(`reproduce: "${name}" is not in examples/registry.ts.`);
   const out = join(runsDir, name);
   const argv = [
     "--out", out, "--seed", String(flags.seed), "--backend", flags.backend,
-    ...(dataset ? ["--dataset", String(dataset), "--workers", String(workers)] : []), ...(flags.quick ? ["--quick"] : []),
+    ...(dataset ? ["--dataset", String(dataset), ...(shards ? ["--workers", String(workers)] : [])] : []), ...(flags.quick ? ["--quick"] : []),
     ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
   ];
   process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}\n`);
@@ -137,7 +141,8 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   const t1 = resultOf<RigidDatasetReport>(runs, "rigid-mass"), t2 = resultOf<RigidDatasetReport>(runs, "rigid-contact");
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
-  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "landscape", "imperfect-models", "risp-state", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
+  const convlstm = resultOf<ConvLstmResult>(runs, "convlstm")?.tables;
+  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
   return [
     "# gradsim results",
     "",
@@ -145,8 +150,8 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
       "each experiment's own date and commit are in the Runs table at the end. " +
       "Paper numbers: ∇Sim, ICLR 2021, Tables 1–3. Each run's own outputs (videos, loss curves, per-object JSON) are under `runs/<experiment>/`.",
     "",
-    `## Table 1 — mass from video (${n(t1)})`, "", table1Markdown(t1), "",
-    `## Table 2 — mass, elasticity and friction from video (${n(t2)})`, "", table2Markdown(t2), "",
+    `## Table 1 — mass from video (${n(t1)})`, "", table1Markdown(t1, convlstm?.["rigid-mass"].instances), "",
+    `## Table 2 — mass, elasticity and friction from video (${n(t2)})`, "", table2Markdown(t2, convlstm?.["rigid-contact"].instances), "",
     "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
     "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7", "", imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")), "",
     "## RISP Table 1 — state estimation across rendering domains", "", rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state")), "",

@@ -3,6 +3,7 @@ export {
   type LinearParams, type ConvParams, type GroupNormParams, type ResBlockParams, type PredictorConfig, type PredictorParams,
   initLinear, linear, initConv, conv, initGroupNorm, groupNorm, initResBlock, resBlock, initPredictor, predictor,
 } from "./layers.js";
+export { type ConvLstmConfig, type ConvLstmParams, initConvLstm, convLstm } from "./convlstm.js";
 export { serializeParams, parseParams } from "./checkpoint.js";
 export { stateError, renderingGradientPenalty, errorGradientPenalty } from "./losses.js";
 export { train, type TrainOptions, type TrainResult } from "./train.js";
