@@ -7,10 +7,10 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
-import { init, np, random, type Array } from "../src/index.js";
+import { init, models, np, random, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { experiment as rispState, PAPER_TABLE1, predictorConfig, RISP_ROWS, RISP_STATE_SETTINGS } from "../examples/risp-state.js";
-import { cubeEnv, quadrotorEnv, rodEnv, ROD } from "../examples/lib/risp-envs.js";
+import { cubeEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
 import { groundPattern, PSI_NAMES, sampleTargetConfig, sampleTrainingPsi, softImage, targetImages, trainingSet } from "../examples/lib/risp-render.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
@@ -40,6 +40,29 @@ describe("RISP environments", () => {
         expect(resting).toBeLessThan(17);
       }
     }
+  });
+
+  it("a quadrotor rollout of models.rigid maps to pose states whose vertices are the simulated body's", () => {
+    const env = quadrotorEnv();
+    const { quad, state } = models.rigid.quadrotor({ position: [0.1, 1, -0.1], angularVelocity: [0.4, 1.2, -0.7] });
+    // Uneven thrusts: it rolls, pitches and yaws as it climbs.
+    const thrusts = np.array(globalThis.Array.from({ length: 20 }, () => [3.2, 2.2, 2.6, 2.0]), { dtype: "float32" });
+    const s = models.rigid.simulateQuadrotor(quad, state, { dt: 1 / 60, frames: 20, controls: thrusts });
+    const x = s.x.dataSync(), q = s.q.dataSync();
+    const body = env.pose!([0, 0, 0, 0, 0, 0, 1, 1, 1]);
+    for (const t of [0, 10, 19]) {
+      const pose = rigidPoseState([x[3 * t]!, x[3 * t + 1]!, x[3 * t + 2]!], [q[4 * t]!, q[4 * t + 1]!, q[4 * t + 2]!, q[4 * t + 3]!]);
+      const [qx, qy, qz, qw] = [q[4 * t]!, q[4 * t + 1]!, q[4 * t + 2]!, q[4 * t + 3]!];
+      const posed = env.pose!(pose);
+      for (let j = 0; j < body.length; j += 3) {
+        // v' = v + 2w(q×v) + 2q×(q×v), then translate.
+        const v = [body[j]!, body[j + 1]!, body[j + 2]!];
+        const c1 = [qy * v[2]! - qz * v[1]!, qz * v[0]! - qx * v[2]!, qx * v[1]! - qy * v[0]!];
+        const c2 = [qy * c1[2]! - qz * c1[1]!, qz * c1[0]! - qx * c1[2]!, qx * c1[1]! - qy * c1[0]!];
+        for (let d = 0; d < 3; d++) expect(posed[j + d]!).toBeCloseTo(x[3 * t + d]! + v[d]! + 2 * qw * c1[d]! + 2 * c2[d]!, 4);
+      }
+    }
+    expect(Math.abs(rigidPoseState([0, 0, 0], [q[76]!, q[77]!, q[78]!, q[79]!])[5]!)).toBeGreaterThan(0.05); // it did roll
   });
 
   it("rod states are the spine sensors' vertical displacements in FEM rollouts: ends fixed, sag under gravity, bent by the central force", () => {
