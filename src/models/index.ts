@@ -11,6 +11,7 @@ export * as cloth from "./cloth/index.js";
 export * as contact from "./contact/index.js";
 export * as rigid from "./rigid/index.js";
 export * as pendulum from "./pendulum/index.js";
+export * as articulated from "./articulated/index.js";
 export * as smoke from "./smoke/index.js";
 export * as meshes from "./meshes/index.js";
 export { rollout, type SimulateOptions, type StabilityAdvice, type StepFn } from "./common/simulate.js";
