@@ -46,11 +46,11 @@ describe("models.articulated", () => {
   });
 
   it("the hand conserves energy without damping and loses it monotonically with damping", () => {
-    const q0 = Array.from({ length: 13 }, (_, i) => 0.5 * Math.sin(i + 1) * 0.6);
+    const q0 = globalThis.Array.from({ length: 13 }, (_, i) => 0.5 * Math.sin(i + 1) * 0.6);
     const run = (damping: number) => {
       const { hand, state } = articulated.hand({ damping, q: q0, dtype: "float64" });
       const s = articulated.simulate(hand.system, state, { dt: 1 / 1920, substeps: 16, frames: 30 });
-      return Array.from({ length: 30 }, (_, t) => articulated.energy(hand.system, { q: np.index(s.q, t), qd: np.index(s.qd, t) }).item());
+      return globalThis.Array.from({ length: 30 }, (_, t) => articulated.energy(hand.system, { q: np.index(s.q, t), qd: np.index(s.qd, t) }).item());
     };
     const { hand, state } = articulated.hand({ damping: 0, q: q0, dtype: "float64" });
     const e0 = articulated.energy(hand.system, state).item();
@@ -67,7 +67,7 @@ describe("models.articulated", () => {
 
   it("motor torques bend the fingers, the joint limits cut their swing short, and the mesh follows the links", () => {
     const { hand, state } = articulated.hand();
-    const torques = np.broadcastTo(np.array(Array.from({ length: 13 }, () => 1.2), { dtype: "float32" }), [30, 13]);
+    const torques = np.broadcastTo(np.array(globalThis.Array.from({ length: 13 }, () => 1.2), { dtype: "float32" }), [30, 13]);
     const s = articulated.simulate(hand.system, state, { dt: 1 / 960, substeps: 32, frames: 30, controls: torques });
     // Nearly undamped, each joint swings about its equilibrium; the limit springs cut the swing short.
     const peak = (q: Array) => Math.max(...q.dataSync());
@@ -81,21 +81,21 @@ describe("models.articulated", () => {
     // The palm does not move; the fingertips curl towards the camera (−z).
     for (let k = 0; k < 24; k++) expect(bent[k]).toBeCloseTo(rest[k]!, 6);
     const distal = 8 * (2 + 1); // the first finger's distal link (joint 2): its 8 corners follow the palm's
-    expect(Math.min(...Array.from({ length: 8 }, (_, v) => bent[3 * (distal + v) + 2]!))).toBeLessThan(-0.05);
-    expect(Math.min(...Array.from({ length: 8 }, (_, v) => rest[3 * (distal + v) + 2]!))).toBeGreaterThan(-0.02);
+    expect(Math.min(...globalThis.Array.from({ length: 8 }, (_, v) => bent[3 * (distal + v) + 2]!))).toBeLessThan(-0.05);
+    expect(Math.min(...globalThis.Array.from({ length: 8 }, (_, v) => rest[3 * (distal + v) + 2]!))).toBeGreaterThan(-0.02);
   }, 120_000);
 
   it("the gradient of a rollout's final joint angles in the joint stiffness matches central differences (float64)", () => {
-    const { hand, state } = articulated.hand({ q: Array.from({ length: 13 }, (_, i) => 0.2 * Math.cos(i)), dtype: "float64" });
+    const { hand, state } = articulated.hand({ q: globalThis.Array.from({ length: 13 }, (_, i) => 0.2 * Math.cos(i)), dtype: "float64" });
     const final = (k: Array) => {
       const s = articulated.simulate({ ...hand.system, stiffness: k }, state, { dt: 1 / 960, substeps: 3, frames: 4 });
-      return np.sum(np.mul(np.index(s.q, 3), f64(Array.from({ length: 13 }, (_, i) => 1 + 0.1 * i))));
+      return np.sum(np.mul(np.index(s.q, 3), f64(globalThis.Array.from({ length: 13 }, (_, i) => 1 + 0.1 * i))));
     };
     const k0 = hand.system.stiffness;
     const g = jit(grad(final))(k0).dataSync();
     const h = 1e-6;
     for (const j of [0, 5, 12]) {
-      const e = f64(Array.from({ length: 13 }, (_, i) => (i === j ? h : 0)));
+      const e = f64(globalThis.Array.from({ length: 13 }, (_, i) => (i === j ? h : 0)));
       const fd = (final(np.add(k0, e)).item() - final(np.sub(k0, e)).item()) / (2 * h);
       expect(Math.abs(g[j]! - fd)).toBeLessThan(1e-6 * Math.max(1, Math.abs(fd)));
       expect(Math.abs(fd)).toBeGreaterThan(1e-4);
