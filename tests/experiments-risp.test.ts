@@ -3,7 +3,7 @@
  * that encode what the meshes show, training images whose ∂I/∂ψ columns belong to the right
  * rendering parameters, ray-traced targets, and the table's rows from trained networks on disk.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
@@ -157,6 +157,16 @@ describe("risp-state (quick)", () => {
     try { expect(await runExperiment(rispState, ["--backend", "cpu", "--quick", "--json", "--out", out])).toBe(0); } finally { process.stdout.write = write; }
     expect(statSync(join(out, "cube", "ours", "params.gsp")).mtimeMs).toBe(saved);
     expect(readResult(out).table).toBe(r.table);
+    // A record trained with another regulariser weight is never mixed in.
+    const file = join(out, "risp-state-instances", "00001.json");
+    const stored = JSON.parse(readFileSync(file, "utf8"));
+    stored.record.gamma = 123;
+    writeFileSync(file, JSON.stringify(stored));
+    const stderr = process.stderr.write;
+    let said = "";
+    process.stderr.write = ((m: string) => { said += m; return true; }) as typeof process.stderr.write;
+    try { expect(await runExperiment(rispState, ["--backend", "cpu", "--quick", "--out", out])).toBe(2); } finally { process.stderr.write = stderr; }
+    expect(said).toMatch(/quadrotor ours trained with γ = 123/);
   }, 300_000);
 
   it("too few training images for a minibatch is a clear error", async () => {
