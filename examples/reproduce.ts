@@ -9,6 +9,7 @@
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
  *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores)
+ *   npm run reproduce -- --tables        # rewrite tables.md from tables.json, running nothing
  *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50, Table 3: 100 + 100, Table 4: 90)
  * (risp-state's dataset is its training images per environment.)
  */
@@ -168,9 +169,23 @@ function takeOwnFlag(argv: readonly string[], name: string): { value: string | n
   return { value: argv[i + 1] ?? "", rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
-const OWN_USAGE = "  --only NAME[,NAME]  --full (the paper's dataset sizes)\n";
+const OWN_USAGE = "  --only NAME[,NAME]  --full (the paper's dataset sizes)  --tables (rewrite tables.md from tables.json, running nothing)\n";
+
+/** `--tables`: tables.md again from the runs kept in tables.json (after a change to how tables are drawn). */
+function rewriteTables(out: string): number {
+  const file = join(out, "tables.json");
+  if (!existsSync(file)) { process.stderr.write(`reproduce --tables: no ${file}; run reproduce first.\n`); return 2; }
+  const { meta, runs } = JSON.parse(readFileSync(file, "utf8")) as { meta: Record<string, string>; runs: RunRecord[] };
+  writeFileSync(join(out, "tables.md"), markdown(runs, meta));
+  process.stderr.write(`reproduce --tables: ${out}/tables.md rewritten from ${runs.length} runs\n`);
+  return 0;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--tables")) {
+    const out = takeOwnFlag(argv, "out").value;
+    return rewriteTables(out ?? "results");
+  }
   const full = argv.includes("--full");
   const onlyFlag = takeOwnFlag(argv.filter((a) => a !== "--full"), "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
   const only = onlyFlag.value === null ? null : new Set(onlyFlag.value.split(",").filter(Boolean));

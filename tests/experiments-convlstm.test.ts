@@ -75,5 +75,10 @@ describe("convlstm (quick)", () => {
     expect(row(table1Markdown(report, learned))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
     // Other objects (another seed): no row rather than a wrong one.
     expect(row(table1Markdown(report, learned.map((l) => ({ ...l, describe: "x" }))))).toMatch(/\| — \| 0\.135 \| — \|/);
+    // Earlier runs' records carry the true values instead of descriptions.
+    const earlier = { dataset: 2, methods: {}, objects: [{ index: 0, truth: { mass: 0.51577 } }, { index: 1, truth: { mass: 1.5 } }] } as unknown as RigidDatasetReport;
+    const described = [{ ...learned[0]!, describe: "cone 0.60×0.73×0.69, truth mass 0.5158, initial mass 0.2225" }, { ...learned[1]!, describe: "box 1×1×1, truth mass 1.500, initial mass 2" }];
+    expect(row(table1Markdown(earlier, described))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
+    expect(row(table1Markdown(earlier, [described[0]!, { ...described[1]!, describe: "box 1×1×1, truth mass 1.400, initial mass 2" }]))).toMatch(/\| — \| 0\.135 \| — \|/);
   });
 });

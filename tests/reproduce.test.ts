@@ -34,6 +34,16 @@ describe("reproduce", () => {
     expect(r.stderr).toContain("1 rows kept");
   }, 150_000);
 
+  it("--tables rewrites tables.md from tables.json without running anything", () => {
+    const out = outDir("reproduce-tables");
+    const kept = { name: "smoke", table: "—", status: "ok", seconds: 1, commit: "abc1234", date: "2026-01-01", result: { backend: "cpu", answer: 42 } };
+    writeFileSync(join(out, "tables.json"), JSON.stringify({ meta: { date: "2026-01-01", commit: "abc1234", backend: "cpu", machine: "m", args: "" }, runs: [kept] }));
+    const r = reproduce(["--tables", "--out", out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(out, "tables.md"), "utf8")).toContain("| smoke | — | ok | 1 | — | 2026-01-01 | abc1234 | answer 42 |");
+    expect(reproduce(["--tables", "--out", join(out, "missing")]).status).toBe(2);
+  });
+
   it("--only runs of different experiments side by side keep each other's rows", async () => {
     const out = outDir("reproduce-parallel");
     // Kept rows are read when the tables are written, not when a run starts: the run that finishes

@@ -11,6 +11,7 @@
  * run); reproduce puts those numbers in the table.
  */
 import { sysid } from "../../src/index.js";
+import { fmt } from "./rigid-task.js";
 
 export type Table3Column = "mass" | "mu" | "lambda" | "velocity";
 export type Table3Method = "average" | "random" | "reinforce" | "diffphysics" | "gradsim";
@@ -76,7 +77,12 @@ export function table3Rows(fit: sysid.EstimateSettings, reinforceSteps: number, 
 }
 
 /** A rigid dataset run's result.json: now `{ dataset: DatasetResult }`; runs before the sysid module stored `{ dataset: n, methods }`. */
-export type RigidDatasetReport = { dataset?: sysid.DatasetResult | number; methods?: Record<string, { meanAbsError: Record<string, number>; meanRelError: Record<string, number> }> } | null;
+export type RigidDatasetReport = {
+  dataset?: sysid.DatasetResult | number;
+  methods?: Record<string, { meanAbsError: Record<string, number>; meanRelError: Record<string, number> }>;
+  /** The earlier format's per-object records. */
+  objects?: readonly { index: number; truth: Record<string, number> }[];
+} | null;
 
 type Rows = Record<string, { relMae: Record<string, number> | null; meanAbsError: Record<string, number> | null }>;
 
@@ -101,9 +107,13 @@ export type LearnedInstances = readonly { readonly index: number; readonly descr
  */
 function withLearned(r: RigidDatasetReport, learned: LearnedInstances | null | undefined, name = "convlstm"): Rows | null {
   const rows = rowsOf(r);
-  const records = r && typeof r.dataset === "object" ? r.dataset.records : null;
+  // The same object: the same description, or (earlier records carry none) the same index and true values.
+  const records: readonly { index: number; same: (describe: string) => boolean }[] | null = !r ? null
+    : typeof r.dataset === "object" ? r.dataset.records.map((x) => ({ index: x.index, same: (d: string) => d === x.describe }))
+    : r.objects ? r.objects.map((x) => ({ index: x.index, same: (d: string) => d.includes(`truth ${fmt(x.truth)},`) || d.endsWith(`truth ${fmt(x.truth)}`) }))
+    : null;
   if (!rows || !records || !learned) return rows;
-  const mine = records.map((x) => learned.find((l) => l.index === x.index && l.describe === x.describe));
+  const mine = records.map((x) => learned.find((l) => l.index === x.index && x.same(l.describe)));
   if (mine.some((m) => !m)) return rows;
   const avg = (pick: (l: LearnedInstances[number]) => Record<string, number>) =>
     Object.fromEntries(Object.keys(pick(mine[0]!)).map((c) => [c, mine.reduce((s, m) => s + pick(m!)[c]!, 0) / mine.length]));
