@@ -5,7 +5,7 @@
  * rollout, RISP's hand (13 joints, limits, mesh), and bad input.
  */
 import { describe, expect, it } from "vitest";
-import { grad, init, jit, models, np, type Array } from "../src/index.js";
+import { grad, init, jit, models, np, sysid, type Array } from "../src/index.js";
 
 await init({ backend: "cpu" });
 const { articulated, pendulum } = models;
@@ -84,6 +84,16 @@ describe("models.articulated", () => {
     expect(Math.min(...globalThis.Array.from({ length: 8 }, (_, v) => bent[3 * (distal + v) + 2]!))).toBeLessThan(-0.05);
     expect(Math.min(...globalThis.Array.from({ length: 8 }, (_, v) => rest[3 * (distal + v) + 2]!))).toBeGreaterThan(-0.02);
   }, 120_000);
+
+  it("the hand renders (SoftRas), and curling the fingers shrinks its silhouette", () => {
+    const { hand, state } = articulated.hand();
+    const mesh = articulated.handMesh(hand);
+    const camera = sysid.renderCamera({ eye: [0, 1.05, -0.8], at: [0, 1.05, 0], fovY: 40 }, 32, 32);
+    const coverage = (q: Array) => np.sum(np.split(sysid.softFrame([{ vertices: mesh.vertices(q), mesh: { faces: mesh.faces, colors: np.ones([8 * 14, 3]) } }], { resolution: 32, camera }), [3], -1)[1]!).item();
+    const open = coverage(state.q), curled = coverage(np.full([13], Math.PI / 4));
+    expect(open).toBeGreaterThan(60);
+    expect(curled).toBeLessThan(0.85 * open);
+  });
 
   it("the gradient of a rollout's final joint angles in the joint stiffness matches central differences (float64)", () => {
     const { hand, state } = articulated.hand({ q: globalThis.Array.from({ length: 13 }, (_, i) => 0.2 * Math.cos(i)), dtype: "float64" });
