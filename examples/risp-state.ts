@@ -23,7 +23,8 @@
  *   npm run gradsim -- risp-state --quick    # 16² images, a few dozen training images (the test)
  *
  * Writes result.json, table.md, table.csv, per environment looks-<env>.png (training renders
- * beside the 4 target configurations), errors-<env>.csv (every test image's error per row) and
+ * beside the 4 target configurations), errors-<env>.csv (every test image's error per row),
+ * errors-<env>.png (each row's error per configuration) and
  * per trained row <env>/<row>/ with the network (params.gsp) and its loss curve (loss.csv/.png).
  */
 import { join } from "node:path";
@@ -31,7 +32,7 @@ import { jit, np, optim, random, vmap, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { writeAtomic } from "../src/io/atomic.js";
-import { labelledGrid, writePng } from "../src/io/image.js";
+import { labelledGrid, writeLinePlot, writePng } from "../src/io/image.js";
 import { RISP_ENVS, type RispEnv, type RispEnvName } from "./lib/risp-envs.js";
 import { sampleTargetConfig, targetImages, trainingSet, PSI_NAMES, type TargetConfig, type TrainingSet } from "./lib/risp-render.js";
 import { fileRecordStore } from "../src/sysid/node.js";
@@ -183,6 +184,8 @@ function writeLooks(out: string, env: RispEnvName, data: TrainingSet, test: Test
   return file;
 }
 
+const ROW_COLOURS: readonly (readonly [number, number, number])[] = [[150, 150, 150], [200, 160, 60], [220, 90, 60], [60, 120, 220], [40, 170, 90]];
+
 const cell = (m: number, s: number) => `${m.toFixed(4)} ± ${s.toFixed(4)}`;
 
 export function tableMarkdown(envs: Partial<Record<RispEnvName, EnvResult>>): string {
@@ -240,7 +243,14 @@ function envResult(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSett
   })) as Record<RispRow, RowSummary>;
   const csv = ["image,config," + RISP_ROWS.join(","), ...test.states.map((_, i) => [i, test.config[i]! + 1, ...RISP_ROWS.map((r) => errors[r][i]!.toFixed(6))].join(","))];
   writeAtomic(join(ctx.out, `errors-${name}.csv`), csv.join("\n") + "\n");
-  files.push(`errors-${name}.csv`);
+  // Each row's mean error per target configuration (a band: ± std over that configuration's images).
+  const configIndices = globalThis.Array.from({ length: CONFIGS }, (_, c) => c);
+  const perConfig = (row: RispRow, f: (xs: number[]) => number) => configIndices.map((c) => f(errors[row].filter((_, i) => test.config[i] === c)));
+  writeLinePlot(join(ctx.out, `errors-${name}.png`), RISP_ROWS.map((row, k) => {
+    const m = perConfig(row, mean), sd = perConfig(row, std);
+    return { label: row, x: configIndices.map((c) => c + 1), y: m, color: ROW_COLOURS[k], band: { lower: m.map((v, c) => v - sd[c]!), upper: m.map((v, c) => v + sd[c]!) } };
+  }), { title: `${name}: state error on traced images, per target configuration`, xLabel: "target rendering configuration", yLabel: "mean abs. state error per image" });
+  files.push(`errors-${name}.csv`, `errors-${name}.png`);
   return { states: env.stateNames, rows, gamma: GAMMA[name], targetConfigs: configs };
 }
 

@@ -142,7 +142,7 @@ describe("risp-state (quick)", () => {
       expect(e.rows.average.mean).toBeLessThan(e.rows.random.mean);
       const csv = readFileSync(join(out, `errors-${env}.csv`), "utf8").trim().split("\n");
       expect(csv.length).toBe(1 + 4 * cfg.testPerConfig);
-      for (const f of [`looks-${env}.png`, `${env}/ours-exact/loss.png`, `${env}/ours/loss.csv`]) expect(existsSync(join(out, f)), f).toBe(true);
+      for (const f of [`looks-${env}.png`, `errors-${env}.png`, `${env}/ours-exact/loss.png`, `${env}/ours/loss.csv`]) expect(existsSync(join(out, f)), f).toBe(true);
       // The saved network loads into the predictor's shape.
       const net = predictorConfig(cfg, e.states.length);
       const p = networks.loadParams(join(out, env, "ours", "params.gsp"), networks.initPredictor(random.key(0), net));
