@@ -76,9 +76,9 @@ export const PAPER_TABLE1: Record<RispEnvName, Partial<Record<RispRow, readonly 
  * Regulariser weights γ (ramped up linearly over the first half of training, as RISP ramps its
  * weight to avoid early collapse), chosen so that at the unregularised network's solution γ times
  * the penalty is about a third of the state error (measured on the quadrotor: training error 0.10,
- * Eq. 12 penalty 0.28, Eq. 10 penalty 2.6). Ten times more (γ = 1, the paper's quadrotor value,
- * and 0.1) collapsed the network to a constant prediction: training error 0.20, the average's,
- * with the penalty at 1e-3. The paper's (1, 20, 30) belong to its units and networks.
+ * Eq. 12 penalty 0.28, Eq. 10 penalty 2.6). Ten times more for Eq. 12 (γ = 1, the paper's
+ * quadrotor value) collapsed the network to a constant prediction: training error 0.20, the
+ * average's, with the penalty at 1e-3. The paper's (1, 20, 30) belong to its units and networks.
  */
 export const GAMMA: Record<RispEnvName, Record<"ours" | "ours-exact", number>> = {
   quadrotor: { ours: 0.1, "ours-exact": 0.01 },
