@@ -18,7 +18,6 @@
 import { models, np, sysid, vmap, jit, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
 
-
 export type Vec3 = readonly [number, number, number];
 
 export interface RispEnv {
@@ -37,8 +36,6 @@ export interface RispEnv {
   /** The world vertices of a state, where the state determines them (the rigid bodies; angles by atan2, as RISP restores them). */
   readonly pose?: (state: readonly number[]) => Float64Array;
 }
-
-
 
 /** A mesh under construction: vertices, triangles and per-vertex paint. */
 interface Parts { vertices: number[]; faces: number[]; pattern: number[] }

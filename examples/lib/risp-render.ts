@@ -14,8 +14,6 @@ import { jit, jvp, np, render, sysid, vmap, type Array } from "../../src/index.j
 import type { Rng } from "../../src/core/host-rng.js";
 import type { RispEnv, Vec3 } from "./risp-envs.js";
 
-
-
 /** ψ: the rendering parameters the training images are differentiated by. */
 export const PSI_NAMES = [
   "ambient", "light azimuth (rad)", "light elevation (rad)", "light intensity", "albedo r", "albedo g", "albedo b", "specular",
@@ -23,8 +21,6 @@ export const PSI_NAMES = [
 ] as const;
 const P = PSI_NAMES.length;
 const SHININESS = 20;
-
-
 
 /** The training distribution of ψ: light from the camera's side of the scene. */
 export function sampleTrainingPsi(rng: Rng): number[] {
