@@ -130,7 +130,7 @@ describe("risp-state (quick)", () => {
     expect(code).toBe(0);
     const r = readResult(out);
     const cfg = RISP_STATE_SETTINGS.quick;
-    for (const env of ["quadrotor", "cube", "rod"] as const) {
+    for (const env of ["quadrotor", "cube", "rod", "hand"] as const) {
       const e = r.envs[env];
       expect(Object.keys(e.rows)).toEqual([...RISP_ROWS]);
       for (const row of RISP_ROWS) {

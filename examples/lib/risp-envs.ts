@@ -10,7 +10,9 @@
  *    9-d state, faces painted apart;
  *  - rod: a deformable FEM beam (stable Neo-Hookean, models.fem) fixed at both ends, under gravity
  *    and a vertical force at its centre; the states are frames of rollouts with random Young's
- *    modulus and force, state = vertical displacement of 10 sensors along its spine.
+ *    modulus and force, state = vertical displacement of 10 sensors along its spine;
+ *  - hand: models.articulated's 13-joint hand (RISP part 2's articulated body), state = the joint
+ *    angles, each within RISP's [−π/4, π/4].
  *
  * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). Angle ranges are limited
  * (below) so an image determines the state: the paper does not give its ranges.
@@ -21,7 +23,7 @@ import type { Rng } from "../../src/core/host-rng.js";
 export type Vec3 = readonly [number, number, number];
 
 export interface RispEnv {
-  readonly name: "quadrotor" | "cube" | "rod";
+  readonly name: "quadrotor" | "cube" | "rod" | "hand";
   /** What each state component is (with units). */
   readonly stateNames: readonly string[];
   /** Triangles [F·3] (CCW from outside) over the vertices a state poses. */
@@ -231,5 +233,28 @@ export function rodEnv(): RispEnv {
   };
 }
 
-export const RISP_ENVS = { quadrotor: quadrotorEnv, cube: cubeEnv, rod: rodEnv } as const;
+/** The hand of models.articulated with random joint angles in [−π/4, π/4], palm towards the camera. */
+export function handEnv(): RispEnv {
+  const { hand } = models.articulated.hand({ dtype: "float64" });
+  const mesh = models.articulated.handMesh(hand);
+  const J = models.articulated.HAND_JOINTS;
+  const faces = Int32Array.from(mesh.faces.dataSync());
+  // Palm light; along each finger dark, light, dark; the thumb warm: which finger bends shows.
+  const paints: Vec3[] = [[0.9, 0.85, 0.8], ...globalThis.Array.from({ length: 12 }, (_, j) => (j % 3 === 1 ? [0.9, 0.8, 0.6] : [0.45, 0.4, 0.4]) as Vec3), [0.9, 0.45, 0.3]];
+  const pattern = Float32Array.from(paints.flatMap((p) => globalThis.Array.from({ length: 8 }, () => [...p]).flat()));
+  const pose = jit(vmap((q: Array) => mesh.vertices(q)));
+  return {
+    name: "hand", stateNames: globalThis.Array.from({ length: J }, (_, j) => `joint ${j + 1} (rad)`), faces, pattern, groundY: 0.75,
+    // At least 1.3 m away: the rasterizer's near plane is at 1 m.
+    camera: { eye: [0, 1.25, -1.6], at: [0, 1.1, 0], fovY: 30 },
+    sample(rng, n) {
+      const states = globalThis.Array.from({ length: n }, () => globalThis.Array.from({ length: J }, () => rng.uniform(-Math.PI / 4, Math.PI / 4)));
+      const v = (pose(np.array(states, { dtype: "float64" })) as Array).dataSync();
+      const V = v.length / n;
+      return { states, vertices: states.map((_, i) => Float64Array.from(v.subarray(i * V, (i + 1) * V))) };
+    },
+  };
+}
+
+export const RISP_ENVS = { quadrotor: quadrotorEnv, cube: cubeEnv, rod: rodEnv, hand: handEnv } as const;
 export type RispEnvName = keyof typeof RISP_ENVS;
