@@ -126,17 +126,24 @@ function testStates(env: RispEnv, cfg: RispStateSettings, seed: number) {
   return { states, vertices, configs: globalThis.Array.from({ length: CONFIGS }, () => sampleTargetConfig(rng)) };
 }
 
+/** The test images' layout: every state under every configuration, configuration after configuration. */
+const overConfigs = (states: number[][]) => ({
+  states: globalThis.Array.from({ length: CONFIGS }, () => states).flat(),
+  config: globalThis.Array.from({ length: CONFIGS }, (_, k) => states.map(() => k)).flat(),
+});
+
 /** The test states rendered by the ray tracer under each configuration. */
 function testSet(env: RispEnv, cfg: RispStateSettings, seed: number): TestSet {
   const { states, vertices, configs } = testStates(env, cfg, seed);
-  return {
-    images: np.concatenate(configs.map((c, k) => targetImages(env, cfg.resolution, vertices, c, seed + k)), 0),
-    states: configs.flatMap(() => states), config: configs.flatMap((_, k) => states.map(() => k)), configs,
-  };
+  return { images: np.concatenate(configs.map((c, k) => targetImages(env, cfg.resolution, vertices, c, seed + k)), 0), ...overConfigs(states), configs };
 }
 
+/** f of each configuration's per-image errors. */
+const perConfig = (errors: readonly number[], config: readonly number[], f: (xs: number[]) => number): number[] =>
+  globalThis.Array.from({ length: CONFIGS }, (_, c) => f(errors.filter((_, i) => config[i] === c)));
+
 function summary(errors: readonly number[], test: { readonly config: readonly number[] }, extra: Partial<RowSummary> = {}): RowSummary {
-  return { mean: mean(errors), std: std(errors), perConfig: globalThis.Array.from({ length: CONFIGS }, (_, c) => mean(errors.filter((_, i) => test.config[i] === c))), ...extra };
+  return { mean: mean(errors), std: std(errors), perConfig: perConfig(errors, test.config, mean), ...extra };
 }
 
 /** Train one predictor row; returns the test errors per image. */
@@ -231,7 +238,7 @@ function envResult(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSett
   const seed = envSeed(ctx, name);
   const train = env.sample(makeRng(seed), cfg.train).states;
   const { states, configs } = testStates(env, cfg, seed + 500);
-  const test = { states: configs.flatMap(() => states), config: configs.flatMap((_, k) => states.map(() => k)) };
+  const test = overConfigs(states);
   // The weak baselines: the training mean, and a state drawn from the training distribution.
   const average = env.stateNames.map((_, k) => mean(train.map((s) => s[k]!)));
   const drawn = env.sample(makeRng(seed + 900), test.states.length).states;
@@ -247,11 +254,9 @@ function envResult(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSett
   const csv = ["image,config," + RISP_ROWS.join(","), ...test.states.map((_, i) => [i, test.config[i]! + 1, ...RISP_ROWS.map((r) => errors[r][i]!.toFixed(6))].join(","))];
   writeAtomic(join(ctx.out, `errors-${name}.csv`), csv.join("\n") + "\n");
   // Each row's mean error per target configuration (a band: ± std over that configuration's images).
-  const configIndices = globalThis.Array.from({ length: CONFIGS }, (_, c) => c);
-  const perConfig = (row: RispRow, f: (xs: number[]) => number) => configIndices.map((c) => f(errors[row].filter((_, i) => test.config[i] === c)));
   writeLinePlot(join(ctx.out, `errors-${name}.png`), RISP_ROWS.map((row, k) => {
-    const m = perConfig(row, mean), sd = perConfig(row, std);
-    return { label: row, x: configIndices.map((c) => c + 1), y: m, color: ROW_COLOURS[k], band: { lower: m.map((v, c) => v - sd[c]!), upper: m.map((v, c) => v + sd[c]!) } };
+    const m = rows[row].perConfig, sd = perConfig(errors[row], test.config, std);
+    return { label: row, x: m.map((_, c) => c + 1), y: [...m], color: ROW_COLOURS[k], band: { lower: m.map((v, c) => v - sd[c]!), upper: m.map((v, c) => v + sd[c]!) } };
   }), { title: `${name}: state error on traced images, per target configuration`, xLabel: "target rendering configuration", yLabel: "mean abs. state error per image" });
   files.push(`errors-${name}.csv`, `errors-${name}.png`);
   return { states: env.stateNames, rows, gamma: GAMMA[name], targetConfigs: configs };
