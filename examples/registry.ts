@@ -21,4 +21,5 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "control-cloth": () => import("./control-cloth.js"),
   "risp-state": () => import("./risp-state.js"),
   "convlstm": () => import("./convlstm.js"),
+  "risp-tasks": () => import("./risp-tasks.js"),
 };

@@ -28,6 +28,7 @@ import { CONTROL_METHODS, type ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
 import type { RispStateResult } from "./risp-state.js";
 import type { ConvLstmResult } from "./convlstm.js";
+import type { RispTasksResult } from "./risp-tasks.js";
 
 /**
  * What reproduce runs, in order (the paper's tables first; tables.md is rewritten after each
@@ -42,6 +43,8 @@ export const PLAN: readonly { name: string; dataset: readonly [number, number, n
   { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },
   { name: "imperfect-models", dataset: [30, 3, 90], table: "Table 4 (left), Fig. 7" },
   { name: "risp-state", dataset: [768, 32, 768], table: "RISP Table 1" },
+  // Uses risp-state's networks (runs/risp-state); its dataset is the rendering configurations per environment.
+  { name: "risp-tasks", dataset: [4, 1, 4], table: "RISP Tables 2–4" },
   { name: "control-walker", dataset: null, table: "Figs. 5–6" },
   { name: "control-fem", dataset: null, table: "Figs. 5–6" },
   { name: "control-cloth", dataset: null, table: "Figs. 5–6" },
@@ -74,6 +77,8 @@ async function runOne(name: string, table: string, dataset: number | null, flags
     "--out", out, "--seed", String(flags.seed), "--backend", flags.backend,
     ...(dataset ? ["--dataset", String(dataset), ...(shards ? ["--workers", String(workers)] : [])] : []), ...(flags.quick ? ["--quick"] : []),
     ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
+    // The downstream tasks read the predictors this reproduction trained.
+    ...(name === "risp-tasks" ? ["--networks", join(runsDir, "risp-state")] : []),
   ];
   process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}\n`);
   const t0 = performance.now();
@@ -123,6 +128,16 @@ function rispStateMarkdown(r: RispStateResult | null): string {
   ].join("\n");
 }
 
+function rispTasksMarkdown(r: RispTasksResult | null): string {
+  if (!r) return "_not run_";
+  const s = r.settings;
+  return [
+    `Mean ± std over ${s.configs} reference ${s.reference === "traced" ? "videos ray-traced under unseen rendering configurations" : "videos under random rendering configurations"}, each row from the same random guess per configuration, ` +
+      `${s.iterations} projected Adam iterations (runs/risp-tasks/: <task>-<env>.gif reference | ours | pixelwise, control-<env>.png, loss-<task>-<env>.png). Paper: RISP, ICLR 2022, Tables 2–3 and Table 4 (appendix).`,
+    "", r.table,
+  ].join("\n");
+}
+
 const CONTROL = ["control-walker", "control-fem", "control-cloth"] as const;
 
 function controlMarkdown(runs: readonly RunRecord[]): string {
@@ -143,7 +158,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
   const convlstm = resultOf<ConvLstmResult>(runs, "convlstm")?.tables;
-  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
+  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", "risp-tasks", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
   return [
     "# gradsim results",
     "",
@@ -156,6 +171,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
     "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7", "", imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")), "",
     "## RISP Table 1 — state estimation across rendering domains", "", rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state")), "",
+    "## RISP Tables 2–4 — system identification, imitation and visuomotor control across rendering domains", "", rispTasksMarkdown(resultOf<RispTasksResult>(runs, "risp-tasks")), "",
     "## Visuomotor control from a single target image (§4.2, Figs. 5–6)", "", controlMarkdown(runs), "",
     "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
     "## Runs", "", "| experiment | paper | status | seconds | dataset | date | commit | notes |", "|---|---|---|---|---|---|---|---|", ...status, "",

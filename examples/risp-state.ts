@@ -28,8 +28,7 @@
  * per trained row <env>/<row>/ with the network (params.gsp) and its loss curve (loss.csv/.png).
  */
 import { join } from "node:path";
-import { jit, np, optim, random, vmap, type Array } from "../src/index.js";
-import { networks } from "../src/node.js";
+import { jit, np, vmap, type Array } from "../src/index.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { writeAtomic } from "../src/io/atomic.js";
 import { labelledGrid, writeLinePlot, writePng } from "../src/io/image.js";
@@ -40,18 +39,12 @@ import { runKey } from "./lib/experiment.js";
 import { CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
+import { TRAINED_ROWS, trainPredictor, type PredictorTraining, type TrainedRow } from "./lib/risp-train.js";
 
-export interface RispStateSettings {
-  readonly resolution: number;
+export interface RispStateSettings extends PredictorTraining {
   readonly train: number;
   /** Test states, each rendered under the 4 target configurations. */
   readonly testPerConfig: number;
-  readonly epochs: number;
-  readonly batch: number;
-  /** Examples of each minibatch the regulariser is applied to. */
-  readonly penalised: number;
-  readonly widths: readonly number[];
-  readonly lr: number;
 }
 
 export const RISP_STATE_SETTINGS: Readonly<Record<"full" | "quick", RispStateSettings>> = {
@@ -64,7 +57,6 @@ const ENVS: readonly RispEnvName[] = ["quadrotor", "cube", "rod", "hand"];
 const CONFIGS = 4;
 export const RISP_ROWS = ["average", "random", "ours-no-grad", "ours", "ours-exact"] as const;
 export type RispRow = (typeof RISP_ROWS)[number];
-type TrainedRow = "ours-no-grad" | "ours" | "ours-exact";
 
 /** RISP Table 1 (mean, std); the paper has no Eq. 10 row. */
 export const PAPER_TABLE1: Record<RispEnvName, Partial<Record<RispRow, readonly [number, number]>>> = {
@@ -104,13 +96,6 @@ export interface RispStateResult {
   readonly files: string[];
 }
 
-/**
- * The predictor: position-aware (coordinate channels, and a head over the flattened last feature
- * map rather than global pooling), since the states are positions.
- */
-export const predictorConfig = (cfg: RispStateSettings, outputs: number): networks.PredictorConfig =>
-  ({ image: [cfg.resolution, cfg.resolution, 3], outputs, widths: cfg.widths, coordinates: true, head: "flatten" });
-
 /** Per-image mean absolute error over the state components: predictions and truths [n, S]. */
 function imageErrors(predicted: ArrayLike<number>, truth: readonly number[][]): number[] {
   const S = truth[0]!.length;
@@ -148,36 +133,11 @@ function summary(errors: readonly number[], test: { readonly config: readonly nu
 
 /** Train one predictor row; returns the test errors per image. */
 async function trainRow(ctx: ExperimentContext, env: RispEnv, row: TrainedRow, data: TrainingSet, test: TestSet, cfg: RispStateSettings): Promise<{ errors: number[]; seconds: number; finalLoss: number }> {
-  const S = env.stateNames.length;
-  const net = predictorConfig(cfg, S);
-  // Outputs are standardised states: the head predicts (s − mean)/scale.
-  const stats = data.states.dataSync();
-  const n = data.states.shape[0]!;
-  const centre = globalThis.Array.from({ length: S }, (_, k) => mean(globalThis.Array.from({ length: n }, (_, i) => stats[i * S + k]!)));
-  const spread = globalThis.Array.from({ length: S }, (_, k) => Math.max(1e-3, std(globalThis.Array.from({ length: n }, (_, i) => stats[i * S + k]!))));
-  const mu = np.array(centre, { dtype: "float32" }), scale = np.array(spread, { dtype: "float32" });
-  const predict = (p: networks.PredictorParams) => (x: Array) => np.add(mu, np.mul(scale, networks.predictor(p, net, x)));
-  const gamma = gammaOf(env.name, row);
-  const K = cfg.penalised;
-  const loss = (p: networks.PredictorParams, b: TrainingSet, progress: Array): Array => {
-    const error = networks.stateError(vmap(predict(p))(b.images), b.states);
-    if (row === "ours-no-grad") return error;
-    const first = (x: Array) => np.take(x, np.arange(K), 0);
-    const penalty = row === "ours"
-      ? vmap((im: Array, s: Array, dI: Array) => networks.errorGradientPenalty(predict(p), im, s, dI))(first(b.images), first(b.states), first(b.dImages))
-      : vmap((im: Array, dI: Array) => networks.renderingGradientPenalty(predict(p), im, dI))(first(b.images), first(b.dImages));
-    const ramp = np.minimum(1, np.mul(2, progress));
-    return np.add(error, np.mul(np.mul(gamma, ramp), np.mean(penalty)));
-  };
-  const epochs = cfg.epochs, steps = epochs * Math.floor(n / cfg.batch);
-  const r = await networks.trainToDisk(join(ctx.out, env.name, row), {
-    params: networks.initPredictor(random.key(ctx.flags.seed * 7919 + 1), net), loss, data, batchSize: cfg.batch, epochs,
-    optimizer: optim.adamw(optim.cosineDecay({ initValue: cfg.lr, decaySteps: steps, alpha: 0.05 }), { weightDecay: 1e-6 }),
-    seed: ctx.flags.seed, progress: ctx.flags.json ? false : "auto", label: `${env.name} ${row}`,
+  const r = await trainPredictor(join(ctx.out, env.name, row), {
+    cfg, row, gamma: gammaOf(env.name, row), data, seed: ctx.flags.seed, label: `${env.name} ${row}`, progress: ctx.flags.json ? false : "auto",
   });
-  const evaluate = jit(vmap(predict(r.params)));
-  const predicted = evaluate(test.images).dataSync();
-  return { errors: imageErrors(predicted, test.states), seconds: r.seconds, finalLoss: r.epochLosses[r.epochLosses.length - 1]! };
+  const predicted = jit(vmap(r.predict))(test.images).dataSync();
+  return { errors: imageErrors(predicted, test.states), seconds: r.seconds, finalLoss: r.finalLoss };
 }
 
 /** Training renders (first row) beside each target configuration's traced images. */
@@ -229,7 +189,7 @@ function prepare(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSettin
 /** One trained row of one environment: the unit of work (and of --shard). */
 interface UnitRecord { readonly index: number; readonly env: RispEnvName; readonly row: TrainedRow; readonly gamma?: number; readonly errors: number[]; readonly trainSeconds: number; readonly finalLoss: number }
 const gammaOf = (env: RispEnvName, row: TrainedRow): number => (row === "ours-no-grad" ? 0 : GAMMA[env][row]);
-const TRAINED: readonly TrainedRow[] = ["ours-no-grad", "ours", "ours-exact"];
+const TRAINED = TRAINED_ROWS;
 const UNITS = ENVS.flatMap((env) => TRAINED.map((row) => ({ env, row })));
 
 /** The rows of an environment whose trained rows are all done: the weak baselines are computed here. */

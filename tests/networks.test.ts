@@ -26,6 +26,11 @@ describe("networks", () => {
     const ys = jit(vmap((im: Array) => networks.predictor(p, tiny, im)))(batch);
     expect(Math.max(...globalThis.Array.from(np.abs(np.sub(np.index(ys, 0), y)).dataSync()))).toBeLessThan(1e-12);
     expect(() => networks.predictor(p, tiny, random.uniform(random.key(3), [8, 8, 4], { dtype: "float64" }))).toThrow(/the image is \[8,8,4\], but this network was built for \[8,8,3\]/);
+    // The feature maps a perceptual loss compares: one per stage, halving the size; the head reads the last.
+    const features = networks.predictorFeatures(p, tiny, image(1));
+    expect(features.length).toBe(tiny.widths!.length);
+    features.forEach((f, i) => expect(f.shape).toEqual([tiny.widths![i], 8 / 2 ** (i + 1), 8 / 2 ** (i + 1)]));
+    expect(np.max(np.abs(np.sub(networks.linear(p.head, np.mean(features.at(-1)!, [1, 2])), y))).item()).toBeLessThan(1e-12);
   });
 
   it("global average pooling cannot tell where a blob is; coordinate channels or a flattened head can", () => {

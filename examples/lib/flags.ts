@@ -26,6 +26,9 @@ export interface Flags {
   /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
   readonly policy: number | null;
   readonly seeds: number | null;
+  /** risp-tasks: which task (sysid, imitation, control; default all) and where the trained predictors are. */
+  readonly task: string | null;
+  readonly networks: string | null;
 }
 
 export interface Shard { readonly index: number; readonly count: number }
@@ -33,7 +36,7 @@ export interface Shard { readonly index: number; readonly count: number }
 export class CliError extends Error {}
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "networks"]);
 
 export const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number(v) >= min
@@ -88,6 +91,8 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       video: raw.get("video") ?? null,
       scene: raw.get("scene") ?? null,
       unknowns: raw.get("unknowns") ?? null,
+      task: raw.get("task") ?? null,
+      networks: raw.get("networks") ?? null,
       help: raw.get("help") === "true",
     })),
   );

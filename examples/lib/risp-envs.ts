@@ -37,6 +37,8 @@ export interface RispEnv {
   sample(rng: Rng, n: number): { states: number[][]; vertices: Float64Array[] };
   /** The world vertices of a state, where the state determines them (the rigid bodies; angles by atan2, as RISP restores them). */
   readonly pose?: (state: readonly number[]) => Float64Array;
+  /** The rigid bodies' vertices in the body frame, about the centre of mass [V·3]. */
+  readonly body?: Float64Array;
 }
 
 /** A mesh under construction: vertices, triangles and per-vertex paint. */
@@ -123,7 +125,7 @@ export function quadrotorEnv(): RispEnv {
   for (const [c, paint] of rotors) addBox(m, c, [0.09, 0.02, 0.09], (f) => (f === 2 || f === 3 ? paint : [paint[0] * 0.8, paint[1] * 0.8, paint[2] * 0.8]));
   const { faces, pattern, body } = finish(m);
   return {
-    name: "quadrotor", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body),
+    name: "quadrotor", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body), body: Float64Array.from(body),
     camera: { eye: [0, 1.5, -1.6], at: [0, 1, 0], fovY: 40 },
     sample(rng, n) {
       const states: number[][] = [], vertices: Float64Array[] = [];
@@ -145,7 +147,7 @@ export function cubeEnv(): RispEnv {
   addBox(m, [0, 0, 0], [0.2, 0.2, 0.2], (f) => paints[f]!);
   const { faces, pattern, body } = finish(m);
   return {
-    name: "cube", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body),
+    name: "cube", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body), body: Float64Array.from(body),
     camera: { eye: [0, 1.2, -2], at: [0, 0.25, 0], fovY: 40 },
     sample(rng, n) {
       const states: number[][] = [], vertices: Float64Array[] = [];
@@ -175,11 +177,18 @@ export const ROD = {
   fps: 30, substeps: 60, frames: 30,
 };
 
-/**
- * Rollouts of the rod with random stiffness and central force, each `ROD.frames` frames from
- * rest; the states are random frames of them.
- */
-export function rodEnv(): RispEnv {
+/** The rod's FEM model: its mesh, surface, sensors and a differentiable rollout. */
+export interface RodModel {
+  readonly faces: Int32Array;
+  readonly pattern: Float32Array;
+  /** Vertex count, and the spine vertices whose vertical displacement is the state. */
+  readonly vertices: number;
+  readonly sensors: readonly number[];
+  /** Vertices [ROD.frames, V, 3] of a rollout from rest: log10 E [] and the central vertical force per frame [ROD.frames] (N). */
+  rollout(logE: Array, force: Array): Array;
+}
+
+export function rodModel(): RodModel {
   const { length: L, thickness: h, cells } = ROD;
   const mesh = models.meshes.tetBeam(L, h, h, cells, [-L / 2, ROD.height - h / 2, -h / 2]);
   const V = mesh.vertices.length / 3;
@@ -195,23 +204,34 @@ export function rodEnv(): RispEnv {
   sensors.sort((a, b) => at(a, 0) - at(b, 0));
   const { system, state } = models.fem.softBody(mesh, { density: ROD.density, mu: 1, lambda: 1, damping: ROD.damping, pinned, gravity: [0, -9.8, 0] });
   const tets = mesh.tets.length / 4;
-  const faces = models.meshes.tetSurface(mesh);
   // Light and dark bands by station, so bending shows in the shading as well as the outline.
   const pattern = Float32Array.from({ length: 3 * V }, (_, k) => (station(Math.floor(k / 3)) % 2 ? [0.45, 0.4, 0.35] : [0.95, 0.9, 0.8])[k % 3]!);
   const dt = 1 / (ROD.fps * ROD.substeps);
-  // One rollout per (log10 E, force); vmapped and compiled once.
-  const rollouts = jit(vmap((logE: Array, force: Array) => {
-    const E = np.power(10, logE), nu = ROD.poisson;
-    const mu = np.div(E, 2 * (1 + nu)), lambda = np.div(np.mul(E, nu), (1 + nu) * (1 - 2 * nu));
-    const sys = { ...system, tets: { ...system.tets!, mu: np.broadcastTo(mu, [tets]), lambda: np.broadcastTo(lambda, [tets]) } };
-    // The force spread over the central stations' vertices, vertical, held for the whole rollout.
-    const perVertex = np.div(force, centre.length);
-    const mask = np.array(globalThis.Array.from({ length: V }, (_, i) => (centre.includes(i) ? [0, 1, 0] : [0, 0, 0])), { dtype: "float32" });
-    const f = np.broadcastTo(np.mul(perVertex, mask), [ROD.frames, V, 3]);
-    return models.particles.simulate(sys, state, { dt, substeps: ROD.substeps, frames: ROD.frames, controls: { force: f }, checkFinite: false }).x;
-  }));
+  // The force spread over the central stations' vertices, vertical.
+  const mask = np.array(globalThis.Array.from({ length: V }, (_, i) => (centre.includes(i) ? [0, 1, 0] : [0, 0, 0])), { dtype: "float32" });
   return {
-    name: "rod", stateNames: sensors.map((_, k) => `sensor ${k + 1} dy (m)`), faces, pattern, groundY: 0.45,
+    faces: models.meshes.tetSurface(mesh), pattern, vertices: V, sensors,
+    rollout(logE, force) {
+      const E = np.power(10, logE), nu = ROD.poisson;
+      const mu = np.div(E, 2 * (1 + nu)), lambda = np.div(np.mul(E, nu), (1 + nu) * (1 - 2 * nu));
+      const sys = { ...system, tets: { ...system.tets!, mu: np.broadcastTo(mu, [tets]), lambda: np.broadcastTo(lambda, [tets]) } };
+      const f = np.mul(np.reshape(np.div(force, centre.length), [ROD.frames, 1, 1]), mask);
+      return models.particles.simulate(sys, state, { dt, substeps: ROD.substeps, frames: ROD.frames, controls: { force: f }, checkFinite: false }).x;
+    },
+  };
+}
+
+/**
+ * Rollouts of the rod with random stiffness and central force (held), each `ROD.frames` frames
+ * from rest; the states are random frames of them.
+ */
+export function rodEnv(): RispEnv {
+  const rod = rodModel();
+  const V = rod.vertices;
+  // One rollout per (log10 E, force); vmapped and compiled once.
+  const rollouts = jit(vmap((logE: Array, force: Array) => rod.rollout(logE, np.broadcastTo(force, [ROD.frames]))));
+  return {
+    name: "rod", stateNames: rod.sensors.map((_, k) => `sensor ${k + 1} dy (m)`), faces: rod.faces, pattern: rod.pattern, groundY: 0.45,
     camera: { eye: [0, 1.05, -1.6], at: [0, 0.95, 0], fovY: 45 },
     sample(rng, n) {
       const perRollout = 4, count = Math.ceil(n / perRollout);
@@ -225,7 +245,7 @@ export function rodEnv(): RispEnv {
         const r = Math.floor(i / perRollout), t = Math.floor(rng.uniform(ROD.frames / 3, ROD.frames));
         const v = Float64Array.from(data.subarray((r * ROD.frames + t) * V * 3, (r * ROD.frames + t + 1) * V * 3));
         if (!v.every(Number.isFinite)) throw new Error(`rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; lower ROD.logE or raise ROD.substeps.`);
-        states.push(sensors.map((s) => v[3 * s + 1]! - ROD.height));
+        states.push(rod.sensors.map((s) => v[3 * s + 1]! - ROD.height));
         vertices.push(v);
       }
       return { states, vertices };

@@ -22,14 +22,15 @@ export const PSI_NAMES = [
 const P = PSI_NAMES.length;
 const SHININESS = 20;
 
-/** The training distribution of ψ: light from the camera's side of the scene. */
-export function sampleTrainingPsi(rng: Rng): number[] {
-  return [
-    rng.uniform(0.1, 0.5), rng.uniform(-1, 1), rng.uniform(0.5, 1.4), rng.uniform(0.4, 1),
-    rng.uniform(0.35, 1), rng.uniform(0.35, 1), rng.uniform(0.35, 1), rng.uniform(0, 0.5),
-    rng.uniform(0.05, 0.9), rng.uniform(0.05, 0.9), rng.uniform(0.05, 0.9), rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9),
-  ];
-}
+/** The training distribution of ψ (uniform within these ranges): light from the camera's side of the scene. */
+const PSI_RANGES: readonly (readonly [number, number])[] = [
+  [0.1, 0.5], [-1, 1], [0.5, 1.4], [0.4, 1],
+  [0.35, 1], [0.35, 1], [0.35, 1], [0, 0.5],
+  [0.05, 0.9], [0.05, 0.9], [0.05, 0.9], [0.1, 0.9], [0.1, 0.9], [0.1, 0.9],
+];
+export const sampleTrainingPsi = (rng: Rng): number[] => PSI_RANGES.map(([lo, hi]) => rng.uniform(lo, hi));
+/** The middle of the training distribution: the rendering the downstream tasks' own renders use. */
+export const PSI_MIDDLE: readonly number[] = PSI_RANGES.map(([lo, hi]) => (lo + hi) / 2);
 
 /** The training renders' ground: a GRID × GRID quad grid at the environment's ground height, reaching far towards the horizon. */
 const GRID = 8;
@@ -45,6 +46,9 @@ function groundMesh(y: number): { vertices: Array; faces: Array } {
 }
 export const GROUND_VERTICES = (GRID + 1) ** 2;
 
+/** A plain ground texture: every brightness factor 1. */
+export const plainGround = (): Array => np.ones([GROUND_VERTICES, 3], { dtype: "float32" });
+
 /** A random ground texture: per-vertex brightness factors [GROUND_VERTICES, 3] within 1 ± a, a ~ U[0, 0.5]. */
 export function groundPattern(rng: Rng): number[][] {
   const a = rng.uniform(0, 0.5);
@@ -55,7 +59,7 @@ const lightDirection = (az: Array, el: Array): Array =>
   np.stack([np.mul(np.cos(el), np.sin(az)), np.sin(el), np.neg(np.mul(np.cos(el), np.cos(az)))], 0);
 
 /** The training image [R, R, 3] of vertices [V, 3] under ψ [14], on a ground with per-vertex brightness `ground` [GROUND_VERTICES, 3], under a sky. */
-export function softImage(env: RispEnv, R: number, vertices: Array, psi: Array, ground: Array): Array {
+export function softImage(env: RispEnv, R: number, vertices: Array, psi: Array, ground: Array, gamma?: number): Array {
   const at = (i: number, n = 1) => (n === 1 ? np.index(psi, i) : np.take(psi, np.arange(i, i + n), 0));
   const intensity = at(3);
   const lights: render.Lights = { ambient: at(0), directional: [{ direction: lightDirection(at(1), at(2)), color: intensity, specular: intensity }] };
@@ -66,7 +70,7 @@ export function softImage(env: RispEnv, R: number, vertices: Array, psi: Array, 
   };
   const plane = groundMesh(env.groundY);
   const frame = sysid.softFrame([{ vertices, mesh: object }, { vertices: plane.vertices, mesh: { faces: plane.faces, colors: np.mul(ground, at(11, 3)), material: { specular: 0 } } }],
-    { resolution: R, camera: sysid.renderCamera(env.camera, R, R), lights, shading: "phong" });
+    { resolution: R, camera: sysid.renderCamera(env.camera, R, R), lights, shading: "phong", ...(gamma ? { gamma } : {}) });
   return sysid.overBackground(frame, at(8, 3), "rgb");
 }
 

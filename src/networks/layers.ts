@@ -114,14 +114,19 @@ function coordinateChannels(H: number, W: number, dtype: DType): Array {
   return np.stack([xs, ys], 0);
 }
 
-/** N(image [H, W, C]) → [outputs]; the image must have the configured shape. */
-export function predictor(p: PredictorParams, c: PredictorConfig, image: Array): Array {
+/** The feature map [C, h, w] after each stage of N for one image [H, W, C] (what perceptual losses compare). */
+export function predictorFeatures(p: PredictorParams, c: PredictorConfig, image: Array): Array[] {
   if (image.shape.join() !== c.image.join()) {
     throw new Error(`predictor: the image is [${image.shape}], but this network was built for [${c.image}] (height, width, channels); render or resample the images to that size.`);
   }
   const groups = c.groups ?? 4;
   let x = np.transpose(image, [2, 0, 1]);
   if (c.coordinates) x = np.concatenate([x, coordinateChannels(c.image[0], c.image[1], image.dtype)], 0);
-  for (const s of p.stages) x = resBlock(s.block, nn.swish(conv(s.down, x, 2)), groups);
+  return p.stages.map((s) => (x = resBlock(s.block, nn.swish(conv(s.down, x, 2)), groups)));
+}
+
+/** N(image [H, W, C]) → [outputs]; the image must have the configured shape. */
+export function predictor(p: PredictorParams, c: PredictorConfig, image: Array): Array {
+  const x = predictorFeatures(p, c, image).at(-1)!;
   return linear(p.head, c.head === "flatten" ? np.reshape(x, [-1]) : np.mean(x, [1, 2]));
 }

@@ -1,0 +1,315 @@
+/**
+ * RISP's downstream problems (RISP, ICLR 2022, §4.3–4.4 and Appendix C.1) in each environment
+ * of examples/lib/risp-envs.ts, as differentiable maps from normalised unknowns u to a rollout:
+ *
+ *  - sysid      (Table 2): the system parameter from a video with known actions — quadrotor
+ *               mass in [2.8, 3.2) kg (truth 3), cube contact stiffness log10 kn in [5.5, 6.5]
+ *               (truth 6), hand joint stiffness per finger in [0, 1) (truth 1), rod Young's
+ *               modulus log10 E within the range its predictor was trained on (below);
+ *  - imitation  (Table 3): the action sequence of a video with known parameters — quadrotor
+ *               rotor thrusts, hand finger torques (RISP's (magnitude, delay) per finger), rod
+ *               central force;
+ *  - control    (Table 4): actions that steer the system from another initial state to the
+ *               final state of the imitation task's reference (shown as one image).
+ *
+ * Every unknown is normalised to a box (sysid: [0, 1]; actions: [−1, 1] or [0, 1]), so one
+ * optimiser setting serves every problem; the descent projects onto the box.
+ */
+import { jit, models, np, vmap, type Array } from "../../src/index.js";
+import type { Rng } from "../../src/core/host-rng.js";
+import { RISP_ENVS, ROD, eulerMatrix, rodModel, type RispEnv, type RispEnvName } from "./risp-envs.js";
+
+export type RispTask = "sysid" | "imitation" | "control";
+export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
+  sysid: ["quadrotor", "cube", "hand", "rod"],
+  imitation: ["quadrotor", "hand", "rod"],
+  control: ["quadrotor", "hand", "rod"],
+};
+
+export interface Rollout { readonly states: Array; readonly vertices: Array }
+
+export interface RispProblem {
+  readonly env: RispEnv;
+  readonly task: RispTask;
+  /** What each unknown is, and its box. */
+  readonly unknowns: readonly string[];
+  readonly lower: readonly number[];
+  readonly upper: readonly number[];
+  /** The unknowns of the reference motion. */
+  readonly truth: readonly number[];
+  /** The middle of the box: the "average" row of Tables 3–4. */
+  readonly middle: readonly number[];
+  /** Rollout frames the reference shows (control: the last only). */
+  readonly observed: readonly number[];
+  /** The reference's start; control draws others (`randomStart`). */
+  readonly start: readonly number[];
+  randomStart(rng: Rng): readonly number[];
+  /** States [T, S] (the predictors' state, e.g. Eq. 18's pose) and vertices [T, V, 3] at the observed frames, of the unknowns [D] from a start (float32, differentiable). */
+  rollout(u: Array, start: Array): Rollout;
+  /** The reference's states and vertices at the observed frames. */
+  readonly reference: { readonly states: number[][]; readonly vertices: Float64Array[] };
+  /** A random initial guess. */
+  guess(rng: Rng): number[];
+  /** What the table reports for an estimate from a start: the parameter error (sysid) or the state discrepancy (imitation, control). */
+  error(u: readonly number[], start: readonly number[]): number;
+  /** What `error` measures. */
+  readonly errorName: string;
+}
+
+/** An environment's dynamics with the task's unknowns plugged in. */
+interface Scenario {
+  readonly unknowns: readonly string[];
+  readonly lower: readonly number[];
+  readonly upper: readonly number[];
+  readonly truth: readonly number[];
+  readonly frames: readonly number[];
+  readonly guess: (rng: Rng) => number[];
+  /** Rollout of the unknowns from a start (host numbers as an Array; the cube and rod ignore it). */
+  readonly rollout: (u: Array, start: Array) => Rollout;
+  readonly start: Start;
+  /** A random start for the control task (default: the reference's). */
+  readonly randomStart?: (rng: Rng) => Start;
+  readonly parameterError?: (u: readonly number[]) => number;
+  readonly errorName?: string;
+}
+type Start = readonly number[];
+
+const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
+const uniform = (rng: Rng, lower: readonly number[], upper: readonly number[]) => lower.map((lo, i) => rng.uniform(lo, upper[i]!));
+const repeat = <T>(n: number, f: (i: number) => T): T[] => globalThis.Array.from({ length: n }, (_, i) => f(i));
+
+/** Eq. 18's pose state [T, 9] of positions [T, 3] and unit quaternions [T, 4] (x, y, z, w), for R = R_y(yaw)·R_x(pitch)·R_z(roll). */
+export function poseStates(x: Array, q: Array): Array {
+  const [qx, qy, qz, qw] = np.split(q, 4, -1) as [Array, Array, Array, Array];
+  const m = (a: Array, b: Array) => np.mul(2, np.mul(a, b));
+  const r02 = np.add(m(qx, qz), m(qy, qw)), r12 = np.sub(m(qy, qz), m(qx, qw));
+  const r22 = np.sub(1, np.add(m(qx, qx), m(qy, qy))), r10 = np.add(m(qx, qy), m(qz, qw)), r11 = np.sub(1, np.add(m(qx, qx), m(qz, qz)));
+  // pitch = asin(−R₁₂); yaw = atan2(R₀₂, R₂₂) and roll = atan2(R₁₀, R₁₁), each pair divided by cos pitch.
+  const cp = np.sqrt(np.maximum(np.sub(1, np.square(r12)), 1e-12));
+  return np.concatenate([x, np.div(r02, cp), np.neg(r12), np.div(r10, cp), np.div(r22, cp), cp, np.div(r11, cp)], -1);
+}
+
+/** World vertices [T, V, 3] of a rigid body's rest vertices `body` under positions [T, 3] and quaternions [T, 4]. */
+function rigidVertices(body: Float64Array, x: Array, q: Array): Array {
+  const local = f32(repeat(body.length / 3, (i) => [body[3 * i]!, body[3 * i + 1]!, body[3 * i + 2]!]));
+  return vmap((xt: Array, qt: Array) => np.add(xt, np.matmul(local, np.transpose(models.rigid.quatToMatrix(qt)))))(x, q);
+}
+
+/** Quaternion (x, y, z, w) of R_y(yaw)·R_x(pitch)·R_z(roll). */
+function eulerQuaternion(yaw: number, pitch: number, roll: number): number[] {
+  const R = eulerMatrix(yaw, pitch, roll);
+  const w = Math.sqrt(Math.max(1e-12, 1 + R[0]! + R[4]! + R[8]!)) / 2;
+  return [(R[7]! - R[5]!) / (4 * w), (R[2]! - R[6]!) / (4 * w), (R[3]! - R[1]!) / (4 * w), w];
+}
+
+/**
+ * The quadrotor: 1 s at 10 frames/s (10 steps of 10 ms each), starting at 0.85 m. Thrusts are
+ * hover·(1 + 0.1·a) per rotor with a ∈ [−1, 1] held over pairs of frames (5 knots × 4 rotors).
+ */
+function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
+  const FRAMES = 10, KNOTS = 5, MASS = 3, g = 9.8, hover = (MASS * g) / 4;
+  const { quad, state } = models.rigid.quadrotor({ mass: 1, arm: 0.25 });
+  // A rise with a slow pitch, roll and yaw (a ∈ [−1, 1]: up to ±10% of hover thrust).
+  const designed = [[0.6, 0.5, 0.45, 0.5], [0.5, 0.55, 0.5, 0.45], [0.45, 0.5, 0.6, 0.5], [0.5, 0.45, 0.5, 0.6], [0.55, 0.5, 0.5, 0.5]];
+  const imitated = [[0.9, 0.7, 0.5, 0.7], [0.2, 0.4, 0.3, 0.2], [0.6, 0.8, 0.7, 0.5], [0.1, 0.3, 0.2, 0.4], [0.5, 0.4, 0.6, 0.5]];
+  const simulate = (mass: Array, actions: Array, start: Array): Rollout => {
+    const thrusts = np.mul(hover, np.add(1, np.mul(0.1, np.repeat(np.reshape(actions, [KNOTS, 4]), FRAMES / KNOTS, 0))));
+    const sys = { ...quad.system, mass: np.mul(quad.system.mass, mass), inertia: np.mul(quad.system.inertia, mass) };
+    // start: position and quaternion.
+    const s0 = { ...state, x: np.reshape(np.take(start, np.arange(0, 3), 0), [1, 3]), q: np.reshape(np.take(start, np.arange(3, 7), 0), [1, 4]) };
+    const r = models.rigid.simulateQuadrotor({ ...quad, system: sys }, s0, { dt: 0.01, substeps: 10, frames: FRAMES, controls: thrusts, checkFinite: false });
+    const x = np.squeeze(r.x, 1), q = np.squeeze(r.q, 1);
+    return { states: poseStates(x, q), vertices: rigidVertices(env.body!, x, q) };
+  };
+  const frames = repeat(FRAMES, (i) => i);
+  const start = [0, 0.85, 0, ...eulerQuaternion(0.3, 0, 0)];
+  if (task === "sysid") {
+    return {
+      unknowns: ["mass (kg): 2.8 + 0.4·u"], lower: [0], upper: [1], truth: [(MASS - 2.8) / 0.4], frames, start,
+      guess: (rng) => [rng.uniform(0, 1)],
+      rollout: (u, start) => simulate(np.add(2.8, np.mul(0.4, np.index(u, 0))), f32(designed.flat()), start),
+      parameterError: (u) => Math.abs(0.4 * u[0]! - (MASS - 2.8)), errorName: "mass error (kg)",
+    };
+  }
+  const D = 4 * KNOTS;
+  return {
+    unknowns: repeat(D, (i) => `thrust knot ${Math.floor(i / 4) + 1}, rotor ${(i % 4) + 1}: hover·(1 + 0.1·u)`),
+    lower: repeat(D, () => -1), upper: repeat(D, () => 1), truth: imitated.flat(), frames, start,
+    guess: (rng) => repeat(D, () => rng.uniform(-0.5, 0.5)),
+    rollout: (u, start) => simulate(np.array(MASS, { dtype: "float32" }), u, start),
+    // Control starts up to 10 cm away and 0.3 rad turned.
+    randomStart: (rng) => [rng.uniform(-0.1, 0.1), 0.85 + rng.uniform(-0.05, 0.05), rng.uniform(-0.1, 0.1), ...eulerQuaternion(0.3 + rng.uniform(-0.3, 0.3), 0, 0)],
+  };
+}
+
+/**
+ * The cube: a 10 kg, 0.4 m cube dropped flat from 0.3 m onto the ground, 0.6 s at 20 frames/s
+ * (0.5 ms steps); contact ke = 10^λ per corner with the damping fixed, so λ sets how much of the
+ * impact is given back (RISP's soft contact): it bounces 5 cm at λ = 5.5, 11 cm at 6, 17 cm at
+ * 6.5. (Dropped tilted, the cube tumbles and λ's effect is chaotic.) No actions: system
+ * identification only.
+ */
+function cubeScenario(env: RispEnv): Scenario {
+  const FRAMES = 12, MASS = 10, SIDE = 0.4;
+  const corners = [0, 1, 2, 3, 4, 5, 6, 7].flatMap((k) => [k & 1 ? SIDE / 2 : -SIDE / 2, k & 2 ? SIDE / 2 : -SIDE / 2, k & 4 ? SIDE / 2 : -SIDE / 2]);
+  const I = (MASS * 2 * SIDE * SIDE) / 12;
+  const { system, state } = models.rigid.rigidSystem([{
+    mass: MASS, inertia: [I, 0, 0, 0, I, 0, 0, 0, I], contactPoints: corners, contactRadius: 0,
+    position: [0.1, 0.5, 0], rotation: eulerQuaternion(0.2, 0, 0) as [number, number, number, number],
+  }], { ground: models.contact.ground({ ke: 1e6, kd: 500, kf: 1e3, mu: 0.5 }) });
+  return {
+    unknowns: ["log10 kn: 5.5 + u"], lower: [0], upper: [1], truth: [0.5], frames: repeat(FRAMES, (i) => i), start: [0],
+    guess: (rng) => [rng.uniform(0, 1)],
+    rollout(u) {
+      const sys = { ...system, ground: { ...system.ground!, ke: np.power(10, np.add(5.5, np.index(u, 0))) } };
+      const r = models.rigid.simulate(sys, state, { dt: 5e-4, substeps: 100, frames: FRAMES, checkFinite: false });
+      const x = np.squeeze(r.x, 1), q = np.squeeze(r.q, 1);
+      return { states: poseStates(x, q), vertices: rigidVertices(env.body!, x, q) };
+    },
+    parameterError: (u) => Math.abs(u[0]! - 0.5), errorName: "log10 kn error",
+  };
+}
+
+/**
+ * The hand: 0.4 s at 25 frames/s (1 ms steps). Finger j (its three joints; the thumb's one) is
+ * driven by RISP's torque τ_j(t) = 0.7·m_j·sin(2π·clamp((t − δ_j)/P, 0, 1)) N·m with P the
+ * video's length, m_j ∈ [0, 1] and δ_j = u·P/2; joint damping 0.01 N·m·s/rad (critically damping the fingertips).
+ */
+function handScenario(env: RispEnv, task: RispTask): Scenario {
+  const FRAMES = 10, SUB = 30, DT = 1e-3, J = models.articulated.HAND_JOINTS, FINGERS = 5, TORQUE = 0.35;
+  const { hand, state } = models.articulated.hand({ damping: 2e-3 });
+  const mesh = models.articulated.handMesh(hand);
+  const fingerOf = repeat(J, (j) => Math.min(Math.floor(j / 3), 4));
+  const spread = f32(repeat(FINGERS, (f) => fingerOf.map((g) => (g === f ? 1 : 0)))); // [5, 13]
+  const P = FRAMES;
+  const t = f32(repeat(FRAMES, (i) => i + 0.5));
+  const torques = (magnitude: Array, delay: Array): Array => {
+    const phase = np.clip(np.div(np.sub(np.reshape(t, [FRAMES, 1]), np.mul(delay, P / 2)), P), 0, 1); // [T, 5]
+    return np.matmul(np.mul(TORQUE, np.mul(magnitude, np.sin(np.mul(2 * Math.PI, phase)))), spread); // [T, 13]
+  };
+  const simulate = (stiffness: Array, magnitude: Array, delay: Array, start: Array): Rollout => {
+    const sys = { ...hand.system, stiffness: np.matmul(stiffness, spread) };
+    const s0 = { q: start, qd: np.zerosLike(state.qd) };
+    const q = models.articulated.simulate(sys, s0, { dt: DT, substeps: SUB, frames: FRAMES, controls: torques(magnitude, delay), checkFinite: false }).q;
+    return { states: q, vertices: vmap((qt: Array) => mesh.vertices(qt))(q) };
+  };
+  const frames = repeat(FRAMES, (i) => i), start = repeat(J, () => 0);
+  const designed = { magnitude: [0.8, 0.6, 0.9, 0.7, 0.8], delay: [0, 0.2, 0.4, 0.6, 0.3] };
+  if (task === "sysid") {
+    return {
+      unknowns: repeat(FINGERS, (f) => `finger ${f + 1} joint stiffness (N·m/rad)`), lower: repeat(FINGERS, () => 0), upper: repeat(FINGERS, () => 1),
+      truth: repeat(FINGERS, () => 1), frames, start, guess: (rng) => repeat(FINGERS, () => rng.uniform(0, 1)),
+      rollout: (u, start) => simulate(u, f32(designed.magnitude), f32(designed.delay), start),
+      parameterError: (u) => u.reduce((s, k) => s + Math.abs(k - 1), 0) / FINGERS, errorName: "mean joint stiffness error (N·m/rad)",
+    };
+  }
+  return {
+    unknowns: [...repeat(FINGERS, (f) => `finger ${f + 1} torque magnitude m`), ...repeat(FINGERS, (f) => `finger ${f + 1} delay δ/(P/2)`)],
+    lower: repeat(2 * FINGERS, () => 0), upper: repeat(2 * FINGERS, () => 1),
+    truth: [0.9, 0.5, 0.7, 0.3, 0.6, 0.1, 0.5, 0.3, 0.8, 0.2], frames, start,
+    guess: (rng) => repeat(2 * FINGERS, () => rng.uniform(0, 1)),
+    rollout: (u, start) => simulate(np.ones([FINGERS], { dtype: "float32" }), np.take(u, np.arange(0, FINGERS), 0), np.take(u, np.arange(FINGERS, 2 * FINGERS), 0), start),
+    randomStart: (rng) => repeat(J, () => rng.uniform(-0.3, 0.3)),
+  };
+}
+
+/**
+ * The rod: the 1 s rollouts its predictor was trained on (ROD), frames 5, 8, …, 29 shown. The
+ * central force is 15·a N with a ∈ [−1, 1] at 5 knots of 6 frames. Young's modulus: log10 E =
+ * 4.3 + 0.7·u (the range the predictor was trained on; the paper's is [4, 7], beyond what these
+ * explicit steps keep stable), truth 4.65.
+ */
+function rodScenario(task: RispTask): Scenario {
+  const KNOTS = 5, TRUTH = 0.5;
+  const rod = rodModel();
+  const frames = repeat(9, (i) => 5 + 3 * i);
+  const logE = (u: Array) => np.add(ROD.logE[0], np.mul(ROD.logE[1] - ROD.logE[0], u));
+  const simulate = (lE: Array, knots: Array): Rollout => {
+    const x = rod.rollout(lE, np.mul(15, np.repeat(knots, ROD.frames / KNOTS, 0)));
+    return { states: np.sub(np.take(np.take(x, np.array(rod.sensors, { dtype: "int32" }), 1), 1, 2), ROD.height), vertices: x };
+  };
+  if (task === "sysid") {
+    const E = (u: number) => 10 ** (ROD.logE[0] + (ROD.logE[1] - ROD.logE[0]) * u);
+    return {
+      unknowns: [`log10 E (Pa): ${ROD.logE[0]} + ${(ROD.logE[1] - ROD.logE[0]).toFixed(1)}·u`], lower: [0], upper: [1], truth: [TRUTH], frames, start: [0],
+      guess: (rng) => [rng.uniform(0, 1)],
+      rollout: (u) => simulate(logE(np.index(u, 0)), f32([-0.8, -0.8, 0.4, 0.4, -0.5])),
+      parameterError: (u) => Math.abs(E(u[0]!) - E(TRUTH)), errorName: "Young's modulus error (Pa)",
+    };
+  }
+  return {
+    unknowns: repeat(KNOTS, (k) => `force knot ${k + 1}: 15·u N`), lower: repeat(KNOTS, () => -1), upper: repeat(KNOTS, () => 1),
+    truth: [-0.9, -0.3, 0.6, 0.2, -0.7], frames, start: [0], guess: (rng) => repeat(KNOTS, () => rng.uniform(-1, 1)),
+    rollout: (u) => simulate(logE(f32(TRUTH)), u),
+  };
+}
+
+function scenario(env: RispEnv, task: RispTask): Scenario {
+  switch (env.name) {
+    case "quadrotor": return quadrotorScenario(env, task);
+    case "cube": return cubeScenario(env);
+    case "hand": return handScenario(env, task);
+    case "rod": return rodScenario(task);
+  }
+}
+
+/** The frames `idx` of a rollout. */
+const pick = (r: Rollout, idx: readonly number[]): Rollout => {
+  const at = np.array(idx, { dtype: "int32" });
+  return { states: np.take(r.states, at, 0), vertices: np.take(r.vertices, at, 0) };
+};
+
+const rows = (x: Array): number[][] => {
+  const d = x.dataSync(), n = x.shape[0]!, k = d.length / n;
+  return repeat(n, (i) => globalThis.Array.from(d.subarray(i * k, (i + 1) * k)));
+};
+
+/**
+ * The problem of `task` in `env`. Control: the reference is the imitation reference's last frame,
+ * and each run starts from `randomStart` (the rod from rest, its only equilibrium).
+ */
+export function rispProblem(name: RispEnvName, task: RispTask): RispProblem {
+  if (!RISP_TASKS[task].includes(name)) throw new Error(`risp: the ${name} has no ${task} task (${task}: ${RISP_TASKS[task].join(", ")}).`);
+  const env = RISP_ENVS[name]();
+  const sc = scenario(env, task);
+  const observed = task === "control" ? [sc.frames.at(-1)!] : sc.frames;
+  const rollout = jit((u: Array, start: Array) => pick(sc.rollout(u, start), observed));
+  const run = (u: readonly number[], start: readonly number[]) => rollout(f32(u), f32(start)) as Rollout;
+  const ref = run(sc.truth, sc.start);
+  const reference = { states: rows(ref.states), vertices: rows(np.reshape(ref.vertices, [observed.length, -1])).map((v) => Float64Array.from(v)) };
+  if (!reference.vertices.every((v) => v.every(Number.isFinite))) throw new Error(`risp: the ${name}'s ${task} reference rollout is not finite.`);
+  const discrepancy = (u: readonly number[], start: readonly number[]) => {
+    const s = rows(run(u, start).states);
+    // L1 over the state's components, averaged over the observed frames.
+    return s.reduce((acc, st, t) => acc + st.reduce((a, x, k) => a + Math.abs(x - reference.states[t]![k]!), 0), 0) / s.length;
+  };
+  const middle = sc.lower.map((lo, i) => (lo + sc.upper[i]!) / 2);
+  return {
+    env, task, unknowns: sc.unknowns, lower: sc.lower, upper: sc.upper, truth: sc.truth, middle, observed, start: sc.start,
+    randomStart: (rng) => (task === "control" && sc.randomStart ? sc.randomStart(rng) : [...sc.start]),
+    rollout: (u, start) => rollout(u, start) as Rollout, reference, guess: sc.guess,
+    error: sc.parameterError ?? discrepancy,
+    errorName: sc.errorName ?? (task === "control" ? "L1 state error at the last frame" : "L1 state discrepancy per frame"),
+  };
+}
+
+/**
+ * n states (and their vertices) from the environment's task rollouts: random unknowns (each
+ * task's initial-guess distribution) and, for control, random starts — what a predictor for
+ * these tasks must read. Tasks take turns, one rollout at a time.
+ */
+export function taskStates(name: RispEnvName, rng: Rng, n: number): { states: number[][]; vertices: Float64Array[] } {
+  const problems = RISP_TASKS_OF(name).map((task) => rispProblem(name, task));
+  const states: number[][] = [], vertices: Float64Array[] = [];
+  for (let k = 0; states.length < n; k++) {
+    const p = problems[k % problems.length]!;
+    const r = p.rollout(f32(p.guess(rng)), f32(p.randomStart(rng)));
+    const s = rows(r.states), v = rows(np.reshape(r.vertices, [s.length, -1]));
+    s.forEach((st, t) => {
+      if (states.length < n && st.every(Number.isFinite)) { states.push(st); vertices.push(Float64Array.from(v[t]!)); }
+    });
+  }
+  return { states, vertices };
+}
+
+const RISP_TASKS_OF = (name: RispEnvName): RispTask[] => (["sysid", "imitation", "control"] as const).filter((t) => RISP_TASKS[t].includes(name));

@@ -1,0 +1,72 @@
+/**
+ * Training RISP's state predictor (RISP, ICLR 2022, §3) on a training set of risp-render: the
+ * rows ours-no-grad (L_error, Eq. 8), ours (+ γ·‖∂L_error/∂ψ‖, Eq. 12) and ours-exact
+ * (+ γ·‖∂N/∂I · ∂I/∂ψ‖_F, Eq. 10), the regulariser ramped up over the first half of training.
+ * Shared by risp-state (Table 1) and risp-tasks (Tables 2–4).
+ */
+import { join } from "node:path";
+import { np, optim, random, vmap, type Array } from "../../src/index.js";
+import { networks } from "../../src/node.js";
+import type { TrainingSet } from "./risp-render.js";
+import { mean, std } from "./stats.js";
+
+export type TrainedRow = "ours-no-grad" | "ours" | "ours-exact";
+export const TRAINED_ROWS: readonly TrainedRow[] = ["ours-no-grad", "ours", "ours-exact"];
+
+export interface PredictorTraining {
+  readonly resolution: number;
+  readonly epochs: number;
+  readonly batch: number;
+  /** Examples of each minibatch the regulariser is applied to. */
+  readonly penalised: number;
+  readonly widths: readonly number[];
+  readonly lr: number;
+}
+
+/**
+ * The predictor: position-aware (coordinate channels, and a head over the flattened last feature
+ * map rather than global pooling), since the states are positions.
+ */
+export const predictorConfig = (cfg: Pick<PredictorTraining, "resolution" | "widths">, outputs: number): networks.PredictorConfig =>
+  ({ image: [cfg.resolution, cfg.resolution, 3], outputs, widths: cfg.widths, coordinates: true, head: "flatten" });
+
+export interface TrainedPredictor {
+  readonly params: networks.PredictorParams;
+  /** The state of an image (the network's standardised output mapped back to state units). */
+  readonly predict: (image: Array) => Array;
+  readonly seconds: number;
+  readonly finalLoss: number;
+}
+
+/** Train one row's network on `data` (outputs standardised by the training states' mean and spread); params.gsp and the loss curve go to `dir`. */
+export async function trainPredictor(dir: string, o: { cfg: PredictorTraining; row: TrainedRow; gamma: number; data: TrainingSet; seed: number; label: string; progress: false | "auto" }): Promise<TrainedPredictor> {
+  const { cfg, data, row, gamma } = o;
+  const S = data.states.shape[1]!, n = data.states.shape[0]!;
+  const net = predictorConfig(cfg, S);
+  const stats = data.states.dataSync();
+  const column = (k: number) => globalThis.Array.from({ length: n }, (_, i) => stats[i * S + k]!);
+  const mu = np.array(globalThis.Array.from({ length: S }, (_, k) => mean(column(k))), { dtype: "float32" });
+  const scale = np.array(globalThis.Array.from({ length: S }, (_, k) => Math.max(1e-3, std(column(k)))), { dtype: "float32" });
+  const predict = (p: networks.PredictorParams) => (x: Array) => np.add(mu, np.mul(scale, networks.predictor(p, net, x)));
+  const K = cfg.penalised;
+  const loss = (p: networks.PredictorParams, b: TrainingSet, progress: Array): Array => {
+    const error = networks.stateError(vmap(predict(p))(b.images), b.states);
+    if (row === "ours-no-grad") return error;
+    const first = (x: Array) => np.take(x, np.arange(K), 0);
+    const penalty = row === "ours"
+      ? vmap((im: Array, s: Array, dI: Array) => networks.errorGradientPenalty(predict(p), im, s, dI))(first(b.images), first(b.states), first(b.dImages))
+      : vmap((im: Array, dI: Array) => networks.renderingGradientPenalty(predict(p), im, dI))(first(b.images), first(b.dImages));
+    const ramp = np.minimum(1, np.mul(2, progress));
+    return np.add(error, np.mul(np.mul(gamma, ramp), np.mean(penalty)));
+  };
+  const steps = cfg.epochs * Math.floor(n / cfg.batch);
+  const r = await networks.trainToDisk(dir, {
+    params: networks.initPredictor(random.key(o.seed * 7919 + 1), net), loss, data, batchSize: cfg.batch, epochs: cfg.epochs,
+    optimizer: optim.adamw(optim.cosineDecay({ initValue: cfg.lr, decaySteps: steps, alpha: 0.05 }), { weightDecay: 1e-6 }),
+    seed: o.seed, progress: o.progress, label: o.label,
+  });
+  return { params: r.params, predict: predict(r.params), seconds: r.seconds, finalLoss: r.epochLosses[r.epochLosses.length - 1]! };
+}
+
+/** A trained network's directory under `root`. */
+export const predictorDir = (root: string, env: string, row: TrainedRow) => join(root, env, row);

@@ -1,0 +1,102 @@
+/**
+ * RISP's downstream problems (examples/lib/risp-tasks.ts) and the `risp-tasks` experiment (RISP
+ * Tables 2–4) in its quick mode, on the predictors risp-state trained (results/runs/risp-state).
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeRng } from "../src/core/host-rng.js";
+import { grad, init, jit, np, type Array } from "../src/index.js";
+import { rigidPoseState } from "../examples/lib/risp-envs.js";
+import { poseStates, rispProblem, taskStates, RISP_TASKS } from "../examples/lib/risp-tasks.js";
+import { experiment as rispTasks, PAPER } from "../examples/risp-tasks.js";
+import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
+
+await init({ backend: "cpu" });
+
+const f32 = (x: unknown) => np.array(x, { dtype: "float32" });
+
+describe("RISP's downstream problems", () => {
+  it("the pose state of a quaternion in array ops is the host's (Eq. 18), for tilted and turned bodies", () => {
+    const rng = makeRng(4);
+    for (let i = 0; i < 20; i++) {
+      const q = [rng.normal(), rng.normal(), rng.normal(), rng.normal()];
+      const n = Math.hypot(...q), unit = q.map((c) => c / n);
+      const x = [rng.normal(), rng.normal(), rng.normal()];
+      const host = rigidPoseState(x, unit);
+      // Away from pitch = ±90° (where yaw and roll are not defined), the two agree.
+      if (Math.abs(host[4]!) > 0.99) continue;
+      const ours = poseStates(f32([x]), f32([unit])).dataSync();
+      host.forEach((h, k) => expect(ours[k]!).toBeCloseTo(h, 4));
+    }
+  });
+
+  it("every problem's reference is its own truth, its random guesses are worse, and its unknowns move the oracle's loss", () => {
+    for (const [task, envs] of Object.entries(RISP_TASKS)) {
+      for (const env of envs.filter((e) => e !== "hand")) {
+        const p = rispProblem(env, task as keyof typeof RISP_TASKS);
+        const start = p.randomStart(makeRng(1));
+        if (task !== "control") expect(p.error(p.truth, p.start), `${task} ${env}`).toBeLessThan(1e-6);
+        const guess = p.guess(makeRng(2));
+        expect(p.error(guess, start), `${task} ${env}`).toBeGreaterThan(0);
+        guess.forEach((g, i) => { expect(g).toBeGreaterThanOrEqual(p.lower[i]!); expect(g).toBeLessThanOrEqual(p.upper[i]!); });
+        const states = f32(p.reference.states);
+        const g = jit(grad((u: Array) => np.mean(np.abs(np.sub(p.rollout(u, f32(start)).states, states)))))(f32(guess)) as Array;
+        const values = globalThis.Array.from(g.dataSync());
+        expect(values.every(Number.isFinite), `${task} ${env}`).toBe(true);
+        expect(Math.max(...values.map(Math.abs)), `${task} ${env}`).toBeGreaterThan(1e-4);
+      }
+    }
+  }, 240_000);
+
+  it("the cube's contact stiffness sets its bounce: a stiffer contact gives back more of the impact", () => {
+    const p = rispProblem("cube", "sysid");
+    const peak = (u: number) => {
+      const y = p.rollout(f32([u]), f32([0])).states.dataSync();
+      return Math.max(...globalThis.Array.from({ length: p.observed.length }, (_, t) => y[9 * t + 1]!).slice(5));
+    };
+    const [soft, mid, stiff] = [peak(0), peak(0.5), peak(1)];
+    expect(mid - soft).toBeGreaterThan(0.02);
+    expect(stiff - mid).toBeGreaterThan(0.02);
+  });
+
+  it("the hand's joint stiffness is identifiable from its motion (a softer finger swings further) and the task states stay finite", () => {
+    const p = rispProblem("hand", "sysid");
+    const swing = (u: number[]) => Math.max(...globalThis.Array.from(p.rollout(f32(u), f32(p.start)).states.dataSync()).map(Math.abs));
+    expect(swing([0.5, 0.5, 0.5, 0.5, 0.5])).toBeGreaterThan(swing([1, 1, 1, 1, 1]) + 0.05);
+    const { states } = taskStates("hand", makeRng(3), 25);
+    expect(states.length).toBe(25);
+    expect(states.every((s) => s.length === 13 && s.every(Number.isFinite))).toBe(true);
+  }, 120_000);
+
+  it("an environment without the task is a clear error", () => {
+    expect(() => rispProblem("cube", "imitation")).toThrow(/cube has no imitation task/);
+  });
+});
+
+describe("risp-tasks (quick)", () => {
+  it("under an unknown rendering configuration, the predictor's loss recovers the quadrotor's mass where the pixelwise loss does not", async () => {
+    const { code, out } = await runQuiet(rispTasks);
+    expect(code).toBe(0);
+    const r = readResult(out);
+    const rows = r.tasks.sysid.quadrotor.rows;
+    const random = rows.random.mean, pixelwise = rows.pixelwise.mean, ours = rows.ours.mean, oracle = rows.oracle.mean;
+    // Mass errors in kg; the guess starts far off.
+    expect(random).toBeGreaterThan(0.1);
+    expect(pixelwise).toBeGreaterThan(0.08);
+    expect(ours).toBeLessThan(0.5 * pixelwise);
+    expect(ours).toBeLessThan(0.05);
+    expect(oracle).toBeLessThan(0.02);
+    expect(r.table).toContain(`${PAPER.sysid.quadrotor!.ours![0]}`.slice(0, 4));
+    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-quadrotor.png", "sysid-quadrotor.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
+  }, 300_000);
+
+  it("a bad --task, or no trained predictors, is a clear error", async () => {
+    expect((await runQuiet(rispTasks, ["--task", "dance"])).code).toBe(2);
+    const empty = outDir("no-networks");
+    mkdirSync(join(empty, "quadrotor"), { recursive: true });
+    writeFileSync(join(empty, "result.json"), JSON.stringify({ settings: { resolution: 16, widths: [8, 8] } }));
+    expect((await runQuiet(rispTasks, ["--networks", empty])).code).toBe(2);
+    expect((await runQuiet(rispTasks, ["--networks", join(empty, "nowhere")])).code).toBe(2);
+  });
+});
