@@ -132,7 +132,7 @@ function rispTasksMarkdown(r: RispTasksResult | null): string {
   if (!r) return "_not run_";
   const s = r.settings;
   return [
-    `Mean ± std over ${s.configs} reference ${s.reference === "traced" ? "videos ray-traced under unseen rendering configurations" : "videos under random rendering configurations"}, each row from the same random guess per configuration, ` +
+    `Mean ± std over ${s.configs} reference videos ray-traced under unseen rendering configurations, each row from the same random guess per configuration, ` +
       `${s.iterations} projected Adam iterations (runs/risp-tasks/: <task>-<env>.gif reference | ours | pixelwise, control-<env>.png, loss-<task>-<env>.png). Paper: RISP, ICLR 2022, Tables 2–3 and Table 4 (appendix).`,
     "", r.table,
   ].join("\n");
