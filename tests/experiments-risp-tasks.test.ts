@@ -89,7 +89,7 @@ describe("risp-tasks (quick)", () => {
       expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(0.01);
     }
     expect(r.table).toContain("| pixelwise |");
-    expect(r.table).toContain(`${PAPER.sysid.cube!.pixelwise![0].toExponential(2)}`);
+    expect(r.table).toContain(`| ${PAPER.sysid.cube!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.cube!.pixelwise![1].toPrecision(3)} |`);
     for (const f of ["table.md", "table-sysid.csv", "loss-sysid-cube.png", "sysid-cube.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
   }, 400_000);
 
