@@ -47,14 +47,13 @@ import type { RispEnvName } from "./lib/risp-envs.js";
 import { PSI_MIDDLE, groundPattern, plainGround, sampleTargetConfig, sampleTrainingPsi, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
-import { predictorConfig } from "./lib/risp-train.js";
+import { predictorConfig, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
 
 export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "oracle"] as const;
 export type TaskRow = (typeof TASK_ROWS)[number];
 const OPTIMISED = ["pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "oracle"] as const;
 type OptimisedRow = (typeof OPTIMISED)[number];
 const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
-const NETWORK_ROWS = ["ours-no-grad", "ours", "ours-exact"] as const;
 
 export interface RispTasksSettings {
   readonly configs: number;
@@ -110,7 +109,7 @@ export interface RispTasksResult {
 }
 
 /** The predictors risp-state trained (its settings from its result.json) for one environment. */
-export interface Predictors { readonly settings: RispStateSettings; readonly config: networks.PredictorConfig; readonly params: Record<(typeof NETWORK_ROWS)[number], networks.PredictorParams> }
+interface Predictors { readonly settings: RispStateSettings; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams> }
 
 export const DEFAULT_NETWORKS = fileURLToPath(new URL("../results/runs/risp-state", import.meta.url));
 
@@ -119,7 +118,7 @@ function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predict
   if (!existsSync(resultFile)) throw new CliError(`risp-tasks: no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`);
   const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
   const config = predictorConfig(settings, outputs);
-  const params = Object.fromEntries(NETWORK_ROWS.map((row) => {
+  const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
     const file = join(dir, env, row, "params.gsp");
     if (!existsSync(file)) throw new CliError(`risp-tasks: ${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
     return [row, networks.loadParams<networks.PredictorParams>(file)];
@@ -137,9 +136,9 @@ function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predict
 export const SMOOTH_GAMMA = 3e-2;
 
 /** The loss of an optimised row: unknowns u, the reference (images [T, R, R, 3], or true states [T, S] for the oracle), the start. */
-export type RowLoss = (u: Array, reference: Array, start: Array) => Array;
+type RowLoss = (u: Array, reference: Array, start: Array) => Array;
 
-export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): RowLoss {
+function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): RowLoss {
   const { env } = problem, R = nets.settings.resolution;
   const psi = np.array(PSI_MIDDLE, { dtype: "float32" }), ground = plainGround();
   const frames = (u: Array, start: Array) => vmap((v: Array) => softImage(env, R, v, psi, ground, SMOOTH_GAMMA))(problem.rollout(u, start).vertices);
@@ -197,14 +196,14 @@ function descend(problem: RispProblem, lossAndGrad: (u: Array, ref: Array, start
 }
 
 /** Per (task, environment): the problem, the predictors and every configuration's traced reference. */
-export interface Prepared {
+interface Prepared {
   readonly problem: RispProblem;
   readonly nets: Predictors;
   readonly configs: ReturnType<typeof configuration>[];
   readonly references: Array[];
 }
 
-export function prepare(ctx: ExperimentContext, task: RispTask, env: RispEnvName, s: RispTasksSettings): Prepared {
+function prepare(ctx: ExperimentContext, task: RispTask, env: RispEnvName, s: RispTasksSettings): Prepared {
   const problem = rispProblem(env, task);
   const nets = loadPredictors(ctx.flags.networks ?? DEFAULT_NETWORKS, env, problem.env.stateNames.length);
   const configs = globalThis.Array.from({ length: s.configs }, (_, k) => configuration(ctx, problem, k, nets.settings.resolution));

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { grad, init, jit, np, type Array } from "../src/index.js";
 import { rigidPoseState } from "../examples/lib/risp-envs.js";
-import { poseStates, rispProblem, taskStates, RISP_TASKS } from "../examples/lib/risp-tasks.js";
+import { poseStates, rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
 import { experiment as rispTasks, PAPER } from "../examples/risp-tasks.js";
 import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -60,14 +60,17 @@ describe("RISP's downstream problems", () => {
     expect(stiff - mid).toBeGreaterThan(0.02);
   });
 
-  it("the hand's joint stiffness is identifiable from its motion (a softer finger swings further) and the task states stay finite", () => {
+  it("the hand's joint stiffness is identifiable from its motion (a softer finger swings further) and its imitation and control rollouts stay finite", () => {
     const p = rispProblem("hand", "sysid");
     // The mean |joint angle| over the video's frames and joints.
     const swing = (u: number[]) => { const q = globalThis.Array.from(p.rollout(f32(u), f32(p.start)).states.dataSync()); return q.reduce((a, x) => a + Math.abs(x), 0) / q.length; };
     expect(swing([0.5, 0.5, 0.5, 0.5, 0.5])).toBeGreaterThan(1.2 * swing([1, 1, 1, 1, 1]));
-    const { states } = taskStates("hand", makeRng(3), 25);
-    expect(states.length).toBe(25);
-    expect(states.every((s) => s.length === 13 && s.every(Number.isFinite))).toBe(true);
+    for (const task of ["imitation", "control"] as const) {
+      const q = rispProblem("hand", task), rng = makeRng(3);
+      const states = globalThis.Array.from(q.rollout(f32(q.guess(rng)), f32(q.randomStart(rng))).states.dataSync());
+      expect(states.length).toBe(13 * q.observed.length);
+      expect(states.every(Number.isFinite), task).toBe(true);
+    }
   }, 120_000);
 
   it("an environment without the task is a clear error", () => {

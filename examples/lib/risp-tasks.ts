@@ -293,24 +293,3 @@ export function rispProblem(name: RispEnvName, task: RispTask): RispProblem {
     errorName: sc.errorName ?? (task === "control" ? "L1 state error at the last frame" : "L1 state discrepancy per frame"),
   };
 }
-
-/**
- * n states (and their vertices) from the environment's task rollouts: random unknowns (each
- * task's initial-guess distribution) and, for control, random starts — what a predictor for
- * these tasks must read. Tasks take turns, one rollout at a time.
- */
-export function taskStates(name: RispEnvName, rng: Rng, n: number): { states: number[][]; vertices: Float64Array[] } {
-  const problems = RISP_TASKS_OF(name).map((task) => rispProblem(name, task));
-  const states: number[][] = [], vertices: Float64Array[] = [];
-  for (let k = 0; states.length < n; k++) {
-    const p = problems[k % problems.length]!;
-    const r = p.rollout(f32(p.guess(rng)), f32(p.randomStart(rng)));
-    const s = rows(r.states), v = rows(np.reshape(r.vertices, [s.length, -1]));
-    s.forEach((st, t) => {
-      if (states.length < n && st.every(Number.isFinite)) { states.push(st); vertices.push(Float64Array.from(v[t]!)); }
-    });
-  }
-  return { states, vertices };
-}
-
-const RISP_TASKS_OF = (name: RispEnvName): RispTask[] => (["sysid", "imitation", "control"] as const).filter((t) => RISP_TASKS[t].includes(name));
