@@ -39,7 +39,7 @@ import { runKey } from "./lib/experiment.js";
 import { CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
-import { TRAINED_ROWS, trainPredictor, type PredictorTraining, type TrainedRow } from "./lib/risp-train.js";
+import { predictorDir, TRAINED_ROWS, trainPredictor, type PredictorTraining, type TrainedRow } from "./lib/risp-train.js";
 
 export interface RispStateSettings extends PredictorTraining {
   readonly train: number;
@@ -133,7 +133,7 @@ function summary(errors: readonly number[], test: { readonly config: readonly nu
 
 /** Train one predictor row; returns the test errors per image. */
 async function trainRow(ctx: ExperimentContext, env: RispEnv, row: TrainedRow, data: TrainingSet, test: TestSet, cfg: RispStateSettings): Promise<{ errors: number[]; seconds: number; finalLoss: number }> {
-  const r = await trainPredictor(join(ctx.out, env.name, row), {
+  const r = await trainPredictor(predictorDir(ctx.out, env.name, row), {
     cfg, row, gamma: gammaOf(env.name, row), data, seed: ctx.flags.seed, label: `${env.name} ${row}`, progress: ctx.flags.json ? false : "auto",
   });
   const predicted = jit(vmap(r.predict))(test.images).dataSync();
@@ -189,8 +189,7 @@ function prepare(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSettin
 /** One trained row of one environment: the unit of work (and of --shard). */
 interface UnitRecord { readonly index: number; readonly env: RispEnvName; readonly row: TrainedRow; readonly gamma?: number; readonly errors: number[]; readonly trainSeconds: number; readonly finalLoss: number }
 const gammaOf = (env: RispEnvName, row: TrainedRow): number => (row === "ours-no-grad" ? 0 : GAMMA[env][row]);
-const TRAINED = TRAINED_ROWS;
-const UNITS = ENVS.flatMap((env) => TRAINED.map((row) => ({ env, row })));
+const UNITS = ENVS.flatMap((env) => TRAINED_ROWS.map((row) => ({ env, row })));
 
 /** The rows of an environment whose trained rows are all done: the weak baselines are computed here. */
 function envResult(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSettings, units: readonly UnitRecord[], files: string[]): EnvResult {
@@ -251,8 +250,8 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
   const envs: Partial<Record<RispEnvName, EnvResult>> = {};
   for (const name of ENVS) {
     const units = records.filter((r) => r.env === name);
-    if (units.length === TRAINED.length) envs[name] = envResult(ctx, name, cfg, units, files);
-    else ctx.log(`[risp-state] ${name}: ${TRAINED.length - units.length} of its ${TRAINED.length} networks are trained by other shards; rerun without --shard once they are done to merge`);
+    if (units.length === TRAINED_ROWS.length) envs[name] = envResult(ctx, name, cfg, units, files);
+    else ctx.log(`[risp-state] ${name}: ${TRAINED_ROWS.length - units.length} of its ${TRAINED_ROWS.length} networks are trained by other shards; rerun without --shard once they are done to merge`);
   }
   const done = ENVS.filter((e) => envs[e]);
   const table = tableMarkdown(envs);

@@ -47,7 +47,7 @@ import type { RispEnvName } from "./lib/risp-envs.js";
 import { PSI_MIDDLE, groundPattern, plainGround, sampleTargetConfig, sampleTrainingPsi, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
-import { predictorConfig, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
+import { predictorConfig, predictorDir, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
 
 export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "oracle"] as const;
 export type TaskRow = (typeof TASK_ROWS)[number];
@@ -119,7 +119,7 @@ function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predict
   const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
   const config = predictorConfig(settings, outputs);
   const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
-    const file = join(dir, env, row, "params.gsp");
+    const file = join(predictorDir(dir, env, row), "params.gsp");
     if (!existsSync(file)) throw new CliError(`risp-tasks: ${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
     return [row, networks.loadParams<networks.PredictorParams>(file)];
   })) as Predictors["params"];
@@ -296,13 +296,15 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const shard = ctx.flags.shard;
   const records: UnitRecord[] = [];
   let prepared: Prepared | null = null;
+  // The last (task, environment) prepared is kept: the merge below reuses it instead of tracing its references again.
+  const preparedFor = (t: RispTask, env: RispEnvName): Prepared =>
+    (prepared?.problem.task === t && prepared.problem.env.name === env ? prepared : (prepared = prepare(ctx, t, env, s)));
   for (const u of units) {
     const index = UNITS.indexOf(u);
     const kept = store.load(index);
     if (kept) { records.push(kept); continue; }
     if (shard && index % shard.count !== shard.index) continue;
-    if (prepared?.problem.task !== u.task || prepared.problem.env.name !== u.env) prepared = prepare(ctx, u.task, u.env, s);
-    const record = await runUnit(ctx, prepared, index, u.row, s);
+    const record = await runUnit(ctx, preparedFor(u.task, u.env), index, u.row, s);
     store.save(record);
     records.push(record);
   }
@@ -312,7 +314,7 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   for (const [t, env] of groups) {
     const mine = records.filter((r) => r.task === t && r.env === env);
     if (mine.length < units.filter((u) => u.task === t && u.env === env).length) { ctx.log(`[risp-tasks] ${t} ${env}: rows left to other shards; rerun without --shard to merge`); continue; }
-    const p = prepare(ctx, t, env, s);
+    const p = preparedFor(t, env);
     const rows: Partial<Record<TaskRow, RowSummary>> = {
       random: summary(p.configs.map((c) => p.problem.error(c.guess, c.start))),
       ...(t === "sysid" ? {} : { average: summary(p.configs.map((c) => p.problem.error(p.problem.middle, c.start))) }),

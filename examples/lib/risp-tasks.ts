@@ -17,7 +17,7 @@
  */
 import { jit, models, np, vmap, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
-import { RISP_ENVS, ROD, eulerMatrix, rodModel, type RispEnv, type RispEnvName } from "./risp-envs.js";
+import { RISP_ENVS, ROD, rodModel, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
 export type RispTask = "sysid" | "imitation" | "control";
 export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
@@ -75,6 +75,8 @@ interface Scenario {
 type Start = readonly number[];
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
+/** A turn about the vertical axis (x, y, z, w): the starts are upright. */
+const yawQuaternion = (yaw: number) => models.rigid.quatFromAxisAngle([0, 1, 0], yaw);
 const uniform = (rng: Rng, lower: readonly number[], upper: readonly number[]) => lower.map((lo, i) => rng.uniform(lo, upper[i]!));
 const repeat = <T>(n: number, f: (i: number) => T): T[] => globalThis.Array.from({ length: n }, (_, i) => f(i));
 
@@ -93,13 +95,6 @@ export function poseStates(x: Array, q: Array): Array {
 function rigidVertices(body: Float64Array, x: Array, q: Array): Array {
   const local = f32(repeat(body.length / 3, (i) => [body[3 * i]!, body[3 * i + 1]!, body[3 * i + 2]!]));
   return vmap((xt: Array, qt: Array) => np.add(xt, np.matmul(local, np.transpose(models.rigid.quatToMatrix(qt)))))(x, q);
-}
-
-/** Quaternion (x, y, z, w) of R_y(yaw)·R_x(pitch)·R_z(roll). */
-function eulerQuaternion(yaw: number, pitch: number, roll: number): number[] {
-  const R = eulerMatrix(yaw, pitch, roll);
-  const w = Math.sqrt(Math.max(1e-12, 1 + R[0]! + R[4]! + R[8]!)) / 2;
-  return [(R[7]! - R[5]!) / (4 * w), (R[2]! - R[6]!) / (4 * w), (R[3]! - R[1]!) / (4 * w), w];
 }
 
 /**
@@ -122,7 +117,7 @@ function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
     return { states: poseStates(x, q), vertices: rigidVertices(env.body!, x, q) };
   };
   const frames = repeat(FRAMES, (i) => i);
-  const start = [0, 0.85, 0, ...eulerQuaternion(0.3, 0, 0)];
+  const start = [0, 0.85, 0, ...yawQuaternion(0.3)];
   if (task === "sysid") {
     return {
       unknowns: ["mass (kg): 2.8 + 0.4·u"], lower: [0], upper: [1], truth: [(MASS - 2.8) / 0.4], frames, start,
@@ -138,7 +133,7 @@ function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
     guess: (rng) => repeat(D, () => rng.uniform(-0.5, 0.5)),
     rollout: (u, start) => simulate(np.array(MASS, { dtype: "float32" }), u, start),
     // Control starts up to 10 cm away and 0.3 rad turned.
-    randomStart: (rng) => [rng.uniform(-0.1, 0.1), 0.85 + rng.uniform(-0.05, 0.05), rng.uniform(-0.1, 0.1), ...eulerQuaternion(0.3 + rng.uniform(-0.3, 0.3), 0, 0)],
+    randomStart: (rng) => [rng.uniform(-0.1, 0.1), 0.85 + rng.uniform(-0.05, 0.05), rng.uniform(-0.1, 0.1), ...yawQuaternion(0.3 + rng.uniform(-0.3, 0.3))],
   };
 }
 
@@ -155,7 +150,7 @@ function cubeScenario(env: RispEnv): Scenario {
   const I = (MASS * 2 * SIDE * SIDE) / 12;
   const { system, state } = models.rigid.rigidSystem([{
     mass: MASS, inertia: [I, 0, 0, 0, I, 0, 0, 0, I], contactPoints: corners, contactRadius: 0,
-    position: [0.1, 0.5, 0], rotation: eulerQuaternion(0.2, 0, 0) as [number, number, number, number],
+    position: [0.1, 0.5, 0], rotation: yawQuaternion(0.2),
   }], { ground: models.contact.ground({ ke: 1e6, kd: 500, kf: 1e3, mu: 0.5 }) });
   return {
     unknowns: ["log10 kn: 5.5 + u"], lower: [0], upper: [1], truth: [0.5], frames: repeat(FRAMES, (i) => i), start: [0],

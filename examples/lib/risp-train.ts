@@ -68,5 +68,5 @@ export async function trainPredictor(dir: string, o: { cfg: PredictorTraining; r
   return { params: r.params, predict: predict(r.params), seconds: r.seconds, finalLoss: r.epochLosses[r.epochLosses.length - 1]! };
 }
 
-/** A trained network's directory under `root`. */
+/** A trained network's directory under `root` (params.gsp and its loss curve; risp-tasks reads it back). */
 export const predictorDir = (root: string, env: string, row: TrainedRow) => join(root, env, row);
