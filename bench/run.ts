@@ -8,7 +8,7 @@
  *   npm run bench -- --quick            smaller sizes, no peers
  *   npm run bench -- --only W4          substring filter on "peer workload backend size"
  *   npm run bench -- --no-peers | --no-webgpu | --no-models
- *   npm run bench -- soak               the memory soak test alone (bench/soak.ts)
+ *   npm run bench -- soak               the memory soak test alone (bench/soak.ts; the default run includes its 60-frame fit, 1,000 steps per backend)
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -125,6 +125,18 @@ if (!has("no-models") && (!only || only.includes("physics") || only.includes("re
     const r = spawnSync(tsx, [join(here, script), ...(quick ? ["--sizes", "100,1000"] : [])], { cwd: root, env, encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
     for (const l of (r.stdout ?? "").split("\n").filter((x) => x.startsWith("{"))) modelRows.push(JSON.parse(l));
     if (r.status !== 0) log(`  ${script} failed: ${(r.stderr ?? "").trim().split("\n").slice(-2).join(" | ")}`);
+  }
+}
+
+// ---------------------------------------------------------------- memory: the demo's 60-frame fit for 1,000 steps per backend
+if (!quick && !has("no-models") && !only) {
+  log("memory soak (the 60-frame video fit, 1,000 steps)");
+  for (const backend of gpu ? ["cpu", "webgpu"] : ["cpu"]) {
+    const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "soak.ts"), "--backend", backend, "--steps", "1000", "--every", "100", "--workload", "fit60"],
+      { cwd: root, env, encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
+    const line = (r.stdout ?? "").split("\n").find((l) => l.startsWith("{"));
+    if (line) modelRows.push(JSON.parse(line));
+    else log(`  soak on ${backend} failed (exit ${r.status}): ${(r.stderr ?? "").trim().split("\n").slice(-2).join(" | ")}`);
   }
 }
 

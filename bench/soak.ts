@@ -3,7 +3,7 @@
  * rollout (a 2-cell soft beam, 10 frames × 5 substeps, the loss a function of its Lamé μ), or with
  * `--workload fit60` of the demo's 60-frame video fit, the parameter updated each step, on the CPU
  * and on WebGPU. Prints RSS and V8 heap every 500 steps
- * and the growth per 1,000 steps after warm-up (from step 1,000 on): memory that grows there is a leak.
+ * and the growth per 1,000 steps after warm-up (from step 1,000 on, or the last four fifths of a shorter run): memory that grows there is a leak.
  *
  *   npx tsx bench/soak.ts [--steps 10000] [--every 500] [--workload rollout|fit60]   (each backend in its own process, with --expose-gc)
  */
@@ -68,7 +68,9 @@ export async function soak(backend: "cpu" | "webgpu", steps: number, every: numb
       log(`${kind} ${backend} step ${k}: RSS ${samples.at(-1)!.rssMB} MB, heap ${samples.at(-1)!.heapMB} MB`);
     }
   }
-  const after = samples.filter((s) => s.step >= 1000);
+  // Warm-up: the first 1,000 steps, or the first fifth of a shorter run.
+  const warmUp = Math.min(1000, steps / 5);
+  const after = samples.filter((s) => s.step >= warmUp);
   return {
     workload: "soak", kind, backend, steps, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), samples,
     rssSlope: Number(slope(after.map((s) => [s.step, s.rssMB])).toFixed(2)), heapSlope: Number(slope(after.map((s) => [s.step, s.heapMB])).toFixed(2)),

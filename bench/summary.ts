@@ -1,3 +1,5 @@
+import type { SoakRow } from "./soak.js";
+
 /** Benchmark tables: for each workload, gradsim's time per backend, the best peer per backend class, and the ratios. */
 export interface Row {
   readonly peer: string; readonly workload: string; readonly size: string | number; readonly backend: string;
@@ -8,6 +10,17 @@ export interface Row {
 /** CPU-class backends are compared with CPU-class backends, GPU with GPU. */
 const classOf = (backend: string): "cpu" | "gpu" => (backend === "webgpu" ? "gpu" : "cpu");
 const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? "—" : v < 10 ? v.toFixed(2) : v.toFixed(1));
+
+/** Memory over a soak run (bench/soak.ts): peak and range of RSS after warm-up, and its growth. */
+export function soakMarkdown(soaks: readonly SoakRow[]): string {
+  const warm = (r: SoakRow) => r.samples.filter((s) => s.step >= Math.min(1000, r.steps / 5));
+  const range = (v: readonly number[]) => (v.length ? `${Math.min(...v).toFixed(0)}–${Math.max(...v).toFixed(0)}` : "—");
+  return [
+    "Memory (bench/soak.ts: jitted value-and-gradient steps, RSS and heap after a full collection; growth = least-squares slope after warm-up):", "",
+    "| workload | backend | steps | s | peak RSS MB | RSS MB after warm-up | heap MB after warm-up | RSS / heap growth, MB per 1,000 steps |", "|---|---|---:|---:|---:|---:|---:|---:|",
+    ...soaks.map((r) => `| ${r.kind} | ${r.backend} | ${r.steps} | ${r.seconds} | ${r.peakRssMB} | ${range(warm(r).map((s) => s.rssMB))} | ${range(warm(r).map((s) => s.heapMB))} | ${r.rssSlope} / ${r.heapSlope} |`),
+  ].join("\n");
+}
 
 export function summarize(rows: readonly Row[], modelRows: readonly unknown[], meta: { date: string; machine: string }): string {
   const ok = rows.filter((r) => r.ms_median !== null && !r.error);
@@ -41,7 +54,8 @@ export function summarize(rows: readonly Row[], modelRows: readonly unknown[], m
     type ModelRow = { workload: string; size: number; backend: string; mode: string; path?: string; stepsPerSec?: number; fps?: number | null; faces?: number; msMedian?: number; paperGpuStepsPerSec?: number; error?: string };
     type FloorRow = { workload: "softras-floor"; size: number; keptPairs: number; rejectedPairs: number; mflop: number; gflops: number; floorMs: number; measuredMs: number | null };
     const floors = (modelRows as unknown as FloorRow[]).filter((r) => r.workload === "softras-floor");
-    modelRows = modelRows.filter((r) => (r as { workload: string }).workload !== "softras-floor");
+    const soaks = (modelRows as unknown as SoakRow[]).filter((r) => r.workload === "soak");
+    modelRows = modelRows.filter((r) => !["softras-floor", "soak"].includes((r as { workload: string }).workload));
     const rate = (r: ModelRow) => (r.stepsPerSec !== undefined ? `${r.stepsPerSec} steps/s` : r.fps ? `${r.fps.toPrecision(3)} fps`
       : r.msMedian !== undefined ? `${r.msMedian} ms` : `failed: ${r.error ?? "no result"}`);
     lines.push("", "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels):", "",
@@ -52,6 +66,7 @@ export function summarize(rows: readonly Row[], modelRows: readonly unknown[], m
         "| image | kept pairs | rejected pairs | MFlop / frame | GFlop/s (scalar) | floor ms | measured ms | × floor |", "|---:|---:|---:|---:|---:|---:|---:|---:|",
         ...floors.map((f) => `| ${f.size}² | ${f.keptPairs} | ${f.rejectedPairs} | ${f.mflop} | ${f.gflops} | ${f.floorMs} | ${f.measuredMs?.toFixed(1) ?? "—"} | ${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"} |`));
     }
+    if (soaks.length) lines.push("", soakMarkdown(soaks));
   }
   return lines.join("\n") + "\n";
 }
