@@ -3,7 +3,9 @@
  *   hard pass: among valid faces containing p (w_k ≥ 0) that pass the culling, the nearest by
  *     affine depth Σ w_k z_k wins (ties: the first face); its screen barycentrics are output;
  *   soft silhouette: over the first `knum` faces (face order) whose box padded by boxLen contains
- *     p, logT = Σ log(1 − exp(−max(d²·sigmaInv, 1e-12)))  → alpha = covered ? 1 : 1 − exp(logT).
+ *     p, logT = Σ log(1 − exp(−max(d²·sigmaInv, 1e-12)))  → alpha = covered ? 1 : 1 − exp(logT);
+ *     at covered pixels alpha is 1 whatever logT is, so logT is not computed there (0): inside the
+ *     silhouette every nearby face is close, so those pixels would cost the most.
  * Forward, jvp and vjp (per face over its padded box: deterministic); float64 arithmetic.
  */
 import type { TypedArray } from "../../core/dtype.js";
@@ -46,8 +48,8 @@ class Scan {
   constructor(knum: number, maxFaces: number) { this.near = new Int32Array(Math.max(1, Math.min(knum, maxFaces))); }
 }
 
-/** Fill s.near/s.n and the hard pass's winner (s.winner, its barycentrics in s.best) for pixel (c, r). */
-function scanPixel(t: FaceTable, bins: TileBins, front: ArrayLike<number>, p: DibrKernelParams, c: number, r: number, s: Scan): void {
+/** Fill s.near/s.n and, with `hard`, the hard pass's winner (s.winner, its barycentrics in s.best) for pixel (c, r). */
+function scanPixel(t: FaceTable, bins: TileBins, front: ArrayLike<number>, p: DibrKernelParams, c: number, r: number, s: Scan, hard = true): void {
   const px = ndcX(c, p.width), py = ndcY(r, p.height), w = s.w;
   const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size);
   let zBest = Infinity;
@@ -56,6 +58,7 @@ function scanPixel(t: FaceTable, bins: TileBins, front: ArrayLike<number>, p: Di
     const f = bins.faces[i]!;
     if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
     if (s.n < p.knum) s.near[s.n++] = f;
+    if (!hard) continue;
     if (!(p.culling === "none" || (p.culling === "back") === !!front[f])) continue;
     barycentricsAt(t, f, px, py, w);
     if (!(w[0]! >= 0 && w[1]! >= 0 && w[2]! >= 0)) continue;
@@ -82,14 +85,18 @@ export function dibrForward(t: FaceTable, front: ArrayLike<number>, p: DibrKerne
   for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) {
     const px = ndcX(c, W), py = ndcY(r, H), pix = r * W + c;
     scanPixel(t, bins, front, p, c, r, s);
+    out.face[pix] = s.winner;
+    if (s.winner >= 0) {
+      out.logT[pix] = 0;
+      out.bary[3 * pix] = s.best[0]!; out.bary[3 * pix + 1] = s.best[1]!; out.bary[3 * pix + 2] = s.best[2]!;
+      continue;
+    }
     let sum = 0;
     for (let i = 0; i < s.n; i++) {
       if (!softDistance(t, s.near[i]!, px, py, p, s)) continue;
       sum += Math.log(-Math.expm1(-Math.max(s.dist[0]! * p.sigmaInv, 1e-12)));
     }
     out.logT[pix] = sum;
-    out.face[pix] = s.winner;
-    if (s.winner >= 0) { out.bary[3 * pix] = s.best[0]!; out.bary[3 * pix + 1] = s.best[1]!; out.bary[3 * pix + 2] = s.best[2]!; }
   }
 }
 
@@ -106,17 +113,21 @@ export function dibrJvp(t: FaceTable, front: ArrayLike<number>, face: Int32Array
   out.bary.fill(0);
   for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) {
     const px = ndcX(c, W), py = ndcY(r, H), pix = r * W + c;
-    scanPixel(t, bins, front, p, c, r, s);
-    let sum = 0;
-    for (let i = 0; i < s.n; i++) {
-      const f = s.near[i]!;
-      if (!softDistance(t, f, px, py, p, s)) continue;
-      const slope = logOneMinusSlope(s.dist[0]!, p.sigmaInv);
-      if (slope !== 0) sum += slope * distanceTangent(s.dist, dxy, 6 * f);
-    }
-    out.logT[pix] = sum;
     const f = face[pix]!;
-    if (f < 0) continue;
+    if (f < 0) {
+      // Uncovered: the soft silhouette's tangent (covered pixels have logT = 0, see the header).
+      scanPixel(t, bins, front, p, c, r, s, false);
+      let sum = 0;
+      for (let i = 0; i < s.n; i++) {
+        const g = s.near[i]!;
+        if (!softDistance(t, g, px, py, p, s)) continue;
+        const slope = logOneMinusSlope(s.dist[0]!, p.sigmaInv);
+        if (slope !== 0) sum += slope * distanceTangent(s.dist, dxy, 6 * g);
+      }
+      out.logT[pix] = sum;
+      continue;
+    }
+    out.logT[pix] = 0;
     barycentricsAt(t, f, px, py, s.w);
     baryTangent(t, f, px, py, s.w, dxy, 6 * f, s.dw);
     out.bary[3 * pix] = s.dw[0]!; out.bary[3 * pix + 1] = s.dw[1]!; out.bary[3 * pix + 2] = s.dw[2]!;
@@ -130,6 +141,7 @@ export function dibrVjp(t: FaceTable, face: Int32Array, ctLogT: ArrayLike<number
   // Per pixel, the last face of its soft silhouette (face order): a face takes part iff it is near and not after it.
   const cutoff = new Int32Array(W * H).fill(-1);
   for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) {
+    if (face[r * W + c]! >= 0) continue; // covered: logT is constant 0 there
     const px = ndcX(c, W), py = ndcY(r, H), tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size);
     let near = 0;
     for (let i = bins.start[tile]!; i < bins.start[tile + 1]! && near < p.knum; i++) {

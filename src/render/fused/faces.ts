@@ -13,8 +13,9 @@ export interface FaceTable {
   readonly n: number;
   /** x0 y0 x1 y1 x2 y2 per face. */
   readonly xy: Float64Array;
-  /** z0 z1 z2 per face. */
+  /** z0 z1 z2 per face, and their reciprocals (perspective-correct interpolation weighs by them). */
   readonly z: Float64Array;
+  readonly iz: Float64Array;
   readonly area: Float64Array;
   /** Non-degenerate screen area and every vertex in front of the camera. */
   readonly valid: Uint8Array;
@@ -33,10 +34,11 @@ export interface FaceTable {
 }
 
 export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, margin: number): FaceTable {
-  const fxy = Float64Array.from(xy), fz = Float64Array.from(z);
+  // (The constructor copies a typed array directly; Float64Array.from would go through its iterator.)
+  const fxy = new Float64Array(xy as ArrayLike<number>), fz = new Float64Array(z as ArrayLike<number>);
   const area = new Float64Array(n), valid = new Uint8Array(n), lo = new Float64Array(2 * n), hi = new Float64Array(2 * n);
   const bary = new Float64Array(12 * n), edges = new Float64Array(15 * n), height = new Float64Array(3 * n);
-  const vx = [0, 0, 0], vy = [0, 0, 0];
+  const vx = new Float64Array(3), vy = new Float64Array(3);
   for (let f = 0; f < n; f++) {
     const o = 6 * f;
     for (let i = 0; i < 3; i++) { vx[i] = fxy[o + 2 * i]!; vy[i] = fxy[o + 2 * i + 1]!; }
@@ -59,7 +61,8 @@ export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number
       height[3 * f + k] = ok && opp > 0 ? Math.abs(A) / opp : 0;
     }
   }
-  return { n, xy: fxy, z: fz, area, valid, lo, hi, bary, edges, height };
+  const iz = fz.map((v) => 1 / v);
+  return { n, xy: fxy, z: fz, iz, area, valid, lo, hi, bary, edges, height };
 }
 
 /** NDC centre of pixel column i / row r (row 0 = top), CONVENTIONS.md. */

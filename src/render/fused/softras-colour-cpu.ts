@@ -11,7 +11,7 @@
 import type { TypedArray } from "../../core/dtype.js";
 import { ndcX, ndcY, pixelBox, type FaceTable } from "./faces.js";
 import {
-  activations, addBaryGradient, sigmoids, addDistanceGradient, baryTangent, binsOf, colourGeometry, distanceTangent, layerAdjoint, layerTangent, Pair, pair,
+  activations, addBaryGradient, rowSpan, sigmoids, addDistanceGradient, baryTangent, binsOf, colourGeometry, distanceTangent, layerAdjoint, layerTangent, Pair, pair,
   type FaceMasks, type SoftRasKernelParams,
 } from "./softras-pair.js";
 
@@ -40,49 +40,77 @@ function faceColour(pr: Pair, A: ArrayLike<number>, f: number, D: number, c: Flo
   for (let d = 0; d < D; d++) c[d] = wc[0]! * A[o + d]! + wc[1]! * A[o + D + d]! + wc[2]! * A[o + 2 * D + d]!;
 }
 
-/** Softmax exponent u = log D + z̄/γ of a colourable pair at `depth`. */
-const exponent = (ld: number, depth: number, p: SoftRasColourParams) => ld + depthTerm(depth, p);
-/** z̄/γ: the depth's part of the exponent (e = D·exp(z̄/γ − M) = σ(x)·exp(z̄/γ − M), no log needed). */
-const depthTerm = (depth: number, p: SoftRasColourParams) => (p.far - depth) / (p.far - p.near) / p.gamma;
+/**
+ * z̄/γ = (far − depth)·scale with scale = 1/((far − near)·γ) (depthScale): the depth's part of the
+ * softmax exponent u = log D + z̄/γ (e = D·exp(z̄/γ − M) = σ(x)·exp(z̄/γ − M), no log needed).
+ */
+const depthTerm = (depth: number, far: number, scale: number) => (far - depth) * scale;
+const depthScale = (p: SoftRasColourParams) => 1 / ((p.far - p.near) * p.gamma);
+
+/**
+ * Per face, the largest depth term any of its pixels can have: that of its nearest vertex (the
+ * perspective depth of clipped barycentrics lies between its vertices' depths). A pair whose bound
+ * is already below the weights the kernels leave out (e⁻⁴⁶ of the largest) is skipped before its
+ * colour geometry is computed: the occluded faces behind a surface, half of a closed mesh's pairs.
+ */
+function nearestDepthTerms(t: FaceTable, p: SoftRasColourParams): Float64Array {
+  const out = new Float64Array(t.n);
+  const scale = depthScale(p);
+  for (let f = 0; f < t.n; f++) out[f] = depthTerm(Math.min(t.z[3 * f]!, t.z[3 * f + 1]!, t.z[3 * f + 2]!), p.far, scale);
+  return out;
+}
+/** ln 1e20 and a little more (the skip tests bounds, the kept pairs' weights are computed exactly). */
+const NEGLIGIBLE = 47;
 
 export function softrasColourForward(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, bg: ArrayLike<number>, p: SoftRasColourParams, out: SoftRasColourOutputs): void {
   const { width: W, height: H, channels: D } = p;
-  const bins = binsOf(t, masks, p);
-  const pr = new Pair(), c = new Float64Array(D), num = new Float64Array(D);
-  const ub = p.eps / p.gamma;
-  for (let r = 0; r < H; r++) for (let col = 0; col < W; col++) {
-    const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
-    const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
-    let s = 0, M = ub, Z = 1;
-    for (let d = 0; d < D; d++) num[d] = bg[d]!;
-    for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
-      const f = bins.faces[i]!;
-      if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
-      pair(t, f, px, py, p, pr);
-      if (!pr.keep) continue;
-      activations(pr);
-      const ld = pr.logD;
-      s += ld - pr.x;
-      if (!masks.colour[f]) continue;
-      const z = colourGeometry(t, f, pr);
-      if (!(z >= p.near && z <= p.far)) continue;
-      const u = exponent(ld, z, p);
-      // Weight below e⁻⁴⁶ ≈ 1e-20 of the largest so far: below float64 rounding of the sums, left out.
-      if (u < M - 46) continue;
-      faceColour(pr, A, f, D, c);
-      if (u > M) {
-        const scale = Math.exp(M - u);
-        Z = Z * scale + 1;
-        for (let d = 0; d < D; d++) num[d] = num[d]! * scale + c[d]!;
-        M = u;
-      } else {
-        const e = Math.exp(u - M);
-        Z += e;
-        for (let d = 0; d < D; d++) num[d] += e * c[d]!;
+  const HW = W * H;
+  const pr = new Pair(), c = new Float64Array(D);
+  const ub = p.eps / p.gamma, nearTerm = nearestDepthTerms(t, p), scale = depthScale(p);
+  // Per-pixel accumulators in float64 (the outputs may be float32): S, the softmax's running
+  // maximum M, its normaliser Z and numerators, the background's term already in.
+  const S = new Float64Array(HW), M = new Float64Array(HW).fill(ub), Z = new Float64Array(HW).fill(1), num = new Float64Array(HW * D);
+  for (let pix = 0; pix < HW; pix++) for (let d = 0; d < D; d++) num[pix * D + d] = bg[d]!;
+  // Face by face over its padded box, in face order: each pixel sees its faces in the same order as
+  // a loop over the pixel's faces would, and a face's data stays in cache.
+  for (let f = 0; f < t.n; f++) {
+    if (!t.valid[f] || !masks.include[f]) continue;
+    const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
+    const colourable = masks.colour[f] === 1, nt = nearTerm[f]!;
+    for (let r = r0; r <= r1; r++) {
+      const [s0, s1] = rowSpan(t, f, r, c0, c1, p);
+      for (let col = s0; col <= s1; col++) {
+        const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
+        pair(t, f, px, py, p, pr, true);
+        if (!pr.keep) continue;
+        activations(pr);
+        const ld = pr.logD;
+        S[pix] += ld - pr.x;
+        const m = M[pix]!;
+        if (!colourable || nt < m - NEGLIGIBLE) continue;
+        const z = colourGeometry(t, f, pr);
+        if (!(z >= p.near && z <= p.far)) continue;
+        const u = ld + depthTerm(z, p.far, scale);
+        // Weight below e⁻⁴⁶ ≈ 1e-20 of the largest so far: below float64 rounding of the sums, left out.
+        if (u < m - 46) continue;
+        faceColour(pr, A, f, D, c);
+        const o = pix * D;
+        if (u > m) {
+          const rescale = Math.exp(m - u);
+          Z[pix] = Z[pix]! * rescale + 1;
+          for (let d = 0; d < D; d++) num[o + d] = num[o + d]! * rescale + c[d]!;
+          M[pix] = u;
+        } else {
+          const e = Math.exp(u - m);
+          Z[pix] += e;
+          for (let d = 0; d < D; d++) num[o + d] += e * c[d]!;
+        }
       }
     }
-    out.S[pix] = s; out.M[pix] = M; out.Z[pix] = Z;
-    for (let d = 0; d < D; d++) out.rgb[pix * D + d] = num[d]! / Z;
+  }
+  for (let pix = 0; pix < HW; pix++) {
+    out.S[pix] = S[pix]!; out.M[pix] = M[pix]!; out.Z[pix] = Z[pix]!;
+    for (let d = 0; d < D; d++) out.rgb[pix * D + d] = num[pix * D + d]! / Z[pix]!;
   }
 }
 
@@ -92,11 +120,11 @@ export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
   const { width: W, height: H, channels: D } = p;
   const bins = binsOf(t, masks, p);
   const pr = new Pair(), c = new Float64Array(D), drgb = new Float64Array(D);
-  const ub = p.eps / p.gamma, spanInv = 1 / ((p.far - p.near) * p.gamma);
+  const ub = p.eps / p.gamma, spanInv = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
   for (let r = 0; r < H; r++) for (let col = 0; col < W; col++) {
     const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
     const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
-    const M = aux.M[pix]!, Z = aux.Z[pix]!;
+    const M = aux.M[pix]!, Z = aux.Z[pix]!, cut = M + Math.log(Z) - NEGLIGIBLE;
     let ds = 0;
     const eb = Math.exp(ub - M) / Z;
     for (let d = 0; d < D; d++) drgb[d] = eb * tan.bg[d]!;
@@ -106,13 +134,13 @@ export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
       pair(t, f, px, py, p, pr);
       if (!pr.keep) continue;
       const o = 6 * f;
-      const colourable = masks.colour[f] === 1;
+      const colourable = masks.colour[f] === 1 && nearTerm[f]! >= cut;
       const z = colourable ? colourGeometry(t, f, pr) : 0;
       sigmoids(pr);
       // A weight that underflowed to 0 contributes exactly nothing (common with a sharp depth softmax).
-      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p) - M)) / Z : 0;
+      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, spanInv) - M)) / Z : 0;
       const dd = distanceTangent(t, f, px, py, pr, p, tan.xy, o);
-      const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) / p.sigma;
+      const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) * sigmaInv;
       ds -= pr.sx * dx;
       if (!(e > 1e-20)) continue;
       baryTangent(t, f, px, py, pr.w, tan.xy, o, pr.dw);
@@ -138,9 +166,12 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
   out.xy.fill(0); out.z.fill(0); out.A.fill(0); out.bg.fill(0);
   const pr = new Pair(), c = new Float64Array(D);
   const g = new Float64Array(6), gz = new Float64Array(3), gA = new Float64Array(3 * D), gbg = new Float64Array(D);
-  const ub = p.eps / p.gamma, spanInv = 1 / ((p.far - p.near) * p.gamma);
+  const ub = p.eps / p.gamma, spanInv = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
+  // Per pixel, the depth term below which a face's weight is negligible (see nearestDepthTerms).
+  const cut = new Float64Array(W * H);
   // The background's share e_b at every pixel.
   for (let pix = 0; pix < W * H; pix++) {
+    cut[pix] = aux.M[pix]! + Math.log(aux.Z[pix]!) - NEGLIGIBLE;
     const eb = Math.exp(ub - aux.M[pix]!) / aux.Z[pix]!;
     for (let d = 0; d < D; d++) gbg[d] += eb * ct.rgb[pix * D + d]!;
   }
@@ -150,36 +181,38 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
     const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
     g.fill(0); gz.fill(0); gA.fill(0);
     const oa = 3 * D * f;
-    for (let r = r0; r <= r1; r++) for (let col = c0; col <= c1; col++) {
-      const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
-      pair(t, f, px, py, p, pr);
-      if (!pr.keep) continue;
-      sigmoids(pr);
-      let gx = -ct.S[pix]! * pr.sx;
-      const colourable = masks.colour[f] === 1;
-      const z = colourable ? colourGeometry(t, f, pr) : 0;
-      // A weight that underflowed to 0 contributes exactly nothing (common with a sharp depth softmax).
-      // Weights below 1e-20 (common with a sharp depth softmax) are left out, as in the forward pass.
-      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p) - aux.M[pix]!)) / aux.Z[pix]! : 0;
-      if (e > 1e-20) {
-        faceColour(pr, A, f, D, c);
-        // ∂rgb/∂u = e (c − rgb); ∂rgb/∂c = e.
-        let gu = 0, gw0 = 0, gw1 = 0, gw2 = 0;
-        const wc = pr.wc;
-        for (let d = 0; d < D; d++) {
-          const cd = ct.rgb[pix * D + d]!, gc = e * cd;
-          gu += cd * e * (c[d]! - aux.rgb[pix * D + d]!);
-          gA[d] += gc * wc[0]!; gA[D + d] += gc * wc[1]!; gA[2 * D + d] += gc * wc[2]!;
-          gw0 += gc * A[oa + d]!; gw1 += gc * A[oa + D + d]!; gw2 += gc * A[oa + 2 * D + d]!;
+    for (let r = r0; r <= r1; r++) {
+      const [s0, s1] = rowSpan(t, f, r, c0, c1, p);
+      for (let col = s0; col <= s1; col++) {
+        const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
+        pair(t, f, px, py, p, pr);
+        if (!pr.keep) continue;
+        sigmoids(pr);
+        let gx = -ct.S[pix]! * pr.sx;
+        const colourable = masks.colour[f] === 1 && nearTerm[f]! >= cut[pix]!;
+        const z = colourable ? colourGeometry(t, f, pr) : 0;
+        // Weights below 1e-20 (common with a sharp depth softmax) are left out, as in the forward pass.
+        const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, spanInv) - aux.M[pix]!)) / aux.Z[pix]! : 0;
+        if (e > 1e-20) {
+          faceColour(pr, A, f, D, c);
+          // ∂rgb/∂u = e (c − rgb); ∂rgb/∂c = e.
+          let gu = 0, gw0 = 0, gw1 = 0, gw2 = 0;
+          const wc = pr.wc;
+          for (let d = 0; d < D; d++) {
+            const cd = ct.rgb[pix * D + d]!, gc = e * cd;
+            gu += cd * e * (c[d]! - aux.rgb[pix * D + d]!);
+            gA[d] += gc * wc[0]!; gA[D + d] += gc * wc[1]!; gA[2 * D + d] += gc * wc[2]!;
+            gw0 += gc * A[oa + d]!; gw1 += gc * A[oa + D + d]!; gw2 += gc * A[oa + 2 * D + d]!;
+          }
+          if (!p.baryGradient) { gw0 = 0; gw1 = 0; gw2 = 0; }
+          gx += gu * pr.snx;
+          layerAdjoint(t, f, pr, gw0, gw1, gw2, -gu * spanInv);
+          gz[0] += pr.gz[0]!; gz[1] += pr.gz[1]!; gz[2] += pr.gz[2]!;
+          addBaryGradient(t, f, px, py, pr.w, pr.gw[0]!, pr.gw[1]!, pr.gw[2]!, g);
         }
-        if (!p.baryGradient) { gw0 = 0; gw1 = 0; gw2 = 0; }
-        gx += gu * pr.snx;
-        layerAdjoint(t, f, pr, gw0, gw1, gw2, -gu * spanInv);
-        gz[0] += pr.gz[0]!; gz[1] += pr.gz[1]!; gz[2] += pr.gz[2]!;
-        addBaryGradient(t, f, px, py, pr.w, pr.gw[0]!, pr.gw[1]!, pr.gw[2]!, g);
+        if (gx === 0) continue;
+        addDistanceGradient(t, f, px, py, pr, p, (p.distFunc === "euclidean" && !pr.inside ? -gx : gx) * sigmaInv, g);
       }
-      if (gx === 0) continue;
-      addDistanceGradient(t, f, px, py, pr, p, (p.distFunc === "euclidean" && !pr.inside ? -gx : gx) / p.sigma, g);
     }
     for (let m = 0; m < 6; m++) out.xy[6 * f + m] = g[m]!;
     out.z[3 * f] = gz[0]!; out.z[3 * f + 1] = gz[1]!; out.z[3 * f + 2] = gz[2]!;

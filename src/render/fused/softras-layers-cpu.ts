@@ -44,7 +44,7 @@ export function softrasForward(t: FaceTable, masks: FaceMasks, p: SoftRasKernelP
     for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
       const f = bins.faces[i]!;
       if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
-      pair(t, f, px, py, p, pr);
+      pair(t, f, px, py, p, pr, true);
       if (!pr.keep) continue;
       const ld = logSigmoid(pr.x);
       s += ld - pr.x;

@@ -6,7 +6,7 @@
  * distance), and the tangent and adjoint maps of (w̃, depth) given those of w and the depths.
  * Arithmetic is float64; nothing allocates per pair.
  */
-import { addBaryGradient, barycentricsAt, baryTangent, binTiles, boundaryDistance, distanceLowerBound2, faceTable, type FaceTable, type TileBins } from "./faces.js";
+import { addBaryGradient, barycentricsAt, baryTangent, binTiles, boundaryDistance, distanceLowerBound2, faceTable, ndcY, type FaceTable, type TileBins } from "./faces.js";
 
 export { addBaryGradient, baryTangent };
 
@@ -64,8 +64,13 @@ export function activations(pr: Pair): void {
   pr.logD = pr.x >= 0 ? -l : pr.x - l;
 }
 
-/** Evaluate pixel p against face f into `out`. */
-export function pair(t: FaceTable, f: number, px: number, py: number, p: SoftRasKernelParams, out: Pair): void {
+/**
+ * Evaluate pixel p against face f into `out`. Where only d² is needed (`valueOnly`: no derivative
+ * follows), a pixel inside the triangle takes the distance to the nearest edge's line, min_k w_k·h_k —
+ * for an interior point the nearest boundary point is that line's foot — instead of the three
+ * point–segment distances.
+ */
+export function pair(t: FaceTable, f: number, px: number, py: number, p: SoftRasKernelParams, out: Pair, valueOnly = false): void {
   out.keep = false;
   if (!t.valid[f]) return;
   const w = out.w;
@@ -74,7 +79,10 @@ export function pair(t: FaceTable, f: number, px: number, py: number, p: SoftRas
   if (p.distFunc === "euclidean") {
     // Far outside: pruned without the exact distance (d² ≥ bound ≥ Tσ ⇒ x ≤ −T).
     if (!out.inside && distanceLowerBound2(t, f, w) > p.prune * p.sigma * (1 + 1e-9)) return;
-    boundaryDistance(t, f, px, py, out.dist);
+    if (valueOnly && out.inside) {
+      const h = t.height, o = 3 * f, d = Math.min(w[0]! * h[o]!, w[1]! * h[o + 1]!, w[2]! * h[o + 2]!);
+      out.dist[0] = d * d;
+    } else boundaryDistance(t, f, px, py, out.dist);
     out.x = (out.inside ? out.dist[0]! : -out.dist[0]!) / p.sigma;
   } else {
     const k = w[0]! <= w[1]! ? (w[0]! <= w[2]! ? 0 : 2) : (w[1]! <= w[2]! ? 1 : 2);
@@ -82,6 +90,29 @@ export function pair(t: FaceTable, f: number, px: number, py: number, p: SoftRas
     out.x = (w[k]! * Math.abs(w[k]!)) / p.sigma;
   }
   out.keep = out.inside || out.x > -p.prune;
+}
+
+/**
+ * Columns [c0, c1] of row r (within the face's pixel box c0..c1) where `pair` can keep face f
+ * (euclidean distance): outside them some edge's line is farther than the prune radius R, which
+ * `pair` rejects by its distance bound (−w_k·h_k > R). w_k is affine along the row, so each edge
+ * bounds the columns on one side; the span is widened by a column each way so that rounding never
+ * drops a pixel `pair` would keep. Returns c1 < c0 when none can be kept.
+ */
+export function rowSpan(t: FaceTable, f: number, r: number, c0: number, c1: number, p: SoftRasKernelParams): [number, number] {
+  if (p.distFunc !== "euclidean") return [c0, c1];
+  const W = p.width, py = ndcY(r, p.height), B = t.bary, o = 12 * f, R = Math.sqrt(p.prune * p.sigma * (1 + 1e-9));
+  let lo = c0, hi = c1;
+  for (let k = 0; k < 3; k++) {
+    const h = t.height[3 * f + k]!;
+    if (!(h > 0)) continue;
+    // w_k(px) = a·px + b ≥ −R/h, px = (2·col + 1 − W)/W.
+    const a = B[o + 4 * k + 2]!, b = -B[o + 4 * k]! * a - (py - B[o + 4 * k + 1]!) * B[o + 4 * k + 3]!, bound = -R / h;
+    if (a === 0) { if (b < bound) return [c0, c0 - 1]; continue; }
+    const colAt = ((bound - b) / a * W + W - 1) / 2;
+    if (a > 0) lo = Math.max(lo, Math.floor(colAt) - 1); else hi = Math.min(hi, Math.ceil(colAt) + 1);
+  }
+  return [lo, hi];
 }
 
 /** log σ(x), stable for either sign. */
@@ -92,10 +123,10 @@ export function sigmoid(x: number): number { if (x >= 0) return 1 / (1 + Math.ex
 export function colourGeometry(t: FaceTable, f: number, pr: Pair): number {
   const w = pr.w, c = pr.c, wc = pr.wc;
   c[0] = Math.min(1, Math.max(0, w[0]!)); c[1] = Math.min(1, Math.max(0, w[1]!)); c[2] = Math.min(1, Math.max(0, w[2]!));
-  const sum = c[0] + c[1] + c[2], s = Math.max(sum, 1e-5);
-  wc[0] = c[0] / s; wc[1] = c[1] / s; wc[2] = c[2] / s;
+  const sum = c[0] + c[1] + c[2], s = Math.max(sum, 1e-5), is = 1 / s;
+  wc[0] = c[0] * is; wc[1] = c[1] * is; wc[2] = c[2] * is;
   pr.sum = sum; pr.s = s;
-  pr.q = wc[0] / t.z[3 * f]! + wc[1] / t.z[3 * f + 1]! + wc[2] / t.z[3 * f + 2]!;
+  pr.q = wc[0] * t.iz[3 * f]! + wc[1] * t.iz[3 * f + 1]! + wc[2] * t.iz[3 * f + 2]!;
   return 1 / Math.max(pr.q, 1e-12);
 }
 
@@ -138,7 +169,7 @@ export function addDistanceGradient(t: FaceTable, f: number, px: number, py: num
 export function layerAdjoint(t: FaceTable, f: number, pr: Pair, gwc0: number, gwc1: number, gwc2: number, gDepth: number): void {
   const q = pr.q, s = pr.s, c = pr.c, wc = pr.wc;
   const gq = q > 1e-12 ? -gDepth / (q * q) : 0;
-  const iz0 = 1 / t.z[3 * f]!, iz1 = 1 / t.z[3 * f + 1]!, iz2 = 1 / t.z[3 * f + 2]!;
+  const iz0 = t.iz[3 * f]!, iz1 = t.iz[3 * f + 1]!, iz2 = t.iz[3 * f + 2]!;
   const g0 = gwc0 + gq * iz0, g1 = gwc1 + gq * iz1, g2 = gwc2 + gq * iz2;
   pr.gz[0] = -gq * wc[0]! * iz0 * iz0; pr.gz[1] = -gq * wc[1]! * iz1 * iz1; pr.gz[2] = -gq * wc[2]! * iz2 * iz2;
   const gs = pr.sum > 1e-5 ? -(g0 * c[0]! + g1 * c[1]! + g2 * c[2]!) / (s * s) : 0;
@@ -154,7 +185,7 @@ export function layerTangent(t: FaceTable, f: number, pr: Pair, dz0: number, dz1
   const dc0 = w[0]! > 0 && w[0]! < 1 ? dw[0]! : 0, dc1 = w[1]! > 0 && w[1]! < 1 ? dw[1]! : 0, dc2 = w[2]! > 0 && w[2]! < 1 ? dw[2]! : 0;
   const ds = pr.sum > 1e-5 ? dc0 + dc1 + dc2 : 0;
   dwc[0] = dc0 / s - (c[0]! * ds) / (s * s); dwc[1] = dc1 / s - (c[1]! * ds) / (s * s); dwc[2] = dc2 / s - (c[2]! * ds) / (s * s);
-  const iz0 = 1 / t.z[3 * f]!, iz1 = 1 / t.z[3 * f + 1]!, iz2 = 1 / t.z[3 * f + 2]!;
+  const iz0 = t.iz[3 * f]!, iz1 = t.iz[3 * f + 1]!, iz2 = t.iz[3 * f + 2]!;
   const dq = dwc[0] * iz0 - wc[0]! * dz0 * iz0 * iz0 + dwc[1] * iz1 - wc[1]! * dz1 * iz1 * iz1 + dwc[2] * iz2 - wc[2]! * dz2 * iz2 * iz2;
   return pr.q > 1e-12 ? -dq / (pr.q * pr.q) : 0;
 }

@@ -1,7 +1,7 @@
 /**
  * dibr_geometry on WebGPU (dibr-cpu.ts in WGSL, float32): per pixel the hard pass (nearest
- * covering face by affine depth, ties to the first) and the soft silhouette over the first `knum`
- * faces whose padded box holds the pixel; the tangent per pixel; the adjoint per face over its box,
+ * covering face by affine depth, ties to the first) and, where no face covers the pixel, the soft
+ * silhouette over the first `knum` faces whose padded box holds the pixel; the tangent per pixel; the adjoint per face over its box,
  * after a per-pixel pass that finds the last face of each pixel's soft silhouette. The uniform's
  * `sigma` field carries sigmaInv.
  */
@@ -58,20 +58,26 @@ const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(4) var<storage, read_write> baryOut: array<f32>;
 @group(0) @binding(5) var<uniform> P: Params;`) + `
   var n = 0u; var sum = 0.0f; var zBest = 3.0e38f; var winner = -1; var best = vec3<f32>(0.0f);
+  {
   ${FOR_TILE_FACES("row", "col")}
-      if (!inBox(f, px, py)) { continue; }
-      if (n < P.knum) {
-        n += 1u;
-        let s = softDistance(f, px, py);
-        if (s.ok) { sum += logOneMinus(s.d.d2); }
-      }
-      if ((faceFlags(f) & 4u) == 0u) { continue; }
+      if (!inBox(f, px, py) || (faceFlags(f) & 4u) == 0u) { continue; }
       let w = bary(f, px, py);
       if (!(w.x >= 0.0f && w.y >= 0.0f && w.z >= 0.0f)) { continue; }
       let oz = ${STRIDE}u * f + ${AT.z}u;
       let z = w.x * T[oz] + w.y * T[oz + 1u] + w.z * T[oz + 2u];
       if (z < zBest) { zBest = z; winner = i32(f); best = w; }
     }
+  }
+  }
+  // Covered pixels have alpha 1 whatever logT is: the soft silhouette is summed outside only (dibr-cpu.ts).
+  if (winner < 0) {
+  ${FOR_TILE_FACES("row", "col")}
+      if (!inBox(f, px, py) || n >= P.knum) { continue; }
+      n += 1u;
+      let s = softDistance(f, px, py);
+      if (s.ok) { sum += logOneMinus(s.d.d2); }
+    }
+  }
   }
   logT[i] = sum; face[i] = winner;
   baryOut[3u * i] = best.x; baryOut[3u * i + 1u] = best.y; baryOut[3u * i + 2u] = best.z;
@@ -86,6 +92,8 @@ const JVP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dBary: array<f32>;
 @group(0) @binding(6) var<uniform> P: Params;`) + `
   var n = 0u; var sum = 0.0f;
+  // The soft silhouette's tangent at uncovered pixels only (logT is 0 at covered ones).
+  if (face[i] < 0) {
   ${FOR_TILE_FACES("row", "col")}
       if (!inBox(f, px, py) || n >= P.knum) { continue; }
       n += 1u;
@@ -96,6 +104,7 @@ const JVP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
       let o = 6u * f;
       sum += slope * distTangent(s.d, array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u]));
     }
+  }
   }
   dLogT[i] = sum;
   let fw = face[i];
