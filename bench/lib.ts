@@ -28,13 +28,15 @@ export async function setup(backend: string | number): Promise<void> {
 
 export const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
 
-export async function timeIt<T>(fn: () => Promise<T>, { warmup, runs }: { warmup: number; runs: number }) {
+export async function timeIt<T>(fn: () => Promise<T>, { warmup, runs, warmupMs = 0, runsMs = 0 }: { warmup: number; runs: number; warmupMs?: number; runsMs?: number }) {
   let t = performance.now();
   let out = await fn();
   const msFirst = performance.now() - t;
-  for (let i = 1; i < warmup; i++) out = await fn();
+  // At least `warmup` calls and `warmupMs`: the engine optimises a fast function only after many calls.
+  for (let i = 1; i < warmup || performance.now() - t < warmupMs; i++) out = await fn();
   const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  const t0 = performance.now();
+  while (times.length < runs || performance.now() - t0 < runsMs) {
     t = performance.now();
     out = await fn();
     times.push(performance.now() - t);
@@ -42,7 +44,7 @@ export async function timeIt<T>(fn: () => Promise<T>, { warmup, runs }: { warmup
   const s = [...times].sort((a, b) => a - b);
   const mid = s.length >> 1;
   const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  return { ms_median: round(median), ms_min: round(s[0]!), ms_first: round(msFirst), runs, out };
+  return { ms_median: round(median), ms_min: round(s[0]!), ms_first: round(msFirst), runs: times.length, out };
 }
 
 export function sum(a: ArrayLike<number>, abs = false): number {

@@ -46,8 +46,12 @@ export interface RenderBenchOptions {
   readonly print?: boolean;
 }
 
-/** Median ms of `runs` timed calls after warm-up calls (tracing, compilation, the JavaScript engine's optimisation). */
-const time = async (fn: () => Promise<unknown>, runs: number): Promise<number> => (await timeIt(fn, { warmup: 3, runs })).ms_median;
+/**
+ * Median ms of at least `runs` timed calls (and 2 s of them) after at least 3 warm-up calls and 2 s
+ * of them (tracing, compilation, the JavaScript engine's optimisation, which for a 20 ms kernel is
+ * still under way after 3 calls).
+ */
+const time = async (fn: () => Promise<unknown>, runs: number): Promise<number> => (await timeIt(fn, { warmup: 3, runs, warmupMs: 2000, runsMs: 2000 })).ms_median;
 
 interface Config { readonly size: number; readonly rasterizer: "softras" | "dibr"; readonly mode: "eager" | "jit"; readonly path: "fused" | "array"; readonly kind: "forward" | "forward+backward"; readonly backend: "cpu" | "webgpu"; readonly runs: number }
 
