@@ -119,10 +119,10 @@ export function dibrJvp(t: FaceTable, front: ArrayLike<number>, face: Int32Array
       scanPixel(t, bins, front, p, c, r, s, false);
       let sum = 0;
       for (let i = 0; i < s.n; i++) {
-        const g = s.near[i]!;
-        if (!softDistance(t, g, px, py, p, s)) continue;
+        const near = s.near[i]!;
+        if (!softDistance(t, near, px, py, p, s)) continue;
         const slope = logOneMinusSlope(s.dist[0]!, p.sigmaInv);
-        if (slope !== 0) sum += slope * distanceTangent(s.dist, dxy, 6 * g);
+        if (slope !== 0) sum += slope * distanceTangent(s.dist, dxy, 6 * near);
       }
       out.logT[pix] = sum;
       continue;

@@ -51,7 +51,7 @@ const depthScale = (p: SoftRasColourParams) => 1 / ((p.far - p.near) * p.gamma);
  * Per face, the largest depth term any of its pixels can have: that of its nearest vertex (the
  * perspective depth of clipped barycentrics lies between its vertices' depths). A pair whose bound
  * is already below the weights the kernels leave out (e⁻⁴⁶ of the largest) is skipped before its
- * colour geometry is computed: the occluded faces behind a surface, half of a closed mesh's pairs.
+ * colour geometry is computed: the occluded faces behind a surface (a closed mesh's back half).
  */
 function nearestDepthTerms(t: FaceTable, p: SoftRasColourParams): Float64Array {
   const out = new Float64Array(t.n);

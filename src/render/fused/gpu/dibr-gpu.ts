@@ -1,9 +1,9 @@
 /**
  * dibr_geometry on WebGPU (dibr-cpu.ts in WGSL, float32): per pixel the hard pass (nearest
  * covering face by affine depth, ties to the first) and, where no face covers the pixel, the soft
- * silhouette over the first `knum` faces whose padded box holds the pixel; the tangent per pixel; the adjoint per face over its box,
- * after a per-pixel pass that finds the last face of each pixel's soft silhouette. The uniform's
- * `sigma` field carries sigmaInv.
+ * silhouette over the first `knum` faces whose padded box holds the pixel; the tangent per pixel;
+ * the adjoint per face over its box, after a per-pixel pass that finds the last face of each
+ * pixel's soft silhouette. The uniform's `sigma` field carries sigmaInv.
  */
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { GpuRule } from "../../../core/primitive.js";
