@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { soakInFreshProcesses } from "./soak.js";
 import { summarize, type Row } from "./summary.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -131,13 +132,7 @@ if (!has("no-models") && (!only || only.includes("physics") || only.includes("re
 // ---------------------------------------------------------------- memory: the demo's 60-frame fit for 1,000 steps per backend
 if (!quick && !has("no-models") && !only) {
   log("memory soak (the 60-frame video fit, 1,000 steps)");
-  for (const backend of gpu ? ["cpu", "webgpu"] : ["cpu"]) {
-    const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "soak.ts"), "--backend", backend, "--steps", "1000", "--every", "100", "--workload", "fit60"],
-      { cwd: root, env, encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
-    const line = (r.stdout ?? "").split("\n").find((l) => l.startsWith("{"));
-    if (line) modelRows.push(JSON.parse(line));
-    else log(`  soak on ${backend} failed (exit ${r.status}): ${(r.stderr ?? "").trim().split("\n").slice(-2).join(" | ")}`);
-  }
+  modelRows.push(...soakInFreshProcesses(gpu ? ["cpu", "webgpu"] : ["cpu"], 1000, 100, "fit60"));
 }
 
 // ---------------------------------------------------------------- results

@@ -8,6 +8,7 @@
  *   npx tsx bench/soak.ts [--steps 10000] [--every 500] [--workload rollout|fit60]   (each backend in its own process, with --expose-gc)
  */
 import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { grad, init, jit, models, np, sysid, type Array } from "../src/index.js";
 import { defaultMassScene } from "../examples/lib/rigid-dataset.js";
@@ -16,6 +17,8 @@ export interface SoakSample { readonly step: number; readonly rssMB: number; rea
 export interface SoakRow {
   readonly workload: "soak"; readonly kind: SoakWorkload; readonly backend: string; readonly steps: number; readonly seconds: number;
   readonly samples: readonly SoakSample[];
+  /** Samples from this step on are after warm-up (the first 1,000 steps, or the first fifth of a shorter run). */
+  readonly warmUp: number;
   /** Least-squares slope after warm-up, MB per 1,000 steps. */
   readonly rssSlope: number; readonly heapSlope: number;
   /** The process's peak resident memory (MB). */
@@ -68,14 +71,30 @@ export async function soak(backend: "cpu" | "webgpu", steps: number, every: numb
       log(`${kind} ${backend} step ${k}: RSS ${samples.at(-1)!.rssMB} MB, heap ${samples.at(-1)!.heapMB} MB`);
     }
   }
-  // Warm-up: the first 1,000 steps, or the first fifth of a shorter run.
   const warmUp = Math.min(1000, steps / 5);
   const after = samples.filter((s) => s.step >= warmUp);
   return {
-    workload: "soak", kind, backend, steps, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), samples,
+    workload: "soak", kind, backend, steps, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), samples, warmUp,
     rssSlope: Number(slope(after.map((s) => [s.step, s.rssMB])).toFixed(2)), heapSlope: Number(slope(after.map((s) => [s.step, s.heapMB])).toFixed(2)),
     peakRssMB: Number((process.resourceUsage().maxRSS / 1024).toFixed(1)),
   };
+}
+
+/**
+ * One fresh process per backend (with --expose-gc), so one's memory does not show in the other's;
+ * the rows of those that finished (a failure is reported on stderr).
+ */
+export function soakInFreshProcesses(backends: readonly string[], steps: number, every: number, kind: SoakWorkload, stderr: "inherit" | "pipe" = "pipe"): SoakRow[] {
+  const rows: SoakRow[] = [];
+  const env = { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir() };
+  for (const b of backends) {
+    const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--backend", b, "--steps", String(steps), "--every", String(every), "--workload", kind],
+      { cwd: fileURLToPath(new URL("..", import.meta.url)), env, stdio: ["ignore", "pipe", stderr], encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
+    const line = (r.stdout ?? "").split("\n").find((l) => l.startsWith("{"));
+    if (line) rows.push(JSON.parse(line) as SoakRow);
+    else process.stderr.write(`soak ${kind} on ${b} failed (exit ${r.status})${r.stderr ? `: ${r.stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}\n`);
+  }
+  return rows;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -88,14 +107,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const row = await soak(one, steps, every, (m) => process.stderr.write(`${m}\n`), kind);
     process.stdout.write(JSON.stringify(row) + "\n");
   } else {
-    // One fresh process per backend, so one's memory does not show in the other's.
-    for (const b of ["cpu", "webgpu"]) {
-      const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--backend", b, "--steps", String(steps), "--every", String(every), "--workload", kind], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
-      const line = (r.stdout ?? "").split("\n").find((l) => l.startsWith("{"));
-      if (!line) { process.stderr.write(`soak on ${b} failed (exit ${r.status})\n`); continue; }
-      const row = JSON.parse(line) as SoakRow;
+    for (const row of soakInFreshProcesses(["cpu", "webgpu"], steps, every, kind, "inherit")) {
       process.stdout.write(JSON.stringify(row) + "\n");
-      process.stderr.write(`soak ${kind} ${b}: ${steps} steps in ${row.seconds} s; peak RSS ${row.peakRssMB} MB; after warm-up RSS ${row.rssSlope} MB and heap ${row.heapSlope} MB per 1,000 steps\n`);
+      process.stderr.write(`soak ${kind} ${row.backend}: ${steps} steps in ${row.seconds} s; peak RSS ${row.peakRssMB} MB; after warm-up RSS ${row.rssSlope} MB and heap ${row.heapSlope} MB per 1,000 steps\n`);
     }
   }
 }

@@ -13,7 +13,7 @@ const fmt = (v: number | null | undefined): string => (v === null || v === undef
 
 /** Memory over a soak run (bench/soak.ts): peak and range of RSS after warm-up, and its growth. */
 export function soakMarkdown(soaks: readonly SoakRow[]): string {
-  const warm = (r: SoakRow) => r.samples.filter((s) => s.step >= Math.min(1000, r.steps / 5));
+  const warm = (r: SoakRow) => r.samples.filter((s) => s.step >= r.warmUp);
   const range = (v: readonly number[]) => (v.length ? `${Math.min(...v).toFixed(0)}–${Math.max(...v).toFixed(0)}` : "—");
   return [
     "Memory (bench/soak.ts: jitted value-and-gradient steps, RSS and heap after a full collection; growth = least-squares slope after warm-up):", "",
