@@ -120,7 +120,7 @@ export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
   const { width: W, height: H, channels: D } = p;
   const bins = binsOf(t, masks, p);
   const pr = new Pair(), c = new Float64Array(D), drgb = new Float64Array(D);
-  const ub = p.eps / p.gamma, spanInv = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
+  const ub = p.eps / p.gamma, scale = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
   for (let r = 0; r < H; r++) for (let col = 0; col < W; col++) {
     const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
     const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
@@ -138,14 +138,14 @@ export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
       const z = colourable ? colourGeometry(t, f, pr) : 0;
       sigmoids(pr);
       // A weight that underflowed to 0 contributes exactly nothing (common with a sharp depth softmax).
-      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, spanInv) - M)) / Z : 0;
+      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, scale) - M)) / Z : 0;
       const dd = distanceTangent(t, f, px, py, pr, p, tan.xy, o);
       const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) * sigmaInv;
       ds -= pr.sx * dx;
       if (!(e > 1e-20)) continue;
       baryTangent(t, f, px, py, pr.w, tan.xy, o, pr.dw);
       const dDepth = layerTangent(t, f, pr, tan.z[3 * f]!, tan.z[3 * f + 1]!, tan.z[3 * f + 2]!);
-      const du = pr.snx * dx - dDepth * spanInv;
+      const du = pr.snx * dx - dDepth * scale;
       faceColour(pr, A, f, D, c);
       const oa = 3 * D * f, wc = pr.wc, dwc = pr.dwc, bg = p.baryGradient;
       for (let d = 0; d < D; d++) {
@@ -166,7 +166,7 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
   out.xy.fill(0); out.z.fill(0); out.A.fill(0); out.bg.fill(0);
   const pr = new Pair(), c = new Float64Array(D);
   const g = new Float64Array(6), gz = new Float64Array(3), gA = new Float64Array(3 * D), gbg = new Float64Array(D);
-  const ub = p.eps / p.gamma, spanInv = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
+  const ub = p.eps / p.gamma, scale = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
   // Per pixel, the depth term below which a face's weight is negligible (see nearestDepthTerms).
   const cut = new Float64Array(W * H);
   // The background's share e_b at every pixel.
@@ -192,7 +192,7 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
         const colourable = masks.colour[f] === 1 && nearTerm[f]! >= cut[pix]!;
         const z = colourable ? colourGeometry(t, f, pr) : 0;
         // Weights below 1e-20 (common with a sharp depth softmax) are left out, as in the forward pass.
-        const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, spanInv) - aux.M[pix]!)) / aux.Z[pix]! : 0;
+        const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, scale) - aux.M[pix]!)) / aux.Z[pix]! : 0;
         if (e > 1e-20) {
           faceColour(pr, A, f, D, c);
           // ∂rgb/∂u = e (c − rgb); ∂rgb/∂c = e.
@@ -206,7 +206,7 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
           }
           if (!p.baryGradient) { gw0 = 0; gw1 = 0; gw2 = 0; }
           gx += gu * pr.snx;
-          layerAdjoint(t, f, pr, gw0, gw1, gw2, -gu * spanInv);
+          layerAdjoint(t, f, pr, gw0, gw1, gw2, -gu * scale);
           gz[0] += pr.gz[0]!; gz[1] += pr.gz[1]!; gz[2] += pr.gz[2]!;
           addBaryGradient(t, f, px, py, pr.w, pr.gw[0]!, pr.gw[1]!, pr.gw[2]!, g);
         }
