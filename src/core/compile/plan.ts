@@ -416,12 +416,19 @@ function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) =>
   let loop: number[];
   let loopVars: KNode[];
   let indexFor: (shape: readonly number[], inner: number, u: number) => KNode[];
-  if (roots.length === 1) {
-    // Nested loops over the leading dims; the trailing dims (≤ UNROLL_MAX elements) are unrolled.
-    const shape = roots[0]!.aval.shape;
+  // Nested loops over the leading dims; the trailing dims (≤ UNROLL_MAX elements) are unrolled.
+  // Roots that share those leading dims loop over them together: with the trailing indices
+  // constants, work per leading index (a triangle's force, read by its 3×3 corner components) is
+  // CSE'd across the unrolled elements instead of recomputed per element of a flat loop.
+  const leadDims = (shape: readonly number[]): number => {
     let k = shape.length;
     while (k > 0 && sizeOf(shape.slice(k - 1)) <= unrollMax) k--;
-    loop = shape.slice(0, k);
+    return k;
+  };
+  const k = Math.max(...roots.map((r) => leadDims(r.aval.shape)));
+  const lead = roots[0]!.aval.shape.slice(0, k);
+  if (roots.every((r) => r.aval.shape.length >= k && lead.every((n, i) => r.aval.shape[i] === n))) {
+    loop = lead;
     loopVars = loop.map((n, i) => g.var(`i${i}`, n));
     indexFor = (sh, _inner, u) => [...loopVars, ...unravel(g, g.const(u, "int32"), sh.slice(k))];
   } else {

@@ -1,0 +1,43 @@
+/**
+ * The CPU jit's fusion plan (src/core/compile/plan.ts): kernels whose outputs broadcast per-row
+ * work over small trailing dims loop over the rows and unroll the trailing elements, so the row's
+ * work runs once per row, not once per output element (a cloth triangle's force read by its 3×3
+ * corner components was recomputed 9× in the forward-mode Jacobian of a rollout).
+ */
+import { describe, expect, it } from "vitest";
+import { compileCpu } from "../src/core/compile/cpu-program.js";
+import { makeIR, np, jit, type Array } from "../src/index.js";
+
+/** Two outputs [R, C, 3, 3] that both broadcast the same costly per-(row, column) value. */
+function twoBroadcasts(x: Array, ramp: Array): [Array, Array] {
+  const costly = np.sin(np.mul(np.exp(np.cos(x)), np.tanh(x)));
+  const wide = np.broadcastTo(np.reshape(costly, [...x.shape, 1, 1]), [...x.shape, 3, 3]);
+  return [np.mul(wide, ramp), np.add(wide, ramp)];
+}
+
+const ramp = np.reshape(np.arange(0, 9, 1, { dtype: "float32" }), [3, 3]);
+
+/** Loop extents of the `for` statements of a generated kernel's source. */
+const loopExtents = (src: string): number[] => [...src.matchAll(/for \(let \w+ = 0; \w+ < (\d+);/g)].map((m) => Number(m[1]));
+
+describe("fusion plan", () => {
+  it("a multi-output kernel loops over the shared leading dims and unrolls the trailing ones", () => {
+    const x = np.reshape(np.array(globalThis.Array.from({ length: 8 * 5 }, (_, i) => Math.sin(i) * 2), { dtype: "float32" }), [8, 5]);
+    const { ir } = makeIR(twoBroadcasts)(x, ramp);
+    const kernels = compileCpu(ir).kernelSources().filter((s) => s.includes("Math.sin("));
+    expect(kernels).toHaveLength(1);
+    // One iteration per (row, column): the costly value is computed 40 times, not 40·9.
+    expect(loopExtents(kernels[0]!)).toEqual([8, 5]);
+    expect(kernels[0]!.match(/Math\.sin\(/g)).toHaveLength(1);
+  });
+
+  it("computes the same values as the op-by-op program (to float32 rounding)", async () => {
+    const x = np.reshape(np.array(globalThis.Array.from({ length: 6 * 7 }, (_, i) => Math.cos(3 * i)), { dtype: "float32" }), [6, 7]);
+    const compiled = jit(twoBroadcasts)(x, ramp), eager = twoBroadcasts(x, ramp);
+    for (const k of [0, 1]) {
+      const got = await compiled[k]!.data(), want = await eager[k]!.data();
+      // The kernel keeps intermediates in float64; op by op rounds each to float32.
+      got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, 5));
+    }
+  });
+});
