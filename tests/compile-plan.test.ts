@@ -2,7 +2,8 @@
  * The CPU jit's fusion plan (src/core/compile/plan.ts): kernels whose outputs broadcast per-row
  * work over small trailing dims loop over the rows and unroll the trailing elements, so the row's
  * work runs once per row, not once per output element (a cloth triangle's force read by its 3×3
- * corner components was recomputed 9× in the forward-mode Jacobian of a rollout).
+ * corner components was recomputed 9× in the forward-mode Jacobian of a rollout); outputs whose
+ * elements do not line up on a common loop are not fused together at all.
  */
 import { describe, expect, it } from "vitest";
 import { compileCpu } from "../src/core/compile/cpu-program.js";
@@ -17,6 +18,12 @@ function twoBroadcasts(x: Array, ramp: Array): [Array, Array] {
 
 const ramp = np.reshape(np.arange(0, 9, 1, { dtype: "float32" }), [3, 3]);
 
+/** [16, N, 3] and [N, 3] reading the same costly [N, 3] value: no loop lines them up. */
+function batchedAndPlain(x: Array, w: Array): [Array, Array] {
+  const costly = np.sin(np.mul(np.exp(np.cos(x)), np.tanh(x)));
+  return [np.mul(costly, w), np.add(costly, 1)];
+}
+
 /** Loop extents of the `for` statements of a generated kernel's source. */
 const loopExtents = (src: string): number[] => [...src.matchAll(/for \(let \w+ = 0; \w+ < (\d+);/g)].map((m) => Number(m[1]));
 
@@ -29,6 +36,22 @@ describe("fusion plan", () => {
     // One iteration per (row, column): the costly value is computed 40 times, not 40·9.
     expect(loopExtents(kernels[0]!)).toEqual([8, 5]);
     expect(kernels[0]!.match(/Math\.sin\(/g)).toHaveLength(1);
+  });
+
+  it("roots whose elements do not line up on a common loop get their own kernels, and the shared value a buffer", async () => {
+    const x = np.reshape(np.array(globalThis.Array.from({ length: 30 * 3 }, (_, i) => Math.cos(i)), { dtype: "float32" }), [30, 3]);
+    const w = np.reshape(np.arange(0, 16, 1, { dtype: "float32" }), [16, 1, 1]);
+    const { ir } = makeIR(batchedAndPlain)(x, w);
+    const kernels = compileCpu(ir).kernelSources().filter((s) => s.includes("Math.sin("));
+    // Computed once per element of x (a loop over its 30 rows, 3 per row), not once per element of each output.
+    expect(kernels).toHaveLength(1);
+    expect(loopExtents(kernels[0]!)).toEqual([30]);
+    expect(kernels[0]!.match(/Math\.sin\(/g)).toHaveLength(3);
+    const compiled = jit(batchedAndPlain)(x, w), eager = batchedAndPlain(x, w);
+    for (const k of [0, 1]) {
+      const got = await compiled[k]!.data(), want = await eager[k]!.data();
+      got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, 5));
+    }
   });
 
   it("computes the same values as the op-by-op program (to float32 rounding)", async () => {

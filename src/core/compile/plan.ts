@@ -233,12 +233,40 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
 }
 
 function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
-function commonLoop(sizes: readonly number[]): number | null {
-  const p = sizes.reduce(gcd);
-  return p > 0 && sizes.every((s) => s / p <= UNROLL_MAX) ? p : null;
+/**
+ * Do the blocks of n consecutive elements of `shape` (row-major) each lie at one position of the
+ * leading dims — whole rows of the trailing dims, a whole number of them within one dim?
+ */
+function blockAligned(shape: readonly number[], n: number): boolean {
+  let s = 1;
+  for (let k = shape.length; k >= 0; k--) {
+    if (n % s === 0 && (n === s || (k > 0 && shape[k - 1]! % (n / s) === 0))) return true;
+    if (k > 0) s *= shape[k - 1]!;
+    if (s > n) return false;
+  }
+  return false;
+}
+/**
+ * The loop extent P for kernels computing several roots together: each iteration computes a block
+ * of size/P ≤ UNROLL_MAX consecutive elements of every root. The largest P (a divisor of the sizes'
+ * gcd) whose blocks are aligned in every root, or null. Aligned, an iteration computes one leading
+ * position of each root; with any common divisor ([16, N, 3] beside [N, 3] at P = 3N) a block
+ * straddles rows, no work lines up across roots, each unrolled element recomputes its whole cone,
+ * and the shared value is better a buffer.
+ */
+function commonLoop(shapes: readonly (readonly number[])[]): number | null {
+  const sizes = shapes.map(sizeOf);
+  const g = sizes.reduce(gcd);
+  if (g === 0) return null;
+  for (let d = 1; d <= UNROLL_MAX; d++) {
+    if (g % d !== 0) continue;
+    const p = g / d;
+    if (sizes.every((n, i) => n / p <= UNROLL_MAX && blockAligned(shapes[i]!, n / p))) return p;
+  }
+  return null;
 }
 function mergeable(rs: readonly Var[], deps: (r: Var) => Set<Var>): boolean {
-  if (commonLoop(rs.map((r) => r.aval.size)) === null) return false;
+  if (commonLoop(rs.map((r) => r.aval.shape)) === null) return false;
   return rs.every((a) => rs.every((b) => a === b || !deps(a).has(b)));
 }
 
@@ -432,7 +460,7 @@ function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) =>
     loopVars = loop.map((n, i) => g.var(`i${i}`, n));
     indexFor = (sh, _inner, u) => [...loopVars, ...unravel(g, g.const(u, "int32"), sh.slice(k))];
   } else {
-    const P = commonLoop(roots.map((r) => r.aval.size))!;
+    const P = commonLoop(roots.map((r) => r.aval.shape))!;
     loop = [P];
     loopVars = [g.var("i0", P)];
     indexFor = (sh, inner, u) => unravel(g, g.binary("add", g.binary("mul", loopVars[0]!, g.const(inner, "int32")), g.const(u, "int32")), sh);
