@@ -4,11 +4,13 @@ import { sizeOf, type Shape } from "./shape.js";
 /** The abstract value of an array: shape, dtype and weak typing (JS number origin). */
 export class ShapedArray {
   readonly shape: readonly number[];
+  /** Number of elements (computed once: loops read it per step). */
+  readonly size: number;
   constructor(shape: Shape, readonly dtype: DType, readonly weak = false) {
     this.shape = Object.freeze([...shape]);
+    this.size = sizeOf(this.shape);
   }
   get ndim(): number { return this.shape.length; }
-  get size(): number { return sizeOf(this.shape); }
   withShape(shape: Shape): ShapedArray { return new ShapedArray(shape, this.dtype, this.weak); }
   withDType(dtype: DType): ShapedArray { return new ShapedArray(this.shape, dtype, false); }
   strong(): ShapedArray { return this.weak ? new ShapedArray(this.shape, this.dtype, false) : this; }

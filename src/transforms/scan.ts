@@ -97,20 +97,24 @@ function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
   const consts = args.slice(0, nc);
   let carry: ConcreteArray[] = args.slice(nc, nc + ncar);
   const xs = args.slice(nc + ncar);
-  const xAvals = body.inAvals.slice(nc + ncar);
+  const xAvals = body.inAvals.slice(nc + ncar).map((a) => a.strong());
+  const xBuffers = xs.map((x) => x.buffer as TypedArray);
   const yAvals = body.outAvals.slice(ncar);
   const carryAvals = body.outAvals.slice(0, ncar);
   const ys = yAvals.map((a) => typedArrayFor(a.dtype, a.size * length));
   // Carries alternate between two sets of buffers: a step never writes the arrays it reads.
   const carryBufs = [0, 1].map(() => carryAvals.map((a) => typedArrayFor(a.dtype, a.size)));
+  const stepArgs: ConcreteArray[] = [...consts, ...carry];
   for (let i = 0; i < length; i++) {
     const t = reverse ? length - 1 - i : i;
-    const xt = xs.map((x, k) => {
-      const n = xAvals[k]!.size;
-      return new ConcreteArray(xAvals[k]!.strong(), cpuBackend, (x.buffer as TypedArray).subarray(t * n, (t + 1) * n));
-    });
-    const into = [...carryBufs[i % 2]!, ...ys.map((y, k) => y.subarray(t * yAvals[k]!.size, (t + 1) * yAvals[k]!.size))];
-    carry = prog.run([...consts, ...carry, ...xt], into).slice(0, ncar);
+    for (let k = 0; k < ncar; k++) stepArgs[nc + k] = carry[k]!;
+    for (let k = 0; k < xs.length; k++) {
+      const a = xAvals[k]!, n = a.size;
+      stepArgs[nc + ncar + k] = new ConcreteArray(a, cpuBackend, xBuffers[k]!.subarray(t * n, (t + 1) * n));
+    }
+    const into: TypedArray[] = [...carryBufs[i % 2]!];
+    for (let k = 0; k < ys.length; k++) { const n = yAvals[k]!.size; into.push(ys[k]!.subarray(t * n, (t + 1) * n)); }
+    carry = prog.run(stepArgs, into).slice(0, ncar);
   }
   return [...carry, ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d))];
 }

@@ -50,6 +50,8 @@ export class CpuProgram {
 
   /** Intermediate buffers reused across calls (they never escape a run). */
   private pool: (TypedArray | undefined)[] = [];
+  /** Float64 accumulators of fused scatters, likewise reused. */
+  private accPool: (Float64Array | undefined)[] = [];
   private running = false;
 
   /**
@@ -80,7 +82,12 @@ export class CpuProgram {
         const s = steps[i]!;
         if (s.kind === "kernel") {
           for (const o of s.outputs) if (!o.dest) B[o.buf] = alloc(o.buf);
-          for (const a of s.accumulators) B[a.acc] = Float64Array.from(B[a.target]!);
+          for (const a of s.accumulators) {
+            const init = B[a.target]!;
+            const acc = reentrant ? new Float64Array(init.length) : (this.accPool[a.acc] ??= new Float64Array(init.length));
+            acc.set(init);
+            B[a.acc] = acc;
+          }
           this.fns[i]!(B);
           for (const a of s.accumulators) {
             const out = alloc(a.out);
