@@ -9,10 +9,12 @@ import { describe, expect, it } from "vitest";
 import { compileCpu } from "../src/core/compile/cpu-program.js";
 import { makeIR, np, jit, type Array } from "../src/index.js";
 
+/** An elementwise value with real work per element (one Math.sin each in a kernel's source). */
+const costly = (x: Array): Array => np.sin(np.mul(np.exp(np.cos(x)), np.tanh(x)));
+
 /** Two outputs [R, C, 3, 3] that both broadcast the same costly per-(row, column) value. */
 function twoBroadcasts(x: Array, ramp: Array): [Array, Array] {
-  const costly = np.sin(np.mul(np.exp(np.cos(x)), np.tanh(x)));
-  const wide = np.broadcastTo(np.reshape(costly, [...x.shape, 1, 1]), [...x.shape, 3, 3]);
+  const wide = np.broadcastTo(np.reshape(costly(x), [...x.shape, 1, 1]), [...x.shape, 3, 3]);
   return [np.mul(wide, ramp), np.add(wide, ramp)];
 }
 
@@ -20,8 +22,17 @@ const ramp = np.reshape(np.arange(0, 9, 1, { dtype: "float32" }), [3, 3]);
 
 /** [16, N, 3] and [N, 3] reading the same costly [N, 3] value: no loop lines them up. */
 function batchedAndPlain(x: Array, w: Array): [Array, Array] {
-  const costly = np.sin(np.mul(np.exp(np.cos(x)), np.tanh(x)));
-  return [np.mul(costly, w), np.add(costly, 1)];
+  const c = costly(x);
+  return [np.mul(c, w), np.add(c, 1)];
+}
+
+/** Both outputs of the jitted f agree with op by op (the kernel keeps intermediates in float64, op by op rounds each to float32). */
+async function expectMatchesEager(f: (a: Array, b: Array) => [Array, Array], a: Array, b: Array): Promise<void> {
+  const compiled = jit(f)(a, b), eager = f(a, b);
+  for (const k of [0, 1]) {
+    const got = await compiled[k]!.data(), want = await eager[k]!.data();
+    got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, 5));
+  }
 }
 
 /** Loop extents of the `for` statements of a generated kernel's source. */
@@ -47,20 +58,11 @@ describe("fusion plan", () => {
     expect(kernels).toHaveLength(1);
     expect(loopExtents(kernels[0]!)).toEqual([30]);
     expect(kernels[0]!.match(/Math\.sin\(/g)).toHaveLength(3);
-    const compiled = jit(batchedAndPlain)(x, w), eager = batchedAndPlain(x, w);
-    for (const k of [0, 1]) {
-      const got = await compiled[k]!.data(), want = await eager[k]!.data();
-      got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, 5));
-    }
+    await expectMatchesEager(batchedAndPlain, x, w);
   });
 
   it("computes the same values as the op-by-op program (to float32 rounding)", async () => {
     const x = np.reshape(np.array(globalThis.Array.from({ length: 6 * 7 }, (_, i) => Math.cos(3 * i)), { dtype: "float32" }), [6, 7]);
-    const compiled = jit(twoBroadcasts)(x, ramp), eager = twoBroadcasts(x, ramp);
-    for (const k of [0, 1]) {
-      const got = await compiled[k]!.data(), want = await eager[k]!.data();
-      // The kernel keeps intermediates in float64; op by op rounds each to float32.
-      got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, 5));
-    }
+    await expectMatchesEager(twoBroadcasts, x, ramp);
   });
 });
