@@ -121,9 +121,10 @@ if (!quick && !has("no-peers")) {
 const modelRows: unknown[] = [];
 if (!has("no-models") && (!only || only.includes("physics") || only.includes("render"))) {
   log("physics and rendering benchmarks");
-  for (const script of ["physics.ts", "render.ts", "divergence.ts", "table4.ts"]) {
+  for (const script of ["physics.ts", "render.ts", "divergence.ts", "table4.ts", "sysid-objective.ts"]) {
     if (!existsSync(join(here, script))) continue;
-    const r = spawnSync(tsx, [join(here, script), ...(quick ? ["--sizes", "100,1000"] : [])], { cwd: root, env, encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
+    const sized = script !== "sysid-objective.ts";
+    const r = spawnSync(tsx, [join(here, script), ...(quick && sized ? ["--sizes", "100,1000"] : [])], { cwd: root, env, encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
     for (const l of (r.stdout ?? "").split("\n").filter((x) => x.startsWith("{"))) modelRows.push(JSON.parse(l));
     if (r.status !== 0) log(`  ${script} failed: ${(r.stderr ?? "").trim().split("\n").slice(-2).join(" | ")}`);
   }

@@ -58,7 +58,7 @@ export function summarize(rows: readonly Row[], modelRows: readonly unknown[], m
     modelRows = modelRows.filter((r) => !["softras-floor", "soak"].includes((r as { workload: string }).workload));
     const rate = (r: ModelRow) => (r.stepsPerSec !== undefined ? `${r.stepsPerSec} steps/s` : r.fps ? `${r.fps.toPrecision(3)} fps`
       : r.msMedian !== undefined ? `${r.msMedian} ms` : `failed: ${r.error ?? "no result"}`);
-    lines.push("", "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels):", "",
+    lines.push("", "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels); one fit step of Tables 1–2 (bench/sysid-objective.ts):", "",
       "| workload | size | backend | mode | rate | paper (GPU) |", "|---|---:|---|---|---:|---:|",
       ...(modelRows as ModelRow[]).map((r) => `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode}${r.path ? ` (${r.path})` : ""} | ${rate(r)} | ${r.paperGpuStepsPerSec !== undefined ? `${r.paperGpuStepsPerSec} steps/s` : "—"} |`));
     if (floors.length) {

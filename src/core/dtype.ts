@@ -26,6 +26,22 @@ export function typedArrayFor(d: DType, n: number): TypedArray {
   }
 }
 
+/**
+ * Several arrays at once: one allocation per dtype, handed out as views. Many small
+ * allocations each cost a backing store; views of one do not.
+ */
+export function typedArraysFor(dtypes: readonly DType[], sizes: readonly number[]): TypedArray[] {
+  const total = new Map<DType, number>();
+  dtypes.forEach((d, i) => total.set(d, (total.get(d) ?? 0) + sizes[i]!));
+  const block = new Map([...total].map(([d, n]) => [d, { data: typedArrayFor(d, n), at: 0 }]));
+  return dtypes.map((d, i) => {
+    const b = block.get(d)!;
+    const view = b.data.subarray(b.at, b.at + sizes[i]!);
+    b.at += sizes[i]!;
+    return view;
+  });
+}
+
 export function dtypeOfTypedArray(a: TypedArray): DType {
   if (a instanceof Float32Array) return "float32";
   if (a instanceof Float64Array) return "float64";

@@ -21,9 +21,10 @@ import { transposeIR } from "./transpose.js";
 import { instantiate, zerosOf } from "./vjp.js";
 import { vmapIR } from "./vmap.js";
 import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
+import type { CpuProgram } from "../core/compile/cpu-program.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { cpuBackend } from "../core/backends/cpu/cpu.js";
-import { promoteTypes, typedArrayFor, type TypedArray } from "../core/dtype.js";
+import { promoteTypes, typedArrayFor, typedArraysFor, type TypedArray } from "../core/dtype.js";
 
 export interface ScanParams {
   /** inputs [consts, carry, x]; outputs [carry, y] */
@@ -55,19 +56,7 @@ export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
   },
   evaluate: (args, p) => {
     if (cpuCompileEnabled() && args.every((a) => a instanceof ConcreteArray && a.backend.name === "cpu")) return scanOnCpu(args as ConcreteArray[], p);
-    const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
-    const consts = args.slice(0, nc);
-    let carry = args.slice(nc, nc + ncar);
-    const xs = args.slice(nc + ncar);
-    const ny = body.outs.length - ncar;
-    const ys: Array[][] = [...globalThis.Array(ny)].map(() => new globalThis.Array<Array>(length));
-    for (let i = 0; i < length; i++) {
-      const t = reverse ? length - 1 - i : i;
-      const outs = runIR(body, [...consts, ...carry, ...xs.map((x) => step(x, t))]);
-      carry = outs.slice(0, ncar);
-      outs.slice(ncar).forEach((y, k) => (ys[k]![t] = y));
-    }
-    return [...carry, ...ys.map((items, k) => stack(items, body.outAvals[ncar + k]!, length))];
+    return evalScanStepwise(args, p);
   },
   jvp: (primals, tangents, p) => scanJvp(primals, tangents, p),
   transpose: (cts, args, p) => scanTranspose(cts, args, p),
@@ -87,36 +76,89 @@ export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
   printParams: (p) => `length=${p.length} n_consts=${p.nConsts} n_carry=${p.nCarry}${p.reverse ? " reverse" : ""}`,
 });
 
+/** The reference loop: the body run once per step, op by op or by whichever backend runs IRs. */
+function evalScanStepwise(args: readonly Array[], p: ScanParams): Array[] {
+  const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
+  const consts = args.slice(0, nc);
+  let carry = args.slice(nc, nc + ncar);
+  const xs = args.slice(nc + ncar);
+  const ny = body.outs.length - ncar;
+  const ys: Array[][] = [...globalThis.Array(ny)].map(() => new globalThis.Array<Array>(length));
+  for (let i = 0; i < length; i++) {
+    const t = reverse ? length - 1 - i : i;
+    const outs = runIR(body, [...consts, ...carry, ...xs.map((x) => step(x, t))]);
+    carry = outs.slice(0, ncar);
+    outs.slice(ncar).forEach((y, k) => (ys[k]![t] = y));
+  }
+  return [...carry, ...ys.map((items, k) => stack(items, body.outAvals[ncar + k]!, length))];
+}
+
+/** Per-step operands up to this many elements are copied through reused buffers instead of viewed: a view is an allocation. */
+const COPY_MAX = 64;
+
+/** A body program's reused per-step buffers: small x[t] / y[t] and the two alternating carry sets. */
+interface ScanScratch { readonly xs: (TypedArray | undefined)[]; readonly ys: (TypedArray | undefined)[]; readonly carries: TypedArray[][]; busy: boolean }
+const scratchOf = new WeakMap<CpuProgram, ScanScratch>();
+function scanScratch(prog: CpuProgram, body: IR, nc: number, ncar: number): ScanScratch {
+  const make = (): ScanScratch => {
+    const small = (a: ShapedArray) => (a.size <= COPY_MAX ? typedArrayFor(a.dtype, a.size) : undefined);
+    const carryAvals = body.outAvals.slice(0, ncar);
+    return {
+      xs: body.inAvals.slice(nc + ncar).map(small), ys: body.outAvals.slice(ncar).map(small),
+      carries: [0, 1].map(() => carryAvals.map((a) => typedArrayFor(a.dtype, a.size))), busy: false,
+    };
+  };
+  const cached = scratchOf.get(prog);
+  if (cached && !cached.busy) return cached;
+  const fresh = make();
+  if (!cached) scratchOf.set(prog, fresh);
+  return fresh;
+}
+
 /**
- * The CPU loop: the body is one compiled program; each step reads x[t] as a zero-copy view of
- * the stacked xs and writes y[t] into preallocated stacked outputs.
+ * The CPU loop: the body is one compiled program run on raw buffers; each step reads x[t] (a view
+ * of the stacked xs, or a copy when small) and writes y[t] into preallocated stacked outputs.
  */
 function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
   const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
+  if (length === 0) return evalScanStepwise(args, p);
   const prog = cpuProgramFor(body);
-  const consts = args.slice(0, nc);
-  let carry: ConcreteArray[] = args.slice(nc, nc + ncar);
-  const xs = args.slice(nc + ncar);
-  const xAvals = body.inAvals.slice(nc + ncar).map((a) => a.strong());
-  const xBuffers = xs.map((x) => x.buffer as TypedArray);
+  const nx = args.length - nc - ncar;
+  const xSizes = body.inAvals.slice(nc + ncar).map((a) => a.size);
+  const xBuffers = args.slice(nc + ncar).map((x) => x.buffer as TypedArray);
   const yAvals = body.outAvals.slice(ncar);
-  const carryAvals = body.outAvals.slice(0, ncar);
-  const ys = yAvals.map((a) => typedArrayFor(a.dtype, a.size * length));
-  // Carries alternate between two sets of buffers: a step never writes the arrays it reads.
-  const carryBufs = [0, 1].map(() => carryAvals.map((a) => typedArrayFor(a.dtype, a.size)));
-  const stepArgs: ConcreteArray[] = [...consts, ...carry];
-  for (let i = 0; i < length; i++) {
-    const t = reverse ? length - 1 - i : i;
-    for (let k = 0; k < ncar; k++) stepArgs[nc + k] = carry[k]!;
-    for (let k = 0; k < xs.length; k++) {
-      const a = xAvals[k]!, n = a.size;
-      stepArgs[nc + ncar + k] = new ConcreteArray(a, cpuBackend, xBuffers[k]!.subarray(t * n, (t + 1) * n));
+  const ySizes = yAvals.map((a) => a.size);
+  const ys = typedArraysFor(yAvals.map((a) => a.dtype), ySizes.map((n) => n * length));
+  const scratch = scanScratch(prog, body, nc, ncar);
+  scratch.busy = true;
+  try {
+    const inputs = args.map((a) => a.buffer as TypedArray);
+    const into: (TypedArray | undefined)[] = [...scratch.carries[0]!, ...scratch.ys];
+    for (let k = 0; k < nx; k++) if (scratch.xs[k]) inputs[nc + ncar + k] = scratch.xs[k]!;
+    for (let i = 0; i < length; i++) {
+      const t = reverse ? length - 1 - i : i;
+      // Carries alternate between two sets of buffers: a step never writes the arrays it reads.
+      const carryTo = scratch.carries[i % 2]!;
+      for (let k = 0; k < ncar; k++) into[k] = carryTo[k];
+      for (let k = 0; k < nx; k++) {
+        const n = xSizes[k]!, src = xBuffers[k]!, stage = scratch.xs[k];
+        if (stage) for (let j = 0, o = t * n; j < n; j++) stage[j] = src[o + j]!;
+        else inputs[nc + ncar + k] = src.subarray(t * n, (t + 1) * n);
+      }
+      for (let k = 0; k < ys.length; k++) if (!scratch.ys[k]) into[ncar + k] = ys[k]!.subarray(t * ySizes[k]!, (t + 1) * ySizes[k]!);
+      const outs = prog.runBuffers(inputs, into);
+      for (let k = 0; k < ncar; k++) inputs[nc + k] = outs[k]!;
+      for (let k = 0; k < ys.length; k++) {
+        const stage = scratch.ys[k];
+        if (stage) { const n = ySizes[k]!, dst = ys[k]!; for (let j = 0, o = t * n; j < n; j++) dst[o + j] = stage[j]!; }
+      }
     }
-    const into: TypedArray[] = [...carryBufs[i % 2]!];
-    for (let k = 0; k < ys.length; k++) { const n = yAvals[k]!.size; into.push(ys[k]!.subarray(t * n, (t + 1) * n)); }
-    carry = prog.run(stepArgs, into).slice(0, ncar);
+    // The last carries live in the reused buffers: hand out copies.
+    const carry = body.outAvals.slice(0, ncar).map((a, k) => new ConcreteArray(a, cpuBackend, inputs[nc + k]!.slice()));
+    return [...carry, ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d))];
+  } finally {
+    scratch.busy = false;
   }
-  return [...carry, ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d))];
 }
 
 function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: ScanParams): [Array[], Tangent[]] {

@@ -16,6 +16,10 @@ import { plan, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 
 type KernelFn = (B: TypedArray[]) => void;
+interface Layout {
+  readonly outIndex: Int32Array; readonly released: readonly number[];
+  readonly writtenBy: readonly (readonly number[])[]; readonly outputsOf: readonly (readonly number[])[];
+}
 
 /**
  * V8 never optimizes functions above ~60 KB of bytecode, and fused kernels (rasterizer
@@ -48,10 +52,11 @@ export class CpuProgram {
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] { return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s)] : [])); }
 
-  /** Intermediate buffers reused across calls (they never escape a run). */
-  private pool: (TypedArray | undefined)[] = [];
-  /** Float64 accumulators of fused scatters, likewise reused. */
-  private accPool: (Float64Array | undefined)[] = [];
+  /**
+   * The buffer table of a non-reentrant run, reused: it holds the consts and the intermediates
+   * (allocated once; they never escape a run), and every other slot is written before it is read.
+   */
+  private table: TypedArray[] | undefined;
   private running = false;
 
   /**
@@ -59,74 +64,99 @@ export class CpuProgram {
    * that computes it, or copied): scan loops use it to write straight into stacked outputs.
    */
   run(args: readonly ConcreteArray[], into?: readonly (TypedArray | undefined)[]): ConcreteArray[] {
+    const outs = this.runBuffers(args.map((a) => a.buffer as TypedArray), into);
+    return outs.map((data, i) => new ConcreteArray(this.outAvals[i]!, cpuBackend, data));
+  }
+
+  /**
+   * `run` on raw buffers (the scan loop's per-step path: no array objects are made). Outputs
+   * without an `into` target are fresh buffers owned by the caller.
+   */
+  runBuffers(inputs: readonly TypedArray[], into?: readonly (TypedArray | undefined)[]): TypedArray[] {
     const { buffers, steps, outputs } = this.spec;
     const reentrant = this.running;
     this.running = true;
     try {
-      const B: TypedArray[] = new globalThis.Array(buffers.length);
-      this.spec.inputs.forEach((id, i) => (B[id] = args[i]!.buffer as TypedArray));
-      for (const [id, c] of this.spec.consts) B[id] = (c as ConcreteArray).buffer as TypedArray;
-      const fresh = this.outputIds;
-      const target = new Map<number, TypedArray>();
-      if (into) outputs.forEach((id, i) => { const t = into[i]; if (t && this.directOut.has(id) && !target.has(id)) target.set(id, t); });
-      const alloc = (id: number): TypedArray => {
-        const t = target.get(id);
-        if (t) return t;
-        const spec = buffers[id]!;
-        if (fresh.has(id) || reentrant) return typedArrayFor(spec.dtype, spec.size);
-        return (this.pool[id] ??= typedArrayFor(spec.dtype, spec.size));
-      };
-      // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
-      const wrap = (id: number, aval: ShapedArray) => new ConcreteArray(aval.strong(), cpuBackend, B[id]!);
+      const B = reentrant ? this.freshTable(false) : (this.table ??= this.freshTable(true));
+      const ins = this.spec.inputs;
+      for (let i = 0; i < ins.length; i++) B[ins[i]!] = inputs[i]!;
+      const { outIndex, released, outputsOf, writtenBy } = this.layout;
+      const perRun = reentrant ? writtenBy : outputsOf;
       for (let i = 0; i < steps.length; i++) {
         const s = steps[i]!;
         if (s.kind === "kernel") {
-          for (const o of s.outputs) if (!o.dest) B[o.buf] = alloc(o.buf);
+          for (const id of perRun[i]!) {
+            const oi = outIndex[id]!;
+            B[id] = (oi >= 0 ? into?.[oi] : undefined) ?? typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
+          }
           for (const a of s.accumulators) {
             const init = B[a.target]!;
-            const acc = reentrant ? new Float64Array(init.length) : (this.accPool[a.acc] ??= new Float64Array(init.length));
+            const acc = (B[a.acc] ??= new Float64Array(init.length));
             acc.set(init);
-            B[a.acc] = acc;
           }
           this.fns[i]!(B);
-          for (const a of s.accumulators) {
-            const out = alloc(a.out);
-            out.set(B[a.acc]!);
-            B[a.out] = out;
-          }
+          for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!);
         } else {
-          const outs = bind(s.eqn.prim, s.inputs.map((id, k) => wrap(id, s.eqn.inputs[k]!.aval)), s.eqn.params) as ConcreteArray[];
+          // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
+          const args = s.inputs.map((id, k) => new ConcreteArray(s.eqn.inputs[k]!.aval.strong(), cpuBackend, B[id]!));
+          const outs = bind(s.eqn.prim, args, s.eqn.params) as ConcreteArray[];
           s.outputs.forEach((id, k) => (B[id] = toCpu(outs[k]!)));
         }
       }
-      return outputs.map((id, i) => {
+      const result: TypedArray[] = new globalThis.Array(outputs.length);
+      for (let i = 0; i < outputs.length; i++) {
         const t = into?.[i];
-        let data = B[id]!;
-        if (t && t !== data) { t.set(data as never); data = t; }
-        return new ConcreteArray(this.outAvals[i]!, cpuBackend, data);
-      });
+        const data = B[outputs[i]!]!;
+        if (t && t !== data) t.set(data as never);
+        result[i] = t ?? data;
+      }
+      // The reused table must not keep the caller's arrays alive.
+      for (const id of released) B[id] = undefined as never;
+      return result;
     } finally {
       this.running = reentrant;
     }
   }
 
-  /** Buffers that leave the program (never pooled). */
-  private get outputIds(): Set<number> {
-    return (this.outIdsCache ??= new Set(this.spec.outputs));
-  }
-  private outIdsCache: Set<number> | undefined;
-  /** Output buffers written by a kernel (not inputs/consts), which may be written straight into a caller's array. */
-  private get directOut(): Set<number> {
-    if (!this.directOutCache) {
-      const ins = new Set([...this.spec.inputs, ...this.spec.consts.map(([id]) => id)]);
-      const counts = new Map<number, number>();
-      this.spec.outputs.forEach((id) => counts.set(id, (counts.get(id) ?? 0) + 1));
-      const kernelWritten = new Set(this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [...s.outputs.filter((o) => !o.dest).map((o) => o.buf), ...s.accumulators.map((a) => a.out)] : [])));
-      this.directOutCache = new Set([...kernelWritten].filter((id) => !ins.has(id) && counts.get(id) === 1));
+  /** A buffer table with the consts, and with the intermediates when they are to be reused. */
+  private freshTable(withIntermediates: boolean): TypedArray[] {
+    const { buffers, consts } = this.spec;
+    const B: TypedArray[] = new globalThis.Array(buffers.length);
+    for (const [id, c] of consts) B[id] = (c as ConcreteArray).buffer as TypedArray;
+    if (withIntermediates) {
+      const { writtenBy, outputsOf } = this.layout;
+      writtenBy.forEach((ids, i) => ids.forEach((id) => {
+        if (!outputsOf[i]!.includes(id)) B[id] = typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
+      }));
     }
-    return this.directOutCache;
+    return B;
   }
-  private directOutCache: Set<number> | undefined;
+
+  /**
+   * Per buffer, which output a kernel may write it into directly (-1: none — inputs, consts and
+   * buffers returned twice are copied instead); per step, the buffers its kernel writes, and of
+   * those the ones that leave the program (allocated per run); the slots that hold arrays the
+   * table does not own after a run (inputs, outputs and routines' results, other than consts).
+   */
+  private get layout(): Layout {
+    if (!this.layoutCache) {
+      const { buffers, outputs, inputs, consts, steps } = this.spec;
+      const outIndex = new Int32Array(buffers.length).fill(-1);
+      const counts = new Map<number, number>();
+      outputs.forEach((id) => counts.set(id, (counts.get(id) ?? 0) + 1));
+      const constIds = new Set(consts.map(([id]) => id));
+      const writtenBy = steps.map((s) => (s.kind === "kernel" ? [...s.outputs.filter((o) => !o.dest).map((o) => o.buf), ...s.accumulators.map((a) => a.out)] : []));
+      const outputsOf = writtenBy.map((ids) => ids.filter((id) => counts.has(id)));
+      const kernelWritten = new Set(writtenBy.flat());
+      const notDirect = new Set([...inputs, ...constIds]);
+      outputs.forEach((id, i) => { if (kernelWritten.has(id) && !notDirect.has(id) && counts.get(id) === 1) outIndex[id] = i; });
+      const routineOuts = steps.flatMap((s) => (s.kind === "routine" ? s.outputs : []));
+      const released = [...new Set([...inputs, ...outputs, ...routineOuts])].filter((id) => !constIds.has(id));
+      this.layoutCache = { outIndex, released, writtenBy, outputsOf };
+    }
+    return this.layoutCache;
+  }
+  private layoutCache: Layout | undefined;
 }
 
 function toCpu(x: ConcreteArray): TypedArray {
