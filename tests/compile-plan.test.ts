@@ -3,7 +3,9 @@
  * work over small trailing dims loop over the rows and unroll the trailing elements, so the row's
  * work runs once per row, not once per output element (a cloth triangle's force read by its 3×3
  * corner components was recomputed 9× in the forward-mode Jacobian of a rollout); outputs whose
- * elements do not line up on a common loop are not fused together at all.
+ * elements do not line up on a common loop are not fused together at all. A scatter_add always
+ * runs in a kernel, even when its updates are an input or shared (a routine call per scan step
+ * otherwise).
  */
 import { describe, expect, it } from "vitest";
 import { compileCpu } from "../src/core/compile/cpu-program.js";
@@ -64,5 +66,19 @@ describe("fusion plan", () => {
   it("computes the same values as the op-by-op program (to float32 rounding)", async () => {
     const x = np.reshape(np.array(globalThis.Array.from({ length: 6 * 7 }, (_, i) => Math.cos(3 * i)), { dtype: "float32" }), [6, 7]);
     await expectMatchesEager(twoBroadcasts, x, ramp);
+  });
+
+  it("a scatter_add whose updates are an input or shared runs in a kernel, not as a routine", async () => {
+    const idx = np.array([0, 2, 0, 1, 2], { dtype: "int32" });
+    // u is a program input (first output) and, squared, read twice (second output).
+    const scatters = (u: Array, t: Array): [Array, Array] => {
+      const sq = np.square(u);
+      return [np.scatterAdd(t, idx, u), np.add(np.scatterAdd(t, idx, sq), np.sum(sq, 0))];
+    };
+    const u = np.reshape(np.arange(0, 10, 1, { dtype: "float32" }), [5, 2]), t = np.ones([3, 2], { dtype: "float32" });
+    const steps = compileCpu(makeIR(scatters)(u, t).ir).spec.steps;
+    expect(steps.filter((s) => s.kind === "routine")).toEqual([]);
+    expect(steps.flatMap((s) => (s.kind === "kernel" ? s.accumulators : []))).toHaveLength(2);
+    await expectMatchesEager(scatters, u, t);
   });
 });

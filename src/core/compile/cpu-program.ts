@@ -14,6 +14,7 @@ import { cse, foldConstants, inlineCalls } from "./inline.js";
 import { JS_HELPERS, kernelToJs } from "./jsgen.js";
 import { plan, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
+import { isolateScatterUpdates } from "./scatter-updates.js";
 
 type KernelFn = (B: TypedArray[]) => void;
 interface Layout {
@@ -169,7 +170,7 @@ export function compileCpu(ir: IR, constInputs?: ReadonlyMap<number, Array>): Cp
   const consts = new Map<Var, Array>();
   if (constInputs) for (const [i, c] of constInputs) consts.set(ir.inVars[i]!, c);
   let prog = dce(cse(inlineCalls(ir)));
-  prog = dce(foldConstants(prog, consts));
+  prog = isolateScatterUpdates(dce(foldConstants(prog, consts)));
   return new CpuProgram(plan(prog, consts, { fuseScatter: true, fuseReductions: true }), ir.outs.map((v) => v.aval));
 }
 

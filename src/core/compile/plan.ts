@@ -76,7 +76,7 @@ function readsPerElement(e: Eqn, v: Var): number {
   const k = e.prim.name === "dot_general" || e.prim.name === "conv2d" ? reduceExtent(e) : 1;
   return REDUCERS.has(e.prim.name) ? 1 : (out * k) / Math.max(1, v.aval.size);
 }
-const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && isBigDot(e));
+export const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && isBigDot(e));
 const isBigReduce = (e: Eqn): boolean => !isRoutine(e) && reduceExtent(e) > INLINE_REDUCE_MAX;
 /** Pure index remaps: free to inline anywhere. */
 const FREE = new Set(["broadcast_in_dim", "reshape", "transpose", "slice", "rev", "convert_element_type", "stop_gradient", "iota", "concatenate", "pad"]);
