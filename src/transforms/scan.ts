@@ -93,31 +93,21 @@ function evalScanStepwise(args: readonly Array[], p: ScanParams): Array[] {
   return [...carry, ...ys.map((items, k) => stack(items, body.outAvals[ncar + k]!, length))];
 }
 
-/** Per-step operands up to this many elements are copied through reused buffers instead of viewed: a view is an allocation. */
-const COPY_MAX = 64;
-
-/** A body program's reused per-step buffers: small x[t] / y[t] and the two alternating carry sets. */
-interface ScanScratch { readonly xs: (TypedArray | undefined)[]; readonly ys: (TypedArray | undefined)[]; readonly carries: TypedArray[][]; busy: boolean }
+/** A body program's two alternating sets of carry buffers, reused across scans. */
+interface ScanScratch { readonly carries: TypedArray[][]; busy: boolean }
 const scratchOf = new WeakMap<CpuProgram, ScanScratch>();
-function scanScratch(prog: CpuProgram, body: IR, nc: number, ncar: number): ScanScratch {
-  const make = (): ScanScratch => {
-    const small = (a: ShapedArray) => (a.size <= COPY_MAX ? typedArrayFor(a.dtype, a.size) : undefined);
-    const carryAvals = body.outAvals.slice(0, ncar);
-    return {
-      xs: body.inAvals.slice(nc + ncar).map(small), ys: body.outAvals.slice(ncar).map(small),
-      carries: [0, 1].map(() => carryAvals.map((a) => typedArrayFor(a.dtype, a.size))), busy: false,
-    };
-  };
+function scanScratch(prog: CpuProgram, carryAvals: readonly ShapedArray[]): ScanScratch {
   const cached = scratchOf.get(prog);
   if (cached && !cached.busy) return cached;
-  const fresh = make();
+  const fresh = { carries: [0, 1].map(() => carryAvals.map((a) => typedArrayFor(a.dtype, a.size))), busy: false };
   if (!cached) scratchOf.set(prog, fresh);
   return fresh;
 }
 
 /**
- * The CPU loop: the body is one compiled program run on raw buffers; each step reads x[t] (a view
- * of the stacked xs, or a copy when small) and writes y[t] into preallocated stacked outputs.
+ * The CPU loop: the body is one compiled program run on raw buffers; step t reads its x[t] in
+ * place in the stacked xs and writes y[t] in place into preallocated stacked outputs (offsets,
+ * no copies or views).
  */
 function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
   const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
@@ -125,36 +115,27 @@ function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
   const prog = cpuProgramFor(body);
   const nx = args.length - nc - ncar;
   const xSizes = body.inAvals.slice(nc + ncar).map((a) => a.size);
-  const xBuffers = args.slice(nc + ncar).map((x) => x.buffer as TypedArray);
-  const yAvals = body.outAvals.slice(ncar);
+  const carryAvals = body.outAvals.slice(0, ncar), yAvals = body.outAvals.slice(ncar);
   const ySizes = yAvals.map((a) => a.size);
   const ys = typedArraysFor(yAvals.map((a) => a.dtype), ySizes.map((n) => n * length));
-  const scratch = scanScratch(prog, body, nc, ncar);
+  const scratch = scanScratch(prog, carryAvals);
   scratch.busy = true;
   try {
     const inputs = args.map((a) => a.buffer as TypedArray);
-    const into: (TypedArray | undefined)[] = [...scratch.carries[0]!, ...scratch.ys];
-    for (let k = 0; k < nx; k++) if (scratch.xs[k]) inputs[nc + ncar + k] = scratch.xs[k]!;
+    const into: TypedArray[] = [...scratch.carries[0]!, ...ys];
+    const inOffsets = new Int32Array(inputs.length), intoOffsets = new Int32Array(into.length);
     for (let i = 0; i < length; i++) {
       const t = reverse ? length - 1 - i : i;
       // Carries alternate between two sets of buffers: a step never writes the arrays it reads.
       const carryTo = scratch.carries[i % 2]!;
-      for (let k = 0; k < ncar; k++) into[k] = carryTo[k];
-      for (let k = 0; k < nx; k++) {
-        const n = xSizes[k]!, src = xBuffers[k]!, stage = scratch.xs[k];
-        if (stage) for (let j = 0, o = t * n; j < n; j++) stage[j] = src[o + j]!;
-        else inputs[nc + ncar + k] = src.subarray(t * n, (t + 1) * n);
-      }
-      for (let k = 0; k < ys.length; k++) if (!scratch.ys[k]) into[ncar + k] = ys[k]!.subarray(t * ySizes[k]!, (t + 1) * ySizes[k]!);
-      const outs = prog.runBuffers(inputs, into);
+      for (let k = 0; k < ncar; k++) into[k] = carryTo[k]!;
+      for (let k = 0; k < nx; k++) inOffsets[nc + ncar + k] = t * xSizes[k]!;
+      for (let k = 0; k < ys.length; k++) intoOffsets[ncar + k] = t * ySizes[k]!;
+      const outs = prog.runBuffers(inputs, into, inOffsets, intoOffsets);
       for (let k = 0; k < ncar; k++) inputs[nc + k] = outs[k]!;
-      for (let k = 0; k < ys.length; k++) {
-        const stage = scratch.ys[k];
-        if (stage) { const n = ySizes[k]!, dst = ys[k]!; for (let j = 0, o = t * n; j < n; j++) dst[o + j] = stage[j]!; }
-      }
     }
     // The last carries live in the reused buffers: hand out copies.
-    const carry = body.outAvals.slice(0, ncar).map((a, k) => new ConcreteArray(a, cpuBackend, inputs[nc + k]!.slice()));
+    const carry = carryAvals.map((a, k) => new ConcreteArray(a, cpuBackend, inputs[nc + k]!.slice()));
     return [...carry, ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d))];
   } finally {
     scratch.busy = false;

@@ -16,7 +16,7 @@ import { plan, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
 
-type KernelFn = (B: TypedArray[]) => void;
+type KernelFn = (B: TypedArray[], O: Int32Array) => void;
 interface Layout {
   readonly outIndex: Int32Array; readonly released: readonly number[];
   readonly writtenBy: readonly (readonly number[])[]; readonly outputsOf: readonly (readonly number[])[];
@@ -39,25 +39,31 @@ function allowBigKernels(): void {
 export class CpuProgram {
   private readonly fns: (KernelFn | null)[];
   constructor(readonly spec: ProgramSpec, readonly outAvals: readonly ShapedArray[]) {
+    const constIds = new Set(spec.consts.map(([id]) => id));
+    this.offsetBufs = new Set([...spec.inputs, ...spec.outputs].filter((id) => !constIds.has(id)));
     this.fns = spec.steps.map((s) => {
       if (s.kind !== "kernel") return null;
-      const src = kernelToJs(s);
+      const src = kernelToJs(s, this.offsetBufs);
       if (src.length > 30_000) allowBigKernels();
       try {
-        return new Function("H", `"use strict"; return function kernel(B) {\n${src}\n};`)(JS_HELPERS) as KernelFn;
+        return new Function("H", `"use strict"; return function kernel(B, O) {\n${src}\n};`)(JS_HELPERS) as KernelFn;
       } catch (e) {
         throw new Error(`internal: generated kernel does not compile (${(e as Error).message}):\n${src}`);
       }
     });
   }
   /** Source of every kernel, for inspection and tests. */
-  kernelSources(): string[] { return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s)] : [])); }
+  kernelSources(): string[] { return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s, this.offsetBufs)] : [])); }
+  /** The buffers a caller may pass at an offset into a bigger array: inputs and outputs. */
+  private readonly offsetBufs: ReadonlySet<number>;
 
   /**
    * The buffer table of a non-reentrant run, reused: it holds the consts and the intermediates
    * (allocated once; they never escape a run), and every other slot is written before it is read.
    */
   private table: TypedArray[] | undefined;
+  /** Where each buffer's data starts in its array (non-zero only for a caller's inputs and outputs). */
+  private offsets: Int32Array | undefined;
   private running = false;
 
   /**
@@ -70,17 +76,27 @@ export class CpuProgram {
   }
 
   /**
-   * `run` on raw buffers (the scan loop's per-step path: no array objects are made). Outputs
-   * without an `into` target are fresh buffers owned by the caller.
+   * `run` on raw buffers (the scan loop's per-step path: no array objects are made). Input i is
+   * read from element `inOffsets[i]` of `inputs[i]` on, and output i written from element
+   * `intoOffsets[i]` of `into[i]` on (a scan step's slices of its stacked xs and ys, used in
+   * place). Outputs without an `into` target are fresh buffers owned by the caller; with one, the
+   * result is that whole array.
    */
-  runBuffers(inputs: readonly TypedArray[], into?: readonly (TypedArray | undefined)[]): TypedArray[] {
+  runBuffers(inputs: readonly TypedArray[], into?: readonly (TypedArray | undefined)[],
+    inOffsets?: ArrayLike<number>, intoOffsets?: ArrayLike<number>): TypedArray[] {
     const { buffers, steps, outputs } = this.spec;
     const reentrant = this.running;
     this.running = true;
     try {
       const B = reentrant ? this.freshTable(false) : (this.table ??= this.freshTable(true));
+      const O = reentrant ? new Int32Array(buffers.length) : (this.offsets ??= new Int32Array(buffers.length));
       const ins = this.spec.inputs;
-      for (let i = 0; i < ins.length; i++) B[ins[i]!] = inputs[i]!;
+      for (let i = 0; i < ins.length; i++) { B[ins[i]!] = inputs[i]!; O[ins[i]!] = inOffsets ? inOffsets[i]! : 0; }
+      /** Buffer id's data as an array of its own size (a view only when it sits inside a bigger one). */
+      const exact = (id: number): TypedArray => {
+        const d = B[id]!, o = O[id]!, n = buffers[id]!.size;
+        return o === 0 && d.length === n ? d : d.subarray(o, o + n);
+      };
       const { outIndex, released, outputsOf, writtenBy } = this.layout;
       const perRun = reentrant ? writtenBy : outputsOf;
       for (let i = 0; i < steps.length; i++) {
@@ -88,28 +104,26 @@ export class CpuProgram {
         if (s.kind === "kernel") {
           for (const id of perRun[i]!) {
             const oi = outIndex[id]!;
-            B[id] = (oi >= 0 ? into?.[oi] : undefined) ?? typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
+            const t = oi >= 0 ? into?.[oi] : undefined;
+            B[id] = t ?? typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
+            O[id] = t && intoOffsets ? intoOffsets[oi]! : 0;
           }
-          for (const a of s.accumulators) {
-            const init = B[a.target]!;
-            const acc = (B[a.acc] ??= new Float64Array(init.length));
-            acc.set(init);
-          }
-          this.fns[i]!(B);
-          for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!);
+          for (const a of s.accumulators) (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(exact(a.target));
+          this.fns[i]!(B, O);
+          for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);
         } else {
           // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
-          const args = s.inputs.map((id, k) => new ConcreteArray(s.eqn.inputs[k]!.aval.strong(), cpuBackend, B[id]!));
+          const args = s.inputs.map((id, k) => new ConcreteArray(s.eqn.inputs[k]!.aval.strong(), cpuBackend, exact(id)));
           const outs = bind(s.eqn.prim, args, s.eqn.params) as ConcreteArray[];
-          s.outputs.forEach((id, k) => (B[id] = toCpu(outs[k]!)));
+          s.outputs.forEach((id, k) => { B[id] = toCpu(outs[k]!); O[id] = 0; });
         }
       }
       const result: TypedArray[] = new globalThis.Array(outputs.length);
       for (let i = 0; i < outputs.length; i++) {
-        const t = into?.[i];
-        const data = B[outputs[i]!]!;
-        if (t && t !== data) t.set(data as never);
-        result[i] = t ?? data;
+        const t = into?.[i], id = outputs[i]!;
+        const at = t && intoOffsets ? intoOffsets[i]! : 0;
+        if (t && !(t === B[id] && at === O[id])) t.set(exact(id) as never, at);
+        result[i] = t ?? exact(id);
       }
       // The reused table must not keep the caller's arrays alive.
       for (const id of released) B[id] = undefined as never;

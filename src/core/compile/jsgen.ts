@@ -21,11 +21,11 @@ export const JS_HELPERS = {
   },
 };
 
-function expr(n: KNode, name: (n: KNode) => string): string {
+function expr(n: KNode, name: (n: KNode) => string, offset: (buf: string) => string): string {
   const a = (i: number) => name(n.args[i]!);
   const i32 = n.args[0]?.dtype === "int32";
   switch (n.op) {
-    case "load": return `b${n.tag}[${a(0)}]`;
+    case "load": return `b${n.tag}[${offset(n.tag)}${a(0)}]`;
     case "cast":
       if (n.dtype === "int32") return `(${a(0)} | 0)`;
       if (n.dtype === "bool") return `(${a(0)} !== 0 ? 1 : 0)`;
@@ -67,8 +67,12 @@ function expr(n: KNode, name: (n: KNode) => string): string {
   }
 }
 
-/** Render a kernel step as the body of `function (B, H)` where B[id] are the buffers. */
-export function kernelToJs(k: KernelStep): string {
+/**
+ * Render a kernel step as the body of `function (B, O)` where B[id] are the buffers. Buffers in
+ * `offsetBufs` (a program's inputs and outputs) are read and written from element O[id] on, so a
+ * scan step can use its slice of a stacked array in place.
+ */
+export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new Set()): string {
   const stores = k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
   const order = topoOrder(stores);
   const { root, inner } = buildScopes(order, k.loopVars);
@@ -77,7 +81,8 @@ export function kernelToJs(k: KernelStep): string {
   const bufs = new Set<string>();
   for (const n of order) if (n.op === "load") bufs.add(n.tag);
   for (const o of k.outputs) bufs.add(String(o.buf));
-  for (const b of bufs) lines.push(`const b${b} = B[${b}];`);
+  for (const b of bufs) lines.push(offsetBufs.has(Number(b)) ? `const b${b} = B[${b}], o${b} = O[${b}];` : `const b${b} = B[${b}];`);
+  const offset = (b: string | number): string => (offsetBufs.has(Number(b)) ? `o${b} + ` : "");
   const emitted = new Set<Scope>();
   /** One loop for every reduction sharing the child scope's variable: one accumulator each. */
   const emitReduceLoop = (child: Scope, indent: string): void => {
@@ -110,7 +115,7 @@ export function kernelToJs(k: KernelStep): string {
         const child = s.children.find((c) => c.reduces.includes(n))!;
         if (!emitted.has(child)) { emitted.add(child); emitReduceLoop(child, indent); }
       } else {
-        lines.push(`${indent}const t${n.id} = ${expr(n, name)};`);
+        lines.push(`${indent}const t${n.id} = ${expr(n, name, offset)};`);
       }
     }
     // Parallel child loop (at most one), after this scope's own nodes.
@@ -129,7 +134,7 @@ export function kernelToJs(k: KernelStep): string {
         o.nodes.forEach((n, u) => {
           if (o.dest) { lines.push(`${indent}b${o.buf}[${name(o.dest[u]!)}] += ${name(n)};`); return; }
           const pos = o.inner === 1 ? flat : `(${flat}) * ${o.inner} + ${u}`;
-          lines.push(`${indent}b${o.buf}[${k.loopVars.length ? pos : u}] = ${name(n)};`);
+          lines.push(`${indent}b${o.buf}[${offset(o.buf)}${k.loopVars.length ? pos : u}] = ${name(n)};`);
         });
       }
     }
