@@ -42,7 +42,7 @@ describe("rigid-mass (quick)", () => {
 });
 
 describe("rigid-contact (quick)", () => {
-  it("recovers mass and friction (Adam, then L-BFGS)", async () => {
+  it("recovers mass and friction (Adam, then L-BFGS, then Levenberg–Marquardt)", async () => {
     const { code, out } = await runQuiet(rigidContact);
     expect(code).toBe(0);
     const r = readResult(out);
@@ -51,7 +51,8 @@ describe("rigid-contact (quick)", () => {
     expect(r.relError.mass).toBeLessThan(1e-4);
     expect(r.relError.mu).toBeLessThan(1e-4);
     const losses = lossColumn(join(out, "loss.csv"));
-    expect(losses).toHaveLength(r.iterations + 1);
+    expect(r.fit.polishSteps).toBeGreaterThan(0);
+    expect(losses).toHaveLength(r.iterations + r.fit.polishSteps + 1);
     expect(Math.min(...losses)).toBeLessThan(losses[0]! * 1e-6);
   }, 150_000);
 
@@ -68,6 +69,8 @@ describe("rigid-contact (quick)", () => {
     expect(rel(o.estimates.gradsim, "mass")).toBeLessThan(0.5 * rel(o.initial, "mass"));
     // Both gradient methods started their whole-video fit where the curriculum left them, nearer the truth.
     for (const m of ["gradsim", "diffphysics"]) expect(rel(o.curriculumEstimates[m], "mass")).toBeLessThan(0.5 * rel(o.initial, "mass"));
+    // Both end with Levenberg–Marquardt steps on the residuals.
+    for (const m of ["gradsim", "diffphysics"]) expect(o.polishSteps[m]).toBeGreaterThan(0);
   }, 150_000);
 });
 

@@ -33,18 +33,22 @@ export function rigidSceneProblem(scene: sysid.RigidScene, unknowns: readonly sy
   return sysid.rigidProblem(scene, { tiling });
 }
 
-/** Settings of the gradsim fit of a rigid scene: Adam (little momentum, exponentially decaying steps), then L-BFGS. */
+/**
+ * Settings of the gradsim fit of a rigid scene: Adam (little momentum, exponentially decaying
+ * steps), then L-BFGS, then optionally Levenberg–Marquardt steps on the residuals.
+ */
 export interface RigidFitConfig {
   readonly steps: number;
   readonly lr: number;
   readonly lrEnd: number;
   readonly refine?: number;
+  readonly polish?: number;
   readonly frames: sysid.FrameSelection;
   readonly pyramid: number;
 }
 
 export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sysid.EstimateSettings => ({
-  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5 }, refine: c.refine, frames: c.frames, pyramid: c.pyramid, progress,
+  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5 }, refine: c.refine, polish: c.polish, frames: c.frames, pyramid: c.pyramid, progress,
 });
 
 export interface RigidTaskConfig {
@@ -83,7 +87,7 @@ export function rigidDatasetTask(c: RigidTaskConfig, o: { steps?: number; progre
     methods: (i, seed) => ({
       // The same restarts for both gradient methods: one seed per object.
       gradsim: { method: "pixels", settings: { ...gradsimSettings({ ...c.fit, steps }, o.progress), ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
-      diffphysics: { method: "states", settings: { optimizer: "lbfgs", steps, progress: o.progress, ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
+      diffphysics: { method: "states", settings: { optimizer: "lbfgs", steps, polish: c.fit.polish, progress: o.progress, ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
       reinforce: { method: "reinforce", settings: { optimizer: "adam", steps: c.reinforceSteps, adam: { lr: c.fit.lr, lrEnd: c.fit.lrEnd, b1: 0.5 }, seed: seed * 7919 + i, progress: o.progress } },
     }),
   };
