@@ -1,7 +1,7 @@
 /**
  * The CPU jit: an IR is planned into kernels and routines once, kernels become JavaScript
- * functions, and running the program walks the steps over typed arrays. Intermediates live
- * only inside a run.
+ * functions, and running the program walks the steps over typed arrays. Intermediates are
+ * allocated once per program and reused by each run; they never leave one.
  */
 import type { Array } from "../array.js";
 import { ShapedArray } from "../aval.js";
