@@ -5,8 +5,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { experiment as rigidMass, DEFAULT_INITIAL_MASS } from "../examples/rigid-mass.js";
-import { experiment as rigidContact, QUICK_INITIAL } from "../examples/rigid-contact.js";
+import { experiment as rigidMass, DEFAULT_INITIAL_MASS, massBenchmark } from "../examples/rigid-mass.js";
+import { contactBenchmark, experiment as rigidContact, QUICK_INITIAL } from "../examples/rigid-contact.js";
+import { rigidDatasetTask } from "../examples/lib/rigid-task.js";
 import { experiment as landscape } from "../examples/landscape.js";
 import { EXPERIMENTS } from "../examples/registry.js";
 import { cli, lossColumn, outDir, readResult, runQuiet } from "./experiments-helpers.js";
@@ -119,5 +120,16 @@ describe("gradsim CLI input errors", () => {
     const r = cli(["rigid-mass", "--backend", "cpu", "--target", "/nonexistent/scene.json", "--out", outDir("target")]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--target file "/nonexistent/scene.json" does not exist');
+  });
+});
+
+describe("rigid dataset protocol", () => {
+  it("REINFORCE scores the same loss as gradsim: its frames and pyramid", () => {
+    for (const config of [massBenchmark(false), contactBenchmark(false)]) {
+      const m = rigidDatasetTask(config, { progress: false }).methods(0, 0);
+      expect(m.reinforce!.settings.frames).toBe(m.gradsim!.settings.frames);
+      expect(m.reinforce!.settings.pyramid).toBe(m.gradsim!.settings.pyramid);
+      expect(m.gradsim!.settings.frames).toBe(config.fit.frames);
+    }
   });
 });

@@ -88,7 +88,8 @@ export function rigidDatasetTask(c: RigidTaskConfig, o: { steps?: number; progre
       // The same restarts for both gradient methods: one seed per object.
       gradsim: { method: "pixels", settings: { ...gradsimSettings({ ...c.fit, steps }, o.progress), ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
       diffphysics: { method: "states", settings: { optimizer: "lbfgs", steps, polish: c.fit.polish, progress: o.progress, ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
-      reinforce: { method: "reinforce", settings: { optimizer: "adam", steps: c.reinforceSteps, adam: { lr: c.fit.lr, lrEnd: c.fit.lrEnd, b1: 0.5 }, seed: seed * 7919 + i, progress: o.progress } },
+      // REINFORCE scores the same loss as gradsim (its frames and pyramid): every frame cost it 5× the renders on Table 1.
+      reinforce: { method: "reinforce", settings: { optimizer: "adam", steps: c.reinforceSteps, adam: { lr: c.fit.lr, lrEnd: c.fit.lrEnd, b1: 0.5 }, frames: c.fit.frames, pyramid: c.fit.pyramid, seed: seed * 7919 + i, progress: o.progress } },
     }),
   };
 }
