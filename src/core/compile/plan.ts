@@ -76,7 +76,7 @@ function readsPerElement(e: Eqn, v: Var): number {
   const k = e.prim.name === "dot_general" || e.prim.name === "conv2d" ? reduceExtent(e) : 1;
   return REDUCERS.has(e.prim.name) ? 1 : (out * k) / Math.max(1, v.aval.size);
 }
-export const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && isBigDot(e));
+const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && isBigDot(e));
 const isBigReduce = (e: Eqn): boolean => !isRoutine(e) && reduceExtent(e) > INLINE_REDUCE_MAX;
 /** Pure index remaps: free to inline anywhere. */
 const FREE = new Set(["broadcast_in_dim", "reshape", "transpose", "slice", "rev", "convert_element_type", "stop_gradient", "iota", "concatenate", "pad"]);
@@ -97,22 +97,28 @@ export interface PlanOptions {
   readonly unrollBigReductions?: boolean;
 }
 
-export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions = {}): ProgramSpec {
+/** Each value's producing equation, and how often it is read (a program output counts once). */
+export function producersAndUses(ir: IR): { producer: Map<Var, Eqn>; uses: Map<Var, number> } {
   const producer = new Map<Var, Eqn>();
   for (const e of ir.eqns) for (const o of e.outs) producer.set(o, e);
   const uses = new Map<Var, number>();
   for (const e of ir.eqns) for (const v of e.inputs) uses.set(v, (uses.get(v) ?? 0) + 1);
   for (const v of ir.outs) uses.set(v, (uses.get(v) ?? 0) + 1);
-  // scatter_add eqns whose updates are computed by a kernel used only here: fused into that kernel.
+  return { producer, uses };
+}
+
+/** A scatter_add's updates are computed by a kernel and read only by it: plan() fuses the two (with fuseScatter). */
+export function scatterFusesWithUpdates(e: Eqn, producer: ReadonlyMap<Var, Eqn>, uses: ReadonlyMap<Var, number>): boolean {
+  const u = e.inputs[2];
+  if (e.prim.name !== "scatter_add" || !u) return false;
+  const pe = producer.get(u);
+  return pe !== undefined && !isRoutine(pe) && uses.get(u) === 1 && u !== e.inputs[0] && u.aval.dtype !== "bool";
+}
+
+export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions = {}): ProgramSpec {
+  const { producer, uses } = producersAndUses(ir);
   const fusedScatter = new Map<Var, Eqn>();
-  if (opts.fuseScatter) {
-    for (const e of ir.eqns) {
-      const u = e.inputs[2];
-      if (e.prim.name !== "scatter_add" || !u) continue;
-      const pe = producer.get(u);
-      if (pe && !isRoutine(pe) && uses.get(u) === 1 && u !== e.inputs[0] && u.aval.dtype !== "bool") fusedScatter.set(u, e);
-    }
-  }
+  if (opts.fuseScatter) for (const e of ir.eqns) if (scatterFusesWithUpdates(e, producer, uses)) fusedScatter.set(e.inputs[2]!, e);
   const M = new Set<Var>([...ir.inVars, ...ir.outs, ...constVals.keys()]);
   for (const e of ir.eqns) {
     if (isRoutine(e)) { e.inputs.forEach((v) => M.add(v)); e.outs.forEach((v) => M.add(v)); }

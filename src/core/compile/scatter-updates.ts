@@ -1,6 +1,6 @@
 import { IR, Var, type Eqn } from "../ir.js";
 import { convertP } from "../prims/elementwise.js";
-import { isRoutine } from "./plan.js";
+import { producersAndUses, scatterFusesWithUpdates } from "./plan.js";
 
 /**
  * The CPU plan fuses a scatter_add into the kernel that computes its updates (one pass, no
@@ -10,17 +10,11 @@ import { isRoutine } from "./plan.js";
  * run as a routine call each step.
  */
 export function isolateScatterUpdates(ir: IR): IR {
-  const producer = new Map<Var, Eqn>();
-  for (const e of ir.eqns) for (const o of e.outs) producer.set(o, e);
-  const uses = new Map<Var, number>();
-  for (const e of ir.eqns) for (const v of e.inputs) uses.set(v, (uses.get(v) ?? 0) + 1);
-  for (const v of ir.outs) uses.set(v, (uses.get(v) ?? 0) + 1);
-  // The same test as plan()'s: is u a non-routine value only this scatter reads?
-  const fusable = (u: Var) => { const p = producer.get(u); return p !== undefined && !isRoutine(p) && uses.get(u) === 1; };
+  const { producer, uses } = producersAndUses(ir);
   const eqns: Eqn[] = [];
   for (const e of ir.eqns) {
     const u = e.inputs[2];
-    if (e.prim.name === "scatter_add" && u && u.aval.dtype !== "bool" && u !== e.inputs[0] && !fusable(u)) {
+    if (e.prim.name === "scatter_add" && u && u.aval.dtype !== "bool" && u !== e.inputs[0] && !scatterFusesWithUpdates(e, producer, uses)) {
       const copy = new Var(u.aval);
       eqns.push({ prim: convertP, inputs: [u], params: { dtype: u.aval.dtype, weak: u.aval.weak }, outs: [copy] });
       eqns.push({ ...e, inputs: e.inputs.map((v, i) => (i === 2 ? copy : v)) });
