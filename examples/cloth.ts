@@ -6,10 +6,11 @@
  *   npx tsx examples/cloth.ts                # one scene
  *   npx tsx examples/cloth.ts --dataset 10   # Table 3 protocol with the baselines
  *
- * x = the 3·49 initial velocity components (not log-scaled), starting from the best of the initial
- * guess and 18 uniform throws on a grid over the throw distribution's base velocities (by loss): 150 L-BFGS steps preconditioned by
- * a smoothing over the sheet (see `smoothingPreconditioner`), then 10 Levenberg–Marquardt steps
- * (optim.levenbergMarquardt), for gradsim and DiffPhysics alike. L-BFGS alone stalls at a
+ * x = the 3·49 initial velocity components (not log-scaled), starting from the best (by loss) of
+ * the initial guess and 18 uniform throws on a grid over the throw distribution's base
+ * velocities: 150 L-BFGS steps preconditioned by a smoothing over the sheet (see
+ * `smoothingPreconditioner`), then 10 Levenberg–Marquardt steps (optim.levenbergMarquardt), for
+ * gradsim and DiffPhysics alike. L-BFGS alone stalls at a
  * velocity error of 0.05–0.08 on the harder throws: near the minimum a step's decrease falls
  * below the float32 rounding of the loss, while Gauss–Newton steps need no line search along such
  * noisy values (measured on one throw: 0.079 → 0.0007 in 8 steps). The true field is a random
@@ -84,11 +85,14 @@ const throwGrid = (scene: ClothScene): number[][] => {
   return [1 / 6, 1 / 2, 5 / 6].flatMap((fx) => [1 / 4, 3 / 4].flatMap((fy) => [1 / 6, 1 / 2, 5 / 6].map((fz) => uniformThrow(scene, [at(0, fx), at(1, fy), at(2, fz)]))));
 };
 
+/** A velocity field's mean over the particles [3]. */
+const meanVelocity = (field: readonly number[]): number[] => {
+  const n = field.length / 3;
+  return [0, 1, 2].map((k) => range(n).reduce((s, i) => s + field[3 * i + k]!, 0) / n);
+};
+
 /** Every particle at the field's mean velocity. */
-function meanField(scene: ClothScene, field: readonly number[]): number[] {
-  const n = scene.particles;
-  return uniformThrow(scene, [0, 1, 2].map((k) => range(n).reduce((s, i) => s + field[3 * i + k]!, 0) / n));
-}
+const meanField = (scene: ClothScene, field: readonly number[]): number[] => uniformThrow(scene, meanVelocity(field));
 
 /** Strength α of the gradient methods' smoothing preconditioner over the sheet (sysid.smoothingPreconditioner; measured best of 0, 2, 8). */
 const SMOOTHING = 2;
@@ -113,15 +117,14 @@ export function clothTask(mode: Mode, o: { steps?: number; progress: false | "au
     precondition: sysid.smoothingPreconditioner(n, gridEdges(cfg.cells), SMOOTHING), progress: o.progress,
     starts: throwGrid(scene).map((velocity) => ({ velocity })),
   };
-  const mean3 = (v: readonly number[]) => [0, 1, 2].map((k) => range(n).reduce((s, i) => s + v[3 * i + k]!, 0) / n);
   return {
     name: "velocity", unknowns: [{ name: "velocity", size: 3 * n, unit: "m/s" }], columns: { V: { unknown: "velocity" } }, trainSize: 100,
     sample: (rng) => {
       const truth = sampleField(rng, scene), initial = sampleUniform(rng, scene), prior = sampleField(rng, scene);
       return {
         truth: { velocity: truth }, initial: { velocity: initial }, prior: { velocity: prior }, problem: () => problem,
-        describe: `cloth of ${n} particles thrown with mean velocity (${mean3(truth).map((c) => c.toFixed(2)).join(", ")}) m/s; ` +
-          `initial guess uniform (${mean3(initial).map((c) => c.toFixed(2)).join(", ")}) m/s`,
+        describe: `cloth of ${n} particles thrown with mean velocity (${meanVelocity(truth).map((c) => c.toFixed(2)).join(", ")}) m/s; ` +
+          `initial guess uniform (${meanVelocity(initial).map((c) => c.toFixed(2)).join(", ")}) m/s`,
       };
     },
     // No REINFORCE row: a score-function estimate over 147 unknowns from 5 samples per step does not move.
