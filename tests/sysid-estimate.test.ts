@@ -168,14 +168,30 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     frames: 2,
     simulate: (p) => np.stack([np.sub(np.cos(np.mul(4, p.x!)), Math.cos(8)), np.mul(0.1, np.sub(p.x!, 2))]),
   };
-  const wavyFit = (s: { starts?: number[]; polish?: number; steps?: number }) => sysid.estimate({
-    ...wavy, observed: { states: np.zeros([2], { dtype: "float32" }) }, unknowns: [{ name: "x" }], initial: { x: 0.3 }, method: "states",
-    settings: { optimizer: "lbfgs", steps: s.steps ?? 40, polish: s.polish, starts: s.starts?.map((x) => ({ x })), ...quiet },
+  const wavyFit = (s: { starts?: number[]; polish?: number; steps?: number; initial?: number; descendFromInitial?: boolean }) => sysid.estimate({
+    ...wavy, observed: { states: np.zeros([2], { dtype: "float32" }) }, unknowns: [{ name: "x" }], initial: { x: s.initial ?? 0.3 }, method: "states",
+    settings: { optimizer: "lbfgs", steps: s.steps ?? 40, polish: s.polish, starts: s.starts?.map((x) => ({ x })), descendFromInitial: s.descendFromInitial, ...quiet },
   });
 
   it("starts from the lowest-loss candidate, so a far basin is reached", async () => {
     expect(Math.abs(((await wavyFit({})).estimate.x as number) - 2)).toBeGreaterThan(0.5);
     expect((await wavyFit({ starts: [-1, 1.9, 3] })).estimate.x as number).toBeCloseTo(2, 4);
+  });
+
+  it("descendFromInitial also fits from the initial guess when a better-scoring start lies in a worse basin", async () => {
+    // From 1.9 (loss 0.16) descent reaches the truth; the start 2 − π/2 scores lower (0.025) but sits in a local minimum.
+    const byScore = await wavyFit({ initial: 1.9, starts: [2 - Math.PI / 2] });
+    expect(Math.abs((byScore.estimate.x as number) - 2)).toBeGreaterThan(1);
+    const both = await wavyFit({ initial: 1.9, starts: [2 - Math.PI / 2], descendFromInitial: true });
+    expect(both.estimate.x as number).toBeCloseTo(2, 4);
+    expect(both.start).toEqual({ x: 1.9 });
+    expect(both.finalLoss).toBeLessThan(byScore.finalLoss);
+    // Only the best fit is polished, and exactly as a lone descent polishes its own.
+    const polished = await wavyFit({ initial: 1.9, starts: [2 - Math.PI / 2], descendFromInitial: true, steps: 2, polish: 4 });
+    const alone = await wavyFit({ initial: 1.9, steps: 2, polish: 4 });
+    expect(polished.polishSteps).toBeGreaterThan(0);
+    expect([polished.estimate, polished.losses, polished.steps, polished.polishSteps, polished.stopReason])
+      .toEqual([alone.estimate, alone.losses, alone.steps, alone.polishSteps, alone.stopReason]);
   });
 
   it("a Levenberg–Marquardt polish adds its steps and its losses after the gradient steps", async () => {

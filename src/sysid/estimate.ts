@@ -23,7 +23,7 @@ import { makeRng } from "../core/host-rng.js";
 import { np } from "../core/np/index.js";
 import type { ProgressMode } from "../optim/index.js";
 import { horizonCurriculum, distinctBest, type CurriculumSettings, type StageRecord } from "./curriculum.js";
-import { adamOptimizer, descend, type Descent, type DescentSettings } from "./descend.js";
+import { adamOptimizer, descend, polish, type Descent, type DescentSettings } from "./descend.js";
 import type { FrameSelection } from "./losses.js";
 import { buildObjective, type GradientMode, type LossKind, type Objective, type Observed, type Problem } from "./objective.js";
 import { REINFORCE_DEFAULTS, scoreFunctionDescent } from "./reinforce.js";
@@ -53,6 +53,12 @@ export interface EstimateSettings extends Omit<DescentSettings, "onStep"> {
   readonly restarts?: number;
   /** Descend from this many of the best-scoring starts and keep the lowest final loss (default 1). */
   readonly finalists?: number;
+  /**
+   * Also descend from the initial guess (after a curriculum: its estimate) when it is not among
+   * the finalists, keeping the lowest final loss: a start that scores better need not lie in the
+   * truth's basin.
+   */
+  readonly descendFromInitial?: boolean;
   /** Fit growing prefixes of the video first (see curriculum.ts). */
   readonly curriculum?: CurriculumSettings;
   /** REINFORCE: samples per step and sampling noise in unconstrained units (defaults: paper Table 5). */
@@ -161,11 +167,15 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   else {
     const scores = await o.values(candidates.map((c, i) => layout.toU(c, i === 0 ? "the start" : `start ${i}`)));
     const order = distinctBest(candidates, scores, s.finalists ?? 1);
+    if (s.descendFromInitial && !order.includes(0)) order.push(0);
     log(`  ${label}: scored ${candidates.length} starting points; descending from ${order.map((c) => `${c === 0 ? "the initial guess" : `start ${c}`} (loss ${scores[c]!.toExponential(2)})`).join(", ")}`);
+    // Only the best of several fits is polished (the polish is the costly part of a fit).
+    const gradientOnly = order.length > 1 ? { ...final, polish: 0 } : final;
     for (const c of order) {
-      const d = await descend(o, layout.toU(candidates[c]!), final);
+      const d = await descend(o, layout.toU(candidates[c]!), gradientOnly);
       if (!best || d.finalLoss < best.d.finalLoss) best = { d, from: candidates[c]! };
     }
+    if (gradientOnly !== final) best = { ...best!, d: await polish(o, best!.d, final) };
   }
   const { d, from } = best!;
   const result = layout.fromU(d.u);

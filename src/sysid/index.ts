@@ -8,7 +8,7 @@ export { estimate, paramsOf, type EstimateResult, type EstimateSettings, type Es
 export { Layout, formatValues, type Params, type Transform, type Unknown, type Value, type Values } from "./unknowns.js";
 export { buildObjective, compileRender, gradientMode, type GradientMode, type LossKind, type Objective, type ObjectiveOptions, type Observed, type Problem } from "./objective.js";
 export { blurredCorrelationLoss, frameIndices, gaussianBlur, meanSquare, mse, poolFrames, pyramidMse, statesMse, takeFrames, type FrameSelection } from "./losses.js";
-export { descend, descentDirection, smoothingPreconditioner, type AdamSettings, type Descent, type DescentSettings, type DescentStep, type Preconditioner } from "./descend.js";
+export { descend, descentDirection, polish, smoothingPreconditioner, type AdamSettings, type Descent, type DescentSettings, type DescentStep, type Preconditioner } from "./descend.js";
 export { distinctBest, horizonCurriculum, stageFrames, type CurriculumSettings, type CurriculumStage, type StageRecord } from "./curriculum.js";
 export { REINFORCE_DEFAULTS, scoreFunctionDescent, type ScoreFunctionSettings } from "./reinforce.js";
 export {
