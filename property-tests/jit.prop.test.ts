@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { grad, jit, np, valueAndGrad, type Array } from "../src/index.js";
 import { cpuProgramFor } from "../src/transforms/run-ir.js";
 import { femEnergy } from "../bench/workloads/fem.js";
-import { w4Inputs } from "../bench/workloads/data.mjs";
+import { w4Inputs } from "../bench/peers/lib/data.mjs";
 import { expectClose } from "./gen/check.js";
 import { arbProgram, randomArray } from "./gen/programs.js";
 

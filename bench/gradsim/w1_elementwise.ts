@@ -1,7 +1,7 @@
 // W1 elementwise: sum(tanh(1.5x+0.5)·exp(−x²) + sin x) over 1M float32 (fwd), or its gradient (grad).
 import { grad, jit, np, type Array } from "../../src/index.js";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
-import { w1Input } from "../workloads/data.mjs";
+import { w1Input } from "../peers/lib/data.mjs";
 
 const args = parseArgs({ backend: "cpu", size: 1_000_000, variant: "fwd", jit: 1 });
 const base = { peer: "gradsim", workload: `W1-elementwise-${args.variant}`, size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };

@@ -1,7 +1,7 @@
 // W2 matmul: n×n @ n×n float32.
 import { jit, np, type Array } from "../../src/index.js";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
-import { w2Inputs } from "../workloads/data.mjs";
+import { w2Inputs } from "../peers/lib/data.mjs";
 
 const args = parseArgs({ backend: "cpu", size: 512, jit: 1 });
 const base = { peer: "gradsim", workload: "W2-matmul", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };

@@ -1,7 +1,7 @@
 // W3 mlp-grad: d/dparams of mean((MLP(X) − Y)²), MLP 64→256→256→8 (tanh hidden), batch 1024.
 import { grad, jit, np, type Array } from "../../src/index.js";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
-import { W3_PARAM_NAMES, w3Inputs } from "../workloads/data.mjs";
+import { W3_PARAM_NAMES, w3Inputs } from "../peers/lib/data.mjs";
 
 const args = parseArgs({ backend: "cpu", size: 1024, jit: 1 });
 const base = { peer: "gradsim", workload: "W3-mlp-grad", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };

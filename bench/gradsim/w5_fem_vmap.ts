@@ -1,7 +1,7 @@
 // W5: vmap of W4's energy+gradient over 64 deformed copies with per-copy mu (64 × 1000 tets).
 import { jit, np, valueAndGrad, vmap, type Array } from "../../src/index.js";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
-import { w5Inputs } from "../workloads/data.mjs";
+import { w5Inputs } from "../peers/lib/data.mjs";
 import { femEnergy } from "../workloads/fem.js";
 
 const args = parseArgs({ backend: "cpu", size: "64x1000", jit: 1 });
