@@ -80,7 +80,8 @@ export interface EstimateSpec<S> extends Problem<S> {
   readonly log?: (line: string) => void;
 }
 
-export interface EstimateResult {
+/** The final descent's record (without its unconstrained vector), and what it estimated from where. */
+export interface EstimateResult extends Omit<Descent, "u"> {
   readonly method: Method;
   /** The fitted unknowns: name, unit and transform. */
   readonly unknowns: readonly { readonly name: string; readonly unit?: string; readonly transform: Unknown["transform"] }[];
@@ -88,14 +89,10 @@ export interface EstimateResult {
   readonly initial: Values;
   /** Where the final descent started (after restarts or a curriculum). */
   readonly start: Values;
-  readonly finalLoss: number;
   /** The loss at the start and after each step (all phases of the final descent; REINFORCE: the mean sample loss per step). */
   readonly losses: number[];
-  readonly gradNorms: number[];
-  readonly steps: number;
-  readonly polishSteps: number;
+  /** Seconds of the whole estimate (scoring starts, a curriculum and every descent). */
   readonly seconds: number;
-  readonly stopReason: string;
   readonly curriculum?: readonly StageRecord[];
 }
 
