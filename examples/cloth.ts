@@ -8,10 +8,10 @@
  *
  * x = the 3·49 initial velocity components (not log-scaled), descending both from the initial
  * guess and from the best (by loss) of 18 uniform throws on a grid over the throw distribution's
- * base velocities, keeping the lower: 150 L-BFGS steps preconditioned by a smoothing over the sheet (see
- * `smoothingPreconditioner`), then 10 Levenberg–Marquardt steps (optim.levenbergMarquardt), for
- * gradsim and DiffPhysics alike. L-BFGS alone stalls at a
- * velocity error of 0.05–0.08 on the harder throws: near the minimum a step's decrease falls
+ * base velocities, keeping the lower: 150 L-BFGS steps preconditioned by a smoothing over the
+ * sheet (see `smoothingPreconditioner`), then 10 Levenberg–Marquardt steps
+ * (optim.levenbergMarquardt) for the better one, for gradsim and DiffPhysics alike. L-BFGS alone
+ * stalls at a velocity error of 0.05–0.08 on the harder throws: near the minimum a step's decrease falls
  * below the float32 rounding of the loss, while Gauss–Newton steps need no line search along such
  * noisy values (measured on one throw: 0.079 → 0.0007 in 8 steps). The true field is a random
  * throw (translation + spin) plus a random smooth deformation field (per component: linear,

@@ -129,7 +129,7 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
     losses.push(...r.losses.slice(1)); gradNorms.push(...r.gradNorms.slice(1));
     seconds += r.seconds; steps += r.steps; reasons.push(`L-BFGS ${r.stopReason}`);
   }
-  const gradient: Descent = { u: [], finalLoss: best, losses, gradNorms, steps, polishSteps: 0, seconds, stopReason: reasons.join("; ") };
+  const gradient = { finalLoss: best, losses, gradNorms, steps, polishSteps: 0, seconds, stopReason: reasons.join("; ") };
   return s.polish ? polishPhase(o, w, gradient, s) : { ...gradient, u: await hostU(w, p) };
 }
 
@@ -146,7 +146,7 @@ export async function polish(objective: Objective, d: Descent, s: DescentSetting
 const hostU = async (w: Array, p: Preconditioner | undefined): Promise<number[]> => globalThis.Array.from(await (p ? applyRows(p.matrix, w) : w).data(), Number);
 
 /** Polish from w (in the preconditioned variables), the end of descent `d`, and append its losses. */
-async function polishPhase(o: Objective, w: Array, d: Descent, s: DescentSettings): Promise<Descent> {
+async function polishPhase(o: Objective, w: Array, d: Omit<Descent, "u">, s: DescentSettings): Promise<Descent> {
   const lm = await optim.levenbergMarquardt(o.residual, w, { iterations: s.polish!, progress: s.progress, label: `${s.label ?? "fit"} (Levenberg–Marquardt)` });
   // The LM losses are mean(r²); rescale them to the objective's loss (Σr² = loss up to a factor).
   const scale = lm.losses[0]! > 0 ? d.finalLoss / lm.losses[0]! : 1;
