@@ -8,7 +8,8 @@
  *   npm run reproduce -- --quick         # smoke run of the whole pipeline (minutes)
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
- *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores)
+ *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores); run the one-core experiments 2 at a time
+ *   npm run reproduce -- --full --workers 2 --resume   # continue a stopped run (same commit): finished experiments and instances are kept
  *   npm run reproduce -- --tables        # rewrite tables.md from tables.json, running nothing
  *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50, Table 3: 100 + 100, Table 4: 90)
  * (risp-state's dataset is its training images per environment.)
@@ -17,10 +18,13 @@ import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import { EXPERIMENTS } from "./registry.js";
 import { intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
+import { RunClock } from "./lib/run-clock.js";
+import { spawnTagged } from "../src/sysid/node.js";
 import { fmtNumber, instancesOf, table1Markdown, table2Markdown, table3Markdown, type RigidDatasetReport, type Table3Report } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
 import { LOOKS } from "./lib/imperfect-looks.js";
@@ -68,26 +72,47 @@ export interface RunRecord {
   readonly date?: string;
 }
 
-async function runOne(name: string, table: string, dataset: number | null, flags: Flags, workers: number, runsDir: string): Promise<RunRecord> {
+/** The experiment's own command-line arguments in a reproduction. */
+function experimentArgv(name: string, dataset: number | null, flags: Flags, workers: number, out: string, runsDir: string): string[] {
   const shards = PLAN.find((p) => p.name === name)?.shards !== false;
-  const load = EXPERIMENTS[name];
-  if (!load) throw new Error(`reproduce: "${name}" is not in examples/registry.ts.`);
-  const out = join(runsDir, name);
-  const argv = [
+  return [
     "--out", out, "--seed", String(flags.seed), "--backend", flags.backend,
     ...(dataset ? ["--dataset", String(dataset), ...(shards ? ["--workers", String(workers)] : [])] : []), ...(flags.quick ? ["--quick"] : []),
     ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
     // The downstream tasks read the predictors this reproduction trained.
     ...(name === "risp-tasks" ? ["--networks", join(runsDir, "risp-state")] : []),
   ];
-  process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}\n`);
-  const t0 = performance.now();
-  const { experiment } = await load();
-  const exitCode = await runExperiment(experiment, argv);
-  const seconds = Number(((performance.now() - t0) / 1000).toFixed(1));
+}
+
+/**
+ * Run one experiment, in this process or (`child`) in a child process of its own, whose log lines
+ * are tagged with its name: experiments that use one core run side by side that way.
+ */
+async function runOne(name: string, table: string, dataset: number | null, flags: Flags, workers: number, runsDir: string, child: boolean): Promise<Omit<RunRecord, "seconds">> {
+  const load = EXPERIMENTS[name];
+  if (!load) throw new Error(`reproduce: "${name}" is not in examples/registry.ts.`);
+  const out = join(runsDir, name);
+  const argv = experimentArgv(name, dataset, flags, workers, out, runsDir);
+  process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}${child ? " (in a child process)" : ""}\n`);
+  const exitCode = child ? await runChild(name, argv) : await runExperiment((await load()).experiment, argv);
   const file = join(out, "result.json");
-  if (exitCode !== 0 || !existsSync(file)) return { name, table, status: "failed", exitCode, seconds, note: `exit code ${exitCode}; see the log above` };
-  return { name, table, status: "ok", exitCode, seconds, ...(dataset ? { dataset } : {}), result: JSON.parse(readFileSync(file, "utf8")) };
+  if (exitCode !== 0 || !existsSync(file)) return { name, table, status: "failed", exitCode, note: `exit code ${exitCode}; see the log above${child ? `, tagged [${name}]` : ""}` };
+  return { name, table, status: "ok", exitCode, ...(dataset ? { dataset } : {}), result: JSON.parse(readFileSync(file, "utf8")) };
+}
+
+async function runChild(name: string, argv: readonly string[]): Promise<number> {
+  const bin = fileURLToPath(new URL("../bin/gradsim.ts", import.meta.url));
+  const { exit } = spawnTagged({ command: process.execPath, args: ["--import", import.meta.resolve("tsx"), bin, name, ...argv] }, name);
+  const { code } = await exit;
+  return code ?? 1;
+}
+
+/** Run `items` through `run`, at most `slots` at a time, in order. */
+async function sideBySide<T>(items: readonly T[], slots: number, run: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: Math.min(slots, queue.length) }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await run(item);
+  }));
 }
 
 const resultOf = <T>(runs: readonly RunRecord[], name: string): T | null => {
@@ -162,7 +187,8 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   return [
     "# gradsim results",
     "",
-    `Last written by \`npm run reproduce${meta.args}\` on ${meta.date} (commit ${meta.commit}, backend ${meta.backend}, ${meta.machine}); ` +
+    `Last written by \`npm run reproduce${meta.args}\` on ${meta.date} (commit ${meta.commit}, backend ${meta.backend}, ${meta.machine}` +
+      `${meta.totalSeconds ? `; wall time ${meta.totalSeconds} s${Number(meta.segments) > 1 ? ` in ${meta.segments} segments (stopped and resumed)` : ""}` : ""}); ` +
       "each experiment's own date and commit are in the Runs table at the end. " +
       "Paper numbers: ∇Sim, ICLR 2021, Tables 1–3. Each run's own outputs (videos, loss curves, per-object JSON) are under `runs/<experiment>/`.",
     "",
@@ -185,7 +211,7 @@ function takeOwnFlag(argv: readonly string[], name: string): { value: string | n
   return { value: argv[i + 1] ?? "", rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
-const OWN_USAGE = "  --only NAME[,NAME]  --full (the paper's dataset sizes)  --tables (rewrite tables.md from tables.json, running nothing)\n";
+const OWN_USAGE = "  --only NAME[,NAME]  --full (the paper's dataset sizes)  --resume (continue a stopped reproduction at the same commit: keep its finished experiments and instances)  --tables (rewrite tables.md from tables.json, running nothing)\n";
 
 /** `--tables`: tables.md again from the runs kept in tables.json (after a change to how tables are drawn). */
 function rewriteTables(out: string): number {
@@ -202,8 +228,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const out = takeOwnFlag(argv, "out").value;
     return rewriteTables(out ?? "results");
   }
-  const full = argv.includes("--full");
-  const onlyFlag = takeOwnFlag(argv.filter((a) => a !== "--full"), "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
+  const full = argv.includes("--full"), resume = argv.includes("--resume");
+  const onlyFlag = takeOwnFlag(argv.filter((a) => a !== "--full" && a !== "--resume"), "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
   const only = onlyFlag.value === null ? null : new Set(onlyFlag.value.split(",").filter(Boolean));
   const workers = intFlag("workers", workersFlag.value ?? "1", 1);
   if (E.isLeft(workers)) { process.stderr.write(`reproduce: ${workers.left.message}\n`); return 2; }
@@ -221,12 +247,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const runsDir = join(flags.out, "runs");
   mkdirSync(runsDir, { recursive: true });
-  const t0 = performance.now();
   // With --only, the other experiments' rows come from tables.json as it is when the tables are
   // written (not as it was at the start), so --only runs of different experiments can run side by side.
   const tablesJson = join(flags.out, "tables.json");
-  const kept = (): RunRecord[] =>
-    only && existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs.filter((r) => !only.has(r.name)) : [];
+  const previous = (): RunRecord[] => existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs : [];
+  const kept = (): RunRecord[] => only ? previous().filter((r) => !only.has(r.name)) : [];
   // This run's records by experiment.
   const byName = new Map<string, RunRecord>();
   // Kept rows and this run's, in plan order.
@@ -234,14 +259,16 @@ async function main(argv: readonly string[]): Promise<number> {
     const rows = new Map([...kept().map((r) => [r.name, r] as const), ...byName]);
     return plan.flatMap((p) => rows.get(p.name) ?? []);
   };
-  let commit = "unknown";
-  try { commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim(); } catch { /* not a git checkout */ }
+  const commit = checkoutCommit();
+  let clock: RunClock;
+  try { clock = RunClock.open(join(flags.out, "reproduce-clock.json"), commit, resume); }
+  catch (e) { process.stderr.write(`reproduce --resume: ${(e as Error).message}\n`); return 2; }
   const date = new Date().toISOString().slice(0, 10);
   const meta = (runs: readonly RunRecord[]) => ({
     date, commit,
     backend: [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
     machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
-    args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: ((performance.now() - t0) / 1000).toFixed(0),
+    args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: clock.totalSeconds().toFixed(0), segments: String(clock.segmentCount()),
   });
   // Tables are rewritten after every experiment, so an interrupted run keeps what it finished.
   const writeTables = () => {
@@ -249,19 +276,49 @@ async function main(argv: readonly string[]): Promise<number> {
     writeFileSync(join(flags.out, "tables.md"), markdown(runs, m));
     writeFileSync(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
   };
-  for (const p of plan) {
-    if (only && !only.has(p.name)) continue;
-    const dataset = p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0] : null;
-    byName.set(p.name, { ...(await runOne(p.name, p.table, dataset, flags, workers.right, runsDir)), commit, date });
-    writeTables();
+  const datasetOf = (p: (typeof plan)[number]) => p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0] : null;
+  const selected = plan.filter((p) => !only || only.has(p.name));
+  // --resume: experiments an earlier segment finished at this commit, with these sizes, are kept.
+  if (resume) {
+    for (const r of previous()) {
+      const p = selected.find((x) => x.name === r.name);
+      if (p && r.status === "ok" && r.commit === commit && (r.dataset ?? null) === datasetOf(p) && Boolean(r.result?.quick) === flags.quick) {
+        byName.set(r.name, r);
+        process.stderr.write(`reproduce --resume: ${r.name} finished in an earlier segment; kept\n`);
+      }
+    }
   }
+  const run = async (p: (typeof plan)[number], child: boolean) => {
+    clock.begin(p.name);
+    const record = await runOne(p.name, p.table, datasetOf(p), flags, workers.right, runsDir, child);
+    byName.set(p.name, { ...record, seconds: clock.end(p.name), commit, date });
+    writeTables();
+  };
+  const todo = selected.filter((p) => !byName.has(p.name));
+  // A sharded dataset experiment uses every worker; the others use one core each, so with
+  // --workers N they run afterwards, N at a time, each in a child process.
+  const sideways = (p: (typeof plan)[number]) => workers.right > 1 && !(p.dataset && p.shards !== false);
+  for (const p of todo.filter((x) => !sideways(x))) await run(p, false);
+  await sideBySide(todo.filter(sideways), workers.right, (p) => run(p, true));
+  clock.stop();
+  writeTables();
   const runs = ordered();
-  const ran = [...byName.values()];
-  const totalSeconds = meta(runs).totalSeconds;
-  process.stderr.write(`\nreproduce: ${ran.filter((r) => r.status === "ok").length}/${ran.length} experiments ran in ${totalSeconds} s` +
-    `${only ? ` (${runs.length - ran.length} rows kept from the previous tables)` : ""}; ` +
+  const ran = todo.map((p) => byName.get(p.name)!);
+  const m = meta(runs);
+  process.stderr.write(`\nreproduce: ${ran.filter((r) => r.status === "ok").length}/${ran.length} experiments ran in ${m.totalSeconds} s` +
+    `${clock.segmentCount() > 1 ? ` over ${m.segments} segments` : ""}` +
+    `${runs.length > ran.length ? ` (${runs.length - ran.length} rows kept from the previous tables)` : ""}; ` +
     `tables in ${flags.out}/tables.md and ${flags.out}/tables.json\n`);
   return ran.some((r) => r.status === "failed") ? 1 : 0;
+}
+
+/** The checkout's short commit, marked -dirty when tracked files differ from it. */
+function checkoutCommit(): string {
+  try {
+    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+    const dirty = execSync("git status --porcelain --untracked-files=no", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim() !== "";
+    return dirty ? `${head}-dirty` : head;
+  } catch { return "unknown"; /* not a git checkout */ }
 }
 
 process.exit(await main(process.argv.slice(2)));

@@ -1,8 +1,8 @@
 /**
  * `npm run reproduce`: tables are written from the experiments' results; --only reruns the named
  * experiments and keeps the other rows of an existing tables.json (also when written meanwhile by
- * another --only run); --workers reaches the dataset experiments; bad --only names and --workers
- * values exit 2.
+ * another --only run); --workers reaches the dataset experiments and runs the one-core ones side
+ * by side; --resume continues a stopped reproduction; bad --only names and --workers values exit 2.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -66,6 +66,53 @@ describe("reproduce", () => {
     for (const task of ["material", "mass"]) expect(readdirSync(join(run, `${task}-instances`)).sort()).toEqual(["00000.json", "00001.json"]);
     const result = JSON.parse(readFileSync(join(run, "result.json"), "utf8"));
     expect(result.material.records.map((x: { index: number }) => x.index)).toEqual([0, 1]);
+  }, 150_000);
+
+  it("--workers 2 runs the one-core experiments side by side, each in a child process", () => {
+    const out = outDir("reproduce-sideways");
+    const r = reproduce(["--quick", "--backend", "cpu", "--workers", "2", "--only", "pendulum,smoke,double-pendulum", "--out", out]);
+    expect(r.status, r.stderr).toBe(0);
+    for (const name of ["pendulum", "double-pendulum", "smoke"]) {
+      expect(r.stderr).toContain(`=== reproduce: ${name} --out`);
+      expect(r.stderr).toMatch(new RegExp(`\\[${name}\\] done in`)); // its log, tagged with its name
+    }
+    // Two slots: smoke waits for the first of the other two to finish.
+    expect(r.stderr.indexOf("=== reproduce: smoke")).toBeGreaterThan(r.stderr.indexOf("] done in"));
+    const tables = JSON.parse(readFileSync(join(out, "tables.json"), "utf8"));
+    expect(tables.runs.map((x: { name: string; status: string }) => `${x.name} ${x.status}`)).toEqual(["pendulum ok", "double-pendulum ok", "smoke ok"]);
+    const clock = JSON.parse(readFileSync(join(out, "reproduce-clock.json"), "utf8"));
+    expect(Object.keys(clock.experiments).sort()).toEqual(["double-pendulum", "pendulum", "smoke"]);
+  }, 150_000);
+
+  it("--resume keeps what an earlier segment finished at this commit and adds up the segments' time", () => {
+    const out = outDir("reproduce-resume");
+    const first = reproduce(["--quick", "--backend", "cpu", "--only", "pendulum", "--out", out]);
+    expect(first.status, first.stderr).toBe(0);
+    const before = JSON.parse(readFileSync(join(out, "tables.json"), "utf8"));
+    const r = reproduce(["--quick", "--backend", "cpu", "--only", "pendulum,smoke", "--resume", "--out", out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("pendulum finished in an earlier segment; kept");
+    expect(r.stderr).not.toContain("=== reproduce: pendulum");
+    expect(r.stderr).toContain("=== reproduce: smoke");
+    expect(r.stderr).toContain("1/1 experiments ran");
+    const tables = JSON.parse(readFileSync(join(out, "tables.json"), "utf8"));
+    expect(tables.runs[0]).toEqual(before.runs[0]);
+    expect(tables.meta.segments).toBe("2");
+    const clock = JSON.parse(readFileSync(join(out, "reproduce-clock.json"), "utf8"));
+    expect(clock.segments).toHaveLength(2);
+    const span = (g: { start: string; end: string }) => (Date.parse(g.end) - Date.parse(g.start)) / 1000;
+    expect(Number(tables.meta.totalSeconds)).toBeCloseTo(span(clock.segments[0]) + span(clock.segments[1]), -1);
+    expect(readFileSync(join(out, "tables.md"), "utf8")).toContain("in 2 segments (stopped and resumed)");
+
+    // A record made at another commit is not kept, and segments made at another commit are not continued.
+    writeFileSync(join(out, "tables.json"), JSON.stringify({ ...tables, runs: tables.runs.map((x: object) => ({ ...x, commit: "0000000" })) }));
+    const again = reproduce(["--quick", "--backend", "cpu", "--only", "smoke", "--resume", "--out", out]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toContain("=== reproduce: smoke");
+    writeFileSync(join(out, "reproduce-clock.json"), JSON.stringify({ ...clock, commit: "0000000" }));
+    const other = reproduce(["--quick", "--backend", "cpu", "--only", "smoke", "--resume", "--out", out]);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toContain("ran at commit 0000000");
   }, 150_000);
 
   it("rejects --workers that is not a positive integer with exit code 2", () => {
