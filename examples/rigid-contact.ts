@@ -14,7 +14,7 @@ import { sysid } from "../src/index.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { contactPriorRanges, FPS, FRAMES, GROUND_CAMERA, IMPULSE_SECONDS, sampleContactScene } from "./lib/rigid-dataset.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
-import { gradsimSettings, rigidDatasetTask, rigidSceneProblem, rigidUnknowns, trueValues, type RigidTaskConfig, type RigidUnknown, type Values } from "./lib/rigid-task.js";
+import { gradsimSettings, rigidDatasetTask, rigidSceneProblem, rigidUnknowns, trueValues, type RigidFitConfig, type RigidTaskConfig, type RigidUnknown, type Values } from "./lib/rigid-task.js";
 import type { DatasetRunResult } from "./rigid-mass.js";
 
 export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "kf", "mu"];
@@ -40,7 +40,7 @@ export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "k
  */
 export const CONTACT_SETTINGS = {
   full: {
-    resolution: 64, frames: 60, substeps: 16, steps: 120, lr: 0.1, lrEnd: 1e-3, refine: 40, polish: 10, select: "every2",
+    resolution: 64, frames: 60, substeps: 16, steps: 120, lr: 0.1, lrEnd: 1e-3, patience: 40, refine: 40, polish: 10, select: "every2",
     curriculum: { horizons: [1 / 6, 1 / 3, 1 / 2, 3 / 4], candidates: 48, finalists: 3, stageSteps: 80, stageRefine: 30, finalLr: 0.02 },
   },
   quick: {
@@ -107,7 +107,7 @@ async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
     describe: `${typeof spec.shape === "string" ? spec.shape : "mesh"} on the ground, truth ${JSON.stringify(truth)}, initial ${JSON.stringify(initial)}`,
     problem: rigidSceneProblem(scene, unknowns, [truth, initial]),
     unknowns, truth, initial,
-    settings: gradsimSettings({ steps: ctx.flags.iters ?? cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, polish: cfg.polish, frames: cfg.select, pyramid: 4 }, progressOf(ctx)),
+    settings: gradsimSettings({ ...fitConfig(cfg), steps: ctx.flags.iters ?? cfg.steps }, progressOf(ctx)),
     fps: spec.fps, display: { composited: true }, lossLabel: "image loss (pixelwise MSE over a 4-level pyramid)",
   });
   const estimate = fit.estimateValues as Values;
@@ -118,6 +118,10 @@ async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
     fitSeconds: fit.fitSeconds, finalLoss: fit.finalLoss, fit: sceneRecord(fit), files: fit.files,
   };
 }
+
+const fitConfig = (cfg: (typeof CONTACT_SETTINGS)["full" | "quick"]): RigidFitConfig => ({
+  steps: cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, ...("patience" in cfg ? { patience: cfg.patience } : {}), refine: cfg.refine, polish: cfg.polish, frames: cfg.select, pyramid: 4,
+});
 
 /** Table 2: mass and contact coefficients of random objects; the random baseline draws every unknown from its range. */
 export function contactBenchmark(quick: boolean): RigidTaskConfig {
@@ -132,7 +136,7 @@ export function contactBenchmark(quick: boolean): RigidTaskConfig {
       const prior = Object.fromEntries(Object.entries(ranges).map(([k, r]) => [k, rng.uniform(...r)]));
       return { spec, initial: { mass: s.initialMass, ...s.initialContact }, prior, ranges };
     },
-    fit: { steps: cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, refine: cfg.refine, polish: cfg.polish, frames: cfg.select, pyramid: 4 },
+    fit: fitConfig(cfg),
     curriculum: cfg.curriculum,
     reinforceSteps: quick ? 10 : 125,
     trainSize: 200,

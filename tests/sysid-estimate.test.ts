@@ -194,6 +194,33 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
       .toEqual([alone.estimate, alone.losses, alone.steps, alone.polishSteps, alone.stopReason]);
   });
 
+  // One unknown, states max(x, 0) against 0: the loss reaches its floor (exactly 0) at x ≤ 0 and stays there.
+  const floorFit = (settings: sysid.EstimateSettings) => sysid.estimate({
+    frames: 1, simulate: (p) => np.reshape(np.maximum(p.x!, 0), [1]), observed: { states: np.zeros([1], { dtype: "float32" }) },
+    unknowns: [{ name: "x" }], initial: { x: 1 }, method: "states", settings: { ...settings, ...quiet },
+  });
+
+  it("Adam with patience stops after that many steps without a lower loss", async () => {
+    const adam = { lr: 0.3, lrEnd: 0.3 };
+    const all = await floorFit({ optimizer: "adam", steps: 100, adam });
+    const patient = await floorFit({ optimizer: "adam", steps: 100, adam: { ...adam, patience: 5 } });
+    expect(all.steps).toBeGreaterThan(25); // stops when the updates no longer change x (31 steps)
+    expect(patient.finalLoss).toBe(0);
+    expect(patient.stopReason).toBe("no lower loss in 5 steps");
+    // The first zero loss, then 5 more steps.
+    expect(patient.steps).toBe(patient.losses.indexOf(0) + 5);
+    expect(patient.estimate).toEqual(all.estimate); // the first iterate at the floor, in both
+    await expect(floorFit({ optimizer: "adam", steps: 10, adam: { ...adam, patience: 0 } })).rejects.toThrow(/patience must be a whole number of steps ≥ 1, got 0/);
+  });
+
+  it("L-BFGS stops when its line search finds the loss unchanged", async () => {
+    // At x ≤ 0 every trial step gives the same loss (0): Armijo's test alone would accept them all.
+    const r = await floorFit({ optimizer: "lbfgs", steps: 30 });
+    expect(r.finalLoss).toBe(0);
+    expect(r.stopReason).toBe("converged");
+    expect(r.steps).toBeLessThan(5);
+  });
+
   it("a Levenberg–Marquardt polish adds its steps and its losses after the gradient steps", async () => {
     const r = await wavyFit({ starts: [1.9], steps: 1, polish: 5 });
     expect(r.steps).toBe(1);

@@ -41,6 +41,8 @@ export interface RigidFitConfig {
   readonly steps: number;
   readonly lr: number;
   readonly lrEnd: number;
+  /** Adam stops after this many steps without a lower loss (sysid's AdamSettings.patience). */
+  readonly patience?: number;
   readonly refine?: number;
   readonly polish?: number;
   readonly frames: sysid.FrameSelection;
@@ -48,7 +50,7 @@ export interface RigidFitConfig {
 }
 
 export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sysid.EstimateSettings => ({
-  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5 }, refine: c.refine, polish: c.polish, frames: c.frames, pyramid: c.pyramid, progress,
+  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5, patience: c.patience }, refine: c.refine, polish: c.polish, frames: c.frames, pyramid: c.pyramid, progress,
 });
 
 export interface RigidTaskConfig {
