@@ -221,6 +221,27 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     expect(r.steps).toBeLessThan(5);
   });
 
+  it("L-BFGS keeps its lowest-loss iterate when the line search's forward passes disagree with the gradient's loss", async () => {
+    // (u − 1)² seen by the line search; valueAndGrad adds a drift that grows with every call, as
+    // rounding differences between the two compiled programs do near a contact fit's floor.
+    let calls = 0;
+    const loss = (u: Array) => np.sum(np.square(np.sub(u, 1)));
+    const objective: sysid.Objective = {
+      size: 1,
+      valueAndGrad: (u) => [np.add(loss(u), 1e-3 * calls++), np.mul(2, np.sub(u, 1))],
+      value: loss,
+      residual: (u) => np.sub(u, 1),
+      values: async (us) => us.map((u) => (u[0]! - 1) ** 2),
+      diagnose: async () => null,
+    };
+    const r = await sysid.descend(objective, [0], { optimizer: "lbfgs", steps: 8, ...quiet });
+    expect(r.losses[r.losses.length - 1]!).toBeGreaterThan(Math.min(...r.losses)); // the drift wins near u = 1
+    expect(r.finalLoss).toBe(Math.min(...r.losses));
+    const at = r.losses.indexOf(r.finalLoss);
+    expect(r.u[0]).toBeCloseTo(1, 2);
+    expect(at).toBeLessThan(r.losses.length - 1);
+  });
+
   it("a Levenberg–Marquardt polish adds its steps and its losses after the gradient steps", async () => {
     const r = await wavyFit({ starts: [1.9], steps: 1, polish: 5 });
     expect(r.steps).toBe(1);
