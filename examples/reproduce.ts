@@ -301,7 +301,9 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const p of todo.filter((x) => !sideways(x))) await run(p, false);
   await sideBySide(todo.filter(sideways), workers.right, (p) => run(p, true));
   clock.stop();
-  writeTables();
+  // Written after each experiment already; again only when none ran (a resume with nothing left),
+  // since every extra write widens the race between --only runs sharing tables.json.
+  if (!todo.length) writeTables();
   const runs = ordered();
   const ran = todo.map((p) => byName.get(p.name)!);
   const m = meta(runs);
