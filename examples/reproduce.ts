@@ -15,7 +15,7 @@
  * (risp-state's dataset is its training images per environment.)
  */
 import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +24,8 @@ import { EXPERIMENTS } from "./registry.js";
 import { intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
 import { RunClock } from "./lib/run-clock.js";
+import { writeAtomic } from "../src/io/atomic.js";
+import { withFileLock } from "../src/io/file-lock.js";
 import { spawnTagged } from "../src/sysid/node.js";
 import { fmtNumber, instancesOf, table1Markdown, table2Markdown, table3Markdown, type RigidDatasetReport, type Table3Report } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
@@ -38,7 +40,15 @@ import type { RispTasksResult } from "./risp-tasks.js";
  * What reproduce runs, in order (the paper's tables first; tables.md is rewritten after each
  * experiment), and the dataset size each gets (default, quick, --full: the paper's); null = no dataset.
  */
-export const PLAN: readonly { name: string; dataset: readonly [number, number, number] | null; table: string; shards?: false }[] = [
+export interface PlanEntry {
+  readonly name: string;
+  readonly dataset: readonly [number, number, number] | null;
+  readonly table: string;
+  /** false: a dataset experiment that runs in one process (no --shard workers). */
+  readonly shards?: false;
+}
+
+export const PLAN: readonly PlanEntry[] = [
   { name: "rigid-mass", dataset: [10, 2, 200], table: "Table 1" },
   { name: "rigid-contact", dataset: [4, 1, 50], table: "Table 2" },
   // The ConvLSTM rows of Tables 1–2: one network per table, trained then tested on the tables' first N objects (no shards).
@@ -72,15 +82,17 @@ export interface RunRecord {
   readonly date?: string;
 }
 
+/** A dataset experiment whose instances are fitted by --workers processes (the others use one core). */
+const sharded = (p: PlanEntry) => p.dataset !== null && p.shards !== false;
+
 /** The experiment's own command-line arguments in a reproduction. */
-function experimentArgv(name: string, dataset: number | null, flags: Flags, workers: number, out: string, runsDir: string): string[] {
-  const shards = PLAN.find((p) => p.name === name)?.shards !== false;
+function experimentArgv(p: PlanEntry, dataset: number | null, flags: Flags, workers: number, out: string, runsDir: string): string[] {
   return [
     "--out", out, "--seed", String(flags.seed), "--backend", flags.backend,
-    ...(dataset ? ["--dataset", String(dataset), ...(shards ? ["--workers", String(workers)] : [])] : []), ...(flags.quick ? ["--quick"] : []),
+    ...(dataset ? ["--dataset", String(dataset), ...(sharded(p) ? ["--workers", String(workers)] : [])] : []), ...(flags.quick ? ["--quick"] : []),
     ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
     // The downstream tasks read the predictors this reproduction trained.
-    ...(name === "risp-tasks" ? ["--networks", join(runsDir, "risp-state")] : []),
+    ...(p.name === "risp-tasks" ? ["--networks", join(runsDir, "risp-state")] : []),
   ];
 }
 
@@ -88,11 +100,12 @@ function experimentArgv(name: string, dataset: number | null, flags: Flags, work
  * Run one experiment, in this process or (`child`) in a child process of its own, whose log lines
  * are tagged with its name: experiments that use one core run side by side that way.
  */
-async function runOne(name: string, table: string, dataset: number | null, flags: Flags, workers: number, runsDir: string, child: boolean): Promise<Omit<RunRecord, "seconds">> {
+async function runOne(p: PlanEntry, dataset: number | null, flags: Flags, workers: number, runsDir: string, child: boolean): Promise<Omit<RunRecord, "seconds">> {
+  const { name, table } = p;
   const load = EXPERIMENTS[name];
   if (!load) throw new Error(`reproduce: "${name}" is not in examples/registry.ts.`);
   const out = join(runsDir, name);
-  const argv = experimentArgv(name, dataset, flags, workers, out, runsDir);
+  const argv = experimentArgv(p, dataset, flags, workers, out, runsDir);
   process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}${child ? " (in a child process)" : ""}\n`);
   const exitCode = child ? await runChild(name, argv) : await runExperiment((await load()).experiment, argv);
   const file = join(out, "result.json");
@@ -218,7 +231,7 @@ function rewriteTables(out: string): number {
   const file = join(out, "tables.json");
   if (!existsSync(file)) { process.stderr.write(`reproduce --tables: no ${file}; run reproduce first.\n`); return 2; }
   const { meta, runs } = JSON.parse(readFileSync(file, "utf8")) as { meta: Record<string, string>; runs: RunRecord[] };
-  writeFileSync(join(out, "tables.md"), markdown(runs, meta));
+  writeAtomic(join(out, "tables.md"), markdown(runs, meta));
   process.stderr.write(`reproduce --tables: ${out}/tables.md rewritten from ${runs.length} runs\n`);
   return 0;
 }
@@ -238,8 +251,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const flags = parsed.right;
   if (flags.help) { process.stdout.write(`reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}${OWN_USAGE}`); return 0; }
   const planned = new Set(PLAN.map((p) => p.name));
-  const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name) => ({ name, dataset: null, table: "—" }));
-  const plan = [...PLAN, ...extra];
+  const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name): PlanEntry => ({ name, dataset: null, table: "—" }));
+  const plan: readonly PlanEntry[] = [...PLAN, ...extra];
   const unknown = only ? [...only].filter((n) => !plan.some((p) => p.name === n)) : [];
   if (only && (only.size === 0 || unknown.length)) {
     process.stderr.write(`reproduce: --only takes experiment names separated by commas (${plan.map((p) => p.name).join(", ")}), got "${[...unknown].join(",")}".\n`);
@@ -270,13 +283,14 @@ async function main(argv: readonly string[]): Promise<number> {
     machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
     args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: clock.totalSeconds().toFixed(0), segments: String(clock.segmentCount()),
   });
-  // Tables are rewritten after every experiment, so an interrupted run keeps what it finished.
-  const writeTables = () => {
+  // Tables are rewritten after every experiment, so an interrupted run keeps what it finished;
+  // under a lock, since --only runs side by side each read the others' rows and write their own.
+  const writeTables = () => withFileLock(tablesJson, () => {
     const runs = ordered(), m = meta(runs);
-    writeFileSync(join(flags.out, "tables.md"), markdown(runs, m));
-    writeFileSync(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
-  };
-  const datasetOf = (p: (typeof plan)[number]) => p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0] : null;
+    writeAtomic(join(flags.out, "tables.md"), markdown(runs, m));
+    writeAtomic(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
+  });
+  const datasetOf = (p: PlanEntry) => p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0] : null;
   const selected = plan.filter((p) => !only || only.has(p.name));
   // --resume: experiments an earlier segment finished at this commit, with these sizes, are kept.
   if (resume) {
@@ -288,21 +302,20 @@ async function main(argv: readonly string[]): Promise<number> {
       }
     }
   }
-  const run = async (p: (typeof plan)[number], child: boolean) => {
+  const run = async (p: PlanEntry, child: boolean) => {
     clock.begin(p.name);
-    const record = await runOne(p.name, p.table, datasetOf(p), flags, workers.right, runsDir, child);
+    const record = await runOne(p, datasetOf(p), flags, workers.right, runsDir, child);
     byName.set(p.name, { ...record, seconds: clock.end(p.name), commit, date });
     writeTables();
   };
   const todo = selected.filter((p) => !byName.has(p.name));
   // A sharded dataset experiment uses every worker; the others use one core each, so with
   // --workers N they run afterwards, N at a time, each in a child process.
-  const sideways = (p: (typeof plan)[number]) => workers.right > 1 && !(p.dataset && p.shards !== false);
+  const sideways = (p: PlanEntry) => workers.right > 1 && !sharded(p);
   for (const p of todo.filter((x) => !sideways(x))) await run(p, false);
   await sideBySide(todo.filter(sideways), workers.right, (p) => run(p, true));
   clock.stop();
-  // Written after each experiment already; again only when none ran (a resume with nothing left),
-  // since every extra write widens the race between --only runs sharing tables.json.
+  // Written after each experiment already; again when none ran (a resume with nothing left).
   if (!todo.length) writeTables();
   const runs = ordered();
   const ran = todo.map((p) => byName.get(p.name)!);
