@@ -72,6 +72,8 @@ describe("rigid-contact (quick)", () => {
     for (const m of ["gradsim", "diffphysics"]) expect(rel(o.curriculumEstimates[m], "mass")).toBeLessThan(0.5 * rel(o.initial, "mass"));
     // Both end with Levenberg–Marquardt steps on the residuals.
     for (const m of ["gradsim", "diffphysics"]) expect(o.polishSteps[m]).toBeGreaterThan(0);
+    // Both scanned each unknown across its prior after the whole video's descent (kept descents counted).
+    for (const m of ["gradsim", "diffphysics"]) expect(o.scanEscapes[m]).toBeGreaterThanOrEqual(0);
   }, 150_000);
 });
 

@@ -194,6 +194,58 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
       .toEqual([alone.estimate, alone.losses, alone.steps, alone.polishSteps, alone.stopReason]);
   });
 
+  // Two unknowns, states (0.1·(x − 2), √0.4·sin πx, 0.5·(y − 1)): along x a gentle trend towards 2
+  // under ripples of period 1 that stop a descent in the basin of the nearest whole number; y is easy.
+  const rippled: sysid.Problem<Array> = {
+    frames: 3,
+    simulate: (p) => np.stack([np.mul(0.1, np.sub(p.x!, 2)), np.mul(Math.sqrt(0.4), np.sin(np.mul(Math.PI, p.x!))), np.mul(0.5, np.sub(p.y!, 1))]),
+  };
+  const rippledFit = (initial: sysid.Values, scan?: sysid.ScanSettings, polish?: number) => sysid.estimate({
+    ...rippled, observed: { states: np.zeros([3], { dtype: "float32" }) }, initial, method: "states",
+    unknowns: [{ name: "x", prior: [0, 6] }, { name: "y", transform: "log", prior: [0.1, 10] }],
+    settings: { optimizer: "lbfgs", steps: 40, scan, polish, ...quiet },
+  });
+
+  it("scan: a grid over each unknown's prior, the others at the estimate, leads out of a local minimum", async () => {
+    const stuck = await rippledFit({ x: 4.8, y: 0.2 });
+    expect(stuck.estimate.x as number).toBeCloseTo(5, 1);
+    expect(stuck.estimate.y as number).toBeCloseTo(1, 4);
+    const scanned = await rippledFit({ x: 4.8, y: 0.2 }, { points: 16 }, 3);
+    expect(scanned.estimate.x as number).toBeCloseTo(2, 4);
+    expect(scanned.estimate.y as number).toBeCloseTo(1, 4);
+    // The lowest grid point moved x alone (cell midpoints over [0, 6]: 2.0625) and kept y's estimate.
+    expect(scanned.scans).toHaveLength(1); // rounds: 1 by default
+    const [first] = scanned.scans!;
+    expect(first!.start.x).toBe(2.0625);
+    expect(first!.start.y as number).toBeCloseTo(1, 4);
+    expect(first!.score).toBeLessThan(first!.before);
+    expect(first!.kept).toBe(true);
+    expect(scanned.start).toEqual(first!.start);
+    // The polish comes after the scan, on its result.
+    expect(scanned.polishSteps).toBeGreaterThan(0);
+    expect(scanned.finalLoss).toBeLessThan(stuck.finalLoss / 1e6);
+  });
+
+  it("scan: at the global minimum no grid point scores lower, and nothing more is descended", async () => {
+    const r = await rippledFit({ x: 2.3, y: 0.5 }, { points: 8, rounds: 3 });
+    expect(r.estimate.x as number).toBeCloseTo(2, 4);
+    expect(r.scans).toHaveLength(1);
+    expect(r.scans![0]!.kept).toBe(false);
+    expect(r.scans![0]!.loss).toBeUndefined();
+    expect(r.start).toEqual({ x: 2.3, y: 0.5 });
+  });
+
+  it("scan: grids of log unknowns are geometric, and bad settings are named", () => {
+    const [a, b] = sysid.priorGrid({ name: "k", transform: "log", prior: [1, 100] }, 2);
+    expect(a).toBeCloseTo(Math.sqrt(10), 12);
+    expect(b).toBeCloseTo(10 * Math.sqrt(10), 10);
+    expect(sysid.priorGrid({ name: "mu", prior: [0, 1] }, 4)).toEqual([0.125, 0.375, 0.625, 0.875]);
+    expect(() => sysid.priorGrid({ name: "mu" }, 4)).toThrow(/"mu" has none \(give prior: \[lo, hi\]\)/);
+    const vectors = new sysid.Layout([{ name: "v", size: 3, prior: [0, 1] }]);
+    expect(() => sysid.scanCandidates(vectors, { v: [0, 0, 0] }, 4)).toThrow(/every unknown here is a vector/);
+    expect(() => sysid.scanCandidates(vectors, { v: [0, 0, 0] }, 1.5)).toThrow(/scan.points must be a whole number ≥ 2, got 1.5/);
+  });
+
   // One unknown, states max(x, 0) against 0: the loss reaches its floor (exactly 0) at x ≤ 0 and stays there.
   const floorFit = (settings: sysid.EstimateSettings) => sysid.estimate({
     frames: 1, simulate: (p) => np.reshape(np.maximum(p.x!, 0), [1]), observed: { states: np.zeros([1], { dtype: "float32" }) },

@@ -47,10 +47,12 @@ export interface RigidFitConfig {
   readonly polish?: number;
   readonly frames: sysid.FrameSelection;
   readonly pyramid: number;
+  /** After the whole video's descent, scan each unknown across its prior and descend again from a lower point (sysid's scan). */
+  readonly scan?: sysid.ScanSettings;
 }
 
 export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sysid.EstimateSettings => ({
-  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5, patience: c.patience }, refine: c.refine, polish: c.polish, frames: c.frames, pyramid: c.pyramid, progress,
+  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5, patience: c.patience }, refine: c.refine, polish: c.polish, frames: c.frames, pyramid: c.pyramid, scan: c.scan, progress,
 });
 
 export interface RigidTaskConfig {
@@ -89,7 +91,7 @@ export function rigidDatasetTask(c: RigidTaskConfig, o: { steps?: number; progre
     methods: (i, seed) => ({
       // The same restarts for both gradient methods: one seed per object.
       gradsim: { method: "pixels", settings: { ...gradsimSettings({ ...c.fit, steps }, o.progress), ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
-      diffphysics: { method: "states", settings: { optimizer: "lbfgs", steps, polish: c.fit.polish, progress: o.progress, ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
+      diffphysics: { method: "states", settings: { optimizer: "lbfgs", steps, polish: c.fit.polish, scan: c.fit.scan, progress: o.progress, ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
       // REINFORCE scores the same loss as gradsim (its frames and pyramid): every frame cost it 5× the renders on Table 1.
       reinforce: { method: "reinforce", settings: { optimizer: "adam", steps: c.reinforceSteps, adam: { lr: c.fit.lr, lrEnd: c.fit.lrEnd, b1: 0.5 }, frames: c.fit.frames, pyramid: c.fit.pyramid, seed: seed * 7919 + i, progress: o.progress } },
     }),

@@ -67,6 +67,8 @@ export interface InstanceRecord {
   readonly seconds: Record<string, number>;
   /** Where a curriculum left each row (the start of its fit on the whole video). */
   readonly curriculumEstimates?: Record<string, Values>;
+  /** Descents kept after a scan (settings.scan) per row: how often a scan led out of a local minimum. */
+  readonly scanEscapes?: Record<string, number>;
 }
 
 export interface RowSummary {
@@ -158,7 +160,7 @@ export async function fitInstance<S>(task: DatasetTask<S>, draw: Draw<S>, index:
   const flatEstimates: Record<string, number[]> = { average: [...average], random: layout.flat(draw.prior, "the random draw") };
   const estimates: Record<string, Values> = { random: draw.prior };
   const seconds: Record<string, number> = {}, iterations: Record<string, number> = {}, polishSteps: Record<string, number> = {};
-  const curriculumEstimates: Record<string, Values> = {};
+  const curriculumEstimates: Record<string, Values> = {}, scanEscapes: Record<string, number> = {};
   for (const [row, run] of Object.entries(rows)) {
     log(`  ${task.name} ${index}: ${row} (${run.method})`);
     const r = await estimate({ frames: problem.frames, render: problem.render?.bind(problem), measure: problem.measure?.bind(problem), simulate: problem.simulate.bind(problem), observed, unknowns, initial: draw.initial, method: run.method, settings: run.settings, log });
@@ -167,7 +169,8 @@ export async function fitInstance<S>(task: DatasetTask<S>, draw: Draw<S>, index:
     seconds[row] = Number(r.seconds.toFixed(2));
     iterations[row] = r.steps;
     if (r.polishSteps) polishSteps[row] = r.polishSteps;
-    if (r.curriculum) curriculumEstimates[row] = r.start;
+    if (r.curriculum?.length) curriculumEstimates[row] = r.curriculum.at(-1)!.estimate;
+    if (r.scans) scanEscapes[row] = r.scans.filter((x) => x.kept).length;
   }
   const names = Object.keys(flatEstimates);
   const small = layout.size <= 8;
@@ -179,6 +182,7 @@ export async function fitInstance<S>(task: DatasetTask<S>, draw: Draw<S>, index:
     meanAbsError: Object.fromEntries(names.map((m) => [m, errors(cols, flatEstimates[m]!, truth, meanAbsError)])),
     iterations, ...(Object.keys(polishSteps).length ? { polishSteps } : {}), seconds,
     ...(Object.keys(curriculumEstimates).length ? { curriculumEstimates } : {}),
+    ...(Object.keys(scanEscapes).length ? { scanEscapes } : {}),
   };
 }
 

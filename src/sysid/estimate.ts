@@ -27,6 +27,7 @@ import { adamOptimizer, descend, polish, type Descent, type DescentSettings } fr
 import type { FrameSelection } from "./losses.js";
 import { buildObjective, type GradientMode, type LossKind, type Objective, type Observed, type Problem } from "./objective.js";
 import { REINFORCE_DEFAULTS, scoreFunctionDescent } from "./reinforce.js";
+import { scanAndDescend, type ScanRound, type ScanSettings } from "./scan.js";
 import { formatValues, Layout, type Params, type Unknown, type Values } from "./unknowns.js";
 
 export type Method = "pixels" | "states" | "reinforce";
@@ -59,6 +60,11 @@ export interface EstimateSettings extends Omit<DescentSettings, "onStep"> {
    * truth's basin.
    */
   readonly descendFromInitial?: boolean;
+  /**
+   * After the descent, scan each scalar unknown over `points` values across its prior (the others
+   * at the estimate) and descend again from a grid point that scores lower (see scan.ts).
+   */
+  readonly scan?: ScanSettings;
   /** Fit growing prefixes of the video first (see curriculum.ts). */
   readonly curriculum?: CurriculumSettings;
   /** REINFORCE: samples per step and sampling noise in unconstrained units (defaults: paper Table 5). */
@@ -94,6 +100,8 @@ export interface EstimateResult extends Omit<Descent, "u"> {
   /** Seconds of the whole estimate (scoring starts, a curriculum and every descent). */
   readonly seconds: number;
   readonly curriculum?: readonly StageRecord[];
+  /** What the scans after the descent found (settings.scan). */
+  readonly scans?: readonly ScanRound[];
 }
 
 /** Progress lines go to the console's error stream (stderr in Node) unless progress is off. */
@@ -159,28 +167,31 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   const o = objective();
   const candidates: Values[] = [start, ...(s.starts ?? [])];
   for (let i = 0; i < (s.restarts ?? 0); i++) candidates.push(layout.drawPrior(rng));
-  let best: { d: Descent; from: Values } | undefined;
-  if (candidates.length === 1) best = { d: await descend(o, layout.toU(start, "the start"), final), from: start };
-  else {
+  let order = [0];
+  if (candidates.length > 1) {
     const scores = await o.values(candidates.map((c, i) => layout.toU(c, i === 0 ? "the start" : `start ${i}`)));
-    const order = distinctBest(candidates, scores, s.finalists ?? 1);
+    order = distinctBest(candidates, scores, s.finalists ?? 1);
     if (s.descendFromInitial && !order.includes(0)) order.push(0);
     log(`  ${label}: scored ${candidates.length} starting points; descending from ${order.map((c) => `${c === 0 ? "the initial guess" : `start ${c}`} (loss ${scores[c]!.toExponential(2)})`).join(", ")}`);
-    // Only the best of several fits is polished (the polish is the costly part of a fit).
-    const gradientOnly = order.length > 1 ? { ...final, polish: 0 } : final;
-    for (const c of order) {
-      const d = await descend(o, layout.toU(candidates[c]!), gradientOnly);
-      if (!best || d.finalLoss < best.d.finalLoss) best = { d, from: candidates[c]! };
-    }
-    if (gradientOnly !== final) best = { ...best!, d: await polish(o, best!.d, final) };
   }
+  // Only the final fit is polished (the polish is the costly part of a fit): the best of several
+  // descents, after any scan.
+  const gradientOnly = order.length > 1 || s.scan ? { ...final, polish: 0 } : final;
+  let best: { d: Descent; from: Values } | undefined;
+  for (const c of order) {
+    const d = await descend(o, layout.toU(candidates[c]!, c === 0 ? "the start" : `start ${c}`), gradientOnly);
+    if (!best || d.finalLoss < best.d.finalLoss) best = { d, from: candidates[c]! };
+  }
+  let scans: ScanRound[] | undefined;
+  if (s.scan) ({ rounds: scans, ...best } = await scanAndDescend(o, layout, best!, gradientOnly, s.scan, log));
+  if (gradientOnly !== final) best = { ...best!, d: await polish(o, best!.d, final) };
   const { d, from } = best!;
   const result = layout.fromU(d.u);
   log(`  ${label}: ${formatValues(layout, result)} (loss ${d.finalLoss.toExponential(3)}, ${d.steps} steps${d.polishSteps ? ` + ${d.polishSteps} Levenberg–Marquardt` : ""})`);
   return {
     method: spec.method, unknowns: described, estimate: result, initial: spec.initial, start: from,
     finalLoss: d.finalLoss, losses: d.losses, gradNorms: d.gradNorms, steps: d.steps, polishSteps: d.polishSteps,
-    seconds: (performance.now() - t0) / 1000, stopReason: d.stopReason, ...(stages ? { curriculum: stages } : {}),
+    seconds: (performance.now() - t0) / 1000, stopReason: d.stopReason, ...(stages ? { curriculum: stages } : {}), ...(scans ? { scans } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ export { buildObjective, compileRender, gradientMode, type GradientMode, type Lo
 export { blurredCorrelationLoss, frameIndices, gaussianBlur, meanSquare, mse, poolFrames, pyramidMse, statesMse, takeFrames, type FrameSelection } from "./losses.js";
 export { descend, descentDirection, polish, smoothingPreconditioner, type AdamSettings, type Descent, type DescentSettings, type DescentStep, type Preconditioner } from "./descend.js";
 export { distinctBest, horizonCurriculum, stageFrames, type CurriculumSettings, type CurriculumStage, type StageRecord } from "./curriculum.js";
+export { priorGrid, scanCandidates, type ScanRound, type ScanSettings } from "./scan.js";
 export { REINFORCE_DEFAULTS, scoreFunctionDescent, type ScoreFunctionSettings } from "./reinforce.js";
 export {
   columnIndices, fitInstance, observe, fmtErrors, meanAbsError, relMae, runDataset, summarise,
