@@ -43,8 +43,9 @@ export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "k
  * 3.4e-5, 1.1e-5, 8.9e-6; the stalled bunny's kf error stayed 0.28). After the whole video's
  * descent, each unknown is scanned over 16 points across its prior, the others held (sysid's
  * scan): in the one-job run at 45a3ec3 bunnies 13 and 22 again ended at kf errors 0.28 and 0.45,
- * and along kf alone a grid point scored lower than their estimates; the final fit with the scan,
- * from those estimates, ends at kf errors 8.8e-6 and 1.5e-5 (every unknown ≤ 1.5e-5).
+ * and along kf alone a grid point scored lower than their estimates; the whole protocol with the
+ * scan brings them to ≤ 2.3e-6 and ≤ 3.0e-5 in every unknown (shards 13/18 and 4/18; the four other
+ * objects of those shards found no lower point and ended as before).
  */
 export const CONTACT_SETTINGS = {
   full: {

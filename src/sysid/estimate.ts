@@ -93,7 +93,7 @@ export interface EstimateResult extends Omit<Descent, "u"> {
   readonly unknowns: readonly { readonly name: string; readonly unit?: string; readonly transform: Unknown["transform"] }[];
   readonly estimate: Values;
   readonly initial: Values;
-  /** Where the final descent started (after restarts or a curriculum). */
+  /** Where the final descent started (after restarts or a curriculum; a scan point when a scan's descent was kept). */
   readonly start: Values;
   /** The loss at the start and after each step (all phases of the final descent; REINFORCE: the mean sample loss per step). */
   readonly losses: number[];
