@@ -196,12 +196,16 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
 
   // Two unknowns, states (0.1·(x − 2), √0.4·sin πx, 0.5·(y − 1)): along x a gentle trend towards 2
   // under ripples of period 1 that stop a descent in the basin of the nearest whole number; y is easy.
-  const rippled: sysid.Problem<Array> = {
+  // `nanBelow`: the states are NaN for x below it (a simulation that diverges in part of the prior).
+  const rippled = (nanBelow?: number): sysid.Problem<Array> => ({
     frames: 3,
-    simulate: (p) => np.stack([np.mul(0.1, np.sub(p.x!, 2)), np.mul(Math.sqrt(0.4), np.sin(np.mul(Math.PI, p.x!))), np.mul(0.5, np.sub(p.y!, 1))]),
-  };
-  const rippledFit = (initial: sysid.Values, scan?: sysid.ScanSettings, polish?: number) => sysid.estimate({
-    ...rippled, observed: { states: np.zeros([3], { dtype: "float32" }) }, initial, method: "states",
+    simulate: (p) => {
+      const states = np.stack([np.mul(0.1, np.sub(p.x!, 2)), np.mul(Math.sqrt(0.4), np.sin(np.mul(Math.PI, p.x!))), np.mul(0.5, np.sub(p.y!, 1))]);
+      return nanBelow === undefined ? states : np.add(states, np.mul(0, np.sqrt(np.sub(p.x!, nanBelow))));
+    },
+  });
+  const rippledFit = (initial: sysid.Values, scan?: sysid.ScanSettings, polish?: number, nanBelow?: number) => sysid.estimate({
+    ...rippled(nanBelow), observed: { states: np.zeros([3], { dtype: "float32" }) }, initial, method: "states",
     unknowns: [{ name: "x", prior: [0, 6] }, { name: "y", transform: "log", prior: [0.1, 10] }],
     settings: { optimizer: "lbfgs", steps: 40, scan, polish, ...quiet },
   });
@@ -224,6 +228,13 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     // The polish comes after the scan, on its result.
     expect(scanned.polishSteps).toBeGreaterThan(0);
     expect(scanned.finalLoss).toBeLessThan(stuck.finalLoss / 1e6);
+  });
+
+  it("scan: a grid point whose loss is NaN does not hide the lower ones", async () => {
+    // The first grid point (x = 0.1875) diverges; the one at 2.0625 still leads to the truth.
+    const r = await rippledFit({ x: 4.8, y: 0.2 }, { points: 16 }, undefined, 0.3);
+    expect(r.scans![0]!.start.x).toBe(2.0625);
+    expect(r.estimate.x as number).toBeCloseTo(2, 4);
   });
 
   it("scan: at the global minimum no grid point scores lower, and nothing more is descended", async () => {

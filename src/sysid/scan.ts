@@ -12,6 +12,7 @@
  * against 1.4e-8, and the descents from there reached the truth. The scan costs forward passes
  * only (16 points × 5 unknowns = 80), and a descent only where it finds a lower point.
  */
+import { distinctBest } from "./curriculum.js";
 import type { Descent, DescentSettings } from "./descend.js";
 import { descend } from "./descend.js";
 import type { Objective } from "./objective.js";
@@ -68,7 +69,7 @@ export async function scanAndDescend(o: Objective, layout: Layout, best: { d: De
     const estimate = layout.fromU(current.d.u);
     const candidates = scanCandidates(layout, estimate, scan.points);
     const scores = await o.values(candidates.map((c) => layout.toU(c, "a scan point")));
-    const i = scores.reduce((b, x, j) => (x < scores[b]! ? j : b), 0);
+    const i = distinctBest(candidates, scores, 1)[0]!; // NaN scores (a diverged point) rank last
     const before = current.d.finalLoss, score = scores[i]!;
     if (!(score < before)) {
       log(`  ${label}: scanned ${candidates.length} points across the priors; none scores below the estimate's loss ${before.toExponential(3)}`);
