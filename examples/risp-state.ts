@@ -4,7 +4,8 @@
  * For each environment (quadrotor, cube, rod: examples/lib/risp-envs.ts) a state predictor
  * N(image) → state (networks.predictor, a small ResNet with swish and group norm) is trained on
  * SoftRas images under random rendering parameters ψ (light direction and intensity, ambient,
- * albedo, specular, sky and ground colours; the ground's texture randomised), and tested on
+ * albedo, specular, sky and ground colours) over random procedural grounds (blotches, checkers,
+ * stripes) that the object shadows along ψ's light, with sensor noise, and tested on
  * ray-traced images (shadows on a wood or checker ground, highlights, supersampling, noise) under
  * 4 rendering configurations drawn from other distributions (examples/lib/risp-render.ts). Rows:
  *   average       the mean training state;
@@ -180,7 +181,7 @@ function prepare(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSettin
   const t0 = performance.now();
   const rng = makeRng(seed);
   const { states, vertices } = env.sample(rng, cfg.train);
-  const data = trainingSet(env, cfg.resolution, states, vertices, rng, { noise: 0.01, log: (k) => ctx.log(`[risp-state] ${name}: rendered ${k}/${cfg.train} training images with ∂I/∂ψ`) });
+  const data = trainingSet(env, cfg.resolution, states, vertices, rng, { noise: 0.03, log: (k) => ctx.log(`[risp-state] ${name}: rendered ${k}/${cfg.train} training images with ∂I/∂ψ`) });
   const test = testSet(env, cfg, seed + 500);
   ctx.log(`[risp-state] ${name}: ${cfg.train} training images and ${test.states.length} traced test images (${CONFIGS} configurations) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   return { name, env, data, test };

@@ -44,7 +44,7 @@ import { CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 import type { RispEnvName } from "./lib/risp-envs.js";
-import { PSI_MIDDLE, groundPattern, plainGround, sampleTargetConfig, sampleTrainingPsi, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
+import { PSI_MIDDLE, plainBackground, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
 import { predictorConfig, predictorDir, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
@@ -140,8 +140,8 @@ type RowLoss = (u: Array, reference: Array, start: Array) => Array;
 
 function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): RowLoss {
   const { env } = problem, R = nets.settings.resolution;
-  const psi = np.array(PSI_MIDDLE, { dtype: "float32" }), ground = plainGround();
-  const frames = (u: Array, start: Array) => vmap((v: Array) => softImage(env, R, v, psi, ground, SMOOTH_GAMMA))(problem.rollout(u, start).vertices);
+  const psi = np.array(PSI_MIDDLE, { dtype: "float32" }), background = plainBackground(env, R);
+  const frames = (u: Array, start: Array) => vmap((v: Array) => softImage(env, R, v, psi, background, SMOOTH_GAMMA))(problem.rollout(u, start).vertices);
   const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
   switch (row) {
     case "oracle": return (u, states, start) => l1(problem.rollout(u, start).states, states);
@@ -167,8 +167,8 @@ function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): Row
 function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, R: number) {
   const rng = makeRng(ctx.flags.seed * 100003 + TASKS.indexOf(problem.task) * 1009 + ["quadrotor", "cube", "hand", "rod"].indexOf(problem.env.name) * 101 + k);
   const target = sampleTargetConfig(rng);
-  // Two draws of a since-removed option (references by SoftRas under a random ψ), kept so that the committed run's guesses and starts are reproduced.
-  sampleTrainingPsi(rng); groundPattern(rng);
+  // The draws of a since-removed option (references by SoftRas under a random ψ and ground: 14 + 82 numbers), kept so that the guesses and starts stay those of earlier runs.
+  for (let k = 0; k < 14 + 82; k++) rng.uniform(0, 1);
   const seed = rng.int(1 << 30), guess = problem.guess(rng), start = problem.randomStart(rng);
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }

@@ -12,7 +12,7 @@ import { networks } from "../src/node.js";
 import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS } from "../examples/risp-state.js";
 import { predictorConfig } from "../examples/lib/risp-train.js";
 import { cubeEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
-import { groundPattern, PSI_NAMES, sampleTargetConfig, sampleTrainingPsi, softImage, targetImages, trainingSet } from "../examples/lib/risp-render.js";
+import { PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet } from "../examples/lib/risp-render.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -87,17 +87,16 @@ describe("RISP environments", () => {
   }, 120_000);
 
   it("each ∂I/∂ψ column of a training image is the derivative along its rendering parameter (central differences)", () => {
-    const env = cubeEnv(), R = 16;
+    // The quadrotor's camera sees the sky (the cube's looks down at the ground only).
+    const env = quadrotorEnv(), R = 16;
     const { states, vertices } = env.sample(makeRng(7), 2);
     const set = trainingSet(env, R, states, vertices, makeRng(8), { noise: 0, chunk: 2 });
     expect(set.images.shape).toEqual([2, R, R, 3]);
     expect(set.dImages.shape).toEqual([2, PSI_NAMES.length, R, R, 3]);
-    // Rebuild image 0's ψ and ground the way trainingSet drew them (same rng sequence: the chunk's ψs, then its grounds).
-    const rng = makeRng(8);
-    const psi0 = sampleTrainingPsi(rng);
-    sampleTrainingPsi(rng);
-    const ground = np.array(groundPattern(rng), { dtype: "float32" });
-    const image = (p: number[]) => softImage(env, R, asArray(vertices[0]!), np.array(p, { dtype: "float32" }), ground);
+    // Rebuild image 0's look the way trainingSet drew it (the same rng sequence: the chunk's looks first).
+    const look = sampleTrainingLook(env, R, vertices[0]!, makeRng(8), 0);
+    const psi0 = look.psi;
+    const image = (p: number[]) => softImage(env, R, asArray(vertices[0]!), np.array(p, { dtype: "float32" }), look.background);
     expect(np.max(np.abs(np.sub(image(psi0), np.index(set.images, 0)))).item()).toBeLessThan(1e-5);
     let moving = 0;
     for (let k = 0; k < PSI_NAMES.length; k++) {
@@ -112,6 +111,28 @@ describe("RISP environments", () => {
     // A highlight can miss a small image entirely; every other parameter moves it.
     expect(moving).toBeGreaterThanOrEqual(PSI_NAMES.length - 1);
   }, 120_000);
+
+  it("training looks: procedural grounds of every family (blotches, checkers, stripes), shadowed by the object under ψ's light", () => {
+    const rng = makeRng(12);
+    const spreads = globalThis.Array.from({ length: 30 }, () => {
+      const texture = randomGroundTexture(rng);
+      const values = globalThis.Array.from({ length: 400 }, (_, k) => texture(-2 + (k % 20) * 0.2, (Math.floor(k / 20)) * 0.3)).flat();
+      for (const x of values) { expect(Number.isFinite(x)).toBe(true); expect(x).toBeGreaterThan(0); expect(x).toBeLessThan(2); }
+      return { distinct: new Set(values.map((x) => x.toFixed(6))).size, range: Math.max(...values) - Math.min(...values) };
+    });
+    expect(spreads.filter((s) => s.distinct <= 6).length).toBeGreaterThan(3); // checkers: two colours
+    expect(spreads.filter((s) => s.distinct > 100).length).toBeGreaterThan(10); // blotches and stripes: continuous
+    // A quadrotor in the air: under some draws of ψ's light its shadow darkens ground pixels (the lit layer below the unlit one).
+    const env = quadrotorEnv(), R = 16, { vertices } = env.sample(makeRng(13), 1);
+    const shadowed = globalThis.Array.from({ length: 6 }, () => {
+      const layers = sampleTrainingLook(env, R, vertices[0]!, rng, 0.03).background.dataSync();
+      let n = 0;
+      for (let p = 0; p < R * R; p++) if (layers[7 * p + 4]! < layers[7 * p + 1]! - 1e-6) n++;
+      return n;
+    });
+    expect(shadowed.some((n) => n > 0)).toBe(true);
+    expect(Math.min(...shadowed)).toBeLessThan(R * R / 4);
+  });
 
   it("the traced targets differ from the training renders and from each other across configurations", () => {
     const env = quadrotorEnv(), R = 16, rng = makeRng(9);

@@ -68,6 +68,33 @@ describe("traceVideo", () => {
     expect(noisy(3)).not.toEqual(noisy(4));
   });
 
+  it("traceGround's layers are the traced background: where no ray hits the object, sky·colour + ground ⊙ (ambient + intensity·L_y·lit) is traceVideo's pixel", () => {
+    const camera = sysid.hostCamera({ eye: [0, 1.5, -2.5], at: [0, 0, 0], fovY: 40 }, W, H);
+    const light: [number, number, number] = [0.5, 1, 0.3], L = Math.hypot(...light), sky: [number, number, number] = [0.2, 0.5, 0.9];
+    const opts = { camera, width: W, height: H, light, samples: 3, groundColor: render.woodGrain };
+    const v = at(0.45);
+    const traced = render.traceVideo({ frames: [v], faces: ball.faces, albedo }, { ...opts, ambient: 0.25, intensity: 0.8, sky, noise: 0 });
+    const g = render.traceGround(v, ball.faces, opts);
+    let compared = 0, shadowed = 0;
+    for (let p = 0; p < W * H; p++) {
+      if (g.groundLit[3 * p]! < g.ground[3 * p]! - 1e-6) shadowed++;
+      if (traced.masks[p]! > 0) continue;
+      for (let c = 0; c < 3; c++) {
+        const layered = g.sky[p]! * sky[c]! + 0.25 * g.ground[3 * p + c]! + 0.8 * (light[1] / L) * g.groundLit[3 * p + c]!;
+        expect(traced.images[3 * p + c]!).toBeCloseTo(Math.min(1, layered), 5);
+      }
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(W * H / 2);
+    expect(shadowed).toBeGreaterThan(5); // the ball's shadow
+    // Without an object nothing is shadowed; the sky and ground fractions of a pixel add up to 1 (a plain ground of albedo 1).
+    const plain = render.traceGround(null, ball.faces, { ...opts, groundColor: () => [1, 1, 1] });
+    for (let p = 0; p < W * H; p++) {
+      expect(plain.groundLit[3 * p]!).toBe(plain.ground[3 * p]!);
+      expect(plain.sky[p]! + plain.ground[3 * p]!).toBeCloseTo(1, 6);
+    }
+  });
+
   it("bad input is a clear error", () => {
     const camera = sysid.hostCamera({ eye: [0, 1, -3], at: [0, 0, 0], fovY: 40 }, W, H);
     const opts = { camera, width: W, height: H, light: [0, 1, 0] as const };

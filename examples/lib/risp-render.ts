@@ -1,10 +1,11 @@
 /**
  * RISP's two image formations for an environment (examples/lib/risp-envs.ts):
  *
- *  - training (source domain): SoftRas with Phong shading under rendering parameters ψ (light,
- *    material, sky and ground colours) over a ground of random brightness patterns, with
- *    ∂I/∂ψ made by forward mode (a jvp per parameter, vmapped) and stored beside each image, as
- *    RISP precomputes it;
+ *  - training (source domain): the object by SoftRas with Phong shading under rendering
+ *    parameters ψ (light, material, sky and ground colours), over a procedural ground (random
+ *    blotches, checkers or stripes) with the object's shadow traced along ψ's light, with ∂I/∂ψ
+ *    made by forward mode (a jvp per parameter, vmapped) and stored beside each image, as RISP
+ *    precomputes it;
  *  - target (test domain): the ray tracer (render.traceVideo: supersampling, shadows on a
  *    textured ground, Blinn–Phong highlights, sensor noise) under rendering configurations drawn
  *    from other distributions than ψ's: light from the side and behind instead of the camera's
@@ -22,88 +23,146 @@ export const PSI_NAMES = [
 const P = PSI_NAMES.length;
 const SHININESS = 20;
 
-/** The training distribution of ψ (uniform within these ranges): light from the camera's side of the scene. */
+/**
+ * The training distribution of ψ (uniform within these ranges). The light comes from any side
+ * (azimuth over the full circle), so the shadows the training grounds show fall every way.
+ */
 const PSI_RANGES: readonly (readonly [number, number])[] = [
-  [0.1, 0.5], [-1, 1], [0.5, 1.4], [0.4, 1],
+  [0.1, 0.5], [-Math.PI, Math.PI], [0.3, 1.4], [0.4, 1],
   [0.35, 1], [0.35, 1], [0.35, 1], [0, 0.5],
   [0.05, 0.9], [0.05, 0.9], [0.05, 0.9], [0.1, 0.9], [0.1, 0.9], [0.1, 0.9],
 ];
 export const sampleTrainingPsi = (rng: Rng): number[] => PSI_RANGES.map(([lo, hi]) => rng.uniform(lo, hi));
-/** The middle of the training distribution: the rendering the downstream tasks' own renders use. */
+/** The middle of the training distribution (light from the camera's side): the rendering the downstream tasks' own renders use. */
 export const PSI_MIDDLE: readonly number[] = PSI_RANGES.map(([lo, hi]) => (lo + hi) / 2);
 
-/** The training renders' ground: a GRID × GRID quad grid at the environment's ground height, reaching far towards the horizon. */
-const GRID = 8;
-function groundMesh(y: number): { vertices: Array; faces: Array } {
-  const v: number[][] = [], f: number[][] = [];
-  for (let i = 0; i <= GRID; i++) for (let j = 0; j <= GRID; j++) {
-    // Rows spaced geometrically in z: fine near the camera, coarse far away.
-    v.push([-4 + (8 * j) / GRID, y, -0.5 + 12.5 * ((2 ** (3 * i / GRID) - 1) / 7)]);
-  }
-  const at = (i: number, j: number) => i * (GRID + 1) + j;
-  for (let i = 0; i < GRID; i++) for (let j = 0; j < GRID; j++) f.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
-  return { vertices: np.array(v, { dtype: "float32" }), faces: np.array(f, { dtype: "int32" }) };
-}
-export const GROUND_VERTICES = (GRID + 1) ** 2;
-
-/** A plain ground texture: every brightness factor 1. */
-export const plainGround = (): Array => np.ones([GROUND_VERTICES, 3], { dtype: "float32" });
-
-/** A random ground texture: per-vertex brightness factors [GROUND_VERTICES, 3] within 1 ± a, a ~ U[0, 0.5]. */
-export function groundPattern(rng: Rng): number[][] {
-  const a = rng.uniform(0, 0.5);
-  return globalThis.Array.from({ length: GROUND_VERTICES }, () => { const k = 1 + a * rng.uniform(-1, 1); return [k, k, k]; });
-}
-
+/** Direction towards the light of azimuth and elevation (radians): azimuth 0 is the camera's side (−z). */
+const hostLightDirection = (az: number, el: number): Vec3 => [Math.cos(el) * Math.sin(az), Math.sin(el), -Math.cos(el) * Math.cos(az)];
 const lightDirection = (az: Array, el: Array): Array =>
   np.stack([np.mul(np.cos(el), np.sin(az)), np.sin(el), np.neg(np.mul(np.cos(el), np.cos(az)))], 0);
 
-/** The training image [R, R, 3] of vertices [V, 3] under ψ [14], on a ground with per-vertex brightness `ground` [GROUND_VERTICES, 3], under a sky. */
-export function softImage(env: RispEnv, R: number, vertices: Array, psi: Array, ground: Array, gamma?: number): Array {
+/** A ground texture: brightness factors per channel at a ground point (x, z), multiplied by ψ's ground colour. */
+export type GroundTexture = (x: number, z: number) => Vec3;
+
+/**
+ * A random procedural ground texture (domain randomisation of the background): smooth blotches
+ * of random scale, checkers of random cell size, orientation and colours, or wavy stripes of
+ * random frequency — brightness factors around 1 with random per-channel tints.
+ */
+export function randomGroundTexture(rng: Rng): GroundTexture {
+  const tint = (a: number): Vec3 => [1 + a * rng.uniform(-1, 1), 1 + a * rng.uniform(-1, 1), 1 + a * rng.uniform(-1, 1)];
+  const angle = rng.uniform(0, Math.PI), [ca, sa] = [Math.cos(angle), Math.sin(angle)];
+  const family = Math.floor(rng.uniform(0, 3));
+  if (family === 0) {
+    // Bilinear value noise on a lattice of cells `size` m wide.
+    const size = rng.uniform(0.15, 1), a = rng.uniform(0, 0.5), N = 32;
+    const lattice = globalThis.Array.from({ length: N * N }, () => 1 + a * rng.uniform(-1, 1));
+    const colour = tint(0.2);
+    const at = (i: number, j: number) => lattice[(((i % N) + N) % N) * N + (((j % N) + N) % N)]!;
+    return (x, z) => {
+      const u = (ca * x + sa * z) / size + 100, v = (-sa * x + ca * z) / size + 100;
+      const i = Math.floor(u), j = Math.floor(v), fu = u - i, fv = v - j;
+      const k = (1 - fu) * ((1 - fv) * at(i, j) + fv * at(i, j + 1)) + fu * ((1 - fv) * at(i + 1, j) + fv * at(i + 1, j + 1));
+      return [k * colour[0], k * colour[1], k * colour[2]];
+    };
+  }
+  if (family === 1) {
+    const size = rng.uniform(0.1, 0.6), colours = [tint(0.5), tint(0.5)];
+    return (x, z) => colours[(Math.floor((ca * x + sa * z) / size) + Math.floor((-sa * x + ca * z) / size)) & 1]!;
+  }
+  const frequency = rng.uniform(3, 15), wobble = rng.uniform(0, 3), a = rng.uniform(0.1, 0.5), colour = tint(0.3);
+  return (x, z) => {
+    const u = ca * x + sa * z, v = -sa * x + ca * z;
+    const k = 1 + a * Math.sin(frequency * u + wobble * Math.sin(2.3 * v));
+    return [k * colour[0], k * colour[1], k * colour[2]];
+  };
+}
+
+/**
+ * The background behind an object, as layers linear in ψ's colours and levels
+ * (render.traceGround): [R, R, 7] = sky fraction, mean ground texture, mean ground texture where
+ * the object does not shadow it from the light.
+ */
+export function backgroundLayers(env: RispEnv, R: number, o: { vertices: ArrayLike<number> | null; light: Vec3; texture: GroundTexture }): Array {
+  const g = render.traceGround(o.vertices, env.faces, { camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: o.light, groundY: env.groundY, groundColor: o.texture, samples: 3 });
+  const packed = new Float32Array(7 * R * R);
+  for (let p = 0; p < R * R; p++) {
+    packed[7 * p] = g.sky[p]!;
+    for (let c = 0; c < 3; c++) { packed[7 * p + 1 + c] = g.ground[3 * p + c]!; packed[7 * p + 4 + c] = g.groundLit[3 * p + c]!; }
+  }
+  return np.array(packed, { dtype: "float32" }).reshape([R, R, 7]);
+}
+
+/** The tasks' own background: a plain, unshadowed ground (its layers do not depend on the object, so they are made once). */
+export const plainBackground = (env: RispEnv, R: number): Array => backgroundLayers(env, R, { vertices: null, light: [0, 1, 0], texture: () => [1, 1, 1] });
+
+/**
+ * The training image [R, R, 3] of vertices [V, 3] under ψ [14]: the object rasterized by
+ * SoftRas with Phong shading, composited over a background (`backgroundLayers` [R, R, 7]) lit by
+ * the same light, with ψ's sky and ground colours — differentiable in every ψ but the shadow's
+ * shape (the layers are traced on the host).
+ */
+export function softImage(env: RispEnv, R: number, vertices: Array, psi: Array, background: Array, gamma?: number): Array {
   const at = (i: number, n = 1) => (n === 1 ? np.index(psi, i) : np.take(psi, np.arange(i, i + n), 0));
-  const intensity = at(3);
-  const lights: render.Lights = { ambient: at(0), directional: [{ direction: lightDirection(at(1), at(2)), color: intensity, specular: intensity }] };
+  const ambient = at(0), intensity = at(3), light = lightDirection(at(1), at(2));
+  const lights: render.Lights = { ambient, directional: [{ direction: light, color: intensity, specular: intensity }] };
   const object = {
     faces: np.reshape(np.array(env.faces, { dtype: "int32" }), [-1, 3]),
     colors: np.mul(np.reshape(np.array(env.pattern, { dtype: "float32" }), [-1, 3]), at(4, 3)),
     material: { specular: at(7), shininess: SHININESS },
   };
-  const plane = groundMesh(env.groundY);
-  const frame = sysid.softFrame([{ vertices, mesh: object }, { vertices: plane.vertices, mesh: { faces: plane.faces, colors: np.mul(ground, at(11, 3)), material: { specular: 0 } } }],
-    { resolution: R, camera: sysid.renderCamera(env.camera, R, R), lights, shading: "phong", ...(gamma ? { gamma } : {}) });
-  return sysid.overBackground(frame, at(8, 3), "rgb");
+  const frame = sysid.softFrame([{ vertices, mesh: object }], { resolution: R, camera: sysid.renderCamera(env.camera, R, R), lights, shading: "phong", ...(gamma ? { gamma } : {}) });
+  const [rgb, alpha] = np.split(frame, [3], -1) as [Array, Array];
+  const [sky, ground, groundLit] = np.split(background, [1, 4], -1) as [Array, Array, Array];
+  const sun = np.mul(intensity, np.maximum(np.index(light, 1), 0));
+  const behind = np.add(np.mul(sky, at(8, 3)), np.mul(at(11, 3), np.add(np.mul(ambient, ground), np.mul(sun, groundLit))));
+  return np.clip(np.add(rgb, np.mul(np.sub(1, alpha), behind)), 0, 1);
+}
+
+/** One training image's look: its rendering parameters ψ, its traced background and its sensor noise σ. */
+export interface TrainingLook { readonly psi: number[]; readonly background: Array; readonly noise: number }
+
+/** Draw a training image's look for posed vertices [V·3]: ψ, a random ground texture shadowed by the object under ψ's light, σ ∈ [0, maxNoise]. */
+export function sampleTrainingLook(env: RispEnv, R: number, vertices: ArrayLike<number>, rng: Rng, maxNoise: number): TrainingLook {
+  const psi = sampleTrainingPsi(rng);
+  const background = backgroundLayers(env, R, { vertices, light: hostLightDirection(psi[1]!, psi[2]!), texture: randomGroundTexture(rng) });
+  return { psi, background, noise: rng.uniform(0, maxNoise) };
 }
 
 export interface TrainingSet {
   readonly states: Array;
-  /** [N, R, R, 3] and ∂I/∂ψ [N, 12, R, R, 3]. */
+  /** [N, R, R, 3] and ∂I/∂ψ [N, 14, R, R, 3]. */
   readonly images: Array;
   readonly dImages: Array;
 }
 
 /**
- * Training images of `vertices` under random ψ with their ∂I/∂ψ columns (forward mode: one jvp
- * per parameter, vmapped), in compiled chunks, plus Gaussian sensor noise of σ = `noise`.
+ * Training images of `vertices` under random looks (`sampleTrainingLook`) with their ∂I/∂ψ
+ * columns (forward mode: one jvp per parameter, vmapped), in compiled chunks, plus Gaussian sensor
+ * noise of σ up to `noise`.
  */
 export function trainingSet(env: RispEnv, R: number, states: number[][], vertices: Float64Array[], rng: Rng, o: { noise: number; chunk?: number; log?: (done: number) => void }): TrainingSet {
   const n = states.length, chunk = o.chunk ?? 16;
   const basis = np.eye(P, undefined, { dtype: "float32" });
-  const withColumns = jit(vmap((v: Array, psi: Array, ground: Array) => {
-    const image = (p: Array) => softImage(env, R, v, p, ground);
+  const withColumns = jit(vmap((v: Array, psi: Array, background: Array) => {
+    const image = (p: Array) => softImage(env, R, v, p, background);
     const columns = vmap((e: Array) => jvp(image, [psi], [e])[1] as Array)(basis);
     return [image(psi), columns];
   }));
   const images: Array[] = [], columns: Array[] = [];
   for (let start = 0; start < n; start += chunk) {
     const idx = globalThis.Array.from({ length: Math.min(chunk, n - start) }, (_, k) => start + k);
+    const looks = idx.map((i) => sampleTrainingLook(env, R, vertices[i]!, rng, o.noise));
     // Pad the last chunk to the compiled size.
     const padded = [...idx, ...globalThis.Array.from({ length: chunk - idx.length }, () => idx[0]!)];
+    const look = (k: number) => looks[k < idx.length ? k : 0]!;
     const v = np.array(padded.map((i) => globalThis.Array.from({ length: vertices[i]!.length / 3 }, (_, j) => [vertices[i]![3 * j]!, vertices[i]![3 * j + 1]!, vertices[i]![3 * j + 2]!])), { dtype: "float32" });
-    const psi = np.array(padded.map(() => sampleTrainingPsi(rng)), { dtype: "float32" });
-    const ground = np.array(padded.map(() => groundPattern(rng)), { dtype: "float32" });
-    const [im, dI] = withColumns(v, psi, ground) as [Array, Array];
+    const psi = np.array(padded.map((_, k) => look(k).psi), { dtype: "float32" });
+    const background = np.stack(padded.map((_, k) => look(k).background), 0);
+    const [im, dI] = withColumns(v, psi, background) as [Array, Array];
     const keep = np.arange(idx.length);
-    const noisy = im.dataSync().map((x) => x + o.noise * rng.normal());
+    const pixels = R * R * 3, data = im.dataSync();
+    const noisy = Float32Array.from(data, (x, q) => x + looks[Math.min(Math.floor(q / pixels), idx.length - 1)]!.noise * rng.normal());
     images.push(np.take(np.array(noisy, { dtype: "float32" }).reshape(im.shape), keep, 0));
     columns.push(np.take(dI, keep, 0));
     o.log?.(start + idx.length);

@@ -23,5 +23,5 @@ export {
 export { type DibrOptions, type DibrResult, dibrRasterize } from "./dibr.js";
 export { type TileGrid, type Bins, type BinOptions, makeTileGrid, binFaces, pixelX, pixelY } from "./cull.js";
 export { type RenderOptions, type RenderResult, type Shading, render, renderWithInfo, groundPlane, estimateCapacity } from "./scene.js";
-export { type PinholeFrame, type TracedObject, type TraceOptions, type TracedVideo, pinholeRay, traceVideo, woodGrain } from "./raytrace.js";
+export { type GroundLayers, type PinholeFrame, type TracedObject, type TraceOptions, type TracedVideo, pinholeRay, traceGround, traceVideo, woodGrain } from "./raytrace.js";
 export { logSigmoid } from "./raster-common.js";

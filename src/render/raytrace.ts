@@ -199,3 +199,43 @@ export function traceVideo(object: TracedObject, o: TraceOptions, plate = false)
 }
 
 const clamp01 = (x: number): number => Math.min(1, Math.max(0, x));
+
+/** The background of an object's image as layers that are linear in the light's and colours' levels (`traceGround`). */
+export interface GroundLayers {
+  /** Fraction of each pixel's rays that reach the sky [H·W]. */
+  readonly sky: Float32Array;
+  /** Mean ground albedo over each pixel's ground rays [H·W·3] (ambient light reaches all of them). */
+  readonly ground: Float32Array;
+  /** The same over the ground rays the object does not shadow from the light [H·W·3]. */
+  readonly groundLit: Float32Array;
+}
+
+/**
+ * The sky and the textured, shadowed ground behind an object (its shadow cast along `light`), as
+ * layers: a pixel's background is sky·skyColour + groundColour ⊙ (ambient·ground + intensity·L_y·groundLit),
+ * linear in every colour and level, so a rasterized object can be composited over it with
+ * those parameters differentiable. Rays that hit the object count as ground rays seen at the
+ * point behind it (the object is composited over them). `vertices` [V·3] or null for no object.
+ */
+export function traceGround(vertices: ArrayLike<number> | null, faces: ArrayLike<number>, o: Pick<TraceOptions, "camera" | "width" | "height" | "light" | "groundY" | "groundColor" | "samples">): GroundLayers {
+  const { width: W, height: H } = o, S = o.samples ?? 3;
+  const groundY = o.groundY === undefined ? 0 : o.groundY, groundColor = o.groundColor ?? woodGrain;
+  const L = unit(o.light), eye = o.camera.eye;
+  const g = vertices ? frameGeometry(vertices, faces) : null;
+  const sky = new Float32Array(W * H), ground = new Float32Array(3 * W * H), groundLit = new Float32Array(3 * W * H);
+  for (let row = 0, p = 0; row < H; row++) for (let col = 0; col < W; col++, p++) {
+    for (let sy = 0; sy < S; sy++) for (let sx = 0; sx < S; sx++) {
+      const d = unit(pinholeRay(o.camera, col + (sx + 0.5) / S - 0.5, row + (sy + 0.5) / S - 0.5, W, H));
+      if (groundY === null || d[1] >= 0 || eye[1] <= groundY) { sky[p]! += 1; continue; }
+      const s = (groundY - eye[1]) / d[1];
+      const x: Vec3 = [eye[0] + s * d[0], groundY, eye[2] + s * d[2]];
+      const a = groundColor(x[0], x[2]);
+      const lit = !(g && L[1] > 0 && hit(g, x, L, true));
+      for (let c = 0; c < 3; c++) { ground[3 * p + c]! += a[c]!; if (lit) groundLit[3 * p + c]! += a[c]!; }
+    }
+  }
+  const n = S * S;
+  for (let k = 0; k < sky.length; k++) sky[k]! /= n;
+  for (let k = 0; k < ground.length; k++) { ground[k]! /= n; groundLit[k]! /= n; }
+  return { sky, ground, groundLit };
+}
