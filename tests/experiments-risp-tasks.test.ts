@@ -79,22 +79,23 @@ describe("RISP's downstream problems", () => {
 });
 
 describe("risp-tasks (quick)", () => {
-  it("from a video ray-traced under an unseen rendering configuration, the predictor's loss recovers the cube's contact stiffness where the pixelwise loss does not", async () => {
+  it("from a video ray-traced under an unseen rendering configuration, the predictor's loss (Eq. 10) recovers the rod's Young's modulus where the pixelwise loss misses it", async () => {
     const { code, out } = await runQuiet(rispTasks);
     expect(code).toBe(0);
     const r = readResult(out);
-    const rows = r.tasks.sysid.cube.rows;
-    // Errors in log10 kn (the box is [5.5, 6.5], the truth 6); two configurations, the second's guess 0.45 away.
-    expect(rows.random.errors[1]).toBeGreaterThan(0.4);
+    const rows = r.tasks.sysid.rod.rows;
+    // Errors in Pa (truth 10^4.65 ≈ 44.7 kPa); both guesses are more than 20 kPa away.
     for (const k of [0, 1]) {
-      expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeGreaterThan(0.3);
-      expect(rows["ours-no-grad"].errors[k], `config ${k + 1}`).toBeLessThan(0.08);
-      expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(0.01);
+      expect(rows.random.errors[k], `config ${k + 1}`).toBeGreaterThan(2e4);
+      expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeGreaterThan(2e3);
+      expect(rows["ours-exact"].errors[k], `config ${k + 1}`).toBeLessThan(0.6 * rows.pixelwise.errors[k]!);
+      expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e3);
     }
+    expect(rows["ours-exact"].errors[1]).toBeLessThan(300); // 0.7% of E, where the pixelwise loss is 7% off
     expect(r.table).toContain("| pixelwise |");
-    expect(r.table).toContain(`| ${PAPER.sysid.cube!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.cube!.pixelwise![1].toPrecision(3)} |`);
-    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-cube.png", "sysid-cube.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
-  }, 400_000);
+    expect(r.table).toContain(`| ${PAPER.sysid.rod!.pixelwise![0].toExponential(2)} ± ${PAPER.sysid.rod!.pixelwise![1].toExponential(2)} |`);
+    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-rod.png", "sysid-rod.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
+  }, 600_000);
 
   it("a bad --task, or no trained predictors, is a clear error", async () => {
     expect((await runQuiet(rispTasks, ["--task", "dance"])).code).toBe(2);

@@ -26,8 +26,9 @@ export interface Flags {
   /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
   readonly policy: number | null;
   readonly seeds: number | null;
-  /** risp-tasks: which task (sysid, imitation, control; default all) and where the trained predictors are. */
+  /** risp-tasks: which task (sysid, imitation, control; default all), which environments (comma-separated; default all) and where the trained predictors are. */
   readonly task: string | null;
+  readonly envs: string | null;
   readonly networks: string | null;
 }
 
@@ -36,7 +37,7 @@ export interface Shard { readonly index: number; readonly count: number }
 export class CliError extends Error {}
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "networks"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "envs", "networks"]);
 
 export const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number(v) >= min
@@ -92,6 +93,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       scene: raw.get("scene") ?? null,
       unknowns: raw.get("unknowns") ?? null,
       task: raw.get("task") ?? null,
+      envs: raw.get("envs") ?? null,
       networks: raw.get("networks") ?? null,
       help: raw.get("help") === "true",
     })),

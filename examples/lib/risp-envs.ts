@@ -266,7 +266,7 @@ export function handEnv(): RispEnv {
   return {
     name: "hand", stateNames: globalThis.Array.from({ length: J }, (_, j) => `joint ${j + 1} (rad)`), faces, pattern, groundY: 0.75,
     // At least 1.3 m away: the rasterizer's near plane is at 1 m.
-    camera: { eye: [0, 1.25, -1.6], at: [0, 1.1, 0], fovY: 17 },
+    camera: { eye: [-1.2, 1.4, -1.05], at: [0, 1.12, 0], fovY: 19 },
     sample(rng, n) {
       const states = globalThis.Array.from({ length: n }, () => globalThis.Array.from({ length: J }, () => rng.uniform(-Math.PI / 4, Math.PI / 4)));
       const v = (pose(np.array(states, { dtype: "float64" })) as Array).dataSync();

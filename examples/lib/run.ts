@@ -36,7 +36,7 @@ export interface Experiment<R extends object> {
   run(ctx: ExperimentContext): Promise<R>;
 }
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --task T --networks DIR (risp-tasks: sysid|imitation|control, and the risp-state run with the trained predictors)";
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --task T --envs E,F --networks DIR (risp-tasks: sysid|imitation|control, quadrotor|cube|hand|rod, and the risp-state run with the trained predictors)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
