@@ -97,8 +97,9 @@ describe("risp-tasks (quick)", () => {
     for (const f of ["table.md", "table-sysid.csv", "loss-sysid-rod.png", "sysid-rod.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
   }, 600_000);
 
-  it("a bad --task, or no trained predictors, is a clear error", async () => {
+  it("a bad --task or --envs, or no trained predictors, is a clear error", async () => {
     expect((await runQuiet(rispTasks, ["--task", "dance"])).code).toBe(2);
+    expect((await runQuiet(rispTasks, ["--envs", "rod,boat"])).code).toBe(2);
     const empty = outDir("no-networks");
     mkdirSync(join(empty, "quadrotor"), { recursive: true });
     writeFileSync(join(empty, "result.json"), JSON.stringify({ settings: { resolution: 16, widths: [8, 8] } }));
