@@ -293,8 +293,9 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const task = ctx.flags.task;
   if (task !== null && !TASKS.includes(task as RispTask)) throw new CliError(`risp-tasks: --task must be one of ${TASKS.join(", ")}, got "${task}".`);
   const envs = ctx.flags.envs?.split(",") ?? null;
-  const unknownEnv = envs?.find((e) => !["quadrotor", "cube", "hand", "rod"].includes(e));
-  if (unknownEnv !== undefined) throw new CliError(`risp-tasks: --envs takes quadrotor, cube, hand, rod (comma-separated), got "${unknownEnv}".`);
+  const known = [...new Set(UNITS.map((u) => u.env))];
+  const unknownEnv = envs?.find((e) => !known.includes(e as RispEnvName));
+  if (unknownEnv !== undefined) throw new CliError(`risp-tasks: --envs takes ${known.join(", ")} (comma-separated), got "${unknownEnv}".`);
   const units = (ctx.flags.quick ? QUICK_UNITS : UNITS).filter((u) => (task === null || u.task === task) && (envs === null || envs.includes(u.env)));
   const store = fileRecordStore<UnitRecord>(ctx.out, "risp-tasks", runKey(ctx));
   const shard = ctx.flags.shard;

@@ -85,12 +85,8 @@ export function randomGroundTexture(rng: Rng): GroundTexture {
  */
 export function backgroundLayers(env: RispEnv, R: number, o: { vertices: ArrayLike<number> | null; light: Vec3; texture: GroundTexture }): Array {
   const g = render.traceGround(o.vertices, env.faces, { camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: o.light, groundY: env.groundY, groundColor: o.texture, samples: 3 });
-  const packed = new Float32Array(7 * R * R);
-  for (let p = 0; p < R * R; p++) {
-    packed[7 * p] = g.sky[p]!;
-    for (let c = 0; c < 3; c++) { packed[7 * p + 1 + c] = g.ground[3 * p + c]!; packed[7 * p + 4 + c] = g.groundLit[3 * p + c]!; }
-  }
-  return np.array(packed, { dtype: "float32" }).reshape([R, R, 7]);
+  const layer = (x: Float32Array, channels: number) => np.array(x, { dtype: "float32" }).reshape([R, R, channels]);
+  return np.concatenate([layer(g.sky, 1), layer(g.ground, 3), layer(g.groundLit, 3)], -1);
 }
 
 /** The tasks' own background: a plain, unshadowed ground (its layers do not depend on the object, so they are made once). */
@@ -162,7 +158,7 @@ export function trainingSet(env: RispEnv, R: number, states: number[][], vertice
     const [im, dI] = withColumns(v, psi, background) as [Array, Array];
     const keep = np.arange(idx.length);
     const pixels = R * R * 3, data = im.dataSync();
-    const noisy = Float32Array.from(data, (x, q) => x + looks[Math.min(Math.floor(q / pixels), idx.length - 1)]!.noise * rng.normal());
+    const noisy = Float32Array.from(data, (x, q) => x + look(Math.floor(q / pixels)).noise * rng.normal());
     images.push(np.take(np.array(noisy, { dtype: "float32" }).reshape(im.shape), keep, 0));
     columns.push(np.take(dI, keep, 0));
     o.log?.(start + idx.length);

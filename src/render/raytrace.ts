@@ -133,6 +133,23 @@ function hit(g: FrameGeometry, o: Vec3, d: Vec3, anyHit = false): [number, numbe
   return face < 0 ? null : [best, face];
 }
 
+/** Unit directions of every pixel's S×S primary rays [H·W·S·S·3], pixel by pixel (row-major), subpixel rows within. */
+function primaryRays(camera: PinholeFrame, W: number, H: number, S: number): Float64Array {
+  const dirs = new Float64Array(W * H * S * S * 3);
+  for (let row = 0, k = 0; row < H; row++) for (let col = 0; col < W; col++) for (let sy = 0; sy < S; sy++) for (let sx = 0; sx < S; sx++, k += 3) {
+    const d = unit(pinholeRay(camera, col + (sx + 0.5) / S - 0.5, row + (sy + 0.5) / S - 0.5, W, H));
+    dirs[k] = d[0]; dirs[k + 1] = d[1]; dirs[k + 2] = d[2];
+  }
+  return dirs;
+}
+
+/** Where the ray from `eye` along `d` meets the ground plane y = groundY, or null (no ground, or the ray misses it). */
+function groundHit(eye: Vec3, d: Vec3, groundY: number | null): Vec3 | null {
+  if (groundY === null || d[1] >= 0 || eye[1] <= groundY) return null;
+  const s = (groundY - eye[1]) / d[1];
+  return [eye[0] + s * d[0], groundY, eye[2] + s * d[2]];
+}
+
 /**
  * Trace a video of one object over a ground plane. Frame t uses `object.frames[t]`; with
  * `plate: true` one more frame without the object is appended (the background plate).
@@ -150,11 +167,7 @@ export function traceVideo(object: TracedObject, o: TraceOptions, plate = false)
   const T = object.frames.length + (plate ? 1 : 0);
   const geometry = object.frames.map((v) => frameGeometry(v, object.faces));
   // Primary ray directions are the same every frame.
-  const dirs = new Float64Array(W * H * S * S * 3);
-  for (let row = 0, k = 0; row < H; row++) for (let col = 0; col < W; col++) for (let sy = 0; sy < S; sy++) for (let sx = 0; sx < S; sx++, k += 3) {
-    const d = unit(pinholeRay(o.camera, col + (sx + 0.5) / S - 0.5, row + (sy + 0.5) / S - 0.5, W, H));
-    dirs[k] = d[0]; dirs[k + 1] = d[1]; dirs[k + 2] = d[2];
-  }
+  const dirs = primaryRays(o.camera, W, H, S);
   const images = new Float32Array(T * W * H * 3), masks = new Float32Array(T * W * H);
   const rng = makeRng(o.seed ?? 0);
   const eye = o.camera.eye;
@@ -166,6 +179,7 @@ export function traceVideo(object: TracedObject, o: TraceOptions, plate = false)
         const k = 3 * (p * S * S + s);
         const d: Vec3 = [dirs[k]!, dirs[k + 1]!, dirs[k + 2]!];
         const h = g && hit(g, eye, d);
+        const onGround = h ? null : groundHit(eye, d, groundY);
         let c: Vec3;
         if (h) {
           covered++;
@@ -179,11 +193,9 @@ export function traceVideo(object: TracedObject, o: TraceOptions, plate = false)
           const highlight = lit ? spec * Math.pow(Math.max(0, dot(n, half)), shininess) : 0;
           const a = [object.albedo[3 * f]!, object.albedo[3 * f + 1]!, object.albedo[3 * f + 2]!];
           c = [a[0]! * (ambient + intensity * lambert) + highlight, a[1]! * (ambient + intensity * lambert) + highlight, a[2]! * (ambient + intensity * lambert) + highlight];
-        } else if (groundY !== null && d[1] < 0 && eye[1] > groundY) {
-          const s2 = (groundY - eye[1]) / d[1];
-          const x: Vec3 = [eye[0] + s2 * d[0], groundY, eye[2] + s2 * d[2]];
-          const a = groundColor(x[0], x[2]);
-          const shade = ambient + (g && hit(g, x, L, true) ? 0 : intensity * Math.max(0, L[1]));
+        } else if (onGround) {
+          const a = groundColor(onGround[0], onGround[2]);
+          const shade = ambient + (g && hit(g, onGround, L, true) ? 0 : intensity * Math.max(0, L[1]));
           c = [a[0] * shade, a[1] * shade, a[2] * shade];
         } else c = sky;
         r += c[0]; gr += c[1]; bl += c[2];
@@ -222,17 +234,15 @@ export function traceGround(vertices: ArrayLike<number> | null, faces: ArrayLike
   const groundY = o.groundY === undefined ? 0 : o.groundY, groundColor = o.groundColor ?? woodGrain;
   const L = unit(o.light), eye = o.camera.eye;
   const g = vertices ? frameGeometry(vertices, faces) : null;
+  const dirs = primaryRays(o.camera, W, H, S);
   const sky = new Float32Array(W * H), ground = new Float32Array(3 * W * H), groundLit = new Float32Array(3 * W * H);
-  for (let row = 0, p = 0; row < H; row++) for (let col = 0; col < W; col++, p++) {
-    for (let sy = 0; sy < S; sy++) for (let sx = 0; sx < S; sx++) {
-      const d = unit(pinholeRay(o.camera, col + (sx + 0.5) / S - 0.5, row + (sy + 0.5) / S - 0.5, W, H));
-      if (groundY === null || d[1] >= 0 || eye[1] <= groundY) { sky[p]! += 1; continue; }
-      const s = (groundY - eye[1]) / d[1];
-      const x: Vec3 = [eye[0] + s * d[0], groundY, eye[2] + s * d[2]];
-      const a = groundColor(x[0], x[2]);
-      const lit = !(g && L[1] > 0 && hit(g, x, L, true));
-      for (let c = 0; c < 3; c++) { ground[3 * p + c]! += a[c]!; if (lit) groundLit[3 * p + c]! += a[c]!; }
-    }
+  for (let p = 0; p < W * H; p++) for (let s = 0; s < S * S; s++) {
+    const k = 3 * (p * S * S + s);
+    const x = groundHit(eye, [dirs[k]!, dirs[k + 1]!, dirs[k + 2]!], groundY);
+    if (!x) { sky[p]! += 1; continue; }
+    const a = groundColor(x[0], x[2]);
+    const lit = !(g && L[1] > 0 && hit(g, x, L, true));
+    for (let c = 0; c < 3; c++) { ground[3 * p + c]! += a[c]!; if (lit) groundLit[3 * p + c]! += a[c]!; }
   }
   const n = S * S;
   for (let k = 0; k < sky.length; k++) sky[k]! /= n;
