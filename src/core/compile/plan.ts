@@ -7,7 +7,8 @@
  * value with real work that several kernels would inline either makes those kernels one
  * multi-output kernel (same loop extent, no dependency between them) or becomes a buffer;
  * when a big reduction is one of the sharers, its input becomes the buffer instead (so the
- * per-element work joins the other per-element kernel and the reduction only loads).
+ * per-element work joins the other per-element kernel and the reduction only loads). Kernels
+ * too big for V8 to optimise quickly are split, and horizontal fusion stops short of that size.
  */
 import type { Array } from "../array.js";
 import type { DType } from "../dtype.js";
@@ -16,9 +17,18 @@ import { range, sizeOf } from "../shape.js";
 import { KGraph, type KNode } from "../kernel/expr.js";
 import { clampIndex, loadView, ravel, unravel, type View } from "../kernel/view.js";
 import { fuseSiblingReductions } from "./fuse-reductions.js";
+import { topoOrder } from "./scopes.js";
 
 export const UNROLL_MAX = 16;
 export const INLINE_REDUCE_MAX = 64;
+/**
+ * Kernels beyond SPLIT_NODES_MAX expression nodes are split (a value inside becomes a buffer),
+ * and horizontal fusion stops adding kernels to one at KERNEL_NODES_MAX: V8's time and memory to
+ * optimise a function grow faster than its size (a 13-joint hand's gradient compiled to kernels of
+ * up to 45,000 nodes, 1.4 MB of source: optimising them took 30–40 s per call and 7 GB).
+ */
+const KERNEL_NODES_MAX = 4000, SPLIT_NODES_MAX = 8000, MAX_SPLIT_ROUNDS = 8;
+interface Oversize { readonly roots: readonly Var[]; readonly nodes: number }
 
 export interface BufferSpec { readonly dtype: DType; readonly shape: readonly number[]; readonly size: number }
 export interface KernelOutput {
@@ -116,10 +126,52 @@ export function scatterFusesWithUpdates(e: Eqn, producer: ReadonlyMap<Var, Eqn>,
 }
 
 export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions = {}): ProgramSpec {
+  const forced = new Set<Var>();
+  let previous: { spec: ProgramSpec; largest: number } | null = null;
+  for (let round = 0; ; round++) {
+    const { spec, oversize, buffers } = planWith(ir, constVals, opts, forced);
+    const largest = Math.max(0, ...oversize.map((o) => o.nodes));
+    // A split that did not shrink the largest kernel only added buffers: keep the plan before it.
+    if (previous && largest >= previous.largest) return previous.spec;
+    const splits = oversize.map((o) => halfwayValue(ir, o.roots, buffers)).filter((v) => v !== null);
+    if (!splits.length || round === MAX_SPLIT_ROUNDS) return spec;
+    splits.forEach((v) => forced.add(v));
+    previous = { spec, largest };
+  }
+}
+
+/**
+ * A value about halfway through the lazy cone of an oversized kernel's roots (by elements
+ * computed: half of the cone's work before it, half after), to become a buffer; null if none.
+ */
+function halfwayValue(ir: IR, roots: readonly Var[], buffers: ReadonlySet<Var>): Var | null {
+  const { producer } = producersAndUses(ir);
+  const lazy = (v: Var) => producer.has(v) && !buffers.has(v) && !roots.includes(v) && !ir.inVars.includes(v);
+  const coneOf = (from: readonly Var[]): Set<Var> => {
+    const seen = new Set<Var>(), stack = [...from];
+    while (stack.length) {
+      for (const i of producer.get(stack.pop()!)?.inputs ?? []) if (lazy(i) && !seen.has(i)) { seen.add(i); stack.push(i); }
+    }
+    return seen;
+  };
+  const weight = (vs: Iterable<Var>) => { let w = 0; for (const v of vs) w += v.aval.size; return w; };
+  const cone = coneOf(roots), total = weight(cone);
+  let best: Var | null = null, bestScore = 0;
+  for (const v of cone) {
+    if (FREE.has(producer.get(v)!.prim.name)) continue;
+    const before = v.aval.size + weight(coneOf([v]));
+    const score = Math.min(before, total - before);
+    if (score > bestScore) { best = v; bestScore = score; }
+  }
+  return best;
+}
+
+/** The plan with `forced` values as buffers, its kernels beyond SPLIT_NODES_MAX, and its buffered values. */
+function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions, forced: ReadonlySet<Var>): { spec: ProgramSpec; oversize: Oversize[]; buffers: ReadonlySet<Var> } {
   const { producer, uses } = producersAndUses(ir);
   const fusedScatter = new Map<Var, Eqn>();
   if (opts.fuseScatter) for (const e of ir.eqns) if (scatterFusesWithUpdates(e, producer, uses)) fusedScatter.set(e.inputs[2]!, e);
-  const M = new Set<Var>([...ir.inVars, ...ir.outs, ...constVals.keys()]);
+  const M = new Set<Var>([...ir.inVars, ...ir.outs, ...constVals.keys(), ...forced]);
   for (const e of ir.eqns) {
     if (isRoutine(e)) { e.inputs.forEach((v) => M.add(v)); e.outs.forEach((v) => M.add(v)); }
     else if (isBigReduce(e)) e.outs.forEach((v) => M.add(v));
@@ -235,7 +287,7 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
       break;
     }
   }
-  return emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true, opts.fuseReductions ?? false);
+  return { ...emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true, opts.fuseReductions ?? false), buffers: M };
 }
 
 function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
@@ -279,7 +331,7 @@ function mergeable(rs: readonly Var[], deps: (r: Var) => Set<Var>): boolean {
 // ---------------------------------------------------------------- building kernels
 
 function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<Var>, producer: ReadonlyMap<Var, Eqn>,
-  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, unrollBigReductions = true, fuseReductions = false): ProgramSpec {
+  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, unrollBigReductions = true, fuseReductions = false): { spec: ProgramSpec; oversize: Oversize[] } {
   const g = new KGraph();
   const buffers: BufferSpec[] = [];
   const bufOf = new Map<Var, number>();
@@ -323,6 +375,7 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
 
   // Steps: one per routine equation and one per kernel group, then sorted by buffer dependencies.
   const unsorted: Step[] = [];
+  const oversize: Oversize[] = [];
   const fusedEqns = new Set(fusedScatter.values());
   for (const e of ir.eqns) {
     if (isRoutine(e) && !fusedEqns.has(e)) unsorted.push({ kind: "routine", eqn: e, inputs: e.inputs.map(buf), outputs: e.outs.map(buf) });
@@ -341,10 +394,12 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
     const unroll = unrollBigReductions || !roots.some((r) => isBigReduce(producer.get(r)!));
     if (!roots.length) continue;
     const k = buildKernel(g, roots, computedView, buf, scatterInfo, unroll ? UNROLL_MAX : 1);
+    const nodes = kernelNodes(k);
+    if (nodes > SPLIT_NODES_MAX) oversize.push({ roots, nodes });
     unsorted.push(fuseReductions ? withFusedReductions(g, k) : k);
   }
   const steps = fuseHorizontally(sortSteps(unsorted));
-  return { buffers, inputs, consts, steps, outputs: ir.outs.map(buf), graph: g };
+  return { spec: { buffers, inputs, consts, steps, outputs: ir.outs.map(buf), graph: g }, oversize };
 }
 
 /**
@@ -354,6 +409,12 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
  */
 function fuseHorizontally(sorted: readonly Step[]): Step[] {
   const steps = [...sorted];
+  const size = new Map<Step, number>();
+  const nodes = (st: KernelStep): number => {
+    let n = size.get(st);
+    if (n === undefined) size.set(st, (n = kernelNodes(st)));
+    return n;
+  };
   const writer = new Map<number, number>();
   const rebuildWriters = () => { writer.clear(); steps.forEach((st, i) => outputsOf(st).forEach((b) => writer.set(b, i))); };
   rebuildWriters();
@@ -376,6 +437,7 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
     for (let j = 0; j < k; j++) {
       const sj = steps[j]!;
       if (sj.kind !== "kernel" || sj.loop.length !== sk.loop.length || !sj.loopVars.every((v, i) => v === sk.loopVars[i])) continue;
+      if (nodes(sj) + nodes(sk) > KERNEL_NODES_MAX) continue;
       if (dependsOnStep(k, j)) continue;
       // Everything k reads must be ready before j runs.
       if (inputsOf(sk).some((b) => { const w = writer.get(b); return w !== undefined && w >= j && w !== k; })) continue;
@@ -388,6 +450,9 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
   }
   return steps;
 }
+
+/** Expression nodes a kernel's code evaluates (its size, roughly one line each). */
+const kernelNodes = (k: KernelStep): number => topoOrder(k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])])).length;
 
 /** The kernel with its sibling inner reductions sharing loops. */
 function withFusedReductions(g: KGraph, k: KernelStep): KernelStep {
