@@ -129,11 +129,11 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
   const forced = new Set<Var>();
   let previous: { spec: ProgramSpec; largest: number } | null = null;
   for (let round = 0; ; round++) {
-    const { spec, oversize, buffers } = planWith(ir, constVals, opts, forced);
+    const { spec, oversize, buffers, producer } = planWith(ir, constVals, opts, forced);
     const largest = Math.max(0, ...oversize.map((o) => o.nodes));
     // A split that did not shrink the largest kernel only added buffers: keep the plan before it.
     if (previous && largest >= previous.largest) return previous.spec;
-    const splits = oversize.map((o) => halfwayValue(ir, o.roots, buffers)).filter((v) => v !== null);
+    const splits = oversize.map((o) => halfwayValue(ir, producer, o.roots, buffers)).filter((v) => v !== null);
     if (!splits.length || round === MAX_SPLIT_ROUNDS) return spec;
     splits.forEach((v) => forced.add(v));
     previous = { spec, largest };
@@ -144,8 +144,7 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
  * A value about halfway through the lazy cone of an oversized kernel's roots (by elements
  * computed: half of the cone's work before it, half after), to become a buffer; null if none.
  */
-function halfwayValue(ir: IR, roots: readonly Var[], buffers: ReadonlySet<Var>): Var | null {
-  const { producer } = producersAndUses(ir);
+function halfwayValue(ir: IR, producer: ReadonlyMap<Var, Eqn>, roots: readonly Var[], buffers: ReadonlySet<Var>): Var | null {
   const lazy = (v: Var) => producer.has(v) && !buffers.has(v) && !roots.includes(v) && !ir.inVars.includes(v);
   const coneOf = (from: readonly Var[]): Set<Var> => {
     const seen = new Set<Var>(), stack = [...from];
@@ -166,8 +165,9 @@ function halfwayValue(ir: IR, roots: readonly Var[], buffers: ReadonlySet<Var>):
   return best;
 }
 
-/** The plan with `forced` values as buffers, its kernels beyond SPLIT_NODES_MAX, and its buffered values. */
-function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions, forced: ReadonlySet<Var>): { spec: ProgramSpec; oversize: Oversize[]; buffers: ReadonlySet<Var> } {
+/** The plan with `forced` values as buffers, its kernels beyond SPLIT_NODES_MAX, its buffered values and each value's producer. */
+function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions, forced: ReadonlySet<Var>):
+  { spec: ProgramSpec; oversize: Oversize[]; buffers: ReadonlySet<Var>; producer: ReadonlyMap<Var, Eqn> } {
   const { producer, uses } = producersAndUses(ir);
   const fusedScatter = new Map<Var, Eqn>();
   if (opts.fuseScatter) for (const e of ir.eqns) if (scatterFusesWithUpdates(e, producer, uses)) fusedScatter.set(e.inputs[2]!, e);
@@ -287,7 +287,7 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
       break;
     }
   }
-  return { ...emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true, opts.fuseReductions ?? false), buffers: M };
+  return { ...emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true, opts.fuseReductions ?? false), buffers: M, producer };
 }
 
 function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
