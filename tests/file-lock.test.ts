@@ -1,7 +1,7 @@
 /**
  * withFileLock: processes doing a read-modify-write of one file under the lock lose no update;
- * a lock left by a dead process is taken over once stale; a held lock times out with a message
- * naming the lock file.
+ * a lock left by a dead process is taken over once stale, by one waiter at a time; a held lock
+ * times out with a message naming the lock file.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
@@ -51,6 +51,17 @@ describe("withFileLock", () => {
     utimesSync(`${file}.lock`, old, old);
     expect(withFileLock(file, () => 7, { staleMs: 60_000 })).toBe(7);
     expect(existsSync(`${file}.lock`)).toBe(false);
+
+    // A waiter breaks a stale lock only while holding `.lock.break`: a fresh breaker (another
+    // waiter breaking it) makes it wait; a stale one (its breaker died) is removed, then the lock.
+    writeFileSync(`${file}.lock`, "");
+    utimesSync(`${file}.lock`, old, old);
+    writeFileSync(`${file}.lock.break`, "");
+    expect(() => withFileLock(file, () => 7, { timeoutMs: 100 })).toThrow(/has been held by another process for 120 s/);
+    expect(existsSync(`${file}.lock`)).toBe(true);
+    utimesSync(`${file}.lock.break`, old, old);
+    expect(withFileLock(file, () => 8)).toBe(8);
+    for (const f of [`${file}.lock`, `${file}.lock.break`]) expect(existsSync(f)).toBe(false);
 
     writeFileSync(`${file}.lock`, "");
     expect(() => withFileLock(file, () => 7, { timeoutMs: 100 })).toThrow(/tables\.json\.lock has been held by another process.*delete the lock file/);

@@ -27,11 +27,36 @@ export function withFileLock<T>(path: string, fn: () => T, { timeoutMs = 60_000,
     }
     let age: number;
     try { age = Date.now() - statSync(lock).mtimeMs; } catch { continue; /* released meanwhile */ }
-    if (age > staleMs) { rmSync(lock, { force: true }); continue; }
+    if (age > staleMs && removeIfStale(lock, staleMs)) continue;
     if (Date.now() - start > timeoutMs) {
       throw new Error(`${lock} has been held by another process for ${(age / 1000).toFixed(0)} s; if no other process is writing ${path}, delete the lock file.`);
     }
     Atomics.wait(sleeper, 0, 0, 20); // a synchronous sleep: the holders' critical sections take milliseconds
   }
   try { return fn(); } finally { rmSync(lock, { force: true }); }
+}
+
+/**
+ * Removes a stale lock while holding `<lock>.break`, re-checking under it: two waiters that both
+ * saw the stale lock would otherwise race, the later one removing the lock the earlier one had
+ * just taken, and both would hold it. A breaker left by a process that died within its few
+ * statements is itself removed once stale. False: another waiter is breaking the lock.
+ */
+function removeIfStale(lock: string, staleMs: number): boolean {
+  const breaker = `${lock}.break`;
+  try {
+    closeSync(openSync(breaker, "wx"));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    const since = statSync(breaker, { throwIfNoEntry: false });
+    if (since && Date.now() - since.mtimeMs > staleMs) rmSync(breaker, { force: true });
+    return false;
+  }
+  try {
+    const held = statSync(lock, { throwIfNoEntry: false });
+    if (held && Date.now() - held.mtimeMs > staleMs) rmSync(lock, { force: true });
+    return true;
+  } finally {
+    rmSync(breaker, { force: true });
+  }
 }
