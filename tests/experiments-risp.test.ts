@@ -11,7 +11,7 @@ import { init, models, np, random, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS } from "../examples/risp-state.js";
 import { predictorConfig } from "../examples/lib/risp-train.js";
-import { cubeEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
+import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
 import { PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet } from "../examples/lib/risp-render.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
@@ -84,6 +84,30 @@ describe("RISP environments", () => {
     const centre = states.map((s) => (s[4]! + s[5]!) / 2);
     expect(Math.min(...centre)).toBeLessThan(-0.05);
     expect(Math.max(...centre) - Math.min(...centre)).toBeGreaterThan(0.05);
+  }, 120_000);
+
+  it("hand states are frames of its motions: the vertices are the mesh posed by the angles, and a finger's joints bend together", () => {
+    const env = handEnv(), J = models.articulated.HAND_JOINTS;
+    const { states, vertices } = env.sample(makeRng(5), 96);
+    const { hand } = models.articulated.hand({ dtype: "float64" });
+    const mesh = models.articulated.handMesh(hand);
+    for (const i of [0, 37, 95]) {
+      const posed = mesh.vertices(np.array(states[i]!, { dtype: "float64" })).dataSync();
+      expect(Math.max(...vertices[i]!.map((x, k) => Math.abs(x - posed[k]!)))).toBeLessThan(1e-9);
+    }
+    // A finger's outer two joints (shared stiffness and torque) are correlated over the samples
+    // (0.69–0.84 here); independent random angles would give ~0.
+    const corr = (a: number, b: number) => {
+      const x = states.map((s) => s[a]!), y = states.map((s) => s[b]!), mx = x.reduce((p, q) => p + q) / x.length, my = y.reduce((p, q) => p + q) / y.length;
+      const sxy = x.reduce((p, q, k) => p + (q - mx) * (y[k]! - my), 0), sxx = x.reduce((p, q) => p + (q - mx) ** 2, 0), syy = y.reduce((p, q) => p + (q - my) ** 2, 0);
+      return sxy / Math.sqrt(sxx * syy);
+    };
+    for (let f = 0; f < 4; f++) expect(corr(3 * f + 1, 3 * f + 2), `finger ${f + 1}`).toBeGreaterThan(0.5);
+    // They move: the fingers swing across tenths of a radian, beyond the starts' ±HAND.start.
+    const all = states.flat();
+    expect(all.every(Number.isFinite)).toBe(true);
+    expect(states.length * J).toBe(all.length);
+    expect(Math.max(...all.map(Math.abs))).toBeGreaterThan(HAND.start + 0.2);
   }, 120_000);
 
   it("each ∂I/∂ψ column of a training image is the derivative along its rendering parameter (central differences)", () => {

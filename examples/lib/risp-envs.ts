@@ -12,7 +12,7 @@
  *    and a vertical force at its centre; the states are frames of rollouts with random Young's
  *    modulus and force, state = vertical displacement of 10 sensors along its spine;
  *  - hand: models.articulated's 13-joint hand (RISP part 2's articulated body), state = the joint
- *    angles, each within RISP's [−π/4, π/4].
+ *    angles; the states are frames of its motions under random stiffness and finger torques.
  *
  * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). Angle ranges are limited
  * (below) so an image determines the state: the paper does not give its ranges.
@@ -253,25 +253,76 @@ export function rodEnv(): RispEnv {
   };
 }
 
-/** The hand of models.articulated with random joint angles in [−π/4, π/4], palm towards the camera. */
+/**
+ * The hand's motion (RISP Appendix B.1.3): 0.3 s at 1 ms steps, 10 frames. Finger j (its three
+ * joints; the thumb's one) is driven by RISP's torque τ_j(t) = 0.35·m_j·sin(2π·clamp((t − δ_j)/P,
+ * 0, 1)) N·m with P the video's length, m_j ∈ [0, 1] and δ_j = d_j·P/2, d_j ∈ [0, 1]; each
+ * finger's joints share a stiffness k_j ∈ [0, 1] N·m/rad (RISP's range); joint damping 2e-3.
+ */
+export const HAND = { frames: 10, substeps: 30, dt: 1e-3, torque: 0.35, damping: 2e-3, fingers: 5, start: 0.3 } as const;
+
+export interface HandMotion {
+  readonly mesh: ReturnType<typeof models.articulated.handMesh>;
+  /** Joint angles [HAND.frames, 13] from a start [13] at rest, under per-finger stiffness, torque magnitude and delay [5] each (the dtype of `start`). */
+  rollout(stiffness: Array, magnitude: Array, delay: Array, start: Array, o?: { checkpoint?: boolean }): Array;
+}
+
+export function handMotion(dtype: "float32" | "float64" = "float32"): HandMotion {
+  const { frames: T, fingers: F } = HAND, J = models.articulated.HAND_JOINTS;
+  const { hand, state } = models.articulated.hand({ damping: HAND.damping, dtype });
+  const fingerOf = globalThis.Array.from({ length: J }, (_, j) => Math.min(Math.floor(j / 3), F - 1));
+  const spread = np.array(globalThis.Array.from({ length: F }, (_, f) => fingerOf.map((g) => (g === f ? 1 : 0))), { dtype }); // [5, 13]
+  const t = np.array(globalThis.Array.from({ length: T }, (_, i) => [i + 0.5]), { dtype }); // [T, 1], in frames
+  return {
+    mesh: models.articulated.handMesh(hand),
+    rollout(stiffness, magnitude, delay, start, o = {}) {
+      const phase = np.clip(np.div(np.sub(t, np.mul(delay, T / 2)), T), 0, 1); // [T, 5]
+      const torques = np.matmul(np.mul(HAND.torque, np.mul(magnitude, np.sin(np.mul(2 * Math.PI, phase)))), spread); // [T, 13]
+      const sys = { ...hand.system, stiffness: np.matmul(stiffness, spread) };
+      const s0 = { q: start, qd: np.zerosLike(state.qd) };
+      return models.articulated.simulate(sys, s0, { dt: HAND.dt, substeps: HAND.substeps, frames: T, controls: torques, checkFinite: false, checkpoint: o.checkpoint ?? false }).q;
+    },
+  };
+}
+
+/**
+ * The hand of models.articulated, seen obliquely from the palm's side: the states are random frames of its
+ * motions (as the rod's) — random per-finger stiffness, torque magnitude and delay in their
+ * boxes, from a start within ±HAND.start rad per joint. Not independent random joint angles: a
+ * finger's joints bend together, which a 32² image shows and 13 independent angles it does not.
+ */
 export function handEnv(): RispEnv {
-  const { hand } = models.articulated.hand({ dtype: "float64" });
-  const mesh = models.articulated.handMesh(hand);
-  const J = models.articulated.HAND_JOINTS;
-  const faces = Int32Array.from(mesh.faces.dataSync());
+  const motion = handMotion("float64");
+  const J = models.articulated.HAND_JOINTS, F = HAND.fingers, T = HAND.frames;
+  const faces = Int32Array.from(motion.mesh.faces.dataSync());
   // Palm light; along each finger dark, light, dark; the thumb warm: which finger bends shows.
   const paints: Vec3[] = [[0.9, 0.85, 0.8], ...globalThis.Array.from({ length: 12 }, (_, j) => (j % 3 === 1 ? [0.9, 0.8, 0.6] : [0.45, 0.4, 0.4]) as Vec3), [0.9, 0.45, 0.3]];
   const pattern = Float32Array.from(paints.flatMap((p) => globalThis.Array.from({ length: 8 }, () => [...p]).flat()));
-  const pose = jit(vmap((q: Array) => mesh.vertices(q)));
+  const rollouts = jit(vmap((k: Array, m: Array, d: Array, s: Array) => {
+    const q = motion.rollout(k, m, d, s);
+    return [q, vmap((qt: Array) => motion.mesh.vertices(qt))(q)];
+  }));
   return {
     name: "hand", stateNames: globalThis.Array.from({ length: J }, (_, j) => `joint ${j + 1} (rad)`), faces, pattern, groundY: 0.75,
-    // At least 1.3 m away: the rasterizer's near plane is at 1 m.
-    camera: { eye: [-1.2, 1.4, -1.05], at: [0, 1.12, 0], fovY: 19 },
+    // At least 1.3 m away: the rasterizer's near plane is at 1 m. Framed on the fingers and the
+    // thumb (the palm's lower half out of view): at fovY 19 with the whole palm, the same network
+    // read the joints to 0.198 rad on the traced test images, at 14° to 0.180 (average: 0.202).
+    camera: { eye: [-1.2, 1.42, -1.05], at: [0.02, 1.14, 0], fovY: 14 },
     sample(rng, n) {
-      const states = globalThis.Array.from({ length: n }, () => globalThis.Array.from({ length: J }, () => rng.uniform(-Math.PI / 4, Math.PI / 4)));
-      const v = (pose(np.array(states, { dtype: "float64" })) as Array).dataSync();
-      const V = v.length / n;
-      return { states, vertices: states.map((_, i) => Float64Array.from(v.subarray(i * V, (i + 1) * V))) };
+      const perRollout = 4, count = Math.ceil(n / perRollout);
+      const draw = (k: number, lo: number, hi: number) => np.array(globalThis.Array.from({ length: count }, () => globalThis.Array.from({ length: k }, () => rng.uniform(lo, hi))), { dtype: "float64" });
+      const [k, m, d, s] = [draw(F, 0, 1), draw(F, 0, 1), draw(F, 0, 1), draw(J, -HAND.start, HAND.start)];
+      const [q, x] = (rollouts(k, m, d, s) as Array[]).map((a) => a.dataSync());
+      const V = x!.length / (count * T * 3);
+      const states: number[][] = [], vertices: Float64Array[] = [];
+      for (let i = 0; i < n; i++) {
+        const at = Math.floor(i / perRollout) * T + Math.floor(rng.uniform(0, T));
+        const angles = globalThis.Array.from(q!.subarray(at * J, (at + 1) * J));
+        if (!angles.every(Number.isFinite)) throw new Error(`hand: rollout ${Math.floor(i / perRollout)} diverged; lower HAND.dt.`);
+        states.push(angles);
+        vertices.push(Float64Array.from(x!.subarray(at * V * 3, (at + 1) * V * 3)));
+      }
+      return { states, vertices };
     },
   };
 }

@@ -17,7 +17,7 @@
  */
 import { jit, models, np, vmap, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
-import { RISP_ENVS, ROD, rodModel, type RispEnv, type RispEnvName } from "./risp-envs.js";
+import { HAND, handMotion, RISP_ENVS, ROD, rodModel, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
 export type RispTask = "sysid" | "imitation" | "control";
 export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
@@ -165,31 +165,16 @@ function cubeScenario(env: RispEnv): Scenario {
   };
 }
 
-/**
- * The hand: 0.4 s at 25 frames/s (1 ms steps). Finger j (its three joints; the thumb's one) is
- * driven by RISP's torque τ_j(t) = 0.7·m_j·sin(2π·clamp((t − δ_j)/P, 0, 1)) N·m with P the
- * video's length, m_j ∈ [0, 1] and δ_j = u·P/2; joint damping 0.01 N·m·s/rad (critically damping the fingertips).
- */
-function handScenario(env: RispEnv, task: RispTask): Scenario {
-  const FRAMES = 10, SUB = 30, DT = 1e-3, J = models.articulated.HAND_JOINTS, FINGERS = 5, TORQUE = 0.35;
-  const { hand, state } = models.articulated.hand({ damping: 2e-3 });
-  const mesh = models.articulated.handMesh(hand);
-  const fingerOf = repeat(J, (j) => Math.min(Math.floor(j / 3), 4));
-  const spread = f32(repeat(FINGERS, (f) => fingerOf.map((g) => (g === f ? 1 : 0)))); // [5, 13]
-  const P = FRAMES;
-  const t = f32(repeat(FRAMES, (i) => i + 0.5));
-  const torques = (magnitude: Array, delay: Array): Array => {
-    const phase = np.clip(np.div(np.sub(np.reshape(t, [FRAMES, 1]), np.mul(delay, P / 2)), P), 0, 1); // [T, 5]
-    return np.matmul(np.mul(TORQUE, np.mul(magnitude, np.sin(np.mul(2 * Math.PI, phase)))), spread); // [T, 13]
-  };
+/** The hand: HAND's motion (risp-envs.ts), every one of its 10 frames shown. */
+function handScenario(task: RispTask): Scenario {
+  const J = models.articulated.HAND_JOINTS, FINGERS = HAND.fingers;
+  const motion = handMotion();
+  // Checkpointed: reverse mode through 300 steps of the hand otherwise holds ~15 GB.
   const simulate = (stiffness: Array, magnitude: Array, delay: Array, start: Array): Rollout => {
-    const sys = { ...hand.system, stiffness: np.matmul(stiffness, spread) };
-    // Checkpointed: reverse mode through 300 steps of the hand otherwise holds ~15 GB.
-    const s0 = { q: start, qd: np.zerosLike(state.qd) };
-    const q = models.articulated.simulate(sys, s0, { dt: DT, substeps: SUB, frames: FRAMES, controls: torques(magnitude, delay), checkFinite: false, checkpoint: true }).q;
-    return { states: q, vertices: vmap((qt: Array) => mesh.vertices(qt))(q) };
+    const q = motion.rollout(stiffness, magnitude, delay, start, { checkpoint: true });
+    return { states: q, vertices: vmap((qt: Array) => motion.mesh.vertices(qt))(q) };
   };
-  const frames = repeat(FRAMES, (i) => i), start = repeat(J, () => 0);
+  const frames = repeat(HAND.frames, (i) => i), start = repeat(J, () => 0);
   const designed = { magnitude: [0.8, 0.6, 0.9, 0.7, 0.8], delay: [0, 0.2, 0.4, 0.6, 0.3] };
   if (task === "sysid") {
     return {
@@ -205,7 +190,7 @@ function handScenario(env: RispEnv, task: RispTask): Scenario {
     truth: [0.9, 0.5, 0.7, 0.3, 0.6, 0.1, 0.5, 0.3, 0.8, 0.2], frames, start,
     guess: (rng) => repeat(2 * FINGERS, () => rng.uniform(0, 1)),
     rollout: (u, start) => simulate(np.ones([FINGERS], { dtype: "float32" }), np.take(u, np.arange(0, FINGERS), 0), np.take(u, np.arange(FINGERS, 2 * FINGERS), 0), start),
-    randomStart: (rng) => repeat(J, () => rng.uniform(-0.3, 0.3)),
+    randomStart: (rng) => repeat(J, () => rng.uniform(-HAND.start, HAND.start)),
   };
 }
 
@@ -244,7 +229,7 @@ function scenario(env: RispEnv, task: RispTask): Scenario {
   switch (env.name) {
     case "quadrotor": return quadrotorScenario(env, task);
     case "cube": return cubeScenario(env);
-    case "hand": return handScenario(env, task);
+    case "hand": return handScenario(task);
     case "rod": return rodScenario(task);
   }
 }
