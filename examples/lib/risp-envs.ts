@@ -258,12 +258,13 @@ export function rodEnv(): RispEnv {
  * joints; the thumb's one) is driven by RISP's torque τ_j(t) = 0.35·m_j·sin(2π·clamp((t − δ_j)/P,
  * 0, 1)) N·m with P the video's length, m_j ∈ [0, 1] and δ_j = d_j·P/2, d_j ∈ [0, 1]; each
  * finger's joints share a stiffness k_j ∈ [0, 1] N·m/rad (RISP's range); joint damping 2e-3.
+ * `start`: the random starts' joint angles are within ±start rad (control's, and the training's).
  */
 export const HAND = { frames: 10, substeps: 30, dt: 1e-3, torque: 0.35, damping: 2e-3, fingers: 5, start: 0.3 } as const;
 
 export interface HandMotion {
   readonly mesh: ReturnType<typeof models.articulated.handMesh>;
-  /** Joint angles [HAND.frames, 13] from a start [13] at rest, under per-finger stiffness, torque magnitude and delay [5] each (the dtype of `start`). */
+  /** Joint angles [HAND.frames, 13] from start angles [13] (at rest), under per-finger stiffness, torque magnitude and delay [5] each (the dtype of `start`). */
   rollout(stiffness: Array, magnitude: Array, delay: Array, start: Array, o?: { checkpoint?: boolean }): Array;
 }
 
@@ -286,10 +287,10 @@ export function handMotion(dtype: "float32" | "float64" = "float32"): HandMotion
 }
 
 /**
- * The hand of models.articulated, seen obliquely from the palm's side: the states are random frames of its
- * motions (as the rod's) — random per-finger stiffness, torque magnitude and delay in their
- * boxes, from a start within ±HAND.start rad per joint. Not independent random joint angles: a
- * finger's joints bend together, which a 32² image shows and 13 independent angles it does not.
+ * The hand of models.articulated, seen obliquely from the palm's side. The states are random
+ * frames of its motions (as the rod's are of its rollouts): random per-finger stiffness, torque
+ * magnitude and delay in their boxes, from starts within ±HAND.start rad. Not 13 independent
+ * angles in [−π/4, π/4]: in the tasks a finger's joints bend together, and swing past π/4.
  */
 export function handEnv(): RispEnv {
   const motion = handMotion("float64");
