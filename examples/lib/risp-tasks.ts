@@ -77,7 +77,6 @@ type Start = readonly number[];
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 /** A turn about the vertical axis (x, y, z, w): the starts are upright. */
 const yawQuaternion = (yaw: number) => models.rigid.quatFromAxisAngle([0, 1, 0], yaw);
-const uniform = (rng: Rng, lower: readonly number[], upper: readonly number[]) => lower.map((lo, i) => rng.uniform(lo, upper[i]!));
 const repeat = <T>(n: number, f: (i: number) => T): T[] => globalThis.Array.from({ length: n }, (_, i) => f(i));
 
 /** Eq. 18's pose state [T, 9] of positions [T, 3] and unit quaternions [T, 4] (x, y, z, w), for R = R_y(yaw)·R_x(pitch)·R_z(roll). */

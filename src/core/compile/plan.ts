@@ -145,7 +145,8 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
  * computed: half of the cone's work before it, half after), to become a buffer; null if none.
  */
 function halfwayValue(ir: IR, producer: ReadonlyMap<Var, Eqn>, roots: readonly Var[], buffers: ReadonlySet<Var>): Var | null {
-  const lazy = (v: Var) => producer.has(v) && !buffers.has(v) && !roots.includes(v) && !ir.inVars.includes(v);
+  const edge = new Set<Var>([...roots, ...ir.inVars]);
+  const lazy = (v: Var) => producer.has(v) && !buffers.has(v) && !edge.has(v);
   const coneOf = (from: readonly Var[]): Set<Var> => {
     const seen = new Set<Var>(), stack = [...from];
     while (stack.length) {
