@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { grad, init, jit, np, type Array } from "../src/index.js";
-import { rigidPoseState } from "../examples/lib/risp-envs.js";
-import { poseStates, rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
+import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
+import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
 import { experiment as rispTasks, PAPER } from "../examples/risp-tasks.js";
 import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 

@@ -13,6 +13,7 @@ import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS }
 import { predictorConfig } from "../examples/lib/risp-train.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
 import { PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet } from "../examples/lib/risp-render.js";
+import { rispProblem } from "../examples/lib/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -84,6 +85,24 @@ describe("RISP environments", () => {
     const centre = states.map((s) => (s[4]! + s[5]!) / 2);
     expect(Math.min(...centre)).toBeLessThan(-0.05);
     expect(Math.max(...centre) - Math.min(...centre)).toBeGreaterThan(0.05);
+  }, 120_000);
+
+  it("quadrotor states are frames of its motions: posed by the states, and covering system identification's climbs at both ends of the mass box", () => {
+    const env = quadrotorEnv();
+    const { states, vertices } = env.sample(makeRng(5), 192);
+    for (const i of [0, 77, 191]) {
+      const posed = env.pose!(states[i]!);
+      expect(Math.max(...vertices[i]!.map((x, k) => Math.abs(x - posed[k]!)))).toBeLessThan(1e-5);
+    }
+    // The lightest quadrotor of the sysid task climbs to 1.47 m and the heaviest sinks to 0.77 m
+    // (independent poses with y in [0.8, 1.2] cover neither); the samples reach past both.
+    const sysid = rispProblem("quadrotor", "sysid"), start = np.array(sysid.start, { dtype: "float32" });
+    const heights = [0, 1].flatMap((u) => (sysid.rollout(np.array([u], { dtype: "float32" }), start).states.toList() as number[][]).map((s) => s[1]!));
+    const y = states.map((s) => s[1]!);
+    expect(Math.max(...y)).toBeGreaterThan(Math.max(...heights) - 0.05);
+    expect(Math.min(...y)).toBeLessThan(Math.min(...heights));
+    // Upright-ish and turned as the tasks' starts (0.3 ± 0.3 rad): no pose flipped over.
+    expect(Math.min(...states.map((s) => s[7]! * s[8]!))).toBeGreaterThan(0.5);
   }, 120_000);
 
   it("hand states are frames of its motions: the vertices are the mesh posed by the angles, and a finger's joints bend together", () => {

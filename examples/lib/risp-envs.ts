@@ -5,7 +5,8 @@
  *
  *  - quadrotor: a rigid body without contact (models.rigid.quadrotor's layout: four rotors on
  *    two crossed arms); state (x, y, z, sin yaw, sin pitch, sin roll, cos yaw, cos pitch, cos roll)
- *    (the paper's Eq. 18), its rotors painted so no rotation maps it onto itself;
+ *    (the paper's Eq. 18), its rotors painted so no rotation maps it onto itself; the states are
+ *    frames of its motions under random mass and rotor thrusts;
  *  - cube: a rigid body with ground contact, resting on or bouncing above the ground; the same
  *    9-d state, faces painted apart;
  *  - rod: a deformable FEM beam (stable Neo-Hookean, models.fem) fixed at both ends, under gravity
@@ -14,8 +15,8 @@
  *  - hand: models.articulated's 13-joint hand (RISP part 2's articulated body), state = the joint
  *    angles; the states are frames of its motions under random stiffness and finger torques.
  *
- * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). Angle ranges are limited
- * (below) so an image determines the state: the paper does not give its ranges.
+ * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). The cube's angle ranges are
+ * limited (below) so an image determines its state: the paper does not give its ranges.
  */
 import { models, np, sysid, vmap, jit, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
@@ -112,7 +113,58 @@ function finish(m: Parts): { faces: Int32Array; pattern: Float32Array; body: num
   return { faces: Int32Array.from(m.faces), pattern: Float32Array.from(m.pattern), body: m.vertices };
 }
 
-/** The quadrotor of models.rigid.quadrotor (arm 0.2 m by default; drawn at 0.25 m) as boxes: hub, two arms, four rotors. */
+/** A turn about the vertical axis (x, y, z, w). */
+export const yawQuaternion = (yaw: number) => models.rigid.quatFromAxisAngle([0, 1, 0], yaw);
+
+/** Eq. 18's pose state [T, 9] of positions [T, 3] and unit quaternions [T, 4] (x, y, z, w), for R = R_y(yaw)·R_x(pitch)·R_z(roll). */
+export function poseStates(x: Array, q: Array): Array {
+  const [qx, qy, qz, qw] = np.split(q, 4, -1) as [Array, Array, Array, Array];
+  const m = (a: Array, b: Array) => np.mul(2, np.mul(a, b));
+  const r02 = np.add(m(qx, qz), m(qy, qw)), r12 = np.sub(m(qy, qz), m(qx, qw));
+  const r22 = np.sub(1, np.add(m(qx, qx), m(qy, qy))), r10 = np.add(m(qx, qy), m(qz, qw)), r11 = np.sub(1, np.add(m(qx, qx), m(qz, qz)));
+  // pitch = asin(−R₁₂); yaw = atan2(R₀₂, R₂₂) and roll = atan2(R₁₀, R₁₁), each pair divided by cos pitch.
+  const cp = np.sqrt(np.maximum(np.sub(1, np.square(r12)), 1e-12));
+  return np.concatenate([x, np.div(r02, cp), np.neg(r12), np.div(r10, cp), np.div(r22, cp), cp, np.div(r11, cp)], -1);
+}
+
+/** World vertices [T, V, 3] of a rigid body's rest vertices `body` under positions [T, 3] and quaternions [T, 4]. */
+export function rigidVertices(body: ArrayLike<number>, x: Array, q: Array): Array {
+  const local = np.array(globalThis.Array.from({ length: body.length / 3 }, (_, i) => [body[3 * i]!, body[3 * i + 1]!, body[3 * i + 2]!]), { dtype: x.dtype });
+  return vmap((xt: Array, qt: Array) => np.add(xt, np.matmul(local, np.transpose(models.rigid.quatToMatrix(qt)))))(x, q);
+}
+
+/**
+ * The quadrotor's motions: 1 s at 10 frames/s (10 steps of 10 ms each). Thrusts are
+ * hover·(1 + 0.1·a) per rotor (hover: of the nominal 3 kg) with actions a ∈ [−1, 1] held over
+ * pairs of frames (5 knots × 4 rotors); the mass ranges over system identification's box.
+ */
+export const QUADROTOR = { frames: 10, knots: 5, nominalMass: 3, mass: [2.8, 3.2], thrust: 0.1 } as const;
+
+/** The starts of the quadrotor's motions (the control task's): up to 10 cm from (0, 0.85, 0), upright, turned 0.3 ± 0.3 rad. */
+export const quadrotorStart = (rng: Rng): readonly number[] =>
+  [rng.uniform(-0.1, 0.1), 0.85 + rng.uniform(-0.05, 0.05), rng.uniform(-0.1, 0.1), ...yawQuaternion(0.3 + rng.uniform(-0.3, 0.3))];
+
+/** Pose states [T, 9] and vertices [T, V, 3] of the quadrotor of mass [] under actions [4·knots] from a start [7] (position, quaternion), all of `dtype`. */
+export function quadrotorMotion(body: ArrayLike<number>, dtype: "float32" | "float64" = "float32"): (mass: Array, actions: Array, start: Array) => { states: Array; vertices: Array } {
+  const { frames: T, knots: K } = QUADROTOR, hover = (QUADROTOR.nominalMass * 9.8) / 4;
+  const { quad, state } = models.rigid.quadrotor({ mass: 1, arm: 0.25, dtype });
+  return (mass, actions, start) => {
+    const thrusts = np.mul(hover, np.add(1, np.mul(QUADROTOR.thrust, np.repeat(np.reshape(actions, [K, 4]), T / K, 0))));
+    const system = { ...quad.system, mass: np.mul(quad.system.mass, mass), inertia: np.mul(quad.system.inertia, mass) };
+    const s0 = { ...state, x: np.reshape(np.take(start, np.arange(0, 3), 0), [1, 3]), q: np.reshape(np.take(start, np.arange(3, 7), 0), [1, 4]) };
+    const r = models.rigid.simulateQuadrotor({ ...quad, system }, s0, { dt: 0.01, substeps: 10, frames: T, controls: thrusts, checkFinite: false });
+    const x = np.squeeze(r.x, 1), q = np.squeeze(r.q, 1);
+    return { states: poseStates(x, q), vertices: rigidVertices(body, x, q) };
+  };
+}
+
+/**
+ * The quadrotor of models.rigid.quadrotor (arm 0.2 m by default; drawn at 0.25 m) as boxes: hub,
+ * two arms, four rotors. The states are random frames of its motions (as the hand's are): the
+ * mass anywhere in its box, random actions, from the control task's starts. Not independent poses
+ * in a box: system identification's climbs leave y ∈ [0.8, 1.2] (the lightest quadrotor reaches
+ * 1.47 m), and the predictor read states it had never seen as a constant there.
+ */
 export function quadrotorEnv(): RispEnv {
   const m: Parts = { vertices: [], faces: [], pattern: [] };
   // Chunky parts (thick arms, wide rotor guards): a 32² image still shows them.
@@ -124,23 +176,38 @@ export function quadrotorEnv(): RispEnv {
   const rotors: [Vec3, Vec3][] = [[[arm, 0.035, 0], [0.95, 0.3, 0.25]], [[-arm, 0.035, 0], [0.25, 0.25, 0.3]], [[0, 0.035, arm], [0.9, 0.9, 0.85]], [[0, 0.035, -arm], [0.9, 0.9, 0.85]]];
   for (const [c, paint] of rotors) addBox(m, c, [0.09, 0.02, 0.09], (f) => (f === 2 || f === 3 ? paint : [paint[0] * 0.8, paint[1] * 0.8, paint[2] * 0.8]));
   const { faces, pattern, body } = finish(m);
+  const motion = quadrotorMotion(body, "float64");
+  const rollouts = jit(vmap((mass: Array, actions: Array, start: Array) => { const r = motion(mass, actions, start); return [r.states, r.vertices]; }));
   return {
     name: "quadrotor", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body), body: Float64Array.from(body),
     camera: { eye: [0, 1.5, -1.6], at: [0, 1, 0], fovY: 40 },
     sample(rng, n) {
+      const perRollout = 4, count = Math.ceil(n / perRollout), A = 4 * QUADROTOR.knots, T = QUADROTOR.frames;
+      const mass: number[] = [], actions: number[][] = [], starts: number[][] = [];
+      for (let r = 0; r < count; r++) {
+        mass.push(rng.uniform(QUADROTOR.mass[0], QUADROTOR.mass[1]));
+        // The tasks' thrusts: a collective part over the whole motion (mostly climbs, as the
+        // tasks' references: their actions average 0.5), one per knot and one per rotor (tilts).
+        const collective = rng.uniform(-0.3, 0.9), knot = globalThis.Array.from({ length: QUADROTOR.knots }, () => rng.uniform(-0.3, 0.3));
+        actions.push(globalThis.Array.from({ length: A }, (_, i) => Math.min(1, Math.max(-1, collective + knot[Math.floor(i / 4)]! + rng.uniform(-0.3, 0.3)))));
+        starts.push([...quadrotorStart(rng)]);
+      }
+      const f64 = (a: unknown) => np.array(a, { dtype: "float64" });
+      const [s, x] = (rollouts(f64(mass), f64(actions), f64(starts)) as Array[]).map((a) => a.dataSync());
+      const S = POSE_NAMES.length, V = body.length / 3;
       const states: number[][] = [], vertices: Float64Array[] = [];
       for (let i = 0; i < n; i++) {
-        const p: Vec3 = [rng.uniform(-0.3, 0.3), rng.uniform(0.8, 1.2), rng.uniform(-0.3, 0.3)];
-        const yaw = rng.uniform(-Math.PI / 2, Math.PI / 2), pitch = rng.uniform(-Math.PI / 6, Math.PI / 6), roll = rng.uniform(-Math.PI / 6, Math.PI / 6);
-        states.push(poseState(p, yaw, pitch, roll));
-        vertices.push(pose(body, eulerMatrix(yaw, pitch, roll), p));
+        const at = Math.floor(i / perRollout) * T + Math.floor(rng.uniform(0, T));
+        const state = globalThis.Array.from(s!.subarray(at * S, (at + 1) * S));
+        if (!state.every(Number.isFinite)) throw new Error(`quadrotor: rollout ${Math.floor(i / perRollout)} is not finite.`);
+        states.push(state);
+        vertices.push(Float64Array.from(x!.subarray(at * V * 3, (at + 1) * V * 3)));
       }
       return { states, vertices };
     },
   };
 }
 
-/** A 0.4 m cube with six differently painted faces, on the ground (y = 0) or up to 0.3 m above it. */
 export function cubeEnv(): RispEnv {
   const m: Parts = { vertices: [], faces: [], pattern: [] };
   const paints: Vec3[] = [[0.95, 0.35, 0.3], [0.3, 0.8, 0.35], [0.3, 0.4, 0.95], [0.95, 0.9, 0.3], [0.85, 0.35, 0.85], [0.35, 0.9, 0.9]];

@@ -17,7 +17,7 @@
  */
 import { jit, models, np, vmap, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
-import { HAND, handMotion, RISP_ENVS, ROD, rodModel, type RispEnv, type RispEnvName } from "./risp-envs.js";
+import { HAND, handMotion, poseStates, QUADROTOR, quadrotorMotion, quadrotorStart, rigidVertices, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
 export type RispTask = "sysid" | "imitation" | "control";
 export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
@@ -75,54 +75,23 @@ interface Scenario {
 type Start = readonly number[];
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
-/** A turn about the vertical axis (x, y, z, w): the starts are upright. */
-const yawQuaternion = (yaw: number) => models.rigid.quatFromAxisAngle([0, 1, 0], yaw);
 const repeat = <T>(n: number, f: (i: number) => T): T[] => globalThis.Array.from({ length: n }, (_, i) => f(i));
 
-/** Eq. 18's pose state [T, 9] of positions [T, 3] and unit quaternions [T, 4] (x, y, z, w), for R = R_y(yaw)·R_x(pitch)·R_z(roll). */
-export function poseStates(x: Array, q: Array): Array {
-  const [qx, qy, qz, qw] = np.split(q, 4, -1) as [Array, Array, Array, Array];
-  const m = (a: Array, b: Array) => np.mul(2, np.mul(a, b));
-  const r02 = np.add(m(qx, qz), m(qy, qw)), r12 = np.sub(m(qy, qz), m(qx, qw));
-  const r22 = np.sub(1, np.add(m(qx, qx), m(qy, qy))), r10 = np.add(m(qx, qy), m(qz, qw)), r11 = np.sub(1, np.add(m(qx, qx), m(qz, qz)));
-  // pitch = asin(−R₁₂); yaw = atan2(R₀₂, R₂₂) and roll = atan2(R₁₀, R₁₁), each pair divided by cos pitch.
-  const cp = np.sqrt(np.maximum(np.sub(1, np.square(r12)), 1e-12));
-  return np.concatenate([x, np.div(r02, cp), np.neg(r12), np.div(r10, cp), np.div(r22, cp), cp, np.div(r11, cp)], -1);
-}
-
-/** World vertices [T, V, 3] of a rigid body's rest vertices `body` under positions [T, 3] and quaternions [T, 4]. */
-function rigidVertices(body: Float64Array, x: Array, q: Array): Array {
-  const local = f32(repeat(body.length / 3, (i) => [body[3 * i]!, body[3 * i + 1]!, body[3 * i + 2]!]));
-  return vmap((xt: Array, qt: Array) => np.add(xt, np.matmul(local, np.transpose(models.rigid.quatToMatrix(qt)))))(x, q);
-}
-
-/**
- * The quadrotor: 1 s at 10 frames/s (10 steps of 10 ms each), starting at 0.85 m. Thrusts are
- * hover·(1 + 0.1·a) per rotor with a ∈ [−1, 1] held over pairs of frames (5 knots × 4 rotors).
- */
+/** The quadrotor: QUADROTOR's motion (risp-envs.ts) from 0.85 m, every one of its 10 frames shown. */
 function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
-  const FRAMES = 10, KNOTS = 5, MASS = 3, g = 9.8, hover = (MASS * g) / 4;
-  const { quad, state } = models.rigid.quadrotor({ mass: 1, arm: 0.25 });
+  const { frames: FRAMES, knots: KNOTS, nominalMass: MASS, mass: [LIGHT, HEAVY] } = QUADROTOR;
+  const simulate = quadrotorMotion(env.body!);
   // A rise with a slow pitch, roll and yaw (a ∈ [−1, 1]: up to ±10% of hover thrust).
   const designed = [[0.6, 0.5, 0.45, 0.5], [0.5, 0.55, 0.5, 0.45], [0.45, 0.5, 0.6, 0.5], [0.5, 0.45, 0.5, 0.6], [0.55, 0.5, 0.5, 0.5]];
   const imitated = [[0.9, 0.7, 0.5, 0.7], [0.2, 0.4, 0.3, 0.2], [0.6, 0.8, 0.7, 0.5], [0.1, 0.3, 0.2, 0.4], [0.5, 0.4, 0.6, 0.5]];
-  const simulate = (mass: Array, actions: Array, start: Array): Rollout => {
-    const thrusts = np.mul(hover, np.add(1, np.mul(0.1, np.repeat(np.reshape(actions, [KNOTS, 4]), FRAMES / KNOTS, 0))));
-    const sys = { ...quad.system, mass: np.mul(quad.system.mass, mass), inertia: np.mul(quad.system.inertia, mass) };
-    // start: position and quaternion.
-    const s0 = { ...state, x: np.reshape(np.take(start, np.arange(0, 3), 0), [1, 3]), q: np.reshape(np.take(start, np.arange(3, 7), 0), [1, 4]) };
-    const r = models.rigid.simulateQuadrotor({ ...quad, system: sys }, s0, { dt: 0.01, substeps: 10, frames: FRAMES, controls: thrusts, checkFinite: false });
-    const x = np.squeeze(r.x, 1), q = np.squeeze(r.q, 1);
-    return { states: poseStates(x, q), vertices: rigidVertices(env.body!, x, q) };
-  };
   const frames = repeat(FRAMES, (i) => i);
   const start = [0, 0.85, 0, ...yawQuaternion(0.3)];
   if (task === "sysid") {
     return {
-      unknowns: ["mass (kg): 2.8 + 0.4·u"], lower: [0], upper: [1], truth: [(MASS - 2.8) / 0.4], frames, start,
+      unknowns: [`mass (kg): ${LIGHT} + ${(HEAVY - LIGHT).toFixed(1)}·u`], lower: [0], upper: [1], truth: [(MASS - LIGHT) / (HEAVY - LIGHT)], frames, start,
       guess: (rng) => [rng.uniform(0, 1)],
-      rollout: (u, start) => simulate(np.add(2.8, np.mul(0.4, np.index(u, 0))), f32(designed.flat()), start),
-      parameterError: (u) => Math.abs(0.4 * u[0]! - (MASS - 2.8)), errorName: "mass error (kg)",
+      rollout: (u, start) => simulate(np.add(LIGHT, np.mul(HEAVY - LIGHT, np.index(u, 0))), f32(designed.flat()), start),
+      parameterError: (u) => Math.abs((HEAVY - LIGHT) * u[0]! - (MASS - LIGHT)), errorName: "mass error (kg)",
     };
   }
   const D = 4 * KNOTS;
@@ -131,8 +100,7 @@ function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
     lower: repeat(D, () => -1), upper: repeat(D, () => 1), truth: imitated.flat(), frames, start,
     guess: (rng) => repeat(D, () => rng.uniform(-0.5, 0.5)),
     rollout: (u, start) => simulate(np.array(MASS, { dtype: "float32" }), u, start),
-    // Control starts up to 10 cm away and 0.3 rad turned.
-    randomStart: (rng) => [rng.uniform(-0.1, 0.1), 0.85 + rng.uniform(-0.05, 0.05), rng.uniform(-0.1, 0.1), ...yawQuaternion(0.3 + rng.uniform(-0.3, 0.3))],
+    randomStart: quadrotorStart,
   };
 }
 
