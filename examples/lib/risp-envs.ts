@@ -163,7 +163,7 @@ export function quadrotorMotion(body: ArrayLike<number>, dtype: "float32" | "flo
  * two arms, four rotors. The states are random frames of its motions (as the hand's are): the
  * mass anywhere in its box, random actions, from the control task's starts. Not independent poses
  * in a box: system identification's climbs leave y ∈ [0.8, 1.2] (the lightest quadrotor reaches
- * 1.47 m), and the predictor read states it had never seen as a constant there.
+ * 1.47 m), and the predictors' losses were flat there (a guess at the light end stayed there).
  */
 export function quadrotorEnv(): RispEnv {
   const m: Parts = { vertices: [], faces: [], pattern: [] };
@@ -208,6 +208,7 @@ export function quadrotorEnv(): RispEnv {
   };
 }
 
+/** A 0.4 m cube with six differently painted faces, on the ground (y = 0) or up to 0.3 m above it. */
 export function cubeEnv(): RispEnv {
   const m: Parts = { vertices: [], faces: [], pattern: [] };
   const paints: Vec3[] = [[0.95, 0.35, 0.3], [0.3, 0.8, 0.35], [0.3, 0.4, 0.95], [0.95, 0.9, 0.3], [0.85, 0.35, 0.85], [0.35, 0.9, 0.9]];
