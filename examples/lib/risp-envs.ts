@@ -20,6 +20,7 @@
  */
 import { models, np, sysid, vmap, jit, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
+import type { TypedArray } from "../../src/core/dtype.js";
 
 export type Vec3 = readonly [number, number, number];
 
@@ -113,6 +114,27 @@ function finish(m: Parts): { faces: Int32Array; pattern: Float32Array; body: num
   return { faces: Int32Array.from(m.faces), pattern: Float32Array.from(m.pattern), body: m.vertices };
 }
 
+/** States per rollout in the motion samplers: n states are random frames of ⌈n/4⌉ rollouts. */
+const FRAMES_PER_ROLLOUT = 4;
+
+/**
+ * n states, each a random frame of rollout ⌊i/4⌋, and their vertices, from rollouts' states
+ * [count·T·S] and vertices [count·T·V·3] (the hand's and the quadrotor's samplers); a frame whose
+ * state is not finite throws `diverged(rollout)`.
+ */
+function framesOfRollouts(rng: Rng, n: number, T: number, states: TypedArray, vertices: TypedArray, diverged: (rollout: number) => string) {
+  const count = Math.ceil(n / FRAMES_PER_ROLLOUT), S = states.length / (count * T), V3 = vertices.length / (count * T);
+  const out: { states: number[][]; vertices: Float64Array[] } = { states: [], vertices: [] };
+  for (let i = 0; i < n; i++) {
+    const rollout = Math.floor(i / FRAMES_PER_ROLLOUT), at = rollout * T + Math.floor(rng.uniform(0, T));
+    const state = globalThis.Array.from(states.subarray(at * S, (at + 1) * S));
+    if (!state.every(Number.isFinite)) throw new Error(diverged(rollout));
+    out.states.push(state);
+    out.vertices.push(Float64Array.from(vertices.subarray(at * V3, (at + 1) * V3)));
+  }
+  return out;
+}
+
 /** A turn about the vertical axis (x, y, z, w). */
 export const yawQuaternion = (yaw: number) => models.rigid.quatFromAxisAngle([0, 1, 0], yaw);
 
@@ -182,7 +204,7 @@ export function quadrotorEnv(): RispEnv {
     name: "quadrotor", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body), body: Float64Array.from(body),
     camera: { eye: [0, 1.5, -1.6], at: [0, 1, 0], fovY: 40 },
     sample(rng, n) {
-      const perRollout = 4, count = Math.ceil(n / perRollout), A = 4 * QUADROTOR.knots, T = QUADROTOR.frames;
+      const count = Math.ceil(n / FRAMES_PER_ROLLOUT), A = 4 * QUADROTOR.knots;
       const mass: number[] = [], actions: number[][] = [], starts: number[][] = [];
       for (let r = 0; r < count; r++) {
         mass.push(rng.uniform(QUADROTOR.mass[0], QUADROTOR.mass[1]));
@@ -194,16 +216,7 @@ export function quadrotorEnv(): RispEnv {
       }
       const f64 = (a: unknown) => np.array(a, { dtype: "float64" });
       const [s, x] = (rollouts(f64(mass), f64(actions), f64(starts)) as Array[]).map((a) => a.dataSync());
-      const S = POSE_NAMES.length, V = body.length / 3;
-      const states: number[][] = [], vertices: Float64Array[] = [];
-      for (let i = 0; i < n; i++) {
-        const at = Math.floor(i / perRollout) * T + Math.floor(rng.uniform(0, T));
-        const state = globalThis.Array.from(s!.subarray(at * S, (at + 1) * S));
-        if (!state.every(Number.isFinite)) throw new Error(`quadrotor: rollout ${Math.floor(i / perRollout)} is not finite.`);
-        states.push(state);
-        vertices.push(Float64Array.from(x!.subarray(at * V * 3, (at + 1) * V * 3)));
-      }
-      return { states, vertices };
+      return framesOfRollouts(rng, n, QUADROTOR.frames, s!, x!, (r) => `quadrotor: rollout ${r} is not finite.`);
     },
   };
 }
@@ -302,7 +315,7 @@ export function rodEnv(): RispEnv {
     name: "rod", stateNames: rod.sensors.map((_, k) => `sensor ${k + 1} dy (m)`), faces: rod.faces, pattern: rod.pattern, groundY: 0.45,
     camera: { eye: [0, 1.05, -1.6], at: [0, 0.95, 0], fovY: 45 },
     sample(rng, n) {
-      const perRollout = 4, count = Math.ceil(n / perRollout);
+      const count = Math.ceil(n / FRAMES_PER_ROLLOUT);
       const logE = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.logE[0], ROD.logE[1]));
       const force = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.force[0], ROD.force[1]));
       const x = rollouts(np.array(logE, { dtype: "float32" }), np.array(force, { dtype: "float32" })) as Array; // [count, frames, V, 3]
@@ -310,7 +323,7 @@ export function rodEnv(): RispEnv {
       const states: number[][] = [], vertices: Float64Array[] = [];
       for (let i = 0; i < n; i++) {
         // Frames after the first third of a second: the rod has left its straight start.
-        const r = Math.floor(i / perRollout), t = Math.floor(rng.uniform(ROD.frames / 3, ROD.frames));
+        const r = Math.floor(i / FRAMES_PER_ROLLOUT), t = Math.floor(rng.uniform(ROD.frames / 3, ROD.frames));
         const v = Float64Array.from(data.subarray((r * ROD.frames + t) * V * 3, (r * ROD.frames + t + 1) * V * 3));
         if (!v.every(Number.isFinite)) throw new Error(`rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; lower ROD.logE or raise ROD.substeps.`);
         states.push(rod.sensors.map((s) => v[3 * s + 1]! - ROD.height));
@@ -362,7 +375,7 @@ export function handMotion(dtype: "float32" | "float64" = "float32"): HandMotion
  */
 export function handEnv(): RispEnv {
   const motion = handMotion("float64");
-  const J = models.articulated.HAND_JOINTS, F = HAND.fingers, T = HAND.frames;
+  const J = models.articulated.HAND_JOINTS, F = HAND.fingers;
   const faces = Int32Array.from(motion.mesh.faces.dataSync());
   // Palm light; along each finger dark, light, dark; the thumb warm: which finger bends shows.
   const paints: Vec3[] = [[0.9, 0.85, 0.8], ...globalThis.Array.from({ length: 12 }, (_, j) => (j % 3 === 1 ? [0.9, 0.8, 0.6] : [0.45, 0.4, 0.4]) as Vec3), [0.9, 0.45, 0.3]];
@@ -378,20 +391,11 @@ export function handEnv(): RispEnv {
     // read the joints to 0.198 rad on the traced test images, at 14° to 0.180 (average: 0.202).
     camera: { eye: [-1.2, 1.42, -1.05], at: [0.02, 1.14, 0], fovY: 14 },
     sample(rng, n) {
-      const perRollout = 4, count = Math.ceil(n / perRollout);
+      const count = Math.ceil(n / FRAMES_PER_ROLLOUT);
       const draw = (k: number, lo: number, hi: number) => np.array(globalThis.Array.from({ length: count }, () => globalThis.Array.from({ length: k }, () => rng.uniform(lo, hi))), { dtype: "float64" });
       const [k, m, d, s] = [draw(F, 0, 1), draw(F, 0, 1), draw(F, 0, 1), draw(J, -HAND.start, HAND.start)];
       const [q, x] = (rollouts(k, m, d, s) as Array[]).map((a) => a.dataSync());
-      const V = x!.length / (count * T * 3);
-      const states: number[][] = [], vertices: Float64Array[] = [];
-      for (let i = 0; i < n; i++) {
-        const at = Math.floor(i / perRollout) * T + Math.floor(rng.uniform(0, T));
-        const angles = globalThis.Array.from(q!.subarray(at * J, (at + 1) * J));
-        if (!angles.every(Number.isFinite)) throw new Error(`hand: rollout ${Math.floor(i / perRollout)} diverged; lower HAND.dt.`);
-        states.push(angles);
-        vertices.push(Float64Array.from(x!.subarray(at * V * 3, (at + 1) * V * 3)));
-      }
-      return { states, vertices };
+      return framesOfRollouts(rng, n, HAND.frames, q!, x!, (r) => `hand: rollout ${r} diverged; lower HAND.dt.`);
     },
   };
 }
