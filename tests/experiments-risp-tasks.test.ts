@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
-import { grad, init, jit, np, sysid, type Array } from "../src/index.js";
+import { grad, init, jit, np, render, sysid, type Array } from "../src/index.js";
 import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
 import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
 import { experiment as rispTasks, PAPER } from "../examples/risp-tasks.js";
@@ -51,14 +51,12 @@ describe("RISP's downstream problems", () => {
 
   it("the quadrotor's and the cube's reference videos keep the whole body in view (control's target image is the imitation's last frame)", () => {
     for (const [env, task] of [["quadrotor", "sysid"], ["quadrotor", "imitation"], ["cube", "sysid"]] as const) {
-      const p = rispProblem(env, task), cam = sysid.hostCamera(p.env.camera, 32, 32);
-      const dot = (a: readonly number[], b: readonly number[]) => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
+      const p = rispProblem(env, task), camera = sysid.renderCamera(p.env.camera, 32, 32);
       for (const [t, v] of p.reference.vertices.entries()) {
-        for (let i = 0; i < v.length; i += 3) {
-          const d = [v[i]! - cam.eye[0], v[i + 1]! - cam.eye[1], v[i + 2]! - cam.eye[2]], depth = dot(d, cam.forward);
-          const ndc = [cam.focal[0] * (dot(d, cam.right) / depth) + cam.center[0], cam.focal[1] * (dot(d, cam.up) / depth) + cam.center[1]];
-          expect(Math.max(...ndc.map(Math.abs)), `${env} ${task} frame ${t + 1}`).toBeLessThan(0.95);
-        }
+        // The renderer's own projection: NDC coordinates in [−1, 1] are in the image.
+        const { xy, depth } = render.projectPoints(camera, np.reshape(np.array(v, { dtype: "float64" }), [-1, 3]));
+        expect(np.min(depth).item(), `${env} ${task} frame ${t + 1}`).toBeGreaterThan(0);
+        expect(np.max(np.abs(xy)).item(), `${env} ${task} frame ${t + 1}`).toBeLessThan(0.95);
       }
     }
   });
