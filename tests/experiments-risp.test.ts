@@ -22,6 +22,15 @@ await init({ backend: "cpu" });
 /** Vertices [V·3] → Array [V, 3]. */
 const asArray = (v: Float64Array) => np.reshape(np.array(v, { dtype: "float32" }), [-1, 3]);
 
+/** The motion samplers draw 4 distinct frames per rollout: no state of a rollout's 4 repeats another. */
+function expectDistinctFramesPerRollout(states: readonly (readonly number[])[]) {
+  for (let i = 0; i < states.length; i++) {
+    for (let j = i + 1; j < states.length && Math.floor(j / 4) === Math.floor(i / 4); j++) {
+      expect(states[i]!.some((x, k) => x !== states[j]![k]), `states ${i} and ${j}`).toBe(true);
+    }
+  }
+}
+
 describe("RISP environments", () => {
   it("a pose state (Eq. 18) determines the quadrotor's and the cube's vertices; the cube never sinks into the ground", () => {
     for (const env of [quadrotorEnv(), cubeEnv()]) {
@@ -69,7 +78,7 @@ describe("RISP environments", () => {
 
   it("rod states are the spine sensors' vertical displacements in FEM rollouts: ends fixed, sag under gravity, bent by the central force", () => {
     const env = rodEnv();
-    const { states, vertices } = env.sample(makeRng(5), 12);
+    const { states, vertices } = env.sample(makeRng(5), 40);
     expect(env.stateNames.length).toBe(10);
     const V = vertices[0]!.length / 3;
     for (const [i, s] of states.entries()) {
@@ -82,6 +91,7 @@ describe("RISP environments", () => {
       // Symmetric loads: the sensor profile is nearly mirror-symmetric.
       for (let k = 0; k < 5; k++) expect(Math.abs(s[k]! - s[9 - k]!)).toBeLessThan(0.01 + 0.05 * Math.abs(s[k]!));
     }
+    expectDistinctFramesPerRollout(states);
     const centre = states.map((s) => (s[4]! + s[5]!) / 2);
     expect(Math.min(...centre)).toBeLessThan(-0.05);
     expect(Math.max(...centre) - Math.min(...centre)).toBeGreaterThan(0.05);
@@ -90,6 +100,7 @@ describe("RISP environments", () => {
   it("quadrotor states are frames of its motions: posed by the states, and covering system identification's climbs at both ends of the mass box", () => {
     const env = quadrotorEnv();
     const { states, vertices } = env.sample(makeRng(5), 192);
+    expectDistinctFramesPerRollout(states);
     for (const i of [0, 77, 191]) {
       const posed = env.pose!(states[i]!);
       expect(Math.max(...vertices[i]!.map((x, k) => Math.abs(x - posed[k]!)))).toBeLessThan(1e-5);
@@ -108,6 +119,7 @@ describe("RISP environments", () => {
   it("hand states are frames of its motions: the vertices are the mesh posed by the angles, and a finger's joints bend together", () => {
     const env = handEnv(), J = models.articulated.HAND_JOINTS;
     const { states, vertices } = env.sample(makeRng(5), 96);
+    expectDistinctFramesPerRollout(states);
     const { hand } = models.articulated.hand({ dtype: "float64" });
     const mesh = models.articulated.handMesh(hand);
     for (const i of [0, 37, 95]) {

@@ -118,15 +118,27 @@ function finish(m: Parts): { faces: Int32Array; pattern: Float32Array; body: num
 const FRAMES_PER_ROLLOUT = 4;
 
 /**
- * n states, each a random frame of rollout ⌊i/4⌋, and their vertices, from rollouts' states
- * [count·T·S] and vertices [count·T·V·3] (the hand's and the quadrotor's samplers); a frame whose
- * state is not finite throws `diverged(rollout)`.
+ * The frame of each of n states: state i is a frame of rollout ⌊i/4⌋ in [first, T), the 4 of a
+ * rollout distinct, so that no training image repeats another.
+ */
+function rolloutFrames(rng: Rng, n: number, T: number, first = 0): number[] {
+  const frames: number[] = [];
+  const range = globalThis.Array.from({ length: T - first }, (_, k) => first + k);
+  while (frames.length < n) frames.push(...rng.shuffle(range).slice(0, Math.min(FRAMES_PER_ROLLOUT, n - frames.length)));
+  return frames;
+}
+
+/**
+ * n states, each a random frame of rollout ⌊i/4⌋ (`rolloutFrames`), and their vertices, from
+ * rollouts' states [count·T·S] and vertices [count·T·V·3] (the hand's and the quadrotor's
+ * samplers); a frame whose state is not finite throws `diverged(rollout)`.
  */
 function framesOfRollouts(rng: Rng, n: number, T: number, states: TypedArray, vertices: TypedArray, diverged: (rollout: number) => string) {
   const count = Math.ceil(n / FRAMES_PER_ROLLOUT), S = states.length / (count * T), V3 = vertices.length / (count * T);
   const out: { states: number[][]; vertices: Float64Array[] } = { states: [], vertices: [] };
+  const frames = rolloutFrames(rng, n, T);
   for (let i = 0; i < n; i++) {
-    const rollout = Math.floor(i / FRAMES_PER_ROLLOUT), at = rollout * T + Math.floor(rng.uniform(0, T));
+    const rollout = Math.floor(i / FRAMES_PER_ROLLOUT), at = rollout * T + frames[i]!;
     const state = globalThis.Array.from(states.subarray(at * S, (at + 1) * S));
     if (!state.every(Number.isFinite)) throw new Error(diverged(rollout));
     out.states.push(state);
@@ -321,9 +333,10 @@ export function rodEnv(): RispEnv {
       const x = rollouts(np.array(logE, { dtype: "float32" }), np.array(force, { dtype: "float32" })) as Array; // [count, frames, V, 3]
       const data = x.dataSync();
       const states: number[][] = [], vertices: Float64Array[] = [];
+      // Frames after the first third of a second: the rod has left its straight start.
+      const frames = rolloutFrames(rng, n, ROD.frames, Math.ceil(ROD.frames / 3));
       for (let i = 0; i < n; i++) {
-        // Frames after the first third of a second: the rod has left its straight start.
-        const r = Math.floor(i / FRAMES_PER_ROLLOUT), t = Math.floor(rng.uniform(ROD.frames / 3, ROD.frames));
+        const r = Math.floor(i / FRAMES_PER_ROLLOUT), t = frames[i]!;
         const v = Float64Array.from(data.subarray((r * ROD.frames + t) * V * 3, (r * ROD.frames + t + 1) * V * 3));
         if (!v.every(Number.isFinite)) throw new Error(`rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; lower ROD.logE or raise ROD.substeps.`);
         states.push(rod.sensors.map((s) => v[3 * s + 1]! - ROD.height));
