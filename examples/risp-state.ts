@@ -50,7 +50,7 @@ export interface RispStateSettings extends PredictorTraining {
 
 export const RISP_STATE_SETTINGS: Readonly<Record<"full" | "quick", RispStateSettings>> = {
   full: { resolution: 32, train: 768, testPerConfig: 50, epochs: 12, batch: 16, penalised: 2, widths: [16, 32, 32], lr: 3e-3 },
-  quick: { resolution: 16, train: 32, testPerConfig: 4, epochs: 3, batch: 8, penalised: 2, widths: [8, 8], lr: 3e-3 },
+  quick: { resolution: 16, train: 64, testPerConfig: 4, epochs: 3, batch: 8, penalised: 2, widths: [8, 8], lr: 3e-3 },
 };
 
 /** In the order their networks are numbered (new environments go last, so earlier records keep their indices). */
