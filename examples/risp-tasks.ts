@@ -16,7 +16,8 @@
  *                 risp-state (ours-no-grad's network, without its head);
  *   ours-no-grad, ours, ours-exact
  *                 L1 between the states risp-state's predictor of that row reads from our
- *                 frames and from the reference's;
+ *                 frames and from the reference's, minimised over the unknowns and our frames'
+ *                 look ψ (RISP Eq. 6; from ψ̄, within the training ranges);
  *   oracle        L1 between simulated and true states (no images).
  * Each optimised row runs Adam (projected onto the unknowns' box) from the same guess, 4
  * rendering configurations × guesses per environment, as the paper.
@@ -45,7 +46,7 @@ import { CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 import type { RispEnvName } from "./lib/risp-envs.js";
-import { PSI_MIDDLE, plainBackground, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
+import { PSI_MIDDLE, PSI_NAMES, plainBackground, psiOfUnit, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
 import { predictorConfig, predictorDir, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
@@ -93,7 +94,7 @@ interface UnitRecord {
   readonly task: RispTask;
   readonly env: RispEnvName;
   readonly row: OptimisedRow;
-  readonly runs: readonly { readonly guess: number[]; readonly estimate: number[]; readonly error: number; readonly losses: number[]; readonly seconds: number; readonly stopped?: string }[];
+  readonly runs: readonly { readonly guess: number[]; readonly estimate: number[]; readonly look?: number[]; readonly error: number; readonly losses: number[]; readonly seconds: number; readonly stopped?: string }[];
 }
 const UNITS = TASKS.flatMap((task) => RISP_TASKS[task].flatMap((env) => OPTIMISED.map((row) => ({ task, env, row }))));
 /** The quick mode: the rod's Young's modulus in the first two configurations, where the exact regulariser's predictor beats the pixelwise loss (see the README). */
@@ -141,8 +142,8 @@ type RowLoss = (u: Array, reference: Array, start: Array) => Array;
 
 function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): RowLoss {
   const { env } = problem, R = nets.settings.resolution;
-  const psi = np.array(PSI_MIDDLE, { dtype: "float32" }), background = plainBackground(env, R);
-  const frames = (u: Array, start: Array) => vmap((v: Array) => softImage(env, R, v, psi, background, SMOOTH_GAMMA))(problem.rollout(u, start).vertices);
+  const middle = np.array(PSI_MIDDLE, { dtype: "float32" }), background = plainBackground(env, R);
+  const frames = (u: Array, start: Array, psi = middle) => vmap((v: Array) => softImage(env, R, v, psi, background, SMOOTH_GAMMA))(problem.rollout(u, start).vertices);
   const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
   switch (row) {
     case "oracle": return (u, states, start) => l1(problem.rollout(u, start).states, states);
@@ -156,7 +157,9 @@ function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): Row
     }
     default: {
       const N = vmap((im: Array) => networks.predictor(nets.params[row], nets.config, im));
-      return (u, ref, start) => l1(N(frames(u, start)), N(ref));
+      // Eq. 6 minimises over ψ as well: u's last |ψ| entries are our frames' look (psiOfUnit).
+      const D = problem.unknowns.length, unknowns = np.arange(0, D), look = np.arange(D, D + PSI_NAMES.length);
+      return (u, ref, start) => l1(N(frames(np.take(u, unknowns, 0), start, psiOfUnit(np.take(u, look, 0)))), N(ref));
     }
   }
 }
@@ -174,8 +177,8 @@ function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, 
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }
 
-/** Projected Adam from `guess` with a cosine-decayed step; stops early (keeping the last finite iterate) if the loss stops being finite. */
-function descend(problem: RispProblem, lossAndGrad: (u: Array, ref: Array, start: Array) => [Array, Array], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings) {
+/** Projected Adam within [lower, upper] from `guess` with a cosine-decayed step; stops early (keeping the last finite iterate) if the loss stops being finite. */
+function descend(box: { readonly lower: readonly number[]; readonly upper: readonly number[] }, lossAndGrad: (u: Array, ref: Array, start: Array) => [Array, Array], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings) {
   const D = guess.length, m = new Float64Array(D), v = new Float64Array(D);
   let u = [...guess];
   const losses: number[] = [];
@@ -190,7 +193,7 @@ function descend(problem: RispProblem, lossAndGrad: (u: Array, ref: Array, start
       m[i] = 0.9 * m[i]! + 0.1 * g[i]!;
       v[i] = 0.999 * v[i]! + 0.001 * g[i]! * g[i]!;
       const step = (lr * (m[i]! / (1 - 0.9 ** it))) / (Math.sqrt(v[i]! / (1 - 0.999 ** it)) + 1e-8);
-      return Math.min(problem.upper[i]!, Math.max(problem.lower[i]!, x - step));
+      return Math.min(box.upper[i]!, Math.max(box.lower[i]!, x - step));
     });
   }
   return { u, losses };
@@ -216,12 +219,15 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const { problem } = p;
   const lossAndGrad = jit(valueAndGrad(rowLoss(problem, row, p.nets))) as (u: Array, ref: Array, start: Array) => [Array, Array];
   const states = np.array(problem.reference.states, { dtype: "float32" });
+  // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
+  const looks = (TRAINED_ROWS as readonly string[]).includes(row), P = looks ? PSI_NAMES.length : 0, D = problem.unknowns.length;
+  const box = { lower: [...problem.lower, ...new globalThis.Array<number>(P).fill(0)], upper: [...problem.upper, ...new globalThis.Array<number>(P).fill(1)] };
   const runs = p.configs.map((c, k) => {
     const t0 = performance.now();
-    const r = descend(problem, lossAndGrad, row === "oracle" ? states : p.references[k]!, np.array(c.start, { dtype: "float32" }), c.guess, s);
-    const error = problem.error(r.u, c.start);
+    const r = descend(box, lossAndGrad, row === "oracle" ? states : p.references[k]!, np.array(c.start, { dtype: "float32" }), [...c.guess, ...new globalThis.Array<number>(P).fill(0.5)], s);
+    const error = problem.error(r.u.slice(0, D), c.start);
     ctx.log(`[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
-    return { guess: c.guess, estimate: r.u, error, losses: r.losses, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
+    return { guess: c.guess, estimate: r.u.slice(0, D), ...(looks ? { look: r.u.slice(D) } : {}), error, losses: r.losses, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
   });
   return { index, task: problem.task, env: problem.env.name, row, runs };
 }

@@ -35,6 +35,9 @@ const PSI_RANGES: readonly (readonly [number, number])[] = [
 export const sampleTrainingPsi = (rng: Rng): number[] => PSI_RANGES.map(([lo, hi]) => rng.uniform(lo, hi));
 /** The middle of the training distribution (light from the camera's side): the rendering the downstream tasks' own renders use. */
 export const PSI_MIDDLE: readonly number[] = PSI_RANGES.map(([lo, hi]) => (lo + hi) / 2);
+/** ψ from w ∈ [0, 1]^14, each entry's position within its training range (w = ½: PSI_MIDDLE). */
+export const psiOfUnit = (w: Array): Array =>
+  np.add(np.array(PSI_RANGES.map(([lo]) => lo), { dtype: w.dtype }), np.mul(w, np.array(PSI_RANGES.map(([lo, hi]) => hi - lo), { dtype: w.dtype })));
 
 /** Direction towards the light of azimuth and elevation (radians): azimuth 0 is the camera's side (−z). */
 const hostLightDirection = (az: number, el: number): Vec3 => [Math.cos(el) * Math.sin(az), Math.sin(el), -Math.cos(el) * Math.cos(az)];
