@@ -91,22 +91,22 @@ describe("RISP's downstream problems", () => {
 });
 
 describe("risp-tasks (quick)", () => {
-  it("from a video ray-traced under an unseen rendering configuration, the predictor's loss (Eq. 10) recovers the rod's Young's modulus where the pixelwise loss misses it", async () => {
+  it("from a video ray-traced under an unseen rendering configuration, the exact regulariser's predictor (Eq. 10), fitting our frames' look with the mass (Eq. 6), recovers the quadrotor's mass", async () => {
     const { code, out } = await runQuiet(rispTasks);
     expect(code).toBe(0);
     const r = readResult(out);
-    const rows = r.tasks.sysid.rod.rows;
-    // Errors in Pa (truth 10^4.65 ≈ 44.7 kPa); both guesses are more than 20 kPa away.
+    const rows = r.tasks.sysid.quadrotor.rows;
+    // Errors in kg (truth 3, box [2.8, 3.2]); both guesses are more than 0.1 kg away. With the look
+    // held at the training distribution's middle this predictor ended at the box's edge (0.2) in both.
     for (const k of [0, 1]) {
-      expect(rows.random.errors[k], `config ${k + 1}`).toBeGreaterThan(2e4);
-      expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeGreaterThan(2e3);
-      expect(rows["ours-exact"].errors[k], `config ${k + 1}`).toBeLessThan(0.6 * rows.pixelwise.errors[k]!);
-      expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e3);
+      expect(rows.random.errors[k], `config ${k + 1}`).toBeGreaterThan(0.1);
+      expect(rows["ours-exact"].errors[k], `config ${k + 1}`).toBeLessThan(0.01);
+      expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
+      expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
     }
-    expect(rows["ours-exact"].errors[1]).toBeLessThan(300); // 0.7% of E, where the pixelwise loss is 7% off
-    expect(r.table).toContain("| pixelwise |");
-    expect(r.table).toContain(`| ${PAPER.sysid.rod!.pixelwise![0].toExponential(2)} ± ${PAPER.sysid.rod!.pixelwise![1].toExponential(2)} |`);
-    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-rod.png", "sysid-rod.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
+    expect(r.table).toContain("| ours-exact |");
+    expect(r.table).toContain(`| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`);
+    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-quadrotor.png", "sysid-quadrotor.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
   }, 600_000);
 
   it("a bad --task or --envs, or no trained predictors, is a clear error", async () => {
