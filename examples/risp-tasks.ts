@@ -5,8 +5,8 @@
  *
  * The reference is ray-traced (render.traceVideo: shadows, textured ground, highlights,
  * supersampling, noise) under a configuration drawn from risp-render's target distribution; our
- * own frames are SoftRas renders under the middle of the training distribution ψ̄ on a plain
- * ground. Rows (each from the same random initial guess per configuration):
+ * own frames are SoftRas renders on a plain ground under the middle of the training distribution
+ * ψ̄ (the predictor rows fit ψ). Rows (each from the same random initial guess per configuration):
  *   average       the middle of the unknowns' box (Tables 3–4; no descent);
  *   random        the random initial guess itself;
  *   pixelwise     ∇Sim's loss: MSE between our frames and the reference's (RISP Eq. 4);
