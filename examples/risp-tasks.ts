@@ -220,14 +220,15 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const lossAndGrad = jit(valueAndGrad(rowLoss(problem, row, p.nets))) as (u: Array, ref: Array, start: Array) => [Array, Array];
   const states = np.array(problem.reference.states, { dtype: "float32" });
   // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
-  const looks = (TRAINED_ROWS as readonly string[]).includes(row), P = looks ? PSI_NAMES.length : 0, D = problem.unknowns.length;
-  const box = { lower: [...problem.lower, ...new globalThis.Array<number>(P).fill(0)], upper: [...problem.upper, ...new globalThis.Array<number>(P).fill(1)] };
+  const fitsLook = (TRAINED_ROWS as readonly string[]).includes(row), D = problem.unknowns.length;
+  const look = (w: number): number[] => (fitsLook ? PSI_NAMES.map(() => w) : []);
+  const box = { lower: [...problem.lower, ...look(0)], upper: [...problem.upper, ...look(1)] };
   const runs = p.configs.map((c, k) => {
     const t0 = performance.now();
-    const r = descend(box, lossAndGrad, row === "oracle" ? states : p.references[k]!, np.array(c.start, { dtype: "float32" }), [...c.guess, ...new globalThis.Array<number>(P).fill(0.5)], s);
+    const r = descend(box, lossAndGrad, row === "oracle" ? states : p.references[k]!, np.array(c.start, { dtype: "float32" }), [...c.guess, ...look(0.5)], s);
     const error = problem.error(r.u.slice(0, D), c.start);
     ctx.log(`[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
-    return { guess: c.guess, estimate: r.u.slice(0, D), ...(looks ? { look: r.u.slice(D) } : {}), error, losses: r.losses, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
+    return { guess: c.guess, estimate: r.u.slice(0, D), ...(fitsLook ? { look: r.u.slice(D) } : {}), error, losses: r.losses, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
   });
   return { index, task: problem.task, env: problem.env.name, row, runs };
 }

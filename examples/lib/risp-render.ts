@@ -33,7 +33,7 @@ const PSI_RANGES: readonly (readonly [number, number])[] = [
   [0.05, 0.9], [0.05, 0.9], [0.05, 0.9], [0.1, 0.9], [0.1, 0.9], [0.1, 0.9],
 ];
 export const sampleTrainingPsi = (rng: Rng): number[] => PSI_RANGES.map(([lo, hi]) => rng.uniform(lo, hi));
-/** The middle of the training distribution (light from the camera's side): the rendering the downstream tasks' own renders use. */
+/** The middle of the training distribution (light from the camera's side): the downstream tasks' own renders use it, or start from it. */
 export const PSI_MIDDLE: readonly number[] = PSI_RANGES.map(([lo, hi]) => (lo + hi) / 2);
 /** ψ from w ∈ [0, 1]^14, each entry's position within its training range (w = ½: PSI_MIDDLE). */
 export const psiOfUnit = (w: Array): Array =>
