@@ -226,9 +226,9 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const runs = p.configs.map((c, k) => {
     const t0 = performance.now();
     const r = descend(box, lossAndGrad, row === "oracle" ? states : p.references[k]!, np.array(c.start, { dtype: "float32" }), [...c.guess, ...look(0.5)], s);
-    const error = problem.error(r.u.slice(0, D), c.start);
+    const estimate = r.u.slice(0, D), error = problem.error(estimate, c.start);
     ctx.log(`[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
-    return { guess: c.guess, estimate: r.u.slice(0, D), ...(fitsLook ? { look: r.u.slice(D) } : {}), error, losses: r.losses, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
+    return { guess: c.guess, estimate, ...(fitsLook ? { look: r.u.slice(D) } : {}), error, losses: r.losses, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
   });
   return { index, task: problem.task, env: problem.env.name, row, runs };
 }
