@@ -64,7 +64,7 @@ describe("RISP's downstream problems", () => {
   it("the cube's contact stiffness sets its bounce: a stiffer contact gives back more of the impact", () => {
     const p = rispProblem("cube", "sysid");
     const peak = (u: number) => {
-      const y = p.rollout(f32([u]), f32([0])).states.dataSync();
+      const y = p.rollout(f32([u]), f32(p.start)).states.dataSync();
       return Math.max(...globalThis.Array.from({ length: p.observed.length }, (_, t) => y[9 * t + 1]!).slice(5));
     };
     const [soft, mid, stiff] = [peak(0), peak(0.5), peak(1)];

@@ -17,7 +17,7 @@
  */
 import { jit, models, np, vmap, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
-import { HAND, handMotion, poseStates, QUADROTOR, quadrotorMotion, quadrotorStart, rigidVertices, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
+import { CUBE, cubeMotion, HAND, handMotion, poseStates, QUADROTOR, quadrotorMotion, quadrotorStart, rigidVertices, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
 export type RispTask = "sysid" | "imitation" | "control";
 export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
@@ -107,30 +107,13 @@ function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
   };
 }
 
-/**
- * The cube: a 10 kg, 0.4 m cube dropped flat from 0.3 m onto the ground, 0.6 s at 20 frames/s
- * (0.5 ms steps); contact ke = 10^λ per corner with the damping fixed, so λ sets how much of the
- * impact is given back (RISP's soft contact): it bounces 5 cm at λ = 5.5, 11 cm at 6, 17 cm at
- * 6.5. (Dropped tilted, the cube tumbles and λ's effect is chaotic.) No actions: system
- * identification only.
- */
+/** The cube: one of its drops (CUBE, risp-envs.ts), released flat 0.3 m above the ground, every one of its 12 frames shown. No actions: system identification only. */
 function cubeScenario(env: RispEnv): Scenario {
-  const FRAMES = 12, MASS = 10, SIDE = 0.4;
-  const corners = [0, 1, 2, 3, 4, 5, 6, 7].flatMap((k) => [k & 1 ? SIDE / 2 : -SIDE / 2, k & 2 ? SIDE / 2 : -SIDE / 2, k & 4 ? SIDE / 2 : -SIDE / 2]);
-  const I = (MASS * 2 * SIDE * SIDE) / 12;
-  const { system, state } = models.rigid.rigidSystem([{
-    mass: MASS, inertia: [I, 0, 0, 0, I, 0, 0, 0, I], contactPoints: corners, contactRadius: 0,
-    position: [0.1, 0.5, 0], rotation: yawQuaternion(0.2),
-  }], { ground: models.contact.ground({ ke: 1e6, kd: 500, kf: 1e3, mu: 0.5 }) });
+  const simulate = cubeMotion(env.body!), [LOW, HIGH] = CUBE.logKe;
   return {
-    unknowns: ["log10 kn: 5.5 + u"], lower: [0], upper: [1], truth: [0.5], frames: repeat(FRAMES, (i) => i), start: [0],
+    unknowns: [`log10 kn: ${LOW} + u`], lower: [0], upper: [1], truth: [0.5], frames: repeat(CUBE.frames, (i) => i), start: [0.1, CUBE.side / 2 + 0.3, 0, ...yawQuaternion(0.2)],
     guess: (rng) => [rng.uniform(0, 1)],
-    rollout(u) {
-      const sys = { ...system, ground: { ...system.ground!, ke: np.power(10, np.add(5.5, np.index(u, 0))) } };
-      const r = models.rigid.simulate(sys, state, { dt: 5e-4, substeps: 100, frames: FRAMES, checkFinite: false });
-      const x = np.squeeze(r.x, 1), q = np.squeeze(r.q, 1);
-      return { states: poseStates(x, q), vertices: rigidVertices(env.body!, x, q) };
-    },
+    rollout: (u, start) => simulate(np.add(LOW, np.mul(HIGH - LOW, np.index(u, 0))), start),
     parameterError: (u) => Math.abs(u[0]! - 0.5), errorName: "log10 kn error",
   };
 }
