@@ -17,7 +17,7 @@
  */
 import { jit, models, np, vmap, type Array } from "../../src/index.js";
 import type { Rng } from "../../src/core/host-rng.js";
-import { CUBE, cubeMotion, HAND, handMotion, poseStates, QUADROTOR, quadrotorMotion, quadrotorStart, rigidVertices, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
+import { CUBE, cubeMotion, HAND, handMotion, QUADROTOR, quadrotorMotion, quadrotorStart, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
 export type RispTask = "sysid" | "imitation" | "control";
 export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
