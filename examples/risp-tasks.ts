@@ -27,7 +27,7 @@
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
  *   npm run gradsim -- risp-tasks --task sysid --envs hand,rod       # some environments only
- *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass, 2 configurations, 4 rows (the test)
+ *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and the cube's stiffness, 2 configurations (the test)
  *
  * Writes result.json, table.md, table-<task>.csv, loss-<task>-<env>.png (every row's loss over
  * the descent), <task>-<env>.gif (reference | ours | pixelwise, re-traced under configuration 1,
@@ -101,8 +101,13 @@ interface UnitRecord {
   readonly runs: readonly { readonly guess: number[]; readonly estimate: number[]; readonly look?: number[]; readonly error: number; readonly losses: number[]; readonly scan?: ScanRecord; readonly seconds: number; readonly stopped?: string }[];
 }
 const UNITS = TASKS.flatMap((task) => RISP_TASKS[task].flatMap((env) => OPTIMISED.map((row) => ({ task, env, row }))));
-/** The quick mode: the quadrotor's mass in the first two configurations, by the pixelwise loss, the two regularised predictors (fitting ψ too) and the oracle. */
-const QUICK_UNITS = UNITS.filter((u) => u.task === "sysid" && u.env === "quadrotor" && ["pixelwise", "ours", "ours-exact", "oracle"].includes(u.row));
+/**
+ * The quick mode, in the first two configurations: the quadrotor's mass by the pixelwise loss, the
+ * two regularised predictors (fitting ψ too) and the oracle; the cube's contact stiffness, which
+ * the pixelwise loss misses, by it and the unregularised predictor.
+ */
+const QUICK_ROWS: Partial<Record<RispEnvName, readonly OptimisedRow[]>> = { quadrotor: ["pixelwise", "ours", "ours-exact", "oracle"], cube: ["pixelwise", "ours-no-grad"] };
+const QUICK_UNITS = UNITS.filter((u) => u.task === "sysid" && QUICK_ROWS[u.env]?.includes(u.row));
 
 export interface RowSummary { readonly mean: number; readonly std: number; readonly errors: readonly number[] }
 export interface TaskEnvResult { readonly errorName: string; readonly unknowns: readonly string[]; readonly rows: Partial<Record<TaskRow, RowSummary>>; readonly targetConfigs: readonly TargetConfig[] }
