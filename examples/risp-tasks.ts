@@ -37,7 +37,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { jit, np, valueAndGrad, vmap, type Array } from "../src/index.js";
+import { jit, np, sysid, valueAndGrad, vmap, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { writeAtomic } from "../src/io/atomic.js";
@@ -226,16 +226,14 @@ interface ScanRecord { readonly before: number; readonly score: number; readonly
 function scanThenDescend(problem: RispProblem, box: Box, loss: (u: Array, ref: Array, start: Array) => Array, lossAndGrad: LossAndGrad, ref: Array, start: Array, first: Descent, s: RispTasksSettings): { d: Descent; scan: ScanRecord } {
   const score = (u: readonly number[]) => loss(np.array(u, { dtype: "float32" }), ref, start).item() as number;
   const before = score(first.u);
-  const candidates = problem.unknowns.flatMap((_, i) => globalThis.Array.from({ length: s.scanPoints }, (_, j) => {
-    const c = [...first.u];
-    c[i] = box.lower[i]! + ((box.upper[i]! - box.lower[i]!) * (j + 0.5)) / s.scanPoints;
-    return c;
-  }));
+  const candidates = problem.unknowns.flatMap((name, i) =>
+    sysid.priorGrid({ name, prior: [box.lower[i]!, box.upper[i]!] }, s.scanPoints).map((x) => first.u.map((v, j) => (j === i ? x : v))));
   const scores = candidates.map(score);
-  const best = scores.reduce((b, x, i) => (x < scores[b]! ? i : b), 0);
-  if (!(scores[best]! < before)) return { d: first, scan: { before, score: scores[best]!, kept: false } };
-  const second = descend(box, lossAndGrad, ref, start, candidates[best]!, s), after = score(second.u);
-  return after < before ? { d: second, scan: { before, score: scores[best]!, after, kept: true } } : { d: first, scan: { before, score: scores[best]!, after, kept: false } };
+  // The lowest score, a diverged point's (NaN) never.
+  const best = scores.reduce((b, x, i) => (x < scores[b]! || Number.isNaN(scores[b]!) ? i : b), 0), lowest = scores[best]!;
+  if (!(lowest < before)) return { d: first, scan: { before, score: lowest, kept: false } };
+  const second = descend(box, lossAndGrad, ref, start, candidates[best]!, s), after = score(second.u), kept = after < before;
+  return { d: kept ? second : first, scan: { before, score: lowest, after, kept } };
 }
 
 /** Per (task, environment): the problem, the predictors and every configuration's traced reference. */
