@@ -22,7 +22,8 @@
  * Each optimised row runs Adam (projected onto the unknowns' box) from the same guess, 4
  * rendering configurations × guesses per environment, as the paper; in system identification
  * every row then scans each parameter across its box and descends again from a grid point that
- * scores lower (`scanThenDescend`, as gradsim's Table 2 fits do).
+ * scores lower (`scanThenDescend`, as gradsim's Table 2 fits do), and ends with sign steps that
+ * halve on overshoot (`polish`).
  *
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
@@ -30,7 +31,7 @@
  *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and the cube's stiffness, 2 configurations (the test)
  *
  * Writes result.json, table.md, table-<task>.csv, loss-<task>-<env>.png (every row's loss over
- * the descent), <task>-<env>.gif (reference | ours | pixelwise, re-traced under configuration 1,
+ * the descent), landscape-sysid-<env>.png (every row's loss across the first unknown's box), <task>-<env>.gif (reference | ours | pixelwise, re-traced under configuration 1,
  * labelled) for sysid and imitation, control-<env>.png (the target vs the last frames), and records per unit in
  * risp-tasks-instances/ (resumable, shardable).
  */
@@ -65,10 +66,12 @@ export interface RispTasksSettings {
   readonly lr: number;
   /** System identification's scan after the descent: grid points per parameter across its box (`scanThenDescend`). */
   readonly scanPoints: number;
+  /** System identification's last steps: sign steps that halve on overshoot (`polish`). */
+  readonly polishSteps: number;
 }
 export const RISP_TASKS_SETTINGS: Readonly<Record<"full" | "quick", RispTasksSettings>> = {
-  full: { configs: 4, iterations: 30, lr: 0.1, scanPoints: 16 },
-  quick: { configs: 2, iterations: 30, lr: 0.1, scanPoints: 16 },
+  full: { configs: 4, iterations: 30, lr: 0.1, scanPoints: 16, polishSteps: 20 },
+  quick: { configs: 2, iterations: 30, lr: 0.1, scanPoints: 16, polishSteps: 20 },
 };
 
 type Cell = readonly [number, number];
@@ -98,7 +101,7 @@ interface UnitRecord {
   readonly task: RispTask;
   readonly env: RispEnvName;
   readonly row: OptimisedRow;
-  readonly runs: readonly { readonly guess: number[]; readonly estimate: number[]; readonly look?: number[]; readonly error: number; readonly losses: number[]; readonly scan?: ScanRecord; readonly seconds: number; readonly stopped?: string }[];
+  readonly runs: readonly { readonly guess: number[]; readonly estimate: number[]; readonly look?: number[]; readonly error: number; readonly losses: number[]; readonly scan?: ScanRecord; readonly polish?: { readonly before: number; readonly after: number }; readonly seconds: number; readonly stopped?: string }[];
 }
 const UNITS = TASKS.flatMap((task) => RISP_TASKS[task].flatMap((env) => OPTIMISED.map((row) => ({ task, env, row }))));
 /**
@@ -212,8 +215,41 @@ function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, g
   return { u, losses };
 }
 
-/** What system identification's scan found: the loss at the descent's end, the lowest grid point's, and (if that was lower) the second descent's final loss and whether it was kept. */
-interface ScanRecord { readonly before: number; readonly score: number; readonly after?: number; readonly kept: boolean }
+/**
+ * System identification's last steps (Rprop⁻, Riedmiller & Braun 1993): each unknown moves by its
+ * own step against its gradient's sign, the step starting at the descent's last (lr/10), halved
+ * when the sign flips (and that move skipped), grown by 1.2 otherwise; the lowest iterate is kept.
+ * Adam's steps stay ~lr whatever the gradient's size, so on an L1 loss (the predictor rows' and
+ * the oracle's: a kink at the minimum) the descent ends oscillating a tenth of lr about it — the
+ * oracle's 2.0e-3 kg and 484 Pa in Table 2 without this — while the MSE rows' shrinking
+ * gradients let Adam settle finer.
+ */
+function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, from: readonly number[], s: RispTasksSettings): { u: number[]; before: number; after: number } {
+  const D = from.length, step = new Float64Array(D).fill(s.lr / 10), previous = new Float64Array(D);
+  let u = [...from], best = { u, loss: Infinity }, before = NaN;
+  for (let it = 0; it < s.polishSteps; it++) {
+    const [L, G] = lossAndGrad(np.array(u, { dtype: "float32" }), ref, start);
+    const loss = L.item() as number, g = G.dataSync();
+    if (it === 0) before = loss;
+    if (!Number.isFinite(loss) || !g.every(Number.isFinite)) break;
+    if (loss < best.loss) best = { u, loss };
+    u = u.map((x, i) => {
+      const turn = g[i]! * previous[i]!;
+      if (turn < 0) { step[i] = step[i]! / 2; previous[i] = 0; return x; }
+      if (turn > 0) step[i] = Math.min(step[i]! * 1.2, s.lr);
+      previous[i] = g[i]!;
+      return Math.min(box.upper[i]!, Math.max(box.lower[i]!, x - Math.sign(g[i]!) * step[i]!));
+    });
+  }
+  return { u: best.u, before, after: Number.isFinite(best.loss) ? best.loss : before };
+}
+
+/**
+ * What system identification's scan found: the loss at the descent's end, the lowest grid point's,
+ * and (if that was lower) the second descent's final loss and whether it was kept; `grid`: every
+ * grid point's loss, parameter by parameter (the landscapes of `writeLandscapePlot`).
+ */
+interface ScanRecord { readonly before: number; readonly score: number; readonly after?: number; readonly kept: boolean; readonly grid: readonly number[] }
 
 /**
  * System identification's scan, as gradsim's Table 2 fits do (src/sysid/scan.ts): after the
@@ -231,9 +267,9 @@ function scanThenDescend(problem: RispProblem, box: Box, loss: (u: Array, ref: A
   const scores = candidates.map(score);
   // The lowest score, a diverged point's (NaN) never.
   const best = scores.reduce((b, x, i) => (x < scores[b]! || Number.isNaN(scores[b]!) ? i : b), 0), lowest = scores[best]!;
-  if (!(lowest < before)) return { d: first, scan: { before, score: lowest, kept: false } };
+  if (!(lowest < before)) return { d: first, scan: { before, score: lowest, kept: false, grid: scores } };
   const second = descend(box, lossAndGrad, ref, start, candidates[best]!, s), after = score(second.u), kept = after < before;
-  return { d: kept ? second : first, scan: { before, score: lowest, after, kept } };
+  return { d: kept ? second : first, scan: { before, score: lowest, after, kept, grid: scores } };
 }
 
 /** Per (task, environment): the problem, the predictors and every configuration's traced reference. */
@@ -264,11 +300,13 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
     const t0 = performance.now();
     const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
     const first = descend(box, lossAndGrad, ref, start, [...c.guess, ...look(0.5)], s);
-    const { d: r, scan } = problem.task === "sysid" && !first.stopped ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
-    const estimate = r.u.slice(0, D), error = problem.error(estimate, c.start);
+    const sysidEnd = problem.task === "sysid" && !first.stopped;
+    const { d: r, scan } = sysidEnd ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
+    const polished = sysidEnd && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
+    const estimate = u.slice(0, D), error = problem.error(estimate, c.start);
     const scanned = scan ? (scan.kept ? `; the scan found a lower point, descended again from it (loss ${fmt(scan.before)} → ${fmt(scan.after!)})` : "") : "";
     ctx.log(`[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${scanned}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
-    return { guess: c.guess, estimate, ...(fitsLook ? { look: r.u.slice(D) } : {}), error, losses: first.losses, ...(scan ? { scan } : {}), seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
+    return { guess: c.guess, estimate, ...(fitsLook ? { look: u.slice(D) } : {}), error, losses: first.losses, ...(scan ? { scan } : {}), ...(polished ? { polish: { before: polished.before, after: polished.after } } : {}), seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
   });
   return { index, task: problem.task, env: problem.env.name, row, runs };
 }
@@ -305,6 +343,31 @@ function writeLossPlot(out: string, task: RispTask, env: RispEnvName, units: rea
     const n = Math.min(...curves.map((c) => c.length));
     return { label: u.row, x: globalThis.Array.from({ length: n }, (_, i) => i + 1), y: globalThis.Array.from({ length: n }, (_, i) => mean(curves.map((c) => c[i]!))), color: ROW_COLOURS[u.row] };
   }), { title: `${task} ${env}: loss / initial loss (mean over configurations)`, xLabel: "iteration", yLabel: "relative loss" });
+  return file;
+}
+
+/**
+ * System identification's loss landscapes along the first unknown (the scan's grid, the other
+ * unknowns and the look held at the first descent's estimate): every row's loss rescaled to
+ * [0, 1] per configuration, then averaged over configurations, with the truth marked.
+ */
+function writeLandscapePlot(out: string, p: Prepared, units: readonly UnitRecord[], points: number): string | null {
+  const { problem } = p, first = problem.unknowns[0]!;
+  const x = sysid.priorGrid({ name: first, prior: [problem.lower[0]!, problem.upper[0]!] }, points);
+  const scanned = units.filter((u) => u.runs.every((r) => r.scan));
+  if (!scanned.length) return null;
+  const rescaled = (g: readonly number[]) => {
+    const along = g.slice(0, points), lo = Math.min(...along), hi = Math.max(...along);
+    return along.map((v) => (hi > lo ? (v - lo) / (hi - lo) : 0));
+  };
+  const file = `landscape-${problem.task}-${problem.env.name}.png`;
+  writeLinePlot(join(out, file), [
+    ...scanned.map((u) => {
+      const curves = u.runs.map((r) => rescaled(r.scan!.grid));
+      return { label: u.row, x, y: x.map((_, i) => mean(curves.map((c) => c[i]!))), color: ROW_COLOURS[u.row] };
+    }),
+    { label: "truth", x: [problem.truth[0]!, problem.truth[0]!], y: [0, 1], color: [0, 0, 0] as const },
+  ], { title: `${problem.task} ${problem.env.name}: loss along ${first.split(":")[0]} (rescaled, mean over configurations)`, xLabel: "u (the unknown across its box)", yLabel: "rescaled loss" });
   return file;
 }
 
@@ -374,6 +437,8 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     };
     (tasks[t] ??= {})[env] = { errorName: p.problem.errorName, unknowns: p.problem.unknowns, rows, targetConfigs: p.configs.map((c) => c.target) };
     files.push(writeLossPlot(ctx.out, t, env, mine), writeMotion(ctx.out, p, mine));
+    const landscape = t === "sysid" ? writeLandscapePlot(ctx.out, p, mine, s.scanPoints) : null;
+    if (landscape) files.push(landscape);
   }
   const table = TASKS.filter((t) => tasks[t]).map((t) => taskMarkdown(t, tasks[t]!)).join("\n\n");
   for (const t of TASKS.filter((x) => tasks[x])) {

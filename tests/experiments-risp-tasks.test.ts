@@ -102,7 +102,8 @@ describe("risp-tasks (quick)", () => {
       expect(rows.random.errors[k], `config ${k + 1}`).toBeGreaterThan(0.1);
       for (const row of ["ours", "ours-exact"] as const) expect(rows[row].errors[k], `${row} config ${k + 1}`).toBeLessThan(0.02);
       expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
-      expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
+      // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg off).
+      expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e-4);
     }
     // Eq. 12's descent stops in dips of its loss (0.19 and 0.05 kg off); the scan across the mass box
     // finds lower points, and the descents from there end lower and within 0.01 kg.
@@ -123,7 +124,7 @@ describe("risp-tasks (quick)", () => {
     expect(cube["ours-no-grad"].errors[1]).toBeLessThan(0.01);
     expect(r.table).toContain("| ours-exact |");
     expect(r.table).toContain(`| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`);
-    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-quadrotor.png", "sysid-quadrotor.gif", "sysid-cube.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-quadrotor.png", "landscape-sysid-quadrotor.png", "sysid-quadrotor.gif", "sysid-cube.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
   }, 600_000);
 
   it("a bad --task or --envs, or no trained predictors, is a clear error", async () => {
