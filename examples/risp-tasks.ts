@@ -31,8 +31,9 @@
  *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and the cube's stiffness, 2 configurations (the test)
  *
  * Writes result.json, table.md, table-<task>.csv, loss-<task>-<env>.png (every row's loss over
- * the descent), landscape-sysid-<env>.png (every row's loss across the first unknown's box), <task>-<env>.gif (reference | ours | pixelwise, re-traced under configuration 1,
- * labelled) for sysid and imitation, control-<env>.png (the target vs the last frames), and records per unit in
+ * the descent), landscape-sysid-<env>.png (every row's loss across the first unknown's box),
+ * <task>-<env>.gif (reference | ours | pixelwise, re-traced under configuration 1, labelled) for
+ * sysid and imitation, control-<env>.png (the target vs the last frames), and records per unit in
  * risp-tasks-instances/ (resumable, shardable).
  */
 import { existsSync, readFileSync } from "node:fs";
