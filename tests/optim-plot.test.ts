@@ -111,17 +111,27 @@ describe("linePlot", () => {
     };
     expect(tinted(named)).toBeGreaterThan(200);
     expect(tinted(plain)).toBe(0);
-    // The legend: the only pixels a label changes are in the plot's top-right corner, and they include the swatch's colour.
-    const unnamed = linePlot([{ y, band: { lower: y.map((v) => v - 3), upper: y.map((v) => v + 3) } }],
-      { width: 400, height: 300, title: "Loss", xLabel: "step", yLabel: "loss (MSE)" });
-    const changed: [number, number][] = [];
-    for (let i = 0; i < named.rgba.length; i += 4) {
-      if ([0, 1, 2].some((k) => named.rgba[i + k] !== unnamed.rgba[i + k])) changed.push([(i / 4) % 400, Math.floor(i / 4 / 400)]);
-    }
-    expect(changed.length).toBeGreaterThan(50);
-    expect(Math.min(...changed.map(([x]) => x))).toBeGreaterThan(250);
-    expect(Math.max(...changed.map(([, yy]) => yy))).toBeLessThan(80);
-    expect(changed.some(([x, yy]) => blue(named.rgba[4 * (yy * 400 + x)]!, 0, named.rgba[4 * (yy * 400 + x) + 2]!))).toBe(true);
+    // The legend goes in the corner of the plot the data cover least: the only pixels a label
+    // changes are there, and they include the swatch's colour. A rising curve (and its band) ends in
+    // the top-right corner, so its legend is top-left; a falling one leaves the top-right free.
+    const options = { width: 400, height: 300, title: "Loss", xLabel: "step", yLabel: "loss (MSE)" };
+    const legendPixels = (values: number[]) => {
+      const band = { lower: values.map((v) => v - 3), upper: values.map((v) => v + 3) };
+      const [withLabel, without] = [linePlot([{ y: values, label: "mean", band }], options), linePlot([{ y: values, band }], options)];
+      const changed: [number, number][] = [];
+      for (let i = 0; i < withLabel.rgba.length; i += 4) {
+        if ([0, 1, 2].some((k) => withLabel.rgba[i + k] !== without.rgba[i + k])) changed.push([(i / 4) % 400, Math.floor(i / 4 / 400)]);
+      }
+      expect(changed.length).toBeGreaterThan(50);
+      expect(changed.some(([x, yy]) => blue(withLabel.rgba[4 * (yy * 400 + x)]!, 0, withLabel.rgba[4 * (yy * 400 + x) + 2]!))).toBe(true);
+      return { xs: changed.map(([x]) => x), ys: changed.map(([, yy]) => yy) };
+    };
+    const rising = legendPixels(y);
+    expect(Math.max(...rising.xs)).toBeLessThan(200);
+    expect(Math.max(...rising.ys)).toBeLessThan(80);
+    const falling = legendPixels([...y].reverse());
+    expect(Math.min(...falling.xs)).toBeGreaterThan(250);
+    expect(Math.max(...falling.ys)).toBeLessThan(80);
   });
 
   describe("writeLinePlot", () => {

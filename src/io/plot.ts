@@ -147,6 +147,8 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
   canvas.vline(left + pw, top, top + ph, AXIS);
 
   const colorOf = (s: PlotSeries, k: number): RGB => s.color ?? PALETTE[k % PALETTE.length]!;
+  // How much of each pixel the data cover (curves and bands): the legend goes where they cover least.
+  const covered = new Float32Array(width * height);
   series.forEach((s, k) => {
     if (!s.band) return;
     const sx = xsOf(s);
@@ -159,7 +161,10 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
         const f = px(x1) === px(x0) ? 0 : (c - px(x0)) / (px(x1) - px(x0));
         const lo = logY ? 10 ** (Math.log10(l0) + f * (Math.log10(l1) - Math.log10(l0))) : l0 + f * (l1 - l0);
         const hi = logY ? 10 ** (Math.log10(u0) + f * (Math.log10(u1) - Math.log10(u0))) : u0 + f * (u1 - u0);
-        for (let r = Math.ceil(Math.max(top, py(hi))); r <= Math.floor(Math.min(top + ph, py(lo))); r++) canvas.blend(c, r, colorOf(s, k), 0.2);
+        for (let r = Math.ceil(Math.max(top, py(hi))); r <= Math.floor(Math.min(top + ph, py(lo))); r++) {
+          canvas.blend(c, r, colorOf(s, k), 0.2);
+          covered[r * width + c] += 0.2;
+        }
       }
     }
   });
@@ -168,15 +173,26 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
     const pts = s.y.map((v, i): [number, number] => (shown(v) && Number.isFinite(sx[i]!) ? [px(sx[i]!), py(v)] : [NaN, NaN]));
     const cov = strokeCoverage(pts, width, height, lineWidth);
     const color = colorOf(s, k);
-    for (let i = 0; i < cov.length; i++) if (cov[i]! > 0) canvas.blend(i % width, Math.floor(i / width), color, cov[i]!);
+    for (let i = 0; i < cov.length; i++) {
+      if (!(cov[i]! > 0)) continue;
+      canvas.blend(i % width, Math.floor(i / width), color, cov[i]!);
+      covered[i] += cov[i]!;
+    }
   });
 
-  // Legend: a box in the top-right corner of the plot area, a colour swatch and the label per labelled series.
+  // Legend: a box in the corner of the plot area that the data cover least (the top-right on a tie),
+  // a colour swatch and the label per labelled series.
   const entries = series.map((s, k) => ({ label: s.label, color: colorOf(s, k) })).filter((e): e is { label: string; color: RGB } => !!e.label);
   if (entries.length) {
     const rowH = labelH + 6, swatch = 18;
     const boxW = swatch + 14 + Math.max(...entries.map((e) => textWidth(e.label, FONT_SCALE))), boxH = entries.length * rowH + 6;
-    const bx = left + pw - boxW - 6, by = top + 6;
+    const [east, west, north, south] = [left + pw - boxW - 6, left + 6, top + 6, top + ph - boxH - 6];
+    const under = ([x0, y0]: readonly [number, number]) => {
+      let sum = 0;
+      for (let y = Math.max(0, y0); y < Math.min(height, y0 + boxH); y++) for (let x = Math.max(0, x0); x < Math.min(width, x0 + boxW); x++) sum += covered[y * width + x]!;
+      return sum;
+    };
+    const [bx, by] = ([[east, north], [west, north], [east, south], [west, south]] as const).reduce((best, corner) => (under(corner) < under(best) ? corner : best));
     for (let y = by; y < by + boxH; y++) for (let x = bx; x < bx + boxW; x++) canvas.blend(x, y, background, 0.85);
     canvas.hline(bx, bx + boxW, by, GRID); canvas.hline(bx, bx + boxW, by + boxH, GRID);
     canvas.vline(bx, by, by + boxH, GRID); canvas.vline(bx + boxW, by, by + boxH, GRID);
