@@ -194,6 +194,9 @@ interface Box { readonly lower: readonly number[]; readonly upper: readonly numb
 type LossAndGrad = (u: Array, ref: Array, start: Array) => [Array, Array];
 interface Descent { readonly u: number[]; readonly losses: number[]; readonly stopped?: string }
 
+/** The descent's step decays to lr / LAST_STEP_DIVISOR, where `polish` takes over. */
+const LAST_STEP_DIVISOR = 10;
+
 /** Projected Adam within [lower, upper] from `guess` with a cosine-decayed step; stops early (keeping the last finite iterate) if the loss stops being finite. */
 function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings): Descent {
   const D = guess.length, m = new Float64Array(D), v = new Float64Array(D);
@@ -204,8 +207,8 @@ function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, g
     const loss = L.item() as number, g = G.dataSync();
     if (!Number.isFinite(loss) || !g.every(Number.isFinite)) return { u, losses, stopped: `non-finite loss or gradient at iteration ${it}` };
     losses.push(loss);
-    // Cosine decay to a tenth: large steps first, then settling (Adam's steps are ~lr, whatever the gradient's size).
-    const lr = s.lr * (0.1 + 0.45 * (1 + Math.cos((Math.PI * (it - 1)) / s.iterations)));
+    // Cosine decay to lr / LAST_STEP_DIVISOR: large steps first, then settling (Adam's steps are ~lr, whatever the gradient's size).
+    const last = 1 / LAST_STEP_DIVISOR, lr = s.lr * (last + ((1 - last) / 2) * (1 + Math.cos((Math.PI * (it - 1)) / s.iterations)));
     u = u.map((x, i) => {
       m[i] = 0.9 * m[i]! + 0.1 * g[i]!;
       v[i] = 0.999 * v[i]! + 0.001 * g[i]! * g[i]!;
@@ -218,7 +221,7 @@ function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, g
 
 /**
  * System identification's last steps (Rprop⁻, Riedmiller & Braun 1993): each unknown moves by its
- * own step against its gradient's sign, the step starting at the descent's last (lr/10), halved
+ * own step against its gradient's sign, the step starting at the descent's last (lr / LAST_STEP_DIVISOR), halved
  * when the sign flips (and that move skipped), grown by 1.2 otherwise; the lowest iterate is kept.
  * Adam's steps stay ~lr whatever the gradient's size, so on an L1 loss (the predictor rows' and
  * the oracle's: a kink at the minimum) the descent ends oscillating a tenth of lr about it — the
@@ -226,7 +229,7 @@ function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, g
  * gradients let Adam settle finer.
  */
 function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, from: readonly number[], s: RispTasksSettings): { u: number[]; before: number; after: number } {
-  const D = from.length, step = new Float64Array(D).fill(s.lr / 10), previous = new Float64Array(D);
+  const D = from.length, step = new Float64Array(D).fill(s.lr / LAST_STEP_DIVISOR), previous = new Float64Array(D);
   let u = [...from], best = { u, loss: Infinity }, before = NaN;
   for (let it = 0; it < s.polishSteps; it++) {
     const [L, G] = lossAndGrad(np.array(u, { dtype: "float32" }), ref, start);

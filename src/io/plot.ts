@@ -192,7 +192,8 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
       for (let y = Math.max(0, y0); y < Math.min(height, y0 + boxH); y++) for (let x = Math.max(0, x0); x < Math.min(width, x0 + boxW); x++) sum += covered[y * width + x]!;
       return sum;
     };
-    const [bx, by] = ([[east, north], [west, north], [east, south], [west, south]] as const).reduce((best, corner) => (under(corner) < under(best) ? corner : best));
+    const corners = [[east, north], [west, north], [east, south], [west, south]] as const, scores = corners.map(under);
+    const [bx, by] = corners[scores.indexOf(Math.min(...scores))]!;
     for (let y = by; y < by + boxH; y++) for (let x = bx; x < bx + boxW; x++) canvas.blend(x, y, background, 0.85);
     canvas.hline(bx, bx + boxW, by, GRID); canvas.hline(bx, bx + boxW, by + boxH, GRID);
     canvas.vline(bx, by, by + boxH, GRID); canvas.vline(bx + boxW, by, by + boxH, GRID);
