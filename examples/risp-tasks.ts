@@ -28,7 +28,7 @@
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
  *   npm run gradsim -- risp-tasks --task sysid --envs hand,rod       # some environments only
- *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and the cube's stiffness, 2 configurations (the test)
+ *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and thrusts, the cube's stiffness, 2 configurations (the test)
  *
  * Writes result.json, table.md, table-<task>.csv, loss-<task>-<env>.png (every row's loss over
  * the descent), landscape-sysid-<env>.png (every row's loss across the first unknown's box),
@@ -69,10 +69,12 @@ export interface RispTasksSettings {
   readonly scanPoints: number;
   /** System identification's last steps: sign steps that halve on overshoot (`polish`). */
   readonly polishSteps: number;
+  /** Imitation's curriculum: descents on this many growing prefixes of the video, `iterations` each (`descendStages`). */
+  readonly imitationStages: number;
 }
 export const RISP_TASKS_SETTINGS: Readonly<Record<"full" | "quick", RispTasksSettings>> = {
-  full: { configs: 4, iterations: 30, lr: 0.1, scanPoints: 16, polishSteps: 20 },
-  quick: { configs: 2, iterations: 30, lr: 0.1, scanPoints: 16, polishSteps: 20 },
+  full: { configs: 4, iterations: 30, lr: 0.1, scanPoints: 16, polishSteps: 20, imitationStages: 4 },
+  quick: { configs: 2, iterations: 30, lr: 0.1, scanPoints: 16, polishSteps: 20, imitationStages: 4 },
 };
 
 type Cell = readonly [number, number];
@@ -108,10 +110,13 @@ const UNITS = TASKS.flatMap((task) => RISP_TASKS[task].flatMap((env) => OPTIMISE
 /**
  * The quick mode, in the first two configurations: the quadrotor's mass by the pixelwise loss, the
  * two regularised predictors (fitting ψ too) and the oracle; the cube's contact stiffness, which
- * the pixelwise loss misses, by it and the unregularised predictor.
+ * the pixelwise loss misses, by it and the unregularised predictor; the quadrotor's 20 thrusts by
+ * the oracle (imitation's curriculum).
  */
-const QUICK_ROWS: Partial<Record<RispEnvName, readonly OptimisedRow[]>> = { quadrotor: ["pixelwise", "ours", "ours-exact", "oracle"], cube: ["pixelwise", "ours-no-grad"] };
-const QUICK_UNITS = UNITS.filter((u) => u.task === "sysid" && QUICK_ROWS[u.env]?.includes(u.row));
+const QUICK_ROWS: Partial<Record<`${RispTask} ${RispEnvName}`, readonly OptimisedRow[]>> = {
+  "sysid quadrotor": ["pixelwise", "ours", "ours-exact", "oracle"], "sysid cube": ["pixelwise", "ours-no-grad"], "imitation quadrotor": ["oracle"],
+};
+const QUICK_UNITS = UNITS.filter((u) => QUICK_ROWS[`${u.task} ${u.env}`]?.includes(u.row));
 
 export interface RowSummary { readonly mean: number; readonly std: number; readonly errors: readonly number[] }
 export interface TaskEnvResult { readonly errorName: string; readonly unknowns: readonly string[]; readonly rows: Partial<Record<TaskRow, RowSummary>>; readonly targetConfigs: readonly TargetConfig[] }
@@ -153,18 +158,20 @@ export const SMOOTH_GAMMA = 3e-2;
 /** The loss of an optimised row: unknowns u, the reference (images [T, R, R, 3], or true states [T, S] for the oracle), the start. */
 type RowLoss = (u: Array, reference: Array, start: Array) => Array;
 
-function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): RowLoss {
+function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors, shown = problem.observed.length): RowLoss {
   const { env } = problem, R = nets.settings.resolution;
   const middle = np.array(PSI_MIDDLE, { dtype: "float32" }), background = plainBackground(env, R);
-  const frames = (u: Array, start: Array, psi = middle) => vmap((v: Array) => softImage(env, R, v, psi, background, SMOOTH_GAMMA))(problem.rollout(u, start).vertices);
+  // The first `shown` observed frames only (imitation's curriculum); all of them: the arrays as they are.
+  const head = (x: Array) => (shown === problem.observed.length ? x : np.take(x, np.arange(0, shown), 0));
+  const frames = (u: Array, start: Array, psi = middle) => vmap((v: Array) => softImage(env, R, v, psi, background, SMOOTH_GAMMA))(head(problem.rollout(u, start).vertices));
   const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
   switch (row) {
-    case "oracle": return (u, states, start) => l1(problem.rollout(u, start).states, states);
-    case "pixelwise": return (u, ref, start) => np.mean(np.square(np.sub(frames(u, start), ref)));
+    case "oracle": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
+    case "pixelwise": return (u, ref, start) => np.mean(np.square(np.sub(frames(u, start), head(ref))));
     case "perceptual": {
       const features = vmap((im: Array) => networks.predictorFeatures(nets.params["ours-no-grad"], nets.config, im));
       return (u, ref, start) => {
-        const [ours, theirs] = [features(frames(u, start)) as Array[], features(ref) as Array[]];
+        const [ours, theirs] = [features(frames(u, start)) as Array[], features(head(ref)) as Array[]];
         return ours.map((f, s) => np.div(np.mean(np.square(np.sub(f, theirs[s]!))), np.add(np.mean(np.square(theirs[s]!)), 1e-8))).reduce((a, b) => np.add(a, b));
       };
     }
@@ -172,7 +179,7 @@ function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors): Row
       const N = vmap((im: Array) => networks.predictor(nets.params[row], nets.config, im));
       // Eq. 6 minimises over ψ as well: u's last |ψ| entries are our frames' look (psiOfUnit).
       const D = problem.unknowns.length, unknowns = np.arange(0, D), look = np.arange(D, D + PSI_NAMES.length);
-      return (u, ref, start) => l1(N(frames(np.take(u, unknowns, 0), start, psiOfUnit(np.take(u, look, 0)))), N(ref));
+      return (u, ref, start) => l1(N(frames(np.take(u, unknowns, 0), start, psiOfUnit(np.take(u, look, 0)))), N(head(ref)));
     }
   }
 }
@@ -217,6 +224,22 @@ function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, g
     });
   }
   return { u, losses };
+}
+
+/**
+ * Descents on growing prefixes of the video, the last the whole of it, each from the one before:
+ * an action acts only on the frames after it, and fitted against the whole video at once the
+ * late frames — where a wrong guess has carried the body far off — pull the early actions
+ * anywhere. `stages[j]` is the loss and gradient on prefix j.
+ */
+function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings): Descent {
+  let d: Descent = { u: [...guess], losses: [] };
+  for (const lossAndGrad of stages) {
+    if (d.stopped) break;
+    const next = descend(box, lossAndGrad, ref, start, d.u, s);
+    d = { u: next.u, losses: [...d.losses, ...next.losses], ...(next.stopped ? { stopped: next.stopped } : {}) };
+  }
+  return d;
 }
 
 /**
@@ -295,6 +318,10 @@ function prepare(ctx: ExperimentContext, task: RispTask, env: RispEnvName, s: Ri
 async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: OptimisedRow, s: RispTasksSettings): Promise<UnitRecord> {
   const { problem } = p;
   const loss = rowLoss(problem, row, p.nets), lossAndGrad = jit(valueAndGrad(loss)) as LossAndGrad, lossOnly = jit(loss) as typeof loss;
+  // Imitation's curriculum (`descendStages`): the first ⌈T·j/S⌉ of the T frames at stage j of S.
+  const T = problem.observed.length, S = problem.task === "imitation" ? s.imitationStages : 1;
+  const stages = globalThis.Array.from({ length: S }, (_, j) => Math.ceil((T * (j + 1)) / S))
+    .map((shown) => (shown === T ? lossAndGrad : (jit(valueAndGrad(rowLoss(problem, row, p.nets, shown))) as LossAndGrad)));
   const states = np.array(problem.reference.states, { dtype: "float32" });
   // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
   const fitsLook = (TRAINED_ROWS as readonly string[]).includes(row), D = problem.unknowns.length;
@@ -303,7 +330,7 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const runs = p.configs.map((c, k) => {
     const t0 = performance.now();
     const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
-    const first = descend(box, lossAndGrad, ref, start, [...c.guess, ...look(0.5)], s);
+    const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s);
     const sysidEnd = problem.task === "sysid" && !first.stopped;
     const { d: r, scan } = sysidEnd ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
     const polished = sysidEnd && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
