@@ -23,7 +23,8 @@
  * rendering configurations × guesses per environment, as the paper; in system identification
  * every row then scans each parameter across its box and descends again from a grid point that
  * scores lower (`scanThenDescend`, as gradsim's Table 2 fits do), and ends with sign steps that
- * halve on overshoot (`polish`).
+ * halve on overshoot (`polish`); in imitation it descends on growing prefixes of the video
+ * first (`descendStages`).
  *
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
