@@ -59,7 +59,7 @@ import { predictorConfig, predictorDir, TRAINED_ROWS, type TrainedRow } from "./
 export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "oracle"] as const;
 export type TaskRow = (typeof TASK_ROWS)[number];
 const OPTIMISED = ["pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "oracle"] as const;
-type OptimisedRow = (typeof OPTIMISED)[number];
+export type OptimisedRow = (typeof OPTIMISED)[number];
 const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
 
 export interface RispTasksSettings {
@@ -130,11 +130,11 @@ export interface RispTasksResult {
 }
 
 /** The predictors risp-state trained (its settings from its result.json) for one environment. */
-interface Predictors { readonly settings: RispStateSettings; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams> }
+export interface Predictors { readonly settings: RispStateSettings; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams> }
 
 export const DEFAULT_NETWORKS = fileURLToPath(new URL("../results/runs/risp-state", import.meta.url));
 
-function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predictors {
+export function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predictors {
   const resultFile = join(dir, "result.json");
   if (!existsSync(resultFile)) throw new CliError(`risp-tasks: no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`);
   const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
@@ -157,9 +157,9 @@ function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predict
 export const SMOOTH_GAMMA = 3e-2;
 
 /** The loss of an optimised row: unknowns u, the reference (images [T, R, R, 3], or true states [T, S] for the oracle), the start. */
-type RowLoss = (u: Array, reference: Array, start: Array) => Array;
+export type RowLoss = (u: Array, reference: Array, start: Array) => Array;
 
-function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors, shown = problem.observed.length): RowLoss {
+export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors, shown = problem.observed.length): RowLoss {
   const { env } = problem, R = nets.settings.resolution;
   const middle = np.array(PSI_MIDDLE, { dtype: "float32" }), background = plainBackground(env, R);
   // The first `shown` observed frames only (imitation's curriculum); all of them: the arrays as they are.

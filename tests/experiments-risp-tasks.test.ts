@@ -8,8 +8,9 @@ import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { grad, init, jit, np, render, sysid, type Array } from "../src/index.js";
 import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
+import { PSI_NAMES } from "../examples/lib/risp-render.js";
 import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
-import { experiment as rispTasks, PAPER } from "../examples/risp-tasks.js";
+import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER, rowLoss } from "../examples/risp-tasks.js";
 import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
@@ -82,6 +83,26 @@ describe("RISP's downstream problems", () => {
       const states = globalThis.Array.from(q.rollout(f32(q.guess(rng)), f32(q.randomStart(rng))).states.dataSync());
       expect(states.length).toBe(13 * q.observed.length);
       expect(states.every(Number.isFinite), task).toBe(true);
+    }
+  }, 120_000);
+
+  it("imitation's curriculum compares only the video's first frames: a stage's loss ignores the later ones, the last stage's sees them", () => {
+    const p = rispProblem("quadrotor", "imitation"), T = p.observed.length, shown = 3;
+    const nets = loadPredictors(DEFAULT_NETWORKS, "quadrotor", p.env.stateNames.length), R = nets.settings.resolution;
+    const rng = makeRng(5), u = f32(p.guess(rng)), start = f32(p.randomStart(rng));
+    // The same reference but for its frames after the prefix.
+    const later = (x: Array) => np.concatenate([np.take(x, np.arange(0, shown), 0), np.add(np.take(x, np.arange(shown, T), 0), 0.3)], 0);
+    const states = f32(p.reference.states);
+    const images = np.reshape(f32(globalThis.Array.from({ length: T * R * R * 3 }, () => rng.uniform(0, 1))), [T, R, R, 3]);
+    const oracle = rowLoss(p, "oracle", nets, shown)(u, states, start).item() as number;
+    const direct = np.mean(np.abs(np.sub(np.take(p.rollout(u, start).states, np.arange(0, shown), 0), np.take(states, np.arange(0, shown), 0)))).item() as number;
+    expect(oracle).toBeCloseTo(direct, 6);
+    for (const [row, ref] of [["oracle", states], ["pixelwise", images], ["ours", images]] as const) {
+      // Eq. 12's unknowns end with our frames' look (ψ), here the middle of its box.
+      const u0 = row === "ours" ? np.concatenate([u, f32(PSI_NAMES.map(() => 0.5))]) : u;
+      const stage = rowLoss(p, row, nets, shown), whole = rowLoss(p, row, nets);
+      expect(stage(u0, later(ref), start).item(), row).toBeCloseTo(stage(u0, ref, start).item() as number, 6);
+      expect(Math.abs((whole(u0, later(ref), start).item() as number) - (whole(u0, ref, start).item() as number)), row).toBeGreaterThan(1e-3);
     }
   }, 120_000);
 
