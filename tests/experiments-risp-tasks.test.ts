@@ -106,6 +106,11 @@ describe("RISP's downstream problems", () => {
     }
   }, 120_000);
 
+  it("imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces, not the hand's torque magnitudes and delays", () => {
+    expect(["quadrotor", "hand", "rod"].map((env) => rispProblem(env as "hand", "imitation").timedActions)).toEqual([true, false, true]);
+    expect(rispProblem("quadrotor", "sysid").timedActions).toBe(false);
+  }, 120_000);
+
   it("an environment without the task is a clear error", () => {
     expect(() => rispProblem("cube", "imitation")).toThrow(/cube has no imitation task/);
   });

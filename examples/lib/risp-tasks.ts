@@ -54,6 +54,8 @@ export interface RispProblem {
   error(u: readonly number[], start: readonly number[]): number;
   /** What `error` measures. */
   readonly errorName: string;
+  /** Whether the unknowns are actions at knots in time, each acting only on the frames after it (imitation's curriculum fits the video's prefixes for these). */
+  readonly timedActions: boolean;
 }
 
 /** An environment's dynamics with the task's unknowns plugged in. */
@@ -71,6 +73,7 @@ interface Scenario {
   readonly randomStart?: (rng: Rng) => Start;
   readonly parameterError?: (u: readonly number[]) => number;
   readonly errorName?: string;
+  readonly timedActions?: boolean;
 }
 type Start = readonly number[];
 
@@ -103,7 +106,7 @@ function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
     lower: repeat(D, () => -1), upper: repeat(D, () => 1), truth: imitated.flat(), frames, start,
     guess: (rng) => repeat(D, () => rng.uniform(-0.5, 0.5)),
     rollout: (u, start) => simulate(np.array(MASS, { dtype: "float32" }), u, start),
-    randomStart: quadrotorStart,
+    randomStart: quadrotorStart, timedActions: true,
   };
 }
 
@@ -174,7 +177,7 @@ function rodScenario(task: RispTask): Scenario {
   return {
     unknowns: repeat(KNOTS, (k) => `force knot ${k + 1}: 15·u N`), lower: repeat(KNOTS, () => -1), upper: repeat(KNOTS, () => 1),
     truth: [-0.9, -0.3, 0.6, 0.2, -0.7], frames, start: [0], guess: (rng) => repeat(KNOTS, () => rng.uniform(-1, 1)),
-    rollout: (u) => simulate(logE(f32(TRUTH)), u),
+    rollout: (u) => simulate(logE(f32(TRUTH)), u), timedActions: true,
   };
 }
 
@@ -224,5 +227,6 @@ export function rispProblem(name: RispEnvName, task: RispTask): RispProblem {
     rollout: (u, start) => rollout(u, start) as Rollout, reference, guess: sc.guess,
     error: sc.parameterError ?? discrepancy,
     errorName: sc.errorName ?? (task === "control" ? "L1 state error at the last frame" : "L1 state discrepancy per frame"),
+    timedActions: sc.timedActions ?? false,
   };
 }
