@@ -237,6 +237,15 @@ function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, g
  * predictor rows ended farther (Table 3, ours: 1.04 → 1.46 per frame), we think because its first
  * frames, where the fingers have barely moved, say little about them.
  */
+/**
+ * How many of the video's T frames each descent of `descendStages` compares: imitation's
+ * curriculum for actions in time, the first ⌈T·j/S⌉ at stage j of S; otherwise the whole video once.
+ */
+export function stagePrefixes(problem: RispProblem, s: RispTasksSettings): number[] {
+  const T = problem.observed.length, S = problem.task === "imitation" && problem.timedActions ? s.imitationStages : 1;
+  return globalThis.Array.from({ length: S }, (_, j) => Math.ceil((T * (j + 1)) / S));
+}
+
 function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings): Descent {
   let d: Descent = { u: [...guess], losses: [] };
   for (const lossAndGrad of stages) {
@@ -323,10 +332,8 @@ function prepare(ctx: ExperimentContext, task: RispTask, env: RispEnvName, s: Ri
 async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: OptimisedRow, s: RispTasksSettings): Promise<UnitRecord> {
   const { problem } = p;
   const loss = rowLoss(problem, row, p.nets), lossAndGrad = jit(valueAndGrad(loss)) as LossAndGrad, lossOnly = jit(loss) as typeof loss;
-  // Imitation's curriculum (`descendStages`): the first ⌈T·j/S⌉ of the T frames at stage j of S.
-  const T = problem.observed.length, S = problem.task === "imitation" && problem.timedActions ? s.imitationStages : 1;
-  const stages = globalThis.Array.from({ length: S }, (_, j) => Math.ceil((T * (j + 1)) / S))
-    .map((shown) => (shown === T ? lossAndGrad : (jit(valueAndGrad(rowLoss(problem, row, p.nets, shown))) as LossAndGrad)));
+  const T = problem.observed.length;
+  const stages = stagePrefixes(problem, s).map((shown) => (shown === T ? lossAndGrad : (jit(valueAndGrad(rowLoss(problem, row, p.nets, shown))) as LossAndGrad)));
   const states = np.array(problem.reference.states, { dtype: "float32" });
   // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
   const fitsLook = (TRAINED_ROWS as readonly string[]).includes(row), D = problem.unknowns.length;

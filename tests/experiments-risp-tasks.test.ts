@@ -10,7 +10,7 @@ import { grad, init, jit, np, render, sysid, type Array } from "../src/index.js"
 import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
 import { PSI_NAMES } from "../examples/lib/risp-render.js";
 import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
-import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER, rowLoss } from "../examples/risp-tasks.js";
+import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER, RISP_TASKS_SETTINGS, rowLoss, stagePrefixes } from "../examples/risp-tasks.js";
 import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
@@ -90,12 +90,13 @@ describe("RISP's downstream problems", () => {
     const p = rispProblem("quadrotor", "imitation"), T = p.observed.length, shown = 3;
     const nets = loadPredictors(DEFAULT_NETWORKS, "quadrotor", p.env.stateNames.length), R = nets.settings.resolution;
     const rng = makeRng(5), u = f32(p.guess(rng)), start = f32(p.randomStart(rng));
+    const first = (x: Array) => np.take(x, np.arange(0, shown), 0);
     // The same reference but for its frames after the prefix.
-    const later = (x: Array) => np.concatenate([np.take(x, np.arange(0, shown), 0), np.add(np.take(x, np.arange(shown, T), 0), 0.3)], 0);
+    const later = (x: Array) => np.concatenate([first(x), np.add(np.take(x, np.arange(shown, T), 0), 0.3)], 0);
     const states = f32(p.reference.states);
     const images = np.reshape(f32(globalThis.Array.from({ length: T * R * R * 3 }, () => rng.uniform(0, 1))), [T, R, R, 3]);
     const oracle = rowLoss(p, "oracle", nets, shown)(u, states, start).item() as number;
-    const direct = np.mean(np.abs(np.sub(np.take(p.rollout(u, start).states, np.arange(0, shown), 0), np.take(states, np.arange(0, shown), 0)))).item() as number;
+    const direct = np.mean(np.abs(np.sub(first(p.rollout(u, start).states), first(states)))).item() as number;
     expect(oracle).toBeCloseTo(direct, 6);
     for (const [row, ref] of [["oracle", states], ["pixelwise", images], ["ours", images]] as const) {
       // Eq. 12's unknowns end with our frames' look (ψ), here the middle of its box.
@@ -106,9 +107,12 @@ describe("RISP's downstream problems", () => {
     }
   }, 120_000);
 
-  it("imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces, not the hand's torque magnitudes and delays", () => {
-    expect(["quadrotor", "hand", "rod"].map((env) => rispProblem(env as "hand", "imitation").timedActions)).toEqual([true, false, true]);
-    expect(rispProblem("quadrotor", "sysid").timedActions).toBe(false);
+  it("imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces on growing prefixes, the hand's torque magnitudes and delays and system identification on the whole video", () => {
+    const prefixes = (env: "quadrotor" | "hand" | "rod", task: "sysid" | "imitation") => stagePrefixes(rispProblem(env, task), RISP_TASKS_SETTINGS.full);
+    expect(prefixes("quadrotor", "imitation")).toEqual([3, 5, 8, 10]);
+    expect(prefixes("rod", "imitation")).toEqual([3, 5, 7, 9]);
+    expect(prefixes("hand", "imitation")).toEqual([10]);
+    expect(prefixes("quadrotor", "sysid")).toEqual([10]);
   }, 120_000);
 
   it("an environment without the task is a clear error", () => {
