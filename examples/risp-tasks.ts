@@ -199,8 +199,8 @@ function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, 
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }
 
-interface Box { readonly lower: readonly number[]; readonly upper: readonly number[] }
-type LossAndGrad = (u: Array, ref: Array, start: Array) => [Array, Array];
+export interface Box { readonly lower: readonly number[]; readonly upper: readonly number[] }
+export type LossAndGrad = (u: Array, ref: Array, start: Array) => [Array, Array];
 interface Descent { readonly u: number[]; readonly losses: number[]; readonly stopped?: string }
 
 /** The descent's step decays to lr / LAST_STEP_DIVISOR, where `polish` takes over. */
@@ -229,15 +229,6 @@ function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, g
 }
 
 /**
- * Descents on growing prefixes of the video, the last the whole of it, each from the one before:
- * an action acts only on the frames after it, and fitted against the whole video at once the
- * late frames — where a wrong guess has carried the body far off — pull the early actions
- * anywhere. `stages[j]` is the loss and gradient on prefix j. Not for the hand, whose unknowns
- * (each finger's torque magnitude and delay) shape its whole motion: with the curriculum its
- * predictor rows ended farther (Table 3, ours: 1.04 → 1.46 per frame), we think because its first
- * frames, where the fingers have barely moved, say little about them.
- */
-/**
  * How many of the video's T frames each descent of `descendStages` compares: imitation's
  * curriculum for actions in time, the first ⌈T·j/S⌉ at stage j of S; otherwise the whole video once.
  */
@@ -246,6 +237,15 @@ export function stagePrefixes(problem: RispProblem, s: RispTasksSettings): numbe
   return globalThis.Array.from({ length: S }, (_, j) => Math.ceil((T * (j + 1)) / S));
 }
 
+/**
+ * Descents on growing prefixes of the video, the last the whole of it, each from the one before:
+ * an action acts only on the frames after it, and fitted against the whole video at once the
+ * late frames — where a wrong guess has carried the body far off — pull the early actions
+ * anywhere. `stages[j]` is the loss and gradient on prefix j. Not for the hand, whose unknowns
+ * (each finger's torque magnitude and delay) shape its whole motion: with the curriculum its
+ * predictor rows ended farther (Table 3, ours: 1.04 → 1.46 per frame), we think because its first
+ * frames, where the fingers have barely moved, say little about them.
+ */
 function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings): Descent {
   let d: Descent = { u: [...guess], losses: [] };
   for (const lossAndGrad of stages) {
@@ -257,16 +257,18 @@ function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, sta
 }
 
 /**
- * System identification's last steps (Rprop⁻, Riedmiller & Braun 1993): each unknown moves by its
- * own step against its gradient's sign, the step starting at the descent's last (lr / LAST_STEP_DIVISOR), halved
- * when the sign flips (and that move skipped), grown by 1.2 otherwise; the lowest iterate is kept.
+ * System identification's last steps: sign steps per unknown, starting at the descent's last
+ * (lr / LAST_STEP_DIVISOR) and growing by 1.2 while its gradient keeps its sign (as Rprop does,
+ * Riedmiller & Braun 1993); once the sign flips, the kink is bracketed and the step halves at every
+ * move after, a bisection (Rprop⁻ instead halves only at a flip, skipping that move and so
+ * evaluating the same point again). The lowest iterate is kept.
  * Adam's steps stay ~lr whatever the gradient's size, so on an L1 loss (the predictor rows' and
  * the oracle's: a kink at the minimum) the descent ends oscillating a tenth of lr about it — the
  * oracle's 2.0e-3 kg and 484 Pa in Table 2 without this — while the MSE rows' shrinking
  * gradients let Adam settle finer.
  */
-function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, from: readonly number[], s: RispTasksSettings): { u: number[]; before: number; after: number } {
-  const D = from.length, step = new Float64Array(D).fill(s.lr / LAST_STEP_DIVISOR), previous = new Float64Array(D);
+export function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, from: readonly number[], s: RispTasksSettings): { u: number[]; before: number; after: number } {
+  const D = from.length, step = new Float64Array(D).fill(s.lr / LAST_STEP_DIVISOR), previous = new Float64Array(D), bracketed = new Uint8Array(D);
   let u = [...from], best = { u, loss: Infinity }, before = NaN;
   for (let it = 0; it < s.polishSteps; it++) {
     const [L, G] = lossAndGrad(np.array(u, { dtype: "float32" }), ref, start);
@@ -275,9 +277,9 @@ function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, fr
     if (!Number.isFinite(loss) || !g.every(Number.isFinite)) break;
     if (loss < best.loss) best = { u, loss };
     u = u.map((x, i) => {
-      const turn = g[i]! * previous[i]!;
-      if (turn < 0) { step[i] = step[i]! / 2; previous[i] = 0; return x; }
-      if (turn > 0) step[i] = Math.min(step[i]! * 1.2, s.lr);
+      if (g[i]! * previous[i]! < 0) bracketed[i] = 1;
+      if (bracketed[i]) step[i] = step[i]! / 2;
+      else if (g[i]! * previous[i]! > 0) step[i] = Math.min(step[i]! * 1.2, s.lr);
       previous[i] = g[i]!;
       return Math.min(box.upper[i]!, Math.max(box.lower[i]!, x - Math.sign(g[i]!) * step[i]!));
     });
