@@ -115,8 +115,9 @@ describe("RISP's downstream problems", () => {
     expect(prefixes("quadrotor", "sysid")).toEqual([10]);
   }, 120_000);
 
-  it("system identification's polish crosses an L1 kink with growing sign steps, then bisects (no point evaluated twice), and keeps its lowest iterate", () => {
-    // |u − 0.3137| from 0.5: 9 growing steps cross the kink, 11 bisect the last step (0.043 → 2e-5, float32's rounding).
+  it("system identification's polish settles an L1 kink in sign steps, never evaluating a point twice, and keeps its lowest iterate", () => {
+    // |u − 0.3137| from 0.5: the steps grow from 0.01 to cross the kink, then halve at each flip (Rprop⁻
+    // evaluated the point of each flip twice: 16 distinct points of 20).
     const truth = 0.3137, visited: number[] = [];
     const lossAndGrad = (u: Array): [Array, Array] => {
       const x = u.dataSync()[0]!;
@@ -129,8 +130,8 @@ describe("RISP's downstream problems", () => {
     expect(new Set(visited).size).toBe(20);
     expect(r.before).toBeCloseTo(0.5 - truth, 6);
     expect(r.after).toBeCloseTo(Math.min(...visited.map((x) => Math.abs(x - truth))), 6);
-    // Rprop⁻ (halving only at a flip, re-evaluating the point there) ended 1.9e-4 off.
-    expect(Math.abs(r.u[0]! - truth)).toBeLessThan(5e-5);
+    // Within 2e-4 of the kink (Adam's last steps oscillate ~1e-2 about it).
+    expect(Math.abs(r.u[0]! - truth)).toBeLessThan(2e-4);
   });
 
   it("an environment without the task is a clear error", () => {
