@@ -199,8 +199,8 @@ function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, 
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }
 
-export interface Box { readonly lower: readonly number[]; readonly upper: readonly number[] }
-export type LossAndGrad = (u: Array, ref: Array, start: Array) => [Array, Array];
+interface Box { readonly lower: readonly number[]; readonly upper: readonly number[] }
+type LossAndGrad = (u: Array, ref: Array, start: Array) => [Array, Array];
 interface Descent { readonly u: number[]; readonly losses: number[]; readonly stopped?: string }
 
 /** The descent's step decays to lr / LAST_STEP_DIVISOR, where `polish` takes over. */
@@ -262,9 +262,9 @@ function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, sta
  * when the sign flips (and that move skipped), grown by 1.2 otherwise; the lowest iterate is kept.
  * When every unknown's move is skipped the point is unchanged, and its gradient gives the next move
  * at once rather than being evaluated again (on the 1-D problems, one of 20 evaluations was lost at
- * each flip). A bisection (halving at every move once the sign has flipped)
- * settles a 1-D kink faster but stopped the rows that fit the look ψ too (15–19 unknowns) at higher
- * losses (rod, Eq. 10: 0.163 against 0.157 in configuration 2).
+ * each flip). A bisection (halving at every move once the sign has flipped) settles a 1-D kink
+ * faster but ended 45 of Table 2's 48 predictor runs (15–19 unknowns with the look ψ) at higher
+ * losses: the minimum along one unknown moves while the others do.
  * Adam's steps stay ~lr whatever the gradient's size, so on an L1 loss (the predictor rows' and
  * the oracle's: a kink at the minimum) the descent ends oscillating a tenth of lr about it — the
  * oracle's 2.0e-3 kg and 484 Pa in Table 2 without this — while the MSE rows' shrinking
