@@ -354,7 +354,7 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
     const t0 = performance.now();
     const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
     const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s);
-    const sysidEnd = problem.task === "sysid" && !first.stopped;
+    const sysidEnd = problem.task !== "imitation" && !first.stopped;
     const { d: r, scan } = sysidEnd ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
     const polished = sysidEnd && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
     const estimate = u.slice(0, D), error = problem.error(estimate, c.start);
