@@ -67,9 +67,9 @@ export interface RispTasksSettings {
   readonly configs: number;
   readonly iterations: number;
   readonly lr: number;
-  /** System identification's scan after the descent: grid points per parameter across its box (`scanThenDescend`). */
+  /** The scan after system identification's and control's descents: grid points per unknown across its box (`scanThenDescend`). */
   readonly scanPoints: number;
-  /** System identification's last steps: sign steps that halve on overshoot (`polish`). */
+  /** System identification's and control's last steps: sign steps that halve on overshoot (`polish`). */
   readonly polishSteps: number;
   /** Imitation's curriculum (for actions in time, `RispProblem.timedActions`): descents on this many growing prefixes of the video, `iterations` each (`descendStages`). */
   readonly imitationStages: number;
@@ -113,10 +113,10 @@ const UNITS = TASKS.flatMap((task) => RISP_TASKS[task].flatMap((env) => OPTIMISE
  * The quick mode, in the first two configurations: the quadrotor's mass by the pixelwise loss, the
  * two regularised predictors (fitting ψ too) and the oracle; the cube's contact stiffness, which
  * the pixelwise loss misses, by it and the unregularised predictor; the quadrotor's 20 thrusts by
- * the oracle (imitation's curriculum).
+ * the oracle, in imitation (its curriculum) and in control (the scan after the descent).
  */
 const QUICK_ROWS: Partial<Record<`${RispTask} ${RispEnvName}`, readonly OptimisedRow[]>> = {
-  "sysid quadrotor": ["pixelwise", "ours", "ours-exact", "oracle"], "sysid cube": ["pixelwise", "ours-no-grad"], "imitation quadrotor": ["oracle"],
+  "sysid quadrotor": ["pixelwise", "ours", "ours-exact", "oracle"], "sysid cube": ["pixelwise", "ours-no-grad"], "imitation quadrotor": ["oracle"], "control quadrotor": ["oracle"],
 };
 const QUICK_UNITS = UNITS.filter((u) => QUICK_ROWS[`${u.task} ${u.env}`]?.includes(u.row));
 
@@ -257,7 +257,7 @@ function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, sta
 }
 
 /**
- * System identification's last steps (Rprop⁻, Riedmiller & Braun 1993): each unknown moves by its
+ * System identification's and control's last steps (Rprop⁻, Riedmiller & Braun 1993): each unknown moves by its
  * own step against its gradient's sign, the step starting at the descent's last (lr / LAST_STEP_DIVISOR), halved
  * when the sign flips (and that move skipped), grown by 1.2 otherwise; the lowest iterate is kept.
  * When every unknown's move is skipped the point is unchanged, and its gradient gives the next move
@@ -297,7 +297,7 @@ export function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Ar
 }
 
 /**
- * What system identification's scan found: the loss at the descent's end, the lowest grid point's,
+ * What the scan after a descent found: the loss at the descent's end, the lowest grid point's,
  * and (if that was lower) the second descent's final loss and whether it was kept; `grid`: every
  * grid point's loss, parameter by parameter (the landscapes of `writeLandscapePlot`).
  */
@@ -354,9 +354,10 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
     const t0 = performance.now();
     const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
     const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s);
-    const sysidEnd = problem.task !== "imitation" && !first.stopped;
-    const { d: r, scan } = sysidEnd ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
-    const polished = sysidEnd && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
+    // Imitation's runs end with their curriculum's last stage (the scan and polish not tried there).
+    const settles = problem.task !== "imitation" && !first.stopped;
+    const { d: r, scan } = settles ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
+    const polished = settles && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
     const estimate = u.slice(0, D), error = problem.error(estimate, c.start);
     const scanned = scan ? (scan.kept ? `; the scan found a lower point, descended again from it (loss ${fmt(scan.before)} → ${fmt(scan.after!)})` : "") : "";
     ctx.log(`[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${scanned}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
