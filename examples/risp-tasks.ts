@@ -304,12 +304,13 @@ export function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Ar
 interface ScanRecord { readonly before: number; readonly score: number; readonly after?: number; readonly kept: boolean; readonly grid: readonly number[] }
 
 /**
- * System identification's scan, as gradsim's Table 2 fits do (src/sysid/scan.ts): after the
- * descent each parameter is moved over `points` cell midpoints of its box, the others (and the
- * look) held at the estimate; if a grid point scores below the estimate, the descent is run again
- * from the lowest one and kept if it ends lower. The predictor losses' landscapes are bumpy at the
- * scale of a descent's steps (a guess can stop in a dip far from the deepest one), the pixelwise
- * loss's less so; every row gets the same scan.
+ * The scan after system identification's and control's descents, as gradsim's Table 2 fits do
+ * (src/sysid/scan.ts): each unknown is moved over `points` cell midpoints of its box, the others
+ * (and the look) held at the estimate; if a grid point scores below the estimate, the descent is
+ * run again from the lowest one and kept if it ends lower. The predictor losses' landscapes are
+ * bumpy at the scale of a descent's steps (a guess can stop in a dip far from the deepest one),
+ * the pixelwise loss's less so; in control a descent can end with the rod bent the wrong way.
+ * Every row gets the same scan.
  */
 function scanThenDescend(problem: RispProblem, box: Box, loss: (u: Array, ref: Array, start: Array) => Array, lossAndGrad: LossAndGrad, ref: Array, start: Array, first: Descent, s: RispTasksSettings): { d: Descent; scan: ScanRecord } {
   const score = (u: readonly number[]) => loss(np.array(u, { dtype: "float32" }), ref, start).item() as number;
