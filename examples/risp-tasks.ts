@@ -257,9 +257,10 @@ function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, sta
 }
 
 /**
- * System identification's and control's last steps (Rprop⁻, Riedmiller & Braun 1993): each unknown moves by its
- * own step against its gradient's sign, the step starting at the descent's last (lr / LAST_STEP_DIVISOR), halved
- * when the sign flips (and that move skipped), grown by 1.2 otherwise; the lowest iterate is kept.
+ * System identification's and control's last steps (Rprop⁻, Riedmiller & Braun 1993): each
+ * unknown moves by its own step against its gradient's sign, the step starting at the descent's
+ * last (lr / LAST_STEP_DIVISOR), halved when the sign flips (and that move skipped), grown by 1.2
+ * otherwise; the lowest iterate is kept.
  * When every unknown's move is skipped the point is unchanged, and its gradient gives the next move
  * at once rather than being evaluated again (on the 1-D problems, one of 20 evaluations was lost at
  * each flip). A bisection (halving at every move once the sign has flipped) settles a 1-D kink
