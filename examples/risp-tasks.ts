@@ -356,8 +356,8 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
     const t0 = performance.now();
     const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
     const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s);
-    // Imitation's runs end with their curriculum's last stage (with the scan and polish too, a
-    // diagnostic moved the quadrotor's and hand's rows nearer; README, "The scan in imitation").
+    // Imitation's runs end with their curriculum's last stage: with the scan and polish too (a
+    // diagnostic; README, "The scan in imitation") most rows ended nearer, but the rod's column is not rerun.
     const settles = problem.task !== "imitation" && !first.stopped;
     const { d: r, scan } = settles ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
     const polished = settles && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
