@@ -20,11 +20,11 @@
  *                 look ψ (RISP Eq. 6; from ψ̄, within the training ranges);
  *   oracle        L1 between simulated and true states (no images).
  * Each optimised row runs Adam (projected onto the unknowns' box) from the same guess, 4
- * rendering configurations × guesses per environment, as the paper; in system identification
- * every row then scans each parameter across its box and descends again from a grid point that
- * scores lower (`scanThenDescend`, as gradsim's Table 2 fits do), and ends with sign steps that
- * halve on overshoot (`polish`); in imitation of actions in time (the quadrotor's thrusts, the
- * rod's forces; not the hand's per-finger torque magnitudes and delays) it descends on growing
+ * rendering configurations × guesses per environment, as the paper; in every task each row then
+ * scans each unknown across its box and descends again from a grid point that scores lower
+ * (`scanThenDescend`, as gradsim's Table 2 fits do), and ends with sign steps that halve on
+ * overshoot (`polish`); in imitation of actions in time (the quadrotor's thrusts, the rod's
+ * forces; not the hand's per-finger torque magnitudes and delays) it descends on growing
  * prefixes of the video first (`descendStages`).
  *
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
@@ -67,7 +67,7 @@ export interface RispTasksSettings {
   readonly configs: number;
   readonly iterations: number;
   readonly lr: number;
-  /** The scan after system identification's and control's descents: grid points per unknown across its box (`scanThenDescend`). */
+  /** The scan after every descent: grid points per unknown across its box (`scanThenDescend`). */
   readonly scanPoints: number;
   /** System identification's and control's last steps: sign steps that halve on overshoot (`polish`). */
   readonly polishSteps: number;
@@ -305,7 +305,7 @@ export function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Ar
 interface ScanRecord { readonly before: number; readonly score: number; readonly after?: number; readonly kept: boolean; readonly grid: readonly number[] }
 
 /**
- * The scan after system identification's and control's descents, as gradsim's Table 2 fits do
+ * The scan after every task's descent (in imitation, after the curriculum), as gradsim's Table 2 fits do
  * (src/sysid/scan.ts): each unknown is moved over `points` cell midpoints of its box, the others
  * (and the look) held at the estimate; if a grid point scores below the estimate, the descent is
  * run again from the lowest one and kept if it ends lower. The predictor losses' landscapes are
@@ -356,9 +356,7 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
     const t0 = performance.now();
     const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
     const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s);
-    // Imitation's runs end with their curriculum's last stage: with the scan and polish too (a
-    // diagnostic; README, "The scan in imitation") most rows ended nearer, but the rod's column is not rerun.
-    const settles = problem.task !== "imitation" && !first.stopped;
+    const settles = !first.stopped;
     const { d: r, scan } = settles ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
     const polished = settles && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
     const estimate = u.slice(0, D), error = problem.error(estimate, c.start);
