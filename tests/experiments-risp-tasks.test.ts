@@ -140,7 +140,7 @@ describe("RISP's downstream problems", () => {
 });
 
 describe("risp-tasks (quick)", () => {
-  it("from a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12), fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's only through the scan), and the unregularised one the cube's contact stiffness that the pixelwise loss misses; imitation's curriculum recovers the quadrotor's thrusts from its states, and control's scan steers it nearer its target state", async () => {
+  it("from a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12), fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's only through the scan), and the unregularised one the cube's contact stiffness that the pixelwise loss misses; imitation's curriculum and scan recover the quadrotor's thrusts from its states, and control's scan steers it nearer its target state", async () => {
     const { code, out } = await runQuiet(rispTasks);
     expect(code).toBe(0);
     const r = readResult(out);
@@ -173,10 +173,14 @@ describe("risp-tasks (quick)", () => {
     }
     expect(cube["ours-no-grad"].errors[1]).toBeLessThan(0.05);
     // Imitation: the quadrotor's 20 thrusts from its 3-D states, fitted on growing prefixes of the
-    // video, 30 iterations each (0.072 and 0.091 per frame from guesses 0.48 and 0.39 off); 30 on the
-    // whole video at once ended 0.133 and 0.163 off.
-    const thrusts = r.tasks.imitation.quadrotor.rows;
-    for (const k of [0, 1]) expect(thrusts.oracle.errors[k], `imitation config ${k + 1}`).toBeLessThan(0.11);
+    // video, 30 iterations each, then the scan and polish (0.048 and 0.063 per frame from guesses 0.48
+    // and 0.39 off; the curriculum alone ended 0.072 and 0.091 off, 30 iterations on the whole video
+    // at once 0.133 and 0.163).
+    const imitation = records.find((x) => x.task === "imitation" && x.row === "oracle");
+    for (const [k, run] of imitation.runs.entries()) {
+      expect(run.scan, `imitation config ${k + 1}`).toBeDefined();
+      expect(run.error, `imitation config ${k + 1}`).toBeLessThan(0.07);
+    }
     // Control: the thrusts that steer the quadrotor from a random start to the imitation's last state.
     // Its runs end with the scan, which found lower points from which the descent ended nearer
     // (0.435 and 0.331 from guesses 1.88 and 1.75 off; without the scan 0.508 and 0.395).
