@@ -69,7 +69,7 @@ export interface RispTasksSettings {
   readonly lr: number;
   /** The scan after every descent: grid points per unknown across its box (`scanThenDescend`). */
   readonly scanPoints: number;
-  /** System identification's and control's last steps: sign steps that halve on overshoot (`polish`). */
+  /** Every run's last steps: sign steps that halve on overshoot (`polish`). */
   readonly polishSteps: number;
   /** Imitation's curriculum (for actions in time, `RispProblem.timedActions`): descents on this many growing prefixes of the video, `iterations` each (`descendStages`). */
   readonly imitationStages: number;
@@ -257,7 +257,7 @@ function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, sta
 }
 
 /**
- * System identification's and control's last steps (Rprop⁻, Riedmiller & Braun 1993): each
+ * Every run's last steps (Rprop⁻, Riedmiller & Braun 1993): each
  * unknown moves by its own step against its gradient's sign, the step starting at the descent's
  * last (lr / LAST_STEP_DIVISOR), halved when the sign flips (and that move skipped), grown by 1.2
  * otherwise; the lowest iterate is kept.
