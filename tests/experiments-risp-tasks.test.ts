@@ -157,8 +157,18 @@ describe("risp-tasks (quick)", () => {
     // Eq. 12's descent stops in dips of its loss (0.19 and 0.05 kg off); the scan across the mass box
     // finds lower points, and the descents from there end lower (then polished: 0.006 and 0.010 kg off).
     const records = readdirSync(join(out, "risp-tasks-instances")).map((f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record);
-    const ours = records.find((x) => x.task === "sysid" && x.row === "ours");
-    for (const run of ours.runs) {
+    // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within `bound`.
+    const runsOf = (task: string, row: string) => {
+      const runs = records.find((x) => x.task === task && x.row === row).runs;
+      expect(runs, `${task} ${row}`).toHaveLength(2);
+      return runs;
+    };
+    const expectScannedWithin = (task: string, bound: number) =>
+      runsOf(task, "oracle").forEach((run: { scan?: unknown; error: number }, k: number) => {
+        expect(run.scan, `${task} config ${k + 1}`).toBeDefined();
+        expect(run.error, `${task} config ${k + 1}`).toBeLessThan(bound);
+      });
+    for (const run of runsOf("sysid", "ours")) {
       expect(run.scan.kept).toBe(true);
       expect(run.scan.after).toBeLessThan(run.scan.before);
     }
@@ -176,19 +186,11 @@ describe("risp-tasks (quick)", () => {
     // video, 30 iterations each, then the scan and polish (0.048 and 0.063 per frame from guesses 0.48
     // and 0.39 off; the curriculum alone ended 0.072 and 0.091 off, 30 iterations on the whole video
     // at once 0.133 and 0.163).
-    const imitation = records.find((x) => x.task === "imitation" && x.row === "oracle");
-    for (const [k, run] of imitation.runs.entries()) {
-      expect(run.scan, `imitation config ${k + 1}`).toBeDefined();
-      expect(run.error, `imitation config ${k + 1}`).toBeLessThan(0.07);
-    }
+    expectScannedWithin("imitation", 0.07);
     // Control: the thrusts that steer the quadrotor from a random start to the imitation's last state.
     // Its runs end with the scan, which found lower points from which the descent ended nearer
     // (0.435 and 0.331 from guesses 1.88 and 1.75 off; without the scan 0.508 and 0.395).
-    const control = records.find((x) => x.task === "control" && x.row === "oracle");
-    for (const [k, run] of control.runs.entries()) {
-      expect(run.scan, `control config ${k + 1}`).toBeDefined();
-      expect(run.error, `control config ${k + 1}`).toBeLessThan(0.45);
-    }
+    expectScannedWithin("control", 0.45);
     expect(r.table).toContain("| ours-exact |");
     expect(r.table).toContain(`| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`);
     for (const f of ["table.md", "table-sysid.csv", "loss-sysid-quadrotor.png", "landscape-sysid-quadrotor.png", "sysid-quadrotor.gif", "sysid-cube.gif", "loss-imitation-quadrotor.png", "table-imitation.csv", "control-quadrotor.png", "table-control.csv"]) expect(existsSync(join(out, f)), f).toBe(true);
