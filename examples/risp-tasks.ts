@@ -165,7 +165,7 @@ export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictor
   const middle = np.array(PSI_MIDDLE, { dtype: "float32" }), background = plainBackground(env, R);
   // The first `shown` observed frames only (imitation's curriculum); all of them: the arrays as they are.
   const head = (x: Array) => (shown === problem.observed.length ? x : np.take(x, np.arange(0, shown), 0));
-  const frames = (u: Array, start: Array, psi = middle) => vmap((v: Array) => softImage(env, R, v, psi, background, SMOOTH_GAMMA))(head(problem.rollout(u, start).vertices));
+  const frames = (u: Array, start: Array, psi = middle) => vmap((v: Array) => softImage(env, R, v, psi, background, { gamma: SMOOTH_GAMMA }))(head(problem.rollout(u, start).vertices));
   const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
   switch (row) {
     case "oracle": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));

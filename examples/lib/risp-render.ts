@@ -95,22 +95,38 @@ export function backgroundLayers(env: RispEnv, R: number, o: { vertices: ArrayLi
 /** The tasks' own background: a plain, unshadowed ground (its layers do not depend on the object, so they are made once). */
 export const plainBackground = (env: RispEnv, R: number): Array => backgroundLayers(env, R, { vertices: null, light: [0, 1, 0], texture: () => [1, 1, 1] });
 
+/** How the object is rasterized: SoftRas' depth temperature and silhouette softness (sysid.softFrame's defaults if absent), and whether it is faceted. */
+export interface SoftLook {
+  readonly gamma?: number;
+  readonly sigma?: number;
+  /**
+   * Every face flat-shaded in the mean colour of its corners (as the ray tracer shades): the
+   * vertices are unshared per face, so each corner's normal is its face's.
+   */
+  readonly faceted?: boolean;
+}
+
 /**
  * The training image [R, R, 3] of vertices [V, 3] under ψ [14]: the object rasterized by
  * SoftRas with Phong shading, composited over a background (`backgroundLayers` [R, R, 7]) lit by
  * the same light, with ψ's sky and ground colours — differentiable in every ψ but the shadow's
  * shape (the layers are traced on the host).
  */
-export function softImage(env: RispEnv, R: number, vertices: Array, psi: Array, background: Array, gamma?: number): Array {
+export function softImage(env: RispEnv, R: number, vertices: Array, psi: Array, background: Array, look: SoftLook = {}): Array {
   const at = (i: number, n = 1) => (n === 1 ? np.index(psi, i) : np.take(psi, np.arange(i, i + n), 0));
   const ambient = at(0), intensity = at(3), light = lightDirection(at(1), at(2));
   const lights: render.Lights = { ambient, directional: [{ direction: light, color: intensity, specular: intensity }] };
+  const corners = np.array(env.faces, { dtype: "int32" }), pattern = np.reshape(np.array(env.pattern, { dtype: "float32" }), [-1, 3]);
+  const colours = look.faceted ? np.repeat(np.mean(np.reshape(np.take(pattern, corners, 0), [-1, 3, 3]), 1), 3, 0) : pattern;
   const object = {
-    faces: np.reshape(np.array(env.faces, { dtype: "int32" }), [-1, 3]),
-    colors: np.mul(np.reshape(np.array(env.pattern, { dtype: "float32" }), [-1, 3]), at(4, 3)),
+    faces: look.faceted ? np.reshape(np.arange(0, env.faces.length, 1, { dtype: "int32" }), [-1, 3]) : np.reshape(corners, [-1, 3]),
+    colors: np.mul(colours, at(4, 3)),
     material: { specular: at(7), shininess: SHININESS },
   };
-  const frame = sysid.softFrame([{ vertices, mesh: object }], { resolution: R, camera: sysid.renderCamera(env.camera, R, R), lights, shading: "phong", ...(gamma ? { gamma } : {}) });
+  const posed = look.faceted ? np.take(vertices, corners, 0) : vertices;
+  const frame = sysid.softFrame([{ vertices: posed, mesh: object }], {
+    resolution: R, camera: sysid.renderCamera(env.camera, R, R), lights, shading: "phong", ...(look.gamma ? { gamma: look.gamma } : {}), ...(look.sigma ? { sigma: look.sigma } : {}),
+  });
   const [rgb, alpha] = np.split(frame, [3], -1) as [Array, Array];
   const [sky, ground, groundLit] = np.split(background, [1, 4], -1) as [Array, Array, Array];
   const sun = np.mul(intensity, np.maximum(np.index(light, 1), 0));
@@ -138,19 +154,22 @@ export interface TrainingSet {
 /**
  * Training images of `vertices` under random looks (`sampleTrainingLook`) with their ∂I/∂ψ
  * columns (forward mode: one jvp per parameter, vmapped), in compiled chunks, plus Gaussian sensor
- * noise of σ up to `noise`.
+ * noise of σ up to `noise`. With several `rasterizations` (SoftRas' silhouette softness, faceting)
+ * each chunk is rendered by one of them drawn at random: the renderer itself randomised, as the
+ * ray tracer's silhouettes are sharp and its faces flat.
  */
-export function trainingSet(env: RispEnv, R: number, states: number[][], vertices: Float64Array[], rng: Rng, o: { noise: number; chunk?: number; log?: (done: number) => void }): TrainingSet {
-  const n = states.length, chunk = o.chunk ?? 16;
+export function trainingSet(env: RispEnv, R: number, states: number[][], vertices: Float64Array[], rng: Rng, o: { noise: number; chunk?: number; rasterizations?: readonly SoftLook[]; log?: (done: number) => void }): TrainingSet {
+  const n = states.length, chunk = o.chunk ?? 16, rasterizations = o.rasterizations ?? [{}];
   const basis = np.eye(P, undefined, { dtype: "float32" });
-  const withColumns = jit(vmap((v: Array, psi: Array, background: Array) => {
-    const image = (p: Array) => softImage(env, R, v, p, background);
+  const compiled = rasterizations.map((look) => jit(vmap((v: Array, psi: Array, background: Array) => {
+    const image = (p: Array) => softImage(env, R, v, p, background, look);
     const columns = vmap((e: Array) => jvp(image, [psi], [e])[1] as Array)(basis);
     return [image(psi), columns];
-  }));
+  })));
   const images: Array[] = [], columns: Array[] = [];
   for (let start = 0; start < n; start += chunk) {
     const idx = globalThis.Array.from({ length: Math.min(chunk, n - start) }, (_, k) => start + k);
+    const withColumns = compiled.length === 1 ? compiled[0]! : compiled[Math.min(compiled.length - 1, Math.floor(rng.uniform(0, compiled.length)))]!;
     const looks = idx.map((i) => sampleTrainingLook(env, R, vertices[i]!, rng, o.noise));
     // Pad the last chunk to the compiled size.
     const padded = [...idx, ...globalThis.Array.from({ length: chunk - idx.length }, () => idx[0]!)];

@@ -57,6 +57,8 @@ export interface SoftFrameOptions {
   readonly lights?: render.Lights;
   /** Depth-softmax temperature (default 1e-3 of the near–far range). */
   readonly gamma?: number;
+  /** Silhouette softness in NDC² (default `sigmaFor(resolution)`). */
+  readonly sigma?: number;
   /** Interpolation of shading (default "gouraud"; "phong" for specular highlights). */
   readonly shading?: render.Shading;
 }
@@ -70,7 +72,7 @@ export function softFrame(parts: readonly { vertices: Array; mesh: DeformingMesh
     // One tile holding every face: under jit the rasterizer cannot cull faces per tile anyway,
     // and one dense tile compiles to much faster kernels than many small ones.
     tile: [r, r], capacity: faces,
-    softras: { sigma: sigmaFor(r), gamma: o.gamma ?? 1e-3, distEps: 1e-6 },
+    softras: { sigma: o.sigma ?? sigmaFor(r), gamma: o.gamma ?? 1e-3, distEps: 1e-6 },
   });
   return premultiply(rgba);
 }
