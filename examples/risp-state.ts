@@ -42,15 +42,32 @@ import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.
 import { mean, std } from "./lib/stats.js";
 import { predictorDir, TRAINED_ROWS, trainPredictor, type PredictorTraining, type TrainedRow } from "./lib/risp-train.js";
 
+/** How SoftRas draws a training image (`SoftLook`): faceted or smooth, at a factor of the default silhouette softness. */
+export interface Rasterization { readonly faceted: boolean; readonly softness: number }
+
+/**
+ * The rasterizations a training image is drawn from (one per chunk of 16): SoftRas' smooth
+ * shading and faceted (flat faces in their corners' mean colour, as the ray tracer shades), each
+ * at 1, 0.3 and 0.1 of the default silhouette softness — the renderer itself randomised. SoftRas'
+ * soft silhouettes overlap and fatten a thin body (the rod by ~1 px); the tracer's are sharp. At
+ * one look, faceted SoftRas at 0.1 of the softness is 3× nearer the tracer's image than the
+ * default; the rod's unregularised predictor trained on the default alone read traced test images
+ * 0.0288 m off, trained on these 0.0097.
+ */
+const ALL_RASTERIZATIONS: readonly Rasterization[] = [false, true].flatMap((faceted) => [1, 0.3, 0.1].map((softness) => ({ faceted, softness })));
+
 export interface RispStateSettings extends PredictorTraining {
   readonly train: number;
   /** Test states, each rendered under the 4 target configurations. */
   readonly testPerConfig: number;
+  /** The rasterizations the training images are drawn from (`softLooks`). */
+  readonly rasterizations: readonly Rasterization[];
 }
 
 export const RISP_STATE_SETTINGS: Readonly<Record<"full" | "quick", RispStateSettings>> = {
-  full: { resolution: 32, train: 768, testPerConfig: 50, epochs: 12, batch: 16, penalised: 2, widths: [16, 32, 32], lr: 3e-3 },
-  quick: { resolution: 16, train: 64, testPerConfig: 4, epochs: 3, batch: 8, penalised: 2, widths: [8, 8], lr: 3e-3 },
+  full: { resolution: 32, train: 768, testPerConfig: 50, epochs: 12, batch: 16, penalised: 2, widths: [16, 32, 32], lr: 3e-3, rasterizations: ALL_RASTERIZATIONS },
+  // Two rasterizations, the extremes: each one compiles its own renderer.
+  quick: { resolution: 16, train: 64, testPerConfig: 4, epochs: 3, batch: 8, penalised: 2, widths: [8, 8], lr: 3e-3, rasterizations: [ALL_RASTERIZATIONS[0]!, ALL_RASTERIZATIONS[5]!] },
 };
 
 /** In the order their networks are numbered (new environments go last, so earlier records keep their indices). */
@@ -170,17 +187,8 @@ export function tableMarkdown(envs: Partial<Record<RispEnvName, EnvResult>>): st
   return [head, rule, ...rows].join("\n");
 }
 
-/**
- * The rasterizations a training image is drawn from (one per chunk of 16): SoftRas' smooth
- * shading and faceted (flat faces in their corners' mean colour, as the ray tracer shades), each
- * at 1, 0.3 and 0.1 of the default silhouette softness — the renderer itself randomised. SoftRas'
- * soft silhouettes overlap and fatten a thin body (the rod by ~1 px); the tracer's are sharp. At
- * one look, faceted SoftRas at 0.05 of the softness is 3× nearer the tracer's image than the
- * default; the rod's unregularised predictor trained on the default alone read traced test images
- * 0.0288 m off, trained on these 0.0096.
- */
-export const trainingRasterizations = (R: number): SoftLook[] =>
-  [false, true].flatMap((faceted) => [1, 0.3, 0.1].map((f) => ({ faceted, sigma: f * sysid.sigmaFor(R) })));
+export const softLooks = (cfg: Pick<RispStateSettings, "resolution" | "rasterizations">): SoftLook[] =>
+  cfg.rasterizations.map((r) => ({ faceted: r.faceted, sigma: r.softness * sysid.sigmaFor(cfg.resolution) }));
 
 /** One environment's training set and traced test set (deterministic in the seed: every shard makes the same). */
 interface Prepared { readonly name: RispEnvName; readonly env: RispEnv; readonly data: TrainingSet; readonly test: TestSet }
@@ -193,7 +201,7 @@ function prepare(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSettin
   const t0 = performance.now();
   const rng = makeRng(seed);
   const { states, vertices } = env.sample(rng, cfg.train);
-  const data = trainingSet(env, cfg.resolution, states, vertices, rng, { noise: 0.03, rasterizations: trainingRasterizations(cfg.resolution), log: (k) => ctx.log(`[risp-state] ${name}: rendered ${k}/${cfg.train} training images with ∂I/∂ψ`) });
+  const data = trainingSet(env, cfg.resolution, states, vertices, rng, { noise: 0.03, rasterizations: softLooks(cfg), log: (k) => ctx.log(`[risp-state] ${name}: rendered ${k}/${cfg.train} training images with ∂I/∂ψ`) });
   const test = testSet(env, cfg, seed + 500);
   ctx.log(`[risp-state] ${name}: ${cfg.train} training images and ${test.states.length} traced test images (${CONFIGS} configurations) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   return { name, env, data, test };

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { init, models, np, random, render, sysid, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
-import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, trainingRasterizations } from "../examples/risp-state.js";
+import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, softLooks } from "../examples/risp-state.js";
 import { predictorConfig } from "../examples/lib/risp-train.js";
 import { mean } from "../examples/lib/stats.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
@@ -230,9 +230,11 @@ describe("RISP environments", () => {
     // Measured: 0.0117 and 0.0041 (smooth at 0.1 of the softness 0.0071, faceted at the default 0.0083).
     const [smooth, sharp] = [distance({}), distance({ faceted: true, sigma: 0.1 * sysid.sigmaFor(R) })];
     expect(sharp).toBeLessThan(smooth / 2);
-    const looks = trainingRasterizations(R);
-    expect(looks).toContainEqual({ faceted: false, sigma: sysid.sigmaFor(R) });
-    expect(looks).toContainEqual({ faceted: true, sigma: 0.1 * sysid.sigmaFor(R) });
+    for (const settings of [RISP_STATE_SETTINGS.full, RISP_STATE_SETTINGS.quick]) {
+      const looks = softLooks({ ...settings, resolution: R });
+      expect(looks).toContainEqual({ faceted: false, sigma: sysid.sigmaFor(R) });
+      expect(looks).toContainEqual({ faceted: true, sigma: 0.1 * sysid.sigmaFor(R) });
+    }
   }, 60_000);
 });
 
