@@ -5,7 +5,8 @@
  * N(image) → state (networks.predictor, a small ResNet with swish and group norm) is trained on
  * SoftRas images under random rendering parameters ψ (light direction and intensity, ambient,
  * albedo, specular, sky and ground colours) over random procedural grounds (blotches, checkers,
- * stripes) that the object shadows along ψ's light, with sensor noise, and tested on
+ * stripes) that the object shadows along ψ's light, with sensor noise, each drawn by one of six
+ * rasterizations (smooth or faceted, silhouettes soft to sharp: `softLooks`), and tested on
  * ray-traced images (shadows on a wood or checker ground, highlights, supersampling, noise) under
  * 4 rendering configurations drawn from other distributions (examples/lib/risp-render.ts). Rows:
  *   average       the mean training state;
@@ -50,7 +51,7 @@ export interface Rasterization { readonly faceted: boolean; readonly softness: n
  * shading and faceted (flat faces in their corners' mean colour, as the ray tracer shades), each
  * at 1, 0.3 and 0.1 of the default silhouette softness — the renderer itself randomised. SoftRas'
  * soft silhouettes overlap and fatten a thin body (the rod by ~1 px); the tracer's are sharp. At
- * one look, faceted SoftRas at 0.1 of the softness is 3× nearer the tracer's image than the
+ * one look, faceted SoftRas at 0.1 of the softness is nearly 3× nearer the tracer's image than the
  * default; the rod's unregularised predictor trained on the default alone read traced test images
  * 0.0288 m off, trained on these 0.0097.
  */

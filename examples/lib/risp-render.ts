@@ -169,6 +169,7 @@ export function trainingSet(env: RispEnv, R: number, states: number[][], vertice
   const images: Array[] = [], columns: Array[] = [];
   for (let start = 0; start < n; start += chunk) {
     const idx = globalThis.Array.from({ length: Math.min(chunk, n - start) }, (_, k) => start + k);
+    // One rasterization draws nothing, so the training sets of runs before there were several stay the same.
     const withColumns = compiled.length === 1 ? compiled[0]! : compiled[Math.min(compiled.length - 1, Math.floor(rng.uniform(0, compiled.length)))]!;
     const looks = idx.map((i) => sampleTrainingLook(env, R, vertices[i]!, rng, o.noise));
     // Pad the last chunk to the compiled size.
