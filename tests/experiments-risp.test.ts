@@ -13,7 +13,7 @@ import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, 
 import { predictorConfig } from "../examples/lib/risp-train.js";
 import { mean } from "../examples/lib/stats.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
-import { backgroundLayers, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook } from "../examples/lib/risp-render.js";
+import { backgroundLayers, faceAlbedo, hostLightDirection, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook } from "../examples/lib/risp-render.js";
 import { rispProblem } from "../examples/lib/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
@@ -213,12 +213,9 @@ describe("RISP environments", () => {
   it("faceted SoftRas with sharp silhouettes draws the rod as the ray tracer does, and the training images are drawn from both rasterizations", () => {
     const env = rodEnv(), R = 32, { vertices } = env.sample(makeRng(4242), 2);
     // One look in both renderers: ψ's middle over a plain ground (shadowed in both), no noise.
-    const psi = PSI_MIDDLE, [az, el] = [psi[1]!, psi[2]!];
-    const light = [Math.cos(el) * Math.sin(az), Math.sin(el), -Math.cos(el) * Math.cos(az)] as const;
+    const psi = PSI_MIDDLE, light = hostLightDirection(psi[1]!, psi[2]!);
     const colour = (k: number) => [psi[k]!, psi[k + 1]!, psi[k + 2]!] as const;
-    const F = env.faces.length / 3, albedo = new Float32Array(3 * F);
-    for (let f = 0; f < F; f++) for (let d = 0; d < 3; d++) albedo[3 * f + d] = (psi[4 + d]! * [0, 1, 2].reduce((s, j) => s + env.pattern[3 * env.faces[3 * f + j]! + d]!, 0)) / 3;
-    const traced = render.traceVideo({ frames: vertices, faces: env.faces, albedo, specular: psi[7]!, shininess: 20 }, {
+    const traced = render.traceVideo({ frames: vertices, faces: env.faces, albedo: faceAlbedo(env, colour(4)), specular: psi[7]!, shininess: 20 }, {
       camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light, intensity: psi[3]!, ambient: psi[0]!,
       groundY: env.groundY, groundColor: () => colour(11), sky: colour(8), samples: 3, noise: 0,
     }).images;

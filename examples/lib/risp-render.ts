@@ -40,7 +40,7 @@ export const psiOfUnit = (w: Array): Array =>
   np.add(np.array(PSI_RANGES.map(([lo]) => lo), { dtype: w.dtype }), np.mul(w, np.array(PSI_RANGES.map(([lo, hi]) => hi - lo), { dtype: w.dtype })));
 
 /** Direction towards the light of azimuth and elevation (radians): azimuth 0 is the camera's side (−z). */
-const hostLightDirection = (az: number, el: number): Vec3 => [Math.cos(el) * Math.sin(az), Math.sin(el), -Math.cos(el) * Math.cos(az)];
+export const hostLightDirection = (az: number, el: number): Vec3 => [Math.cos(el) * Math.sin(az), Math.sin(el), -Math.cos(el) * Math.cos(az)];
 const lightDirection = (az: Array, el: Array): Array =>
   np.stack([np.mul(np.cos(el), np.sin(az)), np.sin(el), np.neg(np.mul(np.cos(el), np.cos(az)))], 0);
 
@@ -216,12 +216,18 @@ export function sampleTargetConfig(rng: Rng): TargetConfig {
   };
 }
 
+/** The ray tracer's colours of the object [F·3]: each face in its corners' mean pattern colour, tinted by `albedo`. */
+export function faceAlbedo(env: RispEnv, albedo: Vec3): Float32Array {
+  const F = env.faces.length / 3, out = new Float32Array(3 * F);
+  for (let f = 0; f < F; f++) for (let d = 0; d < 3; d++) {
+    out[3 * f + d] = (albedo[d] * [0, 1, 2].reduce((s, j) => s + env.pattern[3 * env.faces[3 * f + j]! + d]!, 0)) / 3;
+  }
+  return out;
+}
+
 /** Target images [n, R, R, 3] of posed vertices under one configuration (3×3 rays per pixel, σ = 0.02 noise). */
 export function targetImages(env: RispEnv, R: number, vertices: readonly Float64Array[], c: TargetConfig, seed: number): Array {
-  const F = env.faces.length / 3, albedo = new Float32Array(3 * F);
-  for (let f = 0; f < F; f++) for (let d = 0; d < 3; d++) {
-    albedo[3 * f + d] = (c.albedo[d] * [0, 1, 2].reduce((s, j) => s + env.pattern[3 * env.faces[3 * f + j]! + d]!, 0)) / 3;
-  }
+  const albedo = faceAlbedo(env, c.albedo);
   const groundColor = c.ground === "wood" ? render.woodGrain : ((cols) => (x: number, z: number) => cols[(Math.floor(4 * x) + Math.floor(4 * z)) & 1]!)(c.ground.checker);
   const video = render.traceVideo({ frames: vertices, faces: env.faces, albedo, specular: c.specular, shininess: 40 }, {
     camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: c.light, intensity: c.intensity, ambient: c.ambient,
