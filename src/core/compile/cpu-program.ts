@@ -12,7 +12,7 @@ import { bind } from "../trace.js";
 import { cpuBackend } from "../backends/cpu/cpu.js";
 import { cse, foldConstants, inlineCalls } from "./inline.js";
 import { JS_HELPERS, kernelToJs } from "./jsgen.js";
-import { plan, type ProgramSpec } from "./plan.js";
+import { plan, type PlanOptions, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
 
@@ -179,12 +179,14 @@ function toCpu(x: ConcreteArray): TypedArray {
   throw new Error("internal: a CPU program routine produced a non-CPU array.");
 }
 
+const CPU_PLAN: PlanOptions = { fuseScatter: true, fuseReductions: true, convGemm: true };
+
 /** Compile an IR (no constVars; consts are passed as the leading inputs by callers) for the CPU. */
 export function compileCpu(ir: IR, constInputs?: ReadonlyMap<number, Array>): CpuProgram {
   const consts = new Map<Var, Array>();
   if (constInputs) for (const [i, c] of constInputs) consts.set(ir.inVars[i]!, c);
   let prog = dce(cse(inlineCalls(ir)));
-  prog = isolateScatterUpdates(dce(foldConstants(prog, consts)));
-  return new CpuProgram(plan(prog, consts, { fuseScatter: true, fuseReductions: true }), ir.outs.map((v) => v.aval));
+  prog = isolateScatterUpdates(dce(foldConstants(prog, consts)), CPU_PLAN);
+  return new CpuProgram(plan(prog, consts, CPU_PLAN), ir.outs.map((v) => v.aval));
 }
 

@@ -74,9 +74,10 @@ function reduceExtent(e: Eqn): number {
 }
 /**
  * Contractions that are matrix products (long K, or big outputs with K ≥ 8) run as the CPU GEMM
- * routine; short ones (3×3 per-element matrices) are inlined and fused.
+ * routine; short ones (3×3 per-element matrices) are inlined and fused. Big convolutions too,
+ * where the plan asks for it (`convGemm`).
  */
-const isBigDot = (e: Eqn): boolean => {
+const isBigContraction = (e: Eqn): boolean => {
   const k = reduceExtent(e);
   return k > INLINE_REDUCE_MAX || (k >= 8 && e.outs[0]!.aval.size * k >= 2 ** 18);
 };
@@ -86,8 +87,9 @@ function readsPerElement(e: Eqn, v: Var): number {
   const k = e.prim.name === "dot_general" || e.prim.name === "conv2d" ? reduceExtent(e) : 1;
   return REDUCERS.has(e.prim.name) ? 1 : (out * k) / Math.max(1, v.aval.size);
 }
-const isRoutine = (e: Eqn): boolean => !e.prim.lower || (e.prim.name === "dot_general" && isBigDot(e));
-const isBigReduce = (e: Eqn): boolean => !isRoutine(e) && reduceExtent(e) > INLINE_REDUCE_MAX;
+const isRoutine = (e: Eqn, opts: PlanOptions): boolean =>
+  !e.prim.lower || ((e.prim.name === "dot_general" || (opts.convGemm === true && e.prim.name === "conv2d")) && isBigContraction(e));
+const isBigReduce = (e: Eqn, opts: PlanOptions): boolean => !isRoutine(e, opts) && reduceExtent(e) > INLINE_REDUCE_MAX;
 /** Pure index remaps: free to inline anywhere. */
 const FREE = new Set(["broadcast_in_dim", "reshape", "transpose", "slice", "rev", "convert_element_type", "stop_gradient", "iota", "concatenate", "pad"]);
 
@@ -105,6 +107,8 @@ export interface PlanOptions {
    * output element is its own parallel iteration.
    */
   readonly unrollBigReductions?: boolean;
+  /** Big conv2d as a routine — the host's im2col + GEMM (backends/cpu/conv.ts) — rather than a fused kernel (CPU). */
+  readonly convGemm?: boolean;
 }
 
 /** Each value's producing equation, and how often it is read (a program output counts once). */
@@ -118,11 +122,11 @@ export function producersAndUses(ir: IR): { producer: Map<Var, Eqn>; uses: Map<V
 }
 
 /** A scatter_add's updates are computed by a kernel and read only by it: plan() fuses the two (with fuseScatter). */
-export function scatterFusesWithUpdates(e: Eqn, producer: ReadonlyMap<Var, Eqn>, uses: ReadonlyMap<Var, number>): boolean {
+export function scatterFusesWithUpdates(e: Eqn, producer: ReadonlyMap<Var, Eqn>, uses: ReadonlyMap<Var, number>, opts: PlanOptions): boolean {
   const u = e.inputs[2];
   if (e.prim.name !== "scatter_add" || !u) return false;
   const pe = producer.get(u);
-  return pe !== undefined && !isRoutine(pe) && uses.get(u) === 1 && u !== e.inputs[0] && u.aval.dtype !== "bool";
+  return pe !== undefined && !isRoutine(pe, opts) && uses.get(u) === 1 && u !== e.inputs[0] && u.aval.dtype !== "bool";
 }
 
 export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions = {}): ProgramSpec {
@@ -171,11 +175,11 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
   { spec: ProgramSpec; oversize: Oversize[]; buffers: ReadonlySet<Var>; producer: ReadonlyMap<Var, Eqn> } {
   const { producer, uses } = producersAndUses(ir);
   const fusedScatter = new Map<Var, Eqn>();
-  if (opts.fuseScatter) for (const e of ir.eqns) if (scatterFusesWithUpdates(e, producer, uses)) fusedScatter.set(e.inputs[2]!, e);
+  if (opts.fuseScatter) for (const e of ir.eqns) if (scatterFusesWithUpdates(e, producer, uses, opts)) fusedScatter.set(e.inputs[2]!, e);
   const M = new Set<Var>([...ir.inVars, ...ir.outs, ...constVals.keys(), ...forced]);
   for (const e of ir.eqns) {
-    if (isRoutine(e)) { e.inputs.forEach((v) => M.add(v)); e.outs.forEach((v) => M.add(v)); }
-    else if (isBigReduce(e)) e.outs.forEach((v) => M.add(v));
+    if (isRoutine(e, opts)) { e.inputs.forEach((v) => M.add(v)); e.outs.forEach((v) => M.add(v)); }
+    else if (isBigReduce(e, opts)) e.outs.forEach((v) => M.add(v));
   }
   // Cost of recomputing a lazy value per element (rough: real ops in its lazy cone).
   const costMemo = new Map<Var, number>();
@@ -194,7 +198,7 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
   // A costly lazy value that a consumer reads many times over (broadcast along a long axis, a
   // contraction) would be recomputed per read: beyond what unrolling and CSE absorb, make it a buffer.
   for (const e of ir.eqns) {
-    if (isRoutine(e) || e.prim.name === "gather") continue;
+    if (isRoutine(e, opts) || e.prim.name === "gather") continue;
     e.inputs.forEach((v) => {
       if (M.has(v) || cost(v) < 3) return;
       if (readsPerElement(e, v) > UNROLL_MAX) M.add(v);
@@ -204,7 +208,7 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
   let groups: Var[][] = [];
   for (let iter = 0; iter < 1000; iter++) {
     costMemo.clear();
-    const roots = [...M].filter((v) => producer.has(v) && !isRoutine(producer.get(v)!) && !constVals.has(v));
+    const roots = [...M].filter((v) => producer.has(v) && !isRoutine(producer.get(v)!, opts) && !constVals.has(v));
     const cones = new Map<Var, Set<Var>>(); // root → lazy vars it inlines
     const loadsOf = new Map<Var, Set<Var>>(); // root → buffers it reads
     for (const r of roots) {
@@ -274,7 +278,7 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
       if (rs.length < 2 || cost(v) < 2) continue;
       const union = [...new Set(rs.flatMap(members))];
       if (mergeable(union, deps) && !closesCycle(union)) { for (const r of union) parent.set(find(r), find(union[0]!)); groupsByRoot = null; continue; }
-      const bigs = rs.filter((r) => isBigReduce(producer.get(r)!));
+      const bigs = rs.filter((r) => isBigReduce(producer.get(r)!, opts));
       const lazyIns = bigs.flatMap((r) => producer.get(r)!.inputs.filter((i) => !M.has(i)));
       if (lazyIns.length) lazyIns.forEach((i) => M.add(i));
       else M.add(v);
@@ -288,7 +292,7 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
       break;
     }
   }
-  return { ...emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts.unrollBigReductions ?? true, opts.fuseReductions ?? false), buffers: M, producer };
+  return { ...emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts), buffers: M, producer };
 }
 
 function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
@@ -332,7 +336,7 @@ function mergeable(rs: readonly Var[], deps: (r: Var) => Set<Var>): boolean {
 // ---------------------------------------------------------------- building kernels
 
 function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<Var>, producer: ReadonlyMap<Var, Eqn>,
-  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, unrollBigReductions = true, fuseReductions = false): { spec: ProgramSpec; oversize: Oversize[] } {
+  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, opts: PlanOptions): { spec: ProgramSpec; oversize: Oversize[] } {
   const g = new KGraph();
   const buffers: BufferSpec[] = [];
   const bufOf = new Map<Var, number>();
@@ -379,7 +383,7 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
   const oversize: Oversize[] = [];
   const fusedEqns = new Set(fusedScatter.values());
   for (const e of ir.eqns) {
-    if (isRoutine(e) && !fusedEqns.has(e)) unsorted.push({ kind: "routine", eqn: e, inputs: e.inputs.map(buf), outputs: e.outs.map(buf) });
+    if (isRoutine(e, opts) && !fusedEqns.has(e)) unsorted.push({ kind: "routine", eqn: e, inputs: e.inputs.map(buf), outputs: e.outs.map(buf) });
   }
   const scatterInfo = (u: Var): ScatterInfo | undefined => {
     const e = fusedScatter.get(u);
@@ -392,12 +396,12 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
   for (const grp of groups) {
     // Aliases need no kernel, except updates of a fused scatter: their kernel is the scatter.
     const roots = grp.filter((r) => aliasOf(r) === r || fusedScatter.has(r));
-    const unroll = unrollBigReductions || !roots.some((r) => isBigReduce(producer.get(r)!));
+    const unroll = (opts.unrollBigReductions ?? true) || !roots.some((r) => isBigReduce(producer.get(r)!, opts));
     if (!roots.length) continue;
     const k = buildKernel(g, roots, computedView, buf, scatterInfo, unroll ? UNROLL_MAX : 1);
     const nodes = kernelNodes(k);
     if (nodes > SPLIT_NODES_MAX) oversize.push({ roots, nodes });
-    unsorted.push(fuseReductions ? withFusedReductions(g, k) : k);
+    unsorted.push(opts.fuseReductions ? withFusedReductions(g, k) : k);
   }
   const steps = fuseHorizontally(sortSteps(unsorted));
   return { spec: { buffers, inputs, consts, steps, outputs: ir.outs.map(buf), graph: g }, oversize };

@@ -9,6 +9,7 @@ import { bind1 } from "../trace.js";
 import type { KNode } from "../kernel/expr.js";
 import { clampIndex, reduceOver, viewOf } from "../kernel/view.js";
 import type { HostArray } from "../backends/backend.js";
+import { convHost } from "../backends/cpu/conv.js";
 import { gemmF32, type StridedMatrices } from "../backends/cpu/gemm/index.js";
 import { stridedView } from "../backends/cpu/gemm/operand-view.js";
 import { host, requireNumeric, requireSameDType, transposeHost } from "./_helpers.js";
@@ -207,28 +208,7 @@ export const conv2dP: Primitive<ConvParams> = definePrimitive<ConvParams>({
     const [N, C, H, W] = x!.shape as [number, number, number, number];
     const [O, , KH, KW] = w!.shape as [number, number, number, number];
     const [, , OH, OW] = out!.shape as [number, number, number, number];
-    const [sh, sw] = p.stride, [ldh, ldw] = p.lhsDilation, [rdh, rdw] = p.rhsDilation;
-    const ph = p.padding[0][0], pw = p.padding[1][0];
-    const o = typedArrayFor(out!.dtype, out!.size);
-    const xd = x!.data, wd = w!.data;
-    for (let n = 0; n < N; n++) for (let oc = 0; oc < O; oc++) for (let oy = 0; oy < OH; oy++) for (let ox = 0; ox < OW; ox++) {
-      let s = 0;
-      for (let ky = 0; ky < KH; ky++) {
-        const py = oy * sh + ky * rdh - ph;
-        if (py < 0 || py % ldh !== 0) continue;
-        const iy = py / ldh;
-        if (iy >= H) continue;
-        for (let kx = 0; kx < KW; kx++) {
-          const px = ox * sw + kx * rdw - pw;
-          if (px < 0 || px % ldw !== 0) continue;
-          const ix = px / ldw;
-          if (ix >= W) continue;
-          for (let c = 0; c < C; c++) s += xd[((n * C + c) * H + iy) * W + ix]! * wd[((oc * C + c) * KH + ky) * KW + kx]!;
-        }
-      }
-      o[((n * O + oc) * OH + oy) * OW + ox] = s;
-    }
-    return [host(o, out!.shape, out!.dtype)];
+    return [host(convHost(x!.data, w!.data, { N, C, H, W, O, KH, KW, OH, OW, ...p }, out!.dtype), out!.shape, out!.dtype)];
   },
   jvp: ([x, w], [tx, tw], p) => {
     const out = conv2dGeneral(x!, w!, p);
