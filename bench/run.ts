@@ -69,6 +69,7 @@ for (const backend of gpu ? ["cpu", "webgpu"] : ["cpu"]) {
     g("w4_fem.ts", variant === "grad" ? "W4-fem-energy-grad" : "W4-fem-energy", T, ["--variant", variant, "--jit", jit]);
   }
   for (const jit of ["1", "0"]) g("w5_fem_vmap.ts", "W5-fem-vmap-energy-grad", "64x1000", ["--jit", jit]);
+  g("w6_predictor_grad.ts", "W6-predictor-grad", 16, ["--jit", "1"]);
 }
 
 // ---------------------------------------------------------------- C and plain-JS references (W4)
