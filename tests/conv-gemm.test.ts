@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { compileCpu } from "../src/core/compile/cpu-program.js";
 import { conv2dGeneral } from "../src/core/prims/linalg.js";
 import { grad, jit, makeIR, nn, np, type Array } from "../src/index.js";
-import { conv2dRef, nd, type Nd } from "../property-tests/loop-refs.js";
+import { conv2dRef, nd, size, type Nd } from "../property-tests/loop-refs.js";
 
 const values = (shape: number[], seed: number): Nd =>
-  nd(shape, Float64Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => Math.fround(Math.sin(seed * 7.1 + i * 1.37) * Math.cos(i * 0.51 + seed))));
+  nd(shape, Float64Array.from({ length: size(shape) }, (_, i) => Math.fround(Math.sin(seed * 7.1 + i * 1.37) * Math.cos(i * 0.51 + seed))));
 const f32 = (x: Nd): Array => np.array(Float32Array.from(x.data), { dtype: "float32" }).reshape(x.shape);
 const abs = (x: Nd): Nd => nd(x.shape, x.data.map(Math.abs));
 

@@ -1,7 +1,7 @@
 // W6 predictor-grad: d/dparams of a RISP state predictor's L1 error on a minibatch — risp-state's
 // network (32²×3 images with coordinate channels, stages of 16, 32, 32 channels, a flattened
 // head, 9 outputs), `--size` images per batch: the conv-heavy step of every predictor training.
-import { jit, np, random, valueAndGrad, vmap, type Array } from "../../src/index.js";
+import { jit, random, valueAndGrad, vmap, type Array } from "../../src/index.js";
 import { networks } from "../../src/node.js";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
 
@@ -18,7 +18,7 @@ try {
   if (args.jit) step = jit(step);
   const r = await timeIt(async () => {
     const [l, g] = step(params) as [Array, networks.PredictorParams];
-    return Promise.all([read(l), read(np.array(g.head.w))]);
+    return Promise.all([read(l), read(g.head.w)]);
   }, args);
   emit({ ...base, ms_median: r.ms_median, ms_min: r.ms_min, runs: r.runs, checksum: r.out.reduce((s, a) => s + sum(a, true), 0), ms_first: r.ms_first });
 } catch (e) { emitError(base, e); }
