@@ -155,7 +155,7 @@ describe("risp-tasks (quick)", () => {
       expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e-4);
     }
     // Eq. 12's descent stops in dips of its loss (0.19 and 0.05 kg off); the scan across the mass box
-    // finds lower points, and the descents from there end lower (then polished: 0.006 and 0.010 kg off).
+    // finds lower points, and the descents from there end lower (then polished: 3.7e-4 and 0.0073 kg off).
     const records = readdirSync(join(out, "risp-tasks-instances")).map((f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record);
     // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within `bound`.
     const runsOf = (task: string, row: string) => {
@@ -174,7 +174,7 @@ describe("risp-tasks (quick)", () => {
     }
     // The cube's contact stiffness (log10 kn, box [5.5, 6.5], truth 6): the pixelwise loss ends at the
     // box's edge in both configurations (0.5); the unregularised predictor ends nearer in both, and
-    // within 0.05 in the second (0.036, its loss's lowest point there; the paper's pixelwise wins on
+    // within 0.05 in the second (0.018, from the scan's lowest point; the paper's pixelwise wins on
     // its cube, ours does not).
     const cube = r.tasks.sysid.cube.rows;
     for (const k of [0, 1]) {
