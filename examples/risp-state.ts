@@ -246,7 +246,7 @@ function envResult(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSett
 async function run(ctx: ExperimentContext): Promise<RispStateResult> {
   const base = RISP_STATE_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   const cfg: RispStateSettings = { ...base, epochs: ctx.flags.iters ?? base.epochs, train: ctx.flags.dataset ?? base.train };
-  if (cfg.train < cfg.batch) throw new CliError(`risp-state: --dataset (training images per environment) must be at least the batch size ${cfg.batch}, got ${cfg.train}.`);
+  if (cfg.train < cfg.batch) throw new CliError(`--dataset (training images per environment) must be at least the batch size ${cfg.batch}, got ${cfg.train}.`);
   const store = fileRecordStore<UnitRecord>(ctx.out, "risp-state", runKey(ctx));
   const shard = ctx.flags.shard;
   const records: UnitRecord[] = [];
@@ -255,7 +255,7 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
   for (const [index, u] of UNITS.entries()) {
     const kept = store.load(index);
     if (kept && (kept.gamma ?? 0) !== gammaOf(u.env, u.row)) {
-      throw new CliError(`risp-state: ${ctx.out}/risp-state-instances/ holds ${u.env} ${u.row} trained with γ = ${kept.gamma ?? 0}, not this version's ${gammaOf(u.env, u.row)}; delete that record (or use another --out) to retrain it.`);
+      throw new CliError(`${ctx.out}/risp-state-instances/ holds ${u.env} ${u.row} trained with γ = ${kept.gamma ?? 0}, not this version's ${gammaOf(u.env, u.row)}; delete that record (or use another --out) to retrain it.`);
     }
     if (kept) { records.push(kept); continue; }
     if (shard && index % shard.count !== shard.index) continue;

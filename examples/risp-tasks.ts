@@ -137,12 +137,12 @@ export const DEFAULT_NETWORKS = fileURLToPath(new URL("../results/runs/risp-stat
 
 export function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predictors {
   const resultFile = join(dir, "result.json");
-  if (!existsSync(resultFile)) throw new CliError(`risp-tasks: no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`);
+  if (!existsSync(resultFile)) throw new CliError(`no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`);
   const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
   const config = predictorConfig(settings, outputs);
   const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
     const file = join(predictorDir(dir, env, row), "params.gsp");
-    if (!existsSync(file)) throw new CliError(`risp-tasks: ${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
+    if (!existsSync(file)) throw new CliError(`${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
     return [row, networks.loadParams<networks.PredictorParams>(file)];
   })) as Predictors["params"];
   return { settings, config, params };
@@ -457,11 +457,11 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const base = RISP_TASKS_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   const s: RispTasksSettings = { ...base, iterations: ctx.flags.iters ?? base.iterations, configs: ctx.flags.dataset ?? base.configs };
   const task = ctx.flags.task;
-  if (task !== null && !TASKS.includes(task as RispTask)) throw new CliError(`risp-tasks: --task must be one of ${TASKS.join(", ")}, got "${task}".`);
+  if (task !== null && !TASKS.includes(task as RispTask)) throw new CliError(`--task must be one of ${TASKS.join(", ")}, got "${task}".`);
   const envs = ctx.flags.envs?.split(",") ?? null;
   const known = [...new Set(UNITS.map((u) => u.env))];
   const unknownEnv = envs?.find((e) => !known.includes(e as RispEnvName));
-  if (unknownEnv !== undefined) throw new CliError(`risp-tasks: --envs takes ${known.join(", ")} (comma-separated), got "${unknownEnv}".`);
+  if (unknownEnv !== undefined) throw new CliError(`--envs takes ${known.join(", ")} (comma-separated), got "${unknownEnv}".`);
   const units = (ctx.flags.quick ? QUICK_UNITS : UNITS).filter((u) => (task === null || u.task === task) && (envs === null || envs.includes(u.env)));
   const store = fileRecordStore<UnitRecord>(ctx.out, "risp-tasks", runKey(ctx));
   const shard = ctx.flags.shard;

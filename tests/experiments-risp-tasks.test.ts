@@ -11,7 +11,7 @@ import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
 import { PSI_NAMES } from "../examples/lib/risp-render.js";
 import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
 import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER, polish, RISP_TASKS_SETTINGS, rowLoss, stagePrefixes } from "../examples/risp-tasks.js";
-import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
+import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
 
@@ -198,6 +198,10 @@ describe("risp-tasks (quick)", () => {
 
   it("a bad --task or --envs, or no trained predictors, is a clear error", async () => {
     expect((await runQuiet(rispTasks, ["--task", "dance"])).code).toBe(2);
+    // The message names the experiment once (the runner's prefix), the flag and what it takes.
+    const said = cli(["risp-tasks", "--task", "dance", "--out", outDir("bad-task")]);
+    expect(said.code).toBe(2);
+    expect(said.stderr).toContain(`gradsim risp-tasks: --task must be one of sysid, imitation, control, got "dance".`);
     expect((await runQuiet(rispTasks, ["--envs", "rod,boat"])).code).toBe(2);
     const empty = outDir("no-networks");
     mkdirSync(join(empty, "quadrotor"), { recursive: true });
