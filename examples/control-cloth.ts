@@ -105,7 +105,7 @@ export const experiment: Experiment<ControlResult> = {
   name: "control-cloth",
   description: "choose a cloth's initial velocity under lift and drag from a single target image (paper §4.2.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the cloth at its goal",
-  takesPolicy: true,
+  takes: ["policy", "seeds"],
   run: (ctx) => {
     const cfg = CLOTH_CONTROL_SETTINGS[ctx.flags.quick ? "quick" : "full"];
     return runControl(ctx, (seed) => clothControlScene(ctx, seed), { iters: ctx.flags.iters ?? cfg.iters, lr: 0.5, clip: 1e9, seeds: ctx.flags.seeds ?? cfg.seeds });

@@ -73,7 +73,7 @@ export const experiment: Experiment<ControlResult> = {
   name: "control-fem",
   description: "train a soft gear's per-tet activation policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the gear at its goal",
-  takesPolicy: true,
+  takes: ["policy", "seeds"],
   run: (ctx) => {
     const cfg = FEM_SETTINGS[ctx.flags.quick ? "quick" : "full"];
     const scene = gearScene(ctx);

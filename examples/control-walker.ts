@@ -79,7 +79,7 @@ export const experiment: Experiment<ControlResult> = {
   name: "control-walker",
   description: "train a soft walker's policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the walker at its goal",
-  takesPolicy: true,
+  takes: ["policy", "seeds"],
   run: (ctx) => {
     const cfg = WALKER_SETTINGS[ctx.flags.quick ? "quick" : "full"];
     const scene = walkerScene(ctx);

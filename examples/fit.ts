@@ -45,7 +45,7 @@ async function run(ctx: ExperimentContext): Promise<Omit<FitVideoResult, "fit">>
 export const experiment: Experiment<Omit<FitVideoResult, "fit">> = {
   name: "fit",
   description: "estimate a rigid object's mass and contact parameters from your own video: --video FILE --scene scene.json [--unknowns mass,mu]",
-  takesVideo: true,
+  takes: ["video", "scene", "unknowns"],
   run,
 };
 

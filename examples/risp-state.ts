@@ -1,7 +1,7 @@
 /**
  * RISP Table 1 (RISP, ICLR 2022, §4.2): state estimation across rendering domains.
  *
- * For each environment (quadrotor, cube, rod: examples/lib/risp-envs.ts) a state predictor
+ * For each environment (quadrotor, cube, rod, hand: examples/lib/risp-envs.ts) a state predictor
  * N(image) → state (networks.predictor, a small ResNet with swish and group norm) is trained on
  * SoftRas images under random rendering parameters ψ (light direction and intensity, ambient,
  * albedo, specular, sky and ground colours) over random procedural grounds (blotches, checkers,
@@ -21,7 +21,8 @@
  * and 32 channels, 768 training images per environment, 12 epochs, and the regulariser on the
  * first `penalised` examples of each minibatch (each costs about |ψ| = 14 extra forward passes).
  *
- *   npm run gradsim -- risp-state            # the three environments
+ *   npm run gradsim -- risp-state            # the four environments
+ *   npm run gradsim -- risp-state --envs rod,hand  # some of them
  *   npm run gradsim -- risp-state --quick    # 16² images, a few dozen training images (the test)
  *
  * Writes result.json, table.md, table.csv, per environment looks-<env>.png (training renders
@@ -38,7 +39,7 @@ import { RISP_ENVS, type RispEnv, type RispEnvName } from "./lib/risp-envs.js";
 import { sampleTargetConfig, targetImages, trainingSet, PSI_NAMES, type SoftLook, type TargetConfig, type TrainingSet } from "./lib/risp-render.js";
 import { fileRecordStore } from "../src/sysid/node.js";
 import { runKey } from "./lib/experiment.js";
-import { CliError } from "./lib/flags.js";
+import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 import { predictorDir, TRAINED_ROWS, trainPredictor, type PredictorTraining, type TrainedRow } from "./lib/risp-train.js";
@@ -247,12 +248,14 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
   const base = RISP_STATE_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   const cfg: RispStateSettings = { ...base, epochs: ctx.flags.iters ?? base.epochs, train: ctx.flags.dataset ?? base.train };
   if (cfg.train < cfg.batch) throw new CliError(`--dataset (training images per environment) must be at least the batch size ${cfg.batch}, got ${cfg.train}.`);
+  const chosen = chosenNames("envs", ctx.flags.envs, ENVS) ?? ENVS;
   const store = fileRecordStore<UnitRecord>(ctx.out, "risp-state", runKey(ctx));
   const shard = ctx.flags.shard;
   const records: UnitRecord[] = [];
   const files: string[] = [];
   let prepared: Prepared | null = null;
   for (const [index, u] of UNITS.entries()) {
+    if (!chosen.includes(u.env)) continue;
     const kept = store.load(index);
     if (kept && (kept.gamma ?? 0) !== gammaOf(u.env, u.row)) {
       throw new CliError(`${ctx.out}/risp-state-instances/ holds ${u.env} ${u.row} trained with γ = ${kept.gamma ?? 0}, not this version's ${gammaOf(u.env, u.row)}; delete that record (or use another --out) to retrain it.`);
@@ -270,7 +273,7 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     ctx.log(`[risp-state] ${u.env} ${u.row}: test error ${cell(mean(r.errors), std(r.errors))} (${r.seconds.toFixed(0)} s of training)`);
   }
   const envs: Partial<Record<RispEnvName, EnvResult>> = {};
-  for (const name of ENVS) {
+  for (const name of chosen) {
     const units = records.filter((r) => r.env === name);
     if (units.length === TRAINED_ROWS.length) envs[name] = envResult(ctx, name, cfg, units, files);
     else ctx.log(`[risp-state] ${name}: ${TRAINED_ROWS.length - units.length} of its ${TRAINED_ROWS.length} networks are trained by other shards; rerun without --shard once they are done to merge`);
@@ -290,7 +293,8 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
 
 export const experiment: Experiment<RispStateResult> = {
   name: "risp-state",
-  description: "RISP Table 1: state estimation from images of another renderer under unseen lighting, materials and backgrounds (quadrotor, cube, rod): average / random / domain randomisation / + Eq. 12 / + exact Eq. 10",
+  description: "RISP Table 1: state estimation from images of another renderer under unseen lighting, materials and backgrounds (quadrotor, cube, rod, hand; --envs for some): average / random / domain randomisation / + Eq. 12 / + exact Eq. 10",
+  takes: ["envs"],
   run,
 };
 

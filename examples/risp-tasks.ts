@@ -48,7 +48,7 @@ import { writeAtomic } from "../src/io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng } from "../src/io/image.js";
 import { fileRecordStore } from "../src/sysid/node.js";
 import { runKey } from "./lib/experiment.js";
-import { CliError } from "./lib/flags.js";
+import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 import type { RispEnvName } from "./lib/risp-envs.js";
@@ -458,10 +458,7 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const s: RispTasksSettings = { ...base, iterations: ctx.flags.iters ?? base.iterations, configs: ctx.flags.dataset ?? base.configs };
   const task = ctx.flags.task;
   if (task !== null && !TASKS.includes(task as RispTask)) throw new CliError(`--task must be one of ${TASKS.join(", ")}, got "${task}".`);
-  const envs = ctx.flags.envs?.split(",") ?? null;
-  const known = [...new Set(UNITS.map((u) => u.env))];
-  const unknownEnv = envs?.find((e) => !known.includes(e as RispEnvName));
-  if (unknownEnv !== undefined) throw new CliError(`--envs takes ${known.join(", ")} (comma-separated), got "${unknownEnv}".`);
+  const envs = chosenNames("envs", ctx.flags.envs, [...new Set(UNITS.map((u) => u.env))]);
   const units = (ctx.flags.quick ? QUICK_UNITS : UNITS).filter((u) => (task === null || u.task === task) && (envs === null || envs.includes(u.env)));
   const store = fileRecordStore<UnitRecord>(ctx.out, "risp-tasks", runKey(ctx));
   const shard = ctx.flags.shard;
@@ -513,6 +510,7 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
 
 export const experiment: Experiment<RispTasksResult> = {
   name: "risp-tasks",
+  takes: ["task", "envs", "networks"],
   description: "RISP Tables 2–4: system identification, imitation and visuomotor control from ray-traced video under unseen rendering (quadrotor, cube, hand, rod): pixelwise / perceptual / RISP predictors / oracle",
   run,
 };

@@ -118,6 +118,15 @@ describe("gradsim CLI input errors", () => {
     expect(r.stderr).toContain("gradsim pendulum: does not take --target");
   });
 
+  it("rejects another experiment's flags (--envs, --task) with exit code 2, saying who takes them", () => {
+    const envs = cli(["pendulum", "--envs", "rod"]);
+    expect(envs.code).toBe(2);
+    expect(envs.stderr).toContain("gradsim pendulum: does not take --envs; only risp-state and risp-tasks choose environments.");
+    const task = cli(["risp-state", "--task", "sysid"]);
+    expect(task.code).toBe(2);
+    expect(task.stderr).toContain("gradsim risp-state: does not take --task; only risp-tasks (RISP Tables 2–4) takes --task and --networks.");
+  });
+
   it("rejects a missing --target file with exit code 2", () => {
     const r = cli(["rigid-mass", "--backend", "cpu", "--target", "/nonexistent/scene.json", "--out", outDir("target")]);
     expect(r.code).toBe(2);

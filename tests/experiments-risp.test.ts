@@ -16,7 +16,7 @@ import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } fro
 import { backgroundLayers, faceAlbedo, hostLightDirection, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook } from "../examples/lib/risp-render.js";
 import { rispProblem } from "../examples/lib/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
-import { readResult, runQuiet } from "./experiments-helpers.js";
+import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
 
@@ -236,9 +236,21 @@ describe("RISP environments", () => {
 });
 
 describe("risp-state (quick)", () => {
-  it("trains the three predictors per environment (their training losses fall), writes the table, networks and pictures, and resumes", async () => {
-    const { code, out } = await runQuiet(rispState);
-    expect(code).toBe(0);
+  it("trains the three predictors per environment (their training losses fall), writes the table, networks and pictures, resumes, and trains only the environments --envs names", async () => {
+    const out = outDir("risp-state-quick");
+    const quiet = async (args: readonly string[]) => {
+      const write = process.stdout.write;
+      process.stdout.write = (() => true) as typeof process.stdout.write;
+      try { return await runExperiment(rispState, ["--backend", "cpu", "--quick", "--json", "--out", out, ...args]); } finally { process.stdout.write = write; }
+    };
+    // The cube alone first: its networks only, and a result that holds it alone.
+    expect(await quiet(["--envs", "cube"])).toBe(0);
+    expect(Object.keys(readResult(out).envs)).toEqual(["cube"]);
+    for (const env of ["quadrotor", "rod", "hand"]) expect(existsSync(join(out, env)), env).toBe(false);
+    const cubeNet = statSync(join(out, "cube", "ours", "params.gsp")).mtimeMs;
+    // Then every environment: the cube's networks are reused, the others trained.
+    expect(await quiet([])).toBe(0);
+    expect(statSync(join(out, "cube", "ours", "params.gsp")).mtimeMs).toBe(cubeNet);
     const r = readResult(out);
     const cfg = RISP_STATE_SETTINGS.quick;
     for (const env of ["quadrotor", "cube", "rod", "hand"] as const) {
@@ -269,11 +281,9 @@ describe("risp-state (quick)", () => {
     }
     expect(r.table).toContain(`| ${PAPER_TABLE1.quadrotor.ours![0].toFixed(4)} ± ${PAPER_TABLE1.quadrotor.ours![1].toFixed(4)} |`);
     // A rerun into the same directory trains nothing (the networks on disk are untouched) and gives the same table.
-    const saved = statSync(join(out, "cube", "ours", "params.gsp")).mtimeMs;
-    const write = process.stdout.write;
-    process.stdout.write = (() => true) as typeof process.stdout.write;
-    try { expect(await runExperiment(rispState, ["--backend", "cpu", "--quick", "--json", "--out", out])).toBe(0); } finally { process.stdout.write = write; }
-    expect(statSync(join(out, "cube", "ours", "params.gsp")).mtimeMs).toBe(saved);
+    const saved = statSync(join(out, "rod", "ours", "params.gsp")).mtimeMs;
+    expect(await quiet([])).toBe(0);
+    expect(statSync(join(out, "rod", "ours", "params.gsp")).mtimeMs).toBe(saved);
     expect(readResult(out).table).toBe(r.table);
     // A record trained with another regulariser weight is never mixed in.
     const file = join(out, "risp-state-instances", "00001.json");
@@ -287,8 +297,11 @@ describe("risp-state (quick)", () => {
     expect(said).toMatch(/quadrotor ours trained with γ = 123/);
   }, 300_000);
 
-  it("too few training images for a minibatch is a clear error", async () => {
+  it("too few training images for a minibatch, or an unknown environment, is a clear error", async () => {
     const { code } = await runQuiet(rispState, ["--dataset", "4"]);
     expect(code).toBe(2);
+    const r = cli(["risp-state", "--envs", "rod,boat", "--out", outDir("risp-state-bad-envs")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`gradsim risp-state: --envs takes quadrotor, cube, rod, hand (comma-separated), got "boat".`);
   });
 });

@@ -26,7 +26,7 @@ export interface Flags {
   /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
   readonly policy: number | null;
   readonly seeds: number | null;
-  /** risp-tasks: which task (sysid, imitation, control; default all), which environments (comma-separated; default all) and where the trained predictors are. */
+  /** risp-tasks: which task (sysid, imitation, control; default all) and where the trained predictors are; risp-state and risp-tasks: which environments (comma-separated; default all). */
   readonly task: string | null;
   readonly envs: string | null;
   readonly networks: string | null;
@@ -35,6 +35,15 @@ export interface Flags {
 export interface Shard { readonly index: number; readonly count: number }
 
 export class CliError extends Error {}
+
+/** The names a comma-separated flag lists, each one of `known`; null if the flag was not given. */
+export function chosenNames<T extends string>(flag: string, value: string | null, known: readonly T[]): T[] | null {
+  if (value === null) return null;
+  const names = value.split(",");
+  const unknown = names.find((n) => !known.includes(n as T));
+  if (unknown !== undefined) throw new CliError(`--${flag} takes ${known.join(", ")} (comma-separated), got "${unknown}".`);
+  return names as T[];
+}
 
 const BOOL = new Set(["json", "quick", "help"]);
 const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "envs", "networks"]);

@@ -29,14 +29,25 @@ export interface Experiment<R extends object> {
   readonly description: string;
   /** What `--target FILE` reads (e.g. "a scene JSON"); absent: the experiment takes no --target. */
   readonly target?: string;
-  /** Takes a user's video: --video, --scene and --unknowns (only `fit`). */
-  readonly takesVideo?: boolean;
-  /** Trains a policy: takes --policy (phase inputs) and --seeds (the control experiments). */
-  readonly takesPolicy?: boolean;
+  /** The flags only some experiments read (`OWN_FLAGS`) that this one takes; any other is refused. */
+  readonly takes?: readonly OwnFlag[];
   run(ctx: ExperimentContext): Promise<R>;
 }
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --task T --envs E,F --networks DIR (risp-tasks: sysid|imitation|control, quadrotor|cube|hand|rod, and the risp-state run with the trained predictors)";
+/** Flags that only some experiments read, and where to go instead when given to another. */
+const OWN_FLAGS = {
+  video: "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]",
+  scene: "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]",
+  unknowns: "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]",
+  policy: "only the control experiments (control-walker, control-fem, control-cloth) train a policy",
+  seeds: "only the control experiments (control-walker, control-fem, control-cloth) train a policy",
+  task: "only risp-tasks (RISP Tables 2–4) takes --task and --networks",
+  networks: "only risp-tasks (RISP Tables 2–4) takes --task and --networks",
+  envs: "only risp-state and risp-tasks choose environments",
+} as const;
+export type OwnFlag = keyof typeof OWN_FLAGS;
+
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR (risp-tasks: sysid|imitation|control, and the risp-state run with the trained predictors)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
@@ -54,14 +65,9 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     process.stderr.write(`gradsim ${exp.name}: does not take --target: its scene is built in (use --seed and --dataset to vary it).\n`);
     return 2;
   }
-  const videoFlag = ["video", "scene", "unknowns"].find((k) => flags[k as "video"] !== null);
-  if (videoFlag && !exp.takesVideo) {
-    process.stderr.write(`gradsim ${exp.name}: does not take --${videoFlag}; to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu].\n`);
-    return 2;
-  }
-  const policyFlag = (["policy", "seeds"] as const).find((k) => flags[k] !== null);
-  if (policyFlag && !exp.takesPolicy) {
-    process.stderr.write(`gradsim ${exp.name}: does not take --${policyFlag}; only the control experiments (control-walker, control-fem, control-cloth) train a policy.\n`);
+  const refused = (Object.keys(OWN_FLAGS) as OwnFlag[]).find((k) => flags[k] !== null && !exp.takes?.includes(k));
+  if (refused) {
+    process.stderr.write(`gradsim ${exp.name}: does not take --${refused}; ${OWN_FLAGS[refused]}.\n`);
     return 2;
   }
   try {
