@@ -34,15 +34,12 @@ export interface Experiment<R extends object> {
   run(ctx: ExperimentContext): Promise<R>;
 }
 
+const FIT = "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]";
+const POLICY = "only the control experiments (control-walker, control-fem, control-cloth) train a policy";
+const RISP_TASKS = "only risp-tasks (RISP Tables 2–4) takes --task and --networks";
 /** Flags that only some experiments read, and where to go instead when given to another. */
 const OWN_FLAGS = {
-  video: "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]",
-  scene: "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]",
-  unknowns: "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]",
-  policy: "only the control experiments (control-walker, control-fem, control-cloth) train a policy",
-  seeds: "only the control experiments (control-walker, control-fem, control-cloth) train a policy",
-  task: "only risp-tasks (RISP Tables 2–4) takes --task and --networks",
-  networks: "only risp-tasks (RISP Tables 2–4) takes --task and --networks",
+  video: FIT, scene: FIT, unknowns: FIT, policy: POLICY, seeds: POLICY, task: RISP_TASKS, networks: RISP_TASKS,
   envs: "only risp-state and risp-tasks choose environments",
 } as const;
 export type OwnFlag = keyof typeof OWN_FLAGS;
