@@ -246,12 +246,13 @@ export function stagePrefixes(problem: RispProblem, s: RispTasksSettings): numbe
  * predictor rows ended farther (Table 3, ours: 1.04 → 1.46 per frame), we think because its first
  * frames, where the fingers have barely moved, say little about them.
  */
-function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings): Descent {
+function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings, done: (stage: number, d: Descent) => void = () => {}): Descent {
   let d: Descent = { u: [...guess], losses: [] };
-  for (const lossAndGrad of stages) {
+  for (const [j, lossAndGrad] of stages.entries()) {
     if (d.stopped) break;
     const next = descend(box, lossAndGrad, ref, start, d.u, s);
     d = { u: next.u, losses: [...d.losses, ...next.losses], ...(next.stopped ? { stopped: next.stopped } : {}) };
+    done(j, next);
   }
   return d;
 }
@@ -355,9 +356,13 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const runs = p.configs.map((c, k) => {
     const t0 = performance.now();
     const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
-    const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s);
+    // Progress: a config's run takes up to ~6 min (the rod's imitation), in phases of about a minute.
+    const tag = `[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}`, since = () => ((performance.now() - t0) / 1000).toFixed(0);
+    const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s, (j, d) =>
+      ctx.log(`${tag}: descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${stagePrefixes(problem, s)[j]} of ${T} frames)` : ""} ended at loss ${fmt(d.losses.at(-1) ?? NaN)} (${since()} s)`));
     const settles = !first.stopped;
     const { d: r, scan } = settles ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
+    if (scan) ctx.log(`${tag}: scanned ${scan.grid.length} points${scan.after !== undefined ? " and descended again from the lowest" : ""} (${since()} s)`);
     const polished = settles && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
     const estimate = u.slice(0, D), error = problem.error(estimate, c.start);
     const scanned = scan ? (scan.kept ? `; the scan found a lower point, descended again from it (loss ${fmt(scan.before)} → ${fmt(scan.after!)})` : "") : "";
