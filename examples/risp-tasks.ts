@@ -347,7 +347,8 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const { problem } = p;
   const loss = rowLoss(problem, row, p.nets), lossAndGrad = jit(valueAndGrad(loss)) as LossAndGrad, lossOnly = jit(loss) as typeof loss;
   const T = problem.observed.length;
-  const stages = stagePrefixes(problem, s).map((shown) => (shown === T ? lossAndGrad : (jit(valueAndGrad(rowLoss(problem, row, p.nets, shown))) as LossAndGrad)));
+  const prefixes = stagePrefixes(problem, s);
+  const stages = prefixes.map((shown) => (shown === T ? lossAndGrad : (jit(valueAndGrad(rowLoss(problem, row, p.nets, shown))) as LossAndGrad)));
   const states = np.array(problem.reference.states, { dtype: "float32" });
   // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
   const fitsLook = (TRAINED_ROWS as readonly string[]).includes(row), D = problem.unknowns.length;
@@ -359,7 +360,7 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
     // Progress: a config's run takes up to ~6 min (the rod's imitation), in phases of about a minute.
     const tag = `[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}`, since = () => ((performance.now() - t0) / 1000).toFixed(0);
     const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s, (j, d) =>
-      ctx.log(`${tag}: descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${stagePrefixes(problem, s)[j]} of ${T} frames)` : ""} ended at loss ${fmt(d.losses.at(-1) ?? NaN)} (${since()} s)`));
+      ctx.log(`${tag}: descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""} ended at loss ${fmt(d.losses.at(-1) ?? NaN)} (${since()} s)`));
     const settles = !first.stopped;
     const { d: r, scan } = settles ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
     if (scan) ctx.log(`${tag}: scanned ${scan.grid.length} points${scan.after !== undefined ? " and descended again from the lowest" : ""} (${since()} s)`);

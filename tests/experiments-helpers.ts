@@ -21,9 +21,8 @@ afterAll(() => { for (const d of created.splice(0)) rmSync(d, { recursive: true,
 
 export const readResult = (dir: string): any => JSON.parse(readFileSync(join(dir, "result.json"), "utf8"));
 
-/** Run an experiment quietly (--backend cpu --quick --json plus `args`); returns the exit code and the output dir. */
-export async function runQuiet(exp: Experiment<object>, args: readonly string[] = []): Promise<{ code: number; out: string }> {
-  const out = outDir(exp.name);
+/** Run an experiment quietly (--backend cpu --quick --json plus `args`) into `out` (a new dir by default); returns the exit code and the output dir. */
+export async function runQuiet(exp: Experiment<object>, args: readonly string[] = [], out = outDir(exp.name)): Promise<{ code: number; out: string }> {
   const write = process.stdout.write;
   // --json prints the result as one line; keep the test log clean.
   process.stdout.write = (() => true) as typeof process.stdout.write;

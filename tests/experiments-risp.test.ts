@@ -238,11 +238,7 @@ describe("RISP environments", () => {
 describe("risp-state (quick)", () => {
   it("trains the three predictors per environment (their training losses fall), writes the table, networks and pictures, resumes, and trains only the environments --envs names", async () => {
     const out = outDir("risp-state-quick");
-    const quiet = async (args: readonly string[]) => {
-      const write = process.stdout.write;
-      process.stdout.write = (() => true) as typeof process.stdout.write;
-      try { return await runExperiment(rispState, ["--backend", "cpu", "--quick", "--json", "--out", out, ...args]); } finally { process.stdout.write = write; }
-    };
+    const quiet = async (args: readonly string[]) => (await runQuiet(rispState, args, out)).code;
     // The cube alone first: its networks only, and a result that holds it alone.
     expect(await quiet(["--envs", "cube"])).toBe(0);
     expect(Object.keys(readResult(out).envs)).toEqual(["cube"]);
