@@ -367,7 +367,7 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
     const polished = settles && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
     const estimate = u.slice(0, D), error = problem.error(estimate, c.start);
     const scanned = scan ? (scan.kept ? `; the scan found a lower point, descended again from it (loss ${fmt(scan.before)} → ${fmt(scan.after!)})` : "") : "";
-    ctx.log(`[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${scanned}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
+    ctx.log(`${tag}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${scanned}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
     return { guess: c.guess, estimate, ...(fitsLook ? { look: u.slice(D) } : {}), error, losses: first.losses, ...(scan ? { scan } : {}), ...(polished ? { polish: { before: polished.before, after: polished.after } } : {}), seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
   });
   return { index, task: problem.task, env: problem.env.name, row, runs };
