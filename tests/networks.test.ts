@@ -49,6 +49,34 @@ describe("networks", () => {
     expect(networks.initPredictor(random.key(2), { ...base, head: "flatten", widths: [4, 4] }).head.w.shape).toEqual([2, 4 * 8 * 8]);
   });
 
+  it("a keypoint head reads where each channel responds, between cells, smoothly", () => {
+    const map = np.array([
+      [[0, 0, 0, 0], [0, 0, 0, 40], [0, 0, 0, 0], [0, 0, 0, 0]], // a peak at row 1, column 3
+      [[0, 40, 40, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]], // two equal peaks in row 0: between them
+      [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]], // flat: the centre
+    ], { dtype: "float64" });
+    const k = globalThis.Array.from(networks.spatialSoftArgmax(map).dataSync());
+    [1, -1 / 3, 0, -1, 0, 0].forEach((v, i) => expect(k[i]).toBeCloseTo(v, 9));
+    expect(() => networks.spatialSoftArgmax(np.zeros([4, 4]))).toThrow(/feature map \[channels, height, width\], got \[4,4\]/);
+    // Its gradient against central differences (float64).
+    const x = random.normal(random.key(5), [2, 3, 4], { dtype: "float64" }), w = random.normal(random.key(6), [4], { dtype: "float64" });
+    const f = (m: Array) => np.sum(np.mul(w, networks.spatialSoftArgmax(m)));
+    const g = grad(f)(x).dataSync(), base = x.dataSync(), h = 1e-6;
+    for (const i of [0, 5, 13, 23]) {
+      const at = (d: number) => f(np.array(Float64Array.from(base, (v, j) => (j === i ? v + d : v)), { dtype: "float64" }).reshape([2, 3, 4])).item();
+      expect(g[i]).toBeCloseTo((at(h) - at(-h)) / (2 * h), 7);
+    }
+    // In a predictor: 2 numbers per channel reach the head, and a move of one pixel (half a cell) shows.
+    const cfg: networks.PredictorConfig = { image: [32, 32, 3], outputs: 2, widths: [4], groups: 2, head: "keypoints", dtype: "float64" };
+    const p = networks.initPredictor(random.key(2), cfg);
+    expect(p.head.w.shape).toEqual([2, 2 * 4]);
+    const blob = (col: number) => np.array(globalThis.Array.from({ length: 32 }, (_, r) => globalThis.Array.from({ length: 32 }, (_, c) => {
+      const v = Math.exp(-((r - 16) ** 2 + (c - col) ** 2) / 2);
+      return [v, 0.5 * v, 0];
+    })), { dtype: "float64" });
+    expect(np.max(np.abs(np.sub(networks.predictor(p, cfg, blob(13)), networks.predictor(p, cfg, blob(14))))).item()).toBeGreaterThan(1e-4);
+  });
+
   it("checkpoints round-trip exactly and a corrupt or mismatched file is a clear error", async () => {
     const p = networks.initPredictor(random.key(0), tiny);
     const file = join(dir, "net.params");

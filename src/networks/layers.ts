@@ -82,9 +82,10 @@ export interface PredictorConfig {
   /**
    * How the last feature map [C, h, w] reaches the linear head: "mean" (global average pooling,
    * the default, as ResNet) or "flatten" (every position its own weights: more parameters, but
-   * where things are in the image is kept).
+   * where things are in the image is kept) or "keypoints" (`spatialSoftArgmax`: 2 numbers per
+   * channel, where in the map it responds, smooth and finer than a cell).
    */
-  readonly head?: "mean" | "flatten";
+  readonly head?: "mean" | "flatten" | "keypoints";
   readonly dtype?: DType;
 }
 
@@ -104,7 +105,8 @@ export function initPredictor(key: Array, c: PredictorConfig): PredictorParams {
   });
   // Each stride-2 stage halves the size (rounding up, as SAME padding does).
   const cells = c.head === "flatten" ? widths.reduce(([h, w]) => [Math.ceil(h / 2), Math.ceil(w / 2)], [c.image[0], c.image[1]]) : [1, 1];
-  return { stages, head: initLinear(np.index(keys, 2 * widths.length), inC * cells[0]! * cells[1]!, c.outputs, dtype) };
+  const features = c.head === "keypoints" ? 2 * inC : inC * cells[0]! * cells[1]!;
+  return { stages, head: initLinear(np.index(keys, 2 * widths.length), features, c.outputs, dtype) };
 }
 
 /** [2, H, W]: x (columns) and y (rows, downwards) in [−1, 1]. */
@@ -128,5 +130,18 @@ export function predictorFeatures(p: PredictorParams, c: PredictorConfig, image:
 /** N(image [H, W, C]) → [outputs]; the image must have the configured shape. */
 export function predictor(p: PredictorParams, c: PredictorConfig, image: Array): Array {
   const x = predictorFeatures(p, c, image).at(-1)!;
-  return linear(p.head, c.head === "flatten" ? np.reshape(x, [-1]) : np.mean(x, [1, 2]));
+  return linear(p.head, c.head === "flatten" ? np.reshape(x, [-1]) : c.head === "keypoints" ? spatialSoftArgmax(x) : np.mean(x, [1, 2]));
+}
+
+/**
+ * Feature map [C, h, w] → [2C] keypoints (Levine et al. 2016): each channel's softmax over its
+ * cells weights the cells' x and y in [−1, 1] (as `coordinateChannels`), giving x₀, y₀, x₁, y₁, …
+ * A keypoint moves smoothly, by fractions of a cell, as what its channel responds to moves.
+ */
+export function spatialSoftArgmax(x: Array): Array {
+  if (x.ndim !== 3) throw new Error(`spatialSoftArgmax: expected a feature map [channels, height, width], got [${x.shape}].`);
+  const [C, h, w] = x.shape as [number, number, number];
+  const weights = nn.softmax(np.reshape(x, [C, h * w]), 1);
+  const xy = np.reshape(coordinateChannels(h, w, x.dtype), [2, h * w]);
+  return np.reshape(np.matmul(weights, np.transpose(xy)), [-1]);
 }
