@@ -16,6 +16,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const tiny: networks.PredictorConfig = { image: [8, 8, 3], outputs: 2, widths: [4], groups: 2, dtype: "float64" };
 const image = (seed: number) => random.uniform(random.key(seed), [8, 8, 3], { dtype: "float64" });
+/** A 32×32 image of a Gaussian blob centred at row 16 and column `col`. */
+const blob = (col: number) => np.array(globalThis.Array.from({ length: 32 }, (_, r) => globalThis.Array.from({ length: 32 }, (_, c) => {
+  const v = Math.exp(-((r - 16) ** 2 + (c - col) ** 2) / 2);
+  return [v, 0.5 * v, 0];
+})), { dtype: "float64" });
 
 describe("networks", () => {
   it("the predictor maps an image to a state, batches under vmap and jit, and names a wrong image shape", () => {
@@ -34,10 +39,6 @@ describe("networks", () => {
   });
 
   it("global average pooling cannot tell where a blob is; coordinate channels or a flattened head can", () => {
-    const blob = (col: number) => np.array(globalThis.Array.from({ length: 32 }, (_, r) => globalThis.Array.from({ length: 32 }, (_, c) => {
-      const v = Math.exp(-((r - 16) ** 2 + (c - col) ** 2) / 2);
-      return [v, 0.5 * v, 0];
-    })), { dtype: "float64" });
     const shift = (cfg: networks.PredictorConfig) => {
       const p = networks.initPredictor(random.key(2), cfg);
       return np.max(np.abs(np.sub(networks.predictor(p, cfg, blob(13)), networks.predictor(p, cfg, blob(19))))).item();
@@ -70,10 +71,6 @@ describe("networks", () => {
     const cfg: networks.PredictorConfig = { image: [32, 32, 3], outputs: 2, widths: [4], groups: 2, head: "keypoints", dtype: "float64" };
     const p = networks.initPredictor(random.key(2), cfg);
     expect(p.head.w.shape).toEqual([2, 2 * 4]);
-    const blob = (col: number) => np.array(globalThis.Array.from({ length: 32 }, (_, r) => globalThis.Array.from({ length: 32 }, (_, c) => {
-      const v = Math.exp(-((r - 16) ** 2 + (c - col) ** 2) / 2);
-      return [v, 0.5 * v, 0];
-    })), { dtype: "float64" });
     expect(np.max(np.abs(np.sub(networks.predictor(p, cfg, blob(13)), networks.predictor(p, cfg, blob(14))))).item()).toBeGreaterThan(1e-4);
   });
 
