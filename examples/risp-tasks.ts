@@ -18,6 +18,10 @@
  *                 L1 between the states risp-state's predictor of that row reads from our
  *                 frames and from the reference's, minimised over the unknowns and our frames'
  *                 look ψ (RISP Eq. 6; from ψ̄, within the training ranges);
+ *   ours-read     L1 between our simulated states and the states ours' network (Eq. 12) reads
+ *                 from the reference, once: the paper's pipeline for its real quadrotor video
+ *                 (Appendix C.2), not its tables'. No rendering in the loop, so no frame of ours
+ *                 that the predictor was not trained on (a tumbling or out-of-view body) is read;
  *   oracle        L1 between simulated and true states (no images).
  * Each optimised row runs Adam (projected onto the unknowns' box) from the same guess, 4
  * rendering configurations × guesses per environment, as the paper; in every task each row then
@@ -55,11 +59,11 @@ import type { RispEnvName } from "./lib/risp-envs.js";
 import { PSI_MIDDLE, PSI_NAMES, plainBackground, psiOfUnit, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
-import { predictorConfig, predictorDir, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
+import { predictorConfig, predictorDir, rispEnvSeed, standardisation, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
 
-export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "oracle"] as const;
+export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "ours-read", "oracle"] as const;
 export type TaskRow = (typeof TASK_ROWS)[number];
-const OPTIMISED = ["pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "oracle"] as const;
+const OPTIMISED = ["pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "ours-read", "oracle"] as const;
 export type OptimisedRow = (typeof OPTIMISED)[number];
 const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
 
@@ -114,10 +118,11 @@ const UNITS = TASKS.flatMap((task) => RISP_TASKS[task].flatMap((env) => OPTIMISE
  * two regularised predictors (fitting ψ too) and the oracle; the cube's contact stiffness, which
  * the pixelwise loss misses, by it, the unregularised predictor and the exact regulariser's (Eq. 10);
  * the quadrotor's 20 thrusts by the oracle, in imitation (its curriculum, then the scan) and in
- * control (the scan after the descent).
+ * control (the scan after the descent), and in control by the states ours' network reads from the
+ * target image (ours-read).
  */
 const QUICK_ROWS: Partial<Record<`${RispTask} ${RispEnvName}`, readonly OptimisedRow[]>> = {
-  "sysid quadrotor": ["pixelwise", "ours", "ours-exact", "oracle"], "sysid cube": ["pixelwise", "ours-no-grad", "ours-exact"], "imitation quadrotor": ["oracle"], "control quadrotor": ["oracle"],
+  "sysid quadrotor": ["pixelwise", "ours", "ours-exact", "oracle"], "sysid cube": ["pixelwise", "ours-no-grad", "ours-exact"], "imitation quadrotor": ["oracle"], "control quadrotor": ["ours-read", "oracle"],
 };
 const QUICK_UNITS = UNITS.filter((u) => QUICK_ROWS[`${u.task} ${u.env}`]?.includes(u.row));
 
@@ -131,22 +136,22 @@ export interface RispTasksResult {
   readonly files: string[];
 }
 
-/** The predictors risp-state trained (its settings from its result.json) for one environment. */
-export interface Predictors { readonly settings: RispStateSettings; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams> }
+/** The predictors risp-state trained (its settings and seed from its result.json) for one environment. */
+export interface Predictors { readonly settings: RispStateSettings; readonly seed: number; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams> }
 
 export const DEFAULT_NETWORKS = fileURLToPath(new URL("../results/runs/risp-state", import.meta.url));
 
 export function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predictors {
   const resultFile = join(dir, "result.json");
   if (!existsSync(resultFile)) throw new CliError(`no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`);
-  const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
+  const { settings, seed } = JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings; seed: number };
   const config = predictorConfig(settings, outputs);
   const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
     const file = join(predictorDir(dir, env, row), "params.gsp");
     if (!existsSync(file)) throw new CliError(`${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
     return [row, networks.loadParams<networks.PredictorParams>(file)];
   })) as Predictors["params"];
-  return { settings, config, params };
+  return { settings, seed, config, params };
 }
 
 /**
@@ -170,6 +175,13 @@ export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictor
   const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
   switch (row) {
     case "oracle": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
+    case "ours-read": {
+      // The network's outputs are standardised by its training states (risp-state's, redrawn from its seed).
+      const { mu, scale } = standardisation(env.sample(makeRng(rispEnvSeed(nets.seed, env.name)), nets.settings.train).states.flat(), env.stateNames.length);
+      const N = vmap((im: Array) => networks.predictor(nets.params.ours, nets.config, im));
+      const read = (images: Array) => np.add(np.array(mu, { dtype: "float32" }), np.mul(np.array(scale, { dtype: "float32" }), N(images)));
+      return (u, ref, start) => l1(head(problem.rollout(u, start).states), read(head(ref)));
+    }
     case "pixelwise": return (u, ref, start) => np.mean(np.square(np.sub(frames(u, start), head(ref))));
     case "perceptual": {
       const features = vmap((im: Array) => networks.predictorFeatures(nets.params["ours-no-grad"], nets.config, im));
@@ -395,7 +407,7 @@ export function taskMarkdown(task: RispTask, envs: Partial<Record<RispEnvName, T
 }
 
 const ROW_COLOURS: Record<OptimisedRow, readonly [number, number, number]> = {
-  pixelwise: [220, 90, 60], perceptual: [200, 160, 60], "ours-no-grad": [150, 150, 150], ours: [60, 120, 220], "ours-exact": [40, 170, 90], oracle: [120, 60, 160],
+  pixelwise: [220, 90, 60], perceptual: [200, 160, 60], "ours-no-grad": [150, 150, 150], ours: [60, 120, 220], "ours-exact": [40, 170, 90], "ours-read": [20, 190, 200], oracle: [120, 60, 160],
 };
 
 /** Every row's loss over the descent (divided by its first value), mean over configurations. */

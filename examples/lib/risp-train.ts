@@ -7,8 +7,20 @@
 import { join } from "node:path";
 import { np, optim, random, vmap, type Array } from "../../src/index.js";
 import { networks } from "../../src/node.js";
+import type { RispEnvName } from "./risp-envs.js";
 import type { TrainingSet } from "./risp-render.js";
 import { mean, std } from "./stats.js";
+
+/** risp-state's environments in the order their networks are numbered (new environments go last, so earlier records keep their indices). */
+export const RISP_STATE_ENVS: readonly RispEnvName[] = ["quadrotor", "cube", "rod", "hand"];
+/** The seed of an environment's training states in a risp-state run of `seed`. */
+export const rispEnvSeed = (seed: number, env: RispEnvName) => seed * 1000 + RISP_STATE_ENVS.indexOf(env);
+
+/** The predictor's outputs are standardised states: state = mu + scale ⊙ output, with the training states' mean and spread per component ([n·S] row-major). */
+export function standardisation(states: ArrayLike<number>, S: number): { mu: number[]; scale: number[] } {
+  const n = states.length / S, column = (k: number) => globalThis.Array.from({ length: n }, (_, i) => states[i * S + k]!);
+  return { mu: globalThis.Array.from({ length: S }, (_, k) => mean(column(k))), scale: globalThis.Array.from({ length: S }, (_, k) => Math.max(1e-3, std(column(k)))) };
+}
 
 export type TrainedRow = "ours-no-grad" | "ours" | "ours-exact";
 export const TRAINED_ROWS: readonly TrainedRow[] = ["ours-no-grad", "ours", "ours-exact"];
@@ -43,10 +55,8 @@ export async function trainPredictor(dir: string, o: { cfg: PredictorTraining; r
   const { cfg, data, row, gamma } = o;
   const S = data.states.shape[1]!, n = data.states.shape[0]!;
   const net = predictorConfig(cfg, S);
-  const stats = data.states.dataSync();
-  const column = (k: number) => globalThis.Array.from({ length: n }, (_, i) => stats[i * S + k]!);
-  const mu = np.array(globalThis.Array.from({ length: S }, (_, k) => mean(column(k))), { dtype: "float32" });
-  const scale = np.array(globalThis.Array.from({ length: S }, (_, k) => Math.max(1e-3, std(column(k)))), { dtype: "float32" });
+  const stats = standardisation(data.states.dataSync(), S);
+  const mu = np.array(stats.mu, { dtype: "float32" }), scale = np.array(stats.scale, { dtype: "float32" });
   const predict = (p: networks.PredictorParams) => (x: Array) => np.add(mu, np.mul(scale, networks.predictor(p, net, x)));
   const K = cfg.penalised;
   const loss = (p: networks.PredictorParams, b: TrainingSet, progress: Array): Array => {
