@@ -59,7 +59,7 @@ import type { RispEnvName } from "./lib/risp-envs.js";
 import { PSI_MIDDLE, PSI_NAMES, plainBackground, psiOfUnit, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
-import { predictorConfig, predictorDir, rispEnvSeed, standardisation, TRAINED_ROWS, type TrainedRow } from "./lib/risp-train.js";
+import { predictorConfig, predictorDir, STANDARDISATION_FILE, TRAINED_ROWS, type Standardisation, type TrainedRow } from "./lib/risp-train.js";
 
 export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "ours-read", "oracle"] as const;
 export type TaskRow = (typeof TASK_ROWS)[number];
@@ -136,22 +136,24 @@ export interface RispTasksResult {
   readonly files: string[];
 }
 
-/** The predictors risp-state trained (its settings and seed from its result.json) for one environment. */
-export interface Predictors { readonly settings: RispStateSettings; readonly seed: number; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams> }
+/** The predictors risp-state trained (its settings from its result.json) for one environment, and how ours' reads states in their units. */
+export interface Predictors { readonly settings: RispStateSettings; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams>; readonly oursStandardisation: Standardisation }
 
 export const DEFAULT_NETWORKS = fileURLToPath(new URL("../results/runs/risp-state", import.meta.url));
 
 export function loadPredictors(dir: string, env: RispEnvName, outputs: number): Predictors {
   const resultFile = join(dir, "result.json");
   if (!existsSync(resultFile)) throw new CliError(`no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`);
-  const { settings, seed } = JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings; seed: number };
+  const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
   const config = predictorConfig(settings, outputs);
   const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
     const file = join(predictorDir(dir, env, row), "params.gsp");
     if (!existsSync(file)) throw new CliError(`${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
     return [row, networks.loadParams<networks.PredictorParams>(file)];
   })) as Predictors["params"];
-  return { settings, seed, config, params };
+  const standardisationFile = join(predictorDir(dir, env, "ours"), STANDARDISATION_FILE);
+  if (!existsSync(standardisationFile)) throw new CliError(`${standardisationFile} is missing: the ${env}'s ours network in ${dir} was trained before risp-state saved its outputs' standardisation; retrain it (or give --networks DIR).`);
+  return { settings, config, params, oursStandardisation: JSON.parse(readFileSync(standardisationFile, "utf8")) as Standardisation };
 }
 
 /**
@@ -176,8 +178,7 @@ export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictor
   switch (row) {
     case "oracle": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
     case "ours-read": {
-      // The network's outputs are standardised by its training states (risp-state's, redrawn from its seed).
-      const { mu, scale } = standardisation(env.sample(makeRng(rispEnvSeed(nets.seed, env.name)), nets.settings.train).states.flat(), env.stateNames.length);
+      const { mu, scale } = nets.oursStandardisation;
       const N = vmap((im: Array) => networks.predictor(nets.params.ours, nets.config, im));
       const read = (images: Array) => np.add(np.array(mu, { dtype: "float32" }), np.mul(np.array(scale, { dtype: "float32" }), N(images)));
       return (u, ref, start) => l1(head(problem.rollout(u, start).states), read(head(ref)));

@@ -2,7 +2,7 @@
  * RISP's downstream problems (examples/lib/risp-tasks.ts) and the `risp-tasks` experiment (RISP
  * Tables 2–4) in its quick mode, on the predictors risp-state trained (results/runs/risp-state).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
@@ -219,5 +219,14 @@ describe("risp-tasks (quick)", () => {
     writeFileSync(join(empty, "result.json"), JSON.stringify({ settings: { resolution: 16, widths: [8, 8] } }));
     expect((await runQuiet(rispTasks, ["--networks", empty])).code).toBe(2);
     expect((await runQuiet(rispTasks, ["--networks", join(empty, "nowhere")])).code).toBe(2);
+    // Networks without the standardisation of their outputs (trained before risp-state saved it).
+    const old = outDir("networks-without-standardisation");
+    copyFileSync(join(DEFAULT_NETWORKS, "result.json"), join(old, "result.json"));
+    for (const row of ["ours-no-grad", "ours", "ours-exact"]) {
+      mkdirSync(join(old, "quadrotor", row), { recursive: true });
+      copyFileSync(join(DEFAULT_NETWORKS, "quadrotor", row, "params.gsp"), join(old, "quadrotor", row, "params.gsp"));
+    }
+    expect(() => loadPredictors(old, "quadrotor", 9)).toThrow(/quadrotor\/ours\/standardisation\.json is missing: .* retrain it/);
+    expect(loadPredictors(DEFAULT_NETWORKS, "quadrotor", 9).oursStandardisation.mu).toHaveLength(9);
   });
 });

@@ -10,7 +10,7 @@ import { makeRng } from "../src/core/host-rng.js";
 import { init, models, np, random, render, sysid, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, softLooks } from "../examples/risp-state.js";
-import { predictorConfig } from "../examples/lib/risp-train.js";
+import { predictorConfig, STANDARDISATION_FILE } from "../examples/lib/risp-train.js";
 import { mean } from "../examples/lib/stats.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
 import { backgroundLayers, faceAlbedo, hostLightDirection, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook } from "../examples/lib/risp-render.js";
@@ -274,7 +274,15 @@ describe("risp-state (quick)", () => {
       const p = networks.loadParams(join(out, env, "ours", "params.gsp"), networks.initPredictor(random.key(0), net));
       const y = networks.predictor(p, net, np.zeros([cfg.resolution, cfg.resolution, 3]) as Array);
       expect(y.shape).toEqual([e.states.length]);
+      // Beside it, the standardisation that maps its outputs to states (risp-tasks' ours-read reads with it).
+      const stats = JSON.parse(readFileSync(join(out, env, "ours", STANDARDISATION_FILE), "utf8")) as { mu: number[]; scale: number[] };
+      expect(stats.mu).toHaveLength(e.states.length);
+      expect(stats.scale.every((x) => x > 0)).toBe(true);
     }
+    // The quadrotor's: its training states' mean and spread (the states redrawn from its seed, 0).
+    const train = quadrotorEnv().sample(makeRng(0), cfg.train).states;
+    const quadrotorStats = JSON.parse(readFileSync(join(out, "quadrotor", "ours", STANDARDISATION_FILE), "utf8")) as { mu: number[]; scale: number[] };
+    quadrotorStats.mu.forEach((m, k) => expect(m, `mean of state ${k}`).toBeCloseTo(mean(train.map((x) => x[k]!)), 5));
     expect(r.table).toContain(`| ${PAPER_TABLE1.quadrotor.ours![0].toFixed(4)} ± ${PAPER_TABLE1.quadrotor.ours![1].toFixed(4)} |`);
     // A rerun into the same directory trains nothing (the networks on disk are untouched) and gives the same table.
     const saved = statSync(join(out, "rod", "ours", "params.gsp")).mtimeMs;

@@ -4,20 +4,20 @@
  * (+ γ·‖∂N/∂I · ∂I/∂ψ‖_F, Eq. 10), the regulariser ramped up over the first half of training.
  * Shared by risp-state (Table 1) and risp-tasks (Tables 2–4).
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { np, optim, random, vmap, type Array } from "../../src/index.js";
 import { networks } from "../../src/node.js";
-import type { RispEnvName } from "./risp-envs.js";
 import type { TrainingSet } from "./risp-render.js";
 import { mean, std } from "./stats.js";
 
-/** risp-state's environments in the order their networks are numbered (new environments go last, so earlier records keep their indices). */
-export const RISP_STATE_ENVS: readonly RispEnvName[] = ["quadrotor", "cube", "rod", "hand"];
-/** The seed of an environment's training states in a risp-state run of `seed`. */
-export const rispEnvSeed = (seed: number, env: RispEnvName) => seed * 1000 + RISP_STATE_ENVS.indexOf(env);
+/** The predictor's outputs are standardised states: state = mu + scale ⊙ output, mu and scale the training states' mean and spread per component. */
+export interface Standardisation { readonly mu: readonly number[]; readonly scale: readonly number[] }
+/** Beside each network's params.gsp: its Standardisation, to read states in their units. */
+export const STANDARDISATION_FILE = "standardisation.json";
 
-/** The predictor's outputs are standardised states: state = mu + scale ⊙ output, with the training states' mean and spread per component ([n·S] row-major). */
-export function standardisation(states: ArrayLike<number>, S: number): { mu: number[]; scale: number[] } {
+/** The Standardisation of training states [n·S] (row-major). */
+export function standardisation(states: ArrayLike<number>, S: number): Standardisation {
   const n = states.length / S, column = (k: number) => globalThis.Array.from({ length: n }, (_, i) => states[i * S + k]!);
   return { mu: globalThis.Array.from({ length: S }, (_, k) => mean(column(k))), scale: globalThis.Array.from({ length: S }, (_, k) => Math.max(1e-3, std(column(k)))) };
 }
@@ -70,6 +70,8 @@ export async function trainPredictor(dir: string, o: { cfg: PredictorTraining; r
     return np.add(error, np.mul(np.mul(gamma, ramp), np.mean(penalty)));
   };
   const steps = cfg.epochs * Math.floor(n / cfg.batch);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, STANDARDISATION_FILE), JSON.stringify(stats) + "\n");
   const r = await networks.trainToDisk(dir, {
     params: networks.initPredictor(random.key(o.seed * 7919 + 1), net), loss, data, batchSize: cfg.batch, epochs: cfg.epochs,
     optimizer: optim.adamw(optim.cosineDecay({ initValue: cfg.lr, decaySteps: steps, alpha: 0.05 }), { weightDecay: 1e-6 }),
