@@ -59,7 +59,7 @@ import type { RispEnvName } from "./lib/risp-envs.js";
 import { PSI_MIDDLE, PSI_NAMES, plainBackground, psiOfUnit, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
-import { predictorConfig, predictorDir, STANDARDISATION_FILE, TRAINED_ROWS, type Standardisation, type TrainedRow } from "./lib/risp-train.js";
+import { predictorConfig, predictorDir, STANDARDISATION_FILE, stateReader, TRAINED_ROWS, type Standardisation, type TrainedRow } from "./lib/risp-train.js";
 
 export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "ours-read", "oracle"] as const;
 export type TaskRow = (typeof TASK_ROWS)[number];
@@ -165,7 +165,7 @@ export function loadPredictors(dir: string, env: RispEnvName, outputs: number): 
  */
 export const SMOOTH_GAMMA = 3e-2;
 
-/** The loss of an optimised row: unknowns u, the reference (images [T, R, R, 3], or true states [T, S] for the oracle), the start. */
+/** The loss of an optimised row: unknowns u, the reference (images [T, R, R, 3], or states [T, S]: the oracle's true ones, ours-read's as read), the start. */
 export type RowLoss = (u: Array, reference: Array, start: Array) => Array;
 
 export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors, shown = problem.observed.length): RowLoss {
@@ -176,13 +176,7 @@ export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictor
   const frames = (u: Array, start: Array, psi = middle) => vmap((v: Array) => softImage(env, R, v, psi, background, { gamma: SMOOTH_GAMMA }))(head(problem.rollout(u, start).vertices));
   const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
   switch (row) {
-    case "oracle": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
-    case "ours-read": {
-      const { mu, scale } = nets.oursStandardisation;
-      const N = vmap((im: Array) => networks.predictor(nets.params.ours, nets.config, im));
-      const read = (images: Array) => np.add(np.array(mu, { dtype: "float32" }), np.mul(np.array(scale, { dtype: "float32" }), N(images)));
-      return (u, ref, start) => l1(head(problem.rollout(u, start).states), read(head(ref)));
-    }
+    case "oracle": case "ours-read": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
     case "pixelwise": return (u, ref, start) => np.mean(np.square(np.sub(frames(u, start), head(ref))));
     case "perceptual": {
       const features = vmap((im: Array) => networks.predictorFeatures(nets.params["ours-no-grad"], nets.config, im));
@@ -368,9 +362,11 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const fitsLook = (TRAINED_ROWS as readonly string[]).includes(row), D = problem.unknowns.length;
   const look = (w: number): number[] => (fitsLook ? PSI_NAMES.map(() => w) : []);
   const box = { lower: [...problem.lower, ...look(0)], upper: [...problem.upper, ...look(1)] };
+  // ours-read fits our states to the reference's as ours' network reads them, once per configuration.
+  const read = row === "ours-read" ? vmap(stateReader(p.nets.config, p.nets.oursStandardisation)(p.nets.params.ours)) : null;
   const runs = p.configs.map((c, k) => {
     const t0 = performance.now();
-    const ref = row === "oracle" ? states : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
+    const ref = row === "oracle" ? states : read ? read(p.references[k]!) : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
     // Progress: a config's run takes up to ~6 min (the rod's imitation), in phases of about a minute.
     const tag = `[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}`, since = () => ((performance.now() - t0) / 1000).toFixed(0);
     const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s, (j, d) =>

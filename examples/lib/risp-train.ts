@@ -16,6 +16,12 @@ export interface Standardisation { readonly mu: readonly number[]; readonly scal
 /** Beside each network's params.gsp: its Standardisation, to read states in their units. */
 export const STANDARDISATION_FILE = "standardisation.json";
 
+/** The state a network of `net` with `params` reads from an image: its output mapped back by the standardisation of its training states. */
+export const stateReader = (net: networks.PredictorConfig, s: Standardisation) => {
+  const mu = np.array(s.mu, { dtype: "float32" }), scale = np.array(s.scale, { dtype: "float32" });
+  return (params: networks.PredictorParams) => (image: Array): Array => np.add(mu, np.mul(scale, networks.predictor(params, net, image)));
+};
+
 /** The Standardisation of training states [n·S] (row-major). */
 export function standardisation(states: ArrayLike<number>, S: number): Standardisation {
   const n = states.length / S, column = (k: number) => globalThis.Array.from({ length: n }, (_, i) => states[i * S + k]!);
@@ -56,8 +62,7 @@ export async function trainPredictor(dir: string, o: { cfg: PredictorTraining; r
   const S = data.states.shape[1]!, n = data.states.shape[0]!;
   const net = predictorConfig(cfg, S);
   const stats = standardisation(data.states.dataSync(), S);
-  const mu = np.array(stats.mu, { dtype: "float32" }), scale = np.array(stats.scale, { dtype: "float32" });
-  const predict = (p: networks.PredictorParams) => (x: Array) => np.add(mu, np.mul(scale, networks.predictor(p, net, x)));
+  const predict = stateReader(net, stats);
   const K = cfg.penalised;
   const loss = (p: networks.PredictorParams, b: TrainingSet, progress: Array): Array => {
     const error = networks.stateError(vmap(predict(p))(b.images), b.states);
