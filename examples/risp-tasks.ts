@@ -56,7 +56,7 @@ import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 import type { RispEnvName } from "./lib/risp-envs.js";
-import { PSI_MIDDLE, PSI_NAMES, plainBackground, psiOfUnit, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
+import { PSI_MIDDLE, PSI_NAMES, plainBackground, psiOfUnit, reverseContrast, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
 import { predictorConfig, predictorDir, STANDARDISATION_FILE, stateReader, TRAINED_ROWS, type Standardisation, type TrainedRow } from "./lib/risp-train.js";
@@ -66,6 +66,18 @@ export type TaskRow = (typeof TASK_ROWS)[number];
 const OPTIMISED = ["pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "ours-read", "oracle"] as const;
 export type OptimisedRow = (typeof OPTIMISED)[number];
 const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
+/**
+ * The references' rendering domain (--domain): the tables' target distribution, or the same
+ * configurations with the body's contrast against the ground reversed from our frames'
+ * (risp-render's `reverseContrast`; the same guesses and starts).
+ */
+export const RISP_DOMAINS = ["table", "reversed-contrast"] as const;
+export type RispDomain = (typeof RISP_DOMAINS)[number];
+const domainOf = (ctx: ExperimentContext): RispDomain => {
+  const d = ctx.flags.domain ?? "table";
+  if (!(RISP_DOMAINS as readonly string[]).includes(d)) throw new CliError(`--domain must be one of ${RISP_DOMAINS.join(", ")}, got "${d}".`);
+  return d as RispDomain;
+};
 
 export interface RispTasksSettings {
   readonly configs: number;
@@ -130,6 +142,7 @@ export interface RowSummary { readonly mean: number; readonly std: number; reado
 export interface TaskEnvResult { readonly errorName: string; readonly unknowns: readonly string[]; readonly rows: Partial<Record<TaskRow, RowSummary>>; readonly targetConfigs: readonly TargetConfig[] }
 export interface RispTasksResult {
   readonly settings: RispTasksSettings;
+  readonly domain: RispDomain;
   readonly networks: string;
   readonly tasks: Partial<Record<RispTask, Partial<Record<RispEnvName, TaskEnvResult>>>>;
   readonly table: string;
@@ -200,10 +213,11 @@ export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictor
  */
 function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, R: number) {
   const rng = makeRng(ctx.flags.seed * 100003 + TASKS.indexOf(problem.task) * 1009 + ["quadrotor", "cube", "hand", "rod"].indexOf(problem.env.name) * 101 + k);
-  const target = sampleTargetConfig(rng);
+  const drawn = sampleTargetConfig(rng);
   // The draws of a since-removed option (references by SoftRas under a random ψ and ground: 14 + 82 numbers), kept so that the guesses and starts stay those of earlier runs.
   for (let k = 0; k < 14 + 82; k++) rng.uniform(0, 1);
   const seed = rng.int(1 << 30), guess = problem.guess(rng), start = problem.randomStart(rng);
+  const target = domainOf(ctx) === "reversed-contrast" ? reverseContrast(drawn, makeRng(seed)) : drawn;
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }
 
@@ -393,11 +407,11 @@ const TITLES: Record<RispTask, string> = {
   control: "Table 4 — visuomotor control: L1 state error at the last frame",
 };
 
-export function taskMarkdown(task: RispTask, envs: Partial<Record<RispEnvName, TaskEnvResult>>): string {
+export function taskMarkdown(task: RispTask, envs: Partial<Record<RispEnvName, TaskEnvResult>>, domain: RispDomain = "table"): string {
   const names = RISP_TASKS[task].filter((e) => envs[e]);
   const rows = TASK_ROWS.filter((r) => task !== "sysid" || r !== "average");
   return [
-    `**RISP ${TITLES[task]}** (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`, "",
+    `**RISP ${TITLES[task]}**${domain === "table" ? "" : ` — references with the contrast reversed`} (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`, "",
     `| row | ${names.map((e) => `${e} (ours) | ${e} (paper)`).join(" | ")} |`, `|---|${names.map(() => "---|---").join("|")}|`,
     ...rows.map((row) => `| ${row} | ${names.map((e) => `${cell(envs[e]!.rows[row])} | ${cell(PAPER[task][e]?.[row])}`).join(" | ")} |`),
   ].join("\n");
@@ -472,11 +486,12 @@ function writeMotion(out: string, p: Prepared, units: readonly UnitRecord[]): st
 async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const base = RISP_TASKS_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   const s: RispTasksSettings = { ...base, iterations: ctx.flags.iters ?? base.iterations, configs: ctx.flags.dataset ?? base.configs };
-  const task = ctx.flags.task;
+  const task = ctx.flags.task, domain = domainOf(ctx);
   if (task !== null && !TASKS.includes(task as RispTask)) throw new CliError(`--task must be one of ${TASKS.join(", ")}, got "${task}".`);
   const envs = chosenNames("envs", ctx.flags.envs, [...new Set(UNITS.map((u) => u.env))]);
   const units = (ctx.flags.quick ? QUICK_UNITS : UNITS).filter((u) => (task === null || u.task === task) && (envs === null || envs.includes(u.env)));
-  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-tasks", runKey(ctx));
+  // Another domain's records are other runs (the key of the tables' own stays as it was).
+  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-tasks", runKey(ctx) + (domain === "table" ? "" : ` domain=${domain}`));
   const shard = ctx.flags.shard;
   const records: UnitRecord[] = [];
   let prepared: Prepared | null = null;
@@ -509,7 +524,7 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     const landscape = t === "sysid" ? writeLandscapePlot(ctx.out, p, mine, s.scanPoints) : null;
     if (landscape) files.push(landscape);
   }
-  const table = TASKS.filter((t) => tasks[t]).map((t) => taskMarkdown(t, tasks[t]!)).join("\n\n");
+  const table = TASKS.filter((t) => tasks[t]).map((t) => taskMarkdown(t, tasks[t]!, domain)).join("\n\n");
   for (const t of TASKS.filter((x) => tasks[x])) {
     const csv = ["environment,row,mean,std,paper_mean,paper_std,errors", ...RISP_TASKS[t].filter((e) => tasks[t]![e]).flatMap((e) => TASK_ROWS.flatMap((row) => {
       const r = tasks[t]![e]!.rows[row], paper = PAPER[t][e]?.[row];
@@ -521,12 +536,12 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   writeAtomic(join(ctx.out, "table.md"), table + "\n");
   files.push("table.md");
   ctx.log(`\n${table}`);
-  return { settings: s, networks: ctx.flags.networks ?? DEFAULT_NETWORKS, tasks, table, files };
+  return { settings: s, domain, networks: ctx.flags.networks ?? DEFAULT_NETWORKS, tasks, table, files };
 }
 
 export const experiment: Experiment<RispTasksResult> = {
   name: "risp-tasks",
-  takes: ["task", "envs", "networks"],
+  takes: ["task", "envs", "networks", "domain"],
   description: "RISP Tables 2–4: system identification, imitation and visuomotor control from ray-traced video under unseen rendering (quadrotor, cube, hand, rod): pixelwise / perceptual / RISP predictors / oracle",
   run,
 };

@@ -124,7 +124,7 @@ describe("gradsim CLI input errors", () => {
     expect(envs.stderr).toContain("gradsim pendulum: does not take --envs; only risp-state and risp-tasks choose environments.");
     const task = cli(["risp-state", "--task", "sysid"]);
     expect(task.code).toBe(2);
-    expect(task.stderr).toContain("gradsim risp-state: does not take --task; only risp-tasks (RISP Tables 2–4) takes --task and --networks.");
+    expect(task.stderr).toContain("gradsim risp-state: does not take --task; only risp-tasks (RISP Tables 2–4) takes --task, --networks and --domain.");
   });
 
   it("rejects a missing --target file with exit code 2", () => {

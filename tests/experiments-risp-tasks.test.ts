@@ -207,12 +207,35 @@ describe("risp-tasks (quick)", () => {
     for (const f of ["table.md", "table-sysid.csv", "loss-sysid-quadrotor.png", "landscape-sysid-quadrotor.png", "sysid-quadrotor.gif", "sysid-cube.gif", "loss-imitation-quadrotor.png", "table-imitation.csv", "control-quadrotor.png", "table-control.csv"]) expect(existsSync(join(out, f)), f).toBe(true);
   }, 600_000);
 
-  it("a bad --task or --envs, or no trained predictors, is a clear error", async () => {
+  it("with the reference's contrast against the ground reversed from our frames' (--domain reversed-contrast: a bright quadrotor on a dark ground), the pixelwise loss misses the quadrotor's mass and Eq. 10's predictor recovers it", async () => {
+    const { code, out } = await runQuiet(rispTasks, ["--task", "sysid", "--envs", "quadrotor", "--domain", "reversed-contrast"], outDir("risp-tasks-reversed"));
+    expect(code).toBe(0);
+    const r = readResult(out);
+    expect(r.domain).toBe("reversed-contrast");
+    expect(r.table).toContain("references with the contrast reversed");
+    const rows = r.tasks.sysid.quadrotor.rows;
+    // The same guesses as the tables' configurations 1–2 (0.141 and 0.199 kg off).
+    [0.141, 0.199].forEach((e, k) => expect(rows.random.errors[k]).toBeCloseTo(e, 2));
+    for (const k of [0, 1]) {
+      // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge (0.2 kg off).
+      expect(rows.pixelwise.errors[k], `pixelwise config ${k + 1}`).toBeGreaterThan(0.15);
+      // Eq. 10's predictor, fitting our frames' look with the mass (Eq. 6), within 0.02 kg (0.016 and 0.003).
+      expect(rows["ours-exact"].errors[k], `ours-exact config ${k + 1}`).toBeLessThan(0.02);
+      expect(rows.ours.errors[k], `ours config ${k + 1}`).toBeLessThan(rows.pixelwise.errors[k]);
+      // The oracle uses no images: the same as under the tables' configurations.
+      expect(rows.oracle.errors[k], `oracle config ${k + 1}`).toBeLessThan(1e-4);
+    }
+  }, 600_000);
+
+  it("a bad --task, --envs or --domain, or no trained predictors, is a clear error", async () => {
     expect((await runQuiet(rispTasks, ["--task", "dance"])).code).toBe(2);
     // The message names the experiment once (the runner's prefix), the flag and what it takes.
     const said = cli(["risp-tasks", "--task", "dance", "--out", outDir("bad-task")]);
     expect(said.code).toBe(2);
     expect(said.stderr).toContain(`gradsim risp-tasks: --task must be one of sysid, imitation, control, got "dance".`);
+    const domain = cli(["risp-tasks", "--domain", "sideways", "--out", outDir("bad-domain")]);
+    expect(domain.code).toBe(2);
+    expect(domain.stderr).toContain(`gradsim risp-tasks: --domain must be one of table, reversed-contrast, got "sideways".`);
     expect((await runQuiet(rispTasks, ["--envs", "rod,boat"])).code).toBe(2);
     const empty = outDir("no-networks");
     mkdirSync(join(empty, "quadrotor"), { recursive: true });

@@ -13,7 +13,7 @@ import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, 
 import { predictorConfig, STANDARDISATION_FILE } from "../examples/lib/risp-train.js";
 import { mean } from "../examples/lib/stats.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
-import { backgroundLayers, faceAlbedo, hostLightDirection, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook } from "../examples/lib/risp-render.js";
+import { backgroundLayers, faceAlbedo, hostLightDirection, plainBackground, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, reverseContrast, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook } from "../examples/lib/risp-render.js";
 import { rispProblem } from "../examples/lib/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
@@ -208,6 +208,28 @@ describe("RISP environments", () => {
     const values = a.dataSync();
     expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...values)).toBeLessThanOrEqual(1);
+  });
+
+  it("reverseContrast draws the quadrotor brighter than the ground behind it, where our frames (ψ's middle, plain ground) and the table's configurations draw it darker", () => {
+    const env = quadrotorEnv(), R = 32, vertices = rispProblem("quadrotor", "sysid").reference.vertices.slice(0, 1);
+    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk below the ground).
+    const covered = render.traceVideo({ frames: vertices, faces: env.faces, albedo: faceAlbedo(env, [1, 1, 1]) }, { camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: [0, 1, 0], samples: 3 }).masks;
+    const sunk = vertices.map((v) => v.map((x, i) => (i % 3 === 1 ? x - 50 : x)));
+    const body = [...covered.keys()].filter((p) => covered[p]! > 0.95);
+    expect(body.length).toBeGreaterThan(10);
+    // Mean over the body's pixels and channels of the image with it minus the image without it.
+    const contrast = (withBody: Float32Array, without: Float32Array) => mean(body.flatMap((p) => [0, 1, 2].map((c) => withBody[3 * p + c]! - without[3 * p + c]!)));
+    const ours = (v: readonly Float64Array[]) => softImage(env, R, asArray(v[0]!), np.array(PSI_MIDDLE, { dtype: "float32" }), plainBackground(env, R)).dataSync() as Float32Array;
+    expect(contrast(ours(vertices), ours(sunk))).toBeLessThan(-0.05);
+    const rng = makeRng(11);
+    for (let k = 0; k < 4; k++) {
+      const table = sampleTargetConfig(rng), reversed = reverseContrast(table, makeRng(k));
+      const traced = (c: typeof table, v: readonly Float64Array[]) => targetImages(env, R, v, c, 5).dataSync() as Float32Array;
+      expect(contrast(traced(table, vertices), traced(table, sunk)), `table config ${k + 1}`).toBeLessThan(0);
+      expect(contrast(traced(reversed, vertices), traced(reversed, sunk)), `reversed config ${k + 1}`).toBeGreaterThan(0.1);
+      // Only the body's albedo, the light's intensity and the ground's level change.
+      expect({ ...reversed, albedo: table.albedo, intensity: table.intensity, groundLevel: undefined }).toEqual({ ...table, groundLevel: undefined });
+    }
   });
 
   it("faceted SoftRas with sharp silhouettes draws the rod as the ray tracer does, and the training images are drawn from both rasterizations", () => {

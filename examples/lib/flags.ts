@@ -30,6 +30,8 @@ export interface Flags {
   readonly task: string | null;
   readonly envs: string | null;
   readonly networks: string | null;
+  /** risp-tasks: the references' rendering domain (`RISP_DOMAINS`; default the tables'). */
+  readonly domain: string | null;
 }
 
 export interface Shard { readonly index: number; readonly count: number }
@@ -46,7 +48,7 @@ export function chosenNames<T extends string>(flag: string, value: string | null
 }
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "envs", "networks"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "envs", "networks", "domain"]);
 
 export const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number(v) >= min
@@ -104,6 +106,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       task: raw.get("task") ?? null,
       envs: raw.get("envs") ?? null,
       networks: raw.get("networks") ?? null,
+      domain: raw.get("domain") ?? null,
       help: raw.get("help") === "true",
     })),
   );

@@ -198,6 +198,8 @@ export interface TargetConfig {
   readonly specular: number;
   readonly sky: Vec3;
   readonly ground: "wood" | { readonly checker: readonly [Vec3, Vec3] };
+  /** The ground texture's brightness factor (1 if absent): `reverseContrast` darkens it. */
+  readonly groundLevel?: number;
 }
 
 const hsv = (h: number, s: number, v: number): Vec3 => {
@@ -216,6 +218,19 @@ export function sampleTargetConfig(rng: Rng): TargetConfig {
   };
 }
 
+/**
+ * The same configuration with the body's contrast against the ground reversed from our own
+ * frames' (a dark body on a mid-grey ground, under ψ's middle): a near-white body in strong light
+ * on a ground darkened to 0.1–0.2 of its brightness. Wherever the two images' body-minus-ground
+ * contrasts have opposite signs, the pixelwise loss (an MSE) is lower with the silhouettes apart
+ * than overlapping, so it pushes the estimate away from the truth: the kind of shift RISP's
+ * pixelwise rows fail under. Draws from its own `rng`, so the configuration it starts from, and
+ * everything drawn after it, stay as they were.
+ */
+export function reverseContrast(c: TargetConfig, rng: Rng): TargetConfig {
+  return { ...c, albedo: hsv(rng.uniform(0, 1), rng.uniform(0, 0.3), 1), intensity: rng.uniform(0.9, 1), groundLevel: rng.uniform(0.1, 0.2) };
+}
+
 /** The ray tracer's colours of the object [F·3]: each face in its corners' mean pattern colour, tinted by `albedo`. */
 export function faceAlbedo(env: RispEnv, albedo: Vec3): Float32Array {
   const F = env.faces.length / 3, out = new Float32Array(3 * F);
@@ -228,7 +243,9 @@ export function faceAlbedo(env: RispEnv, albedo: Vec3): Float32Array {
 /** Target images [n, R, R, 3] of posed vertices under one configuration (3×3 rays per pixel, σ = 0.02 noise). */
 export function targetImages(env: RispEnv, R: number, vertices: readonly Float64Array[], c: TargetConfig, seed: number): Array {
   const albedo = faceAlbedo(env, c.albedo);
-  const groundColor = c.ground === "wood" ? render.woodGrain : ((cols) => (x: number, z: number) => cols[(Math.floor(4 * x) + Math.floor(4 * z)) & 1]!)(c.ground.checker);
+  const texture = c.ground === "wood" ? render.woodGrain : ((cols) => (x: number, z: number) => cols[(Math.floor(4 * x) + Math.floor(4 * z)) & 1]!)(c.ground.checker);
+  const level = c.groundLevel ?? 1;
+  const groundColor = level === 1 ? texture : (x: number, z: number): Vec3 => { const [r, g, b] = texture(x, z); return [level * r, level * g, level * b]; };
   const video = render.traceVideo({ frames: vertices, faces: env.faces, albedo, specular: c.specular, shininess: 40 }, {
     camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: c.light, intensity: c.intensity, ambient: c.ambient,
     groundY: env.groundY, groundColor, sky: c.sky, samples: 3, noise: 0.02, seed,
