@@ -41,7 +41,11 @@ import type { RispTasksResult } from "./risp-tasks.js";
  * experiment), and the dataset size each gets (default, quick, --full: the paper's); null = no dataset.
  */
 export interface PlanEntry {
+  /** The run's name: its directory under runs/ and its row in the Runs table. */
   readonly name: string;
+  /** The experiment it runs with `args` added, if not the one called `name` (another configuration of it). */
+  readonly experiment?: string;
+  readonly args?: readonly string[];
   readonly dataset: readonly [number, number, number] | null;
   readonly table: string;
   /** false: a dataset experiment that runs in one process (no --shard workers). */
@@ -59,6 +63,8 @@ export const PLAN: readonly PlanEntry[] = [
   { name: "risp-state", dataset: [768, 32, 768], table: "RISP Table 1" },
   // Uses risp-state's networks (runs/risp-state); its dataset is the rendering configurations per environment.
   { name: "risp-tasks", dataset: [4, 1, 4], table: "RISP Tables 2–4" },
+  // Table 2 again, the references' contrast against the ground reversed (risp-tasks --domain reversed-contrast).
+  { name: "risp-tasks-reversed", experiment: "risp-tasks", args: ["--task", "sysid", "--domain", "reversed-contrast"], dataset: [4, 1, 4], table: "RISP Table 2, contrast reversed" },
   { name: "control-walker", dataset: null, table: "Figs. 5–6" },
   { name: "control-fem", dataset: null, table: "Figs. 5–6" },
   { name: "control-cloth", dataset: null, table: "Figs. 5–6" },
@@ -92,7 +98,8 @@ function experimentArgv(p: PlanEntry, dataset: number | null, flags: Flags, work
     ...(dataset ? ["--dataset", String(dataset), ...(sharded(p) ? ["--workers", String(workers)] : [])] : []), ...(flags.quick ? ["--quick"] : []),
     ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
     // The downstream tasks read the predictors this reproduction trained.
-    ...(p.name === "risp-tasks" ? ["--networks", join(runsDir, "risp-state")] : []),
+    ...((p.experiment ?? p.name) === "risp-tasks" ? ["--networks", join(runsDir, "risp-state")] : []),
+    ...(p.args ?? []),
   ];
 }
 
@@ -101,21 +108,21 @@ function experimentArgv(p: PlanEntry, dataset: number | null, flags: Flags, work
  * are tagged with its name: experiments that use one core run side by side that way.
  */
 async function runOne(p: PlanEntry, dataset: number | null, flags: Flags, workers: number, runsDir: string, child: boolean): Promise<Omit<RunRecord, "seconds">> {
-  const { name, table } = p;
-  const load = EXPERIMENTS[name];
-  if (!load) throw new Error(`reproduce: "${name}" is not in examples/registry.ts.`);
+  const { name, table } = p, experiment = p.experiment ?? name;
+  const load = EXPERIMENTS[experiment];
+  if (!load) throw new Error(`reproduce: "${experiment}" is not in examples/registry.ts.`);
   const out = join(runsDir, name);
   const argv = experimentArgv(p, dataset, flags, workers, out, runsDir);
   process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}${child ? " (in a child process)" : ""}\n`);
-  const exitCode = child ? await runChild(name, argv) : await runExperiment((await load()).experiment, argv);
+  const exitCode = child ? await runChild(experiment, name, argv) : await runExperiment((await load()).experiment, argv);
   const file = join(out, "result.json");
   if (exitCode !== 0 || !existsSync(file)) return { name, table, status: "failed", exitCode, note: `exit code ${exitCode}; see the log above${child ? `, tagged [${name}]` : ""}` };
   return { name, table, status: "ok", exitCode, ...(dataset ? { dataset } : {}), result: JSON.parse(readFileSync(file, "utf8")) };
 }
 
-async function runChild(name: string, argv: readonly string[]): Promise<number> {
+async function runChild(experiment: string, name: string, argv: readonly string[]): Promise<number> {
   const bin = fileURLToPath(new URL("../bin/gradsim.ts", import.meta.url));
-  const { exit } = spawnTagged({ command: process.execPath, args: ["--import", import.meta.resolve("tsx"), bin, name, ...argv] }, name);
+  const { exit } = spawnTagged({ command: process.execPath, args: ["--import", import.meta.resolve("tsx"), bin, experiment, ...argv] }, name);
   const { code } = await exit;
   return code ?? 1;
 }
@@ -166,12 +173,12 @@ function rispStateMarkdown(r: RispStateResult | null): string {
   ].join("\n");
 }
 
-function rispTasksMarkdown(r: RispTasksResult | null): string {
+function rispTasksMarkdown(r: RispTasksResult | null, dir = "risp-tasks"): string {
   if (!r) return "_not run_";
   const s = r.settings;
   return [
-    `Mean ± std over ${s.configs} reference videos ray-traced under unseen rendering configurations, each row from the same random guess per configuration, ` +
-      `${s.iterations} projected Adam iterations (runs/risp-tasks/: <task>-<env>.gif reference | ours | pixelwise, control-<env>.png, loss-<task>-<env>.png). Paper: RISP, ICLR 2022, Tables 2–3 and Table 4 (appendix).`,
+    `Mean ± std over ${s.configs} reference videos ray-traced under unseen rendering configurations${r.domain === "reversed-contrast" ? " (the tables' configurations with the body's contrast against the ground reversed from our frames')" : ""}, each row from the same random guess per configuration, ` +
+      `${s.iterations} projected Adam iterations (runs/${dir}/: <task>-<env>.gif reference | ours | pixelwise, control-<env>.png, loss-<task>-<env>.png). Paper: RISP, ICLR 2022, Tables 2–3 and Table 4 (appendix).`,
     "", r.table,
   ].join("\n");
 }
@@ -196,7 +203,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
   const convlstm = resultOf<ConvLstmResult>(runs, "convlstm")?.tables;
-  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", "risp-tasks", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
+  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", "risp-tasks", "risp-tasks-reversed", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
   return [
     "# gradsim results",
     "",
@@ -211,6 +218,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7", "", imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")), "",
     "## RISP Table 1 — state estimation across rendering domains", "", rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state")), "",
     "## RISP Tables 2–4 — system identification, imitation and visuomotor control across rendering domains", "", rispTasksMarkdown(resultOf<RispTasksResult>(runs, "risp-tasks")), "",
+    "## RISP Table 2 with the contrast reversed", "", rispTasksMarkdown(resultOf<RispTasksResult>(runs, "risp-tasks-reversed"), "risp-tasks-reversed"), "",
     "## Visuomotor control from a single target image (§4.2, Figs. 5–6)", "", controlMarkdown(runs), "",
     "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
     "## Runs", "", "| experiment | paper | status | seconds | dataset | date | commit | notes |", "|---|---|---|---|---|---|---|---|", ...status, "",
