@@ -173,12 +173,15 @@ function rispStateMarkdown(r: RispStateResult | null): string {
   ].join("\n");
 }
 
+const RISP_PAPER_TABLES = { sysid: "Table 2", imitation: "Table 3", control: "Table 4 (appendix)" } as const;
+
 function rispTasksMarkdown(r: RispTasksResult | null, dir = "risp-tasks"): string {
   if (!r) return "_not run_";
   const s = r.settings;
   return [
     `Mean ± std over ${s.configs} reference videos ray-traced under unseen rendering configurations${r.domain === "reversed-contrast" ? " (the tables' configurations with the body's contrast against the ground reversed from our frames')" : ""}, each row from the same random guess per configuration, ` +
-      `${s.iterations} projected Adam iterations (runs/${dir}/: <task>-<env>.gif reference | ours | pixelwise, control-<env>.png, loss-<task>-<env>.png). Paper: RISP, ICLR 2022, Tables 2–3 and Table 4 (appendix).`,
+      `${s.iterations} projected Adam iterations (runs/${dir}/: <task>-<env>.gif reference | ours | pixelwise${r.tasks.control ? ", control-<env>.png" : ""}, loss-<task>-<env>.png). ` +
+      `Paper: RISP, ICLR 2022, ${(["sysid", "imitation", "control"] as const).filter((t) => r.tasks[t]).map((t) => RISP_PAPER_TABLES[t]).join(", ")}.`,
     "", r.table,
   ].join("\n");
 }
