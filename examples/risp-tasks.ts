@@ -208,16 +208,22 @@ export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictor
 }
 
 /**
- * One configuration's run: its target rendering configuration, initial guess and start
- * (deterministic in the seed, task, environment and k), and the reference's image formation.
+ * Configuration k's target rendering configuration, the seed of its reference's noise, and its
+ * initial guess and start: deterministic in the run's seed, the task, the environment and k (and
+ * the domain for the rendering configuration alone).
  */
-function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, R: number) {
-  const rng = makeRng(ctx.flags.seed * 100003 + TASKS.indexOf(problem.task) * 1009 + ["quadrotor", "cube", "hand", "rod"].indexOf(problem.env.name) * 101 + k);
+export function configurationDraws(problem: RispProblem, runSeed: number, k: number, domain: RispDomain) {
+  const rng = makeRng(runSeed * 100003 + TASKS.indexOf(problem.task) * 1009 + ["quadrotor", "cube", "hand", "rod"].indexOf(problem.env.name) * 101 + k);
   const drawn = sampleTargetConfig(rng);
   // The draws of a since-removed option (references by SoftRas under a random ψ and ground: 14 + 82 numbers), kept so that the guesses and starts stay those of earlier runs.
   for (let k = 0; k < 14 + 82; k++) rng.uniform(0, 1);
   const seed = rng.int(1 << 30), guess = problem.guess(rng), start = problem.randomStart(rng);
-  const target = domainOf(ctx) === "reversed-contrast" ? reverseContrast(drawn, makeRng(seed)) : drawn;
+  return { target: domain === "reversed-contrast" ? reverseContrast(drawn, makeRng(seed)) : drawn, seed, guess, start };
+}
+
+/** One configuration's run (`configurationDraws`) and the reference's image formation. */
+function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, R: number) {
+  const { target, seed, guess, start } = configurationDraws(problem, ctx.flags.seed, k, domainOf(ctx));
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }
 

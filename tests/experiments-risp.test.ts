@@ -13,8 +13,9 @@ import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, 
 import { predictorConfig, STANDARDISATION_FILE } from "../examples/lib/risp-train.js";
 import { mean } from "../examples/lib/stats.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
-import { backgroundLayers, faceAlbedo, hostLightDirection, plainBackground, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, reverseContrast, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook } from "../examples/lib/risp-render.js";
+import { backgroundLayers, faceAlbedo, hostLightDirection, plainBackground, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook, type TargetConfig } from "../examples/lib/risp-render.js";
 import { rispProblem } from "../examples/lib/risp-tasks.js";
+import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -221,14 +222,17 @@ describe("RISP environments", () => {
     const contrast = (withBody: Float32Array, without: Float32Array) => mean(body.flatMap((p) => [0, 1, 2].map((c) => withBody[3 * p + c]! - without[3 * p + c]!)));
     const ours = (v: readonly Float64Array[]) => softImage(env, R, asArray(v[0]!), np.array(PSI_MIDDLE, { dtype: "float32" }), plainBackground(env, R)).dataSync() as Float32Array;
     expect(contrast(ours(vertices), ours(sunk))).toBeLessThan(-0.05);
-    const rng = makeRng(11);
+    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain reversed-contrast).
+    const problem = rispProblem("quadrotor", "sysid");
     for (let k = 0; k < 4; k++) {
-      const table = sampleTargetConfig(rng), reversed = reverseContrast(table, makeRng(k));
-      const traced = (c: typeof table, v: readonly Float64Array[]) => targetImages(env, R, v, c, 5).dataSync() as Float32Array;
-      expect(contrast(traced(table, vertices), traced(table, sunk)), `table config ${k + 1}`).toBeLessThan(0);
-      expect(contrast(traced(reversed, vertices), traced(reversed, sunk)), `reversed config ${k + 1}`).toBeGreaterThan(0.1);
-      // Only the body's albedo, the light's intensity and the ground's level change.
-      expect({ ...reversed, albedo: table.albedo, intensity: table.intensity, groundLevel: undefined }).toEqual({ ...table, groundLevel: undefined });
+      const table = configurationDraws(problem, 0, k, "table"), reversed = configurationDraws(problem, 0, k, "reversed-contrast");
+      const traced = (c: TargetConfig, v: readonly Float64Array[]) => targetImages(env, R, v, c, table.seed).dataSync() as Float32Array;
+      expect(contrast(traced(table.target, vertices), traced(table.target, sunk)), `table config ${k + 1}`).toBeLessThan(0);
+      expect(contrast(traced(reversed.target, vertices), traced(reversed.target, sunk)), `reversed config ${k + 1}`).toBeGreaterThan(0.1);
+      // Only the body's albedo, the light's intensity and the ground's level change; the guesses and starts stay.
+      expect({ ...reversed.target, albedo: table.target.albedo, intensity: table.target.intensity, groundLevel: undefined }).toEqual({ ...table.target, groundLevel: undefined });
+      expect(reversed.guess).toEqual(table.guess);
+      expect(reversed.start).toEqual(table.start);
     }
   });
 
