@@ -175,7 +175,9 @@ function rispStateMarkdown(r: RispStateResult | null): string {
 
 const RISP_PAPER_TABLES = { sysid: "Table 2", imitation: "Table 3", control: "Table 4 (appendix)" } as const;
 
-function rispTasksMarkdown(r: RispTasksResult | null, dir = "risp-tasks"): string {
+/** A risp-tasks run's section, from its run's name (its directory under runs/). */
+function rispTasksMarkdown(runs: readonly RunRecord[], dir: string): string {
+  const r = resultOf<RispTasksResult>(runs, dir);
   if (!r) return "_not run_";
   const s = r.settings;
   return [
@@ -220,8 +222,8 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
     "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7", "", imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")), "",
     "## RISP Table 1 — state estimation across rendering domains", "", rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state")), "",
-    "## RISP Tables 2–4 — system identification, imitation and visuomotor control across rendering domains", "", rispTasksMarkdown(resultOf<RispTasksResult>(runs, "risp-tasks")), "",
-    "## RISP Table 2 with the contrast reversed", "", rispTasksMarkdown(resultOf<RispTasksResult>(runs, "risp-tasks-reversed"), "risp-tasks-reversed"), "",
+    "## RISP Tables 2–4 — system identification, imitation and visuomotor control across rendering domains", "", rispTasksMarkdown(runs, "risp-tasks"), "",
+    "## RISP Table 2 with the contrast reversed", "", rispTasksMarkdown(runs, "risp-tasks-reversed"), "",
     "## Visuomotor control from a single target image (§4.2, Figs. 5–6)", "", controlMarkdown(runs), "",
     "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
     "## Runs", "", "| experiment | paper | status | seconds | dataset | date | commit | notes |", "|---|---|---|---|---|---|---|---|", ...status, "",
