@@ -19,6 +19,13 @@ export interface GroundContact {
   readonly kf: Array;
   /** Coulomb friction coefficient μ: |friction| ≤ μ·f_n. */
   readonly mu: Array;
-  /** Smoothing length δ (m) of the penetration hinge; ~1e-4 of the scene scale is plenty. */
+  /** Smoothing length δ (m) of the penetration hinge (per-point law) or ramp (per-body-mass law). */
   readonly smoothing: Array;
+  /**
+   * How the coefficients are read. "per-point" (particles, and rigid bodies that ask for it): ke in
+   * N/m, kd and kf in N·s/m, for every contact point. "per-body-mass" (`rigidGround`, rigid bodies
+   * only): ke in N/m per kg (s⁻²), kd and kf in s⁻¹, shared by a body's touching points, with a rest
+   * margin — see rigid-ground.ts. Absent means "per-point".
+   */
+  readonly scaling?: "per-point" | "per-body-mass";
 }

@@ -16,6 +16,7 @@ import { rollout, type SimulateOptions } from "../common/simulate.js";
 import { quatFromRotationVector, quatMul, quatNormalize, quatToMatrix } from "../common/quat.js";
 import { cross, inv3, matmul, matvec, mT } from "../common/vec.js";
 import { groundForces } from "../contact/ground.js";
+import { rigidGroundForces } from "../contact/rigid-ground.js";
 import type { RigidControls, RigidState, RigidSystem } from "./types.js";
 
 /** World-frame inverse inertia R·I⁻¹·Rᵀ [B, 3, 3]. */
@@ -31,7 +32,9 @@ export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls 
     const r = matvec(np.take(R, c.body, 0), c.local);
     const p = np.add(np.take(s.x, c.body, 0), r);
     const pv = np.add(np.take(s.v, c.body, 0), cross(np.take(s.w, c.body, 0), r));
-    const f = groundForces(sys.ground, p, pv, c.radius);
+    const f = sys.ground.scaling === "per-body-mass"
+      ? rigidGroundForces(sys.ground, p, pv, c.radius, c.body, sys.mass, sys.gravity)
+      : groundForces(sys.ground, p, pv, c.radius);
     force = np.scatterAdd(force, c.body, f, 0);
     torque = np.scatterAdd(torque, c.body, cross(r, f), 0);
   }
