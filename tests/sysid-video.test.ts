@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { np, render, sysid } from "../src/index.js";
+import { models, np, render, sysid } from "../src/index.js";
 import { writeGif, writePng, type Raster } from "../src/io/image.js";
 import { foregroundMask, probeVideo, readVideo, resolveScene } from "../src/sysid/node.js";
 import { experiment as fit, EXAMPLE } from "../examples/fit.js";
@@ -99,7 +99,7 @@ describe("the scene file", () => {
 
   it("accepts the shipped example and rejects bad fields with the path, what it got, and what to write", () => {
     expect(E.isRight(sysid.parseVideoScene(good))).toBe(true);
-    expect(error({ fps: "thirty" })).toBe(`"fps" must be a number > 0, got "thirty"; write e.g. "fps": 30 (the video's frames per second)`);
+    expect(error({ fps: "thirty" })).toBe(`"fps" must be a number > 0 and ≤ 1000, got "thirty"; write e.g. "fps": 30 (the video's frames per second)`);
     expect(error({ camera: { eye: [0, 1], at: [0, 0, 0], fovY: 40 } })).toMatch(/^"camera\.eye" must be a list of 3 numbers, got \[0,1\]; write e\.g\. "eye": \[0, 2, -6\]/);
     expect(error({ camera: { eye: [0, 1, 2], at: [0, 1, 2], fovY: 40 } })).toMatch(/"camera\.eye" and "camera\.at" are the same point/);
     expect(error({ mesh: { shape: "teapot" } })).toMatch(/"mesh" needs either "shape" \(one of box, cone/);
@@ -110,6 +110,13 @@ describe("the scene file", () => {
     expect(error({ camera: { intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240, width: 640, height: 480 }, pose: { R: [[1, 0, 0], [0, 2, 0], [0, 0, 1]], t: [0, 0, 4] } } }))
       .toMatch(/"camera\.pose\.R" must be a 3×3 rotation matrix/);
     expect(error({ compare: "edges" })).toMatch(/"compare" must be "silhouette"/);
+    expect(error({ fps: 1e308 })).toMatch(/"fps" must be a number > 0 and ≤ 1000, got 1e\+308/);
+    expect(error({ camera: { intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240, width: 640, height: 480 }, pose: { R: [[1, 0, 0], [0, 1, 0], [0, 0, -1]], t: [0, 0, 4] } } }))
+      .toMatch(/"camera\.pose\.R" has determinant −1: it is a mirror/);
+    // A floor needs no coefficients: they default to the documented contact, and the substeps to what it needs.
+    const floor = sysid.parseVideoScene({ ...good, ground: { mu: 0.4 }, substeps: undefined });
+    expect(E.isRight(floor) && floor.right.ground).toEqual({ ...sysid.RIGID_CONTACT_DEFAULTS, mu: 0.4 });
+    expect(E.isRight(floor) && floor.right.substeps).toBeGreaterThanOrEqual(Math.ceil(1 / (30 * models.contact.rigidContactStepLimit(sysid.RIGID_CONTACT_DEFAULTS))));
   });
 
   it("resolves files next to the scene file and names missing ones", () => {
@@ -120,18 +127,54 @@ describe("the scene file", () => {
 });
 
 describe("cameras", () => {
-  it("a look-at camera and the same camera as OpenCV intrinsics and pose project points identically", async () => {
-    const lookAt: sysid.CameraSpec = { eye: [0.5, 1.2, -3], at: [0, 0.2, 0.1], fovY: 40 };
-    const h = sysid.hostCamera(lookAt, 80, 60);
-    const [W, H] = [80, 60];
-    const fx = (h.focal[0] * W) / 2, fy = (h.focal[1] * H) / 2, cx = (W - 1) / 2, cy = (H - 1) / 2;
-    const R = [h.right, h.up.map((x) => -x), h.forward];
-    const t = R.map((r) => -(r[0]! * h.eye[0] + r[1]! * h.eye[1] + r[2]! * h.eye[2]));
-    const calibrated: sysid.CameraSpec = { intrinsics: { fx, fy, cx, cy, width: W, height: H }, pose: { R, t: t as [number, number, number] } };
-    const points = np.array([[0, 0, 0], [0.3, 0.5, -0.2], [-0.4, 0.1, 0.6]], { dtype: "float32" });
-    const a = await render.projectPoints(sysid.renderCamera(lookAt, W, H), points).xy.data();
-    const b = await render.projectPoints(sysid.renderCamera(calibrated, W, H), points).xy.data();
-    a.forEach((v, i) => expect(b[i]!).toBeCloseTo(v, 4));
+  type V = [number, number, number];
+  const sub = (a: V, b: V): V => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+  const dot = (a: V, b: V) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  const crossV = (a: V, b: V): V => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+  const unitV = (a: V): V => { const n = Math.hypot(...a); return [a[0] / n, a[1] / n, a[2] / n]; };
+  const [W, H] = [80, 60];
+  const points: V[] = [[0, 0, 0], [0.3, 0.5, -0.2], [-0.4, 0.1, 0.6], [1, 0, 0]];
+  /** Pixel (column, row) of world points through a gradsim camera (NDC → pixels, centres at integers). */
+  async function pixels(c: sysid.CameraSpec): Promise<number[][]> {
+    const xy = await render.projectPoints(sysid.renderCamera(c, W, H), np.array(points, { dtype: "float32" })).xy.data();
+    return points.map((_, i) => [xy[2 * i]! * (W / 2) + (W - 1) / 2, (H - 1) / 2 - xy[2 * i + 1]! * (H / 2)]);
+  }
+  /** The OpenCV reference, written out: x_cam = R(x − eye) with rows right = forward × up, down = forward × right, forward. */
+  function opencv(eye: V, at: V, up: V, fovY: number): number[][] {
+    const z = unitV(sub(at, eye)), x = unitV(crossV(z, up)), y = crossV(z, x);
+    const f = H / 2 / Math.tan((fovY * Math.PI) / 360);
+    return points.map((p) => { const d = sub(p, eye); return [f * dot(x, d) / dot(z, d) + (W - 1) / 2, f * dot(y, d) / dot(z, d) + (H - 1) / 2]; });
+  }
+  const expectPixels = (a: number[][], b: number[][]) => a.forEach((p, i) => { expect(p[0]).toBeCloseTo(b[i]![0]!, 2); expect(p[1]).toBeCloseTo(b[i]![1]!, 2); });
+
+  it("every form is the physical camera: eye/at, angles and OpenCV project points as the OpenCV reference does", async () => {
+    const eye: V = [0.5, 1.2, -3], at: V = [0, 0.2, 0.1];
+    const reference = opencv(eye, at, [0, 1, 0], 40);
+    expectPixels(await pixels({ eye, at, fovY: 40 }), reference);
+    const d = sub(eye, at), distance = Math.hypot(...d);
+    const angles: sysid.CameraSpec = { distance, elevation: (Math.asin(d[1] / distance) * 180) / Math.PI, azimuth: (Math.atan2(d[0], -d[2]) * 180) / Math.PI, at, fovY: 40 };
+    expectPixels(await pixels(angles), reference);
+    const cal = sysid.calibratedCamera({ eye, at, fovY: 40 }, W, H);
+    expectPixels(await pixels(cal), reference);
+    // A calibrated camera written by hand (rows of R: right, down, forward; t = −R·eye).
+    const z = unitV(sub(at, eye)), x = unitV(crossV(z, [0, 1, 0])), y = crossV(z, x), f = H / 2 / Math.tan((40 * Math.PI) / 360);
+    const R = [x, y, z], t = R.map((r) => -dot(r, eye)) as V;
+    expectPixels(await pixels({ intrinsics: { fx: f, fy: f, cx: (W - 1) / 2, cy: (H - 1) / 2, width: W, height: H }, pose: { R, t } }), reference);
+  });
+
+  it("world +x lands on the image's left for a camera on −z looking at +z with +y up (a right-handed world)", async () => {
+    const [, , , plusX] = await pixels({ eye: [0, 0, -5], at: [0, 0, 0], fovY: 40 });
+    expect(plusX![0]).toBeLessThan((W - 1) / 2 - 5);
+    const [, , , fromAngles] = await pixels({ distance: 5, elevation: 0, azimuth: 0, at: [0, 0, 0], fovY: 40 });
+    expect(fromAngles![0]).toBeCloseTo(plusX![0]!, 3);
+  });
+
+  it("refuses degenerate cameras, naming what to change", () => {
+    expect(() => sysid.calibratedCamera({ eye: [0, 5, 0], at: [0, 0, 0], fovY: 40 }, W, H)).toThrow(/up \[0,1,0\] is parallel to the viewing direction.*give an "up"/);
+    expect(() => sysid.calibratedCamera({ eye: [1, 1, 1], at: [1, 1, 1], fovY: 40 }, W, H)).toThrow(/same point/);
+    const pose = { R: [[1, 0, 0], [0, -1, 0], [0, 0, -1]], t: [0, 0, 5] as V };
+    expect(() => sysid.calibratedCamera({ intrinsics: { fx: 0, fy: 50, cx: 40, cy: 30, width: W, height: H }, pose }, W, H)).toThrow(/focal lengths/);
+    expect(() => sysid.calibratedCamera({ intrinsics: { fx: 50, fy: 50, cx: 40, cy: 30, width: W, height: H }, pose: { ...pose, R: [[1, 0, 0], [0, 1, 0], [0, 0, -1]] } }, W, H)).toThrow(/determinant.*mirror/);
   });
 });
 
@@ -167,7 +210,7 @@ describe("gradsim fit", () => {
     writeFileSync(join(out, "scene.json"), JSON.stringify({ ...JSON.parse(readFileSync(EXAMPLE.scene, "utf8")), fps: -1 }));
     const bad = cli(["fit", "--video", EXAMPLE.video, "--scene", join(out, "scene.json"), "--out", out]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain(`"fps" must be a number > 0, got -1`);
+    expect(bad.stderr).toContain(`"fps" must be a number > 0 and ≤ 1000, got -1`);
     const unknown = cli(["fit", "--video", EXAMPLE.video, "--scene", EXAMPLE.scene, "--unknowns", "mass,colour", "--out", out]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`--unknowns: "colour" is not something a rigid scene can estimate`);

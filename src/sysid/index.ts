@@ -18,9 +18,9 @@ export {
 } from "./dataset.js";
 export { comparisonTable, fmtNumber, markdownTable, relMaeOf, type PaperRow } from "./tables.js";
 export { octantColors, overBackground, premultiply, SCENE_LIGHTS, sigmaFor, softFrame, softVideo, type DeformingMesh, type SoftFrameOptions } from "./video.js";
-export { eyeOfAngles, hostCamera, pixelRay, renderCamera, type AngleCamera, type CalibratedCamera, type CameraSpec, type HostCamera, type LookAtCamera, type Vec3 } from "./scenes/camera.js";
+export { calibratedCamera, eyeOfAngles, hostCamera, pixelRay, renderCamera, type AngleCamera, type CalibratedCamera, type CameraSpec, type HostCamera, type LookAtCamera, type Vec3 } from "./scenes/camera.js";
 export {
-  buildRigidScene, CONTACT_SMOOTHING, groundImage, measureTiling, rigidFrame, rigidProblem, rigidVertices, rigidVideo, systemFor,
+  buildRigidScene, RIGID_CONTACT_DEFAULTS, groundImage, measureTiling, rigidFrame, rigidProblem, rigidVertices, rigidVideo, systemFor,
   RIGID_UNKNOWNS, RIGID_UNITS,
   type Background, type ContactParams, type Impulse, type Quat, type RigidScene, type RigidSceneSpec, type RigidUnknown, type Tiling,
 } from "./scenes/rigid.js";

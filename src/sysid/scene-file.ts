@@ -8,14 +8,14 @@
  *     "camera": { "eye": [0, 2, -6], "at": [0, 0.3, 0], "fovY": 40 },
  *         // or { "distance", "elevation", "azimuth", "at", "fovY" } (degrees)
  *         // or { "intrinsics": { "fx", "fy", "cx", "cy", "width", "height" }, "pose": { "R": [[…]×3], "t": [x, y, z] } } (OpenCV)
- *     "fps": 30, "substeps": 2,                 // video frame rate; simulation steps per frame
+ *     "fps": 30, "substeps": 16,                // video frame rate; simulation steps per frame (default: what the contact needs, else 4)
  *     "frames": 60,                             // optional: the first N frames (default: all)
  *     "resolution": 64,                         // estimator's height in pixels (or [width, height])
  *     "crop": [x, y, width, height],            // optional, in the video's pixels
  *     "initialState": { "position": [..], "rotation": [x, y, z, w], "velocity": [..], "angularVelocity": [..] },
  *     "impulses": [{ "force": [N], "point": [m, body frame], "start": 0, "duration": 0.1 }],
  *     "gravity": [0, -9.8, 0],
- *     "ground": { "ke": 5000, "kd": 15, "kf": 100, "mu": 0.6 },  // or null (no ground contact)
+ *     "ground": { "mu": 0.6 },                  // or null (no ground); ke, kd, kf default to RIGID_CONTACT_DEFAULTS
  *     "background": [0, 0, 0],                  // or "median" / "first-frame" of the video, "ground", { "image": "plate.png" }
  *     "compare": "silhouette",                  // or "colour": what the image loss compares (see video-fit.ts)
  *     "mass": 2,                                // known value (or the unknown's initial guess)
@@ -26,10 +26,11 @@
  * Pure: paths in it are returned as written (the Node loader resolves them against the file).
  */
 import * as E from "fp-ts/lib/Either.js";
+import { rigidContactStepLimit } from "../models/contact/index.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { CameraSpec, Vec3 } from "./scenes/camera.js";
 import type { ContactParams, Impulse, Quat } from "./scenes/rigid.js";
-import { RIGID_UNKNOWNS, type RigidUnknown } from "./scenes/rigid.js";
+import { RIGID_CONTACT_DEFAULTS, RIGID_UNKNOWNS, type RigidUnknown } from "./scenes/rigid.js";
 import { RIGID_SHAPES, type RigidShape } from "./scenes/shapes.js";
 
 export type SceneBackground = readonly [number, number, number] | "median" | "first-frame" | "ground" | { readonly image: string };
@@ -125,6 +126,8 @@ function camera(v: unknown): Result<CameraSpec> {
           const R = p.R;
           const rows = globalThis.Array.isArray(R) && R.length === 3 && R.every((r) => globalThis.Array.isArray(r) && r.length === 3 && r.every(finite)) ? (R as number[][]) : null;
           const orthonormal = rows && [0, 1, 2].every((i) => [0, 1, 2].every((j) => Math.abs(rows[i]!.reduce((s, x, k) => s + x * rows[j]![k]!, 0) - (i === j ? 1 : 0)) < 1e-4));
+          const det = rows ? rows[0]![0]! * (rows[1]![1]! * rows[2]![2]! - rows[1]![2]! * rows[2]![1]!) - rows[0]![1]! * (rows[1]![0]! * rows[2]![2]! - rows[1]![2]! * rows[2]![0]!) + rows[0]![2]! * (rows[1]![0]! * rows[2]![1]! - rows[1]![1]! * rows[2]![0]!) : 0;
+          if (rows && orthonormal && det < 0) return E.left(`"camera.pose.R" has determinant −1: it is a mirror, not a rotation (a camera's axes are right, down, forward); negate one row, got ${show(R)}`);
           return rows && orthonormal ? E.right(rows) : fail<number[][]>("camera.pose.R", R, "must be a 3×3 rotation matrix (orthonormal rows)", `"R": [[1, 0, 0], [0, -1, 0], [0, 0, -1]]`);
         }),
         E.map(({ fx, fy, cx, cy, width, height, R, t }) => ({ intrinsics: { fx, fy, cx, cy, width, height }, pose: { R, t: t as unknown as Vec3 } })),
@@ -170,16 +173,21 @@ const impulses = (v: unknown): Result<Impulse[]> => {
   ))) as Result<Impulse[]>;
 };
 
+/**
+ * Ground contact (mass-normalised, `contact.rigidGround`): each coefficient defaults to
+ * RIGID_CONTACT_DEFAULTS, so `"ground": { "mu": 0.5 }` (or `{}`) is a complete floor.
+ */
 const ground = (v: unknown): Result<ContactParams | null> => {
   if (v === undefined || v === null) return E.right(null);
+  const d = RIGID_CONTACT_DEFAULTS;
   return pipe(
-    object(v, "ground", `"ground": { "ke": 5000, "kd": 15, "kf": 100, "mu": 0.6 } (or null for no ground)`),
+    object(v, "ground", `"ground": { "mu": 0.6 } (or null for no ground)`),
     E.chain((g) => onlyKeys(g, "ground", ["ke", "kd", "kf", "mu"])),
     E.bindTo("g"),
-    E.bind("ke", ({ g }) => num(g, "ke", "ground.ke", { min: 0, exclusiveMin: true, example: `"ke": 5000 (contact stiffness, N/m)` })),
-    E.bind("kd", ({ g }) => num(g, "kd", "ground.kd", { min: 0, example: `"kd": 15 (contact damping, N·s/m)` })),
-    E.bind("kf", ({ g }) => num(g, "kf", "ground.kf", { min: 0, example: `"kf": 100 (friction stiffness, N·s/m)` })),
-    E.bind("mu", ({ g }) => num(g, "mu", "ground.mu", { min: 0, example: `"mu": 0.6 (Coulomb friction)` })),
+    E.bind("ke", ({ g }) => optional(g, "ke", d.ke, () => num(g, "ke", "ground.ke", { min: 0, exclusiveMin: true, example: `"ke": ${d.ke} (contact stiffness, N/m per kg of the object)` }))),
+    E.bind("kd", ({ g }) => optional(g, "kd", d.kd, () => num(g, "kd", "ground.kd", { min: 0, example: `"kd": ${d.kd} (contact damping, 1/s)` }))),
+    E.bind("kf", ({ g }) => optional(g, "kf", d.kf, () => num(g, "kf", "ground.kf", { min: 0, example: `"kf": ${d.kf} (friction stiffness, 1/s)` }))),
+    E.bind("mu", ({ g }) => optional(g, "mu", d.mu, () => num(g, "mu", "ground.mu", { min: 0, example: `"mu": 0.6 (Coulomb friction)` }))),
     E.map(({ ke, kd, kf, mu }) => ({ ke, kd, kf, mu })),
   );
 };
@@ -239,8 +247,8 @@ export function parseVideoScene(raw: unknown): Result<VideoSceneFile> {
     E.bindTo("o"),
     E.bind("mesh", ({ o }) => mesh(o.mesh)),
     E.bind("camera", ({ o }) => camera(o.camera)),
-    E.bind("fps", ({ o }) => num(o, "fps", "fps", { min: 0, exclusiveMin: true, example: `"fps": 30 (the video's frames per second)` })),
-    E.bind("substeps", ({ o }) => optional(o, "substeps", 4, () => num(o, "substeps", "substeps", { min: 1, integer: true, example: `"substeps": 4 (simulation steps per video frame)` }))),
+    E.bind("fps", ({ o }) => num(o, "fps", "fps", { min: 0, exclusiveMin: true, max: 1000, example: `"fps": 30 (the video's frames per second)` })),
+    E.bind("substeps", ({ o }) => optional<number | null>(o, "substeps", null, () => num(o, "substeps", "substeps", { min: 1, max: 1000, integer: true, example: `"substeps": 16 (simulation steps per video frame)` }))),
     E.bind("frames", ({ o }) => optional<number | null>(o, "frames", null, () => num(o, "frames", "frames", { min: 2, integer: true, example: `"frames": 60 (use the first 60 frames)` }))),
     E.bind("resolution", ({ o }) => optional<number | readonly [number, number]>(o, "resolution", 64, () => (globalThis.Array.isArray(o.resolution)
       ? pipe(vec(o, "resolution", "resolution", 2, `"resolution": [96, 64] (width, height)`, (x) => Number.isInteger(x) && x >= 8 && x <= 1024, "whole numbers of pixels in [8, 1024]"), E.map((r) => r as unknown as readonly [number, number]))
@@ -280,7 +288,9 @@ export function parseVideoScene(raw: unknown): Result<VideoSceneFile> {
       E.bind("truth", () => truth(geometry.o.truth)),
       E.map(({ impulses, gravity, ground, background, compare, mass, unknowns, truth }): VideoSceneFile => {
         const { mesh, camera, fps, substeps, frames, resolution, crop, initialState } = geometry;
-        return { mesh, camera, fps, substeps, frames, resolution, crop, initialState, impulses, gravity: gravity as unknown as Vec3, ground, background, compare, mass, unknowns, truth };
+        // Enough substeps for the ground contact to be stable (scenes without contact: 4).
+        const steps = substeps ?? (ground ? Math.max(4, Math.ceil(1 / (rigidContactStepLimit(ground) * fps))) : 4);
+        return { mesh, camera, fps, substeps: steps, frames, resolution, crop, initialState, impulses, gravity: gravity as unknown as Vec3, ground, background, compare, mass, unknowns, truth };
       }),
     )),
   );

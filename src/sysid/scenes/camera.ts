@@ -40,43 +40,66 @@ export function eyeOfAngles(c: AngleCamera): Vec3 {
 
 const isCalibrated = (c: CameraSpec): c is CalibratedCamera => "intrinsics" in c;
 
-/** Host frame of a camera for an image `width`×`height` (aspect = width/height). */
-export function hostCamera(c: CameraSpec, width: number, height: number): HostCamera {
+/**
+ * Any camera form as OpenCV intrinsics and pose for an image `width`×`height`: the physical
+ * pinhole camera at `eye` looking at `at` with `up` towards the top of the image, so world points
+ * to the camera's right land on the image's right (right = forward × up; SoftRas' look-at uses
+ * up × forward, which is the mirror image of a real camera at that pose). Square pixels, principal
+ * point at the image centre. Degenerate cameras are errors naming what to change.
+ */
+export function calibratedCamera(c: CameraSpec, width: number, height: number): CalibratedCamera {
   if (isCalibrated(c)) {
-    const { fx, fy, cx, cy, width: W, height: H } = c.intrinsics;
+    const { fx, fy, width: W, height: H } = c.intrinsics;
+    if (!(fx > 0 && fy > 0 && Number.isFinite(fx) && Number.isFinite(fy))) throw new Error(`camera: the focal lengths fx, fy must be finite and > 0 pixels, got ${fx}, ${fy}.`);
+    if (!(W >= 1 && H >= 1)) throw new Error(`camera: the calibrated image size must be ≥ 1 pixel, got ${W}×${H}.`);
     const R = c.pose.R;
-    const row = (i: number): Vec3 => [R[i]![0]!, R[i]![1]!, R[i]![2]!];
-    const t = c.pose.t;
-    // eye = −Rᵀ t; rows of R are the camera's x (right), y (down), z (forward) axes in world space.
-    const eye: Vec3 = [0, 1, 2].map((j) => -(R[0]![j]! * t[0] + R[1]![j]! * t[1] + R[2]![j]! * t[2])) as unknown as Vec3;
-    const down = row(1);
-    // Intrinsics of the calibrated image, rescaled to the rendered one (same field of view).
-    const sx = width / W, sy = height / H;
-    return {
-      eye, right: row(0), up: [-down[0], -down[1], -down[2]], forward: row(2),
-      focal: [(fx * sx) / (width / 2), (fy * sy) / (height / 2)],
-      center: [((cx + 0.5) * sx - 0.5 - (width - 1) / 2) / (width / 2), ((height - 1) / 2 - ((cy + 0.5) * sy - 0.5)) / (height / 2)],
-    };
+    const dot = (a: readonly number[], b: readonly number[]) => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
+    const orthonormal = [0, 1, 2].every((i) => [0, 1, 2].every((j) => Math.abs(dot(R[i]!, R[j]!) - (i === j ? 1 : 0)) < 1e-4));
+    const det = dot(R[0]!, cross(R[1]! as unknown as Vec3, R[2]! as unknown as Vec3));
+    if (!orthonormal || !(det > 0)) throw new Error(`camera: pose.R must be a rotation (orthonormal rows, determinant +1)${orthonormal ? `; its determinant is ${det.toFixed(3)}, a mirror — negate one row` : ""}.`);
+    return c;
   }
   const eye = "eye" in c ? c.eye : eyeOfAngles(c);
-  // SoftRas look-at frame (CONVENTIONS.md): forward = at − eye, right = up × forward, up' = forward × right.
-  const forward = unit(sub(c.at, eye));
-  const right = unit(cross("up" in c && c.up ? c.up : [0, 1, 0], forward)), up = cross(forward, right);
-  const fy = 1 / Math.tan(((c.fovY * Math.PI) / 180) / 2);
-  return { eye, right, up, forward, focal: [fy / (width / height), fy], center: [0, 0] };
+  const view = sub(c.at, eye);
+  if (!(Math.hypot(...view) > 1e-9)) throw new Error(`camera: eye [${eye}] and at [${c.at}] are the same point; the camera needs a direction to look in.`);
+  const forward = unit(view);
+  const upHint: Vec3 = "up" in c && c.up ? c.up : [0, 1, 0];
+  const side = cross(forward, upHint);
+  if (!(Math.hypot(...side) > 1e-6 * Math.max(Math.hypot(...upHint), 1e-30))) {
+    throw new Error(`camera: up [${upHint}] is parallel to the viewing direction [${forward.map((x) => x.toFixed(3))}]; give an "up" that is not (e.g. [0, 0, 1] for a camera looking straight down).`);
+  }
+  const right = unit(side), down = cross(forward, right);
+  const f = (height / 2) / Math.tan(((c.fovY * Math.PI) / 180) / 2);
+  if (!(f > 0 && Number.isFinite(f))) throw new Error(`camera: fovY must be in (0, 180) degrees, got ${c.fovY}.`);
+  const R = [right, down, forward].map((r) => [...r]);
+  const t = R.map((r) => -(r[0]! * eye[0] + r[1]! * eye[1] + r[2]! * eye[2])) as unknown as Vec3;
+  return { intrinsics: { fx: f, fy: f, cx: (width - 1) / 2, cy: (height - 1) / 2, width, height }, pose: { R, t } };
 }
 
-/** The renderer's camera for an image `width`×`height`. */
+/** Host frame of a camera for an image `width`×`height` (aspect = width/height). */
+export function hostCamera(c: CameraSpec, width: number, height: number): HostCamera {
+  const { intrinsics: { fx, fy, cx, cy, width: W, height: H }, pose: { R, t } } = calibratedCamera(c, width, height);
+  const row = (i: number): Vec3 => [R[i]![0]!, R[i]![1]!, R[i]![2]!];
+  // eye = −Rᵀ t; rows of R are the camera's x (right), y (down), z (forward) axes in world space.
+  const eye: Vec3 = [0, 1, 2].map((j) => -(R[0]![j]! * t[0] + R[1]![j]! * t[1] + R[2]![j]! * t[2])) as unknown as Vec3;
+  const down = row(1);
+  // Intrinsics of the calibrated image, rescaled to the rendered one (same field of view).
+  const sx = width / W, sy = height / H;
+  return {
+    eye, right: row(0), up: [-down[0], -down[1], -down[2]], forward: row(2),
+    focal: [(fx * sx) / (width / 2), (fy * sy) / (height / 2)],
+    center: [((cx + 0.5) * sx - 0.5 - (width - 1) / 2) / (width / 2), ((height - 1) / 2 - ((cy + 0.5) * sy - 0.5)) / (height / 2)],
+  };
+}
+
+/** The renderer's camera for an image `width`×`height` (every form through its OpenCV intrinsics and pose). */
 export function renderCamera(c: CameraSpec, width: number, height: number): render.Camera {
-  if (isCalibrated(c)) {
-    const h = hostCamera(c, width, height);
-    const { fx, fy, cx, cy } = { fx: h.focal[0] * width / 2, fy: h.focal[1] * height / 2, cx: h.center[0] * width / 2 + (width - 1) / 2, cy: (height - 1) / 2 - h.center[1] * height / 2 };
-    const R = c.pose.R;
-    const Rt = [0, 1, 2].map((i) => [R[i]![0]!, R[i]![1]!, R[i]![2]!, c.pose.t[i]!]);
-    return render.cameraFromMatrices([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], Rt, width, height, { near: NEAR, far: FAR });
-  }
-  const eye = "eye" in c ? c.eye : eyeOfAngles(c);
-  return render.perspectiveCamera({ eye: [...eye], at: [...c.at], up: "up" in c && c.up ? [...c.up] : [0, 1, 0], fovY: c.fovY, aspect: width / height, near: NEAR, far: FAR });
+  const cal = calibratedCamera(c, width, height);
+  const h = hostCamera(cal, width, height);
+  const { fx, fy, cx, cy } = { fx: h.focal[0] * width / 2, fy: h.focal[1] * height / 2, cx: h.center[0] * width / 2 + (width - 1) / 2, cy: (height - 1) / 2 - h.center[1] * height / 2 };
+  const R = cal.pose.R;
+  const Rt = [0, 1, 2].map((i) => [R[i]![0]!, R[i]![1]!, R[i]![2]!, cal.pose.t[i]!]);
+  return render.cameraFromMatrices([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], Rt, width, height, { near: NEAR, far: FAR });
 }
 
 /** The world-space ray direction (not normalised) through the centre of pixel (column, row). */

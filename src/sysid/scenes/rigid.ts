@@ -106,6 +106,7 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
   const local = np.reshape(np.array(localFlat, { dtype: "float32" }), [v.length / 3, 3]);
   const faces = np.reshape(np.array(meshes.visual.faces, { dtype: "int32" }), [meshes.visual.faces.length / 3, 3]);
   const bg = spec.background ?? (spec.contact ? "ground" : [0, 0, 0]);
+  checkContactStep(spec, 1 / (spec.fps * spec.substeps));
   return {
     spec, width, height, meshes, local, faces, localPoints: localFlat,
     unitInertia: unit.inertia.map((x) => x / unit.mass),
@@ -139,21 +140,29 @@ function normalColours(v: readonly number[], f: Int32Array): Array {
 }
 
 /**
- * Width (m) of the contact's smooth penetration hinge. It must exceed the distance a contact
- * point travels in one step (up to ≈ 3 m/s × 1/480 s ≈ 6 mm on landing): with the model's
- * default 1e-4 the onset of contact happens inside one step, the discrete rollout is nearly
- * discontinuous in the parameters, and its exact derivative disagrees in sign with finite
- * differences for ke, kf and μ. At 2 cm gradients and central differences agree to ~1%; the
- * price is a softer touch-down (the object rests ~1 cm above the plane, a fraction of a pixel).
+ * A scene's ground contact is `contact.rigidGround` (mass-normalised: ke in N/m per kg of the
+ * object, kd and kf in s⁻¹; see RIGID_GROUND_DEFAULTS): a body placed at its rest height stays
+ * there, friction acts from the first substep, and gradients agree with central differences.
  */
-export const CONTACT_SMOOTHING = 0.02;
+export const RIGID_CONTACT_DEFAULTS: ContactParams = { ke: contact.RIGID_GROUND_DEFAULTS.ke, kd: contact.RIGID_GROUND_DEFAULTS.kd, kf: contact.RIGID_GROUND_DEFAULTS.kf, mu: contact.RIGID_GROUND_DEFAULTS.mu };
+
+/** The scene's contact must be resolved by its substeps: an error naming how many it needs. */
+function checkContactStep(spec: RigidSceneSpec, dt: number): void {
+  if (!spec.contact) return;
+  const limit = contact.rigidContactStepLimit(spec.contact);
+  if (dt > limit) {
+    const need = Math.ceil(1 / (limit * spec.fps));
+    throw new Error(`rigid scene: ${spec.substeps} substeps at ${spec.fps} fps (dt = ${(dt * 1e3).toFixed(2)} ms) cannot resolve ground contact with ke ${spec.contact.ke}, kd ${spec.contact.kd}, kf ${spec.contact.kf} ` +
+      `(stable up to dt = ${(limit * 1e3).toFixed(2)} ms); use "substeps": ${need} or more, or a softer contact.`);
+  }
+}
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 
 /** The rigid system for parameter values `p` (unknowns as Arrays, everything else from the spec). */
 export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; state: RigidState } {
   const s = scene.spec;
-  const ground = s.contact ? contact.ground({ ke: s.contact.ke, kd: s.contact.kd, kf: s.contact.kf, mu: s.contact.mu, smoothing: CONTACT_SMOOTHING }) : undefined;
+  const ground = s.contact ? contact.rigidGround({ ke: s.contact.ke, kd: s.contact.kd, kf: s.contact.kf, mu: s.contact.mu }) : undefined;
   const unknown = Object.keys(p).filter((k) => !(RIGID_UNKNOWNS as readonly string[]).includes(k));
   if (unknown.length) throw new Error(`rigid scene: cannot estimate ${unknown.join(", ")}; a rigid scene's unknowns are ${RIGID_UNKNOWNS.join(", ")}.`);
   if (!s.contact && ["ke", "kd", "kf", "mu"].some((k) => p[k])) throw new Error("rigid scene: contact coefficients are unknowns, but the scene has no ground contact.");
