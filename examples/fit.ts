@@ -8,10 +8,13 @@
  * src/sysid/README.md). Writes result.json (the unknowns with their units, from which video),
  * loss.png/loss.csv, and the video beside the estimate (GIFs and a labelled frame strip).
  * `--iters N` sets the Adam steps (default 60, then 10 L-BFGS steps). Without --video, fits the
- * example shipped in examples/data/fit-example/.
+ * example shipped in examples/data/fit-example/. It ends with a verdict (the loss against the
+ * video's floor and an empty frame, coverage, a 95% interval per unknown) and exits 0 when the
+ * fit explains the video and determines every unknown, 3 when it does not explain the video, 4
+ * when an unknown is not determined by it.
  */
 import { fileURLToPath } from "node:url";
-import { fitVideo, type FitVideoResult } from "../src/sysid/node.js";
+import { fitVideo, verdictExitCode, type FitVideoResult } from "../src/sysid/node.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { CliError } from "./lib/flags.js";
 
@@ -47,6 +50,8 @@ export const experiment: Experiment<Omit<FitVideoResult, "fit">> = {
   description: "estimate a rigid object's mass and contact parameters from your own video: --video FILE --scene scene.json [--unknowns mass,mu]",
   takes: ["video", "scene", "unknowns"],
   run,
+  // A poor fit (3) or an unknown the video does not determine (4) is an answer, not a success.
+  exitCode: (r) => verdictExitCode(r.verdict),
 };
 
 await mainIfEntry(experiment, import.meta.url);

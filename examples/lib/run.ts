@@ -32,6 +32,8 @@ export interface Experiment<R extends object> {
   /** The flags only some experiments read (`OWN_FLAGS`) that this one takes; any other is refused. */
   readonly takes?: readonly OwnFlag[];
   run(ctx: ExperimentContext): Promise<R>;
+  /** The exit code for a finished run (default 0): a fit whose verdict is not "fits" ends non-zero. */
+  exitCode?(result: R): number;
 }
 
 const FIT = "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]";
@@ -46,7 +48,7 @@ export type OwnFlag = keyof typeof OWN_FLAGS;
 
 export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors, and the references' rendering: table|reversed-contrast)";
 
-/** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input). */
+/** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for a finished run). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
   const parsed = parseFlags(argv, join("out", exp.name));
   if (E.isLeft(parsed)) {
@@ -79,7 +81,7 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     writeAtomic(join(flags.out, "result.json"), JSON.stringify(full, null, 2) + "\n");
     if (flags.json) process.stdout.write(JSON.stringify(full) + "\n");
     else log(`done in ${full.seconds} s; results in ${flags.out}/result.json`);
-    return 0;
+    return exp.exitCode ? exp.exitCode(result) : 0;
   } catch (e) {
     // Bad input and simulations made unstable by the input's parameters: a message, not a stack.
     if (e instanceof CliError || e instanceof DivergenceError) {

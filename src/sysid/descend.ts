@@ -209,7 +209,7 @@ async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings
     const same = await sameValues(w, moved);
     unchanged = same ? unchanged + 1 : 0;
     w = moved; state = next;
-    if (unchanged >= STALL_STEPS) { stopReason = "converged"; break; }
+    if (unchanged >= STALL_STEPS) { stopReason = "parameters unchanged"; break; }
   }
   const seconds = (performance.now() - t0) / 1000;
   progress.finish(`${losses.length - 1} steps in ${seconds.toFixed(1)}s, loss ${losses[0]!.toExponential(3)} → ${bestLoss.toExponential(3)} (stopped: ${stopReason})`);
@@ -249,7 +249,7 @@ async function lbfgsPhase(o: Objective, w0: Array, steps: number, progressMode: 
     state = next;
     const d = await descentDirection(g, direction);
     const moved = await lineSearch(o.value, w, value, d.slope, d.direction);
-    if (!moved) { stopReason = "converged"; break; }
+    if (!moved) { stopReason = "no lower loss along the line search"; break; }
     w = moved;
   }
   const seconds = (performance.now() - t0) / 1000;

@@ -1,5 +1,6 @@
 /** gradsim.sysid, Node-only parts: reports written to disk, dataset records on disk, worker processes, user videos. */
-export { displayFrames, stripIndices, writeComparison, writeLossCurves, type DisplayOptions } from "./node/report.js";
+export { displayFrames, stripIndices, writeComparison, writeLossCurves, writeResidualMaps, type DisplayOptions } from "./node/report.js";
+export { verdictExitCode } from "./verdict.js";
 export { fileRecordStore, finishedInstances, instanceDir } from "./node/dataset-store.js";
 export { writeAtomic } from "../io/atomic.js";
 export { runWorkers, spawnTagged, type WorkerCommand } from "./node/workers.js";

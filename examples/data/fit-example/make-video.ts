@@ -34,8 +34,10 @@ const spec: sysid.RigidSceneSpec = {
 };
 const built = sysid.buildRigidScene(spec);
 const { system, state } = sysid.systemFor(built, {});
-const states = rigid.simulate(system, state, { dt: built.dt, substeps: spec.substeps, frames: FRAMES });
-const xs = states.x.dataSync(), Rs = rigid.quatToMatrix(np.squeeze(states.q, 1)).dataSync();
+// Frame 0 is the initial state (the scene file's convention), frame k the state k frame periods later.
+const later = rigid.simulate(system, state, { dt: built.dt, substeps: spec.substeps, frames: FRAMES - 1 });
+const xs = np.concatenate([state.x, np.squeeze(later.x, 1)], 0).dataSync();
+const Rs = rigid.quatToMatrix(np.concatenate([state.q, np.squeeze(later.q, 1)], 0)).dataSync();
 // Half extents of the box in its body frame (the box primitive is 1 m across per unit scale, centred on its COM).
 const half: V3 = [0.5 * spec.scale[0], 0.5 * spec.scale[1], 0.5 * spec.scale[2]];
 

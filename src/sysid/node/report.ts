@@ -75,3 +75,33 @@ export function writeLossCurves(dir: string, losses: readonly number[], gradNorm
   writeLossCurvePng(join(dir, "loss.png"), losses, { title: o.title, xLabel: "optimisation step", yLabel: o.loss, label: "loss" });
   return ["loss.png", "loss.csv"];
 }
+
+/**
+ * Where the fit leaves the video unexplained: residual-mean.png (per pixel, the mean over frames
+ * of the squared residual, black 0 → white at the largest) and residual-frames.png (signed
+ * residuals of six frames: red where the model shows more than the video, blue where less).
+ * `residual` is [T, H, W, C], model minus video.
+ */
+export function writeResidualMaps(dir: string, residual: Array, zoom = 3): string[] {
+  const [T, H, W, C] = residual.shape as [number, number, number, number];
+  const d = residual.dataSync(), n = H * W;
+  const raster = (value: (p: number) => [number, number, number]): Raster => {
+    const w = W * zoom, h = H * zoom, rgba = new Uint8ClampedArray(w * h * 4);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+      const c = value(Math.floor(y / zoom) * W + Math.floor(x / zoom)), o = 4 * (y * w + x);
+      for (let k = 0; k < 3; k++) rgba[o + k] = Math.round(255 * Math.min(1, Math.max(0, c[k]!)));
+      rgba[o + 3] = 255;
+    }
+    return { width: w, height: h, rgba };
+  };
+  const signed = (t: number, p: number) => { let s = 0; for (let c = 0; c < C; c++) s += d[(t * n + p) * C + c]!; return s / C; };
+  const mean = new Float64Array(n);
+  for (let t = 0; t < T; t++) for (let p = 0; p < n; p++) mean[p]! += signed(t, p) ** 2 / T;
+  const top = Math.max(...mean, 1e-12);
+  writePng(join(dir, "residual-mean.png"), raster((p) => { const v = Math.sqrt(mean[p]! / top); return [v, v, v]; }));
+  const pick = stripIndices(T);
+  const scale = Math.max(1e-6, ...pick.map((t) => { let m = 0; for (let p = 0; p < n; p++) m = Math.max(m, Math.abs(signed(t, p))); return m; }));
+  const frames = pick.map((t) => raster((p) => { const v = signed(t, p) / scale; return v > 0 ? [v, 0.1 * v, 0.1 * v] : [-0.1 * v, 0.3 * -v, -v]; }));
+  writePng(join(dir, "residual-frames.png"), labelledGrid([{ label: "model − video", images: frames }], pick.map((t) => `frame ${t}`), "frame:"));
+  return ["residual-mean.png", "residual-frames.png"];
+}

@@ -15,12 +15,14 @@ import { parseObj } from "../../models/meshes/formats.js";
 import type { TriMesh } from "../../models/meshes/types.js";
 import { jit } from "../../transforms/index.js";
 import { estimate, paramsOf, type EstimateResult, type EstimateSettings } from "../estimate.js";
-import { compileRender } from "../objective.js";
+import { buildObjective, compileRender } from "../objective.js";
+import { laplaceUncertainty } from "../uncertainty.js";
+import { colourNoise, judge, missedFrames, silhouetteFloor, type Verdict } from "../verdict.js";
 import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
 import { hostCamera, type CalibratedCamera, type CameraSpec } from "../scenes/camera.js";
 import { buildRigidScene, measureTiling, rigidProblem, rigidVertices, RIGID_UNITS, type RigidSceneSpec, type RigidUnknown } from "../scenes/rigid.js";
 import { formatValues, Layout, type Unknown, type Values } from "../unknowns.js";
-import { writeComparison, writeLossCurves } from "./report.js";
+import { writeComparison, writeLossCurves, writeResidualMaps } from "./report.js";
 import { probeVideo, readVideo, type VideoFile } from "./video-file.js";
 
 /** A scene file read from disk: validated, with its mesh loaded and paths resolved against the file. */
@@ -87,7 +89,10 @@ function outputSize(resolution: VideoSceneFile["resolution"], cropW: number, cro
 
 /** The background image [H, W, 3] (or colour) behind the object, at the estimator's resolution and crop. */
 function backgroundOf(bg: VideoSceneFile["background"], video: Array, width: number, height: number, crop: readonly [number, number, number, number] | null): RigidSceneSpec["background"] {
-  if (bg === "ground") return "ground";
+  if (bg === "ground") {
+    throw new Error(`scene: "background": "ground" is gradsim's own checkerboard floor, which is not what your camera saw; give a clean plate ({ "image": "plate.png" }: ` +
+      `a photo of the scene without the object), "median" (the video's per-pixel median, for an object that keeps moving), "first-frame", or a colour [r, g, b].`);
+  }
   if (globalThis.Array.isArray(bg)) return bg as readonly [number, number, number];
   if (bg === "first-frame") return np.reshape(np.split(video, [1], 0)[0]!, [height, width, 3]);
   if (bg === "median") {
@@ -103,6 +108,13 @@ function backgroundOf(bg: VideoSceneFile["background"], video: Array, width: num
   }
   // A background plate: a photo of the scene without the object, cropped and resampled like the video.
   return np.reshape(readVideo((bg as { image: string }).image, { width, height, ...(crop ? { crop } : {}) }).frames, [height, width, 3]);
+}
+
+/** The background as an image [H, W, 3] (a colour broadcast). */
+function backgroundFrame(bg: NonNullable<RigidSceneSpec["background"]>, width: number, height: number): Array {
+  if (typeof bg === "object" && "shape" in (bg as object)) return bg as Array;
+  if (bg === "ground") throw new Error("scene: internal: the ground background is drawn by the scene, not read from the video.");
+  return np.broadcastTo(np.array([...(bg as readonly number[])], { dtype: "float32" }), [height, width, 3]);
 }
 
 /**
@@ -131,6 +143,28 @@ export function foregroundMask(video: Array, background: RigidSceneSpec["backgro
     out[t * n + p] = shadow ? 0 : Math.min(1, Math.max(0, (d - 0.05) / 0.1));
   }
   return np.reshape(np.array(out, { dtype: "float32" }), [T, H, W, 1]);
+}
+
+/**
+ * The model's object at frame 0 (its soft silhouette) against the video's foreground there: where
+ * they barely overlap, the camera, the initial state or the background is wrong, and no fit can
+ * say anything — an error that says which to check (for a median background: an object resting
+ * in one place for half the clip is part of the median, and so vanishes from the foreground).
+ */
+function checkFirstFrame(alpha0: ArrayLike<number>, mask0: ArrayLike<number>, background: VideoSceneFile["background"]): void {
+  let drawn = 0, shared = 0, seen = 0;
+  for (let i = 0; i < alpha0.length; i++) { drawn += alpha0[i]!; shared += alpha0[i]! * mask0[i]!; seen += mask0[i]!; }
+  if (!(drawn > 0)) {
+    throw new Error(`scene: at frame 0 the object is not in view of the camera (it projects outside the image or behind the camera); check "camera" and "initialState.position".`);
+  }
+  const overlap = shared / drawn;
+  if (overlap >= 0.3) return;
+  if (background === "median" && seen < 0.3 * drawn) {
+    throw new Error(`scene: with "background": "median", frame 0 shows almost no foreground where the object starts (${(100 * overlap).toFixed(0)}% of its silhouette): ` +
+      `the object rests there for at least half the clip, so the per-pixel median shows the object itself; give a clean plate ({ "image": "plate.png" }) or "first-frame" of a clip that starts without it.`);
+  }
+  throw new Error(`scene: at frame 0 only ${(100 * overlap).toFixed(0)}% of the model's silhouette lies on the video's foreground: the scene file's camera, initial state or background does not match the video ` +
+    `(frame 0 must show the initial state; an eye/at camera is a physical camera at that pose). Check "camera", "initialState" and "background", e.g. by rendering the scene's frame 0 beside the video's.`);
 }
 
 export interface FitVideoOptions {
@@ -162,12 +196,22 @@ export interface FitVideoResult {
   readonly loss: string;
   readonly iterations: number;
   readonly fitSeconds: number;
+  /** How good the answer is: floors, coverage, an interval per unknown, and a status with its reasons. */
+  readonly verdict: Verdict;
   readonly files: string[];
   readonly fit: EstimateResult;
 }
 
-/** Adam with a decaying step in log space, then L-BFGS from its best iterate (what fits the paper's Table 1 objects). */
-export const DEFAULT_VIDEO_FIT: EstimateSettings = { optimizer: "adam", steps: 60, adam: { lr: 0.1, lrEnd: 1e-3, b1: 0.5 }, refine: 10, frames: "every" };
+/**
+ * The prior is searched first — 8 starts drawn from it, scored with the initial guess, the fit
+ * descending from the best — and after the descent each unknown is scanned over 12 points of its
+ * prior: a video's loss has flat traps (a mass that slides the model's object out of view scores
+ * lower than one beside the truth) that a descent from one guess walks into. Then Adam with a
+ * decaying step in log space, then L-BFGS from its best iterate.
+ */
+export const DEFAULT_VIDEO_FIT: EstimateSettings = {
+  optimizer: "adam", steps: 60, adam: { lr: 0.1, lrEnd: 1e-3, b1: 0.5 }, refine: 10, frames: "every", restarts: 8, scan: { points: 12 }, seed: 0,
+};
 
 export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const log = o.log ?? ((l: string) => console.error(l));
@@ -212,6 +256,10 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const layout = new Layout(unknowns);
   log(`video ${o.video}: ${probe.frames} frames of ${sw}×${sh}${crop ? `, cropped to ${cw}×${ch} at (${crop[0]}, ${crop[1]})` : ""}, fitting ${frames} frames at ${width}×${height} ` +
     `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`);
+  // Frame 0 is the scene's initial state: the video's object must be where the scene file puts it.
+  const alphaOf = compileRender(rigidProblem(buildRigidScene({ ...spec, channels: "alpha" })).render!);
+  const mask = silhouette ? observed : foregroundMask(video.frames, spec.background!);
+  checkFirstFrame(np.split(alphaOf(trajectory(paramsOf(unknowns, initial))), [1], 0)[0]!.dataSync(), np.split(mask, [1], 0)[0]!.dataSync(), f.background);
   const settings: EstimateSettings = { ...DEFAULT_VIDEO_FIT, ...o.settings };
   const r = await estimate({ ...problem, observed: { video: observed }, unknowns, initial, method: "pixels", settings: { ...settings, label: settings.label ?? "fit" }, log });
   const truthGiven = names.every((n) => f.truth[n as RigidUnknown] !== undefined);
@@ -219,6 +267,27 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const relError = truth ? Object.fromEntries(names.map((n) => [n, Math.abs((r.estimate[n] as number) - (truth[n] as number)) / (truth[n] as number)])) : undefined;
   log(`estimate ${formatValues(layout, r.estimate)}${relError ? ` (relative error ${names.map((n) => `${n} ${(relError[n] as number).toExponential(2)}`).join(", ")})` : ""}`);
   const loss = silhouette ? "silhouette loss (pixelwise MSE against the foreground mask)" : "image loss (pixelwise MSE, RGB in [0, 1])";
+
+  // The verdict: the loss against the video's floor and an empty frame, coverage, and intervals.
+  const estimateAlpha = alphaOf(trajectory(paramsOf(unknowns, r.estimate)));
+  const n = width * height, maskData = mask.dataSync(), alphaData = estimateAlpha.dataSync();
+  const edges = silhouetteFloor(maskData, alphaData, frames, n);
+  let floor = edges, emptyLoss: number;
+  if (silhouette) {
+    emptyLoss = np.mean(np.square(mask)).item();
+  } else {
+    // Colours: sensor noise, and the outlines' softness weighted by the object's contrast with its background.
+    const diff = np.square(np.sub(video.frames, np.broadcastTo(backgroundFrame(spec.background!, width, height), video.frames.shape)));
+    emptyLoss = np.mean(diff).item();
+    const contrast = np.sum(np.mul(diff, mask)).item() / Math.max(1e-9, 3 * np.sum(mask).item());
+    floor = { noise: colourNoise(video.frames.dataSync(), maskData, frames, n), edges: edges.edges * contrast };
+  }
+  const objective = buildObjective({ ...problem }, { video: observed }, layout, { kind: "pixels", frames: "every" });
+  const uncertainty = laplaceUncertainty((u) => objective.residual(u), layout, layout.toU(r.estimate), frames);
+  const verdict = judge({ finalLoss: r.finalLoss, emptyLoss, floor, framesMissed: missedFrames(maskData, alphaData, frames, n), uncertainty, units: RIGID_UNITS });
+  for (const u of uncertainty.unknowns) log(`  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}`.trimEnd());
+  log(`verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
+    (verdict.reasons.length ? `\n${verdict.reasons.map((x) => `  - ${x}`).join("\n")}` : ""));
   let files: string[] = [];
   if (o.out) {
     // What people look at: the object in colour over the background, whatever the loss compared.
@@ -228,11 +297,12 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     files = [
       ...(await writeComparison(o.out, { truth: video.frames, estimate: videoOf(r.estimate), initial: videoOf(initial) }, f.fps, { composited: true }, { truth: "video" })).files,
       ...writeLossCurves(o.out, r.losses, r.gradNorms, { title: `fit: ${formatValues(layout, r.estimate)}`, loss }),
+      ...writeResidualMaps(o.out, silhouette ? np.sub(estimateAlpha, mask) : np.sub(videoOf(r.estimate), video.frames)),
     ];
   }
   return {
     video: { path: o.video, format: video.source.format, sourceSize: [sw, sh], sourceFrames: probe.frames, crop, resolution: [width, height], framesUsed: frames, fps: f.fps, fileFps: video.fps },
     scene: scene.path, unknowns: unknowns.map((u) => ({ name: u.name, unit: u.unit ?? "" })), initial, estimate: r.estimate,
-    ...(truth ? { truth, relError } : {}), finalLoss: r.finalLoss, loss, iterations: r.steps, fitSeconds: Number(r.seconds.toFixed(2)), files, fit: r,
+    ...(truth ? { truth, relError } : {}), finalLoss: r.finalLoss, loss, iterations: r.steps, fitSeconds: Number(r.seconds.toFixed(2)), verdict, files, fit: r,
   };
 }

@@ -188,12 +188,18 @@ export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; 
   return { system, state: built.state };
 }
 
-/** World positions of the rendered vertices [T, V, 3] for parameters `p` over the first `frames` frames. */
+/**
+ * World positions of the rendered vertices [T, V, 3] for parameters `p` over the first `frames`
+ * frames. Video frame k shows the state at t = k/fps: frame 0 is the scene's initial state (before
+ * any push acts), frame 1 the state one frame period later.
+ */
 export function rigidVertices(scene: RigidScene, p: Params, frames: number): Array {
   const { system, state } = systemFor(scene, p);
-  const states = rigid.simulate(system, state, { dt: scene.dt, substeps: scene.spec.substeps, frames });
-  const R = rigid.quatToMatrix(np.squeeze(states.q, 1)); // [T, 3, 3]
-  const x = np.squeeze(states.x, 1); // [T, 3]
+  const first = { x: state.x, q: state.q };
+  const later = frames > 1 ? rigid.simulate(system, state, { dt: scene.dt, substeps: scene.spec.substeps, frames: frames - 1 }) : null;
+  const q = later ? np.concatenate([np.expandDims(first.q, 0), later.q], 0) : np.expandDims(first.q, 0);
+  const R = rigid.quatToMatrix(np.squeeze(q, 1)); // [T, 3, 3]
+  const x = np.squeeze(later ? np.concatenate([np.expandDims(first.x, 0), later.x], 0) : np.expandDims(first.x, 0), 1); // [T, 3]
   return np.add(np.matmul(scene.local, np.transpose(R, [0, 2, 1])), np.expandDims(x, 1));
 }
 
