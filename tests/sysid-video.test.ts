@@ -199,8 +199,15 @@ describe("gradsim fit", () => {
     expect(Math.abs(r.initial.mass - r.truth.mass) / r.truth.mass).toBeGreaterThan(0.5);
     expect(r.relError.mass).toBeLessThan(0.01);
     expect(Math.abs(r.estimate.mass - r.truth.mass) / r.truth.mass).toBeCloseTo(r.relError.mass, 12);
-    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv", "result.json"]) expect(r.files).toContain(f);
-  }, 240_000);
+    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv", "residual-mean.png", "residual-frames.png", "result.json"]) expect(r.files).toContain(f);
+    // The verdict: it fits the video, and the mass interval covers the truth.
+    expect(r.verdict.status).toBe("fits");
+    expect(r.verdict.floorRatio).toBeLessThan(sysid.VERDICT_LIMITS.floorRatio);
+    const [lo, hi] = r.verdict.uncertainty.unknowns[0].interval;
+    expect(lo).toBeLessThanOrEqual(r.truth.mass);
+    expect(hi).toBeGreaterThanOrEqual(r.truth.mass);
+    expect(hi / lo).toBeLessThan(1.1);
+  }, 300_000);
 
   it("rejects bad input with exit code 2 and a message naming the problem", () => {
     const out = outDir("fit-bad");
