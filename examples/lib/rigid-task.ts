@@ -17,8 +17,8 @@ export const rigidUnknowns = (names: readonly RigidUnknown[], ranges: Partial<Re
 
 /** A scene's true values of the unknowns. */
 export function trueValues(s: sysid.RigidSceneSpec, unknowns: readonly RigidUnknown[]): Values {
-  const all: Required<Values> = { mass: s.mass, ke: s.contact?.ke ?? NaN, kd: s.contact?.kd ?? NaN, kf: s.contact?.kf ?? NaN, mu: s.contact?.mu ?? NaN };
-  return Object.fromEntries(unknowns.map((k) => [k, all[k]]));
+  const all = sysid.sceneValues(s);
+  return Object.fromEntries(unknowns.map((k) => [k, all[k] ?? NaN]));
 }
 
 /**

@@ -21,7 +21,7 @@ export { octantColors, overBackground, premultiply, SCENE_LIGHTS, sigmaFor, soft
 export { calibratedCamera, eyeOfAngles, hostCamera, pixelRay, renderCamera, type AngleCamera, type CalibratedCamera, type CameraSpec, type HostCamera, type LookAtCamera, type Vec3 } from "./scenes/camera.js";
 export {
   buildRigidScene, RIGID_CONTACT_DEFAULTS, groundImage, measureTiling, rigidFrame, rigidProblem, rigidVertices, rigidVideo, systemFor,
-  RIGID_UNKNOWNS, RIGID_UNITS,
+  POSITIVE_RIGID_UNKNOWNS, RIGID_UNKNOWNS, RIGID_UNITS, sceneValues,
   type Background, type ContactParams, type Impulse, type Quat, type RigidScene, type RigidSceneSpec, type RigidUnknown, type Tiling,
 } from "./scenes/rigid.js";
 export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";

@@ -19,7 +19,7 @@
  *     "background": [0, 0, 0],                  // or "median" / "first-frame" of the video, "ground", { "image": "plate.png" }
  *     "compare": "silhouette",                  // or "colour": what the image loss compares (see video-fit.ts)
  *     "mass": 2,                                // known value (or the unknown's initial guess)
- *     "unknowns": { "mass": { "initial": 1.5, "prior": [0.5, 5] } },
+ *     "unknowns": { "mass": { "initial": 1.5, "prior": [0.5, 5] } },   // also ke kd kf mu x0 y0 z0 yaw0 vx0 vy0 vz0 pushScale pushStart
  *     "truth": { "mass": 2.5 }                  // optional: reported beside the estimate
  *   }
  *
@@ -30,7 +30,7 @@ import { rigidContactStepLimit } from "../models/contact/index.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { CameraSpec, Vec3 } from "./scenes/camera.js";
 import type { ContactParams, Impulse, Quat } from "./scenes/rigid.js";
-import { RIGID_CONTACT_DEFAULTS, RIGID_UNKNOWNS, type RigidUnknown } from "./scenes/rigid.js";
+import { POSITIVE_RIGID_UNKNOWNS, RIGID_CONTACT_DEFAULTS, RIGID_UNKNOWNS, type RigidUnknown } from "./scenes/rigid.js";
 import { RIGID_SHAPES, type RigidShape } from "./scenes/shapes.js";
 
 export type SceneBackground = readonly [number, number, number] | "median" | "first-frame" | "ground" | { readonly image: string };
@@ -212,9 +212,14 @@ const unknowns = (v: unknown): Result<VideoSceneFile["unknowns"]> => {
       E.chain(() => object(spec, `unknowns.${k}`, `"${k}": { "initial": 1.5, "prior": [0.5, 5] }`)),
       E.chain((s) => onlyKeys(s, `unknowns.${k}`, ["initial", "prior"])),
       E.bindTo("s"),
-      E.bind("initial", ({ s }) => optional<number | undefined>(s, "initial", undefined, () => num(s, "initial", `unknowns.${k}.initial`, { min: 0, exclusiveMin: true, example: `"initial": 1.5 (a positive first guess)` }))),
-      E.bind("prior", ({ s }) => optional<number[] | undefined>(s, "prior", undefined, () => pipe(
-        vec(s, "prior", `unknowns.${k}.prior`, 2, `"prior": [0.5, 5] (the range to search, positive)`, (x) => x > 0, "positive numbers"),
+      E.bind("positive", () => E.right(POSITIVE_RIGID_UNKNOWNS.includes(k as RigidUnknown))),
+      E.bind("initial", ({ s, positive }) => optional<number | undefined>(s, "initial", undefined, () => num(s, "initial", `unknowns.${k}.initial`, positive
+        ? { min: 0, exclusiveMin: true, example: `"initial": 1.5 (a positive first guess)` }
+        : { example: `"initial": 0 (a first guess)` }))),
+      E.bind("prior", ({ s, positive }) => optional<number[] | undefined>(s, "prior", undefined, () => pipe(
+        positive
+          ? vec(s, "prior", `unknowns.${k}.prior`, 2, `"prior": [0.5, 5] (the range to search, positive)`, (x) => x > 0, "positive numbers")
+          : vec(s, "prior", `unknowns.${k}.prior`, 2, `"prior": [-0.2, 0.2] (the range to search)`),
         E.filterOrElse((p) => p[0]! < p[1]!, (p) => `"unknowns.${k}.prior" must be [low, high] with low < high, got ${show(p)}`),
       ))),
       E.map(({ initial, prior }) => [k, { ...(initial !== undefined ? { initial } : {}), ...(prior ? { prior: prior as unknown as readonly [number, number] } : {}) }] as const),
@@ -229,7 +234,7 @@ const truth = (v: unknown): Result<VideoSceneFile["truth"]> => {
     object(v, "truth", `"truth": { "mass": 2.5 }`),
     E.chain((t) => E.sequenceArray(Object.entries(t).map(([k, x]) => pipe(
       rigidUnknownName(k, `truth.${k}`),
-      E.chain(() => num(t, k, `truth.${k}`, { min: 0, exclusiveMin: true, example: `"${k}": 2.5` })),
+      E.chain((name) => num(t, k, `truth.${k}`, POSITIVE_RIGID_UNKNOWNS.includes(name) ? { min: 0, exclusiveMin: true, example: `"${k}": 2.5` } : { example: `"${k}": 0.1` })),
       E.map((n) => [k, n] as const),
     )))),
     E.map((entries) => Object.fromEntries(entries)),

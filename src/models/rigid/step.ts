@@ -22,8 +22,22 @@ import type { RigidControls, RigidState, RigidSystem } from "./types.js";
 /** World-frame inverse inertia R·I⁻¹·Rᵀ [B, 3, 3]. */
 const worldInverseInertia = (R: Array, invI: Array): Array => matmul(matmul(R, invI), mT(R));
 
-/** Net force and torque about the COM [B, 3] on every body. */
-export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls | null = null): { force: Array; torque: Array } {
+/**
+ * How much of a force window [start, end] acts in the step at time t: 1 inside, 0 a step or more
+ * outside, linear over the one step between. On a step grid that contains start and end this is
+ * the closed interval exactly; between grid points it makes the window's impulse continuous (and
+ * differentiable) in start and end, so a push's start time can be estimated. Without a step
+ * length (dt 0) it is the closed interval.
+ */
+export function windowActivity(t: Array, start: Array, end: Array, dt: number): Array {
+  if (!(dt > 0)) return np.where(np.logicalAnd(np.greaterEqual(t, start), np.lessEqual(t, end)), 1, 0);
+  const rampIn = np.clip(np.add(np.div(np.sub(t, start), dt), 1), 0, 1);
+  const rampOut = np.clip(np.add(np.div(np.sub(end, t), dt), 1), 0, 1);
+  return np.mul(rampIn, rampOut);
+}
+
+/** Net force and torque about the COM [B, 3] on every body during a step of length dt (force windows ramp over one step). */
+export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls | null = null, dt = 0): { force: Array; torque: Array } {
   const R = quatToMatrix(s.q);
   let force = np.mul(np.expandDims(sys.mass, -1), sys.gravity);
   let torque = np.zerosLike(s.w);
@@ -40,8 +54,7 @@ export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls 
   }
   if (sys.forceWindows) {
     const k = sys.forceWindows;
-    const active = np.logicalAnd(np.greaterEqual(s.t, k.start), np.lessEqual(s.t, k.end));
-    const f = np.where(np.expandDims(active, -1), k.force, 0);
+    const f = np.mul(np.expandDims(windowActivity(s.t, k.start, k.end, dt), -1), k.force);
     const r = matvec(np.take(R, k.body, 0), k.local);
     force = np.scatterAdd(force, k.body, f, 0);
     torque = np.scatterAdd(torque, k.body, cross(r, f), 0);
@@ -65,7 +78,7 @@ export function kineticEnergy(sys: RigidSystem, s: RigidState): Array {
 }
 
 export function step(sys: RigidSystem, s: RigidState, controls: RigidControls | null, dt: number): RigidState {
-  const { force, torque } = wrench(sys, s, controls);
+  const { force, torque } = wrench(sys, s, controls, dt);
   const v = np.add(s.v, np.mul(np.div(force, np.expandDims(sys.mass, -1)), dt));
   const x = np.add(s.x, np.mul(v, dt));
   const invI = inv3(sys.inertia);

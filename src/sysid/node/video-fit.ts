@@ -20,10 +20,20 @@ import { laplaceUncertainty } from "../uncertainty.js";
 import { colourNoise, judge, missedFrames, silhouetteFloor, type Verdict } from "../verdict.js";
 import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
 import { hostCamera, type CalibratedCamera, type CameraSpec } from "../scenes/camera.js";
-import { buildRigidScene, measureTiling, rigidProblem, rigidVertices, RIGID_UNITS, type RigidSceneSpec, type RigidUnknown } from "../scenes/rigid.js";
+import { buildRigidScene, measureTiling, POSITIVE_RIGID_UNKNOWNS, rigidProblem, rigidVertices, RIGID_UNITS, sceneValues, type RigidSceneSpec, type RigidUnknown } from "../scenes/rigid.js";
 import { formatValues, Layout, type Unknown, type Values } from "../unknowns.js";
 import { writeComparison, writeLossCurves, writeResidualMaps } from "./report.js";
 import { probeVideo, readVideo, type VideoFile } from "./video-file.js";
+
+/**
+ * The prior searched for an unknown the scene file gives none for: ×/÷ 4 around a positive first
+ * guess; ±0.25 m for a position, ±30° for the heading, ±1 m/s for a velocity, ±0.1 s for the push's start.
+ */
+function defaultPrior(k: RigidUnknown, initial: number): readonly [number, number] {
+  if (POSITIVE_RIGID_UNKNOWNS.includes(k)) return [initial / 4, initial * 4];
+  const half = k === "yaw0" ? Math.PI / 6 : k.startsWith("v") ? 1 : k === "pushStart" ? 0.1 : 0.25;
+  return [initial - half, initial + half];
+}
 
 /** A scene file read from disk: validated, with its mesh loaded and paths resolved against the file. */
 export interface LoadedScene {
@@ -230,13 +240,18 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
 
   const names = (o.unknowns ?? Object.keys(f.unknowns)) as string[];
   if (!names.length) throw new Error(`scene: nothing to estimate; name the unknowns with --unknowns (e.g. mass,mu) or in the scene's "unknowns".`);
-  const known: Record<RigidUnknown, number | undefined> = { mass: f.mass, ke: f.ground?.ke, kd: f.ground?.kd, kf: f.ground?.kf, mu: f.ground?.mu };
+  const known = sceneValues({ mass: f.mass, contact: f.ground, position: f.initialState.position, velocity: f.initialState.velocity, impulses: f.impulses });
   const unknowns: Unknown[] = names.map((n) => {
     if (!(n in known)) throw new Error(`--unknowns: "${n}" is not something a rigid scene can estimate; choose from ${Object.keys(known).join(", ")}.`);
     const k = n as RigidUnknown;
     const initial = f.unknowns[k]?.initial ?? known[k];
-    if (initial === undefined) throw new Error(`scene: "${k}" is an unknown of the ground contact, but the scene has no "ground"; add "ground": { "ke", "kd", "kf", "mu" } (first guesses).`);
-    return { name: k, transform: "log", unit: RIGID_UNITS[k], prior: f.unknowns[k]?.prior ?? [initial / 4, initial * 4] };
+    if (initial === undefined) {
+      throw new Error(k.startsWith("push")
+        ? `scene: "${k}" is an unknown of the scene's pushes, but it has no "impulses"; add the push you know of (its force and start are first guesses).`
+        : `scene: "${k}" is an unknown of the ground contact, but the scene has no "ground"; add "ground": { "mu": 0.5 } (a first guess).`);
+    }
+    const positive = POSITIVE_RIGID_UNKNOWNS.includes(k);
+    return { name: k, transform: positive ? "log" : "identity", unit: RIGID_UNITS[k], prior: f.unknowns[k]?.prior ?? defaultPrior(k, initial) };
   });
   const initial: Values = Object.fromEntries(unknowns.map((u) => [u.name, f.unknowns[u.name as RigidUnknown]?.initial ?? known[u.name as RigidUnknown]!]));
 
@@ -264,7 +279,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const r = await estimate({ ...problem, observed: { video: observed }, unknowns, initial, method: "pixels", settings: { ...settings, label: settings.label ?? "fit" }, log });
   const truthGiven = names.every((n) => f.truth[n as RigidUnknown] !== undefined);
   const truth = truthGiven ? Object.fromEntries(names.map((n) => [n, f.truth[n as RigidUnknown]!])) : undefined;
-  const relError = truth ? Object.fromEntries(names.map((n) => [n, Math.abs((r.estimate[n] as number) - (truth[n] as number)) / (truth[n] as number)])) : undefined;
+  const relError = truth ? Object.fromEntries(names.map((n) => [n, Math.abs((r.estimate[n] as number) - (truth[n] as number)) / Math.max(Math.abs(truth[n] as number), 1e-12)])) : undefined;
   log(`estimate ${formatValues(layout, r.estimate)}${relError ? ` (relative error ${names.map((n) => `${n} ${(relError[n] as number).toExponential(2)}`).join(", ")})` : ""}`);
   const loss = silhouette ? "silhouette loss (pixelwise MSE against the foreground mask)" : "image loss (pixelwise MSE, RGB in [0, 1])";
 

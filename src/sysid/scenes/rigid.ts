@@ -67,10 +67,34 @@ export interface RigidSceneSpec {
   readonly channels?: "rgba" | "rgb" | "alpha";
 }
 
-/** The unknowns a rigid scene can estimate. */
-export const RIGID_UNKNOWNS = ["mass", "ke", "kd", "kf", "mu"] as const;
+/**
+ * The unknowns a rigid scene can estimate: mass and the ground contact's coefficients; what a user
+ * may not know about the clip — the initial position (x0, y0, z0) and heading (yaw0, radians about
+ * +y, applied before the scene's rotation), the initial velocity (vx0, vy0, vz0), and the pushes'
+ * magnitude (pushScale, a factor on every impulse's force) and start (pushStart, seconds added to
+ * every impulse's start: what a frame offset between the video and the push amounts to).
+ */
+export const RIGID_UNKNOWNS = ["mass", "ke", "kd", "kf", "mu", "x0", "y0", "z0", "yaw0", "vx0", "vy0", "vz0", "pushScale", "pushStart"] as const;
 export type RigidUnknown = (typeof RIGID_UNKNOWNS)[number];
-export const RIGID_UNITS: Readonly<Record<RigidUnknown, string>> = { mass: "kg", ke: "N/m", kd: "N·s/m", kf: "N·s/m", mu: "" };
+export const RIGID_UNITS: Readonly<Record<RigidUnknown, string>> = {
+  mass: "kg", ke: "N/m per kg", kd: "1/s", kf: "1/s", mu: "", x0: "m", y0: "m", z0: "m", yaw0: "rad", vx0: "m/s", vy0: "m/s", vz0: "m/s", pushScale: "", pushStart: "s",
+};
+/**
+ * The scene's own value of every unknown (its truth, for a scene that describes the true system;
+ * the first guess, for a user's scene file): undefined for contact coefficients without a ground
+ * and for the pushes' unknowns without impulses.
+ */
+export function sceneValues(s: Pick<RigidSceneSpec, "mass" | "contact" | "position" | "velocity" | "impulses">): Record<RigidUnknown, number | undefined> {
+  const pushes = s.impulses.length > 0;
+  return {
+    mass: s.mass, ke: s.contact?.ke, kd: s.contact?.kd, kf: s.contact?.kf, mu: s.contact?.mu,
+    x0: s.position[0], y0: s.position[1], z0: s.position[2], yaw0: 0, vx0: s.velocity[0], vy0: s.velocity[1], vz0: s.velocity[2],
+    pushScale: pushes ? 1 : undefined, pushStart: pushes ? 0 : undefined,
+  };
+}
+
+/** Unknowns that are positive (estimated in log space); the others are estimated as they are. */
+export const POSITIVE_RIGID_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "kf", "mu", "pushScale"];
 
 export interface RigidScene {
   readonly spec: RigidSceneSpec;
@@ -173,19 +197,39 @@ export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; 
   };
   const built = rigid.rigidSystem([body], {
     gravity: s.gravity, ...(ground ? { ground } : {}),
-    // Active on exactly duration/dt steps.
-    forceWindows: s.impulses.map((i) => ({ body: 0, force: i.force, point: i.point, start: i.start ?? 0, end: (i.start ?? 0) + i.duration - scene.dt / 2 })),
+    // Active on exactly duration/dt steps when the start is on the step grid.
+    forceWindows: s.impulses.map((i) => ({ body: 0, force: i.force, point: i.point, start: i.start ?? 0, end: (i.start ?? 0) + i.duration - scene.dt })),
   });
   const mass = p.mass ? np.reshape(p.mass, [1]) : built.system.mass;
   const unitI = np.reshape(f32(scene.unitInertia), [1, 3, 3]);
   const g = built.system.ground;
+  const w = built.system.forceWindows;
   const system: RigidSystem = {
     ...built.system,
     mass,
     inertia: np.mul(np.reshape(mass, [1, 1, 1]), unitI),
     ...(g ? { ground: { ...g, ke: p.ke ?? g.ke, kd: p.kd ?? g.kd, kf: p.kf ?? g.kf, mu: p.mu ?? g.mu } } : {}),
+    ...(w ? { forceWindows: { ...w, force: p.pushScale ? np.mul(w.force, p.pushScale) : w.force, start: p.pushStart ? np.add(w.start, p.pushStart) : w.start, end: p.pushStart ? np.add(w.end, p.pushStart) : w.end } } : {}),
   };
-  return { system, state: built.state };
+  if (!w && (p.pushScale || p.pushStart)) throw new Error("rigid scene: pushScale and pushStart are unknowns of the scene's impulses, but it has none.");
+  return { system, state: initialStateFor(built.state, p) };
+}
+
+/** The initial state with the unknown parts of it (x0, y0, z0, yaw0, vx0, vy0, vz0) from `p`. */
+function initialStateFor(state: RigidState, p: Params): RigidState {
+  const pick = (base: Array, names: readonly string[]): Array => {
+    if (!names.some((n) => p[n])) return base;
+    const parts = np.split(np.reshape(base, [3]), 3, 0).map((c, i) => (p[names[i]!] ? np.reshape(p[names[i]!]!, [1]) : c));
+    return np.reshape(np.concatenate(parts, 0), [1, 3]);
+  };
+  let q = state.q;
+  if (p.yaw0) {
+    // Heading: a rotation by yaw0 about +y before the scene's orientation (q' = q_yaw ⊗ q).
+    const half = np.mul(0.5, np.reshape(p.yaw0, [1]));
+    const yawQ = np.stack([np.zerosLike(half), np.sin(half), np.zerosLike(half), np.cos(half)], -1);
+    q = rigid.quatMul(yawQ, q);
+  }
+  return { ...state, x: pick(state.x, ["x0", "y0", "z0"]), v: pick(state.v, ["vx0", "vy0", "vz0"]), q };
 }
 
 /**
