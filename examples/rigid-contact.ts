@@ -22,8 +22,8 @@ export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "k
 /**
  * The loss compares every (quick) or every other (full) frame: with every 5th, only one or two
  * frames show the flight after the push (which fixes the mass), and a heavier, less frictional
- * object that ends in the same place is a local minimum. Quick mode: 1 s of video at 32², 8
- * substeps per frame.
+ * object that ends in the same place is a local minimum. Quick mode: 1 s of video at 32², 14
+ * substeps per frame (what the contact needs to be stable).
  *
  * The dataset's guesses are drawn over the prior's whole range, so there the fit starts with a
  * curriculum over the video's length (horizon-curriculum.ts): 10, 20, 30, then 45 of the 60 frames,
@@ -53,7 +53,7 @@ export const CONTACT_SETTINGS = {
     curriculum: { horizons: [1 / 6, 1 / 3, 1 / 2, 3 / 4], candidates: 48, finalists: 3, stageSteps: 80, stageRefine: 30, finalLr: 0.02 },
   },
   quick: {
-    resolution: 32, frames: 30, substeps: 8, steps: 30, lr: 0.05, lrEnd: 5e-3, refine: 5, polish: 2, select: "every", scan: { points: 4 },
+    resolution: 32, frames: 30, substeps: 14, steps: 30, lr: 0.05, lrEnd: 5e-3, refine: 5, polish: 2, select: "every", scan: { points: 4 },
     curriculum: { horizons: [1 / 3], candidates: 8, finalists: 2, stageSteps: 15, stageRefine: 3, finalLr: 0.02 },
   },
 } as const;
@@ -69,13 +69,13 @@ export function defaultContactScene(resolution: number, frames = FRAMES): sysid.
     shape: "box", scale: [0.7, 0.3, 0.6], mass: 2,
     position: [-1.4, 0.6, 0], rotation: [0, Math.sin(0.2), 0, Math.cos(0.2)], velocity: [0.3, 0, 0.1], angularVelocity: [0, 1.0, 0],
     impulses: [{ force: [40, 0, 5], point: [0, 0, 0], duration: IMPULSE_SECONDS }],
-    gravity: [0, -9.8, 0], contact: { ke: 5000, kd: 15, kf: 100, mu: 0.6 },
+    gravity: [0, -9.8, 0], contact: { ke: 3e4, kd: 150, kf: 150, mu: 0.6 },
     frames, fps: FPS, substeps: 16, camera: GROUND_CAMERA, resolution,
   };
 }
 
 /** Wrong starting values for the default scene: each coefficient off by a factor 1.5–2. */
-export const DEFAULT_INITIAL: Values = { mass: 3.2, ke: 2500, kd: 30, kf: 50, mu: 0.4 };
+export const DEFAULT_INITIAL: Values = { mass: 3.2, ke: 1.6e4, kd: 80, kf: 80, mu: 0.4 };
 /** Quick mode starts closer (10% off) and estimates mass and friction only. */
 export const QUICK_INITIAL: Values = { mass: 2.2, mu: 0.54 };
 

@@ -296,6 +296,7 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
       residual: (u) => np.sub(u, 1),
       values: async (us) => us.map((u) => (u[0]! - 1) ** 2),
       diagnose: async () => null,
+      gradientCulprit: async () => "render",
     };
     const r = await sysid.descend(objective, [0], { optimizer: "lbfgs", steps: 8, ...quiet });
     expect(r.losses[r.losses.length - 1]!).toBeGreaterThan(Math.min(...r.losses)); // the drift wins near u = 1
@@ -314,5 +315,19 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     // The polish's losses continue the curve on the objective's scale (decreasing from where the gradient steps ended).
     expect(r.losses[r.losses.length - 1]!).toBeLessThan(r.losses[1]!);
     expect(r.finalLoss).toBeCloseTo(r.losses[r.losses.length - 1]!, 12);
+  });
+});
+
+describe("a non-finite gradient names the part that made it", () => {
+  // √(0·m): the state is finite (0), its derivative 0/0.
+  const kink = (p: sysid.Params) => np.reshape(np.sqrt(np.mul(0, p.m!)), [1, 1, 1, 1]);
+  const base = { frames: 1, observed: { video: np.ones([1, 1, 1, 1], { dtype: "float32" }) }, unknowns: [{ name: "m", transform: "log" as const }], initial: { m: 2 }, method: "pixels" as const, log: () => {} };
+  it("blames the simulation's derivative when the states stay finite but their gradient does not", async () => {
+    await expect(sysid.estimate({ ...base, simulate: (p) => kink(p), render: (s) => s, settings: { optimizer: "adam", steps: 3, progress: false, gradient: "reverse" } }))
+      .rejects.toThrow(/the simulated states stayed finite but the simulation's derivative did not/);
+  });
+  it("blames the rendering when the simulation and its derivative are finite", async () => {
+    await expect(sysid.estimate({ ...base, simulate: (p) => np.reshape(np.mul(0, p.m!), [1, 1, 1, 1]), render: (s) => np.sqrt(s), settings: { optimizer: "adam", steps: 3, progress: false, gradient: "reverse" } }))
+      .rejects.toThrow(/the simulation and its derivative stayed finite, so the rendering or the loss produced it/);
   });
 });

@@ -165,6 +165,9 @@ function stableSubsteps(system: ParticleSystem, fps: number, probe: (substeps: n
 /** Lightest mass, as a fraction of the truth, that an estimator's rollout must stay stable at. */
 const MASS_MARGIN = 0.25;
 
+/** Per-vertex coefficients (N/m, N·s/m) of a vertex carrying `share` kg as the rigid scenes' per-kilogram ones. */
+const perKilogram = (c: ObjectSpec["contact"], share: number): ObjectSpec["contact"] => ({ ke: c.ke / share, kd: c.kd / share, kf: c.kf / share, mu: c.mu });
+
 /** The object simulated as a rigid body with vertex contacts (its rest surface, uniform density). */
 function rigidModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings): ObjectModel {
   // meshBody puts the body frame at the centre of mass: the first contact point is vertex 0 − COM.
@@ -175,7 +178,9 @@ function rigidModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: Scen
     shape: { mesh: g.surface, name: spec.shape }, scale: [1, 1, 1], mass: spec.mass,
     position: com, rotation: [0, 0, 0, 1], velocity: [0, 0, 0], angularVelocity: [0, 0, 0],
     impulses: [{ force: spec.push, point: [0, 0, 0], start: 0, duration: spec.pushFrames / s.fps }],
-    gravity: GRAVITY, contact: { ...spec.contact, kd: m.damping ? spec.contact.kd : 0, mu: m.friction ? spec.contact.mu : 0 },
+    // The scene's contact is mass-normalised (per kg of the body, shared by its touching points):
+    // the sampled per-vertex coefficients are per eighth of the mass (8 vertices' worth).
+    gravity: GRAVITY, contact: perKilogram({ ...spec.contact, kd: m.damping ? spec.contact.kd : 0, mu: m.friction ? spec.contact.mu : 0 }, spec.mass / 8),
     frames: s.frames, fps: s.fps, substeps, camera: IMPERFECT_CAMERA, resolution: s.resolution,
   });
   return { describe: "rigid body", substeps, positions: (mass, frames) => sysid.rigidVertices(scene, { mass }, frames) };

@@ -104,6 +104,7 @@ function preconditioned(o: Objective, p: Preconditioner): Objective {
     residual: (w) => o.residual(toU(w)),
     values: async (ws) => o.values(await Promise.all(ws.map(async (w) => globalThis.Array.from(await toU(f32(w)).data(), Number)))),
     diagnose: (w) => o.diagnose(toU(w)),
+    gradientCulprit: (w) => o.gradientCulprit(toU(w)),
   };
 }
 
@@ -182,7 +183,12 @@ async function notFinite(o: Objective, at: Array, label: string, k: number, loss
   const head = `${label}: the loss or its gradient is not finite at step ${k} (loss ${loss}, ‖∇‖ ${gradNorm})`;
   const d = await o.diagnose(at).catch(() => null);
   if (d) return new DivergenceError(`${head}, because ${d.message} An unknown may have left its stable range: narrow the prior, start closer, or lower the learning rate.`, d.divergence);
-  return new Error(`${head}; the simulation stayed finite, so the rendering or the loss produced it: run with setDebugNans(true) to find the operation, or narrow the prior, start closer, or lower the learning rate.`);
+  const culprit = Number.isFinite(loss) ? await o.gradientCulprit(at).catch(() => null) : null;
+  if (culprit === "simulation") {
+    return new Error(`${head}; the simulated states stayed finite but the simulation's derivative did not (the rollout's gradient, before any rendering): ` +
+      `run with setDebugNans(true) to find the operation, or narrow the prior, start closer, or lower the learning rate.`);
+  }
+  return new Error(`${head}; the simulation${culprit === "render" ? " and its derivative" : ""} stayed finite, so the rendering or the loss produced it: run with setDebugNans(true) to find the operation, or narrow the prior, start closer, or lower the learning rate.`);
 }
 
 /** Adam for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */

@@ -67,6 +67,12 @@ export interface Objective {
    * A DivergenceError (with the model's advice where it has one) when the states diverge, else null.
    */
   diagnose(u: Array): Promise<DivergenceError | null>;
+  /**
+   * Where a non-finite gradient at u comes from, when the states are finite: "simulation" when the
+   * rollout's own derivative (a pullback of ones through simulate) is not finite, else "render" (the
+   * rendering or the loss).
+   */
+  gradientCulprit(u: Array): Promise<"simulation" | "render">;
 }
 
 /** `render`, compiled (the fused rasterizer kernels make rendering and its derivatives compile quickly on every backend). */
@@ -146,8 +152,15 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     const d = await findDivergenceAsync(states, horizon);
     return d ? divergenceError("sysid: simulate", d, { frames: horizon }) : null;
   };
+  const gradientCulprit = async (u: Array): Promise<"simulation" | "render"> => {
+    const [states, pullback] = vjp(physics, u) as [unknown, (ct: unknown) => [Array]];
+    const [g] = pullback(tree.map((l: Array) => np.onesLike(l), states));
+    const d = await g.data();
+    return globalThis.Array.from(d).every(Number.isFinite) ? "render" : "simulation";
+  };
   return {
     size: layout.size,
+    gradientCulprit,
     valueAndGrad: valueAndGradFn,
     value,
     residual,

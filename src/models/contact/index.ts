@@ -6,7 +6,7 @@ import type { GroundContact } from "./types.js";
 import { requireParam } from "../common/params.js";
 export type { GroundContact } from "./types.js";
 export { groundEnergy, groundForces, groundGap } from "./ground.js";
-export { penetrationRamp, restMargin, rigidGroundForces } from "./rigid-ground.js";
+export { penetrationRamp, restMargin, rigidGroundForces, rigidGroundFriction, rigidGroundNormal } from "./rigid-ground.js";
 
 export interface GroundOptions {
   /** Plane normal (normalised here); default +y. */

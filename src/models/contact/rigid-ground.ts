@@ -40,12 +40,8 @@ export function restMargin(g: GroundContact, gravity: Array): Array {
   return np.add(np.sqrt(np.add(np.mul(np.mul(2, g.smoothing), np.minimum(a, half)), 1e-20)), np.maximum(np.sub(a, half), 0));
 }
 
-/**
- * Contact forces [P, 3] on rigid-body points at p [P, 3] moving with pv [P, 3]; `body` int32 [P]
- * names each point's body, `mass` [B] the bodies' masses and `gravity` [3] the field pressing
- * them into the plane.
- */
-export function rigidGroundForces(g: GroundContact, p: Array, pv: Array, radius: Array, body: Array, mass: Array, gravity: Array): Array {
+/** The normal part of rigid contact: per point the normal force magnitude f_n [P] and the mass share w [P] (kg). */
+export function rigidGroundNormal(g: GroundContact, p: Array, pv: Array, radius: Array, body: Array, mass: Array, gravity: Array): { fn: Array; w: Array } {
   const margin = restMargin(g, gravity);
   const gap = np.sub(np.sub(dot(p, g.normal), g.offset), radius);
   const d = np.sub(margin, gap);
@@ -56,11 +52,33 @@ export function rigidGroundForces(g: GroundContact, p: Array, pv: Array, radius:
   const touching = np.add(1, penetrationRamp(np.sub(np.scatterAdd(np.zerosLike(mass), body, share, 0), 0.5), np.onesLike(mass)));
   const w = np.take(np.div(mass, touching), body, 0);
   const vn = dot(pv, g.normal);
-  const vt = np.sub(pv, np.mul(np.expandDims(vn, -1), g.normal));
   const fn = np.mul(w, np.add(np.mul(g.ke, pen), np.mul(np.mul(g.kd, share), penetrationRamp(np.neg(vn), np.full([], APPROACH_SMOOTHING, { dtype: vn.dtype })))));
+  return { fn, w };
+}
+
+/**
+ * The friction [P, 3] on points with normal forces fn and mass shares w, sliding with velocity v
+ * [P, 3] (its tangential part counts): the smooth Coulomb law of `groundForces`, kf per kilogram.
+ * The rigid step passes the velocity the points would have at the end of the step without
+ * friction, so a push that starts from rest meets Coulomb friction in its first step rather than
+ * after the point has built up speed (measured: a box pushed from rest accelerated 11% faster than
+ * F/m − μg at 14 substeps per frame with the current velocity).
+ */
+export function rigidGroundFriction(g: GroundContact, fn: Array, w: Array, v: Array): Array {
+  const vt = np.sub(v, np.mul(np.expandDims(dot(v, g.normal), -1), g.normal));
   const bound = np.mul(g.mu, fn);
   const kfw = np.mul(g.kf, w);
   const vt2 = np.sum(np.square(vt), -1);
   const scale = np.div(np.mul(kfw, bound), np.sqrt(np.add(np.add(np.square(bound), np.mul(np.square(kfw), vt2)), 1e-30)));
-  return np.sub(np.mul(np.expandDims(fn, -1), g.normal), np.mul(np.expandDims(scale, -1), vt));
+  return np.neg(np.mul(np.expandDims(scale, -1), vt));
+}
+
+/**
+ * Contact forces [P, 3] on rigid-body points at p [P, 3] moving with pv [P, 3]; `body` int32 [P]
+ * names each point's body, `mass` [B] the bodies' masses and `gravity` [3] the field pressing
+ * them into the plane. Friction here sees the current velocity (the rigid step predicts it).
+ */
+export function rigidGroundForces(g: GroundContact, p: Array, pv: Array, radius: Array, body: Array, mass: Array, gravity: Array): Array {
+  const { fn, w } = rigidGroundNormal(g, p, pv, radius, body, mass, gravity);
+  return np.add(np.mul(np.expandDims(fn, -1), g.normal), rigidGroundFriction(g, fn, w, pv));
 }

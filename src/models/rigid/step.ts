@@ -16,51 +16,64 @@ import { rollout, type SimulateOptions } from "../common/simulate.js";
 import { quatFromRotationVector, quatMul, quatNormalize, quatToMatrix } from "../common/quat.js";
 import { cross, inv3, matmul, matvec, mT } from "../common/vec.js";
 import { groundForces } from "../contact/ground.js";
-import { rigidGroundForces } from "../contact/rigid-ground.js";
+import { rigidGroundFriction, rigidGroundNormal } from "../contact/rigid-ground.js";
 import type { RigidControls, RigidState, RigidSystem } from "./types.js";
 
 /** World-frame inverse inertia R·I⁻¹·Rᵀ [B, 3, 3]. */
 const worldInverseInertia = (R: Array, invI: Array): Array => matmul(matmul(R, invI), mT(R));
 
 /**
- * How much of a force window [start, end] acts in the step at time t: 1 inside, 0 a step or more
- * outside, linear over the one step between. On a step grid that contains start and end this is
- * the closed interval exactly; between grid points it makes the window's impulse continuous (and
- * differentiable) in start and end, so a push's start time can be estimated. Without a step
- * length (dt 0) it is the closed interval.
+ * How much of a force window [start, end] acts in the step [t, t + dt]: the share of the step that
+ * lies inside the window, so a window's impulse is exactly force·(end − start) wherever it lies on
+ * the step grid, and continuous (differentiable) in start and end — a push's start time can be
+ * estimated. Without a step length (dt 0) it is the closed interval.
  */
 export function windowActivity(t: Array, start: Array, end: Array, dt: number): Array {
   if (!(dt > 0)) return np.where(np.logicalAnd(np.greaterEqual(t, start), np.lessEqual(t, end)), 1, 0);
-  const rampIn = np.clip(np.add(np.div(np.sub(t, start), dt), 1), 0, 1);
-  const rampOut = np.clip(np.add(np.div(np.sub(end, t), dt), 1), 0, 1);
-  return np.mul(rampIn, rampOut);
+  const overlap = np.sub(np.minimum(np.add(t, dt), end), np.maximum(t, start));
+  return np.div(np.clip(overlap, 0, dt), dt);
 }
 
-/** Net force and torque about the COM [B, 3] on every body during a step of length dt (force windows ramp over one step). */
+/**
+ * Net force and torque about the COM [B, 3] on every body during a step of length dt (force
+ * windows ramp over one step). With mass-normalised ground contact and dt > 0, friction acts on
+ * the contact points' velocities as every other force of the step would leave them (see
+ * rigidGroundFriction): the step's other forces are summed first.
+ */
 export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls | null = null, dt = 0): { force: Array; torque: Array } {
   const R = quatToMatrix(s.q);
   let force = np.mul(np.expandDims(sys.mass, -1), sys.gravity);
   let torque = np.zerosLike(s.w);
-  if (sys.contacts && sys.ground) {
-    const c = sys.contacts;
-    const r = matvec(np.take(R, c.body, 0), c.local);
-    const p = np.add(np.take(s.x, c.body, 0), r);
-    const pv = np.add(np.take(s.v, c.body, 0), cross(np.take(s.w, c.body, 0), r));
-    const f = sys.ground.scaling === "per-body-mass"
-      ? rigidGroundForces(sys.ground, p, pv, c.radius, c.body, sys.mass, sys.gravity)
-      : groundForces(sys.ground, p, pv, c.radius);
-    force = np.scatterAdd(force, c.body, f, 0);
-    torque = np.scatterAdd(torque, c.body, cross(r, f), 0);
-  }
+  const add = (body: Array, r: Array, f: Array) => {
+    force = np.scatterAdd(force, body, f, 0);
+    torque = np.scatterAdd(torque, body, cross(r, f), 0);
+  };
   if (sys.forceWindows) {
     const k = sys.forceWindows;
-    const f = np.mul(np.expandDims(windowActivity(s.t, k.start, k.end, dt), -1), k.force);
-    const r = matvec(np.take(R, k.body, 0), k.local);
-    force = np.scatterAdd(force, k.body, f, 0);
-    torque = np.scatterAdd(torque, k.body, cross(r, f), 0);
+    add(k.body, matvec(np.take(R, k.body, 0), k.local), np.mul(np.expandDims(windowActivity(s.t, k.start, k.end, dt), -1), k.force));
   }
   if (controls?.force) force = np.add(force, controls.force);
   if (controls?.torque) torque = np.add(torque, controls.torque);
+  if (sys.contacts && sys.ground) {
+    const c = sys.contacts, g = sys.ground;
+    const r = matvec(np.take(R, c.body, 0), c.local);
+    const p = np.add(np.take(s.x, c.body, 0), r);
+    const pv = np.add(np.take(s.v, c.body, 0), cross(np.take(s.w, c.body, 0), r));
+    if (g.scaling !== "per-body-mass") {
+      add(c.body, r, groundForces(g, p, pv, c.radius));
+    } else {
+      const { fn, w } = rigidGroundNormal(g, p, pv, c.radius, c.body, sys.mass, sys.gravity);
+      add(c.body, r, np.mul(np.expandDims(fn, -1), g.normal));
+      let v = pv;
+      if (dt > 0) {
+        // The points' velocities after this step without friction: a = F/m, α = I_w⁻¹·τ (the gyroscopic term is second order here).
+        const a = np.div(force, np.expandDims(sys.mass, -1));
+        const alpha = matvec(worldInverseInertia(R, inv3(sys.inertia)), torque);
+        v = np.add(pv, np.mul(np.add(np.take(a, c.body, 0), cross(np.take(alpha, c.body, 0), r)), dt));
+      }
+      add(c.body, r, rigidGroundFriction(g, fn, w, v));
+    }
+  }
   return { force, torque };
 }
 

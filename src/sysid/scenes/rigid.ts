@@ -197,8 +197,8 @@ export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; 
   };
   const built = rigid.rigidSystem([body], {
     gravity: s.gravity, ...(ground ? { ground } : {}),
-    // Active on exactly duration/dt steps when the start is on the step grid.
-    forceWindows: s.impulses.map((i) => ({ body: 0, force: i.force, point: i.point, start: i.start ?? 0, end: (i.start ?? 0) + i.duration - scene.dt })),
+    // A constant force over [start, start + duration] (its impulse force·duration wherever the start lies).
+    forceWindows: s.impulses.map((i) => ({ body: 0, force: i.force, point: i.point, start: i.start ?? 0, end: (i.start ?? 0) + i.duration })),
   });
   const mass = p.mass ? np.reshape(p.mass, [1]) : built.system.mass;
   const unitI = np.reshape(f32(scene.unitInertia), [1, 3, 3]);
