@@ -101,12 +101,12 @@ function tiltedHeading(rng: Rng, maxDeg: number): [number, number, number, numbe
  * Ranges of the contact coefficients sampled for Table 2, in the scenes' mass-normalised contact
  * (`contact.rigidGround`: ke in N/m per kg of the object, kd and kf in s⁻¹), all inside the
  * documented ranges and stable at the scenes' 16 substeps (1/480 s).
- * Why kf tops out at 200 s⁻¹: friction saturates to Coulomb above the crossover speed μg/kf, and
- * kf only shows in the video below it — at 200 s⁻¹ and μ = 0.2 that is 1 cm/s, the slow end of a
- * sliding object's stop; much larger kf no video tells apart.
+ * (`contact.rigidContactStepLimit`). kf only shows in the video below the crossover speed μg/kf
+ * where friction saturates to Coulomb — at 120 s⁻¹ and μ = 0.2, 1.6 cm/s: the slow end of a
+ * sliding object's stop.
  */
 export const CONTACT_RANGES: Readonly<Record<keyof ContactParams, readonly [number, number]>> = {
-  ke: [1.5e4, 6e4], kd: [40, 200], kf: [20, 200], mu: [0.2, 1.0],
+  ke: [1e4, 3e4], kd: [30, 120], kf: [20, 120], mu: [0.2, 1.0],
 };
 
 /** The prior's ranges of the Table 2 unknowns for an object of the given volume (m³). */
