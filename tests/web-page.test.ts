@@ -18,7 +18,7 @@ const CHROMIUM = "/usr/bin/chromium";
 const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser && process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (.ci/run does) to run the browser tests.`);
 
-interface PageState { phase: string; backend: string; adapter: string; estimate: number | null; losses: number[]; error: string | null }
+interface PageState { phase: string; backend: string; adapter: string; estimate: number | null; losses: number[]; error: string | null; verdict: string | null }
 
 const artefacts = join(import.meta.dirname, "..", "test-artifacts");
 let server: Server, url: string, browser: Browser;
@@ -106,17 +106,46 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     await page.goto(`${url}?scene=rigid&steps=20`);
     await page.waitForFunction(() => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.phase === "idle");
     await page.setInputFiles("#file", { name: "box.gif", mimeType: "image/gif", buffer: gif });
+    // Not until the visitor says which scene the video shows.
+    expect(await page.isDisabled("#run-file")).toBe(true);
+    await page.selectOption("#file-scene", "rigid");
     await page.click("#run-file");
     const s = await finished(page);
     expect(s.error).toBeNull();
+    expect(s.verdict).toBe("fits");
     // GIF's palette and the float32 GPU render differ slightly from the CPU's video.
     expect(Math.abs(s.estimate! - 3.2) / 3.2).toBeLessThan(0.03);
     await page.close();
   }, 500_000);
 
+  it("gives no number for a video that is not the chosen scene: a poor-fit verdict", async () => {
+    // The beam's video fitted as the box: nothing in it looks like the box's motion.
+    await init({ backend: "cpu" });
+    const video = await renderVideo(sceneById("soft-beam"), DEFAULT_SETTINGS, 1000).data();
+    const { frames, size } = DEFAULT_SETTINGS;
+    const rasters = Array.from({ length: frames }, (_, k) => {
+      const rgba = new Uint8ClampedArray(size * size * 4);
+      for (let i = 0; i < size * size; i++) {
+        for (let c = 0; c < 3; c++) rgba[4 * i + c] = Math.round(Math.min(1, Math.max(0, video[(k * size * size + i) * 3 + c]!)) * 255);
+        rgba[4 * i + 3] = 255;
+      }
+      return { width: size, height: size, rgba };
+    });
+    const page = await browser.newPage();
+    await page.goto(`${url}?scene=rigid&steps=10&fileScene=rigid`);
+    await page.waitForFunction(() => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.phase === "idle");
+    await page.setInputFiles("#file", { name: "beam.gif", mimeType: "image/gif", buffer: Buffer.from(encodeGif(rasters)) });
+    await page.click("#run-file");
+    const s = await finished(page);
+    expect(s.verdict).toBe("poor");
+    expect(await page.textContent("#estimate")).toMatch(/^no estimate: this video is not/);
+    expect(await page.textContent("#verdict")).toMatch(/poor fit .* means nothing/);
+    await page.close();
+  }, 500_000);
+
   it("explains a wrong file instead of failing silently", async () => {
     const page = await browser.newPage();
-    await page.goto(`${url}?scene=rigid&steps=5`);
+    await page.goto(`${url}?scene=rigid&steps=5&fileScene=rigid`);
     await page.waitForFunction(() => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.phase === "idle");
     await page.setInputFiles("#file", { name: "notes.gif", mimeType: "image/gif", buffer: Buffer.from("this is not a GIF") });
     await page.click("#run-file");

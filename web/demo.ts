@@ -84,7 +84,24 @@ export function renderVideo(scene: DemoScene, s: DemoSettings, value: number): A
 
 export interface DemoStep { readonly step: number; readonly loss: number; readonly estimate: number }
 
-export interface DemoResult { readonly estimate: number; readonly losses: number[]; readonly seconds: number }
+/**
+ * How well the estimate explains the video: the loss over every frame against the loss of an empty
+ * frame (the scene's background alone). A dropped video of something else — another object, another
+ * camera — leaves most of its difference from the background unexplained, and its "estimate" means
+ * nothing: the page says so instead of announcing a number.
+ */
+export interface DemoVerdict {
+  readonly status: "fits" | "poor";
+  readonly finalLoss: number;
+  readonly emptyLoss: number;
+  /** 1 − finalLoss / emptyLoss. */
+  readonly explained: number;
+}
+
+/** A fit explains the video when it accounts for at least this share of the empty-frame loss. */
+export const EXPLAINED_NEEDED = 0.9;
+
+export interface DemoResult { readonly estimate: number; readonly losses: number[]; readonly seconds: number; readonly verdict: DemoVerdict }
 
 /** Recover the parameter from `observed` ([frames, H, W, 3]), calling `onStep` at every iterate. */
 export async function recover(scene: DemoScene, s: DemoSettings, observed: Array, onStep: (st: DemoStep) => void | Promise<void>): Promise<DemoResult> {
@@ -101,7 +118,11 @@ export async function recover(scene: DemoScene, s: DemoSettings, observed: Array
     },
     log: () => {},
   });
-  return { estimate: r.estimate[name] as number, losses: r.losses, seconds: r.seconds };
+  const estimate = r.estimate[name] as number;
+  const finalLoss = (await np.mean(np.square(np.sub(renderVideo(scene, s, estimate), observed))).data())[0]!;
+  const emptyLoss = (await np.mean(np.square(np.sub(observed, np.array([...BACKGROUND], { dtype: "float32" })))).data())[0]!;
+  const explained = emptyLoss > 0 ? 1 - finalLoss / emptyLoss : 0;
+  return { estimate, losses: r.losses, seconds: r.seconds, verdict: { status: explained >= EXPLAINED_NEEDED ? "fits" : "poor", finalLoss, emptyLoss, explained } };
 }
 
 /** Frames from a visitor (RGBA bytes per frame, any size) as the scene's target video: RGB, area-resampled to the scene's size and spread over its length. */

@@ -4,12 +4,15 @@
  * navigator.gpu (the CPU backend where the browser has no WebGPU, said on the page). A visitor can
  * drop a GIF or PNG frames as the target instead.
  *
- * URL parameters (used by the end-to-end test): ?scene=rigid&truth=2.5&steps=30&autorun=1&backend=cpu|webgpu.
+ * A dropped video is fitted only to the scene the visitor says it shows, and the page ends with a
+ * verdict: a video the estimate does not explain gets no number announced.
+ *
+ * URL parameters (used by the end-to-end test): ?scene=rigid&truth=2.5&steps=30&autorun=1&backend=cpu|webgpu&fileScene=rigid.
  * The page's state is mirrored on window.gradsimDemo for scripts.
  */
 import { decodeGif, devices, init, linePlot, type Array } from "../src/index.js";
 import type { Frame } from "../src/io/resample.js";
-import { DEFAULT_SETTINGS, recover, renderVideo, SCENES, sceneById, videoFromFrames, type DemoScene, type DemoSettings } from "./demo.js";
+import { DEFAULT_SETTINGS, EXPLAINED_NEEDED, recover, renderVideo, SCENES, sceneById, videoFromFrames, type DemoScene, type DemoSettings } from "./demo.js";
 
 interface PageState {
   phase: "starting" | "idle" | "rendering" | "recovering" | "done" | "error";
@@ -20,8 +23,10 @@ interface PageState {
   losses: number[];
   seconds: number | null;
   error: string | null;
+  /** "fits" or "poor": whether the estimate explains the video (see DemoVerdict). */
+  verdict: string | null;
 }
-const state: PageState = { phase: "starting", backend: "", adapter: "", truth: null, estimate: null, losses: [], seconds: null, error: null };
+const state: PageState = { phase: "starting", backend: "", adapter: "", truth: null, estimate: null, losses: [], seconds: null, error: null, verdict: null };
 (globalThis as { gradsimDemo?: PageState }).gradsimDemo = state;
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -54,11 +59,13 @@ function settings(): DemoSettings {
   return { ...DEFAULT_SETTINGS, steps };
 }
 
-const busy = (on: boolean) => { for (const id of ["run", "run-file", "scene", "truth", "steps"]) $<HTMLInputElement>(id).disabled = on || (id === "run-file" && !picked.length); };
+/** A dropped video can be fitted only once the visitor has said which scene it shows. */
+const canRunFile = () => picked.length > 0 && $<HTMLSelectElement>("file-scene").value !== "";
+const busy = (on: boolean) => { for (const id of ["run", "run-file", "scene", "file-scene", "truth", "steps"]) $<HTMLInputElement>(id).disabled = on || (id === "run-file" && !canRunFile()); };
 
 async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Array>, truth: number | null): Promise<void> {
   busy(true);
-  Object.assign(state, { phase: "rendering", truth, estimate: null, losses: [], seconds: null, error: null });
+  Object.assign(state, { phase: "rendering", truth, estimate: null, losses: [], seconds: null, error: null, verdict: null });
   $("error").textContent = "";
   const u = scene.unknown;
   try {
@@ -76,9 +83,18 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
       await new Promise((resolve) => setTimeout(resolve, 0)); // let the page repaint
     });
     await showLastFrame($("current"), renderVideo(scene, s, r.estimate));
-    Object.assign(state, { phase: "done", estimate: r.estimate, seconds: r.seconds });
+    Object.assign(state, { phase: "done", estimate: r.estimate, seconds: r.seconds, verdict: r.verdict.status });
     const err = truth !== null ? `, error ${(100 * Math.abs(r.estimate - truth) / truth).toFixed(2)}%` : "";
-    $("estimate").textContent = `recovered ${u.name} = ${fmt(r.estimate)} ${u.unit}${truth !== null ? ` (hidden: ${fmt(truth)} ${u.unit}${err})` : ""}`;
+    const explained = `the estimate's video explains ${(100 * r.verdict.explained).toFixed(1)}% of the target's difference from an empty background`;
+    if (r.verdict.status === "fits") {
+      $("estimate").textContent = `recovered ${u.name} = ${fmt(r.estimate)} ${u.unit}${truth !== null ? ` (hidden: ${fmt(truth)} ${u.unit}${err})` : ""}`;
+      $("verdict").textContent = `Verdict: fits — ${explained}.`;
+    } else {
+      $("estimate").textContent = `no estimate: this video is not "${scene.title}" as gradsim simulates it`;
+      $("verdict").textContent = `Verdict: poor fit — ${explained} (a fit needs ${100 * EXPLAINED_NEEDED}%). The best ${u.name} found, ${fmt(r.estimate)} ${u.unit}, means nothing: ` +
+        "the video must show the chosen scene's object, filmed as the scene's camera films it. For your own footage, describe it in a scene file and run gradsim fit in Node.";
+    }
+    $("verdict").className = r.verdict.status;
     $("status").textContent = `${r.losses.length - 1} steps in ${r.seconds.toFixed(1)} s on ${state.backend}`;
   } catch (e) {
     Object.assign(state, { phase: "error", error: (e as Error).message });
@@ -124,6 +140,11 @@ async function main(): Promise<void> {
 
   const select = $<HTMLSelectElement>("scene");
   for (const s of SCENES) select.add(new Option(s.title, s.id));
+  const fileScene = $<HTMLSelectElement>("file-scene");
+  fileScene.add(new Option("— which scene does your video show? —", ""));
+  for (const s of SCENES) fileScene.add(new Option(s.title, s.id));
+  if (query.get("fileScene")) fileScene.value = query.get("fileScene")!;
+  fileScene.onchange = () => busy(false);
   const truthInput = $<HTMLInputElement>("truth");
   const sync = () => {
     const sc = sceneById(select.value);
@@ -152,7 +173,8 @@ async function main(): Promise<void> {
   $("run").onclick = start;
   $<HTMLInputElement>("file").onchange = (ev) => { picked = [...((ev.target as HTMLInputElement).files ?? [])]; busy(false); };
   $("run-file").onclick = () => {
-    const scene = sceneById(select.value);
+    if (!fileScene.value) { $("error").textContent = "say which scene your video shows first: gradsim fits it to that scene's object and camera"; return; }
+    const scene = sceneById(fileScene.value);
     let s: DemoSettings;
     try { s = settings(); } catch (e) { $("error").textContent = (e as Error).message; return; }
     void run(scene, s, async () => videoFromFrames(await framesOf(picked), s), null);
