@@ -88,7 +88,7 @@ def scene_file(case, shape, cam, st):
         "mesh": shape.scene_mesh(),
         "camera": cam,
         "fps": FPS,
-        "resolution": 64,
+        "resolution": case["size"][1],  # the estimator at the video's own height: the smallest bodies are ~15 px across
         "initialState": st,
         "impulses": case["impulses"],
         "gravity": [0, -G, 0],
@@ -186,7 +186,7 @@ def make(case):
     return {"case": name, "dir": name, "video": f"{name}/video.mp4", "scene": f"{name}/scene.json", "truth": f"{name}/truth.json",
             "plate": f"{name}/plate.png", "shape": case["shape"][0], "engine": case["engine"], "renderer": "povray",
             "mass": case["mass"], "mu": case["mu"], "push": push_text, "camera": case["camera"], "determines": case["determines"],
-            "frames": len(xs), "fps": FPS, "width": W, "height": H}
+            "unknowns": list(scene["unknowns"]), "frames": len(xs), "fps": FPS, "width": W, "height": H}
 
 
 def main(names):

@@ -28,7 +28,7 @@ plane { y, 0
 def object_block(shape, colour, R, x):
     pig = "pigment { color rgb <%g, %g, %g> }" % tuple(colour)
     if shape.kind == "sphere":
-        c2 = tuple(0.25 + 0.5 * np.asarray(colour))
+        c2 = tuple(0.55 * np.asarray(colour))  # a darker stripe of the same hue: saturated, so it stands out from the grey floor
         pig = "pigment { gradient x color_map { [0.0 color rgb <%g,%g,%g>] [0.5 color rgb <%g,%g,%g>] [0.5 color rgb <%g,%g,%g>] [1.0 color rgb <%g,%g,%g>] } scale %g translate <%g,0,0> }" % (
             *colour, *colour, *c2, *c2, shape.r, -shape.r / 2)
     m = (R[0, 0], R[1, 0], R[2, 0], R[0, 1], R[1, 1], R[2, 1], R[0, 2], R[1, 2], R[2, 2], x[0], x[1], x[2])
@@ -41,9 +41,12 @@ def render(pov_text, K, out_png, quality=True):
         src = os.path.join(d, "f.pov")
         open(src, "w").write(pov_text)
         aa = ["+A0.05", "+AM2", "+R3", "+J0.8"] if quality else ["-A"]
-        r = subprocess.run(["povray", "-D", "-V", "+GA", "+Q9", *aa, "+FN", f"+W{K['width']}", f"+H{K['height']}",
-                            f"+I{src}", f"+O{out_png}"], capture_output=True, text=True)
-        if r.returncode != 0 or not os.path.exists(out_png):
+        for attempt in range(4):  # on a loaded machine POV-Ray sometimes times out starting its worker threads
+            r = subprocess.run(["povray", "-D", "-V", "+GA", "+Q9", *aa, "+FN", f"+W{K['width']}", f"+H{K['height']}",
+                                f"+I{src}", f"+O{out_png}"], capture_output=True, text=True)
+            if r.returncode == 0 and os.path.exists(out_png):
+                break
+        else:
             raise RuntimeError("povray failed:\n" + r.stderr[-2000:])
 
 
