@@ -26,6 +26,7 @@ from cases import CASES, FRUSTUM
 from engines import simulate, G, DT, SETTLE
 from geometry import lookat_to_opencv, opencv_from_view, project, quat_xyzw_to_matrix, yaw_quat
 from render_povray import object_block, render, scene_text, sensor
+from render_blender import render_frames
 from shapes import Box, Cylinder, Sphere, ObjMesh, write_frustum_obj
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -33,6 +34,8 @@ OUT = os.path.join(ROOT, "examples", "data", "outside")
 CHECKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checks")
 FPS = 30
 CRF = 14
+RENDERERS = {"povray": "POV-Ray 3.7 (area light, soft shadows, checkered floor)",
+             "blender": "Blender 3.4 Cycles, 48 samples (area light, soft shadows, checkered floor)"}
 
 
 def shape_of(case):
@@ -138,14 +141,22 @@ def make(case):
     d = os.path.join(OUT, name)
     os.makedirs(d, exist_ok=True)
     seed = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
+    renderer = case.get("renderer", "povray")
     with tempfile.TemporaryDirectory() as tmp:
-        for k, (x, q) in enumerate(zip(xs, qs)):
+        if renderer == "blender":
+            render_frames(K, R, t, shape, case["colour"], [(quat_xyzw_to_matrix(q), x) for x, q in zip(xs, qs)], os.path.join(tmp, "raw%03d.png"))
+            render_frames(K, R, t, None, None, [(None, None)], os.path.join(tmp, "plate%03d.png"))
+            for k in range(len(xs)):
+                sensor(os.path.join(tmp, "raw%03d.png" % k), os.path.join(tmp, "f%03d.png" % k), seed + k)
+            sensor(os.path.join(tmp, "plate000.png"), os.path.join(d, "plate.png"), seed + 100000)
+        else:
+            for k, (x, q) in enumerate(zip(xs, qs)):
+                raw = os.path.join(tmp, "raw.png")
+                render(scene_text(K, R, t, object_block(shape, case["colour"], quat_xyzw_to_matrix(q), x)), K, raw)
+                sensor(raw, os.path.join(tmp, "f%03d.png" % k), seed + k)
             raw = os.path.join(tmp, "raw.png")
-            render(scene_text(K, R, t, object_block(shape, case["colour"], quat_xyzw_to_matrix(q), x)), K, raw)
-            sensor(raw, os.path.join(tmp, "f%03d.png" % k), seed + k)
-        raw = os.path.join(tmp, "raw.png")
-        render(scene_text(K, R, t), K, raw)
-        sensor(raw, os.path.join(d, "plate.png"), seed + 100000)
+            render(scene_text(K, R, t), K, raw)
+            sensor(raw, os.path.join(d, "plate.png"), seed + 100000)
         video = os.path.join(d, "video.mp4")
         subprocess.run(["ffmpeg", "-y", "-v", "error", "-framerate", str(FPS), "-i", os.path.join(tmp, "f%03d.png"),
                         "-c:v", "libx264", "-preset", "veryslow", "-crf", str(CRF), "-pix_fmt", "yuv420p", "-movflags", "+faststart", video], check=True)
@@ -164,7 +175,7 @@ def make(case):
         "mass": case["mass"], "mu": case["mu"],
         **({"restitution": case["restitution"]} if "restitution" in case else {}),
         "engine": engine_name(case["engine"]),
-        "renderer": "POV-Ray 3.7 (area light, soft shadows, checkered floor, vignetting, sensor noise), H.264 CRF %d" % CRF,
+        "renderer": RENDERERS[renderer] + ", vignetting and sensor noise, H.264 CRF %d" % CRF,
         "determines": case["determines"],
         "notes": case["notes"],
         "shape": case["shape"][0], "push": push_text, "camera": case["camera"],
@@ -184,7 +195,7 @@ def make(case):
     print(f"{name}: {len(xs)} frames {W}x{H}, {size / 1024:.0f} KB, travel {travel:.3f} m, frame-0 sink {1000 * sink:.3f} mm, "
           f"final height {xs[-1, 1]:.3f} m", flush=True)
     return {"case": name, "dir": name, "video": f"{name}/video.mp4", "scene": f"{name}/scene.json", "truth": f"{name}/truth.json",
-            "plate": f"{name}/plate.png", "shape": case["shape"][0], "engine": case["engine"], "renderer": "povray",
+            "plate": f"{name}/plate.png", "shape": case["shape"][0], "engine": case["engine"], "renderer": renderer,
             "mass": case["mass"], "mu": case["mu"], "push": push_text, "camera": case["camera"], "determines": case["determines"],
             "unknowns": list(scene["unknowns"]), "frames": len(xs), "fps": FPS, "width": W, "height": H}
 
@@ -200,7 +211,7 @@ def main(names):
         old[c["name"]] = make(c)
     order = [c["name"] for c in CASES if c["name"] in old]
     manifest = {
-        "about": "Outside validation set for gradsim (issue 60 item 7): videos simulated by MuJoCo or PyBullet and rendered by POV-Ray; "
+        "about": "Outside validation set for gradsim (issue 60 item 7): videos simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles; "
                  "made by tools/outside/make_cases.py (see tools/outside/README.md). Paths are relative to this file.",
         "conventions": {"world": "y up, ground plane y = 0, gravity [0, -9.81, 0]", "frames": "video frame k shows the state at t = k/fps; frame 0 is the scene file's initial state",
                         "push": "constant force (N, world) at a body point (m, from the COM, body frame) over [start, start + duration]",
