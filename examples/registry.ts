@@ -15,6 +15,7 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "double-pendulum": () => import("./double-pendulum.js"),
   "smoke": () => import("./smoke.js"),
   "fit": () => import("./fit.js"),
+  "outside": () => import("./outside.js"),
   "imperfect-models": () => import("./imperfect-models.js"),
   "control-walker": () => import("./control-walker.js"),
   "control-fem": () => import("./control-fem.js"),
