@@ -4,7 +4,8 @@
  * transforms (`grad`, `vmap`, `jit`, `lax.scan`, ...) and backends (`init`).
  * This entry imports no Node built-ins (browsers and bundlers use it); src/node.ts adds files.
  */
-export { Array, type ArrayLike } from "./core/array.js";
+// `NDArray` is the same class under a name that does not shadow the global `Array` in a user's module.
+export { Array, Array as NDArray, type ArrayLike } from "./core/array.js";
 export type { DType } from "./core/dtype.js";
 export { ShapedArray } from "./core/aval.js";
 export { np } from "./core/np/index.js";
