@@ -1,7 +1,9 @@
 /**
  * The package as a user installs it: `npm pack` (which builds dist/), the tarball installed into
  * a scratch project, a program run with plain `node` that imports "gradsim" and takes a gradient,
- * `tsc` resolving the package's types there, and a browser bundle (esbuild, platform browser) of
+ * `tsc` resolving the package's types there — a day-one program under `--strict` without
+ * skipLibCheck, so every published declaration is checked, in a project with the DOM library and
+ * in one with neither DOM nor @types/node — and a browser bundle (esbuild, platform browser) of
  * the main entry that pulls in no Node built-ins.
  */
 import { spawnSync } from "node:child_process";
@@ -69,6 +71,32 @@ describe("the packed package", () => {
     const r = spawnSync(bin("tsc"), ["-p", "."], { cwd: scratch, encoding: "utf8" });
     expect(r.status, "assigning an Array to a number must not type-check").not.toBe(0);
     expect(r.stdout).toMatch(/not assignable to type 'number'/);
+  });
+
+  it("a day-one program type-checks under --strict without skipLibCheck, and the transforms keep its types", () => {
+    writeFileSync(join(scratch, "day-one.ts"), [
+      'import { grad, jit, lax, np, valueAndGrad, vmap, type NDArray } from "gradsim";',
+      'import { writeLinePlot } from "gradsim/node";',
+      "type Params = { mass: NDArray; friction: NDArray };",
+      "const loss = (p: Params): NDArray => np.sum(np.add(np.square(p.mass), p.friction));",
+      "const params: Params = { mass: np.array([1, 2]), friction: np.array(0.5) };",
+      "export const g: Params = grad(loss)(params);",
+      "export const [value, g2] = valueAndGrad(loss)(params);",
+      "export const friction: NDArray = g2.friction;",
+      "export const [[p]] = lax.scan(([p, v]: [NDArray, NDArray]) => [[np.add(p, v), v], null], [np.zeros([]), np.ones([])], null, { length: 3 });",
+      "export const batched: NDArray = jit(vmap((x: NDArray) => np.sin(x)))(np.array([1, 2]));",
+      "export const plot: (path: string, data: readonly number[]) => void = writeLinePlot;",
+      "// The gradient is typed (not any): a misspelt field does not type-check.",
+      "// @ts-expect-error",
+      "export const typo = g.mas;",
+    ].join("\n"));
+    const strict = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [] };
+    for (const [name, lib] of [["with the DOM library", undefined], ["with ES2022 only", ["ES2022"]]] as const) {
+      writeFileSync(join(scratch, "tsconfig.strict.json"), JSON.stringify({ compilerOptions: { ...strict, ...(lib ? { lib } : {}) }, include: ["day-one.ts"] }));
+      const r = spawnSync(bin("tsc"), ["-p", "tsconfig.strict.json"], { cwd: scratch, encoding: "utf8" });
+      expect(r.stdout, `tsc --strict ${name}`).toBe("");
+      expect(r.status).toBe(0);
+    }
   });
 
   it("a browser bundle of the main entry pulls in no Node built-ins", () => {
