@@ -12,12 +12,12 @@ import { DivergenceError, divergenceError, findDivergenceAsync } from "../models
 import { frameIndices, meanSquare, poolFrames, takeFrames, type FrameSelection } from "./losses.js";
 import type { Layout, Params } from "./unknowns.js";
 
-export interface Problem<S = unknown> {
+export interface Problem<S = unknown, N extends string = string> {
   /**
    * Per-frame states for the first `frames` frames of the video (every leaf with a leading time
    * axis of length `frames`), for physical parameters `params` (the unknowns, by name).
    */
-  simulate(params: Params, frames: number): S;
+  simulate(params: Params<N>, frames: number): S;
   /** Video frames [K, H, W, C] of K per-frame states. Needed for the image-based methods. */
   render?(states: S): Array;
   /**
