@@ -77,6 +77,8 @@ describe("the packed package", () => {
     writeFileSync(join(scratch, "day-one.ts"), [
       'import { grad, jit, lax, np, valueAndGrad, vmap, type NDArray } from "gradsim";',
       'import { writeLinePlot } from "gradsim/node";',
+      'import { fitVideo, readVideo } from "gradsim/sysid/node";',
+      "export const video: typeof readVideo = readVideo, fit: typeof fitVideo = fitVideo;",
       "type Params = { mass: NDArray; friction: NDArray };",
       "const loss = (p: Params): NDArray => np.sum(np.add(np.square(p.mass), p.friction));",
       "const params: Params = { mass: np.array([1, 2]), friction: np.array(0.5) };",

@@ -160,7 +160,7 @@ export function cond(pred: unknown, trueFn: (...ops: any[]) => unknown, falseFn:
 }
 
 /**
- * lax.switch(index, branches, ...operands): branches[clamp(index, 0, n - 1)](...operands), as in
+ * `lax.switch(index, branches, ...operands)` is `branches[clamp(index, 0, n - 1)](...operands)`, as in
  * JAX. The operands are variadic like lax.cond's (they used to be one array argument, so
  * `lax.switch(i, fs, x)` iterated over x); a JS integer index picks the branch directly.
  */
