@@ -7,14 +7,17 @@
  * the main entry that pulls in no Node built-ins.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const scratch = mkdtempSync(join(tmpdir(), "gradsim-pack-"));
+const pkg = join(scratch, "node_modules", "gradsim");
+const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
 
 function run(cmd: string, args: readonly string[], cwd: string): string {
   const r = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 300_000 });
@@ -37,7 +40,28 @@ describe("the packed package", () => {
   it("ships built JavaScript and types, not TypeScript sources", () => {
     const files = readdirSync(join(scratch, "node_modules", "gradsim", "dist"));
     expect(files).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "node.js", "node.d.ts"]));
-    expect(readdirSync(join(scratch, "node_modules", "gradsim"))).not.toContain("src");
+    // src/ holds only the three reference documents the guides and comments cite.
+    const src = filesUnder(join(pkg, "src")).map((f) => relative(pkg, f)).sort();
+    expect(src).toEqual(["src/models/README.md", "src/render/CONVENTIONS.md", "src/sysid/README.md"]);
+  });
+
+  it("ships the docs it references: every relative link of its Markdown and every document its declarations cite", () => {
+    const docs = filesUnder(pkg).filter((f) => f.endsWith(".md") && !relative(pkg, f).includes("node_modules"));
+    expect(docs.map((f) => relative(pkg, f))).toEqual(expect.arrayContaining(["README.md", "docs/guides/quickstart.md", "results/README.md", "bench/README.md"]));
+    const missing: string[] = [];
+    for (const doc of docs) {
+      for (const m of readFileSync(doc, "utf8").matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split("#")[0]!;
+        if (!target || /^(https?|mailto):/.test(m[1]!)) continue;
+        if (!existsSync(join(dirname(doc), target))) missing.push(`${relative(pkg, doc)} → ${m[1]}`);
+      }
+    }
+    for (const dts of filesUnder(join(pkg, "dist")).filter((f) => f.endsWith(".d.ts"))) {
+      const text = readFileSync(dts, "utf8");
+      for (const m of text.matchAll(/\b((?:src|docs|results|bench)\/[\w./-]+\.md)\b/g)) if (!existsSync(join(pkg, m[1]!))) missing.push(`${relative(pkg, dts)} cites ${m[1]}`);
+      if (/\.\.\/shared\/|render-anchors\.md/.test(text)) missing.push(`${relative(pkg, dts)} cites a file outside the repository`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it("plain node imports it and takes a gradient", () => {

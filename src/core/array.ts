@@ -35,7 +35,7 @@ export abstract class Array {
   abstract data(): Promise<TypedArray>;
   /** Reads the values synchronously; CPU backend only. */
   abstract dataSync(): TypedArray;
-  /** The values as an `ndarray` package view (row-major copy, the interop type of API.md); works on every backend. */
+  /** The values as an `ndarray` package view (row-major copy, the interop type of the public API); works on every backend. */
   async toNdarray(): Promise<ndarray.NdArray<TypedArray>> {
     return ndarray(await this.data(), [...this.shape]);
   }

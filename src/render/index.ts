@@ -1,6 +1,6 @@
 /**
  * gradsim.render: differentiable soft rasterizers (SoftRas, DIB-R) with shading and textures,
- * written with the array API so grad, jvp, vmap and jit apply. Conventions: CONVENTIONS.md.
+ * written with the array API so grad, jvp, vmap and jit apply. Conventions: src/render/CONVENTIONS.md.
  */
 export {
   type Camera, type LookAtConvention, type PerspectiveOptions, type Projected,
