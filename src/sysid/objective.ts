@@ -102,7 +102,7 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     const target = takeFrames(video, indices);
     const render = problem.render.bind(problem);
     const levels = o.pyramid ?? 1;
-    physics = (u) => takeFrames(problem.simulate(params(u), horizon), indices);
+    physics = (u) => layout.explainMisreads(() => takeFrames(problem.simulate(params(u), horizon), indices));
     compare = (states) => {
       const frames = render(states as S);
       if (frames.shape.join() !== target.shape.join()) {
@@ -114,7 +114,7 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     if (observed.states === undefined) throw new Error("sysid: the states method needs observed 3-D states (observed.states).");
     const measure = problem.measure ? problem.measure.bind(problem) : (x: S): unknown => x;
     const truth = measure(takeFrames(observed.states, frameIndices("every", horizon)));
-    physics = (u) => measure(problem.simulate(params(u), horizon));
+    physics = (u) => layout.explainMisreads(() => measure(problem.simulate(params(u), horizon)));
     compare = (states) => statesTerms(states, truth);
   }
   const loss = (u: Array) => compare(physics(u)).loss;

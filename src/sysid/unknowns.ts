@@ -39,18 +39,16 @@ export type Values<N extends string = string> = Readonly<Record<N, Value>>;
  */
 export type Params<N extends string = string> = Record<N, Array>;
 
-// Names a value may be asked for without being a parameter: promise and serialisation protocols,
-// test matchers and inspectors probe these on any object they are handed.
-const probedNames = new Set(["then", "toJSON", "asymmetricMatch", "$$typeof", "nodeType", "tagName", "constructor", "inspect", "length"]);
-
-/** Params that throw, naming the unknowns, when a simulator reads a name that is not one of them (a typo would otherwise be `undefined` deep in the math). */
-function checkedParams(params: Params, names: readonly string[]): Params {
+/**
+ * Params that note the names a simulator reads which are not unknowns. Reading one is not an
+ * error by itself (simulators probe optional parameters: `p.ke ?? defaultKe`), but when the
+ * simulation then fails, `Layout.explainMisreads` names them: a misspelt `params.sped` would
+ * otherwise surface as "mul: … got undefined" deep in the math.
+ */
+function recordingParams(params: Params, misreads: Set<string>): Params {
   return new Proxy(params, {
     get(target, key, receiver) {
-      if (typeof key === "string" && !(key in target) && !probedNames.has(key) && !key.startsWith("@@")) {
-        throw new Error(`sysid: the simulator read params.${key}, but "${key}" is not an unknown (unknowns: ${names.join(", ")}). ` +
-          "Check the spelling, or add it to unknowns (known constants belong in the simulator itself).");
-      }
+      if (typeof key === "string" && !(key in target)) misreads.add(key);
       return Reflect.get(target, key, receiver);
     },
   });
@@ -72,6 +70,8 @@ export class Layout<N extends string = string> {
   /** Total number of scalars (the length of u). */
   readonly size: number;
   private readonly offsets: number[];
+  /** Names read from params() that are not unknowns, since the last explainMisreads. */
+  private readonly misreads = new Set<string>();
 
   constructor(unknowns: readonly Unknown<N>[]) {
     if (!unknowns.length) throw new Error("sysid: no unknowns given; name at least one parameter to estimate, e.g. { name: \"mass\", transform: \"log\" }.");
@@ -151,7 +151,25 @@ export class Layout<N extends string = string> {
       if (k.size === undefined) x = np.reshape(x, []);
       out[k.name] = x;
     });
-    return checkedParams(out, this.names) as Params<N>;
+    return recordingParams(out, this.misreads) as Params<N>;
+  }
+
+  /**
+   * Run f (a simulation of params from this layout); if it throws after reading names that are
+   * not unknowns, the error says so and lists the unknowns.
+   */
+  explainMisreads<T>(f: () => T): T {
+    this.misreads.clear();
+    try {
+      return f();
+    } catch (e) {
+      const names = [...this.misreads];
+      if (!names.length || !(e instanceof Error)) throw e;
+      throw new Error(`${e.message}\nsysid: the simulator read ${names.map((n) => `params.${n}`).join(", ")}, but ${names.length > 1 ? "these are not unknowns" : `"${names[0]}" is not an unknown`} ` +
+        `(unknowns: ${this.names.join(", ")}); check the spelling, or add it to unknowns.`, { cause: e });
+    } finally {
+      this.misreads.clear();
+    }
   }
 
   /** Flat physical scalars in layout order (for error metrics). */
