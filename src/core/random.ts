@@ -55,3 +55,18 @@ export function randint(k: Array, shape: readonly number[], minval: number, maxv
 export function bernoulli(k: Array, p: number, shape: readonly number[] = []): Array {
   return lax.lt(uniform(k, shape), scalar(p, "float32"));
 }
+
+/**
+ * Draws from categorical distributions with unnormalised log-probabilities `logits` along `axis`
+ * (default the last), as `jax.random.categorical`: argmax(logits + Gumbel noise). int32 indices,
+ * the logits' shape without `axis`.
+ */
+export function categorical(k: Array, logits: Array, axis = -1): Array {
+  const ax = axis < 0 ? axis + logits.ndim : axis;
+  if (!Number.isInteger(ax) || ax < 0 || ax >= logits.ndim) throw new Error(`random.categorical: axis ${axis} is out of range for logits of shape [${logits.shape}].`);
+  const dtype = logits.dtype === "float64" ? "float64" : "float32";
+  // u in (0, 1]: −log(−log u) is finite except at u = 1 (+∞ noise, a sure pick, with probability 2⁻²⁴).
+  const u = lax.sub(scalar(1, dtype), uniform(checkKey(k, "random.categorical"), logits.shape, { dtype }));
+  const gumbel = lax.neg(lax.log(lax.neg(lax.log(u))));
+  return lax.argmax(lax.add(lax.convert(logits, dtype), gumbel), ax);
+}

@@ -1,0 +1,110 @@
+/**
+ * The everyday pieces added for issue 63 (nn.gelu, nn.leakyRelu, lax.map, np.isclose/allclose,
+ * tree.leaves/structure, evalShape, random.categorical): gradients against central differences
+ * (JAX's check_grads, to second order), vmap against a JS loop, lax.map against vmap and a loop,
+ * evalShape against the shapes the function really returns, categorical's frequencies against
+ * the softmax of its logits.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { evalShape, grad, lax, nn, np, random, tree, vmap, type Array } from "../src/index.js";
+import { checkGrads, makeRng } from "./gradcheck.js";
+import { expectClose, sliceAt, stackAt } from "./gen/check.js";
+import { fdGrad } from "./gen/fd.js";
+import { randomArray } from "./gen/programs.js";
+
+const range = (n: number): number[] => globalThis.Array.from({ length: n }, (_, i) => i);
+const shapeArb = fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 3 });
+/** Values at least 0.05 away from 0, where leakyRelu has its kink (finite differences straddle it otherwise). */
+const awayFromZero = (seed: number, shape: number[]): Array => {
+  const x = randomArray(seed, shape, -2, 2);
+  return np.where(np.less(np.abs(x), 0.05), np.add(x, np.mul(np.sign(np.add(x, 1e-9)), 0.1)), x);
+};
+
+describe("nn.gelu and nn.leakyRelu", () => {
+  it("gradients (forward and reverse, to second order) agree with central differences", () => {
+    fc.assert(fc.property(shapeArb, fc.nat(), fc.double({ min: 0, max: 0.5, noNaN: true }), (shape, seed, slope) => {
+      const rng = makeRng(seed);
+      checkGrads((x) => nn.gelu(x), [randomArray(seed, shape, -3, 3)], 2, rng);
+      checkGrads((x) => nn.leakyRelu(x, slope), [awayFromZero(seed + 1, shape)], 2, rng);
+    }), { numRuns: 25 });
+  });
+
+  it("vmap equals a loop, and the values are the formulas'", () => {
+    fc.assert(fc.property(shapeArb, fc.nat(), (shape, seed) => {
+      const xs = randomArray(seed, shape, -3, 3);
+      for (const f of [(x: Array) => nn.gelu(x), (x: Array) => nn.leakyRelu(x, 0.2)]) {
+        expectClose(vmap(f)(xs), stackAt(range(shape[0]!).map((i) => f(sliceAt(xs, 0, i))), 0), { rtol: 1e-12, atol: 1e-14 }, "vmap vs loop");
+      }
+      const host = [...xs.dataSync()];
+      const gelu = host.map((x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3))));
+      expect([...nn.gelu(xs).dataSync()].every((v, i) => Math.abs(v - gelu[i]!) < 1e-12)).toBe(true);
+      expect([...nn.leakyRelu(xs, 0.2).dataSync()]).toEqual(host.map((x) => (x > 0 ? x : 0.2 * x)));
+    }), { numRuns: 25 });
+    expect(() => nn.gelu(np.array([1]), { approximate: false })).toThrow(/needs erf/);
+  });
+});
+
+describe("lax.map", () => {
+  it("equals vmap and a loop, and its gradient the finite-difference one", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 4 }), fc.nat(), (n, m, seed) => {
+      const xs = randomArray(seed, [n, m]);
+      const w = randomArray(seed + 1, [m]);
+      const f = (row: Array) => np.sum(np.mul(np.sin(row), w));
+      const mapped = lax.map(f, xs);
+      expectClose(mapped, vmap(f)(xs), { rtol: 1e-12, atol: 1e-14 }, "lax.map vs vmap");
+      expectClose(mapped, np.stack(range(n).map((i) => f(sliceAt(xs, 0, i)))), { rtol: 1e-12, atol: 1e-14 }, "lax.map vs loop");
+      const L = (x: Array) => np.sum(np.square(lax.map(f, x)));
+      expectClose(grad(L)(xs), fdGrad(L, xs, 1e-6), { rtol: 1e-5, atol: 1e-8 }, "grad(lax.map)");
+    }), { numRuns: 20 });
+  });
+});
+
+describe("np.isclose and np.allclose", () => {
+  it("follow numpy's rule |a − b| ≤ atol + rtol·|b|, elementwise and over all", () => {
+    fc.assert(fc.property(fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 1, maxLength: 8 }), fc.nat(), (a, seed) => {
+      const rng = makeRng(seed);
+      const b = a.map((x) => x + (2 * rng() - 1) * 1e-4);
+      const want = a.map((x, i) => Math.abs(x - b[i]!) <= 1e-8 + 1e-5 * Math.abs(b[i]!));
+      const got = [...np.isclose(np.array(a, { dtype: "float64" }), np.array(b, { dtype: "float64" })).dataSync()].map(Boolean);
+      expect(got).toEqual(want);
+      expect(Boolean(np.allclose(np.array(a, { dtype: "float64" }), np.array(b, { dtype: "float64" })).item())).toBe(want.every(Boolean));
+    }), { numRuns: 50 });
+    expect([...np.isclose(np.array([NaN, Infinity, -Infinity]), np.array([NaN, Infinity, Infinity])).dataSync()].map(Boolean)).toEqual([false, true, false]);
+    expect(Boolean(np.isclose(np.array(NaN), np.array(NaN), { equalNan: true }).item())).toBe(true);
+  });
+});
+
+describe("tree.leaves, tree.structure and evalShape", () => {
+  it("leaves and structure rebuild the tree", () => {
+    fc.assert(fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.array(fc.integer(), { maxLength: 3 }), { maxKeys: 4 }), (t) => {
+      expect(tree.unflatten(tree.structure(t), tree.leaves(t))).toEqual(t);
+      expect(tree.leaves(t)).toEqual(Object.keys(t).sort().flatMap((k) => t[k]!));
+    }), { numRuns: 50 });
+  });
+
+  it("evalShape gives the shapes and dtypes f returns, with its structure", () => {
+    fc.assert(fc.property(shapeArb, fc.nat(), (shape, seed) => {
+      const x = randomArray(seed, shape);
+      const f = (a: Array) => ({ total: np.sum(a), outer: np.outer(np.ravel(a), np.ravel(a)), ints: [np.argmax(np.ravel(a), 0)] });
+      const s = evalShape(f, x), out = f(x);
+      expect([s.total.shape, s.outer.shape, s.ints[0]!.shape]).toEqual([out.total.shape, out.outer.shape, out.ints[0]!.shape]);
+      expect([s.total.dtype, s.outer.dtype, s.ints[0]!.dtype]).toEqual([out.total.dtype, out.outer.dtype, out.ints[0]!.dtype]);
+    }), { numRuns: 20 });
+  });
+});
+
+describe("random.categorical", () => {
+  it("draws each category about as often as softmax(logits) says, per row, and vmap over keys equals a loop", () => {
+    fc.assert(fc.property(fc.array(fc.double({ min: -2, max: 2, noNaN: true }), { minLength: 2, maxLength: 4 }), fc.nat({ max: 1000 }), (logits, seed) => {
+      const n = 4000;
+      const draws = [...random.categorical(random.key(seed), np.broadcastTo(np.array(logits), [n, logits.length])).dataSync()];
+      const p = logits.map(Math.exp), z = p.reduce((s, v) => s + v, 0);
+      // 5 standard deviations of a frequency over 4,000 draws (≤ 0.04): a wrong law fails, a right one essentially never.
+      logits.forEach((_, k) => expect(Math.abs(draws.filter((d) => d === k).length / n - p[k]! / z)).toBeLessThan(5 * Math.sqrt(0.25 / n)));
+      const keys = random.split(random.key(seed), 3);
+      const batched = vmap((k: Array) => random.categorical(k, np.array(logits)))(keys);
+      expect([...batched.dataSync()]).toEqual(range(3).map((i) => random.categorical(np.take(keys, i, 0), np.array(logits)).item()));
+    }), { numRuns: 10 });
+  });
+});
