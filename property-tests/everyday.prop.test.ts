@@ -108,3 +108,51 @@ describe("random.categorical", () => {
     }), { numRuns: 10 });
   });
 });
+
+describe("np.dynamicSlice and np.dynamicUpdateSlice", () => {
+  const caseArb = fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 3 }).chain((shape) => fc.record({
+    shape: fc.constant(shape),
+    sizes: fc.tuple(...shape.map((d) => fc.integer({ min: 1, max: d }))),
+    starts: fc.tuple(...shape.map((d) => fc.integer({ min: -2, max: d + 2 }))),
+    seed: fc.nat(),
+  }));
+  /** The block by host index arithmetic, starts clamped as JAX clamps them. */
+  const hostBlock = (x: Array, starts: number[], sizes: number[]): number[] => {
+    const data = x.dataSync(), shape = x.shape;
+    const st = starts.map((s, d) => Math.min(Math.max(s, 0), shape[d]! - sizes[d]!));
+    const out: number[] = [];
+    const rec = (d: number, off: number) => {
+      if (d === shape.length) { out.push(data[off]!); return; }
+      const stride = shape.slice(d + 1).reduce((a, b) => a * b, 1);
+      for (let i = 0; i < sizes[d]!; i++) rec(d + 1, off + (st[d]! + i) * stride);
+    };
+    rec(0, 0);
+    return out;
+  };
+
+  it("take the clamped block, and setting it back is the identity", () => {
+    fc.assert(fc.property(caseArb, ({ shape, sizes, starts, seed }) => {
+      const x = randomArray(seed, shape);
+      const block = np.dynamicSlice(x, starts, sizes);
+      expect(block.shape).toEqual(sizes);
+      expect([...block.dataSync()]).toEqual(hostBlock(x, starts, sizes));
+      expect([...np.dynamicUpdateSlice(x, block, starts).dataSync()]).toEqual([...x.dataSync()]);
+      const u = randomArray(seed + 1, sizes);
+      expect([...np.dynamicSlice(np.dynamicUpdateSlice(x, u, starts), starts, sizes).dataSync()]).toEqual([...u.dataSync()]);
+    }), { numRuns: 40 });
+  });
+
+  it("gradients agree with central differences, and vmap over traced starts equals a loop", () => {
+    fc.assert(fc.property(caseArb, ({ shape, sizes, starts, seed }) => {
+      const rng = makeRng(seed);
+      const x = randomArray(seed, shape), u = randomArray(seed + 1, sizes);
+      checkGrads((a) => np.sin(np.dynamicSlice(a, starts, sizes)), [x], 2, rng);
+      checkGrads((a, b) => np.sin(np.dynamicUpdateSlice(a, b, starts)), [x, u], 1, rng);
+      const firsts = np.array([starts[0]!, 0, shape[0]! - 1], { dtype: "int32" });
+      const f = (s0: Array) => np.dynamicSlice(x, [s0, ...starts.slice(1)], sizes);
+      expectClose(vmap(f)(firsts), stackAt(range(3).map((i) => f(np.take(firsts, i, 0))), 0), { rtol: 0, atol: 0 }, "vmap over starts");
+    }), { numRuns: 20 });
+    expect(() => np.dynamicSlice(np.zeros([3]), [0], [4])).toThrow(/size 4 of axis 0 must be an integer in \[0, 3\]/);
+    expect(() => np.dynamicSlice(np.zeros([3]), [np.array(1)], [2])).toThrow(/start of axis 0 must be an int32 scalar/);
+  });
+});

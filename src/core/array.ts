@@ -109,6 +109,17 @@ export abstract class Array {
     for (let i = 0; i < this.shape[0]!; i++) yield call<Array>("index", this, i);
   }
   toString(): string { return `Array(${this.aval})`; }
+  /**
+   * What `console.log(x)` prints in Node: the dtype and shape, and the values where they can be
+   * read synchronously (CPU arrays of up to 1,000 elements), instead of the object's internals.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    const head = `Array(${this.aval})`;
+    if (this.size > 1000) return `${head} (${this.size} values; x.toList() or await x.data() reads them)`;
+    let values: unknown;
+    try { values = this.toList(); } catch { return `${head} (values not readable synchronously here: await x.data())`; }
+    return `${head} ${JSON.stringify(values)}`;
+  }
 }
 
 export const isArray = (x: unknown): x is Array => x instanceof Array;

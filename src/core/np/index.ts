@@ -8,12 +8,13 @@ import * as math from "./math.js";
 import * as reduce from "./reduce.js";
 import * as shape from "./shape.js";
 import { allclose, isclose } from "./compare.js";
+import { dynamicSlice, dynamicUpdateSlice } from "./slicing.js";
 
 export const np = {
   array: convert.array, asarray: convert.asArray,
   ...create, ...math, ...reduce, ...shape, ...linalg, ...indexing,
   var: reduce.variance,
-  isclose, allclose,
+  isclose, allclose, dynamicSlice, dynamicUpdateSlice,
 };
 export type Np = typeof np;
 
