@@ -10,6 +10,7 @@ export {
 export {
   type Mesh, type MeshData, faceNormals, vertexNormals, meshFromData, icosphereData, uvSphereData, planeData, boxData,
 } from "./mesh.js";
+export { meshDataFromTriMesh, meshFromTriMesh, triMeshFromData } from "./convert.js";
 export {
   type Lights, type Material, type DirectionalLight, type PointLight, type LightTerms,
   defaultLights, pytorch3dLights, defaultMaterial, lightTerms, shade,
