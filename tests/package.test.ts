@@ -7,7 +7,7 @@
  * the main entry that pulls in no Node built-ins.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,23 @@ describe("the packed package", () => {
       expect(r.stdout, `tsc --strict ${name}`).toBe("");
       expect(r.status).toBe(0);
     }
+  });
+
+  it("the guide's OBJ → simulate → render → GIF program compiles against the package and runs with plain node", () => {
+    const guide = readFileSync(join(root, "docs", "guides", "obj-to-gif.md"), "utf8");
+    const program = /^```ts\n([\s\S]*?)^```$/m.exec(guide)![1]!;
+    mkdirSync(join(scratch, "obj"), { recursive: true });
+    writeFileSync(join(scratch, "obj", "program.ts"), program);
+    // @types/node from the repository (the program reads and writes files); everything else from the installed package.
+    writeFileSync(join(scratch, "tsconfig.obj.json"), JSON.stringify({
+      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, rootDir: "obj", outDir: "obj-out", types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
+      include: ["obj/program.ts"],
+    }));
+    const tsc = spawnSync(bin("tsc"), ["-p", "tsconfig.obj.json"], { cwd: scratch, encoding: "utf8" });
+    expect(tsc.stdout, "tsc --strict of the guide's program").toBe("");
+    const out = run(process.execPath, [join(scratch, "obj-out", "program.js")], join(scratch, "obj"));
+    expect(out.trim()).toBe("[ 24, 64, 64, 4 ] true");
+    expect(readFileSync(join(scratch, "obj", "drop.gif")).subarray(0, 6).toString()).toBe("GIF89a");
   });
 
   it("a browser bundle of the main entry pulls in no Node built-ins", () => {
