@@ -156,3 +156,48 @@ describe("np.dynamicSlice and np.dynamicUpdateSlice", () => {
     expect(() => np.dynamicSlice(np.zeros([3]), [np.array(1)], [2])).toThrow(/start of axis 0 must be an int32 scalar/);
   });
 });
+
+describe("np.sort, np.argsort, random.permutation and random.choice", () => {
+  const valuesArb = fc.array(fc.oneof(fc.integer({ min: -3, max: 3 }).map((v) => v / 2), fc.constant(NaN)), { minLength: 1, maxLength: 7 });
+  /** JS's stable sort of the indices, NaNs last. */
+  const hostArgsort = (xs: number[]) => range(xs.length).sort((i, j) => {
+    const a = xs[i]!, b = xs[j]!;
+    if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) === Number.isNaN(b) ? 0 : Number.isNaN(a) ? 1 : -1;
+    return a - b;
+  });
+
+  it("argsort is JS's stable sort (ties keep their order, NaNs last) along any axis, and sort takes it", () => {
+    fc.assert(fc.property(valuesArb, fc.integer({ min: 1, max: 3 }), (xs, rows) => {
+      const m = np.array(range(rows).map((r) => xs.map((v, i) => (Number.isNaN(v) ? v : v + ((r * 7 + i) % 3)))), { dtype: "float64" });   // [rows, n]
+      const host = m.toList() as number[][];
+      expect(np.argsort(m).toList()).toEqual(host.map(hostArgsort));
+      expect(np.sort(m).toList()).toEqual(host.map((row) => hostArgsort(row).map((i) => row[i]!)));
+      expect(np.argsort(np.transpose(m), 0).toList()).toEqual(np.transpose(np.argsort(m)).toList());
+      expect(vmap((row: Array) => np.argsort(row))(m).toList()).toEqual(host.map(hostArgsort));
+    }), { numRuns: 60 });
+  });
+
+  it("sort's gradient agrees with central differences (distinct values)", () => {
+    fc.assert(fc.property(fc.uniqueArray(fc.integer({ min: -50, max: 50 }), { minLength: 2, maxLength: 6 }), fc.nat(), (ints, seed) => {
+      const x = np.array(ints.map((v) => v / 10), { dtype: "float64" });
+      checkGrads((a) => np.mul(np.sort(a), np.arange(ints.length, undefined, 1, { dtype: "float64" })), [x], 2, makeRng(seed));
+    }), { numRuns: 25 });
+  });
+
+  it("permutation permutes, choice without replacement draws distinct values, and with p follows p", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 12 }), fc.nat({ max: 10_000 }), (n, seed) => {
+      const perm = random.permutation(random.key(seed), n).toList() as number[];
+      expect([...perm].sort((a, b) => a - b)).toEqual(range(n));
+      const k = Math.min(n, 3);
+      const picked = random.choice(random.key(seed), n, [k], { replace: false }).toList() as number[];
+      expect(new Set(picked).size).toBe(k);
+      expect(picked.every((v) => v >= 0 && v < n)).toBe(true);
+    }), { numRuns: 40 });
+    // Every position is equally likely: the first element of 3,000 permutations of 4.
+    const firsts = [...vmap((key: Array) => np.take(random.permutation(key, 4), 0, 0))(random.split(random.key(7), 3000)).dataSync()];
+    range(4).forEach((v) => expect(Math.abs(firsts.filter((f) => f === v).length / 3000 - 0.25)).toBeLessThan(5 * Math.sqrt(0.25 * 0.75 / 3000)));
+    const draws = [...random.choice(random.key(8), 3, [4000], { p: np.array([0.5, 0.3, 0.2]) }).dataSync()];
+    [0.5, 0.3, 0.2].forEach((p, v) => expect(Math.abs(draws.filter((d) => d === v).length / 4000 - p)).toBeLessThan(5 * Math.sqrt(0.25 / 4000)));
+    expect(() => random.choice(random.key(0), 3, [4], { replace: false })).toThrow(/cannot draw 4 values from 3 without replacement/);
+  });
+});

@@ -9,12 +9,13 @@ import * as reduce from "./reduce.js";
 import * as shape from "./shape.js";
 import { allclose, isclose } from "./compare.js";
 import { dynamicSlice, dynamicUpdateSlice } from "./slicing.js";
+import { argsort, sort } from "./sort.js";
 
 export const np = {
   array: convert.array, asarray: convert.asArray,
   ...create, ...math, ...reduce, ...shape, ...linalg, ...indexing,
   var: reduce.variance,
-  isclose, allclose, dynamicSlice, dynamicUpdateSlice,
+  isclose, allclose, dynamicSlice, dynamicUpdateSlice, sort, argsort,
 };
 export type Np = typeof np;
 
