@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { evalShape, grad, lax, nn, np, random, tree, vmap, type Array } from "../src/index.js";
+import { evalShape, grad, lax, nn, np, random, render, tree, vmap, type Array } from "../src/index.js";
 import { checkGrads, makeRng } from "./gradcheck.js";
 import { expectClose, sliceAt, stackAt } from "./gen/check.js";
 import { fdGrad } from "./gen/fd.js";
@@ -199,5 +199,38 @@ describe("np.sort, np.argsort, random.permutation and random.choice", () => {
     const draws = [...random.choice(random.key(8), 3, [4000], { p: np.array([0.5, 0.3, 0.2]) }).dataSync()];
     [0.5, 0.3, 0.2].forEach((p, v) => expect(Math.abs(draws.filter((d) => d === v).length / 4000 - p)).toBeLessThan(5 * Math.sqrt(0.25 / 4000)));
     expect(() => random.choice(random.key(0), 3, [4], { replace: false })).toThrow(/cannot draw 4 values from 3 without replacement/);
+  });
+});
+
+describe("render.chamferDistance and render.samplePointsFromMesh", () => {
+  it("chamferDistance is the brute-force two-way mean nearest squared distance, with central-difference gradients", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 5 }), fc.nat(), (n, m, seed) => {
+      const a = randomArray(seed, [n, 3]), b = randomArray(seed + 1, [m, 3]);
+      const A = a.toList() as number[][], B = b.toList() as number[][];
+      const d2 = (p: number[], q: number[]) => p.reduce((s, v, i) => s + (v - q[i]!) ** 2, 0);
+      const oneWay = (P: number[][], Q: number[][]) => P.reduce((s, p) => s + Math.min(...Q.map((q) => d2(p, q))), 0) / P.length;
+      expect(render.chamferDistance(a, b).item()).toBeCloseTo(oneWay(A, B) + oneWay(B, A), 12);
+      checkGrads((x, y) => render.chamferDistance(x, y), [a, b], 1, makeRng(seed));
+    }), { numRuns: 25 });
+  });
+
+  it("samples lie on the surface, faces are chosen by area, and vmap over keys equals a loop", () => {
+    const half = [0.5, 0.25, 0.1] as const;
+    const box = render.meshFromData(render.boxData(half), { dtype: "float64" });
+    const n = 4000;
+    const pts = render.samplePointsFromMesh(random.key(3), box, n).toList() as number[][];
+    // On a face of the box: one coordinate at ±half, the others inside.
+    const onFace = pts.map((p) => p.findIndex((v, d) => Math.abs(Math.abs(v) - half[d]!) < 1e-9));
+    expect(onFace.every((d) => d >= 0)).toBe(true);
+    expect(pts.every((p) => p.every((v, d) => Math.abs(v) <= half[d]! + 1e-9))).toBe(true);
+    // Faces normal to axis d have area ∝ the product of the other two half extents.
+    const areas = [half[1] * half[2], half[0] * half[2], half[0] * half[1]], total = areas[0]! + areas[1]! + areas[2]!;
+    areas.forEach((area, d) => expect(Math.abs(onFace.filter((f) => f === d).length / n - area / total)).toBeLessThan(5 * Math.sqrt(0.25 / n)));
+    const keys = random.split(random.key(4), 3);
+    const batched = vmap((k: Array) => render.samplePointsFromMesh(k, box, 5))(keys);
+    expectClose(batched, stackAt(range(3).map((i) => render.samplePointsFromMesh(np.take(keys, i, 0), box, 5)), 0), { rtol: 1e-12, atol: 1e-14 }, "vmap over keys");
+    // The samples move with the vertices (a reparametrised draw): shifting the mesh shifts them.
+    const shifted = render.samplePointsFromMesh(random.key(3), { ...box, vertices: np.add(box.vertices, np.array([1, 0, 0], { dtype: "float64" })) }, n).toList() as number[][];
+    expect(shifted.every((p, i) => Math.abs(p[0]! - pts[i]![0]! - 1) < 1e-9)).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ export {
   type Mesh, type MeshData, faceNormals, vertexNormals, meshFromData, icosphereData, uvSphereData, planeData, boxData,
 } from "./mesh.js";
 export { meshDataFromTriMesh, meshFromTriMesh, triMeshFromData } from "./convert.js";
+export { chamferDistance, samplePointsFromMesh } from "./points.js";
 export {
   type Lights, type Material, type DirectionalLight, type PointLight, type LightTerms,
   defaultLights, pytorch3dLights, defaultMaterial, lightTerms, shade,
