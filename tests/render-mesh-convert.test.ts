@@ -1,4 +1,7 @@
-/** The converters between models' TriMesh, render's MeshData and render's Mesh keep every vertex and face. */
+/**
+ * The converters between models' TriMesh, render's MeshData and render's Mesh keep every vertex
+ * and face; OBJ texture coordinates (vt) reach render as per-corner uvs.
+ */
 import { describe, expect, it } from "vitest";
 import { models, np, render } from "../src/index.js";
 
@@ -36,5 +39,38 @@ describe("mesh converters", () => {
   it("names malformed data", () => {
     expect(() => render.triMeshFromData({ positions: [[0, 0]], faces: [] })).toThrow(/position 0 has 2 coordinates/);
     expect(() => render.triMeshFromData({ positions: [[0, 0, 0]], faces: [[0, 0, 0, 0]] })).toThrow(/face 0 has 4 corners/);
+  });
+});
+
+describe("textured OBJ", () => {
+  const quad = ["v 0 0 0", "v 1 0 0", "v 1 1 0", "v 0 1 0", "vt 0 0", "vt 1 0", "vt 1 1", "vt 0 1"];
+
+  it("reads vt per face corner (fan-triangulated like the faces, negative indices relative)", () => {
+    const m = models.meshes.loadObj([...quad, "f 1/1 2/2 3/3 4/4"].join("\n"));
+    expect([...m.faces]).toEqual([0, 1, 2, 0, 2, 3]);
+    expect([...m.uvs!]).toEqual([0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1]);
+    const relative = models.meshes.loadObj([...quad, "f 1/-4/1 2/-3/1 3/-2/1"].join("\n"));
+    expect([...relative.uvs!]).toEqual([0, 0, 1, 0, 1, 1]);
+    const mesh = render.meshFromTriMesh(m);
+    expect(mesh.uvs!.shape).toEqual([2, 3, 2]);
+  });
+
+  it("keeps geometry only when some corner has no vt, and names a vt index out of range", () => {
+    expect(models.meshes.loadObj([...quad, "f 1/1 2/2 3/3", "f 1 3 4"].join("\n")).uvs).toBeUndefined();
+    expect(models.meshes.loadObj([...quad, "f 1//1 2//1 3//1"].join("\n")).uvs).toBeUndefined();
+    expect(() => models.meshes.loadObj([...quad, "f 1/9 2/2 3/3"].join("\n"))).toThrow(/line 9: face "1\/9 2\/2 3\/3" names texture coordinates outside 1..4/);
+  });
+
+  it("a texture reaches the image through the OBJ's uvs", () => {
+    const m = render.meshFromTriMesh(models.meshes.loadObj([...quad, "f 1/1 2/2 3/3 4/4"].join("\n")));
+    // Left half of the texture red, right half blue: the rendered quad shows both.
+    const texture = np.array([[[1, 0, 0], [0, 0, 1]], [[1, 0, 0], [0, 0, 1]]]);
+    const camera = render.perspectiveCamera({ eye: [0.5, 0.5, -2], at: [0.5, 0.5, 0], fovY: 40 });
+    const img = render.render({ ...m, texture }, camera, { ambient: 1 }, undefined, { width: 16, height: 16 });
+    const rgb = img.toList() as number[][][];
+    const row = rgb[8]!;
+    const reds = row.filter((p) => p[0]! > 0.6 && p[2]! < 0.4).length, blues = row.filter((p) => p[2]! > 0.6 && p[0]! < 0.4).length;
+    expect(reds).toBeGreaterThan(2);
+    expect(blues).toBeGreaterThan(2);
   });
 });

@@ -5,6 +5,7 @@
  * render's Mesh of Arrays (what render() draws, differentiably).
  */
 import type { TriMesh } from "../models/meshes/types.js";
+import { np } from "../core/np/index.js";
 import { meshFromData, type Mesh, type MeshData } from "./mesh.js";
 
 const rows = (flat: ArrayLike<number>, what: string): number[][] => {
@@ -24,5 +25,13 @@ export function triMeshFromData(d: MeshData): TriMesh {
   return { vertices: Float64Array.from(d.positions.flat()), faces: Int32Array.from(d.faces.flat()) };
 }
 
-/** A TriMesh (e.g. from models.meshes.loadObj) as a Mesh render() can draw; colours, textures etc. from `opts`. */
-export const meshFromTriMesh = (m: TriMesh, opts: Parameters<typeof meshFromData>[1] = {}): Mesh => meshFromData(meshDataFromTriMesh(m), opts);
+/**
+ * A TriMesh (e.g. from models.meshes.loadObj) as a Mesh render() can draw, with its per-corner
+ * texture coordinates [F, 3, 2] when it has them; colours, a texture etc. from `opts`.
+ */
+export function meshFromTriMesh(m: TriMesh, opts: Parameters<typeof meshFromData>[1] = {}): Mesh {
+  const mesh = meshFromData(meshDataFromTriMesh(m), opts);
+  if (!m.uvs) return mesh;
+  if (m.uvs.length !== m.faces.length * 2) throw new Error(`meshFromTriMesh: uvs has ${m.uvs.length} numbers; per-corner texture coordinates of ${m.faces.length / 3} faces need ${m.faces.length * 2}.`);
+  return { ...mesh, uvs: np.reshape(np.array(m.uvs, { dtype: opts.dtype ?? "float32" }), [m.faces.length / 3, 3, 2]) };
+}
