@@ -74,3 +74,22 @@ describe("textured OBJ", () => {
     expect(blues).toBeGreaterThan(2);
   });
 });
+
+describe("render's options object", () => {
+  const mesh = render.meshFromData(render.icosphereData(1, 0.6));
+  const camera = render.perspectiveCamera({ eye: [0, 0, -2.5], at: [0, 0, 0], fovY: 40 });
+  const lights = { ambient: 0.3, directional: [{ direction: [0, 1, -1], color: 0.6 }] };
+
+  it("render(meshes, camera, { lights, width, … }) draws what the positional form draws", () => {
+    const named = render.render(mesh, camera, { lights, width: 16, height: 12, shading: "phong", background: [0, 0, 1] });
+    const positional = render.render(mesh, camera, lights, undefined, { width: 16, height: 12, shading: "phong", background: [0, 0, 1] });
+    expect(named.shape).toEqual([12, 16, 4]);
+    expect([...named.dataSync()]).toEqual([...positional.dataSync()]);
+    expect([...render.render(mesh, camera, { width: 8 }).dataSync()]).toEqual([...render.render(mesh, camera, undefined, undefined, { width: 8 }).dataSync()]);
+  });
+
+  it("names a mix of the two forms", () => {
+    expect(() => render.render(mesh, camera, { ambient: 0.3, width: 8 } as never)).toThrow(/mixes image options with light fields \(ambient\); put the lights under `lights/);
+    expect(() => render.render(mesh, camera, { width: 8 } as never, undefined, { height: 4 })).toThrow(/either one options object .* or the positional form/);
+  });
+});

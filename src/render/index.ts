@@ -24,6 +24,6 @@ export {
 } from "./softras.js";
 export { type DibrOptions, type DibrResult, dibrRasterize } from "./dibr.js";
 export { type TileGrid, type Bins, type BinOptions, makeTileGrid, binFaces, pixelX, pixelY } from "./cull.js";
-export { type RenderOptions, type RenderResult, type Shading, render, renderWithInfo, groundPlane, estimateCapacity } from "./scene.js";
+export { type RenderOptions, type RenderResult, type SceneOptions, type Shading, render, renderWithInfo, groundPlane, estimateCapacity } from "./scene.js";
 export { type GroundLayers, type PinholeFrame, type TracedObject, type TraceOptions, type TracedVideo, pinholeRay, traceGround, traceVideo, woodGrain } from "./raytrace.js";
 export { logSigmoid } from "./raster-common.js";
