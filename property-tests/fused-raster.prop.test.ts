@@ -104,7 +104,7 @@ describe("fused rasterizers against the array programs", () => {
         // (with a sharp depth softmax, γ = 1e-3, float32 rounding in the colour blend is amplified 1000×).
         const all = scale(gR.flat());
         for (let i = 0; i < 3; i++) close(gF[i]!, gR[i]!, tol, `vjp ${["xy", "z", "attrs"][i]}`, all);
-        const tangents = (d: DT) => [xy, z, attrs].map((a, k) => np.reshape(np.array(noise(a.size, 2 + k), { dtype: d }), a.shape));
+        const tangents = (d: DT) => [xy, z, attrs].map((a, k) => np.reshape(np.array(noise(a.size, 2 + k), { dtype: d }), a.shape)) as [Array, Array, Array];
         const [, tF] = jvp(fused, [xy, z, attrs], tangents(dtype)) as [Array, Array];
         const [, tR] = jvp(ref, [exact.xy, exact.z, exact.attrs], tangents("float64")) as [Array, Array];
         close(await host(tF), await host(tR), tol, "jvp");

@@ -148,7 +148,7 @@ describe("lax.scan: forward mode and batching", () => {
     fc.assert(fc.property(fc.nat(), fc.integer({ min: 1, max: 8 }), fc.boolean(), fc.boolean(), (seed, T, reverse, checkpoint) => {
       const k = scanCase(seed, T);
       const rng = makeRng(seed + 3);
-      const tans = [k.c0, k.xs, k.theta].map((a) => randomArray(rng.int(1e9), a.shape));
+      const tans = [k.c0, k.xs, k.theta].map((a) => randomArray(rng.int(1e9), a.shape)) as [Array, Array, Array];
       const run = (body: (th: Array) => Body, loop: boolean) => (c0: Array, xs: Array, th: Array) =>
         loop ? unrolled(body(th), c0, xs, reverse) : lax.scan(body(th), c0, xs, { reverse, checkpoint });
       explain(`T=${T} reverse=${reverse} checkpoint=${checkpoint}`, [k.p], () => {
@@ -301,8 +301,8 @@ describe("lax.switch", () => {
     expectClose(vmap(f)(iv, xs), f64(want.map((w) => w[0]!), [5]), exact, "vmap(switch) values");
     expectClose(grad((x: Array) => np.sum(vmap(f)(iv, x)))(xs), f64(want.map((w) => w[1]!), [5]), exact, "grad(vmap(switch))");
     expectClose(f(np.array(7, { dtype: "int32" }), f64([3], [])), f64([4.5], []), exact, "unbatched index above range");
-    expectClose(lax.switch(1, branches, f64([0.5], [])), f64([Math.sin(0.5)], []), exact, "JS number index");
-    expect(() => lax.switch(f64([1], []), branches, xs)).toThrow(/lax\.switch: the index must be an int32 scalar, got f64\[\]/);
+    expectClose(lax.switch(1, branches, f64([0.5], []), y), f64([Math.sin(0.5)], []), exact, "JS number index");
+    expect(() => lax.switch(f64([1], []), branches, xs, y)).toThrow(/lax\.switch: the index must be an int32 scalar, got f64\[\]/);
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * gradsim: differentiable physics and rendering in TypeScript.
- * The public API (see README and ../shared/API.md): arrays (`np`, `nn`, `random`, `tree`),
+ * The public API (see the README and the guides in docs/): arrays (`np`, `nn`, `random`, `tree`),
  * transforms (`grad`, `vmap`, `jit`, `lax.scan`, ...) and backends (`init`).
- * This entry imports no Node built-ins (browsers and bundlers use it); src/node.ts adds files.
+ * This entry imports no Node built-ins (browsers and bundlers use it); the Node entry (gradsim/node) adds files.
  */
-export { Array, type ArrayLike } from "./core/array.js";
+// `NDArray` is the same class under a name that does not shadow the global `Array` in a user's module.
+export { Array, Array as NDArray, type ArrayLike } from "./core/array.js";
 export type { DType } from "./core/dtype.js";
 export { ShapedArray } from "./core/aval.js";
 export { np } from "./core/np/index.js";

@@ -3,6 +3,8 @@
  * PNG, GIF and plot files, the loss-curve files `optim.fit` writes, videos read from disk, dataset
  * records and worker processes (`sysid`). In Node, `import … from "gradsim"` resolves here too;
  * bundlers for the web get the main entry, which imports no Node built-ins.
+ *
+ * @module gradsim
  */
 import "./optim/loss-curve-files.js"; // lets optim.fit write lossCurvePng / lossCurveCsv
 export * from "./index.js";

@@ -41,7 +41,7 @@ describe("grad and valueAndGrad", () => {
     expectValues(g, [0.5, -1, 2].map(df));
   });
   it("grad of a JS-number input", () => {
-    expectValues(grad((v: Array) => np.mul(v, np.mul(v, v)))(2), 12, 5);
+    expectValues(grad((v: Array | number) => np.mul(v, np.mul(v, v)))(2), 12, 5);
   });
   it("argnums: a number gives one gradient, a list a tuple, negatives count from the end", () => {
     const h = (a: Array, b: Array) => np.sum(a.mul(b).mul(b)); // ∂a = b², ∂b = 2ab
@@ -289,7 +289,7 @@ describe("lax control flow", () => {
     expectValues(tv, 8 * 1.1 ** 7); // d/ds s^8
   });
   it("cond with a JS boolean or an Array predicate, and its gradient", () => {
-    const f = (p: unknown, v: Array) => lax.cond(p, (w: Array) => w.mul(w), (w: Array) => w.neg(), v);
+    const f = (p: Array | boolean, v: Array) => lax.cond(p, (w: Array) => w.mul(w), (w: Array) => w.neg(), v);
     expectValues(f(true, f64(3)), 9);
     expectValues(f(np.array(false), f64(3)), -3);
     expectValues(grad((v: Array) => f(v.greater(0), v))(f64(3)), 6);

@@ -1,18 +1,23 @@
 /**
  * The package as a user installs it: `npm pack` (which builds dist/), the tarball installed into
  * a scratch project, a program run with plain `node` that imports "gradsim" and takes a gradient,
- * `tsc` resolving the package's types there, and a browser bundle (esbuild, platform browser) of
+ * `tsc` resolving the package's types there — a day-one program under `--strict` without
+ * skipLibCheck, so every published declaration is checked, in a project with the DOM library and
+ * in one with neither DOM nor @types/node — and a browser bundle (esbuild, platform browser) of
  * the main entry that pulls in no Node built-ins.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const scratch = mkdtempSync(join(tmpdir(), "gradsim-pack-"));
+const pkg = join(scratch, "node_modules", "gradsim");
+const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
 
 function run(cmd: string, args: readonly string[], cwd: string): string {
   const r = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 300_000 });
@@ -35,7 +40,28 @@ describe("the packed package", () => {
   it("ships built JavaScript and types, not TypeScript sources", () => {
     const files = readdirSync(join(scratch, "node_modules", "gradsim", "dist"));
     expect(files).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "node.js", "node.d.ts"]));
-    expect(readdirSync(join(scratch, "node_modules", "gradsim"))).not.toContain("src");
+    // src/ holds only the three reference documents the guides and comments cite.
+    const src = filesUnder(join(pkg, "src")).map((f) => relative(pkg, f)).sort();
+    expect(src).toEqual(["src/models/README.md", "src/render/CONVENTIONS.md", "src/sysid/README.md"]);
+  });
+
+  it("ships the docs it references: every relative link of its Markdown and every document its declarations cite", () => {
+    const docs = filesUnder(pkg).filter((f) => f.endsWith(".md") && !relative(pkg, f).includes("node_modules"));
+    expect(docs.map((f) => relative(pkg, f))).toEqual(expect.arrayContaining(["README.md", "docs/guides/quickstart.md", "results/README.md", "bench/README.md"]));
+    const missing: string[] = [];
+    for (const doc of docs) {
+      for (const m of readFileSync(doc, "utf8").matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split("#")[0]!;
+        if (!target || /^(https?|mailto):/.test(m[1]!)) continue;
+        if (!existsSync(join(dirname(doc), target))) missing.push(`${relative(pkg, doc)} → ${m[1]}`);
+      }
+    }
+    for (const dts of filesUnder(join(pkg, "dist")).filter((f) => f.endsWith(".d.ts"))) {
+      const text = readFileSync(dts, "utf8");
+      for (const m of text.matchAll(/\b((?:src|docs|results|bench)\/[\w./-]+\.md)\b/g)) if (!existsSync(join(pkg, m[1]!))) missing.push(`${relative(pkg, dts)} cites ${m[1]}`);
+      if (/\.\.\/shared\/|render-anchors\.md/.test(text)) missing.push(`${relative(pkg, dts)} cites a file outside the repository`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it("plain node imports it and takes a gradient", () => {
@@ -69,6 +95,51 @@ describe("the packed package", () => {
     const r = spawnSync(bin("tsc"), ["-p", "."], { cwd: scratch, encoding: "utf8" });
     expect(r.status, "assigning an Array to a number must not type-check").not.toBe(0);
     expect(r.stdout).toMatch(/not assignable to type 'number'/);
+  });
+
+  it("a day-one program type-checks under --strict without skipLibCheck, and the transforms keep its types", () => {
+    writeFileSync(join(scratch, "day-one.ts"), [
+      'import { grad, jit, lax, np, valueAndGrad, vmap, type NDArray } from "gradsim";',
+      'import { writeLinePlot } from "gradsim/node";',
+      'import { fitVideo, readVideo } from "gradsim/sysid/node";',
+      "export const video: typeof readVideo = readVideo, fit: typeof fitVideo = fitVideo;",
+      "type Params = { mass: NDArray; friction: NDArray };",
+      "const loss = (p: Params): NDArray => np.sum(np.add(np.square(p.mass), p.friction));",
+      "const params: Params = { mass: np.array([1, 2]), friction: np.array(0.5) };",
+      "export const g: Params = grad(loss)(params);",
+      "export const [value, g2] = valueAndGrad(loss)(params);",
+      "export const friction: NDArray = g2.friction;",
+      "export const [[p]] = lax.scan(([p, v]: [NDArray, NDArray]) => [[np.add(p, v), v], null], [np.zeros([]), np.ones([])], null, { length: 3 });",
+      "export const batched: NDArray = jit(vmap((x: NDArray) => np.sin(x)))(np.array([1, 2]));",
+      "export const plot: (path: string, data: readonly number[]) => void = writeLinePlot;",
+      "// The gradient is typed (not any): a misspelt field does not type-check.",
+      "// @ts-expect-error",
+      "export const typo = g.mas;",
+    ].join("\n"));
+    const strict = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [] };
+    for (const [name, lib] of [["with the DOM library", undefined], ["with ES2022 only", ["ES2022"]]] as const) {
+      writeFileSync(join(scratch, "tsconfig.strict.json"), JSON.stringify({ compilerOptions: { ...strict, ...(lib ? { lib } : {}) }, include: ["day-one.ts"] }));
+      const r = spawnSync(bin("tsc"), ["-p", "tsconfig.strict.json"], { cwd: scratch, encoding: "utf8" });
+      expect(r.stdout, `tsc --strict ${name}`).toBe("");
+      expect(r.status).toBe(0);
+    }
+  });
+
+  it("the guide's OBJ → simulate → render → GIF program compiles against the package and runs with plain node", () => {
+    const guide = readFileSync(join(root, "docs", "guides", "obj-to-gif.md"), "utf8");
+    const program = /^```ts\n([\s\S]*?)^```$/m.exec(guide)![1]!;
+    mkdirSync(join(scratch, "obj"), { recursive: true });
+    writeFileSync(join(scratch, "obj", "program.ts"), program);
+    // @types/node from the repository (the program reads and writes files); everything else from the installed package.
+    writeFileSync(join(scratch, "tsconfig.obj.json"), JSON.stringify({
+      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, rootDir: "obj", outDir: "obj-out", types: ["node"], typeRoots: [join(root, "node_modules", "@types")] },
+      include: ["obj/program.ts"],
+    }));
+    const tsc = spawnSync(bin("tsc"), ["-p", "tsconfig.obj.json"], { cwd: scratch, encoding: "utf8" });
+    expect(tsc.stdout, "tsc --strict of the guide's program").toBe("");
+    const out = run(process.execPath, [join(scratch, "obj-out", "program.js")], join(scratch, "obj"));
+    expect(out.trim()).toBe("[ 24, 64, 64, 4 ] true");
+    expect(readFileSync(join(scratch, "obj", "drop.gif")).subarray(0, 6).toString()).toBe("GIF89a");
   });
 
   it("a browser bundle of the main entry pulls in no Node built-ins", () => {

@@ -1,9 +1,10 @@
 /**
  * The README's code blocks run as written (importing "gradsim" through the package's own
- * exports, under the "source" condition that maps them to src/), and the first one prints the gradient the math says it should.
+ * exports, under the "source" condition that maps them to src/), type-check under `tsc --strict`,
+ * and the first one prints the gradient the math says it should.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -32,4 +33,17 @@ describe("README", () => {
     [1, 2, 3].forEach((x, i) => expect(printed[i]).toBeCloseTo(Math.sin(x) + x * Math.cos(x), 12));
   });
   it("every other snippet runs", () => { for (const b of blocks.slice(1)) run(b); });
+  it("every snippet type-checks under --strict (the lax.scan one included)", () => {
+    const dir = mkdtempSync(join(root, ".readme-"));
+    try {
+      blocks.forEach((b, k) => { mkdirSync(join(dir, `s${k}`)); writeFileSync(join(dir, `s${k}`, "snippet.ts"), b); });
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, customConditions: ["source"], types: ["node", "@webgpu/types"], lib: ["ES2022", "DOM"], skipLibCheck: true },
+        include: ["*/snippet.ts", "../src/types/*.d.ts"],
+      }));
+      const r = spawnSync(join(root, "node_modules", ".bin", "tsc"), ["-p", dir], { cwd: root, encoding: "utf8" });
+      expect(r.stdout).toBe("");
+      expect(r.status).toBe(0);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
 });

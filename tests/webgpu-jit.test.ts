@@ -36,9 +36,9 @@ describeGpu("webgpu jit: random programs", () => {
     await fc.assert(fc.asyncProperty(arbGpuProgram(2, 5), fc.integer({ min: 1, max: 1000 }), async (p, seed) => {
       const ins = inputsFor(p.inShapes, seed);
       const loss = (a: Array, b: Array) => np.sum(np.sin(p.fn(a, b)));
-      const want = grad(loss, { argnums: [0, 1] })(...ins.map((x) => x.cpu)) as Array[];
-      const viaJitGrad = jit(grad(loss, { argnums: [0, 1] }))(...ins.map((x) => x.gpu)) as Array[];
-      const viaGradJit = grad(jit(loss), { argnums: [0, 1] })(...ins.map((x) => x.gpu)) as Array[];
+      const want = grad(loss, { argnums: [0, 1] })(...ins.map((x) => x.cpu) as [Array, Array]);
+      const viaJitGrad = jit(grad(loss, { argnums: [0, 1] }))(...ins.map((x) => x.gpu) as [Array, Array]);
+      const viaGradJit = grad(jit(loss), { argnums: [0, 1] })(...ins.map((x) => x.gpu) as [Array, Array]);
       try {
         for (let i = 0; i < 2; i++) {
           await expectMatch(viaJitGrad[i]!, want[i]!, TOL, `jit(grad) d/dx${i}`);

@@ -35,7 +35,7 @@ export abstract class Array {
   abstract data(): Promise<TypedArray>;
   /** Reads the values synchronously; CPU backend only. */
   abstract dataSync(): TypedArray;
-  /** The values as an `ndarray` package view (row-major copy, the interop type of API.md); works on every backend. */
+  /** The values as an `ndarray` package view (row-major copy, the interop type of the public API); works on every backend. */
   async toNdarray(): Promise<ndarray.NdArray<TypedArray>> {
     return ndarray(await this.data(), [...this.shape]);
   }
@@ -109,6 +109,17 @@ export abstract class Array {
     for (let i = 0; i < this.shape[0]!; i++) yield call<Array>("index", this, i);
   }
   toString(): string { return `Array(${this.aval})`; }
+  /**
+   * What `console.log(x)` prints in Node: the dtype and shape, and the values where they can be
+   * read synchronously (CPU arrays of up to 1,000 elements), instead of the object's internals.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    const head = `Array(${this.aval})`;
+    if (this.size > 1000) return `${head} (${this.size} values; x.toList() or await x.data() reads them)`;
+    let values: unknown;
+    try { values = this.toList(); } catch { return `${head} (values not readable synchronously here: await x.data())`; }
+    return `${head} ${JSON.stringify(values)}`;
+  }
 }
 
 export const isArray = (x: unknown): x is Array => x instanceof Array;

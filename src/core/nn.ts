@@ -116,3 +116,21 @@ export const oneHot = (idx: ArrayLike, n: number, opts: { dtype?: "float32" | "f
   const r = lax.eq(lax.broadcastInDim(i, [...i.shape, n], i.shape.map((_, k) => k)), lax.iota(i.dtype, [...i.shape, n], i.ndim));
   return lax.convert(r, opts.dtype ?? "float32");
 };
+
+const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
+/**
+ * GELU, x·Φ(x), in its tanh form ½x(1 + tanh(√(2/π)(x + 0.044715x³))) — what `jax.nn.gelu`
+ * computes by default (approximate=True). The exact form needs erf, which gradsim lacks.
+ */
+export function gelu(x: ArrayLike, opts: { approximate?: boolean } = {}): Array {
+  if (opts.approximate === false) throw new Error("gelu: the exact form x·Φ(x) needs erf, which gradsim does not have yet; use the tanh approximation (approximate: true, the default, as in JAX).");
+  const a = asFloat(x, "gelu");
+  const inner = lax.mul(scalar(SQRT_2_OVER_PI, a.dtype), lax.add(a, lax.mul(scalar(0.044715, a.dtype), lax.mul(a, lax.mul(a, a)))));
+  return lax.mul(lax.mul(scalar(0.5, a.dtype), a), lax.add(scalar(1, a.dtype), lax.tanh(inner)));
+}
+/** x for x > 0, slope·x otherwise (JAX's default slope 0.01); derivative `slope` at 0. */
+export function leakyRelu(x: ArrayLike, slope = 0.01): Array {
+  if (!Number.isFinite(slope)) throw new Error(`leakyRelu: the negative slope must be a finite number, got ${slope}.`);
+  const a = asFloat(x, "leakyRelu");
+  return lax.select(lax.gt(a, lax.zerosLikeA(a)), a, lax.mul(scalar(slope, a.dtype), a));
+}

@@ -114,4 +114,9 @@ export function broadcastPrefix(prefix: unknown, full: unknown, what: string): u
   return out;
 }
 
-export const tree = { flatten, unflatten, map, treedefEqual, treedefString, numLeaves, broadcastPrefix };
+/** The leaves of a pytree, in flatten order (`jax.tree_util.tree_leaves`). */
+export const leaves = (tree: unknown): unknown[] => flatten(tree)[0];
+/** The structure of a pytree without its leaves (`jax.tree_util.tree_structure`); `unflatten` rebuilds a tree from it. */
+export const structure = (tree: unknown): TreeDef => flatten(tree)[1];
+
+export const tree = { flatten, unflatten, map, leaves, structure, treedefEqual, treedefString, numLeaves, broadcastPrefix };

@@ -1,5 +1,5 @@
 /**
- * Perspective cameras (issue 7 item 1). All conventions are in CONVENTIONS.md; in short:
+ * Perspective cameras (issue 7 item 1). All conventions are in src/render/CONVENTIONS.md; in short:
  * camera space has x right, y up, z forward (depth > 0 in front, SoftRas); NDC x right, y up in
  * [−1, 1] across the image; x_ndc = fx·x/z + cx, y_ndc = fy·y/z + cy with fy = 1/tan(fovY/2),
  * fx = fy/aspect. Every field is an Array, so cameras can be differentiated and vmapped.

@@ -16,7 +16,7 @@ import { np } from "../core/np/index.js";
 import { Tracer } from "../core/trace.js";
 import { unstack } from "./raster-common.js";
 
-/** A regular grid of tiles covering a (padded) image; pixel centres follow CONVENTIONS.md. */
+/** A regular grid of tiles covering a (padded) image; pixel centres follow src/render/CONVENTIONS.md. */
 export interface TileGrid {
   readonly width: number;
   readonly height: number;

@@ -1,5 +1,5 @@
 /**
- * DIB-R (Chen et al. 2019), kaolin's dibr_rasterization, render-anchors.md §1.3:
+ * DIB-R (Chen et al. 2019), kaolin's dibr_rasterization:
  *   foreground: hard z-buffer over front faces with w_k ≥ 0 (inclusive); the nearest affine depth
  *     Σ w_k z_k wins (ties: first face); I(p) = Σ_k w_k u_k for any per-vertex attribute u.
  *   alpha: 1 on covered pixels, else 1 − Π_j (1 − exp(−d²_j/δ)) over the first `knum` faces (face

@@ -1,6 +1,6 @@
 /**
  * gradsim.render: differentiable soft rasterizers (SoftRas, DIB-R) with shading and textures,
- * written with the array API so grad, jvp, vmap and jit apply. Conventions: CONVENTIONS.md.
+ * written with the array API so grad, jvp, vmap and jit apply. Conventions: src/render/CONVENTIONS.md.
  */
 export {
   type Camera, type LookAtConvention, type PerspectiveOptions, type Projected,
@@ -10,6 +10,8 @@ export {
 export {
   type Mesh, type MeshData, faceNormals, vertexNormals, meshFromData, icosphereData, uvSphereData, planeData, boxData,
 } from "./mesh.js";
+export { meshDataFromTriMesh, meshFromTriMesh, triMeshFromData } from "./convert.js";
+export { chamferDistance, samplePointsFromMesh } from "./points.js";
 export {
   type Lights, type Material, type DirectionalLight, type PointLight, type LightTerms,
   defaultLights, pytorch3dLights, defaultMaterial, lightTerms, shade,
@@ -22,6 +24,6 @@ export {
 } from "./softras.js";
 export { type DibrOptions, type DibrResult, dibrRasterize } from "./dibr.js";
 export { type TileGrid, type Bins, type BinOptions, makeTileGrid, binFaces, pixelX, pixelY } from "./cull.js";
-export { type RenderOptions, type RenderResult, type Shading, render, renderWithInfo, groundPlane, estimateCapacity } from "./scene.js";
+export { type RenderOptions, type RenderResult, type SceneOptions, type Shading, render, renderWithInfo, groundPlane, estimateCapacity } from "./scene.js";
 export { type GroundLayers, type PinholeFrame, type TracedObject, type TraceOptions, type TracedVideo, pinholeRay, traceGround, traceVideo, woodGrain } from "./raytrace.js";
 export { logSigmoid } from "./raster-common.js";

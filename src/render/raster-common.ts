@@ -1,5 +1,5 @@
 /**
- * Geometry shared by the soft rasterizers (render-anchors.md §1.1), written once as array ops.
+ * Geometry shared by the soft rasterizers (the pieces SoftRas, DIB-R and PyTorch3D share), written once as array ops.
  *
  * Work is organised as "pairs": per-pixel arrays of shape [T, Pt, 1] (T tiles, Pt pixels per
  * tile) broadcast against per-face arrays of shape [T, 1, C] (C face slots per tile), giving

@@ -47,14 +47,47 @@ export interface RenderResult {
   readonly faceIndex: Array | null;
 }
 
-/** Render meshes to RGBA [H, W, 4] (values of RGB not premultiplied; alpha is the soft silhouette). */
-export function render(meshes: Mesh | readonly Mesh[], camera: Camera, lights: Lights = defaultLights(),
-  materials?: Material | readonly Material[], options: RenderOptions = {}): Array {
-  return renderWithInfo(meshes, camera, lights, materials, options).image;
+/** render's arguments in one object: the lights and materials beside the image options. */
+export interface SceneOptions extends RenderOptions {
+  /** Default `defaultLights()`. */
+  readonly lights?: Lights;
+  readonly materials?: Material | readonly Material[];
 }
 
-export function renderWithInfo(meshes: Mesh | readonly Mesh[], camera: Camera, lights: Lights = defaultLights(),
-  materials?: Material | readonly Material[], options: RenderOptions = {}): RenderResult {
+const SCENE_KEYS = new Set(["lights", "materials", "width", "height", "rasterizer", "shading", "background", "softras", "dibr", "texture", "tile", "capacity", "onOverflow", "activeTiles"]);
+const LIGHT_KEYS = ["ambient", "directional", "point"];
+
+/** The positional form's (lights, materials, options) from either form of the arguments. */
+function sceneArgs(what: string, third: Lights | SceneOptions | undefined, materials: Material | readonly Material[] | undefined, options: RenderOptions | undefined): [Lights | undefined, Material | readonly Material[] | undefined, RenderOptions] {
+  const keys = third && typeof third === "object" ? Object.keys(third) : [];
+  if (!keys.some((k) => SCENE_KEYS.has(k))) return [third as Lights | undefined, materials, options ?? {}];
+  const lightKeys = keys.filter((k) => LIGHT_KEYS.includes(k));
+  if (lightKeys.length) throw new Error(`${what}: the options object mixes image options with light fields (${lightKeys.join(", ")}); put the lights under \`lights: { … }\`.`);
+  if (materials !== undefined || options !== undefined) throw new Error(`${what}: give either one options object (meshes, camera, { lights, materials, width, … }) or the positional form (meshes, camera, lights, materials, options), not both.`);
+  const { lights, materials: m, ...rest } = third as SceneOptions;
+  return [lights, m, rest];
+}
+
+/**
+ * Render meshes to RGBA [H, W, 4] (values of RGB not premultiplied; alpha is the soft silhouette):
+ * `render(meshes, camera, { lights, materials, width, shading, … })`, or positionally
+ * `render(meshes, camera, lights, materials, options)`.
+ */
+export function render(meshes: Mesh | readonly Mesh[], camera: Camera, options?: SceneOptions): Array;
+export function render(meshes: Mesh | readonly Mesh[], camera: Camera, lights?: Lights, materials?: Material | readonly Material[], options?: RenderOptions): Array;
+export function render(meshes: Mesh | readonly Mesh[], camera: Camera, third?: Lights | SceneOptions,
+  materials?: Material | readonly Material[], options?: RenderOptions): Array {
+  const [l, m, o] = sceneArgs("render", third, materials, options);
+  return renderWithInfo(meshes, camera, l, m, o).image;
+}
+
+/** render, with the overflow count and (DIB-R) the visible face per pixel. Takes either form of render's arguments. */
+export function renderWithInfo(meshes: Mesh | readonly Mesh[], camera: Camera, options?: SceneOptions): RenderResult;
+export function renderWithInfo(meshes: Mesh | readonly Mesh[], camera: Camera, lights?: Lights, materials?: Material | readonly Material[], options?: RenderOptions): RenderResult;
+export function renderWithInfo(meshes: Mesh | readonly Mesh[], camera: Camera, third?: Lights | SceneOptions,
+  materials0?: Material | readonly Material[], options0?: RenderOptions): RenderResult {
+  const [lights0, materials, options] = sceneArgs("renderWithInfo", third, materials0, options0);
+  const lights = lights0 ?? defaultLights();
   const list = (globalThis.Array.isArray(meshes) ? meshes : [meshes]) as readonly Mesh[];
   if (!list.length) throw new Error("render: no meshes given.");
   const width = options.width ?? 128, height = options.height ?? width;

@@ -1,7 +1,7 @@
 /**
  * Screen-space input shared by both rasterizers: triangles already projected to NDC (see
- * CONVENTIONS.md) with camera depths, plus optional per-face-corner attributes. The oracles in
- * render-anchors.md §7 are stated at this level; `scene.ts` produces it from meshes and cameras.
+ * src/render/CONVENTIONS.md) with camera depths, plus optional per-face-corner attributes. The rasterizers'
+ * test oracles are stated at this level; `scene.ts` produces it from meshes and cameras.
  */
 import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";

@@ -1,5 +1,5 @@
 /**
- * SoftRas (Liu et al. 2019), render-anchors.md §1.2: per pixel i and face j,
+ * SoftRas (Liu et al. 2019): per pixel i and face j,
  *   D_j(i) = sigmoid(δ_ij · d²(i,j) / σ)                       (eq. D, 'euclidean')
  *   A(i)   = 1 − Π_j (1 − D_j(i))                               (silhouette, 'prod')
  *   I(i)   = Σ_j w_j C_j(i) + w_b C_bg,  w_j ∝ D_j exp(z̄_j/γ),  w_b ∝ exp(ε/γ)   (colour, 'softmax')

@@ -73,13 +73,17 @@ export interface EstimateSettings extends Omit<DescentSettings, "onStep"> {
   readonly seed?: number;
 }
 
-export interface EstimateSpec<S> extends Problem<S> {
+/**
+ * What `estimate` fits. N is the unknowns' names: with them written as literals in `unknowns`,
+ * `simulate`'s `params`, `initial` and `prior` are checked against them by `tsc`.
+ */
+export interface EstimateSpec<S, N extends string = string> extends Problem<S, N> {
   readonly observed: Observed<S>;
-  readonly unknowns: readonly Unknown[];
+  readonly unknowns: readonly Unknown<N>[];
   /** Prior ranges by unknown name (override the unknowns' own `prior`). */
-  readonly prior?: Readonly<Record<string, readonly [number, number]>>;
+  readonly prior?: Readonly<Partial<Record<N, readonly [number, number]>>>;
   /** The initial guess (physical values). */
-  readonly initial: Values;
+  readonly initial: Values<N>;
   readonly method: Method;
   readonly settings: EstimateSettings;
   /** Progress lines (default: stderr unless settings.progress is false). */
@@ -107,6 +111,7 @@ export interface EstimateResult extends Omit<Descent, "u"> {
 /** Progress lines go to the console's error stream (stderr in Node) unless progress is off. */
 const defaultLog = (progress: ProgressMode | undefined) => (line: string) => { if (progress !== false) console.error(line); };
 
+export async function estimate<S, const N extends string = string>(spec: EstimateSpec<S, N>): Promise<EstimateResult>;
 export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult> {
   const t0 = performance.now();
   const s = spec.settings;

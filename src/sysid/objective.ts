@@ -12,12 +12,12 @@ import { DivergenceError, divergenceError, findDivergenceAsync } from "../models
 import { frameIndices, meanSquare, poolFrames, takeFrames, type FrameSelection } from "./losses.js";
 import type { Layout, Params } from "./unknowns.js";
 
-export interface Problem<S = unknown> {
+export interface Problem<S = unknown, N extends string = string> {
   /**
    * Per-frame states for the first `frames` frames of the video (every leaf with a leading time
    * axis of length `frames`), for physical parameters `params` (the unknowns, by name).
    */
-  simulate(params: Params, frames: number): S;
+  simulate(params: Params<N>, frames: number): S;
   /** Video frames [K, H, W, C] of K per-frame states. Needed for the image-based methods. */
   render?(states: S): Array;
   /**
@@ -108,7 +108,7 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     const target = takeFrames(video, indices);
     const render = problem.render.bind(problem);
     const levels = o.pyramid ?? 1;
-    physics = (u) => takeFrames(problem.simulate(params(u), horizon), indices);
+    physics = (u) => layout.explainMisreads(() => takeFrames(problem.simulate(params(u), horizon), indices));
     compare = (states) => {
       const frames = render(states as S);
       if (frames.shape.join() !== target.shape.join()) {
@@ -120,7 +120,7 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     if (observed.states === undefined) throw new Error("sysid: the states method needs observed 3-D states (observed.states).");
     const measure = problem.measure ? problem.measure.bind(problem) : (x: S): unknown => x;
     const truth = measure(takeFrames(observed.states, frameIndices("every", horizon)));
-    physics = (u) => measure(problem.simulate(params(u), horizon));
+    physics = (u) => layout.explainMisreads(() => measure(problem.simulate(params(u), horizon)));
     compare = (states) => statesTerms(states, truth);
   }
   const loss = (u: Array) => compare(physics(u)).loss;

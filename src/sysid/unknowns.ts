@@ -16,8 +16,9 @@ import { np } from "../core/np/index.js";
 
 export type Transform = "log" | "identity" | { readonly box: readonly [number, number] };
 
-export interface Unknown {
-  readonly name: string;
+/** One unknown; N is its name's literal type, so a simulator's `params.mass` is checked by `tsc`. */
+export interface Unknown<N extends string = string> {
+  readonly name: N;
   /** Scalars in this unknown: absent for a scalar (shape []), n for a vector (shape [n]). */
   readonly size?: number;
   /** Default "identity". */
@@ -30,9 +31,28 @@ export interface Unknown {
 
 /** Host values of unknowns by name: a number for a scalar unknown, an array for a vector one. */
 export type Value = number | readonly number[];
-export type Values = Readonly<Record<string, Value>>;
-/** Physical parameters as Arrays by name (shape [] or [size]): what a simulator receives. */
-export type Params = Record<string, Array>;
+export type Values<N extends string = string> = Readonly<Record<N, Value>>;
+/**
+ * Physical parameters as Arrays by name (shape [] or [size]): what a simulator receives. With the
+ * unknowns' names as N, reading a name that is not an unknown is a type error; without them (or
+ * from JavaScript), reading it throws an error that lists the unknowns.
+ */
+export type Params<N extends string = string> = Record<N, Array>;
+
+/**
+ * Params that note the names a simulator reads which are not unknowns. Reading one is not an
+ * error by itself (simulators probe optional parameters: `p.ke ?? defaultKe`), but when the
+ * simulation then fails, `Layout.explainMisreads` names them: a misspelt `params.sped` would
+ * otherwise surface as "mul: … got undefined" deep in the math.
+ */
+function recordingParams(params: Params, misreads: Set<string>): Params {
+  return new Proxy(params, {
+    get(target, key, receiver) {
+      if (typeof key === "string" && !(key in target)) misreads.add(key);
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
 
 const isBox = (t: Transform): t is { readonly box: readonly [number, number] } => typeof t === "object";
 
@@ -44,13 +64,16 @@ function forwardHost(t: Transform, u: number): number {
   return lo + (hi - lo) / (1 + Math.exp(-u));
 }
 
-export class Layout {
-  readonly unknowns: readonly Unknown[];
+/** The unknowns' layout in u; N is their names (literal types when written as literals). */
+export class Layout<N extends string = string> {
+  readonly unknowns: readonly Unknown<N>[];
   /** Total number of scalars (the length of u). */
   readonly size: number;
   private readonly offsets: number[];
+  /** Names read from params() that are not unknowns, since the last explainMisreads. */
+  private readonly misreads = new Set<string>();
 
-  constructor(unknowns: readonly Unknown[]) {
+  constructor(unknowns: readonly Unknown<N>[]) {
     if (!unknowns.length) throw new Error("sysid: no unknowns given; name at least one parameter to estimate, e.g. { name: \"mass\", transform: \"log\" }.");
     const seen = new Set<string>();
     for (const k of unknowns) {
@@ -80,7 +103,7 @@ export class Layout {
     if (isBox(t) && !(lo > t.box[0] && hi < t.box[1])) throw new Error(`sysid: unknown "${k.name}" has prior [${lo}, ${hi}] outside its box (${t.box[0]}, ${t.box[1]}).`);
   }
 
-  get names(): string[] { return this.unknowns.map((k) => k.name); }
+  get names(): N[] { return this.unknowns.map((k) => k.name); }
 
   /** The unconstrained vector u (host numbers) for physical values; every unknown must be present and valid. */
   toU(values: Values, what = "values"): number[] {
@@ -117,7 +140,7 @@ export class Layout {
   }
 
   /** Physical parameters as Arrays from u [size] (differentiable; u's dtype is kept). */
-  params(u: Array): Params {
+  params(u: Array): Params<N> {
     if (u.ndim !== 1 || u.shape[0] !== this.size) throw new Error(`sysid: the unconstrained vector must have shape [${this.size}], got [${u.shape}].`);
     const pieces = this.unknowns.length === 1 ? [u] : np.split(u, this.offsets.slice(1), 0);
     const out: Params = {};
@@ -128,7 +151,25 @@ export class Layout {
       if (k.size === undefined) x = np.reshape(x, []);
       out[k.name] = x;
     });
-    return out;
+    return recordingParams(out, this.misreads) as Params<N>;
+  }
+
+  /**
+   * Run f (a simulation of params from this layout); if it throws after reading names that are
+   * not unknowns, the error says so and lists the unknowns.
+   */
+  explainMisreads<T>(f: () => T): T {
+    this.misreads.clear();
+    try {
+      return f();
+    } catch (e) {
+      const names = [...this.misreads];
+      if (!names.length || !(e instanceof Error)) throw e;
+      throw new Error(`${e.message}\nsysid: the simulator read ${names.map((n) => `params.${n}`).join(", ")}, but ${names.length > 1 ? "these are not unknowns" : `"${names[0]}" is not an unknown`} ` +
+        `(unknowns: ${this.names.join(", ")}); check the spelling, or add it to unknowns.`, { cause: e });
+    } finally {
+      this.misreads.clear();
+    }
   }
 
   /** Flat physical scalars in layout order (for error metrics). */

@@ -3,6 +3,7 @@
  * select), lax.whileLoop (forward and jvp; reverse mode errors and points to scan) and
  * lax.foriLoop (a scan when the bounds are JS numbers, so it is reverse-differentiable).
  */
+import type { Carry } from "./types.js";
 import { Array } from "../core/array.js";
 import { closeOverConsts, evalIR, IR, traceToIR, Var, type ClosedIR } from "../core/ir.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
@@ -149,7 +150,8 @@ function unifyConsts(closed: readonly ClosedIR[]): { irs: IR[]; consts: Array[] 
  * cond(pred, trueFn, falseFn, ...operands). A JS boolean picks a branch directly; an Array
  * predicate is staged (both branches traced; outputs must match in structure, shape and dtype).
  */
-export function cond(pred: unknown, trueFn: (...ops: any[]) => any, falseFn: (...ops: any[]) => any, ...operands: unknown[]): any {
+export function cond<Ops extends unknown[], R>(pred: Array | boolean | number, trueFn: (...ops: Ops) => R, falseFn: (...ops: Ops) => R, ...operands: Ops): R;
+export function cond(pred: unknown, trueFn: (...ops: any[]) => unknown, falseFn: (...ops: any[]) => unknown, ...operands: unknown[]): unknown {
   if (typeof pred === "boolean") return pred ? trueFn(...operands) : falseFn(...operands);
   const p = leafToArray(pred, "lax.cond predicate");
   if (p.ndim !== 0) throw new Error(`lax.cond: the predicate must be a scalar, got ${p.aval}. Use np.where for elementwise choices.`);
@@ -158,11 +160,12 @@ export function cond(pred: unknown, trueFn: (...ops: any[]) => any, falseFn: (..
 }
 
 /**
- * lax.switch(index, branches, ...operands): branches[clamp(index, 0, n - 1)](...operands), as in
+ * `lax.switch(index, branches, ...operands)` is `branches[clamp(index, 0, n - 1)](...operands)`, as in
  * JAX. The operands are variadic like lax.cond's (they used to be one array argument, so
  * `lax.switch(i, fs, x)` iterated over x); a JS integer index picks the branch directly.
  */
-export function switchIndex(index: unknown, fns: readonly ((...ops: any[]) => any)[], ...operands: unknown[]): any {
+export function switchIndex<Ops extends unknown[], R>(index: Array | number, fns: readonly ((...ops: Ops) => R)[], ...operands: Ops): R;
+export function switchIndex(index: unknown, fns: readonly ((...ops: any[]) => unknown)[], ...operands: unknown[]): unknown {
   if (!globalThis.Array.isArray(fns) || fns.length === 0) throw new Error("lax.switch: give a non-empty array of branch functions.");
   if (typeof index === "number") {
     if (!Number.isInteger(index)) throw new Error(`lax.switch: the index must be an integer, got ${index}.`);
@@ -174,7 +177,7 @@ export function switchIndex(index: unknown, fns: readonly ((...ops: any[]) => an
 }
 
 /** Stage branches[clamp(index)](...operands) as one cond equation (index: int32 scalar Array). */
-function switchBranches(index: Array, fns: readonly ((...ops: any[]) => any)[], operands: unknown[], what: string): any {
+function switchBranches(index: Array, fns: readonly ((...ops: any[]) => unknown)[], operands: unknown[], what: string): unknown {
   const [leaves, inDef] = flattenArgs(operands, what);
   let outDef: TreeDef | null = null;
   const traced = fns.map((fn, b) => {
@@ -283,7 +286,7 @@ export const whileP: Primitive<WhileParams> = definePrimitive<WhileParams>({
 });
 
 /** whileLoop(cond, body, init): repeat body while cond(carry). Forward-mode differentiable; reverse mode errors (use scan). */
-export function whileLoop<C>(condFn: (c: C) => unknown, bodyFn: (c: C) => C, init: C): C {
+export function whileLoop<C extends Carry>(condFn: (c: C) => unknown, bodyFn: (c: C) => C, init: C): C {
   const [cl, cDef] = flatten(init);
   const cArr = cl.map((l) => leafToArray(l, "lax.whileLoop init")).map((c) => (c.aval.weak ? convert(c, c.dtype) : c));
   const avals = cArr.map((c) => c.aval);
@@ -309,7 +312,7 @@ export function whileLoop<C>(condFn: (c: C) => unknown, bodyFn: (c: C) => C, ini
 }
 
 /** foriLoop(lower, upper, body, init): body(i, carry) for i in [lower, upper). A scan for JS-number bounds. */
-export function foriLoop<C>(lower: number | Array, upper: number | Array, body: (i: Array, carry: C) => C, init: C): C {
+export function foriLoop<C extends Carry>(lower: number | Array, upper: number | Array, body: (i: Array, carry: C) => C, init: C): C {
   if (typeof lower === "number" && typeof upper === "number") {
     if (!Number.isInteger(lower) || !Number.isInteger(upper)) throw new Error(`lax.foriLoop: bounds must be integers, got ${lower} and ${upper}.`);
     if (upper <= lower) return init;

@@ -90,10 +90,10 @@ export const customVjpCallP: Primitive<CustomVjpParams> = definePrimitive<Custom
  * fwd(...args) → [out, residuals]; bwd(residuals, outCotangent) → one cotangent per argument
  * (null for none). fwd/bwd must not close over values being differentiated: pass them as arguments.
  */
-export function customVjp<F extends (...args: any[]) => any>(
+export function customVjp<F extends (...args: any[]) => any, Res>(
   f: F,
-  fwd: (...args: Parameters<F>) => [ReturnType<F>, unknown],
-  bwd: (residuals: any, ct: ReturnType<F>) => unknown[],
+  fwd: (...args: Parameters<F>) => [ReturnType<F>, Res],
+  bwd: (residuals: Res, ct: ReturnType<F>) => unknown[],
 ): F {
   return ((...args: unknown[]) => {
     const [leaves, inDef] = flattenArgs(args, "customVjp");

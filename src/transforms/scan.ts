@@ -20,6 +20,7 @@ import { jvpIR, partialEval, permuteInputs } from "./partial-eval.js";
 import { transposeIR } from "./transpose.js";
 import { instantiate, zerosOf } from "./vjp.js";
 import { vmapIR } from "./vmap.js";
+import type { Carry } from "./types.js";
 import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
 import type { CpuProgram } from "../core/compile/cpu-program.js";
 import { ConcreteArray } from "../core/concrete.js";
@@ -248,7 +249,7 @@ export interface ScanOptions {
 }
 
 /** scan(f, init, xs): f(carry, x) → [carry, y]; returns [final carry, stacked ys]. */
-export function scan<C, X, Y>(f: (carry: C, x: X) => [C, Y], init: C, xs: X, opts: ScanOptions = {}): [C, Y] {
+export function scan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, Y], init: C, xs: X, opts: ScanOptions = {}): [C, Y] {
   const [xLeaves, xDef] = flatten(xs);
   const xArr = xLeaves.map((l) => leafToArray(l, "lax.scan xs"));
   let length = opts.length;
@@ -306,7 +307,7 @@ export function scan<C, X, Y>(f: (carry: C, x: X) => [C, Y], init: C, xs: X, opt
 }
 
 /** Scan over ~√T segments, each a checkpointed inner scan (only segment boundaries are stored for reverse mode). */
-function checkpointedScan<C, X, Y>(f: (carry: C, x: X) => [C, Y], init: C, xs: X, length: number, reverse: boolean): [C, Y] {
+function checkpointedScan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, Y], init: C, xs: X, length: number, reverse: boolean): [C, Y] {
   const K = Math.ceil(Math.sqrt(length));
   const nSeg = Math.floor(length / K), rem = length - nSeg * K;
   const mapX = (g: (a: Array) => Array): X => (xs === null || xs === undefined ? xs : mapTree(xs, g));

@@ -18,6 +18,7 @@ import { flattenArgs, flattenFun, leafToArray, normArgnums } from "./api-util.js
 import { jvpFlat, tangentAval } from "./jvp.js";
 import { backwardPass } from "./transpose.js";
 import { vmapFlat } from "./vmap.js";
+import type { ArgnumsOf, Arrayed, ArrayedArgs, GradOf, GradOptions, ScalarOut, TreeLike, TreeLikeArgs } from "./types.js";
 
 export const zerosOf = (aval: ShapedArray): Array => broadcastTo(scalar(0, aval.dtype), aval.shape);
 export const instantiate = (t: Tangent): Array => (isZero(t) ? zerosOf(t.aval) : t);
@@ -45,25 +46,34 @@ function checkCotangent(ct: Array, out: Array, i: number): Array {
   return ct.dtype === out.dtype ? ct : convert(ct, out.dtype);
 }
 
-/** vjp(f, ...primals) → [out, vjpFn]; vjpFn(cotangent) returns one cotangent per primal. */
-export function vjp(f: (...args: any[]) => any, ...primals: unknown[]): [any, (ct: unknown) => any[]] {
+/**
+ * Reverse mode: `vjp(f, ...primals)` → `[out, vjpFn]`; `vjpFn(cotangent)` (shaped like `out`)
+ * returns one cotangent per primal, each shaped like its primal.
+ *
+ * @example
+ * const [y, back] = vjp((x: Array) => np.sin(x), x);
+ * const [dx] = back(np.onesLike(y));   // cos(x)
+ */
+export function vjp<A extends unknown[], R>(f: (...args: A) => R, ...primals: A): [Arrayed<R>, (ct: TreeLike<R>) => ArrayedArgs<A>];
+export function vjp(f: (...args: any[]) => unknown, ...primals: unknown[]): [unknown, (ct: unknown) => unknown[]] {
   const [leaves, inDef] = flattenArgs(primals, "vjp");
   const flat = flattenFun(f, inDef, "vjp");
   const { outs, lin } = linearizeFlat(flat.f, leaves);
   const outDef = flat.outDef();
-  const vjpFn = (ct: unknown): any[] => {
+  const vjpFn = (ct: unknown): unknown[] => {
     const [cl, cd] = flatten(ct);
     if (!treedefEqual(cd, outDef)) {
       throw new Error(`vjp: the cotangent has structure ${treedefString(cd)} but the output has ${treedefString(outDef)}.`);
     }
     const cts = cl.map((c, i) => checkCotangent(leafToArray(c, "vjp cotangent"), outs[i]!, i));
-    return unflatten(inDef, transposeLinear(lin, cts).map((t, i) => castLike(instantiate(t), leaves[i]!, "vjp")));
+    return unflatten(inDef, transposeLinear(lin, cts).map((t, i) => castLike(instantiate(t), leaves[i]!, "vjp"))) as unknown[];
   };
   return [unflatten(outDef, outs), vjpFn];
 }
 
-/** linearize(f, ...primals) → [out, jvpFn] with jvpFn(...tangents) → output tangent (evaluates the stored linear IR). */
-export function linearize(f: (...args: any[]) => any, ...primals: unknown[]): [any, (...tangents: unknown[]) => any] {
+/** `linearize(f, ...primals)` → `[out, jvpFn]` with `jvpFn(...tangents)` → the output tangent (evaluates the stored linear map; f runs once). */
+export function linearize<A extends unknown[], R>(f: (...args: A) => R, ...primals: A): [Arrayed<R>, (...tangents: TreeLikeArgs<A>) => Arrayed<R>];
+export function linearize(f: (...args: any[]) => unknown, ...primals: unknown[]): [unknown, (...tangents: unknown[]) => unknown] {
   const [leaves, inDef] = flattenArgs(primals, "linearize");
   const flat = flattenFun(f, inDef, "linearize");
   const { outs, lin } = linearizeFlat(flat.f, leaves);
@@ -83,8 +93,15 @@ function castLike(x: Array, like: Array, what: string): Array {
   return isFloat(like.dtype) && x.dtype !== like.dtype ? convert(x, like.dtype) : x;
 }
 
-/** jvp(f, primals, tangents) → [out, tangentOut]. */
-export function jvp(f: (...args: any[]) => any, primals: readonly unknown[], tangents: readonly unknown[]): [any, any] {
+/**
+ * Forward mode: `jvp(f, primals, tangents)` → `[f(...primals), J·tangents]`, with one tangent
+ * per primal (same structure and shapes).
+ *
+ * @example
+ * const [y, dy] = jvp((x: Array) => np.sin(x), [x], [np.onesLike(x)]);   // dy = cos(x)
+ */
+export function jvp<A extends unknown[], R>(f: (...args: A) => R, primals: readonly [...A], tangents: readonly [...TreeLikeArgs<A>]): [Arrayed<R>, Arrayed<R>];
+export function jvp(f: (...args: any[]) => unknown, primals: readonly unknown[], tangents: readonly unknown[]): [unknown, unknown] {
   if (!globalThis.Array.isArray(primals) || !globalThis.Array.isArray(tangents)) {
     throw new Error("jvp: primals and tangents must be JS arrays with one entry per argument: jvp(f, [x], [t]).");
   }
@@ -97,10 +114,7 @@ export function jvp(f: (...args: any[]) => any, primals: readonly unknown[], tan
   return [unflatten(def, outs), unflatten(def, touts.map(instantiate))];
 }
 
-export interface GradOptions {
-  readonly argnums?: number | readonly number[];
-  readonly hasAux?: boolean;
-}
+export type { GradOptions };
 
 function checkDiffLeaves(args: readonly unknown[], argnums: readonly number[], what: string): void {
   argnums.forEach((a) => {
@@ -115,8 +129,19 @@ function checkDiffLeaves(args: readonly unknown[], argnums: readonly number[], w
   });
 }
 
-/** valueAndGrad(f, { argnums, hasAux })(...args) → [value, grads] (or [[value, aux], grads]). */
-export function valueAndGrad(f: (...args: any[]) => any, opts: GradOptions = {}): (...args: any[]) => [any, any] {
+/**
+ * `valueAndGrad(f, { argnums, hasAux })(...args)` → `[value, grads]` (or `[[value, aux], grads]`
+ * with `hasAux`). f returns a float scalar; the gradient has the structure of the argument(s).
+ *
+ * @example
+ * const loss = (p: { w: Array; b: Array }) => np.sum(np.square(np.add(np.mul(p.w, 2), p.b)));
+ * const [l, g] = valueAndGrad(loss)({ w: np.array([1, 2]), b: np.array([0, 1]) });   // g: { w, b }
+ */
+export function valueAndGrad<A extends unknown[], Aux, const O extends GradOptions & { readonly hasAux: true }>(
+  f: (...args: A) => readonly [ScalarOut, Aux], opts: O): (...args: A) => [[Array, Arrayed<Aux>], GradOf<A, ArgnumsOf<O>>];
+export function valueAndGrad<A extends unknown[], const O extends GradOptions & { readonly hasAux?: false } = {}>(
+  f: (...args: A) => ScalarOut, opts?: O): (...args: A) => [Array, GradOf<A, ArgnumsOf<O>>];
+export function valueAndGrad(f: (...args: any[]) => unknown, opts: GradOptions = {}): (...args: any[]) => [unknown, unknown] {
   return (...args: unknown[]) => {
     const argnums = normArgnums(opts.argnums, args.length, "grad");
     checkDiffLeaves(args, argnums, "grad");
@@ -124,7 +149,7 @@ export function valueAndGrad(f: (...args: any[]) => any, opts: GradOptions = {})
     const g = (...dargs: unknown[]) => {
       const full = [...args];
       argnums.forEach((a, k) => (full[a] = dargs[k]));
-      let r = f(...full);
+      let r: unknown = f(...full);
       if (opts.hasAux) {
         if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("grad with hasAux: the function must return [value, aux].");
         aux = r[1];
@@ -136,8 +161,8 @@ export function valueAndGrad(f: (...args: any[]) => any, opts: GradOptions = {})
       }
       return [v, aux];
     };
-    const [[value, auxOut], vjpFn] = vjp(g, ...argnums.map((a) => args[a]));
-    const grads = vjpFn([scalar(1, (value as Array).dtype), zerosAux(auxOut)]);
+    const [[value, auxOut], vjpFn] = vjp(g as (...xs: unknown[]) => [Array, unknown], ...argnums.map((a) => args[a]));
+    const grads = vjpFn([scalar(1, value.dtype), zerosAux(auxOut)] as never);
     const res = typeof opts.argnums === "number" || opts.argnums === undefined ? grads[0] : grads;
     return [opts.hasAux ? [value, auxOut] : value, res];
   };
@@ -148,8 +173,21 @@ const zerosAux = (aux: unknown): unknown => {
   return unflatten(def, leaves.map((l) => zerosOf(leafToArray(l, "grad aux").aval.strong())));
 };
 
-export function grad(f: (...args: any[]) => any, opts: GradOptions = {}): (...args: any[]) => any {
-  const vg = valueAndGrad(f, opts);
+/**
+ * `grad(f)` is the gradient of a scalar function with respect to its first argument (or the
+ * arguments `argnums` names), with that argument's structure: `grad` of `(p: P) => Array` is
+ * `(p: P) => P`. With `hasAux`, f returns `[value, aux]` and the result is `[grads, aux]`.
+ *
+ * @example
+ * const f = (x: Array) => np.sum(np.mul(np.sin(x), x));
+ * grad(f)(np.array([1, 2, 3]));   // sin x + x cos x
+ */
+export function grad<A extends unknown[], Aux, const O extends GradOptions & { readonly hasAux: true }>(
+  f: (...args: A) => readonly [ScalarOut, Aux], opts: O): (...args: A) => [GradOf<A, ArgnumsOf<O>>, Arrayed<Aux>];
+export function grad<A extends unknown[], const O extends GradOptions & { readonly hasAux?: false } = {}>(
+  f: (...args: A) => ScalarOut, opts?: O): (...args: A) => GradOf<A, ArgnumsOf<O>>;
+export function grad(f: (...args: any[]) => any, opts: GradOptions = {}): (...args: any[]) => unknown {
+  const vg = valueAndGrad(f, opts as GradOptions & { hasAux?: false }) as (...args: unknown[]) => [unknown, unknown];
   return (...args: unknown[]) => {
     const [v, g] = vg(...args);
     return opts.hasAux ? [g, (v as unknown[])[1]] : g;
@@ -169,8 +207,12 @@ function jacobianArg(args: readonly unknown[], argnums: number | undefined, what
   return [a, arr];
 }
 
+/** The options of `jacfwd`, `jacrev` and `hessian`: which (single Array) argument to differentiate, default 0. */
+export interface JacobianOptions { readonly argnums?: number }
+
 /** Forward-mode Jacobian: one jvp per input basis vector, batched with vmap. Output leaves have shape out.shape + x.shape. */
-export function jacfwd(f: (...args: any[]) => any, opts: { argnums?: number } = {}): (...args: any[]) => any {
+export function jacfwd<A extends unknown[], R>(f: (...args: A) => R, opts?: JacobianOptions): (...args: A) => Arrayed<R>;
+export function jacfwd(f: (...args: any[]) => unknown, opts: JacobianOptions = {}): (...args: any[]) => unknown {
   return (...args: unknown[]) => {
     const [a, x] = jacobianArg(args, opts.argnums, "jacfwd");
     const n = x.size;
@@ -187,8 +229,9 @@ export function jacfwd(f: (...args: any[]) => any, opts: { argnums?: number } = 
   };
 }
 
-/** Reverse-mode Jacobian: one vjp per output basis vector, batched with vmap. */
-export function jacrev(f: (...args: any[]) => any, opts: { argnums?: number } = {}): (...args: any[]) => any {
+/** Reverse-mode Jacobian: one vjp per output basis vector, batched with vmap. Output leaves have shape out.shape + x.shape. */
+export function jacrev<A extends unknown[], R>(f: (...args: A) => R, opts?: JacobianOptions): (...args: A) => Arrayed<R>;
+export function jacrev(f: (...args: any[]) => unknown, opts: JacobianOptions = {}): (...args: any[]) => unknown {
   return (...args: unknown[]) => {
     const [a, x] = jacobianArg(args, opts.argnums, "jacrev");
     const fx = (xi: Array) => { const full = [...args]; full[a] = xi; return f(...full); };
@@ -200,7 +243,7 @@ export function jacrev(f: (...args: any[]) => any, opts: { argnums?: number } = 
       const basis = reshape(eyeOf(m, o.dtype), [m, ...o.shape]);
       const [r] = vmapFlat((ct: Array) => {
         const cts = outs.map((oo, j) => (j === k ? ct : zerosOf(oo.aval.strong())));
-        return [vjpFn(unflatten(outDef, cts))[0] as Array];
+        return [vjpFn(unflatten(outDef, cts) as never)[0] as Array];
       }, [basis], [0], () => [0]);
       return reshape(r!, [...o.shape, ...x.shape]);
     });
@@ -208,7 +251,11 @@ export function jacrev(f: (...args: any[]) => any, opts: { argnums?: number } = 
   };
 }
 
-export const hessian = (f: (...args: any[]) => any, opts: { argnums?: number } = {}) => jacfwd(jacrev(f, opts), opts);
+/** The Hessian of a scalar function (jacfwd of jacrev): shape x.shape + x.shape. */
+export function hessian<A extends unknown[], R>(f: (...args: A) => R, opts?: JacobianOptions): (...args: A) => Arrayed<R>;
+export function hessian(f: (...args: any[]) => unknown, opts: JacobianOptions = {}): (...args: any[]) => unknown {
+  return jacfwd(jacrev(f, opts), opts);
+}
 
 function eyeOf(n: number, dtype: ShapedArray["dtype"]): Array {
   const d = new (dtype === "float64" ? Float64Array : Float32Array)(n * n);

@@ -7,11 +7,15 @@ import * as linalg from "./linalg.js";
 import * as math from "./math.js";
 import * as reduce from "./reduce.js";
 import * as shape from "./shape.js";
+import { allclose, isclose } from "./compare.js";
+import { dynamicSlice, dynamicUpdateSlice } from "./slicing.js";
+import { argsort, sort } from "./sort.js";
 
 export const np = {
   array: convert.array, asarray: convert.asArray,
   ...create, ...math, ...reduce, ...shape, ...linalg, ...indexing,
   var: reduce.variance,
+  isclose, allclose, dynamicSlice, dynamicUpdateSlice, sort, argsort,
 };
 export type Np = typeof np;
 

@@ -21,18 +21,24 @@ function numbers(parts: readonly string[], n: number, line: number, what: string
   return xs;
 }
 
-/** Parse OBJ text into a triangle mesh (only geometry: v and f records; others are ignored). */
+/**
+ * Parse OBJ text into a triangle mesh: v and f records, and vt texture coordinates when every face
+ * corner names one (then `uvs` holds them per face corner); other records are ignored.
+ */
 export function parseObj(text: string): Either<readonly ParseIssue[], TriMesh> {
   const issues: ParseIssue[] = [];
-  const verts: number[] = [], faces: number[] = [];
+  const verts: number[] = [], faces: number[] = [], texcoords: number[] = [], cornerUvs: number[] = [];
   const lines = text.split(/\r?\n/);
-  let nv = 0;
+  let nv = 0, nvt = 0, everyCornerTextured = true;
   lines.forEach((raw, k) => {
     const line = k + 1;
     const parts = raw.replace(/#.*/, "").trim().split(/\s+/);
     if (parts[0] === "v") {
       const xs = numbers(parts.slice(1), 3, line, "vertex", issues);
       if (xs) { verts.push(...xs); nv++; }
+    } else if (parts[0] === "vt") {
+      const uv = numbers(parts.slice(1), 2, line, "texture coordinate", issues);
+      if (uv) { texcoords.push(uv[0]!, uv[1]!); nvt++; }
     } else if (parts[0] === "f") {
       const ids = parts.slice(1).map((tok) => {
         const i = Number(tok.split("/")[0]);
@@ -42,11 +48,27 @@ export function parseObj(text: string): Either<readonly ParseIssue[], TriMesh> {
         issues.push({ line, message: `face "${parts.slice(1).join(" ")}" needs ≥ 3 vertex indices in 1..${nv} (or negative, relative)` });
         return;
       }
-      for (let j = 1; j + 1 < ids.length; j++) faces.push(ids[0]!, ids[j]!, ids[j + 1]!);
+      const tids = parts.slice(1).map((tok) => {
+        const field = tok.split("/")[1];
+        if (field === undefined || field === "") return null;
+        const t = Number(field);
+        return Number.isInteger(t) && t !== 0 ? (t < 0 ? nvt + t : t - 1) : NaN;
+      });
+      if (tids.some((t) => t !== null && !(Number.isInteger(t) && t >= 0 && t < nvt))) {
+        issues.push({ line, message: `face "${parts.slice(1).join(" ")}" names texture coordinates outside 1..${nvt}` });
+        return;
+      }
+      if (tids.some((t) => t === null)) everyCornerTextured = false;
+      for (let j = 1; j + 1 < ids.length; j++) {
+        faces.push(ids[0]!, ids[j]!, ids[j + 1]!);
+        if (everyCornerTextured) for (const t of [tids[0], tids[j], tids[j + 1]]) cornerUvs.push(texcoords[2 * t!]!, texcoords[2 * t! + 1]!);
+      }
     }
   });
   if (!issues.length && !faces.length) issues.push({ line: lines.length, message: "no faces (f records) found" });
-  return issues.length ? E.left(issues) : E.right({ vertices: Float64Array.from(verts), faces: Int32Array.from(faces) });
+  if (issues.length) return E.left(issues);
+  const uvs = everyCornerTextured && nvt > 0 ? { uvs: Float64Array.from(cornerUvs) } : {};
+  return E.right({ vertices: Float64Array.from(verts), faces: Int32Array.from(faces), ...uvs });
 }
 
 export function loadObj(text: string): TriMesh {

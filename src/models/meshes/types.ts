@@ -7,6 +7,8 @@ export interface TriMesh {
   readonly vertices: Float64Array;
   /** [F·3] vertex indices, counter-clockwise seen from outside for closed meshes. */
   readonly faces: Int32Array;
+  /** [F·3·2] texture coordinates (u right, v up) per face corner, where the source had them (OBJ `vt`). */
+  readonly uvs?: Float64Array;
 }
 
 export interface TetMesh {

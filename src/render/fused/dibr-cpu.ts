@@ -1,5 +1,5 @@
 /**
- * DIB-R geometry as fused CPU kernels (render-anchors.md §1.3, dibr.ts): per pixel
+ * DIB-R geometry as fused CPU kernels (DIB-R, Chen et al. 2019, as in dibr.ts): per pixel
  *   hard pass: among valid faces containing p (w_k ≥ 0) that pass the culling, the nearest by
  *     affine depth Σ w_k z_k wins (ties: the first face); its screen barycentrics are output;
  *   soft silhouette: over the first `knum` faces (face order) whose box padded by boxLen contains

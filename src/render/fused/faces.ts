@@ -65,7 +65,7 @@ export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number
   return { n, xy: fxy, z: fz, iz, area, valid, lo, hi, bary, edges, height };
 }
 
-/** NDC centre of pixel column i / row r (row 0 = top), CONVENTIONS.md. */
+/** NDC centre of pixel column i / row r (row 0 = top), src/render/CONVENTIONS.md. */
 export const ndcX = (i: number, W: number): number => (2 * i + 1 - W) / W;
 export const ndcY = (r: number, H: number): number => (H - 2 * r - 1) / H;
 

@@ -1,6 +1,6 @@
 /**
  * SoftRas with per-corner colours (no fragment function: flat or Gouraud shading, colours
- * interpolated), fused end to end and exact over every face (render-anchors.md §1.2):
+ * interpolated), fused end to end and exact over every face (SoftRas, Liu et al. 2019):
  *   S   = Σ_j log(1 − D_j)                                              → alpha = 1 − exp(S)
  *   rgb = (Σ_j e_j c_j + e_b bg) / (Σ_j e_j + e_b),  e_j = D_j exp(z̄_j/γ), e_b = exp(ε/γ),
  *   c_j = Σ_k w̃_jk A_jk (clipped barycentrics of face j at the pixel, its corner colours A_j),

@@ -1,5 +1,5 @@
 /**
- * The per pixel–face computation shared by the fused SoftRas kernels (render-anchors.md §1.2):
+ * The per pixel–face computation shared by the fused SoftRas kernels (SoftRas, Liu et al. 2019):
  * coverage x = δ·d²/σ or m|m|/σ and whether the pair is kept, the clipped barycentrics and
  * perspective depth a face colours a pixel with, and their derivatives written out by hand:
  * ∂w_k/∂vertices, ∂(d² or m|m|)/∂vertices (the envelope gradient of the clamped point–segment

@@ -3,12 +3,24 @@
  * its own `--shard k/N`, writing its instance records into the shared output directory (see
  * dataset-store.ts); their progress lines interleave on stderr, tagged with the worker.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 
 export interface WorkerCommand { readonly command: string; readonly args: readonly string[] }
 
+/**
+ * The parts of a started worker its caller uses. Spelled out (rather than Node's ChildProcess)
+ * so that the published declarations type-check without @types/node in the user's project.
+ */
+export interface TaggedChild {
+  /** null while the child runs. */
+  readonly exitCode: number | null;
+  kill(): boolean;
+}
+/** How a worker ended: its exit code, or the signal (e.g. "SIGTERM") that ended it. */
+export interface WorkerExit { readonly code: number | null; readonly signal: string | null }
+
 /** Start a command with its stderr lines copied to ours, each prefixed with `[tag] `. */
-export function spawnTagged({ command, args }: WorkerCommand, tag: string): { child: ChildProcess; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+export function spawnTagged({ command, args }: WorkerCommand, tag: string): { child: TaggedChild; exit: Promise<WorkerExit> } {
   const child = spawn(command, [...args], { stdio: ["ignore", "ignore", "pipe"] });
   let pending = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -16,11 +28,11 @@ export function spawnTagged({ command, args }: WorkerCommand, tag: string): { ch
     pending = lines.pop()!;
     for (const line of lines) if (line) process.stderr.write(`[${tag}] ${line}\n`);
   });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+  const exit = new Promise<WorkerExit>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal }));
   });
-  return { child, exit };
+  return { child: { get exitCode() { return child.exitCode; }, kill: () => child.kill() }, exit };
 }
 
 /** Run the commands side by side to the end; a failing one stops the others and rejects. */

@@ -32,7 +32,7 @@ const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const unit = (v: Vec3): Vec3 => { const n = Math.hypot(...v); return [v[0] / n, v[1] / n, v[2] / n]; };
 
-/** The eye of SoftRas angles around `at` (CONVENTIONS.md: azimuth 0 puts the camera on −z). */
+/** The eye of SoftRas angles around `at` (src/render/CONVENTIONS.md: azimuth 0 puts the camera on −z). */
 export function eyeOfAngles(c: AngleCamera): Vec3 {
   const el = (c.elevation * Math.PI) / 180, az = (c.azimuth * Math.PI) / 180;
   return [c.at[0] + c.distance * Math.cos(el) * Math.sin(az), c.at[1] + c.distance * Math.sin(el), c.at[2] - c.distance * Math.cos(el) * Math.cos(az)];

@@ -19,13 +19,18 @@ export interface BufferDerived { release(): void }
 let nextBufferId = 1;
 
 export class DeviceBuffer {
+  // @internal members stay out of the published declarations (stripInternal), which must
+  // type-check in projects without WebGPU types (no DOM lib, no @webgpu/types).
+  /** @internal The GPU buffer. */
+  readonly gpu: GPUBuffer;
   /** Unique per allocation (a recycled GPUBuffer gets a new DeviceBuffer), so it can key caches. */
   readonly id = nextBufferId++;
   refs = 1;
   /** Host copy of int32 data uploaded from the host (index arrays): lets scatter_add build its inverse incidence once. */
   host: Int32Array | null = null;
   readonly derived = new Map<string, BufferDerived>();
-  constructor(readonly gpu: GPUBuffer, readonly capacity: number, readonly words: number, private readonly pool: BufferPool) {}
+  /** @internal */
+  constructor(gpu: GPUBuffer, readonly capacity: number, readonly words: number, private readonly pool: BufferPool) { this.gpu = gpu; }
   retain(): this {
     if (this.refs <= 0) throw new Error("internal: retain of a released device buffer.");
     this.refs++;
@@ -86,6 +91,7 @@ export class BufferPool {
   /** Allocation-time trigger (finalizers only run once the host yields, so this is a backstop). */
   pressureStepBytes = 256 * 1024 * 1024;
 
+  /** @internal */
   constructor(private readonly device: GPUDevice, private readonly maxBufferSize: number) {}
 
   /** A buffer of `words` 32-bit elements (contents undefined), with one reference. */
