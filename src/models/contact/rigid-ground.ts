@@ -69,10 +69,14 @@ export function rigidGroundFriction(g: GroundContact, fn: Array, w: Array, v: Ar
   // |f| = b·x/(1 + x⁶)^⅙ with x = kf·w·|v_t|/b and b = μ·f_n: viscous (kf·w·|v_t|) while sticking,
   // Coulomb (b) when sliding, and a sharp turn between — 99.7% of Coulomb at twice the crossover
   // speed, where groundForces' b·x/√(1 + x²) gives 89%: a box pushed from rest lags less.
-  const bound = np.mul(g.mu, fn);
-  const kfw = np.mul(g.kf, w);
-  const x2 = np.div(np.mul(np.square(kfw), np.sum(np.square(vt), -1)), np.add(np.square(bound), 1e-30));
-  const scale = np.div(kfw, np.power(np.add(1, np.mul(np.square(x2), x2)), 1 / 6));
+  // In accelerations (per kg of the point's share), so the sixth powers stay in float32's range:
+  // b' = μ·f_n/w, a' = kf·|v_t|, and |f| = kf·w·|v_t|·b'/(b'⁶ + a'⁶)^⅙ — finite, with finite
+  // derivatives, where a point does not touch (b' = 0) or does not slide (a' = 0).
+  const b = np.div(np.mul(g.mu, fn), w);
+  const a2 = np.mul(np.square(g.kf), np.sum(np.square(vt), -1));
+  const b2 = np.square(b);
+  const den = np.power(np.add(np.add(np.mul(np.square(b2), b2), np.mul(np.square(a2), a2)), 1e-24), 1 / 6);
+  const scale = np.div(np.mul(np.mul(g.kf, w), b), den);
   return np.neg(np.mul(np.expandDims(scale, -1), vt));
 }
 
