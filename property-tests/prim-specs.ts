@@ -17,7 +17,7 @@ import type { PrimSpec } from "./spec-types.js";
 export type PrimName =
   // elementwise
   | "neg" | "abs" | "sign" | "exp" | "log" | "log1p" | "expm1" | "sin" | "cos" | "tan" | "tanh" | "asin" | "acos" | "atan"
-  | "sqrt" | "rsqrt" | "floor" | "ceil" | "round" | "isfinite" | "not"
+  | "sqrt" | "rsqrt" | "floor" | "ceil" | "round" | "isfinite" | "not" | "erf" | "erfinv"
   | "add" | "sub" | "mul" | "div" | "rem" | "pow" | "max" | "min" | "atan2"
   | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or" | "select" | "convert_element_type" | "stop_gradient"
   // reductions

@@ -155,6 +155,8 @@ export const elementwiseSpecs = {
   atan: unary(lax.atanP, U(-3, 3)),
   sqrt: unary(lax.sqrtP, U(0.5, 3), " (singular at 0)"),
   rsqrt: unary(lax.rsqrtP, U(0.5, 3), " (singular at 0)"),
+  erf: unary(lax.erfP, U(-3, 3)),
+  erfinv: unary(lax.erfinvP, U(-0.9, 0.9), " (singular at ±1)"),
   sign: zeroDerivative(lax.signP, AWAY(0.1, 2), "piecewise constant (jump at 0)"),
   floor: zeroDerivative(lax.floorP, { kind: "off-grid", lo: -3, hi: 3, offset: 0, margin: 0.05 }, "piecewise constant (jumps at integers)"),
   ceil: zeroDerivative(lax.ceilP, { kind: "off-grid", lo: -3, hi: 3, offset: 0, margin: 0.05 }, "piecewise constant (jumps at integers)"),

@@ -10,7 +10,7 @@ import * as lax from "../src/core/prims/index.js";
 import { scalar } from "../src/core/constants.js";
 import { bind } from "../src/core/trace.js";
 import { literalP } from "../src/core/prims/literal.js";
-import type { Array } from "../src/index.js";
+import { np, type Array } from "../src/index.js";
 import { describeGpu, expectMatch, expectNoDeviceErrors, intSamples, pair, randPair, samples, type Pair, type Tolerance } from "./webgpu-helpers.js";
 
 type Fn = (xs: Array[]) => Array;
@@ -59,6 +59,12 @@ describeGpu("webgpu eager: elementwise float32", () => {
   ];
   for (const [name, f, a, b, tol] of binary) it(name, () => check([a, b], ([p, q]) => f(p!, q!), tol));
   it("scalar operands (CPU constants travel to the device)", () => check([x], ([a]) => lax.add(lax.mul(a!, k(3, a!)), k(-0.5, a!))));
+  it("np.zeros/ones/full honour { backend } (they used to follow the default backend)", () => {
+    const z = np.zeros([2, 3], { dtype: "float64", backend: "cpu" }), o = np.ones([2], { dtype: "bool", backend: "cpu" });
+    expect([...z.dataSync()]).toEqual([0, 0, 0, 0, 0, 0]); // dataSync: CPU arrays only
+    expect([...o.dataSync()]).toEqual([1, 1]);
+    expect([...np.full([2], 2.5, { dtype: "float64", backend: "cpu" }).dataSync()]).toEqual([2.5, 2.5]);
+  });
   it("more than 65535 workgroups: a 2-D dispatch grid", () => check([randPair([5_000_000], 16)], ([a]) => lax.mul(a!, a!)));
 });
 

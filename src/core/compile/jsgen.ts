@@ -2,6 +2,7 @@
 import type { DType } from "../dtype.js";
 import { threefry2x32 } from "../prims/indexing.js";
 import type { KNode } from "../kernel/expr.js";
+import { binaryOp, isUnaryOp, UNARY_OPS, unaryOp } from "../kernel/scalar-ops.js";
 import type { KernelStep } from "./plan.js";
 import { buildScopes, topoOrder, type Scope } from "./scopes.js";
 
@@ -14,7 +15,8 @@ const INIT: Record<string, (d: DType) => string> = {
 
 /** Helpers the generated code calls (kept out of the hot path where possible). */
 export const JS_HELPERS = {
-  roundEven: (x: number): number => { const r = Math.round(x); return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r; },
+  /** The scalar ops without their own JS source (scalar-ops.ts): the generated code calls their `eval`. */
+  unary: Object.fromEntries(Object.entries(UNARY_OPS).map(([op, u]) => [op, u.eval])),
   tf: (k0: number, k1: number, c: number, which: number): number => {
     const [y0, y1] = threefry2x32(k0, k1, c, 0);
     return which === 0 ? y0 | 0 : which === 1 ? (y0 >>> 9) / 8388608 : (y0 * 2097152 + (y1 >>> 11)) / 9007199254740992;
@@ -24,7 +26,8 @@ export const JS_HELPERS = {
 function expr(n: KNode, name: (n: KNode) => string, offset: (buf: string) => string): string {
   const a = (i: number) => name(n.args[i]!);
   const i32 = n.args[0]?.dtype === "int32";
-  switch (n.op) {
+  const op = n.op;
+  switch (op) {
     case "load": return `b${n.tag}[${offset(n.tag)}${a(0)}]`;
     case "cast":
       if (n.dtype === "int32") return `(${a(0)} | 0)`;
@@ -33,38 +36,12 @@ function expr(n: KNode, name: (n: KNode) => string, offset: (buf: string) => str
       return a(0);
     case "select": return `(${a(0)} ? ${a(1)} : ${a(2)})`;
     case "threefry": return `H.tf(${a(0)}, ${a(1)}, ${a(2)}, ${n.value})`;
-    case "neg": return i32 ? `(-${a(0)} | 0)` : `(-${a(0)})`;
-    case "abs": return i32 ? `(Math.abs(${a(0)}) | 0)` : `Math.abs(${a(0)})`;
-    case "sign": return `(${a(0)} > 0 ? 1 : ${a(0)} < 0 ? -1 : ${a(0)})`;
-    case "exp": case "log": case "log1p": case "expm1": case "sin": case "cos": case "tan": case "tanh":
-    case "asin": case "acos": case "atan": case "sqrt": case "floor": case "ceil":
-      return `Math.${n.op}(${a(0)})`;
-    case "rsqrt": return `(1 / Math.sqrt(${a(0)}))`;
-    case "round": return `H.roundEven(${a(0)})`;
-    case "isfinite": return `(Number.isFinite(${a(0)}) ? 1 : 0)`;
-    case "not": return `(${a(0)} ? 0 : 1)`;
-    case "add": return i32 ? `((${a(0)} + ${a(1)}) | 0)` : `(${a(0)} + ${a(1)})`;
-    case "sub": return i32 ? `((${a(0)} - ${a(1)}) | 0)` : `(${a(0)} - ${a(1)})`;
-    case "mul": return i32 ? `Math.imul(${a(0)}, ${a(1)})` : `(${a(0)} * ${a(1)})`;
-    case "div": return `(${a(0)} / ${a(1)})`;
-    case "idiv": return `(${a(1)} === 0 ? 0 : (${a(0)} / ${a(1)}) | 0)`;
-    case "rem": return i32 ? `(${a(1)} === 0 ? 0 : ${a(0)} % ${a(1)})` : `(${a(0)} % ${a(1)})`;
-    case "floordiv": return `Math.floor(${a(0)} / ${a(1)})`;
-    case "floormod": return `(((${a(0)} % ${a(1)}) + ${a(1)}) % ${a(1)})`;
-    case "pow": return `Math.pow(${a(0)}, ${a(1)})`;
-    case "max": return `Math.max(${a(0)}, ${a(1)})`;
-    case "min": return `Math.min(${a(0)}, ${a(1)})`;
-    case "atan2": return `Math.atan2(${a(0)}, ${a(1)})`;
-    case "eq": return `(${a(0)} === ${a(1)} ? 1 : 0)`;
-    case "ne": return `(${a(0)} !== ${a(1)} ? 1 : 0)`;
-    case "lt": return `(${a(0)} < ${a(1)} ? 1 : 0)`;
-    case "le": return `(${a(0)} <= ${a(1)} ? 1 : 0)`;
-    case "gt": return `(${a(0)} > ${a(1)} ? 1 : 0)`;
-    case "ge": return `(${a(0)} >= ${a(1)} ? 1 : 0)`;
-    case "and": return `(${a(0)} & ${a(1)})`;
-    case "or": return `(${a(0)} | ${a(1)})`;
-    default: throw new Error(`internal: jsgen cannot render ${n.op}.`);
+    case "const": case "var": case "reduce":
+      throw new Error(`internal: a ${op} node is named by the kernel emitter, not rendered as an expression.`);
   }
+  if (!isUnaryOp(op)) return binaryOp(op).js(a(0), a(1), i32);
+  const js = unaryOp(op).js;
+  return js ? js(a(0), i32) : `H.unary.${op}(${a(0)}, ${i32})`;
 }
 
 /**

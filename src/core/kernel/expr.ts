@@ -5,11 +5,9 @@
  * and transposes compile to plain strided loads). Backends render it as JS or WGSL.
  */
 import type { DType } from "../dtype.js";
+import { BINARY_OPS, binaryOp, isUnaryOp, UNARY_OPS, unaryOp, type BinaryOp, type UnaryOp } from "./scalar-ops.js";
 
-export type UnaryOp = "neg" | "abs" | "sign" | "exp" | "log" | "log1p" | "expm1" | "sin" | "cos" | "tan" | "tanh"
-  | "asin" | "acos" | "atan" | "sqrt" | "rsqrt" | "floor" | "ceil" | "round" | "isfinite" | "not";
-export type BinaryOp = "add" | "sub" | "mul" | "div" | "idiv" | "rem" | "floordiv" | "floormod" | "pow" | "max" | "min"
-  | "atan2" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "and" | "or";
+export type { BinaryOp, UnaryOp } from "./scalar-ops.js";
 export type ReduceOp = "add" | "mul" | "max" | "min" | "argmax" | "argmin";
 export type Op = "const" | "var" | "load" | "cast" | "select" | "reduce" | "threefry" | UnaryOp | BinaryOp;
 
@@ -26,57 +24,14 @@ export interface KNode {
   readonly rvar?: KNode;
 }
 
-const COMPARE = new Set<Op>(["eq", "ne", "lt", "le", "gt", "ge"]);
-
 /** Scalar semantics shared by constant folding and the reference interpreter (JS numbers; ints wrap to 32 bits). */
-export function evalScalar(op: Op, dtype: DType, a: number, b = 0, c = 0): number {
+export function evalScalar(op: UnaryOp | BinaryOp | "select", dtype: DType, a: number, b = 0, c = 0): number {
   const i32 = dtype === "int32";
-  switch (op) {
-    case "neg": return i32 ? (-a | 0) : -a;
-    case "abs": return i32 ? (Math.abs(a) | 0) : Math.abs(a);
-    case "sign": return a > 0 ? 1 : a < 0 ? -1 : a;
-    case "exp": return Math.exp(a);
-    case "log": return Math.log(a);
-    case "log1p": return Math.log1p(a);
-    case "expm1": return Math.expm1(a);
-    case "sin": return Math.sin(a);
-    case "cos": return Math.cos(a);
-    case "tan": return Math.tan(a);
-    case "tanh": return Math.tanh(a);
-    case "asin": return Math.asin(a);
-    case "acos": return Math.acos(a);
-    case "atan": return Math.atan(a);
-    case "sqrt": return Math.sqrt(a);
-    case "rsqrt": return 1 / Math.sqrt(a);
-    case "floor": return Math.floor(a);
-    case "ceil": return Math.ceil(a);
-    case "round": { const r = Math.round(a); return Math.abs(a % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r; }
-    case "isfinite": return Number.isFinite(a) ? 1 : 0;
-    case "not": return a ? 0 : 1;
-    case "add": return i32 ? (a + b) | 0 : a + b;
-    case "sub": return i32 ? (a - b) | 0 : a - b;
-    case "mul": return i32 ? Math.imul(a, b) : a * b;
-    case "div": return a / b;
-    case "idiv": return b === 0 ? 0 : (a / b) | 0;
-    case "rem": return i32 ? (b === 0 ? 0 : a % b) : a % b;
-    case "floordiv": return Math.floor(a / b);
-    case "floormod": return ((a % b) + b) % b;
-    case "pow": return Math.pow(a, b);
-    case "max": return Math.max(a, b);
-    case "min": return Math.min(a, b);
-    case "atan2": return Math.atan2(a, b);
-    case "eq": return a === b ? 1 : 0;
-    case "ne": return a !== b ? 1 : 0;
-    case "lt": return a < b ? 1 : 0;
-    case "le": return a <= b ? 1 : 0;
-    case "gt": return a > b ? 1 : 0;
-    case "ge": return a >= b ? 1 : 0;
-    case "and": return a & b;
-    case "or": return a | b;
-    case "select": return a ? b : c;
-    default: throw new Error(`internal: evalScalar has no rule for ${op}.`);
-  }
+  if (op === "select") return a ? b : c;
+  return isUnaryOp(op) ? unaryOp(op).eval(a, i32) : binaryOp(op).eval(a, b, i32);
 }
+const isCompare = (op: BinaryOp): boolean => "compare" in BINARY_OPS[op];
+const boolOut = (op: UnaryOp): boolean => "boolOut" in UNARY_OPS[op];
 
 export function castScalar(v: number, to: DType): number {
   if (to === "bool") return v !== 0 ? 1 : 0;
@@ -135,14 +90,14 @@ export class KGraph {
   }
 
   unary(op: UnaryOp, x: KNode): KNode {
-    const dtype = op === "isfinite" ? "bool" : x.dtype;
+    const dtype = boolOut(op) ? "bool" : x.dtype;
     if (x.op === "const") return this.const(evalScalar(op, x.dtype, x.value), dtype);
     if (op === "neg" && x.dtype === "int32") return this.fromAffine(scaleAff(this.affine(x), -1));
     return this.mk(op, dtype, [x]);
   }
 
   binary(op: BinaryOp, a: KNode, b: KNode): KNode {
-    const dtype = COMPARE.has(op) ? "bool" : a.dtype;
+    const dtype = isCompare(op) ? "bool" : a.dtype;
     if (a.op === "const" && b.op === "const") return this.const(evalScalar(op, a.dtype, a.value, b.value), dtype);
     const isInt = a.dtype === "int32";
     if (isInt && (op === "add" || op === "sub")) {
@@ -153,7 +108,7 @@ export class KGraph {
       const [k, x] = a.op === "const" ? [a.value, b] : [b.value, a];
       return this.fromAffine(scaleAff(this.affine(x), k));
     }
-    if (isInt && (op === "max" || op === "min" || COMPARE.has(op))) {
+    if (isInt && (op === "max" || op === "min" || isCompare(op))) {
       const folded = this.foldByRange(op, a, b);
       if (folded) return folded;
     }
@@ -192,7 +147,7 @@ export class KGraph {
       case "reduce": return this.reduce(n.tag as ReduceOp, rvar ?? n.rvar!, args[0]!);
       case "threefry": return this.threefry(args[0]!, args[1]!, args[2]!, n.value as 0 | 1 | 2);
       default:
-        return args.length === 1 ? this.unary(n.op as UnaryOp, args[0]!) : this.binary(n.op as BinaryOp, args[0]!, args[1]!);
+        return isUnaryOp(n.op) ? this.unary(n.op, args[0]!) : this.binary(n.op, args[0]!, args[1]!);
     }
   }
 

@@ -12,7 +12,12 @@ const dt = (o: CreateOptions | undefined, def: DType = "float32"): DType => (o?.
 
 export function full(shape: readonly number[] | number, value: number | boolean, opts?: CreateOptions): Array {
   const s = checkShape("np.full", typeof shape === "number" ? [shape] : shape);
-  return broadcastTo(scalar(value, dt(opts)), s);
+  const d = dt(opts);
+  if (opts?.backend === undefined) return broadcastTo(scalar(value, d), s);
+  // On the backend asked for (the scalar constant alone would follow the default backend).
+  const one = typedArrayFor(d, 1);
+  one[0] = Number(value);
+  return broadcastTo(fromTyped(one, [], d, { backend: opts.backend }), s);
 }
 export const zeros = (shape: readonly number[] | number, opts?: CreateOptions): Array => full(shape, 0, opts);
 export const ones = (shape: readonly number[] | number, opts?: CreateOptions): Array => full(shape, 1, opts);

@@ -67,6 +67,10 @@ export const sin = unFloat("sin", lax.sin);
 export const cos = unFloat("cos", lax.cos);
 export const tan = unFloat("tan", lax.tan);
 export const tanh = unFloat("tanh", lax.tanh);
+/** The error function, 2/√π ∫₀ˣ e^(−t²) dt. */
+export const erf = unFloat("erf", lax.erf);
+/** Inverse of erf on (−1, 1): ±1 give ±Inf, |x| > 1 NaN. */
+export const erfinv = unFloat("erfinv", lax.erfinv);
 export const sinh = (x: ArrayLike): Array => { const a = asFloat(x, "sinh"); return mul(0.5, sub(lax.exp(a), lax.exp(lax.neg(a)))); };
 export const cosh = (x: ArrayLike): Array => { const a = asFloat(x, "cosh"); return mul(0.5, add(lax.exp(a), lax.exp(lax.neg(a)))); };
 export const arcsin = unFloat("arcsin", lax.asin);

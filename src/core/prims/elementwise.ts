@@ -7,7 +7,7 @@ import { definePrimitive, type BDim, type Primitive, type TransposeRule } from "
 import { broadcastShapes, shapeEq } from "../shape.js";
 import { isUndef, isZero, Zero, type Tangent } from "../tangent.js";
 import { bind1 } from "../trace.js";
-import type { BinaryOp, UnaryOp } from "../kernel/expr.js";
+import { binaryOp, UNARY_OPS, unaryOp, type BinaryOp, type UnaryOp } from "../kernel/scalar-ops.js";
 import { broadcastView, viewOf, type View } from "../kernel/view.js";
 import { broadcastingShape, mapHost, requireBool, requireFloat, requireNumeric, requireSameDType } from "./_helpers.js";
 import { broadcastTo, moveAxis, reshape } from "./movement.js";
@@ -35,10 +35,16 @@ const c = (v: number, like: Array): Array => scalar(v, like.dtype);
 // ---------------------------------------------------------------- unary
 
 type UnaryJvp = (x: Array, out: Array, t: Array) => Tangent;
+/** A unary primitive's rules beyond its scalar op (kernel/scalar-ops.ts: value, JS and WGSL): operand kind, jvp, transpose. */
+interface UnaryRule {
+  readonly kind: "float" | "numeric" | "bool";
+  readonly jvp: UnaryJvp | "zero";
+  readonly transpose?: TransposeRule<Record<string, never>>;
+}
 
-function unary(name: string, kind: "float" | "numeric" | "bool", fn: (x: number) => number, jvp: UnaryJvp | "zero",
-  opts: { outDType?: DType; transpose?: TransposeRule<Record<string, never>> } = {}): Primitive<Record<string, never>> {
-  const { outDType, transpose } = opts;
+function unary(name: UnaryOp, { kind, jvp, transpose }: UnaryRule): Primitive<Record<string, never>> {
+  const { eval: fn } = unaryOp(name);
+  const outDType: DType | undefined = "boolOut" in UNARY_OPS[name] ? "bool" : undefined;
   const prim: Primitive<Record<string, never>> = definePrimitive<Record<string, never>>({
     name,
     shape: ([x]) => {
@@ -47,7 +53,7 @@ function unary(name: string, kind: "float" | "numeric" | "bool", fn: (x: number)
       else requireBool(name, x!);
       return [outDType ? new ShapedArray(x!.shape, outDType) : x!];
     },
-    impl: ([x], _p, [out]) => [mapHost([x!], out!, fn)],
+    impl: ([x], _p, [out]) => [mapHost([x!], out!, (v) => fn(v, x!.dtype === "int32"))],
     jvp: ([x], [t], p) => {
       const out = bind1(prim, [x!], p);
       if (jvp === "zero" || isZero(t)) return [[out], [new Zero(out.aval.strong())]];
@@ -55,69 +61,102 @@ function unary(name: string, kind: "float" | "numeric" | "bool", fn: (x: number)
     },
     ...(transpose ? { transpose } : {}),
     vmap: (args, dims, p) => elementwiseVmap(prim)(args, dims, p),
-    lower: ([x], _p, [out], g) => [viewOf(out!, (idx) => g.unary(name as UnaryOp, x!.at(idx)))],
+    lower: ([x], _p, [out], g) => [viewOf(out!, (idx) => g.unary(name, x!.at(idx)))],
   });
   return prim;
 }
 
+const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
+
+/** One entry per scalar unary op (the compiler checks that every op in UNARY_OPS has one). */
+const UNARY_RULES = {
+  neg: { kind: "numeric", jvp: (_x, _o, t) => neg(t), transpose: ([ct]) => [tneg(ct!)] },
+  abs: { kind: "numeric", jvp: (x, _o, t) => mul(t, sign(x)) },
+  sign: { kind: "numeric", jvp: "zero" },
+  exp: { kind: "float", jvp: (_x, o, t) => mul(t, o) },
+  log: { kind: "float", jvp: (x, _o, t) => div(t, x) },
+  log1p: { kind: "float", jvp: (x, _o, t) => div(t, add(x, c(1, x))) },
+  expm1: { kind: "float", jvp: (_x, o, t) => mul(t, add(o, c(1, o))) },
+  sin: { kind: "float", jvp: (x, _o, t) => mul(t, cos(x)) },
+  cos: { kind: "float", jvp: (x, _o, t) => mul(t, neg(sin(x))) },
+  tan: { kind: "float", jvp: (_x, o, t) => mul(t, add(c(1, o), mul(o, o))) },
+  tanh: { kind: "float", jvp: (_x, o, t) => mul(t, sub(c(1, o), mul(o, o))) },
+  asin: { kind: "float", jvp: (x, _o, t) => mul(t, rsqrt(sub(c(1, x), mul(x, x)))) },
+  acos: { kind: "float", jvp: (x, _o, t) => mul(t, neg(rsqrt(sub(c(1, x), mul(x, x))))) },
+  atan: { kind: "float", jvp: (x, _o, t) => div(t, add(c(1, x), mul(x, x))) },
+  sqrt: { kind: "float", jvp: (_x, o, t) => div(t, mul(c(2, o), o)) },
+  rsqrt: { kind: "float", jvp: (x, o, t) => mul(t, div(mul(c(-0.5, o), o), x)) },
+  floor: { kind: "float", jvp: "zero" },
+  ceil: { kind: "float", jvp: "zero" },
+  /** Round half to even, as numpy does. */
+  round: { kind: "float", jvp: "zero" },
+  isfinite: { kind: "float", jvp: "zero" },
+  not: { kind: "bool", jvp: "zero" },
+  // d erf(x) = 2/√π e^(−x²) dx;  d erfinv(y) = √π/2 e^(erfinv(y)²) dy
+  erf: { kind: "float", jvp: (x, _o, t) => mul(t, mul(c(TWO_OVER_SQRT_PI, x), exp(neg(mul(x, x))))) },
+  erfinv: { kind: "float", jvp: (_x, o, t) => mul(t, div(exp(mul(o, o)), c(TWO_OVER_SQRT_PI, o))) },
+} satisfies Record<UnaryOp, UnaryRule>;
+
+const unaryPrims = Object.fromEntries(Object.entries(UNARY_RULES).map(([name, rule]) => [name, unary(name as keyof typeof UNARY_RULES, rule)])) as
+  { readonly [K in UnaryOp]: Primitive<Record<string, never>> };
 const u = (p: Primitive) => (x: Array): Array => bind1(p, [x], {});
 
-export const negP = unary("neg", "numeric", (x) => -x, (_x, _o, t) => neg(t), { transpose: ([ct]) => [tneg(ct!)] });
+export const negP = unaryPrims.neg;
 export const neg = u(negP);
-export const absP = unary("abs", "numeric", Math.abs, (x, _o, t) => mul(t, sign(x)));
+export const absP = unaryPrims.abs;
 export const abs = u(absP);
-export const signP = unary("sign", "numeric", (x) => (x > 0 ? 1 : x < 0 ? -1 : x), "zero");
+export const signP = unaryPrims.sign;
 export const sign = u(signP);
-export const expP = unary("exp", "float", Math.exp, (_x, o, t) => mul(t, o));
+export const expP = unaryPrims.exp;
 export const exp = u(expP);
-export const logP = unary("log", "float", Math.log, (x, _o, t) => div(t, x));
+export const logP = unaryPrims.log;
 export const log = u(logP);
-export const log1pP = unary("log1p", "float", Math.log1p, (x, _o, t) => div(t, add(x, c(1, x))));
+export const log1pP = unaryPrims.log1p;
 export const log1p = u(log1pP);
-export const expm1P = unary("expm1", "float", Math.expm1, (_x, o, t) => mul(t, add(o, c(1, o))));
+export const expm1P = unaryPrims.expm1;
 export const expm1 = u(expm1P);
-export const sinP = unary("sin", "float", Math.sin, (x, _o, t) => mul(t, cos(x)));
+export const sinP = unaryPrims.sin;
 export const sin = u(sinP);
-export const cosP = unary("cos", "float", Math.cos, (x, _o, t) => mul(t, neg(sin(x))));
+export const cosP = unaryPrims.cos;
 export const cos = u(cosP);
-export const tanP = unary("tan", "float", Math.tan, (_x, o, t) => mul(t, add(c(1, o), mul(o, o))));
+export const tanP = unaryPrims.tan;
 export const tan = u(tanP);
-export const tanhP = unary("tanh", "float", Math.tanh, (_x, o, t) => mul(t, sub(c(1, o), mul(o, o))));
+export const tanhP = unaryPrims.tanh;
 export const tanh = u(tanhP);
-export const asinP = unary("asin", "float", Math.asin, (x, _o, t) => mul(t, rsqrt(sub(c(1, x), mul(x, x)))));
+export const asinP = unaryPrims.asin;
 export const asin = u(asinP);
-export const acosP = unary("acos", "float", Math.acos, (x, _o, t) => mul(t, neg(rsqrt(sub(c(1, x), mul(x, x))))));
+export const acosP = unaryPrims.acos;
 export const acos = u(acosP);
-export const atanP = unary("atan", "float", Math.atan, (x, _o, t) => div(t, add(c(1, x), mul(x, x))));
+export const atanP = unaryPrims.atan;
 export const atan = u(atanP);
-export const sqrtP = unary("sqrt", "float", Math.sqrt, (_x, o, t) => div(t, mul(c(2, o), o)));
+export const sqrtP = unaryPrims.sqrt;
 export const sqrt = u(sqrtP);
-export const rsqrtP = unary("rsqrt", "float", (x) => 1 / Math.sqrt(x), (x, o, t) => mul(t, div(mul(c(-0.5, o), o), x)));
+export const rsqrtP = unaryPrims.rsqrt;
 export const rsqrt = u(rsqrtP);
-export const floorP = unary("floor", "float", Math.floor, "zero");
+export const floorP = unaryPrims.floor;
 export const floor = u(floorP);
-export const ceilP = unary("ceil", "float", Math.ceil, "zero");
+export const ceilP = unaryPrims.ceil;
 export const ceil = u(ceilP);
-/** Round half to even, as numpy does. */
-const roundHalfEven = (x: number): number => {
-  const r = Math.round(x);
-  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
-};
-export const roundP = unary("round", "float", roundHalfEven, "zero");
+export const roundP = unaryPrims.round;
 export const round = u(roundP);
-export const isfiniteP = unary("isfinite", "float", (x) => (Number.isFinite(x) ? 1 : 0), "zero", { outDType: "bool" });
+export const isfiniteP = unaryPrims.isfinite;
 export const isfinite = u(isfiniteP);
-export const notP = unary("not", "bool", (x) => (x ? 0 : 1), "zero");
+export const notP = unaryPrims.not;
 export const logicalNot = u(notP);
+export const erfP = unaryPrims.erf;
+export const erf = u(erfP);
+export const erfinvP = unaryPrims.erfinv;
+export const erfinv = u(erfinvP);
 
 // ---------------------------------------------------------------- binary
 
 type BinJvp = (a: Array, b: Array, out: Array, ta: Tangent, tb: Tangent) => Tangent;
 
-function binary(name: string, kind: "numeric" | "float" | "compare" | "bool", fn: (a: number, b: number) => number,
-  jvp: BinJvp | "zero",
-  opts: { intFn?: (a: number, b: number) => number; transpose?: TransposeRule<Record<string, never>> } = {}): Primitive<Record<string, never>> {
-  const { intFn, transpose } = opts;
+function binary(name: BinaryOp, kind: "numeric" | "float" | "compare" | "bool", jvp: BinJvp | "zero",
+  opts: { transpose?: TransposeRule<Record<string, never>> } = {}): Primitive<Record<string, never>> {
+  const { transpose } = opts;
+  /** The scalar op for an operand dtype: int32 `div` truncates (x/0 = 0). */
+  const opFor = (d: DType): BinaryOp => (name === "div" && d === "int32" ? "idiv" : name);
   const prim: Primitive<Record<string, never>> = definePrimitive<Record<string, never>>({
     name,
     shape: (avals) => {
@@ -128,7 +167,10 @@ function binary(name: string, kind: "numeric" | "float" | "compare" | "bool", fn
       if (kind === "compare" && d === "bool" && name !== "eq" && name !== "ne") requireNumeric(name, avals[0]!);
       return [broadcastingShape(name, avals, kind === "compare" ? "bool" : undefined)];
     },
-    impl: ([a, b], _p, [out]) => [mapHost([a!, b!], out!, intFn && a!.dtype === "int32" ? intFn : fn)],
+    impl: ([a, b], _p, [out]) => {
+      const i32 = a!.dtype === "int32", { eval: fn } = binaryOp(opFor(a!.dtype));
+      return [mapHost([a!, b!], out!, (x, y) => fn(x, y, i32))];
+    },
     jvp: ([a, b], [ta, tb], p) => {
       const out = bind1(prim, [a!, b!], p);
       if (jvp === "zero") return [[out], [new Zero(out.aval.strong())]];
@@ -138,7 +180,7 @@ function binary(name: string, kind: "numeric" | "float" | "compare" | "bool", fn
     vmap: (args, dims, p) => elementwiseVmap(prim)(args, dims, p),
     lower: ([a, b], _p, [out], g) => {
       const A = broadcastView(g, a!, out!.shape), B = broadcastView(g, b!, out!.shape);
-      const kop = (name === "div" && a!.dtype === "int32" ? "idiv" : name) as BinaryOp;
+      const kop = opFor(a!.dtype);
       return [viewOf(out!, (idx) => g.binary(kop, A.at(idx), B.at(idx)))];
     },
   });
@@ -161,22 +203,21 @@ function fit(t: Tangent, out: Array): Tangent {
 }
 
 // Linear transposes sum cotangents back to each operand's (pre-broadcast) shape.
-export const addP = binary("add", "numeric", (a, b) => a + b, (_a, _b, o, ta, tb) => fit(tadd(ta, tb), o), {
+export const addP = binary("add", "numeric", (_a, _b, o, ta, tb) => fit(tadd(ta, tb), o), {
   transpose: ([ct], [a, b]) => [
     isUndef(a) ? unbroadcastT(ct!, a.aval) : null,
     isUndef(b) ? unbroadcastT(ct!, b.aval) : null,
   ],
 });
 export const add = b2(addP);
-export const subP = binary("sub", "numeric", (a, b) => a - b, (_a, _b, o, ta, tb) => fit(tadd(ta, tneg(tb)), o), {
+export const subP = binary("sub", "numeric", (_a, _b, o, ta, tb) => fit(tadd(ta, tneg(tb)), o), {
   transpose: ([ct], [a, b]) => [
     isUndef(a) ? unbroadcastT(ct!, a.aval) : null,
     isUndef(b) ? unbroadcastT(tneg(ct!), b.aval) : null,
   ],
 });
 export const sub = b2(subP);
-export const mulP = binary("mul", "numeric", (a, b) => a * b, (a, b, o, ta, tb) => fit(tadd(tmul(ta, b), tmul(tb, a)), o), {
-  intFn: Math.imul,
+export const mulP = binary("mul", "numeric", (a, b, o, ta, tb) => fit(tadd(tmul(ta, b), tmul(tb, a)), o), {
   transpose: ([ct], [a, b]) => {
     if (isUndef(a) && isUndef(b)) throw new Error("internal: mul transpose with both operands linear (non-linear use of a tangent).");
     if (isUndef(a)) return [unbroadcastT(tmul(ct!, b as Array), a.aval), null];
@@ -185,10 +226,9 @@ export const mulP = binary("mul", "numeric", (a, b) => a * b, (a, b, o, ta, tb) 
   },
 });
 export const mul = b2(mulP);
-export const divP = binary("div", "numeric", (a, b) => a / b,
+export const divP = binary("div", "numeric",
   (_a, b, o, ta, tb) => fit(isZero(tb) ? tmul(ta, recip(b)) : div(tadd(ta, neg(mul(tb as Array, o))) as Array, b), o),
   {
-    intFn: (a, b) => (b === 0 ? 0 : Math.trunc(a / b)),
     transpose: ([ct], [a, b]) => {
       if (isUndef(b)) throw new Error("internal: div transpose with a linear denominator.");
       if (!isUndef(a)) return [null, null];
@@ -196,10 +236,10 @@ export const divP = binary("div", "numeric", (a, b) => a / b,
     },
   });
 export const div = b2(divP);
-export const remP = binary("rem", "numeric", (a, b) => a % b,
-  (a, b, o, ta, tb) => fit(tadd(ta, tneg(tmul(tb, trunc(div(a, b))))), o), { intFn: (a, b) => (b === 0 ? 0 : a % b) });
+export const remP = binary("rem", "numeric",
+  (a, b, o, ta, tb) => fit(tadd(ta, tneg(tmul(tb, trunc(div(a, b))))), o));
 export const rem = b2(remP);
-export const powP = binary("pow", "float", Math.pow, (a, b, o, ta, tb) => {
+export const powP = binary("pow", "float", (a, b, o, ta, tb) => {
   // d(a^b) = b a^(b-1) da + log(a) a^b db; at a == 0 the db term is 0 (not 0·-inf).
   const da = isZero(ta) ? ta : mul(ta, mul(b, pow(a, sub(b, c(1, b)))));
   if (isZero(tb)) return fit(da, o);
@@ -214,37 +254,37 @@ const weights = (a: Array, b: Array, first: (a: Array, b: Array) => Array): Arra
   const one = c(1, a), half = c(0.5, a), zero = c(0, a);
   return select(first(a, b), one, select(eq(a, b), half, zero));
 };
-export const maxP = binary("max", "numeric", (a, b) => (a !== a || b !== b ? NaN : Math.max(a, b)), (a, b, o, ta, tb) => {
+export const maxP = binary("max", "numeric", (a, b, o, ta, tb) => {
   const w = weights(a, b, gt);
   return fit(tadd(tmul(ta, w), tmul(tb, sub(c(1, w), w))), o);
 });
 export const maximum = b2(maxP);
-export const minP = binary("min", "numeric", (a, b) => (a !== a || b !== b ? NaN : Math.min(a, b)), (a, b, o, ta, tb) => {
+export const minP = binary("min", "numeric", (a, b, o, ta, tb) => {
   const w = weights(a, b, lt);
   return fit(tadd(tmul(ta, w), tmul(tb, sub(c(1, w), w))), o);
 });
 export const minimum = b2(minP);
-export const atan2P = binary("atan2", "float", Math.atan2, (y, x, o, ty, tx) => {
+export const atan2P = binary("atan2", "float", (y, x, o, ty, tx) => {
   const r2 = add(mul(x, x), mul(y, y));
   return fit(tadd(tmul(ty, div(x, r2)), tmul(tx, neg(div(y, r2)))), o);
 });
 export const atan2 = b2(atan2P);
 
-export const eqP = binary("eq", "compare", (a, b) => (a === b ? 1 : 0), "zero");
+export const eqP = binary("eq", "compare", "zero");
 export const eq = b2(eqP);
-export const neP = binary("ne", "compare", (a, b) => (a !== b ? 1 : 0), "zero");
+export const neP = binary("ne", "compare", "zero");
 export const ne = b2(neP);
-export const ltP = binary("lt", "compare", (a, b) => (a < b ? 1 : 0), "zero");
+export const ltP = binary("lt", "compare", "zero");
 export const lt = b2(ltP);
-export const leP = binary("le", "compare", (a, b) => (a <= b ? 1 : 0), "zero");
+export const leP = binary("le", "compare", "zero");
 export const le = b2(leP);
-export const gtP = binary("gt", "compare", (a, b) => (a > b ? 1 : 0), "zero");
+export const gtP = binary("gt", "compare", "zero");
 export const gt = b2(gtP);
-export const geP = binary("ge", "compare", (a, b) => (a >= b ? 1 : 0), "zero");
+export const geP = binary("ge", "compare", "zero");
 export const ge = b2(geP);
-export const andP = binary("and", "bool", (a, b) => a & b, "zero");
+export const andP = binary("and", "bool", "zero");
 export const logicalAnd = b2(andP);
-export const orP = binary("or", "bool", (a, b) => a | b, "zero");
+export const orP = binary("or", "bool", "zero");
 export const logicalOr = b2(orP);
 
 function unbroadcastT(ct: Tangent, aval: ShapedArray): Tangent {

@@ -7,6 +7,7 @@ import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import { dibrFaceTable, dibrForward, dibrJvp, dibrVjp, type DibrKernelParams } from "./dibr-cpu.js";
 import { defineLinearized } from "./linearized.js";
+import { dibrGeometryReference } from "./reference.js";
 import * as dibrGpu from "./gpu/dibr-gpu.js";
 import { checkGeometry, host } from "./softras-prim.js";
 import { typedArrayFor } from "../../core/dtype.js";
@@ -22,6 +23,7 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
   diffInputs: [0],
   diffOutputs: [0, 2],
   aux: [1],
+  reference: dibrGeometryReference,
   gpu: { forward: dibrGpu.forwardRule, jvp: dibrGpu.jvpRule, vjp: dibrGpu.vjpRule },
   forward: (ins, p, out) => {
     const d = ins[0]!.dtype;

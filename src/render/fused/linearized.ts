@@ -7,7 +7,10 @@
  * `aux` outputs (e.g. which face is visible) are what the derivative kernels need from the forward
  * pass; integer outputs get zero tangents. name_jvp and name_vjp are linear in their last
  * operands and each other's transposes, so forward-over-reverse works. Their derivatives with
- * respect to the primal inputs (second derivatives) are refused with a clear error. Batching
+ * respect to the primal inputs (second derivatives) differentiate the spec's `reference`: the
+ * same outputs as an array program with the forward pass's discrete choices (the aux outputs)
+ * fixed — first order keeps the kernels' speed, second order goes through ordinary primitives
+ * (and so through every transform, to any order). Batching
  * (a video's frames) is a scan over the batch: one compiled body whatever the batch size.
  */
 import type { Array } from "../../core/array.js";
@@ -20,6 +23,8 @@ import { moveaxis } from "../../core/np/shape.js";
 import { scan } from "../../transforms/scan.js";
 import { isUndef, isZero, Zero, type Tangent } from "../../core/tangent.js";
 import { bind } from "../../core/trace.js";
+import { jvpFlat } from "../../transforms/jvp.js";
+import { instantiate, linearizeFlat, transposeLinear } from "../../transforms/vjp.js";
 
 export interface LinearizedSpec<P> {
   readonly name: string;
@@ -34,6 +39,12 @@ export interface LinearizedSpec<P> {
   jvp(inputs: readonly HostArray[], aux: readonly HostArray[], tangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
   /** Cotangents of the differentiable inputs for cotangents of the differentiable outputs. */
   vjp(inputs: readonly HostArray[], aux: readonly HostArray[], cotangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
+  /**
+   * The differentiable outputs (in diffOutputs order) as an array program of the inputs, with the
+   * aux outputs of the forward pass fixed: equal to the kernels to first order, so its derivatives
+   * are theirs. Second derivatives differentiate it.
+   */
+  reference(inputs: readonly Array[], aux: readonly Array[], params: P): Array[];
   /** WebGPU kernels of the three primitives (same operand layouts), where written. */
   readonly gpu?: { readonly forward: GpuRule<P>; readonly jvp: GpuRule<P>; readonly vjp: GpuRule<P> };
 }
@@ -60,8 +71,6 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
   // Primal inputs at the front of the derivative primitives' operands: (inputs, aux, tangents) and (inputs, aux, cotangents).
   const jvpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffInputs.length;
   const vjpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffOutputs.length;
-  const secondOrder = (which: string) => new Error(`${which}: derivatives of the fused rasterizer's gradient with respect to the geometry ` +
-    "(second derivatives through rasterization) are not implemented; render with { fused: false } for those.");
   const inst = (t: Tangent, like: ShapedArray): Array => (isZero(t) ? zerosOf(like) : t);
 
   const primal: Primitive<P> = definePrimitive<P>({
@@ -81,13 +90,38 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
     vmap: (args, dims, p, n) => vmapByScan(primal, args, dims, p, n),
   });
 
+  /** The reference program as a function of the differentiable inputs alone (the others and aux fixed). */
+  const referenceOf = (inputs: readonly Array[], aux: readonly Array[], p: P) => (...diff: Array[]): Array[] => {
+    const all = [...inputs];
+    s.diffInputs.forEach((i, k) => { all[i] = diff[k]!; });
+    return s.reference(all, aux, p);
+  };
+  /** name_jvp's value as the reference's jvp: (diff inputs, input tangents) → output tangents. */
+  const referenceJvp = (inputs: readonly Array[], aux: readonly Array[], p: P) => (...xs: Array[]): Array[] => {
+    const n = s.diffInputs.length;
+    return jvpFlat(referenceOf(inputs, aux, p), xs.slice(0, n), xs.slice(n))[1].map(instantiate);
+  };
+  /** name_vjp's value as the reference's vjp: (diff inputs, output cotangents) → input cotangents. */
+  const referenceVjp = (inputs: readonly Array[], aux: readonly Array[], p: P) => (...xs: Array[]): Array[] => {
+    const n = s.diffInputs.length;
+    const { lin } = linearizeFlat(referenceOf(inputs, aux, p), xs.slice(0, n));
+    return transposeLinear(lin, xs.slice(n)).map(instantiate);
+  };
+
   /**
-   * jvp of a derivative primitive: linear in its last operands, so their tangents map the same way
-   * (forward-over-reverse); tangents of the primal operands would be second derivatives (refused).
+   * jvp of a derivative primitive. Linear in its last operands, so tangents of those alone map
+   * the same way (forward-over-reverse: the kernels). Tangents of the primal operands are second
+   * derivatives: the jvp of the reference's jvp or vjp, in (inputs, last operands) jointly.
    */
-  const linearJvp = (prim: () => Primitive<P>, inputsOf: (args: readonly unknown[]) => number): JvpRule<P> => (args, tans, p) => {
+  const linearJvp = (prim: () => Primitive<P>, inputsOf: (args: readonly unknown[]) => number, viaReference: typeof referenceJvp): JvpRule<P> => (args, tans, p) => {
     const inputs = inputsOf(args), known = inputs + s.aux.length;
-    if (tans.slice(0, inputs).some((t) => !isZero(t))) throw secondOrder(prim().name);
+    if (tans.slice(0, inputs).some((t) => !isZero(t))) {
+      const outs = bind(prim(), args, p);
+      const ins = args.slice(0, inputs), aux = args.slice(inputs, known), last = args.slice(known);
+      const primals = [...s.diffInputs.map((i) => ins[i]!), ...last];
+      const tangents = [...s.diffInputs.map((i) => tans[i]!), ...tans.slice(known)];
+      return [outs, jvpFlat(viaReference(ins, aux, p), primals, tangents)[1]];
+    }
     const outs = bind(prim(), args, p);
     const lin = tans.slice(known);
     if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
@@ -109,7 +143,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       return s.jvp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
     },
     ...(s.gpu ? { gpu: s.gpu.jvp } : {}),
-    jvp: linearJvp(() => jvpP, jvpIn),
+    jvp: linearJvp(() => jvpP, jvpIn, referenceJvp),
     transpose: (cts, args, p) => {
       const inputs = jvpIn(args);
       const known = args.slice(0, inputs + s.aux.length);
@@ -133,7 +167,7 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       return s.vjp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
     },
     ...(s.gpu ? { gpu: s.gpu.vjp } : {}),
-    jvp: linearJvp(() => vjpP, vjpIn),
+    jvp: linearJvp(() => vjpP, vjpIn, referenceVjp),
     transpose: (cts, args, p) => {
       const inputs = vjpIn(args);
       const known = args.slice(0, inputs + s.aux.length) as Array[];

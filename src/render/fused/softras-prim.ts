@@ -13,6 +13,7 @@ import { softrasColourForward, softrasColourJvp, softrasColourVjp } from "./soft
 import { faceTableFor, type FaceMasks, type SoftRasKernelParams } from "./softras-pair.js";
 import type { FaceTable } from "./faces.js";
 import { defineLinearized } from "./linearized.js";
+import { softrasColourReference, softrasGeometryReference } from "./reference.js";
 import * as colourGpu from "./gpu/softras-colour-gpu.js";
 import * as geometryGpu from "./gpu/softras-geometry-gpu.js";
 
@@ -54,6 +55,7 @@ export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
   diffInputs: [0, 1],
   diffOutputs: [0, 2, 3, 4],
   aux: [1],
+  reference: softrasGeometryReference,
   gpu: { forward: geometryGpu.forwardRule, jvp: geometryGpu.jvpRule, vjp: geometryGpu.vjpRule },
   forward: (ins, p, out) => {
     const t = table(ins, p);
@@ -107,6 +109,7 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
   diffInputs: [0, 1, 3, 4],
   diffOutputs: [0, 1],
   aux: [0, 2, 3],
+  reference: softrasColourReference,
   gpu: { forward: colourGpu.forwardRule, jvp: colourGpu.jvpRule, vjp: colourGpu.vjpRule },
   forward: (ins, p, out) => {
     const t = table(ins, p);

@@ -58,6 +58,15 @@ export const u32Literal = (v: number): string => `${v >>> 0}u`;
 export type HelperName = "special" | "fmax" | "fmin" | "f2i" | "idiv" | "irem" | "ifloordiv" | "ifloormod" | "powf" | "signf"
   | "log1pf" | "expm1f" | "tanhf" | "threefry" | "asinf" | "acosf";
 
+/** A WGSL function an op brings along (kernel/scalar-ops.ts): declared once per shader, after its deps. */
+export interface WgslFn {
+  readonly name: string;
+  readonly deps: readonly HelperName[];
+  readonly code: string;
+}
+/** Asks for a helper (by name, or one an op brings along) in the shader being generated. */
+export type WgslNeed = (h: HelperName | WgslFn) => void;
+
 const HELPERS: Record<HelperName, { deps: HelperName[]; code: string }> = {
   special: {
     deps: [],
@@ -178,13 +187,15 @@ fn threefry2x32(k0: u32, k1: u32, c: u32) -> vec2<u32> {
 
 /** Collects the helpers a shader uses and renders them (dependencies first, each once). */
 export class HelperSet {
-  private readonly names = new Set<HelperName>();
-  need = (h: HelperName): void => {
-    if (this.names.has(h)) return;
-    for (const d of HELPERS[h].deps) this.need(d);
-    this.names.add(h);
+  private readonly codes = new Map<string, string>();
+  need: WgslNeed = (h) => {
+    const name = typeof h === "string" ? h : h.name;
+    if (this.codes.has(name)) return;
+    const { deps, code } = typeof h === "string" ? HELPERS[h] : h;
+    for (const d of deps) this.need(d);
+    this.codes.set(name, code);
   };
   render(): string {
-    return [...this.names].map((h) => HELPERS[h].code).join("\n");
+    return [...this.codes.values()].join("\n");
   }
 }
