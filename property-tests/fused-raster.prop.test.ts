@@ -160,7 +160,7 @@ describe("fused rasterizers against the array programs", () => {
       close(await host(tangent), await host(back(dct)[0]!), 1e-12, "jvp of the vjp");
       // Through the geometry (and the colours): forward-over-reverse of the fused kernels (their
       // reference programs) against the same of the array program, in every input at once.
-      const dirs = [xy, z, attrs].map((a, k) => np.reshape(np.array(noise(a.size, 9 + k), { dtype: "float64" }), a.shape));
+      const dirs = [xy, z, attrs].map((a, k) => np.reshape(np.array(noise(a.size, 9 + k), { dtype: "float64" }), a.shape)) as [Array, Array, Array];
       const hvp = (g: (...xs: Array[]) => Array) =>
         (jvp((...p: Array[]) => (vjp(g, ...p) as [Array, (k: Array) => Array[]])[1](ct), [xy, z, attrs], dirs) as [Array[], Array[]])[1];
       const [hF, hR] = [hvp(f), hvp(ref)];
