@@ -38,7 +38,13 @@ export interface Table4Row {
 }
 
 const SIZE = 64, FRAMES = 8;
-const ms = async (fn: () => Promise<unknown>, runs: number) => (await timeIt(fn, { warmup: 1, runs })).ms_median;
+/**
+ * Median ms of `runs` timed calls after ≥ 3 warm-up calls and ≥ 2 s of them: the first call
+ * traces and compiles; the JavaScript engine optimises the generated kernels on a background
+ * thread, which on a loaded machine finishes several calls later (the backward at 1,000 tets ran
+ * ~2× slower over calls 2–9 than from call 10 on).
+ */
+const ms = async (fn: () => Promise<unknown>, runs: number) => (await timeIt(fn, { warmup: 3, runs, warmupMs: 2000 })).ms_median;
 
 /** Which rows: all four, or the physics (DP) rows alone (the peer comparison). */
 export type Table4Rows = "all" | "dp";
