@@ -13,6 +13,7 @@
  * second substep, so every timed DP rollout includes contact; the forward row reports the lowest
  * final height, and a scene that never reaches the ground is an error.
  */
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { grad, init, jit, np, render as R, type Array } from "../src/index.js";
 import { contact, fem, meshes, particles } from "../src/models/index.js";
@@ -33,6 +34,8 @@ export interface Table4Row {
   readonly mode: "jit";
   readonly stepsPerSec: number;
   readonly paperGpuStepsPerSec: number;
+  /** DP rows: the first call's ms (tracing, compilation and one run). */
+  readonly compile_ms?: number;
   /** DP forward: the lowest final vertex height (m); below 0, the body is in ground contact. */
   readonly lowestFinalY?: number;
 }
@@ -44,7 +47,8 @@ const SIZE = 64, FRAMES = 8;
  * thread, which on a loaded machine finishes several calls later (the backward at 1,000 tets ran
  * ~2× slower over calls 2–9 than from call 10 on).
  */
-const ms = async (fn: () => Promise<unknown>, runs: number) => (await timeIt(fn, { warmup: 3, runs, warmupMs: 2000 })).ms_median;
+const timed = async (fn: () => Promise<unknown>, runs: number) => timeIt(fn, { warmup: 3, runs, warmupMs: 2000 });
+const ms = async (fn: () => Promise<unknown>, runs: number) => (await timed(fn, runs)).ms_median;
 
 /** Which rows: all four, or the physics (DP) rows alone (the peer comparison). */
 export type Table4Rows = "all" | "dp";
@@ -67,15 +71,18 @@ export async function table4(backend: "cpu" | "webgpu", sizes: readonly number[]
     // Physics alone.
     const final = (m: Material) => particles.simulate(withMaterial(m), state, { dt, substeps: steps, frames: 1 }).x;
     const fwd = jit(final), bwd = jit(grad((m: Material) => np.sum(np.square(final(m)))));
+    const tf = performance.now();
     const lowestFinalY = lowestY(await fwd(material).data());
+    const compileFwd = Math.round(performance.now() - tf);
     if (!(lowestFinalY < 0)) {
       throw new Error(`table4: at ${tets} tets the lowest vertex ends at y = ${lowestFinalY} m, above the ground: the timed ${steps} substeps include no contact (lower BOX_LIFT in bench/physics.ts).`);
     }
-    row(0, (1000 * steps) / await ms(() => fwd(material).data(), runs), { lowestFinalY });
-    if (rows === "dp") {
-      row(2, (1000 * steps) / await ms(async () => (bwd(material) as Material).mu.data(), runs));
-      continue;
-    }
+    row(0, (1000 * steps) / await ms(() => fwd(material).data(), runs), { lowestFinalY, compile_ms: compileFwd });
+    const backward = async () => {
+      const t = await timed(async () => (bwd(material) as Material).mu.data(), runs);
+      row(2, (1000 * steps) / t.ms_median, { compile_ms: Math.round(t.ms_first) });
+    };
+    if (rows === "dp") { await backward(); continue; }
 
     // Rendering alone: the surface seen from the front-left, coloured per face.
     const surface = np.reshape(np.array(meshes.tetSurface(mesh), { dtype: "int32" }), [-1, 3]);
@@ -90,7 +97,7 @@ export async function table4(backend: "cpu" | "webgpu", sizes: readonly number[]
     const draw = jit(image);
     row(1, 1000 / await ms(() => draw(x0).data(), runs));
 
-    row(2, (1000 * steps) / await ms(async () => (bwd(material) as Material).mu.data(), runs));
+    await backward();
 
     // Physics and rendering: a short video, one substep and one render per frame.
     const blank = np.zeros([FRAMES, SIZE, SIZE, 4]);
