@@ -20,14 +20,16 @@ gunzip -c "$b/webgpu/dawn.node.gz" > "$work/app/node_modules/webgpu/dist/linux-x
 tar -xzf "$b/libs.tgz" -C "$work"
 libs="$work/vulkan"
 # libstdc++ / libgcc_s only where the system has none (Dawn and Node need them).
-ldconfig -p 2>/dev/null | grep -q 'libstdc++.so.6 ' || libs="$libs:$work/cxx"
+# (the cache is read from a file: under pipefail, `ldconfig -p | grep -q` fails when grep stops early)
+ldconfig -p > "$work/ldcache" 2>/dev/null || true
+grep -q 'libstdc++\.so\.6 ' "$work/ldcache" || libs="$libs:$work/cxx"
 export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 notes=""
 if [[ -z "${VK_ICD_FILENAMES:-}" ]]; then
   icd="$(ls /etc/vulkan/icd.d/nvidia*.json /usr/share/vulkan/icd.d/nvidia*.json /usr/local/share/vulkan/icd.d/nvidia*.json 2>/dev/null | head -1)"
   if [[ -z "$icd" ]]; then
-    lib="$(ldconfig -p 2>/dev/null | awk '/libGLX_nvidia\.so\.0 /{print $NF; exit}')"
+    lib="$(awk '/libGLX_nvidia\.so\.0 /{print $NF; exit}' "$work/ldcache")"
     [[ -z "$lib" ]] && lib="$(ls /usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0 /usr/lib64/libGLX_nvidia.so.0 /usr/lib/libGLX_nvidia.so.0 2>/dev/null | head -1)"
     if [[ -n "$lib" ]]; then
       icd="$work/nvidia_icd.json"
