@@ -63,3 +63,20 @@ const zeroTangent = (a: ShapedArray): Zero => new Zero(tangentAval(a));
 
 /** An IR with its inputs reordered (outputs unchanged). */
 export const permuteInputs = (ir: IR, order: readonly number[]): IR => new IR(order.map((i) => ir.inVars[i]!), [], ir.eqns, ir.outs);
+
+/**
+ * `partialEval` that stores nothing computed: the residuals are the primal inputs the tangent
+ * half reads, and the tangent half recomputes every primal value it needs from them (its
+ * transpose evaluates those equations forward, see transpose.ts). For loop bodies whose
+ * residuals cost more memory traffic than their recomputation.
+ */
+export function partialEvalRemat(ir: IR, nKnownIn: number, nKnownOut: number): SplitIR {
+  if (ir.constVars.length) throw new Error("internal: partialEvalRemat expects an IR without constVars (use closeOverConsts).");
+  const primalIns = ir.inVars.slice(0, nKnownIn), tangentIns = ir.inVars.slice(nKnownIn);
+  const tangent = dce(new IR(ir.inVars, [], ir.eqns, ir.outs.slice(nKnownOut)));
+  const read = new Set<Var>([...tangent.eqns.flatMap((e) => e.inputs), ...tangent.outs]);
+  const resIdx = primalIns.flatMap((v, i) => (read.has(v) ? [i] : []));
+  const knownIR = dce(new IR(primalIns, [], ir.eqns, [...ir.outs.slice(0, nKnownOut), ...resIdx.map((i) => primalIns[i]!)]));
+  const unknownIR = new IR([...resIdx.map((i) => primalIns[i]!), ...tangentIns], [], tangent.eqns, tangent.outs);
+  return { known: knownIR, unknown: unknownIR, resFromInput: resIdx };
+}

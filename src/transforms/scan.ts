@@ -16,11 +16,12 @@ import { bind } from "../core/trace.js";
 import { flatten, treedefEqual, treedefString, unflatten } from "../core/tree.js";
 import { leafToArray } from "./api-util.js";
 import { checkpoint } from "./custom.js";
-import { jvpIR, partialEval, permuteInputs } from "./partial-eval.js";
+import { jvpIR, partialEval, partialEvalRemat, permuteInputs } from "./partial-eval.js";
 import { transposeIR } from "./transpose.js";
 import { instantiate, zerosOf } from "./vjp.js";
 import { vmapIR } from "./vmap.js";
 import type { Carry } from "./types.js";
+import { recomputeResiduals } from "./scan-remat.js";
 import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
 import type { CpuProgram } from "../core/compile/cpu-program.js";
 import { ConcreteArray } from "../core/concrete.js";
@@ -153,16 +154,19 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   }
   // Carry tangents are always instantiated (the loop may make a zero tangent non-zero).
   const nonzero = tangents.map((t, i) => (i >= nc && i < nc + ncar) || !isZero(t));
-  const { j, split } = memoOnIR(body, `scan:jvp:${nonzero.map(Number).join("")}`, () => {
+  // Residuals stored per step, or recomputed from the step's inputs by the tangent body (scan-remat.ts).
+  const remat = recomputeResiduals(body);
+  const mode = `${remat ? "r" : "s"}${nonzero.map(Number).join("")}`;
+  const { j, split } = memoOnIR(body, `scan:jvp:${mode}`, () => {
     const jj = jvpIR(body, nonzero);
-    return { j: jj, split: partialEval(jj.ir, jj.consts.length + body.inVars.length, body.outs.length) };
+    return { j: jj, split: (remat ? partialEvalRemat : partialEval)(jj.ir, jj.consts.length + body.inVars.length, body.outs.length) };
   });
   const nj = j.consts.length;
   // Residual kinds: loop-invariant (a const input), a reused xs operand, or emitted per step by the primal scan.
   const kind = split.resFromInput.map((k) => (k >= 0 && k < nj + nc ? "const" : k >= nj + nc + ncar ? "xs" : "emit"));
   const idxOf = (kd: string) => kind.flatMap((k, r) => (k === kd ? [r] : []));
   const rConst = idxOf("const"), rXs = idxOf("xs"), rEmit = idxOf("emit");
-  const knownBody = memoOnIR(body, `scan:jvpknown:${nonzero.map(Number).join("")}`, () => {
+  const knownBody = memoOnIR(body, `scan:jvpknown:${mode}`, () => {
     const k = split.known;
     const resVars = k.outs.slice(body.outs.length);
     return new IR(k.inVars, [], k.eqns, [...k.outs.slice(0, body.outs.length), ...rEmit.map((r) => resVars[r]!)]);
@@ -174,7 +178,7 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   const nzC = range(nc).filter((i) => nonzero[i]);
   const nzX = range(nx).filter((i) => nonzero[nc + ncar + i]);
   const nRes = split.resFromInput.length;
-  const tBody = memoOnIR(body, `scan:jvptan:${nonzero.map(Number).join("")}`, () => {
+  const tBody = memoOnIR(body, `scan:jvptan:${mode}`, () => {
     const tIdx = (k: number) => nRes + k; // index into unknown inputs after residuals
     const order = [
       ...rConst, ...nzC.map((_, k) => tIdx(k)),
