@@ -45,7 +45,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { jit, np, sysid, valueAndGrad, vmap, type Array } from "../src/index.js";
+import { jit, np, random, sysid, valueAndGrad, vmap, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { writeAtomic } from "../src/io/atomic.js";
@@ -162,7 +162,8 @@ export function loadPredictors(dir: string, env: RispEnvName, outputs: number): 
   const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
     const file = join(predictorDir(dir, env, row), "params.gsp");
     if (!existsSync(file)) throw new CliError(`${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
-    return [row, networks.loadParams<networks.PredictorParams>(file)];
+    // Checked against the configuration risp-state's settings give: a file trained for another one is refused by name.
+    try { return [row, networks.loadParams<networks.PredictorParams>(file, networks.initPredictor(random.key(0), config))]; } catch (e) { throw new CliError((e as Error).message); }
   })) as Predictors["params"];
   const standardisationFile = join(predictorDir(dir, env, "ours"), STANDARDISATION_FILE);
   if (!existsSync(standardisationFile)) throw new CliError(`${standardisationFile} is missing: the ${env}'s ours network in ${dir} was trained before risp-state saved its outputs' standardisation; retrain it (or give --networks DIR).`);
