@@ -3,5 +3,5 @@ export { displayFrames, stripIndices, writeComparison, writeLossCurves, type Dis
 export { fileRecordStore, finishedInstances, instanceDir } from "./node/dataset-store.js";
 export { writeAtomic } from "../io/atomic.js";
 export { runWorkers, spawnTagged, type WorkerCommand } from "./node/workers.js";
-export { probeVideo, readVideo, type VideoFile, type VideoOptions } from "./node/video-file.js";
+export { probeVideo, readBackgroundPlate, readVideo, type VideoFile, type VideoOptions } from "./node/video-file.js";
 export { DEFAULT_VIDEO_FIT, fitVideo, foregroundMask, loadVideoScene, resolveScene, type FitVideoOptions, type FitVideoResult, type LoadedScene } from "./node/video-fit.js";
