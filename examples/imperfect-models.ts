@@ -308,8 +308,13 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const objects = ctx.flags.dataset ?? cfg.objects;
   const steps = ctx.flags.iters ?? cfg.steps;
   const settings = { ...cfg, objects, steps };
-  const store = fileRecordStore<ObjectRecord>(ctx.out, "imperfect-models", runKey(ctx));
   const shard = ctx.flags.shard;
+  const store = fileRecordStore<ObjectRecord>(ctx.out, "imperfect-models", runKey(ctx), { shard });
+  // Without --shard over shards' records: a merge, refused while a shard's objects are unfinished.
+  if (!shard) {
+    const present = globalThis.Array.from({ length: objects }, (_, i) => i).filter((i) => store.load(i) !== null);
+    sysid.refuseIncompleteMerge("imperfect-models", globalThis.Array.from({ length: objects }, (_, i) => i).filter((i) => !present.includes(i)), present.map((i) => store.origin!(i)));
+  }
   const records: ObjectRecord[] = [];
   const files: string[] = [];
   for (let i = 0; i < objects; i++) {
@@ -329,10 +334,13 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const rows = summarise(records);
   const fig7 = fig7Summary(records);
   const table = tableMarkdown(rows);
-  writeAtomic(join(ctx.out, "objects.json"), JSON.stringify(records, null, 1) + "\n");
-  writeAtomic(join(ctx.out, "table.md"), table + "\n");
-  files.push("objects.json", "table.md");
-  if (fig7) files.push(...writeFig7(ctx.out, fig7, records.filter((r) => r.fig7).length));
+  // A shard's part (1/N of the objects) is never written where the merged table goes: its records are on disk, its summary in its own result file.
+  if (!shard) {
+    writeAtomic(join(ctx.out, "objects.json"), JSON.stringify(records, null, 1) + "\n");
+    writeAtomic(join(ctx.out, "table.md"), table + "\n");
+    files.push("objects.json", "table.md");
+    if (fig7) files.push(...writeFig7(ctx.out, fig7, records.filter((r) => r.fig7).length));
+  }
   ctx.log(`\nTable 4 (left), ${records.length} objects:\n${table}`);
   const perKind = Object.fromEntries(OBJECT_KINDS.map((k) => [k, records.filter((r) => r.kind === k).length])) as Record<ObjectKind, number>;
   return { objects: records.length, perKind, settings, rows, fig7, table, files };

@@ -97,17 +97,24 @@ describe("imperfect-models objects", () => {
 });
 
 describe("imperfect-models shards", () => {
-  it("a shard fits only its objects; a run without --shard fits the rest and merges", async () => {
+  it("a shard fits only its objects and writes no merged-looking table; a merge refuses while a shard is unfinished, then merges", async () => {
     const first = await runQuiet(imperfect, ["--dataset", "2", "--iters", "3", "--shard", "1/2"]);
     expect(first.code).toBe(0);
-    expect(readResult(first.out).objects).toBe(1);
-    expect(JSON.parse(readFileSync(join(first.out, "objects.json"), "utf8")).map((o: { index: number }) => o.index)).toEqual([1]);
+    expect(existsSync(join(first.out, "result.json"))).toBe(false);
+    expect(existsSync(join(first.out, "objects.json"))).toBe(false);
+    expect(JSON.parse(readFileSync(join(first.out, "result.shard-1-of-2.json"), "utf8"))).toMatchObject({ objects: 1, shard: { index: 1, count: 2, partial: true } });
     const { runExperiment } = await import("../examples/lib/run.js");
-    const write = process.stdout.write;
+    const write = process.stdout.write, errors = process.stderr.write;
+    let stderr = "";
+    const run = (args: string[]) => runExperiment(imperfect, ["--backend", "cpu", "--quick", "--json", "--out", first.out, "--dataset", "2", "--iters", "3", ...args]);
     process.stdout.write = (() => true) as typeof process.stdout.write;
+    process.stderr.write = ((s: string) => { stderr += s; return true; }) as typeof process.stderr.write;
     try {
-      expect(await runExperiment(imperfect, ["--backend", "cpu", "--quick", "--json", "--out", first.out, "--dataset", "2", "--iters", "3"])).toBe(0);
-    } finally { process.stdout.write = write; }
+      expect(await run([])).toBe(2);
+      expect(stderr).toMatch(/instance 0 \(of shard 0\/2\) has no record: run that shard to the end/);
+      expect(await run(["--shard", "0/2"])).toBe(0);
+      expect(await run([])).toBe(0);
+    } finally { process.stdout.write = write; process.stderr.write = errors; }
     const merged = JSON.parse(readFileSync(join(first.out, "objects.json"), "utf8"));
     expect(merged.map((o: { index: number }) => o.index)).toEqual([0, 1]);
     expect(merged[1]).toEqual(JSON.parse(readFileSync(join(first.out, "imperfect-models-instances", "00001.json"), "utf8")).record);

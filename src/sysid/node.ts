@@ -2,6 +2,6 @@
 export { displayFrames, stripIndices, writeComparison, writeLossCurves, type DisplayOptions } from "./node/report.js";
 export { fileRecordStore, finishedInstances, instanceDir } from "./node/dataset-store.js";
 export { writeAtomic } from "../io/atomic.js";
-export { runWorkers, spawnTagged, type WorkerCommand } from "./node/workers.js";
+export { exitWithParent, runWorkers, spawnTagged, WORKER_ENV, type WorkerCommand } from "./node/workers.js";
 export { probeVideo, readBackgroundPlate, readVideo, type VideoFile, type VideoOptions } from "./node/video-file.js";
 export { DEFAULT_VIDEO_FIT, fitVideo, foregroundMask, loadVideoScene, resolveScene, type FitVideoOptions, type FitVideoResult, type LoadedScene } from "./node/video-fit.js";

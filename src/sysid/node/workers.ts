@@ -2,14 +2,37 @@
  * Running dataset shards as child processes on this machine: each child is the same command with
  * its own `--shard k/N`, writing its instance records into the shared output directory (see
  * dataset-store.ts); their progress lines interleave on stderr, tagged with the worker.
+ *
+ * The children never outlive the parent: a parent's SIGTERM or SIGINT (what Kubernetes, Slurm and
+ * Ctrl-C send) is passed on to them, and each child watches its parent from a thread of its own —
+ * when the parent ends in any way (SIGKILL included, which cannot be caught) the child is
+ * re-parented and ends itself. Records are written atomically, so a child stopped mid-fit loses only the
+ * instance it was fitting.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { Worker } from "node:worker_threads";
 
 export interface WorkerCommand { readonly command: string; readonly args: readonly string[] }
 
+/** Set in a worker's environment: it should end with its parent (see exitWithParent). */
+export const WORKER_ENV = "GRADSIM_WORKER_OF";
+
+/**
+ * In a worker: end this process as soon as its parent (the pid in WORKER_ENV) is gone, i.e. we are
+ * re-parented — also when that happened before this was called. The check runs
+ * on its own thread, since a fit can hold the main thread's event loop for many seconds.
+ */
+export function exitWithParent(): void {
+  const watchdog = new Worker(`
+    const { workerData } = require("node:worker_threads");
+    setInterval(() => { if (process.ppid !== workerData.parent) process.kill(workerData.self, "SIGTERM"); }, 200);
+  `, { eval: true, workerData: { parent: Number(process.env[WORKER_ENV]) || process.ppid, self: process.pid } });
+  watchdog.unref();
+}
+
 /** Start a command with its stderr lines copied to ours, each prefixed with `[tag] `. */
 export function spawnTagged({ command, args }: WorkerCommand, tag: string): { child: ChildProcess; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn(command, [...args], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(command, [...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, [WORKER_ENV]: String(process.pid) } });
   let pending = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
     const lines = (pending + chunk).split(/\r?\n|\r/);
@@ -33,10 +56,21 @@ export async function runWorkers(commands: readonly WorkerCommand[]): Promise<vo
     });
     return { child, done };
   });
+  const stopAll = (signal: NodeJS.Signals = "SIGTERM") => { for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal); };
+  // Our own termination signals go to the children too, then end us as the signal would.
+  const forward = (signal: NodeJS.Signals) => {
+    stopAll(signal);
+    for (const [s, h] of handlers) process.off(s, h);
+    process.kill(process.pid, signal);
+  };
+  const handlers = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((s) => [s, () => forward(s)] as const);
+  for (const [s, h] of handlers) process.on(s, h);
   try {
     await Promise.all(children.map((c) => c.done));
   } catch (e) {
-    for (const { child } of children) if (child.exitCode === null) child.kill();
+    stopAll();
     throw e;
+  } finally {
+    for (const [s, h] of handlers) process.off(s, h);
   }
 }
