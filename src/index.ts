@@ -13,6 +13,7 @@ export * as random from "./core/random.js";
 export { tree } from "./core/tree.js";
 export { init, devices, defaultBackend } from "./core/init.js";
 export { setDebugNans, debugNansEnabled, DebugNanError } from "./core/debug-nans.js";
+export { assertFinite, NonFiniteError } from "./core/check-finite.js";
 // Registers the WebGPU loader with init() (the GPU package itself is imported only by init).
 import "./core/backends/webgpu/index.js";
 export { stopGradient } from "./core/np/math.js";
