@@ -298,7 +298,7 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   const pick = stripIndices(T);
   const name = `looks-${o.kind}`;
   writePng(join(out, `${name}.png`), labelledGrid(rows.map((x) => ({ label: x.label, images: pick.map((i) => x.frames[i]!) })), pick.map((i) => `${(i / FPS).toFixed(2)} s`), "time:"));
-  writeGif(join(out, `traced-${o.kind}.gif`), rows[1]!.frames, { delayMs: Math.round(1000 / FPS) });
+  writeGif(join(out, `traced-${o.kind}.gif`), rows[1]!.frames, { fps: FPS });
   return [`${name}.png`, `traced-${o.kind}.gif`];
 }
 

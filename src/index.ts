@@ -21,7 +21,7 @@ export * from "./transforms/index.js";
 export * as optim from "./optim/index.js";
 export { linePlot, type LinePlotOptions, type PlotSeries } from "./io/plot.js";
 export { encodeGif, labelledGrid, sideBySide, stackRows, toRaster, type Raster } from "./io/raster.js";
-export { decodeGif, decodeGifFrames, gifInfo, type DecodedGif, type GifInfo } from "./io/gif-decode.js";
+export { decodeGif, decodeGifFrames, gifFrameRate, gifInfo, type DecodedGif, type GifInfo } from "./io/gif-decode.js";
 export { DEFAULT_MAX_DECODED_BYTES, type DecodeLimits } from "./io/decode-limits.js";
 export * as render from "./render/index.js";
 export * as models from "./models/index.js";

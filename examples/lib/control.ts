@@ -185,7 +185,7 @@ async function writeMotion(out: string, scene: ControlScene, before: Array, afte
   const [target] = await displayFrames(np.expandDims(scene.target, 0), show);
   const cols = ["random policy", "gradsim (pixels only)", "target image"];
   const frames: Raster[] = a.map((f, i) => labelledGrid([{ label: "", images: [f, b[i]!, target!] }], cols, ""));
-  writeGif(join(out, "motion.gif"), frames, { delayMs: Math.round((1000 * every) / scene.fps) });
+  writeGif(join(out, "motion.gif"), frames, { fps: scene.fps / every });
   const pick = stripIndices(a.length);
   const times = pick.map((i) => `${(Math.min(i * every, scene.frames - 1) / scene.fps).toFixed(2)} s`);
   writePng(join(out, "frames.png"), labelledGrid([

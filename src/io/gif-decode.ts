@@ -25,6 +25,12 @@ export interface GifInfo {
   readonly delaysMs: number[];
 }
 
+/** Frame rate of GIF delays: frames per second of their mean (the file's playing rate); null if it gives none. */
+export function gifFrameRate(delaysMs: readonly number[]): number | null {
+  const delays = delaysMs.filter((d) => d > 0);
+  return delays.length ? 1000 / (delays.reduce((a, b) => a + b, 0) / delays.length) : null;
+}
+
 /** GIF files larger than this many pixels per frame are refused (a corrupt header is the likely cause). */
 const MAX_PIXELS = 1 << 26;
 

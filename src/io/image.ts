@@ -10,7 +10,7 @@ import { linePlot, type LinePlotOptions, type PlotSeries } from "./plot.js";
 import { writeAtomic } from "./atomic.js";
 import { checkDecodedBytes, type DecodeLimits } from "./decode-limits.js";
 import { pngDecodedBytes, pngHeader } from "./png-header.js";
-import { encodeGif, toRaster, type Raster } from "./raster.js";
+import { encodeGif, toRaster, type GifOptions, type Raster } from "./raster.js";
 
 export * from "./raster.js";
 
@@ -42,8 +42,8 @@ export function readPng(path: string, o: DecodeLimits = {}): Array {
   return fromTyped(out, [png.height, png.width, 4], "float32", { backend: "cpu" });
 }
 
-/** Write frames (RGBA composited over `background`, default white) as an animated GIF (delay in ms per frame). */
-export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
+/** Write frames as an animated GIF (encodeGif: `fps` or `delayMs`; RGB as rendered, or straight alpha over `background`). */
+export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: GifOptions = {}): void {
   const bytes = encodeGif(frames, opts);
   writeAtomic(path, bytes);
 }

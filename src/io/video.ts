@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import type { Array, ArrayLike } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import { checkDecodedBytes, type DecodeLimits } from "./decode-limits.js";
-import { readPng, sideBySide, toRaster, writeGif, writePng, type Raster } from "./image.js";
+import { readPng, sideBySide, toRaster, writeGif, writePng, type GifOptions, type Raster } from "./image.js";
 import { pngHeader } from "./png-header.js";
 
 export interface FrameOptions {
@@ -61,12 +61,13 @@ export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> & 
  * [estimates, targets]); frame t shows columns[0][t] | columns[1][t] | ….
  */
 export function writeComparisonGif(path: string, columns: readonly (readonly (Array | Raster)[])[],
-  opts: { delayMs?: number; gap?: number; background?: [number, number, number] } = {}): void {
+  opts: GifOptions & { gap?: number } = {}): void {
   if (!columns.length) throw new Error("writeComparisonGif: no sequences given.");
   const n = columns[0]!.length;
   if (columns.some((c) => c.length !== n)) throw new Error(`writeComparisonGif: sequences have different lengths (${columns.map((c) => c.length).join(", ")}).`);
   const frames = globalThis.Array.from({ length: n }, (_, t) => sideBySide(columns.map((c) => c[t]!), opts.gap ?? 4));
-  writeGif(path, frames, { delayMs: opts.delayMs, background: opts.background });
+  const { gap: _gap, ...gif } = opts;
+  writeGif(path, frames, gif);
 }
 
 /** Composite an RGBA image [H, W, 4] over a background colour → RGB [H, W, 3] (array ops, so also usable in losses). */

@@ -15,7 +15,7 @@ import { PNG } from "pngjs";
 import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import { checkDecodedBytes, type DecodeLimits } from "../../io/decode-limits.js";
-import { decodeGifFrames, gifInfo } from "../../io/gif-decode.js";
+import { decodeGifFrames, gifFrameRate, gifInfo } from "../../io/gif-decode.js";
 import { pngDecodedBytes, pngHeader } from "../../io/png-header.js";
 import { resizeInto, type Frame } from "../../io/resample.js";
 
@@ -57,12 +57,6 @@ function readPngFile(path: string, bytes: Uint8Array, o: DecodeLimits): Frame {
   return { width: png.width, height: png.height, rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length) };
 }
 
-/** Frame rate of GIF delays: frames per second of the mean delay (the file's playing rate), null if it gives none. */
-function gifRate(delaysMs: readonly number[]): number | null {
-  const delays = delaysMs.filter((d) => d > 0);
-  return delays.length ? 1000 / (delays.reduce((a, b) => a + b, 0) / delays.length) : null;
-}
-
 /** Format, size, frame count and recorded frame rate of a video, from headers only (nothing is decoded). */
 export function probeVideo(path: string): { format: VideoFile["source"]["format"]; width: number; height: number; frames: number; fps: number | null } {
   const kind = videoKind(path);
@@ -74,7 +68,7 @@ export function probeVideo(path: string): { format: VideoFile["source"]["format"
   if (kind === "gif") {
     let info;
     try { info = gifInfo(readBytes(path)); } catch (e) { throw new Error(`video: ${path}: ${(e as Error).message}`); }
-    return { format: kind, width: info.width, height: info.height, frames: info.frames, fps: gifRate(info.delaysMs) };
+    return { format: kind, width: info.width, height: info.height, frames: info.frames, fps: gifFrameRate(info.delaysMs) };
   }
   const p = ffprobe(path);
   return { format: kind, width: p.width, height: p.height, frames: p.frames, fps: p.fps };
