@@ -27,6 +27,7 @@ import { np, render, sysid, type Array } from "../src/index.js";
 import { writeAtomic } from "../src/io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng } from "../src/io/image.js";
 import { displayFrames, fileRecordStore, stripIndices } from "../src/sysid/node.js";
+import { InputFileError } from "../src/io/input-file-error.js";
 import { runKey } from "./lib/experiment.js";
 import { DivergenceError } from "../src/models/common/divergence.js";
 import {
@@ -302,6 +303,13 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   return [`${name}.png`, `traced-${o.kind}.gif`];
 }
 
+/** A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over fewer objects, null as 0, a string as NaN. */
+export function validObjectRecord(r: ObjectRecord, index: number, where: string): ObjectRecord {
+  if (!OBJECT_KINDS.includes(r.kind)) throw new InputFileError(where, `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, not one of ${OBJECT_KINDS.join(", ")}; delete it to refit that object.`);
+  sysid.validateRecord(r, index, ROWS.filter((row) => row.kinds.includes(r.kind)).map((row) => row.name), ["mass"], where);
+  return r;
+}
+
 async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const mode = ctx.flags.quick ? "quick" : "full";
   const cfg = IMPERFECT_SETTINGS[mode];
@@ -320,7 +328,7 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   for (let i = 0; i < objects; i++) {
     const mine = !shard || i % shard.count === shard.index;
     const kept = store.load(i);
-    if (kept) { records.push(kept); continue; }
+    if (kept) { records.push(validObjectRecord(kept, i, store.where!(i))); continue; }
     if (!mine) continue;
     const o = prepare(ctx.flags.seed, i, settings);
     const record = await fitObject(ctx, o, settings);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { models, np } from "../src/index.js";
-import { experiment as imperfect, IMPERFECT_SETTINGS, ROWS } from "../examples/imperfect-models.js";
+import { experiment as imperfect, IMPERFECT_SETTINGS, ROWS, validObjectRecord, type ObjectRecord } from "../examples/imperfect-models.js";
 import { centroidFan, objectGeometry, objectModel, sampleObject, TRUE_MODEL } from "../examples/lib/imperfect-scene.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -93,6 +93,20 @@ describe("imperfect-models objects", () => {
   it("a body model the object cannot have is a clear error", () => {
     const spec = sampleObject(makeRng(1), "cloth");
     expect(() => objectModel(spec, objectGeometry(spec), { ...TRUE_MODEL(spec), body: "rigid" }, { frames: 4, fps: 30, resolution: 16 })).toThrow(/rigid body|cannot/);
+  });
+});
+
+describe("imperfect-models records", () => {
+  it("a kept record with a row missing, null or a string is refused naming its file", () => {
+    const rows = ROWS.filter((r) => r.kinds.includes("rigid")).map((r) => r.name);
+    const errors = Object.fromEntries(rows.map((r) => [r, { mass: 0.1 }]));
+    const record = { index: 3, kind: "rigid", describe: "a box", initialRelMae: { mass: 0.5 }, relMae: errors, meanAbsError: errors, iterations: {}, seconds: {} } as unknown as ObjectRecord;
+    expect(validObjectRecord(record, 3, "x/00003.json")).toBe(record);
+    const { [rows[1]!]: _gone, ...fewer } = errors;
+    expect(() => validObjectRecord({ ...record, relMae: fewer }, 3, "x/00003.json")).toThrow(/x\/00003\.json \(instance 3\) has no relMae for the row "unmodelled friction"/);
+    expect(() => validObjectRecord({ ...record, meanAbsError: { ...errors, [rows[0]!]: { mass: null } } } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/mass = null, not a finite number/);
+    expect(() => validObjectRecord({ ...record, relMae: { ...errors, [rows[0]!]: { mass: "0.1" } } } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/mass = "0\.1", not a finite number/);
+    expect(() => validObjectRecord({ ...record, kind: "gas" } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/kind "gas"/);
   });
 });
 
