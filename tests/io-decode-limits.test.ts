@@ -84,6 +84,6 @@ describe("decode limits", () => {
     expect(() => readPngFrames(dir)).toThrow(/readPngFrames: .*decoding it needs 13\.4 GiB/);
     expect(() => readVideo(file, { width: 4, height: 4 })).toThrow(/video: .*frame0000\.png: decoding it needs 6\.7 GiB/);
     writeFileSync(file, "not a png at all, but long enough to have a header");
-    expect(() => readPng(file)).toThrow(/is not a PNG file/);
+    expect(() => readPng(file)).toThrow(/is not a readable PNG \(it has no PNG signature\)/);
   });
 });
