@@ -122,13 +122,16 @@ export function checkParamsLike(params: unknown, like: unknown, what = "checkpoi
   const a: { entry: LeafEntry; value: Array }[] = [], b: { entry: LeafEntry; value: Array }[] = [];
   leaves(params, "", a);
   leaves(like, "", b);
-  const pa = a.map((l) => l.entry.path), pb = b.map((l) => l.entry.path);
-  const missing = pb.filter((p) => !pa.includes(p)), extra = pa.filter((p) => !pb.includes(p));
-  if (missing.length > 0 || extra.length > 0 || pa.join() !== pb.join()) {
-    throw new Error(`${what}: the file's parameters are not the network's${missing.length ? `; missing: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", …" : ""}` : ""}${extra.length ? `; not in the network: ${extra.slice(0, 5).join(", ")}${extra.length > 5 ? ", …" : ""}` : ""}${!missing.length && !extra.length ? "; they are in another order" : ""}. It was trained for another configuration: retrain it, or load it with that configuration.`);
+  // By path: a record's key order is not part of the tree (flatten sorts keys).
+  const inFile = new Map(a.map((l) => [l.entry.path, l.entry])), inNet = new Map(b.map((l) => [l.entry.path, l.entry]));
+  const missing = [...inNet.keys()].filter((p) => !inFile.has(p)), extra = [...inFile.keys()].filter((p) => !inNet.has(p));
+  const list = (xs: string[]) => `${xs.slice(0, 5).join(", ")}${xs.length > 5 ? ", …" : ""}`;
+  if (missing.length > 0 || extra.length > 0) {
+    throw new Error(`${what}: the file's parameters are not the network's${missing.length ? `; missing: ${list(missing)}` : ""}${extra.length ? `; not in the network: ${list(extra)}` : ""}. ` +
+      "It was trained for another configuration: retrain it, or load it with that configuration.");
   }
-  a.forEach((l, i) => {
-    const p = l.entry, q = b[i]!.entry;
+  b.forEach((l, i) => {
+    const q = l.entry, p = inFile.get(q.path)!;
     if (p.shape.join() !== q.shape.join() || p.dtype !== q.dtype) throw new Error(`${what}: parameter ${i} (${p.path}) is ${p.dtype}[${p.shape}] in the file, ${q.dtype}[${q.shape}] in the network. It was trained for another configuration: retrain it, or load it with that configuration.`);
   });
 }
