@@ -86,7 +86,7 @@ export function clothControlScene(ctx: ExperimentContext, seed: number): Control
   }).x;
   const goalX = np.index(positions(np.array(hidden, { dtype: "float32" })), FRAMES - 1);
   const goalCom = np.mean(goalX, 0);
-  const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the cloth at its goal") : frame(goalX);
+  const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the cloth at its goal", BACKGROUND) : frame(goalX);
   const g = goalCom.dataSync();
   return {
     name: "control-cloth",

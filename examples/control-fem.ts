@@ -57,7 +57,7 @@ export function gearScene(ctx: ExperimentContext): ControlScene {
   const shift = np.array([passive[0]! + GOAL_AHEAD - (-3), -lowest, 0], { dtype: "float32" });
   const goal = np.add(rest, shift);
   const goalCom = np.mean(goal, 0);
-  const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the gear at its goal") : frame(goal);
+  const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the gear at its goal", background) : frame(goal);
   return {
     name: "control-fem",
     describe: `soft gear of ${n} particles and ${T} tets, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.3·tanh(W·φ) with ${P} phases (${T * P} weights), goal ${GOAL_AHEAD} m beyond the unactuated roll, ${r}² images`,

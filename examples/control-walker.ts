@@ -61,7 +61,7 @@ export function walkerScene(ctx: ExperimentContext): ControlScene {
   const rest = state.x;
   const goalShift = np.array([cfg.goal, 0, 0], { dtype: "float32" });
   const goalCom = np.add(np.mean(rest, 0), goalShift);
-  const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the walker at its goal") : frame(np.add(rest, goalShift));
+  const target = ctx.flags.target ? readTargetImage(ctx.flags.target, r, "the walker at its goal", background) : frame(np.add(rest, goalShift));
   return {
     name: "control-walker",
     describe: `walker of ${n} particles and ${F} triangles, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.2·tanh(W·φ) with ${P} phases (${F * P} weights), goal ${cfg.goal} m to the right, ${r}² images`,

@@ -27,6 +27,7 @@ import { np, render, sysid, type Array } from "../src/index.js";
 import { writeAtomic } from "../src/io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng } from "../src/io/image.js";
 import { displayFrames, fileRecordStore, stripIndices } from "../src/sysid/node.js";
+import { InputFileError } from "../src/io/input-file-error.js";
 import { runKey } from "./lib/experiment.js";
 import { DivergenceError } from "../src/models/common/divergence.js";
 import {
@@ -298,8 +299,15 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   const pick = stripIndices(T);
   const name = `looks-${o.kind}`;
   writePng(join(out, `${name}.png`), labelledGrid(rows.map((x) => ({ label: x.label, images: pick.map((i) => x.frames[i]!) })), pick.map((i) => `${(i / FPS).toFixed(2)} s`), "time:"));
-  writeGif(join(out, `traced-${o.kind}.gif`), rows[1]!.frames, { delayMs: Math.round(1000 / FPS) });
+  writeGif(join(out, `traced-${o.kind}.gif`), rows[1]!.frames, { fps: FPS });
   return [`${name}.png`, `traced-${o.kind}.gif`];
+}
+
+/** A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over fewer objects, null as 0, a string as NaN. */
+export function validObjectRecord(r: ObjectRecord, index: number, where: string): ObjectRecord {
+  if (!OBJECT_KINDS.includes(r.kind)) throw new InputFileError(where, `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, not one of ${OBJECT_KINDS.join(", ")}; delete it to refit that object.`);
+  sysid.validateRecord(r, index, ROWS.filter((row) => row.kinds.includes(r.kind)).map((row) => row.name), ["mass"], where);
+  return r;
 }
 
 async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
@@ -308,14 +316,19 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const objects = ctx.flags.dataset ?? cfg.objects;
   const steps = ctx.flags.iters ?? cfg.steps;
   const settings = { ...cfg, objects, steps };
-  const store = fileRecordStore<ObjectRecord>(ctx.out, "imperfect-models", runKey(ctx));
   const shard = ctx.flags.shard;
+  const store = fileRecordStore<ObjectRecord>(ctx.out, "imperfect-models", runKey(ctx), { shard });
+  // Without --shard over shards' records: a merge, refused while a shard's objects are unfinished.
+  if (!shard) {
+    const present = globalThis.Array.from({ length: objects }, (_, i) => i).filter((i) => store.load(i) !== null);
+    sysid.refuseIncompleteMerge("imperfect-models", globalThis.Array.from({ length: objects }, (_, i) => i).filter((i) => !present.includes(i)), present.map((i) => store.origin!(i)));
+  }
   const records: ObjectRecord[] = [];
   const files: string[] = [];
   for (let i = 0; i < objects; i++) {
     const mine = !shard || i % shard.count === shard.index;
     const kept = store.load(i);
-    if (kept) { records.push(kept); continue; }
+    if (kept) { records.push(validObjectRecord(kept, i, store.where!(i))); continue; }
     if (!mine) continue;
     const o = prepare(ctx.flags.seed, i, settings);
     const record = await fitObject(ctx, o, settings);
@@ -329,10 +342,13 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const rows = summarise(records);
   const fig7 = fig7Summary(records);
   const table = tableMarkdown(rows);
-  writeAtomic(join(ctx.out, "objects.json"), JSON.stringify(records, null, 1) + "\n");
-  writeAtomic(join(ctx.out, "table.md"), table + "\n");
-  files.push("objects.json", "table.md");
-  if (fig7) files.push(...writeFig7(ctx.out, fig7, records.filter((r) => r.fig7).length));
+  // A shard's part (1/N of the objects) is never written where the merged table goes: its records are on disk, its summary in its own result file.
+  if (!shard) {
+    writeAtomic(join(ctx.out, "objects.json"), JSON.stringify(records, null, 1) + "\n");
+    writeAtomic(join(ctx.out, "table.md"), table + "\n");
+    files.push("objects.json", "table.md");
+    if (fig7) files.push(...writeFig7(ctx.out, fig7, records.filter((r) => r.fig7).length));
+  }
   ctx.log(`\nTable 4 (left), ${records.length} objects:\n${table}`);
   const perKind = Object.fromEntries(OBJECT_KINDS.map((k) => [k, records.filter((r) => r.kind === k).length])) as Record<ObjectKind, number>;
   return { objects: records.length, perKind, settings, rows, fig7, table, files };

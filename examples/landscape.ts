@@ -129,8 +129,8 @@ async function run(ctx: ExperimentContext): Promise<LandscapeResult> {
   const sweeps = [massSweep, muSweep, lambdaSweep];
   const files = sweeps.flatMap((s) => writeSweep(ctx.out, s));
   // What the swept videos look like at the truth.
-  writeGif(join(ctx.out, "cube.gif"), await displayFrames(cubeVideo(f32(1))), { delayMs: 33 });
-  writeGif(join(ctx.out, "beam.gif"), await displayFrames(beamVideo(f32(1000), f32(1000))), { delayMs: 33 });
+  writeGif(join(ctx.out, "cube.gif"), await displayFrames(cubeVideo(f32(1))), { fps: 30 });
+  writeGif(join(ctx.out, "beam.gif"), await displayFrames(beamVideo(f32(1000), f32(1000))), { fps: 30 });
   files.push("cube.gif", "beam.gif");
   for (const s of sweeps) ctx.log(`${s.parameter}: minimum at ${SELECTIONS.map((sel) => `${sel} ${s.argmin[sel].toPrecision(4)}`).join(", ")} (truth ${s.truth})`);
   return { sweeps, resolution, frames, plotColours: PLOT_COLOURS, files };

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import { EXPERIMENTS } from "./registry.js";
-import { intFlag, parseFlags, type Flags } from "./lib/flags.js";
+import { FLAG_MAX, intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
 import { RunClock } from "./lib/run-clock.js";
 import { writeAtomic } from "../src/io/atomic.js";
@@ -267,7 +267,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const full = argv.includes("--full"), resume = argv.includes("--resume");
   const onlyFlag = takeOwnFlag(argv.filter((a) => a !== "--full" && a !== "--resume"), "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
   const only = onlyFlag.value === null ? null : new Set(onlyFlag.value.split(",").filter(Boolean));
-  const workers = intFlag("workers", workersFlag.value ?? "1", 1);
+  const workers = intFlag("workers", workersFlag.value ?? "1", 1, FLAG_MAX.workers);
   if (E.isLeft(workers)) { process.stderr.write(`reproduce: ${workers.left.message}\n`); return 2; }
   const parsed = parseFlags(workersFlag.rest, "results");
   if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}${OWN_USAGE}`); return 2; }

@@ -249,8 +249,14 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
   const cfg: RispStateSettings = { ...base, epochs: ctx.flags.iters ?? base.epochs, train: ctx.flags.dataset ?? base.train };
   if (cfg.train < cfg.batch) throw new CliError(`--dataset (training images per environment) must be at least the batch size ${cfg.batch}, got ${cfg.train}.`);
   const chosen = chosenNames("envs", ctx.flags.envs, ENVS) ?? ENVS;
-  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-state", runKey(ctx));
   const shard = ctx.flags.shard;
+  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-state", runKey(ctx), { shard });
+  // Without --shard over shards' records: a merge, refused while a shard's networks are untrained.
+  if (!shard) {
+    const mine = [...UNITS.entries()].filter(([, u]) => chosen.includes(u.env)).map(([i]) => i);
+    const present = mine.filter((i) => store.load(i) !== null);
+    sysid.refuseIncompleteMerge("risp-state", mine.filter((i) => !present.includes(i)), present.map((i) => store.origin!(i)));
+  }
   const records: UnitRecord[] = [];
   const files: string[] = [];
   let prepared: Prepared | null = null;
@@ -284,9 +290,12 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     const r = envs[e]!.rows[row], p = PAPER_TABLE1[e][row];
     return [e, row, r.mean, r.std, p?.[0] ?? "", p?.[1] ?? "", ...r.perConfig].join(",");
   }))];
-  writeAtomic(join(ctx.out, "table.md"), table + "\n");
-  writeAtomic(join(ctx.out, "table.csv"), csv.join("\n") + "\n");
-  files.push("table.md", "table.csv");
+  // A shard's part is never written where the merged table goes (its records are on disk; its summary in its own result file).
+  if (!shard) {
+    writeAtomic(join(ctx.out, "table.md"), table + "\n");
+    writeAtomic(join(ctx.out, "table.csv"), csv.join("\n") + "\n");
+    files.push("table.md", "table.csv");
+  }
   ctx.log(`\nRISP Table 1 (state error on traced images under ${CONFIGS} unseen rendering configurations):\n${table}`);
   return { settings: cfg, psi: PSI_NAMES, envs, table, files };
 }

@@ -45,7 +45,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { jit, np, sysid, valueAndGrad, vmap, type Array } from "../src/index.js";
+import { jit, np, random, sysid, valueAndGrad, vmap, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { writeAtomic } from "../src/io/atomic.js";
@@ -162,7 +162,8 @@ export function loadPredictors(dir: string, env: RispEnvName, outputs: number): 
   const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
     const file = join(predictorDir(dir, env, row), "params.gsp");
     if (!existsSync(file)) throw new CliError(`${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
-    return [row, networks.loadParams<networks.PredictorParams>(file)];
+    // Checked against the configuration risp-state's settings give: a file trained for another one is refused by name.
+    try { return [row, networks.loadParams<networks.PredictorParams>(file, networks.initPredictor(random.key(0), config))]; } catch (e) { throw new CliError((e as Error).message); }
   })) as Predictors["params"];
   const standardisationFile = join(predictorDir(dir, env, "ours"), STANDARDISATION_FILE);
   if (!existsSync(standardisationFile)) throw new CliError(`${standardisationFile} is missing: the ${env}'s ours network in ${dir} was trained before risp-state saved its outputs' standardisation; retrain it (or give --networks DIR).`);
@@ -497,8 +498,14 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const envs = chosenNames("envs", ctx.flags.envs, [...new Set(UNITS.map((u) => u.env))]);
   const units = (ctx.flags.quick ? QUICK_UNITS : UNITS).filter((u) => (task === null || u.task === task) && (envs === null || envs.includes(u.env)));
   // Another domain's records are other runs (the key of the tables' own stays as it was).
-  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-tasks", runKey(ctx) + (domain === "table" ? "" : ` domain=${domain}`));
   const shard = ctx.flags.shard;
+  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-tasks", runKey(ctx) + (domain === "table" ? "" : ` domain=${domain}`), { shard });
+  // Without --shard over shards' records: a merge, refused while a shard's rows are unfinished.
+  if (!shard) {
+    const mine = units.map((u) => UNITS.indexOf(u));
+    const present = mine.filter((i) => store.load(i) !== null);
+    sysid.refuseIncompleteMerge("risp-tasks", mine.filter((i) => !present.includes(i)), present.map((i) => store.origin!(i)));
+  }
   const records: UnitRecord[] = [];
   let prepared: Prepared | null = null;
   // The last (task, environment) prepared is kept: the merge below reuses it instead of tracing its references again.
@@ -531,7 +538,8 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     if (landscape) files.push(landscape);
   }
   const table = TASKS.filter((t) => tasks[t]).map((t) => taskMarkdown(t, tasks[t]!, domain)).join("\n\n");
-  for (const t of TASKS.filter((x) => tasks[x])) {
+  // A shard's part is never written where the merged tables go (its records are on disk; its summary in its own result file).
+  for (const t of shard ? [] : TASKS.filter((x) => tasks[x])) {
     const csv = ["environment,row,mean,std,paper_mean,paper_std,errors", ...RISP_TASKS[t].filter((e) => tasks[t]![e]).flatMap((e) => TASK_ROWS.flatMap((row) => {
       const r = tasks[t]![e]!.rows[row], paper = PAPER[t][e]?.[row];
       return r ? [[e, row, r.mean, r.std, paper?.[0] ?? "", paper?.[1] ?? "", r.errors.join(" ")].join(",")] : [];
@@ -539,8 +547,10 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     writeAtomic(join(ctx.out, `table-${t}.csv`), csv.join("\n") + "\n");
     files.push(`table-${t}.csv`);
   }
-  writeAtomic(join(ctx.out, "table.md"), table + "\n");
-  files.push("table.md");
+  if (!shard) {
+    writeAtomic(join(ctx.out, "table.md"), table + "\n");
+    files.push("table.md");
+  }
   ctx.log(`\n${table}`);
   return { settings: s, domain, networks: ctx.flags.networks ?? DEFAULT_NETWORKS, tasks, table, files };
 }

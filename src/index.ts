@@ -14,6 +14,7 @@ export * as random from "./core/random.js";
 export { tree } from "./core/tree.js";
 export { init, devices, defaultBackend } from "./core/init.js";
 export { setDebugNans, debugNansEnabled, DebugNanError } from "./core/debug-nans.js";
+export { assertFinite, NonFiniteError } from "./core/check-finite.js";
 // Registers the WebGPU loader with init() (the GPU package itself is imported only by init).
 import "./core/backends/webgpu/index.js";
 export { stopGradient } from "./core/np/math.js";
@@ -21,7 +22,8 @@ export * from "./transforms/index.js";
 export * as optim from "./optim/index.js";
 export { linePlot, type LinePlotOptions, type PlotSeries } from "./io/plot.js";
 export { encodeGif, labelledGrid, sideBySide, stackRows, toRaster, type Raster } from "./io/raster.js";
-export { decodeGif, type DecodedGif } from "./io/gif-decode.js";
+export { decodeGif, decodeGifFrames, gifFrameRate, gifInfo, type DecodedGif, type GifInfo } from "./io/gif-decode.js";
+export { DEFAULT_MAX_DECODED_BYTES, type DecodeLimits } from "./io/decode-limits.js";
 export * as render from "./render/index.js";
 export * as models from "./models/index.js";
 export * as sysid from "./sysid/index.js";

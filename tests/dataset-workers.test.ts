@@ -4,14 +4,17 @@
  * other machines write into one results directory), `--workers N` merges to exactly a single
  * process's records, records of another run are refused, and a failing worker is named.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import { np, sysid, type Array } from "../src/index.js";
 import { fileRecordStore } from "../src/sysid/node.js";
 import { parseFlags } from "../examples/lib/flags.js";
+import { runDatasetTask, runKey } from "../examples/lib/experiment.js";
+import type { ExperimentContext } from "../examples/lib/run.js";
+import { InputFileError } from "../src/io/input-file-error.js";
 import { experiment as pendulum } from "../examples/pendulum.js";
 import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -80,6 +83,67 @@ describe("dataset protocol", () => {
     writeFileSync(join(dir, "line-instances", "00001.json"), "{ not json");
     expect(() => fileRecordStore(dir, "line", "run A").load(1)).toThrow(/00001.json is not a readable record.*delete it to refit/);
   });
+
+  it("refuses kept records that would lie in the table: a missing row, null, a string, another run's settings; names the file", async () => {
+    const dir = outDir("store-valid");
+    const store = fileRecordStore(dir, "line", "run A");
+    await sysid.runDataset(lineTask, { instances: 2, seed: 1, store });
+    const file = join(dir, "line-instances", "00001.json");
+    const original = JSON.parse(readFileSync(file, "utf8"));
+    const edited = (edit: (r: any) => void) => { const x = structuredClone(original); edit(x.record); writeFileSync(file, JSON.stringify(x)); };
+    const rerun = () => sysid.runDataset(lineTask, { instances: 2, seed: 1, store: fileRecordStore(dir, "line", "run A") });
+    edited((r) => { delete r.relMae.fit; });
+    await expect(rerun()).rejects.toThrow(/00001\.json \(instance 1\) has no relMae for the row "fit".*delete it to refit/);
+    edited((r) => { r.relMae.fit.a = null; });
+    await expect(rerun()).rejects.toThrow(/relMae\.fit\.a = null, not a finite number/);
+    edited((r) => { r.meanAbsError.random.b = "0.1"; });
+    await expect(rerun()).rejects.toThrow(/meanAbsError\.random\.b = "0\.1", not a finite number/);
+    await expect(rerun()).rejects.toBeInstanceOf(InputFileError);
+    writeFileSync(file, JSON.stringify(original));
+    expect((await rerun()).records).toHaveLength(2);
+    // Through the experiment layer: the run key holds the code version and the task's resolved settings.
+    const ctx = { experiment: "line", flags: { seed: 1, dataset: 2, quick: true, iters: null, shard: null }, out: outDir("store-key"), backend: "cpu", log: () => {} } as unknown as ExperimentContext;
+    expect(runKey(ctx)).toMatch(/^line code=\d+\.\d+\.\d+\+[0-9a-f]{12} seed=1/);
+    await runDatasetTask(ctx, lineTask);
+    const changed = { ...lineTask, methods: () => ({ fit: { method: "states" as const, settings: { optimizer: "lbfgs" as const, steps: 11, progress: false as const } } }) };
+    await expect(runDatasetTask(ctx, changed)).rejects.toThrow(/was written by another run \(line code=.* settings=[0-9a-f]{12}\), not this one/);
+  });
+
+  it("a merge (no --shard) over shards' records refuses to fit a shard's unfinished instances itself", async () => {
+    const dir = outDir("store-merge");
+    await sysid.runDataset(lineTask, { instances: 5, seed: 2, shard: { index: 0, count: 2 }, store: fileRecordStore(dir, "line", "run A", { shard: { index: 0, count: 2 } }) });
+    const merge = () => sysid.runDataset(lineTask, { instances: 5, seed: 2, store: fileRecordStore(dir, "line", "run A") });
+    await expect(merge()).rejects.toThrow(/line: merging the shards' records, but instances 1, 3 \(of shard 1\/2\) have no record: run that shard to the end/);
+    await expect(merge()).rejects.toBeInstanceOf(sysid.IncompleteMergeError);
+    await sysid.runDataset(lineTask, { instances: 5, seed: 2, shard: { index: 1, count: 2 }, store: fileRecordStore(dir, "line", "run A", { shard: { index: 1, count: 2 } }) });
+    expect((await merge()).records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
+    // An unsharded run's own records resume as before: the missing ones are fitted.
+    const single = outDir("store-resume");
+    await sysid.runDataset(lineTask, { instances: 2, seed: 2, store: fileRecordStore(single, "line", "run A") });
+    expect((await sysid.runDataset(lineTask, { instances: 4, seed: 2, store: fileRecordStore(single, "line", "run A") })).records).toHaveLength(4);
+  });
+
+  it("--workers children end with their parent: on its SIGTERM and on its SIGKILL", async () => {
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      const out = outDir(`workers-${signal}`);
+      const parent = spawn(process.execPath, ["--import", "tsx", "bin/gradsim.ts", "pendulum", "--backend", "cpu", "--dataset", "4", "--workers", "2", "--out", out], { stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      parent.stderr!.setEncoding("utf8").on("data", (c: string) => { stderr += c; });
+      const children = async (): Promise<number[]> => {
+        // The workers (tsx also starts an esbuild service, which is not ours to check).
+        const ps = spawnSync("ps", ["-o", "pid=,args=", "--ppid", String(parent.pid)], { encoding: "utf8" });
+        return ps.stdout.split("\n").filter((l) => l.includes("--shard")).map((l) => Number(l.trim().split(/\s+/)[0]));
+      };
+      // Wait until both workers have started.
+      let kids: number[] = [];
+      for (let t = 0; t < 600 && kids.length < 2; t++) { await new Promise((r) => setTimeout(r, 100)); kids = await children(); }
+      expect(kids.length).toBe(2);
+      parent.kill(signal);
+      const alive = () => kids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } });
+      for (let t = 0; t < 200 && alive().length; t++) await new Promise((r) => setTimeout(r, 100));
+      expect(alive(), `${signal}: workers still running; parent's log: ${stderr}`).toEqual([]);
+    }
+  }, 180_000);
 
   it("pendulum --workers 2: the records merged from the child processes are a single process's", async () => {
     const args = ["--dataset", "3", "--iters", "5"];

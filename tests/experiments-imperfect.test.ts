@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { models, np } from "../src/index.js";
-import { experiment as imperfect, IMPERFECT_SETTINGS, ROWS } from "../examples/imperfect-models.js";
+import { experiment as imperfect, IMPERFECT_SETTINGS, ROWS, validObjectRecord, type ObjectRecord } from "../examples/imperfect-models.js";
 import { centroidFan, objectGeometry, objectModel, sampleObject, TRUE_MODEL } from "../examples/lib/imperfect-scene.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -96,18 +96,39 @@ describe("imperfect-models objects", () => {
   });
 });
 
+describe("imperfect-models records", () => {
+  it("a kept record with a row missing, null or a string is refused naming its file", () => {
+    const rows = ROWS.filter((r) => r.kinds.includes("rigid")).map((r) => r.name);
+    const errors = Object.fromEntries(rows.map((r) => [r, { mass: 0.1 }]));
+    const record = { index: 3, kind: "rigid", describe: "a box", initialRelMae: { mass: 0.5 }, relMae: errors, meanAbsError: errors, iterations: {}, seconds: {} } as unknown as ObjectRecord;
+    expect(validObjectRecord(record, 3, "x/00003.json")).toBe(record);
+    const { [rows[1]!]: _gone, ...fewer } = errors;
+    expect(() => validObjectRecord({ ...record, relMae: fewer }, 3, "x/00003.json")).toThrow(/x\/00003\.json \(instance 3\) has no relMae for the row "unmodelled friction"/);
+    expect(() => validObjectRecord({ ...record, meanAbsError: { ...errors, [rows[0]!]: { mass: null } } } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/mass = null, not a finite number/);
+    expect(() => validObjectRecord({ ...record, relMae: { ...errors, [rows[0]!]: { mass: "0.1" } } } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/mass = "0\.1", not a finite number/);
+    expect(() => validObjectRecord({ ...record, kind: "gas" } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/kind "gas"/);
+  });
+});
+
 describe("imperfect-models shards", () => {
-  it("a shard fits only its objects; a run without --shard fits the rest and merges", async () => {
+  it("a shard fits only its objects and writes no merged-looking table; a merge refuses while a shard is unfinished, then merges", async () => {
     const first = await runQuiet(imperfect, ["--dataset", "2", "--iters", "3", "--shard", "1/2"]);
     expect(first.code).toBe(0);
-    expect(readResult(first.out).objects).toBe(1);
-    expect(JSON.parse(readFileSync(join(first.out, "objects.json"), "utf8")).map((o: { index: number }) => o.index)).toEqual([1]);
+    expect(existsSync(join(first.out, "result.json"))).toBe(false);
+    expect(existsSync(join(first.out, "objects.json"))).toBe(false);
+    expect(JSON.parse(readFileSync(join(first.out, "result.shard-1-of-2.json"), "utf8"))).toMatchObject({ objects: 1, shard: { index: 1, count: 2, partial: true } });
     const { runExperiment } = await import("../examples/lib/run.js");
-    const write = process.stdout.write;
+    const write = process.stdout.write, errors = process.stderr.write;
+    let stderr = "";
+    const run = (args: string[]) => runExperiment(imperfect, ["--backend", "cpu", "--quick", "--json", "--out", first.out, "--dataset", "2", "--iters", "3", ...args]);
     process.stdout.write = (() => true) as typeof process.stdout.write;
+    process.stderr.write = ((s: string) => { stderr += s; return true; }) as typeof process.stderr.write;
     try {
-      expect(await runExperiment(imperfect, ["--backend", "cpu", "--quick", "--json", "--out", first.out, "--dataset", "2", "--iters", "3"])).toBe(0);
-    } finally { process.stdout.write = write; }
+      expect(await run([])).toBe(2);
+      expect(stderr).toMatch(/instance 0 \(of shard 0\/2\) has no record: run that shard to the end/);
+      expect(await run(["--shard", "0/2"])).toBe(0);
+      expect(await run([])).toBe(0);
+    } finally { process.stdout.write = write; process.stderr.write = errors; }
     const merged = JSON.parse(readFileSync(join(first.out, "objects.json"), "utf8"));
     expect(merged.map((o: { index: number }) => o.index)).toEqual([0, 1]);
     expect(merged[1]).toEqual(JSON.parse(readFileSync(join(first.out, "imperfect-models-instances", "00001.json"), "utf8")).record);

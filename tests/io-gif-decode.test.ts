@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeGif } from "../src/io/gif-decode.js";
-import { writeGif, type Raster } from "../src/io/image.js";
+import { decodeGif, gifFrameRate } from "../src/io/gif-decode.js";
+import { encodeGif, gifDelays, writeGif, type Raster } from "../src/io/image.js";
+import { probeVideo } from "../src/sysid/node.js";
 
 /** A raster with a colour per pixel from f(x, y). */
 function raster(width: number, height: number, f: (x: number, y: number) => [number, number, number]): Raster {
@@ -98,5 +99,44 @@ describe("decodeGif", () => {
     const zero = good.slice();
     zero[6] = 0; zero[7] = 0;
     expect(() => decodeGif(zero)).toThrow(/0×2/);
+  });
+});
+
+describe("writeGif: frame rate and background", () => {
+  it("30 fps is written as alternating 3 and 4 cs delays, and read back as 30 fps (not 33.3)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gradsim-gif-rate-"));
+    try {
+      const frames = globalThis.Array.from({ length: 30 }, (_, t) => raster(4, 4, () => [8 * t, 0, 0]));
+      const path = join(dir, "rate.gif");
+      writeGif(path, frames, { fps: 30 });
+      const gif = decodeGif(new Uint8Array(readFileSync(path)));
+      expect(new Set(gif.delaysMs)).toEqual(new Set([30, 40]));
+      expect(gif.delaysMs.reduce((a, b) => a + b, 0)).toBe(1000);
+      expect(gifFrameRate(gif.delaysMs)).toBeCloseTo(30, 9);
+      expect(probeVideo(path).fps).toBeCloseTo(30, 9);
+      expect(gifDelays(6, 1000 / 30)).toEqual([3, 4, 3, 3, 4, 3]);
+      expect(gifDelays(4, 1000 / 24)).toEqual([4, 4, 5, 4]);
+      expect(gifDelays(3, 50)).toEqual([5, 5, 5]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a render's background colour survives: RGB where alpha is 0 is kept, and the palette holds it exactly", () => {
+    // A render: RGB already blended with the background colour, alpha the silhouette (0 outside it);
+    // inside, thousands of colours (more than a palette), some a step away from the background.
+    const bg = [31, 33, 41];
+    const w = 96, h = 96, rgba = new Uint8ClampedArray(w * h * 4);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+      // The object covers most of the frame, so a plain 256-colour quantizer moves the background to [31, 34, 42].
+      const inside = (x - 48) ** 2 + (y - 48) ** 2 < 4000;
+      rgba.set(inside ? [bg[0]! + ((x * 7) % 40) - 3, bg[1]! + ((y * 5) % 40) - 3, bg[2]! + ((x + y) % 30) - 2, 200] : [...bg, 0], 4 * (y * w + x));
+    }
+    const gif = decodeGif(encodeGif([{ width: w, height: h, rgba }]));
+    expect(pixel(gif.frames[0]!, w, 0, 0)).toEqual([...bg, 255]);
+    expect(pixel(gif.frames[0]!, w, 95, 95)).toEqual([...bg, 255]);
+    // Straight alpha over a chosen colour, when asked.
+    const over = decodeGif(encodeGif([{ width: w, height: h, rgba }], { background: [1, 0.5, 0] }));
+    expect(pixel(over.frames[0]!, w, 0, 0)).toEqual([255, 128, 0, 255]);
   });
 });

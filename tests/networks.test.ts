@@ -91,8 +91,42 @@ describe("networks", () => {
     header[20] = 0x7b; header[21] = 0x7b; // break the JSON
     expect(() => networks.loadParams(corrupt("header.params", header))).toThrow(/not JSON|malformed|corrupt/);
     const other = networks.initPredictor(random.key(0), { ...tiny, widths: [6] });
-    expect(() => networks.loadParams(file, other)).toThrow(/parameter \d+ is float64\[.*\] in the file/);
+    expect(() => networks.loadParams(file, other)).toThrow(/parameter \d+ \(stages\.0\.down\.w\) is float64\[.*\] in the file/);
     expect(() => networks.loadParams(join(dir, "missing.params"))).toThrow(/cannot read/);
+  });
+
+  it("a checkpoint cannot reach Object.prototype, and duplicate, overlapping or non-finite parameters are refused by name", () => {
+    /** Checkpoint bytes with the given header leaves and float32 values. */
+    const file = (leaves: { path: string; shape: number[] }[], values: number[], name: string) => {
+      const header = Buffer.from(JSON.stringify({ leaves: leaves.map((l) => ({ ...l, dtype: "float32" })) }));
+      const out = Buffer.alloc(16 + header.length + 4 * values.length);
+      out.write("GSPARAMS", 0, "ascii"); out.writeUInt32LE(1, 8); out.writeUInt32LE(header.length, 12);
+      header.copy(out, 16);
+      values.forEach((v, i) => out.writeFloatLE(v, 16 + header.length + 4 * i));
+      const f = join(dir, name); writeFileSync(f, out); return f;
+    };
+    for (const path of ["__proto__.ground", "a.__proto__.b", "constructor.prototype.x", "prototype"]) {
+      expect(() => networks.loadParams(file([{ path, shape: [] }], [1], "proto.gsp"))).toThrow(/segment "(__proto__|constructor|prototype)".*not written by saveParams/);
+    }
+    expect(({} as Record<string, unknown>).ground).toBeUndefined();
+    expect(() => networks.loadParams(file([{ path: "a.b", shape: [] }, { path: "a.b", shape: [] }], [1, 2], "dup.gsp"))).toThrow(/a\.b appears twice/);
+    expect(() => networks.loadParams(file([{ path: "a", shape: [] }, { path: "a.b", shape: [] }], [1, 2], "over1.gsp"))).toThrow(/a\.b lies inside the parameter a/);
+    expect(() => networks.loadParams(file([{ path: "a.b", shape: [] }, { path: "a", shape: [] }], [1, 2], "over2.gsp"))).toThrow(/a\.b lies inside the parameter a/);
+    expect(() => networks.loadParams(file([{ path: "a..b", shape: [] }], [1], "empty.gsp"))).toThrow(/empty segment/);
+    expect(() => networks.loadParams(file([{ path: "w", shape: [3] }], [1, NaN, Infinity], "nan.gsp"))).toThrow(/parameter w holds 2 non-finite values.*diverged/);
+    // A good file's records have no prototype to pollute, and still read as trees.
+    const ok = networks.loadParams<{ a: { b: Array } }>(file([{ path: "a.b", shape: [2] }], [1, 2], "ok.gsp"));
+    expect(Object.getPrototypeOf(ok)).toBeNull();
+    expect(globalThis.Array.from(ok.a.b.dataSync())).toEqual([1, 2]);
+    // Loaded for a network of another configuration: refused naming the parameter's path.
+    const p = networks.initPredictor(random.key(0), { ...tiny, dtype: "float32" });
+    const f = join(dir, "cfg.gsp");
+    return networks.saveParams(f, p).then(() => {
+      expect(() => networks.loadParams(f, networks.initPredictor(random.key(0), { ...tiny, dtype: "float32", outputs: 3 }))).toThrow(/parameter \d+ \(head\.w\) is float32\[2,4\] in the file, float32\[3,4\] in the network/);
+      expect(() => networks.loadParams(f, networks.initPredictor(random.key(0), { ...tiny, dtype: "float32", widths: [4, 4] }))).toThrow(/missing: stages\.1\./);
+      // Record key order is not part of the tree: a network whose records list their keys in another order still matches.
+      expect(() => networks.loadParams(f, { head: p.head, stages: p.stages })).not.toThrow();
+    });
   });
 
   it("the rendering-gradient penalties: Eq. 10 is ‖J·∂I/∂ψ‖_F with J the network's Jacobian in the image; Eq. 12 is ‖∂I/∂ψ·∇_I L_error‖", () => {

@@ -100,15 +100,25 @@ export function linearPolicyInit(A: number, P: number, seed: number): Array {
   return np.array(globalThis.Array.from({ length: A }, () => globalThis.Array.from({ length: P }, () => rng.uniform(-1, 1) / Math.sqrt(P))), { dtype: "float32" });
 }
 
-/** A user's target image (PNG, any size) area-resampled to resolution² RGB; a missing or unreadable file is a CliError. */
-export function readTargetImage(path: string, resolution: number, what: string): Array {
+/**
+ * A user's target image (PNG, any size) area-resampled to resolution² RGB, composited over the
+ * scene's `background` (an RGB colour or a [resolution, resolution, 3] image) where it is
+ * transparent, as the scene's own frames are; a missing or unreadable file is a CliError.
+ */
+export function readTargetImage(path: string, resolution: number, what: string, background: Array | readonly [number, number, number]): Array {
   if (!existsSync(path)) throw new CliError(`--target ${path}: no such file; give a PNG of ${what} (any size: it is resampled to ${resolution}², RGB over the scene's background).`);
   let img: Array;
   try { img = readPng(path); } catch (e) { throw new CliError(`--target: ${(e as Error).message}`); }
   const [h, w] = img.shape as [number, number, number];
   const rgba = Uint8ClampedArray.from(img.dataSync(), (x) => Math.round(255 * x));
-  const out = new Float32Array(resolution * resolution * 3);
-  resizeInto({ width: w, height: h, rgba }, [0, 0, w, h], resolution, resolution, out, 0);
+  const n = resolution * resolution;
+  const premultiplied = new Float32Array(n * 3), coverage = new Float32Array(n * 3);
+  resizeInto({ width: w, height: h, rgba }, [0, 0, w, h], resolution, resolution, premultiplied, 0);
+  // The resampled alpha: the same resampling of a white image with this alpha.
+  const white = Uint8ClampedArray.from(rgba, (v, i) => (i % 4 === 3 ? v : 255));
+  resizeInto({ width: w, height: h, rgba: white }, [0, 0, w, h], resolution, resolution, coverage, 0);
+  const bg = "shape" in background ? background.dataSync() : null;
+  const out = premultiplied.map((c, i) => c + (1 - coverage[i]!) * (bg ? bg[i]! : (background as readonly number[])[i % 3]!));
   return np.reshape(np.array(out, { dtype: "float32" }), [resolution, resolution, 3]);
 }
 
@@ -175,7 +185,7 @@ async function writeMotion(out: string, scene: ControlScene, before: Array, afte
   const [target] = await displayFrames(np.expandDims(scene.target, 0), show);
   const cols = ["random policy", "gradsim (pixels only)", "target image"];
   const frames: Raster[] = a.map((f, i) => labelledGrid([{ label: "", images: [f, b[i]!, target!] }], cols, ""));
-  writeGif(join(out, "motion.gif"), frames, { delayMs: Math.round((1000 * every) / scene.fps) });
+  writeGif(join(out, "motion.gif"), frames, { fps: scene.fps / every });
   const pick = stripIndices(a.length);
   const times = pick.map((i) => `${(Math.min(i * every, scene.frames - 1) / scene.fps).toFixed(2)} s`);
   writePng(join(out, "frames.png"), labelledGrid([

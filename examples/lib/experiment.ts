@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { jit, sysid } from "../../src/index.js";
 import { fileRecordStore, writeComparison, writeLossCurves, type DisplayOptions } from "../../src/sysid/node.js";
+import { codeVersion, settingsHash } from "./code-version.js";
 import type { ExperimentContext } from "./run.js";
 
 export interface SceneFit<S> {
@@ -86,16 +87,22 @@ export async function fitScene<S>(ctx: ExperimentContext, o: SceneFit<S>): Promi
 /** Drop the in-memory extras of `fitScene` before writing result.json. */
 export const sceneRecord = ({ estimateValues: _e, result: _r, ...rest }: SceneFitResult & { estimateValues?: unknown; result?: unknown }): SceneFitResult => rest;
 
-/** The key of a dataset run: records written by a run with another key are never mixed in. */
+/**
+ * The key of a dataset run: records written by a run with another key are never mixed in. It
+ * holds the code version (codeVersion: the package version and a hash of the sources, so records
+ * of older code with other defaults are refused) and the flags that change results.
+ */
 export const runKey = (ctx: ExperimentContext): string =>
-  `${ctx.experiment} seed=${ctx.flags.seed} dataset=${ctx.flags.dataset} quick=${ctx.flags.quick} iters=${ctx.flags.iters ?? "default"} backend=${ctx.backend}`;
+  `${ctx.experiment} code=${codeVersion()} seed=${ctx.flags.seed} dataset=${ctx.flags.dataset} quick=${ctx.flags.quick} iters=${ctx.flags.iters ?? "default"} backend=${ctx.backend}`;
 
 /** The table protocol for one task, this process's shard, records kept per instance under --out (resumable). */
 export function runDatasetTask<S>(ctx: ExperimentContext, task: sysid.DatasetTask<S>): Promise<sysid.DatasetResult> {
   if (!ctx.flags.dataset) throw new Error(`internal: ${task.name} run without --dataset.`);
+  // The task's resolved settings (unknowns, priors, columns, every row's method and settings) are part of the key.
+  const settings = settingsHash({ unknowns: task.unknowns, columns: task.columns ?? null, trainSize: task.trainSize, methods: task.methods(0, ctx.flags.seed) });
   return sysid.runDataset(task, {
     instances: ctx.flags.dataset, seed: ctx.flags.seed, shard: ctx.flags.shard,
-    store: fileRecordStore(ctx.out, task.name, runKey(ctx)), log: ctx.log,
+    store: fileRecordStore(ctx.out, task.name, `${runKey(ctx)} settings=${settings}`, { shard: ctx.flags.shard }), log: ctx.log,
   });
 }
 

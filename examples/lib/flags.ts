@@ -50,15 +50,22 @@ export function chosenNames<T extends string>(flag: string, value: string | null
 const BOOL = new Set(["json", "quick", "help"]);
 const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "envs", "networks", "domain"]);
 
-export const intFlag = (name: string, v: string, min: number): E.Either<CliError, number> =>
-  /^-?\d+$/.test(v) && Number(v) >= min
+/**
+ * An integer flag in [min, max]. Digits only (no "1e3", "0x10"), and never beyond `max`: past
+ * 2^53 neighbouring integers collide silently, and a huge --dataset would only fail deep inside.
+ */
+export const intFlag = (name: string, v: string, min: number, max: number = Number.MAX_SAFE_INTEGER): E.Either<CliError, number> =>
+  /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) && Number(v) >= min && Number(v) <= max
     ? E.right(Number(v))
-    : E.left(new CliError(`--${name} expects an integer ≥ ${min}, got "${v}".`));
+    : E.left(new CliError(`--${name} expects an integer ≥ ${min} and ≤ ${max}, got "${v}".`));
+
+/** Upper bounds of the integer flags: seeds are 32-bit (derived seeds such as seed·7919 + k stay exact), sizes what a run can hold. */
+export const FLAG_MAX = { seed: 2 ** 32 - 1, iters: 100_000_000, dataset: 1_000_000, policy: 1000, seeds: 100_000, workers: 1024, shards: 1_000_000 } as const;
 
 const shardFlag = (v: string): E.Either<CliError, Shard | null> => {
   const m = /^(\d+)\/(\d+)$/.exec(v);
   const [index, count] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
-  return index < count ? E.right({ index, count }) : E.left(new CliError(`--shard expects K/N with 0 ≤ K < N (fit instances i with i mod N = K), got "${v}".`));
+  return index < count && count <= FLAG_MAX.shards ? E.right({ index, count }) : E.left(new CliError(`--shard expects K/N with 0 ≤ K < N (fit instances i with i mod N = K), got "${v}".`));
 };
 
 /** Parse `--name value`, `--name=value` and boolean `--flag`s; `defaultOut` is used when --out is absent. */
@@ -67,23 +74,26 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (!a.startsWith("--")) return E.left(new CliError(`unexpected argument "${a}"; flags look like --iters 50.`));
-    const [k, inline] = a.slice(2).split("=", 2) as [string, string | undefined];
+    // Only the first "=" separates: --out=results/run=1 keeps "results/run=1".
+    const eq = a.indexOf("=");
+    const [k, inline] = eq < 0 ? [a.slice(2), undefined] : [a.slice(2, eq), a.slice(eq + 1)];
     if (!KNOWN.has(k)) return E.left(new CliError(`unknown flag --${k}; known flags: ${[...KNOWN].map((f) => `--${f}`).join(", ")}.`));
     if (BOOL.has(k)) { raw.set(k, inline ?? "true"); continue; }
     const v = inline ?? argv[++i];
     if (v === undefined || (inline === undefined && v.startsWith("--"))) return E.left(new CliError(`--${k} needs a value.`));
+    if (v.trim() === "") return E.left(new CliError(`--${k} needs a value, got an empty string.`));
     raw.set(k, v);
   }
   const opt = (k: string, f: (v: string) => E.Either<CliError, number>): E.Either<CliError, number | null> =>
     raw.has(k) ? f(raw.get(k)!) : E.right(null);
   return pipe(
     E.Do,
-    E.bind("seed", () => (raw.has("seed") ? intFlag("seed", raw.get("seed")!, 0) : E.right(0))),
-    E.bind("iters", () => opt("iters", (v) => intFlag("iters", v, 1))),
-    E.bind("dataset", () => opt("dataset", (v) => intFlag("dataset", v, 1))),
-    E.bind("policy", () => opt("policy", (v) => intFlag("policy", v, 2))),
-    E.bind("seeds", () => opt("seeds", (v) => intFlag("seeds", v, 1))),
-    E.bind("workers", () => (raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1) : E.right(1))),
+    E.bind("seed", () => (raw.has("seed") ? intFlag("seed", raw.get("seed")!, 0, FLAG_MAX.seed) : E.right(0))),
+    E.bind("iters", () => opt("iters", (v) => intFlag("iters", v, 1, FLAG_MAX.iters))),
+    E.bind("dataset", () => opt("dataset", (v) => intFlag("dataset", v, 1, FLAG_MAX.dataset))),
+    E.bind("policy", () => opt("policy", (v) => intFlag("policy", v, 2, FLAG_MAX.policy))),
+    E.bind("seeds", () => opt("seeds", (v) => intFlag("seeds", v, 1, FLAG_MAX.seeds))),
+    E.bind("workers", () => (raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1, FLAG_MAX.workers) : E.right(1))),
     E.bind("shard", () => (raw.has("shard") ? shardFlag(raw.get("shard")!) : E.right(null))),
     E.filterOrElse(
       ({ dataset, workers, shard }) => dataset !== null || (workers === 1 && shard === null),

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { defaultBackend, init } from "../../src/index.js";
 import { fileURLToPath } from "node:url";
-import { runWorkers } from "../../src/sysid/node.js";
+import { InputFileError } from "../../src/io/input-file-error.js";
+import { IncompleteMergeError } from "../../src/sysid/dataset.js";
+import { exitWithParent, runWorkers, WORKER_ENV } from "../../src/sysid/node.js";
 import { CliError, parseFlags, type Flags } from "./flags.js";
 
 export interface ExperimentContext {
@@ -69,6 +71,8 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     process.stderr.write(`gradsim ${exp.name}: does not take --${refused}; ${OWN_FLAGS[refused]}.\n`);
     return 2;
   }
+  // A --workers child ends with its parent, however the parent ends (SIGKILL included).
+  if (process.env[WORKER_ENV]) exitWithParent();
   try {
     const backend = await init({ backend: flags.backend });
     mkdirSync(flags.out, { recursive: true });
@@ -78,13 +82,16 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     if (flags.workers > 1 && flags.dataset) await startWorkers(exp.name, argv, flags, backend, log);
     const result = await exp.run({ experiment: exp.name, flags, out: flags.out, backend, log });
     const full = { experiment: exp.name, ...result, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)), backend: defaultBackend(), seed: flags.seed, quick: flags.quick };
-    writeAtomic(join(flags.out, "result.json"), JSON.stringify(full, null, 2) + "\n");
-    if (flags.json) process.stdout.write(JSON.stringify(full) + "\n");
-    else log(`done in ${full.seconds} s; results in ${flags.out}/result.json`);
+    // A shard's result covers 1/N of the instances: never the merged run's result.json, which the merge writes.
+    const file = flags.shard ? shardResultName(flags.shard) : "result.json";
+    const written = flags.shard ? { ...full, shard: { ...flags.shard, partial: true } } : full;
+    writeAtomic(join(flags.out, file), JSON.stringify(written, null, 2) + "\n");
+    if (flags.json) process.stdout.write(JSON.stringify(written) + "\n");
+    else log(`done in ${full.seconds} s; results in ${flags.out}/${file}${flags.shard ? " (this shard's part only: rerun without --shard once every shard is done, to merge into result.json)" : ""}`);
     return exp.exitCode ? exp.exitCode(result) : 0;
   } catch (e) {
     // Bad input and simulations made unstable by the input's parameters: a message, not a stack.
-    if (e instanceof CliError || e instanceof DivergenceError) {
+    if (e instanceof CliError || e instanceof DivergenceError || e instanceof InputFileError || e instanceof IncompleteMergeError) {
       process.stderr.write(`gradsim ${exp.name}: ${e.message}\n`);
       return 2;
     }
@@ -92,6 +99,9 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     return 1;
   }
 }
+
+/** The file a `--shard K/N` run writes its partial result to (beside the records; result.json is the merge's). */
+export const shardResultName = (shard: { readonly index: number; readonly count: number }): string => `result.shard-${shard.index}-of-${shard.count}.json`;
 
 /**
  * `--workers N` on a dataset run: N child processes of the same command, worker k with

@@ -2,8 +2,10 @@
  * A GIF decoder (GIF87a/GIF89a) with no Node or DOM dependency, so it runs in the browser too:
  * bytes → full-canvas RGBA frames, composited as a viewer shows them (frame disposal,
  * transparency, interlacing, local colour tables). Malformed files throw an Error that says
- * what is wrong and where, never return partial garbage.
+ * what is wrong and where, never return partial garbage. What decoding allocates is bounded
+ * (decode-limits.ts) from the file's structure before any pixel is decoded.
  */
+import { checkDecodedBytes, type DecodeLimits } from "./decode-limits.js";
 
 export interface DecodedGif {
   readonly width: number;
@@ -12,6 +14,21 @@ export interface DecodedGif {
   readonly frames: Uint8Array[];
   /** Display time of each frame in milliseconds (0 where the file gives none). */
   readonly delaysMs: number[];
+}
+
+/** A GIF's logical screen, frame count and delays, read without decoding any pixels. */
+export interface GifInfo {
+  readonly width: number;
+  readonly height: number;
+  readonly frames: number;
+  /** Display time of each frame in milliseconds (0 where the file gives none). */
+  readonly delaysMs: number[];
+}
+
+/** Frame rate of GIF delays: frames per second of their mean (the file's playing rate); null if it gives none. */
+export function gifFrameRate(delaysMs: readonly number[]): number | null {
+  const delays = delaysMs.filter((d) => d > 0);
+  return delays.length ? 1000 / (delays.reduce((a, b) => a + b, 0) / delays.length) : null;
 }
 
 /** GIF files larger than this many pixels per frame are refused (a corrupt header is the likely cause). */
@@ -28,6 +45,15 @@ class Reader {
   u8(what: string): number { this.need(1, what); return this.bytes[this.pos++]!; }
   u16(what: string): number { this.need(2, what); const v = this.bytes[this.pos]! | (this.bytes[this.pos + 1]! << 8); this.pos += 2; return v; }
   take(n: number, what: string): Uint8Array { this.need(n, what); const s = this.bytes.subarray(this.pos, this.pos + n); this.pos += n; return s; }
+  /** Skip data sub-blocks up to the 0 terminator. */
+  skipSubBlocks(what: string): void {
+    for (;;) {
+      const n = this.u8(what);
+      if (n === 0) return;
+      this.need(n, what);
+      this.pos += n;
+    }
+  }
   /** Concatenated data sub-blocks up to the 0 terminator. */
   subBlocks(what: string): Uint8Array {
     const parts: Uint8Array[] = [];
@@ -45,7 +71,61 @@ class Reader {
   }
 }
 
-export function decodeGif(bytes: Uint8Array): DecodedGif {
+/** The file's structure (checked block by block) without decoding its pixels: cheap, for a size check or a probe. */
+export function gifInfo(bytes: Uint8Array): GifInfo {
+  const delaysMs: number[] = [];
+  const screen = walk(bytes, (frame) => { delaysMs.push(frame.delayMs); });
+  return { ...screen, frames: delaysMs.length, delaysMs };
+}
+
+/**
+ * Decode every frame, composited as a viewer shows them, into memory. What that allocates
+ * (frames × width × height × 4 bytes) is checked against `maxDecodedBytes` (default 1 GiB) from
+ * the file's structure before any pixel is decoded; for long or large GIFs, decodeGifFrames
+ * hands out one frame at a time instead.
+ */
+export function decodeGif(bytes: Uint8Array, o: DecodeLimits = {}): DecodedGif {
+  const info = gifInfo(bytes);
+  checkDecodedBytes("decodeGif", `${info.frames} frames of ${info.width}×${info.height} RGBA`, info.frames * info.width * info.height * 4, o);
+  const frames: Uint8Array[] = [], delaysMs: number[] = [];
+  decodeGifFrames(bytes, (rgba, delayMs) => { frames.push(rgba.slice()); delaysMs.push(delayMs); }, o);
+  return { width: info.width, height: info.height, frames, delaysMs };
+}
+
+/**
+ * Decode the frames one at a time: `onFrame` gets the composited canvas (width·height·4 bytes,
+ * valid only during the call: copy, crop or resample it there), so memory stays at one canvas
+ * (its size is checked against `maxDecodedBytes` first) however many frames the file holds.
+ * `onFrame` returning false stops decoding there (the frames after it are not decoded).
+ */
+export function decodeGifFrames(bytes: Uint8Array, onFrame: (rgba: Uint8Array, delayMs: number, index: number) => boolean | void, o: DecodeLimits = {}): { width: number; height: number; frames: number } {
+  let canvas: Uint8Array | null = null, count = 0;
+  const screen = walk(bytes, (f, width, height) => {
+    // Disposal 3 keeps a second copy of the canvas while the frame is drawn.
+    canvas ??= (checkDecodedBytes("decodeGif", `a ${width}×${height} RGBA canvas and its copy`, 2 * width * height * 4, o), new Uint8Array(width * height * 4));
+    const c: Uint8Array = canvas;
+    const before = f.disposal === 3 ? c.slice() : null;
+    f.draw(c);
+    if (onFrame(c, f.delayMs, count++) === false) return false;
+    // Disposal prepares the canvas for the next frame: 2 clears this frame's rectangle (to transparent, as
+    // browsers do), 3 restores the canvas as it was before this frame.
+    if (f.disposal === 2) {
+      for (let y = f.top; y < Math.min(f.top + f.h, height); y++) c.fill(0, 4 * (y * width + f.left), 4 * (y * width + Math.min(f.left + f.w, width)));
+    } else if (before) c.set(before);
+    return true;
+  });
+  return { ...screen, frames: count };
+}
+
+interface FrameRecord {
+  readonly left: number; readonly top: number; readonly w: number; readonly h: number;
+  readonly delayMs: number; readonly disposal: number;
+  /** Decode this frame's pixels onto the canvas (only called while decoding, not by gifInfo). */
+  readonly draw: (canvas: Uint8Array) => void;
+}
+
+/** Walk the blocks of a GIF, calling `frame` per image (false: stop there); its `draw` decodes the pixels when called. */
+function walk(bytes: Uint8Array, frame: (f: FrameRecord, width: number, height: number) => boolean | void): { width: number; height: number } {
   const r = new Reader(bytes);
   const sig = String.fromCharCode(...r.take(6, "header"));
   if (sig !== "GIF87a" && sig !== "GIF89a") throw new Error(`decodeGif: not a GIF file (it starts with ${JSON.stringify(sig)}, expected "GIF87a" or "GIF89a").`);
@@ -57,10 +137,7 @@ export function decodeGif(bytes: Uint8Array): DecodedGif {
   if (width * height > MAX_PIXELS) throw new Error(`decodeGif: the image size ${width}×${height} is too large (more than ${MAX_PIXELS} pixels); the file is probably corrupt.`);
   const globalTable = packed & 0x80 ? r.take(3 * (2 << (packed & 7)), "global colour table") : null;
 
-  const canvas = new Uint8Array(width * height * 4);
-  const frames: Uint8Array[] = [];
-  const delaysMs: number[] = [];
-  let transparent = -1, delay = 0, disposal = 0;
+  let transparent = -1, delay = 0, disposal = 0, index = 0;
   for (;;) {
     const block = r.u8("block introducer");
     if (block === 0x3b) break; // trailer
@@ -72,7 +149,7 @@ export function decodeGif(bytes: Uint8Array): DecodedGif {
         disposal = (data[0]! >> 2) & 7;
         transparent = data[0]! & 1 ? data[3]! : -1;
         delay = (data[1]! | (data[2]! << 8)) * 10;
-      } else r.subBlocks("extension");
+      } else r.skipSubBlocks("extension");
       continue;
     }
     if (block !== 0x2c) throw new Error(`decodeGif: unexpected block type 0x${block.toString(16)} at byte ${r.pos - 1}; the file is corrupt.`);
@@ -80,36 +157,37 @@ export function decodeGif(bytes: Uint8Array): DecodedGif {
     const w = r.u16("image descriptor"), h = r.u16("image descriptor");
     const flags = r.u8("image descriptor");
     const table = flags & 0x80 ? r.take(3 * (2 << (flags & 7)), "local colour table") : globalTable;
-    if (!table) throw new Error(`decodeGif: frame ${frames.length} has no colour table (neither local nor global).`);
+    const n = index;
+    if (!table) throw new Error(`decodeGif: frame ${n} has no colour table (neither local nor global).`);
+    if (w * h > MAX_PIXELS) throw new Error(`decodeGif: frame ${n} is ${w}×${h}, more than ${MAX_PIXELS} pixels; the file is probably corrupt.`);
     const minCode = r.u8("image data");
-    if (minCode < 2 || minCode > 11) throw new Error(`decodeGif: frame ${frames.length} has an invalid LZW code size ${minCode} (must be 2–11).`);
-    const indices = lzwDecode(r.subBlocks("image data"), minCode, w * h, frames.length);
-    const before = disposal === 3 ? canvas.slice() : null;
-    const rows = flags & 0x40 ? interlacedRows(h) : null;
-    for (let y = 0; y < h; y++) {
-      const cy = top + (rows ? rows[y]! : y);
-      if (cy >= height) continue;
-      for (let x = 0; x < w; x++) {
-        const cx = left + x;
-        if (cx >= width) continue;
-        const ci = indices[y * w + x]!;
-        if (ci === transparent) continue;
-        if (3 * ci + 2 >= table.length) throw new Error(`decodeGif: frame ${frames.length} uses colour ${ci}, beyond its ${table.length / 3}-entry colour table.`);
-        const o = 4 * (cy * width + cx);
-        canvas[o] = table[3 * ci]!; canvas[o + 1] = table[3 * ci + 1]!; canvas[o + 2] = table[3 * ci + 2]!; canvas[o + 3] = 255;
+    if (minCode < 2 || minCode > 11) throw new Error(`decodeGif: frame ${n} has an invalid LZW code size ${minCode} (must be 2–11).`);
+    const dataStart = r.pos;
+    r.skipSubBlocks("image data");
+    const dataEnd = r.pos, tr = transparent;
+    const draw = (canvas: Uint8Array) => {
+      const indices = lzwDecode(new Reader(bytes.subarray(dataStart, dataEnd)).subBlocks("image data"), minCode, w * h, n);
+      const rows = flags & 0x40 ? interlacedRows(h) : null;
+      for (let y = 0; y < h; y++) {
+        const cy = top + (rows ? rows[y]! : y);
+        if (cy >= height) continue;
+        for (let x = 0; x < w; x++) {
+          const cx = left + x;
+          if (cx >= width) continue;
+          const ci = indices[y * w + x]!;
+          if (ci === tr) continue;
+          if (3 * ci + 2 >= table.length) throw new Error(`decodeGif: frame ${n} uses colour ${ci}, beyond its ${table.length / 3}-entry colour table.`);
+          const o = 4 * (cy * width + cx);
+          canvas[o] = table[3 * ci]!; canvas[o + 1] = table[3 * ci + 1]!; canvas[o + 2] = table[3 * ci + 2]!; canvas[o + 3] = 255;
+        }
       }
-    }
-    frames.push(canvas.slice());
-    delaysMs.push(delay);
-    // Disposal prepares the canvas for the next frame: 2 clears this frame's rectangle (to transparent, as
-    // browsers do), 3 restores the canvas as it was before this frame.
-    if (disposal === 2) {
-      for (let y = top; y < Math.min(top + h, height); y++) canvas.fill(0, 4 * (y * width + left), 4 * (y * width + Math.min(left + w, width)));
-    } else if (before) canvas.set(before);
+    };
+    index++;
+    if (frame({ left, top, w, h, delayMs: delay, disposal, draw }, width, height) === false) return { width, height };
     transparent = -1; delay = 0; disposal = 0;
   }
-  if (!frames.length) throw new Error("decodeGif: the file holds no image frames.");
-  return { width, height, frames, delaysMs };
+  if (!index) throw new Error("decodeGif: the file holds no image frames.");
+  return { width, height };
 }
 
 /** Row order of an interlaced image: rows 0,8,16…, then 4,12…, then 2,6…, then 1,3…. */

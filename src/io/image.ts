@@ -8,7 +8,9 @@ import type { Array } from "../core/array.js";
 import { fromTyped } from "../core/create.js";
 import { linePlot, type LinePlotOptions, type PlotSeries } from "./plot.js";
 import { writeAtomic } from "./atomic.js";
-import { encodeGif, toRaster, type Raster } from "./raster.js";
+import { checkDecodedBytes, type DecodeLimits } from "./decode-limits.js";
+import { pngDecodedBytes, pngHeader } from "./png-header.js";
+import { encodeGif, toRaster, type GifOptions, type Raster } from "./raster.js";
 
 export * from "./raster.js";
 
@@ -19,12 +21,18 @@ export function writePng(path: string, img: Array | Raster): void {
   writeAtomic(path, PNG.sync.write(png));
 }
 
-/** Read a PNG as a float32 [H, W, 4] array in [0, 1]. */
-export function readPng(path: string): Array {
+/**
+ * Read a PNG as a float32 [H, W, 4] array in [0, 1] (alpha kept as the fourth channel: nothing
+ * is composited). What decoding allocates is checked from the header first, against
+ * `maxDecodedBytes` (default 1 GiB; decode-limits.ts).
+ */
+export function readPng(path: string, o: DecodeLimits = {}): Array {
   let buf: Buffer;
   try { buf = readFileSync(path); } catch (e) {
     throw new Error(`readPng: cannot read ${path}: ${(e as Error).message}`);
   }
+  const header = pngHeader(buf, `readPng: ${path}`);
+  checkDecodedBytes(`readPng: ${path}`, `${header.width}×${header.height} pixels, decoded and as float32 RGBA`, pngDecodedBytes(header) + header.width * header.height * 16, o);
   let png: PNG;
   try { png = PNG.sync.read(buf); } catch (e) {
     throw new Error(`readPng: ${path} is not a readable PNG (${(e as Error).message}); give an 8-bit PNG file.`);
@@ -34,8 +42,8 @@ export function readPng(path: string): Array {
   return fromTyped(out, [png.height, png.width, 4], "float32", { backend: "cpu" });
 }
 
-/** Write frames (RGBA composited over `background`, default white) as an animated GIF (delay in ms per frame). */
-export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): void {
+/** Write frames as an animated GIF (encodeGif: `fps` or `delayMs`; RGB as rendered, or straight alpha over `background`). */
+export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: GifOptions = {}): void {
   const bytes = encodeGif(frames, opts);
   writeAtomic(path, bytes);
 }

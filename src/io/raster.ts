@@ -95,7 +95,7 @@ function fit(r: Raster, width: number, height: number, background: Rgba): Raster
   return out;
 }
 
-/** Composite RGBA over a background colour (for GIF, which has no partial alpha). */
+/** Composite straight-alpha RGBA over a background colour (GIF has no partial alpha). */
 function flatten(r: Raster, bg: readonly [number, number, number]): Uint8ClampedArray {
   const o = new Uint8ClampedArray(r.rgba.length);
   for (let i = 0; i < r.width * r.height; i++) {
@@ -104,6 +104,36 @@ function flatten(r: Raster, bg: readonly [number, number, number]): Uint8Clamped
     o[4 * i + 3] = 255;
   }
   return o;
+}
+
+/** RGB as it is, opaque (a render's RGB already holds its background colour where alpha is 0). */
+function opaque(r: Raster): Uint8ClampedArray {
+  const o = new Uint8ClampedArray(r.rgba);
+  for (let i = 3; i < o.length; i += 4) o[i] = 255;
+  return o;
+}
+
+/** The most frequent colour of opaque RGBA pixels (a frame's background, as a rule). */
+function commonestColour(rgba: Uint8ClampedArray): number[] {
+  const counts = new Map<number, number>();
+  let best = 0, bestCount = -1;
+  for (let i = 0; i < rgba.length; i += 4) {
+    const c = (rgba[i]! << 16) | (rgba[i + 1]! << 8) | rgba[i + 2]!;
+    const n = (counts.get(c) ?? 0) + 1;
+    counts.set(c, n);
+    if (n > bestCount) { best = c; bestCount = n; }
+  }
+  return [best >> 16, (best >> 8) & 255, best & 255];
+}
+
+/**
+ * Per-frame GIF delays in centiseconds (the only unit GIF has) whose running sum follows
+ * frame·delayMs: 1000/30 ms gives 3, 4, 3, 3, 4, 3, … cs, so the file plays at 30 fps on average
+ * rather than the 33.3 fps of a constant 3 cs.
+ */
+export function gifDelays(frames: number, delayMs: number): number[] {
+  const at = (i: number) => Math.round((i * delayMs) / 10);
+  return globalThis.Array.from({ length: frames }, (_, i) => at(i + 1) - at(i));
 }
 
 interface GifApi {
@@ -119,19 +149,47 @@ function gifApi(): GifApi {
   return api as GifApi;
 }
 
-/** Frames (RGBA composited over `background`, default white) as the bytes of an animated GIF (delay in ms per frame). */
-export function encodeGif(frames: readonly (Array | Raster)[], opts: { delayMs?: number; background?: [number, number, number] } = {}): Uint8Array {
+export interface GifOptions {
+  /**
+   * Frames per second; the delays alternate (e.g. 3, 4, 3 cs at 30 fps) so the mean rate is this
+   * one. Default 30. Above 50 fps the GIF plays at 50 (players show delays under 2 cs as 10 cs).
+   */
+  readonly fps?: number;
+  /** Display time of each frame in ms (instead of fps; fractions allowed, averaged the same way). */
+  readonly delayMs?: number;
+  /**
+   * Composite straight-alpha RGBA over this colour (RGB in [0, 1]). Without it, RGB is written as
+   * it is and alpha ignored: a render's RGB already holds its background colour where its alpha
+   * (the silhouette) is 0, and that colour is what the GIF shows.
+   */
+  readonly background?: readonly [number, number, number];
+}
+
+/**
+ * Frames as the bytes of an animated GIF. GIF has no partial transparency: see `background`.
+ * Each frame's palette (256 colours) always holds its background colour — the given one, else
+ * its commonest colour — exactly, so quantization never shifts it.
+ */
+export function encodeGif(frames: readonly (Array | Raster)[], opts: GifOptions = {}): Uint8Array {
   if (!frames.length) throw new Error("encodeGif: no frames given.");
+  if (opts.fps !== undefined && opts.delayMs !== undefined) throw new Error("encodeGif: give fps or delayMs, not both.");
+  const delayMs = opts.delayMs ?? 1000 / (opts.fps ?? 30);
+  if (!(Number.isFinite(delayMs) && delayMs > 0)) throw new Error(`encodeGif: the frame rate must be a positive finite number, got ${opts.fps !== undefined ? `fps ${opts.fps}` : `delayMs ${opts.delayMs}`}.`);
+  // Players show a delay under 2 cs as 10 cs: a faster video plays at 50 fps (slowed), not at 10.
+  const shown = Math.max(delayMs, 20);
   const rs = frames.map(toRaster);
   const { width, height } = rs[0]!;
   if (rs.some((r) => r.width !== width || r.height !== height)) throw new Error("encodeGif: all frames must have the same size.");
+  const delays = gifDelays(rs.length, shown);
   const { GIFEncoder, quantize, applyPalette } = gifApi();
   const enc = GIFEncoder();
-  for (const r of rs) {
-    const flat = flatten(r, opts.background ?? [1, 1, 1]);
-    const palette = quantize(flat, 256);
-    enc.writeFrame(applyPalette(flat, palette), width, height, { palette, delay: opts.delayMs ?? 33 });
-  }
+  rs.forEach((r, i) => {
+    const flat = opts.background ? flatten(r, opts.background) : opaque(r);
+    const bg = opts.background ? opts.background.map((c) => Math.round(Math.min(1, Math.max(0, c)) * 255)) : commonestColour(flat);
+    // 255 quantized colours and the exact background: its pixels map to it, whatever the quantizer merged.
+    const palette = [...quantize(flat, 255).filter((c) => c[0] !== bg[0] || c[1] !== bg[1] || c[2] !== bg[2]), bg];
+    enc.writeFrame(applyPalette(flat, palette), width, height, { palette, delay: 10 * delays[i]! });
+  });
   enc.finish();
   return enc.bytes();
 }

@@ -3,11 +3,13 @@
  * side-by-side comparison videos (e.g. estimate | ground truth per frame) as GIF, and
  * compositing RGBA renders over a background colour.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Array, ArrayLike } from "../core/array.js";
 import { np } from "../core/np/index.js";
-import { readPng, sideBySide, toRaster, writeGif, writePng, type Raster } from "./image.js";
+import { checkDecodedBytes, type DecodeLimits } from "./decode-limits.js";
+import { readPng, sideBySide, toRaster, writeGif, writePng, type GifOptions, type Raster } from "./image.js";
+import { pngHeader } from "./png-header.js";
 
 export interface FrameOptions {
   /** File name prefix. Default "frame". */
@@ -31,8 +33,12 @@ export function writePngFrames(dir: string, frames: readonly (Array | Raster)[],
   });
 }
 
-/** Read every dir/prefix*.png in numeric order as float32 [H, W, 4] arrays in [0, 1] (e.g. target videos). */
-export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> = {}): Array[] {
+/**
+ * Read every dir/prefix*.png in numeric order as float32 [H, W, 4] arrays in [0, 1] (e.g. target
+ * videos; alpha kept). Their total size is checked from the headers before any is decoded,
+ * against `maxDecodedBytes` (default 1 GiB; decode-limits.ts).
+ */
+export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> & DecodeLimits = {}): Array[] {
   const prefix = opts.prefix ?? "frame";
   let names: string[];
   try { names = readdirSync(dir); } catch (e) { throw new Error(`readPngFrames: cannot list ${dir}: ${(e as Error).message}`); }
@@ -40,7 +46,14 @@ export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> = 
     .filter((n) => n.startsWith(prefix) && n.endsWith(".png") && /^\d+$/.test(n.slice(prefix.length, -4)))
     .sort((a, b) => Number(a.slice(prefix.length, -4)) - Number(b.slice(prefix.length, -4)));
   if (!frames.length) throw new Error(`readPngFrames: no ${prefix}<number>.png files in ${dir}.`);
-  return frames.map((n) => readPng(join(dir, n)));
+  const pixels = frames.reduce((sum, n) => {
+    const path = join(dir, n);
+    let h;
+    try { h = pngHeader(readFileSync(path), `readPngFrames: ${path}`); } catch (e) { throw new Error((e as Error).message.startsWith("readPngFrames") ? (e as Error).message : `readPngFrames: cannot read ${path}: ${(e as Error).message}`); }
+    return sum + h.width * h.height;
+  }, 0);
+  checkDecodedBytes(`readPngFrames: ${dir}`, `${frames.length} frames, ${pixels} pixels as float32 RGBA`, pixels * 16, opts);
+  return frames.map((n) => readPng(join(dir, n), opts));
 }
 
 /**
@@ -48,12 +61,13 @@ export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> = 
  * [estimates, targets]); frame t shows columns[0][t] | columns[1][t] | ….
  */
 export function writeComparisonGif(path: string, columns: readonly (readonly (Array | Raster)[])[],
-  opts: { delayMs?: number; gap?: number; background?: [number, number, number] } = {}): void {
+  opts: GifOptions & { gap?: number } = {}): void {
   if (!columns.length) throw new Error("writeComparisonGif: no sequences given.");
   const n = columns[0]!.length;
   if (columns.some((c) => c.length !== n)) throw new Error(`writeComparisonGif: sequences have different lengths (${columns.map((c) => c.length).join(", ")}).`);
   const frames = globalThis.Array.from({ length: n }, (_, t) => sideBySide(columns.map((c) => c[t]!), opts.gap ?? 4));
-  writeGif(path, frames, { delayMs: opts.delayMs, background: opts.background });
+  const { gap: _gap, ...gif } = opts;
+  writeGif(path, frames, gif);
 }
 
 /** Composite an RGBA image [H, W, 4] over a background colour → RGB [H, W, 3] (array ops, so also usable in losses). */

@@ -4,6 +4,6 @@ export {
   initLinear, linear, initConv, conv, initGroupNorm, groupNorm, initResBlock, resBlock, initPredictor, predictor, predictorFeatures, spatialSoftArgmax,
 } from "./layers.js";
 export { type ConvLstmConfig, type ConvLstmParams, initConvLstm, convLstm } from "./convlstm.js";
-export { serializeParams, parseParams } from "./checkpoint.js";
+export { serializeParams, parseParams, checkParamsLike } from "./checkpoint.js";
 export { stateError, renderingGradientPenalty, errorGradientPenalty } from "./losses.js";
 export { train, type TrainOptions, type TrainResult } from "./train.js";

@@ -1,12 +1,10 @@
 /** Checkpoint files (Node): parameter trees saved atomically and loaded with their shapes checked. */
 import { readFileSync } from "node:fs";
 import { writeAtomic } from "../io/atomic.js";
-import { flatten, treedefEqual, treedefString } from "../core/tree.js";
-import type { Array } from "../core/array.js";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { writeLossCurveCsv, writeLossCurvePng } from "../optim/loss-curve-files.js";
-import { parseParams, serializeParams } from "./checkpoint.js";
+import { checkParamsLike, parseParams, serializeParams } from "./checkpoint.js";
 import { train, type TrainOptions, type TrainResult } from "./train.js";
 
 /** Write `params` to `path` (format: checkpoint.ts), atomically. */
@@ -22,14 +20,7 @@ export function loadParams<T = unknown>(path: string, like?: T): T {
   let bytes: Uint8Array;
   try { bytes = readFileSync(path); } catch (e) { throw new Error(`loadParams: cannot read ${path}: ${(e as Error).message}`); }
   const params = parseParams(bytes, `loadParams ${path}`);
-  if (like !== undefined) {
-    const [a, da] = flatten(params), [b, db] = flatten(like);
-    if (!treedefEqual(da, db)) throw new Error(`loadParams ${path}: the file holds ${treedefString(da)}, the network expects ${treedefString(db)}.`);
-    a.forEach((x, i) => {
-      const p = x as Array, q = b[i] as Array;
-      if (p.shape.join() !== q.shape.join() || p.dtype !== q.dtype) throw new Error(`loadParams ${path}: parameter ${i} is ${p.dtype}[${p.shape}] in the file, ${q.dtype}[${q.shape}] in the network.`);
-    });
-  }
+  if (like !== undefined) checkParamsLike(params, like, `loadParams ${path}`);
   return params as T;
 }
 

@@ -14,6 +14,7 @@
  * finished, so an interrupted run resumes where it stopped.
  */
 import { makeRng, type Rng } from "../core/host-rng.js";
+import { InputFileError } from "../io/input-file-error.js";
 import { jit } from "../transforms/index.js";
 import { estimate, paramsOf, type EstimateSettings, type Method } from "./estimate.js";
 import { compileRender, type Observed, type Problem } from "./objective.js";
@@ -87,11 +88,44 @@ export interface DatasetResult {
   readonly records: InstanceRecord[];
 }
 
-/** Where finished records are kept between runs (see node/dataset-store.ts); null: keep nothing. */
 /** Per-instance records kept somewhere (a directory: sysid/node's fileRecordStore); any record type with an index. */
 export interface RecordStore<R extends { readonly index: number } = InstanceRecord> {
   load(index: number): R | null;
   save(record: R): void;
+  /** The shard ("K/N") that wrote instance `index`'s record; null: an unsharded run (or no record). */
+  origin?(index: number): string | null;
+  /** Where instance `index`'s record is kept (a path), for messages. */
+  where?(index: number): string;
+}
+
+/**
+ * Check a kept record against what this run's records hold: every row's relative MAE and MAE for
+ * every column as finite numbers, and its seconds. A record edited by hand, truncated, or written
+ * by other code would otherwise be averaged silently (a missing row over fewer instances, null as
+ * 0, a string as NaN).
+ */
+export function validateRecord(r: unknown, index: number, rowNames: readonly string[], columns: readonly string[], where: string): InstanceRecord {
+  const bad = (why: string) => new InputFileError(where, `dataset: ${where} (instance ${index}) ${why}; it was not written by this run's code: delete it to refit that instance.`);
+  const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !globalThis.Array.isArray(x);
+  if (!isObject(r)) throw bad("is not a record");
+  if (r.index !== index) throw bad(`holds instance ${JSON.stringify(r.index)}`);
+  if (typeof r.describe !== "string") throw bad("has no description");
+  const table = (field: string, rows: readonly string[]) => {
+    const t = r[field];
+    if (!isObject(t)) throw bad(`has no ${field}`);
+    for (const row of rows) {
+      const e = t[row];
+      if (!isObject(e)) throw bad(`has no ${field} for the row "${row}"`);
+      for (const c of columns) if (typeof e[c] !== "number" || !Number.isFinite(e[c])) throw bad(`has ${field}.${row}.${c} = ${JSON.stringify(e[c])}, not a finite number`);
+    }
+  };
+  table("relMae", rowNames);
+  table("meanAbsError", rowNames);
+  const seconds = r.seconds;
+  if (!isObject(seconds)) throw bad("has no seconds");
+  for (const [row, v] of Object.entries(seconds)) if (typeof v !== "number" || !Number.isFinite(v)) throw bad(`has seconds.${row} = ${JSON.stringify(v)}, not a finite number`);
+  if (!isObject(r.initialRelMae)) throw bad("has no initialRelMae");
+  return r as unknown as InstanceRecord;
 }
 
 export interface DatasetOptions {
@@ -210,23 +244,49 @@ export async function runDataset<S>(task: DatasetTask<S>, o: DatasetOptions): Pr
   // Drawn in order from one stream, whichever instances this process fits.
   const draws = globalThis.Array.from({ length: n }, () => task.sample(rng));
   const owned = draws.map((_, i) => i).filter((i) => !o.shard || i % o.shard.count === o.shard.index);
+  const columns = Object.keys(columnIndices(task.columns, layout));
+  const rowNames = ["average", "random", ...Object.keys(task.methods(0, o.seed))];
+  const where = (i: number) => o.store?.where?.(i) ?? `the kept record of instance ${i}`;
+  const kept = new Map<number, InstanceRecord>();
+  for (const i of owned) {
+    const r = o.store?.load(i) ?? null;
+    if (r) kept.set(i, validateRecord(r, i, ["average", "random", ...Object.keys(task.methods(i, o.seed))], columns, where(i)));
+  }
+  if (!o.shard) refuseIncompleteMerge(task.name, owned.filter((i) => !kept.has(i)), [...kept.keys()].map((i) => o.store?.origin?.(i) ?? null));
   const records: InstanceRecord[] = [];
   for (const i of owned) {
-    const kept = o.store?.load(i) ?? null;
-    if (kept) { records.push(kept); log(`[${task.name} ${i + 1}/${n}] finished earlier: ${draws[i]!.describe}`); continue; }
+    const k = kept.get(i);
+    if (k) { records.push(k); log(`[${task.name} ${i + 1}/${n}] finished earlier: ${draws[i]!.describe}`); continue; }
     log(`[${task.name} ${i + 1}/${n}] ${draws[i]!.describe}`);
     const r = await fitInstance(task, draws[i]!, i, o.seed, average, log);
     o.store?.save(r);
     log(`[${task.name} ${i + 1}/${n}] rel. MAE: initial ${fmtErrors(r.initialRelMae)}; ${Object.entries(r.relMae).map(([m, e]) => `${m} ${fmtErrors(e)}`).join("; ")}`);
     records.push(r);
   }
-  const columns = Object.keys(columnIndices(task.columns, layout));
-  const rowNames = ["average", "random", ...Object.keys(task.methods(0, o.seed))];
   return {
     task: task.name, instances: n,
     unknowns: task.unknowns.map((k) => ({ name: k.name, ...(k.unit ? { unit: k.unit } : {}) })),
     columns, rows: summarise(records, rowNames, columns), records,
   };
+}
+
+/**
+ * A run without --shard over kept records some of which shards wrote is a merge: an instance
+ * without a record belongs to a shard that has not finished, and fitting it here, in one process,
+ * would silently undo the split. Refused, naming the missing instances and their shards.
+ */
+export function refuseIncompleteMerge(task: string, missing: readonly number[], origins: readonly (string | null)[]): void {
+  const counts = [...new Set(origins.filter((x): x is string => x !== null).map((x) => Number(x.split("/")[1])))];
+  if (!missing.length || !counts.length) return;
+  const shards = [...new Set(missing.flatMap((i) => counts.map((c) => `${i % c}/${c}`)))];
+  throw new IncompleteMergeError(`${task}: merging the shards' records, but instance${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", …" : ""} ` +
+    `(of shard${shards.length > 1 ? "s" : ""} ${shards.join(", ")}) ha${missing.length > 1 ? "ve" : "s"} no record: run ${shards.length > 1 ? "those shards" : "that shard"} to the end (the same command with --shard K/N), then merge again. ` +
+    "To fit them in this process instead, delete the shards' records.");
+}
+
+/** A merge run found a shard's instances unfinished (see refuseIncompleteMerge). */
+export class IncompleteMergeError extends Error {
+  constructor(message: string) { super(message); this.name = "IncompleteMergeError"; }
 }
 
 export const fmtErrors = (e: ColumnErrors): string => Object.entries(e).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(", ");

@@ -13,7 +13,7 @@ export { distinctBest, horizonCurriculum, stageFrames, type CurriculumSettings, 
 export { priorGrid, scanCandidates, type ScanRound, type ScanSettings } from "./scan.js";
 export { REINFORCE_DEFAULTS, scoreFunctionDescent, type ScoreFunctionSettings } from "./reinforce.js";
 export {
-  columnIndices, fitInstance, observe, fmtErrors, meanAbsError, relMae, runDataset, summarise,
+  columnIndices, fitInstance, observe, fmtErrors, IncompleteMergeError, meanAbsError, refuseIncompleteMerge, relMae, runDataset, summarise, validateRecord,
   type ColumnErrors, type DatasetOptions, type DatasetResult, type DatasetTask, type Draw, type InstanceRecord, type MethodRun, type RecordStore, type RowSummary,
 } from "./dataset.js";
 export { comparisonTable, fmtNumber, markdownTable, relMaeOf, type PaperRow } from "./tables.js";

@@ -3,6 +3,6 @@ export { displayFrames, stripIndices, writeComparison, writeLossCurves, writeRes
 export { verdictExitCode } from "./verdict.js";
 export { fileRecordStore, finishedInstances, instanceDir } from "./node/dataset-store.js";
 export { writeAtomic } from "../io/atomic.js";
-export { runWorkers, spawnTagged, type TaggedChild, type WorkerCommand, type WorkerExit } from "./node/workers.js";
-export { probeVideo, readVideo, type VideoFile, type VideoOptions } from "./node/video-file.js";
+export { exitWithParent, runWorkers, spawnTagged, WORKER_ENV, type TaggedChild, type WorkerCommand, type WorkerExit } from "./node/workers.js";
+export { probeVideo, readBackgroundPlate, readVideo, type VideoFile, type VideoOptions } from "./node/video-file.js";
 export { DEFAULT_VIDEO_FIT, fitVideo, foregroundMask, loadVideoScene, resolveScene, type FitVideoOptions, type FitVideoResult, type LoadedScene } from "./node/video-fit.js";

@@ -6,6 +6,7 @@
 import type { Array } from "../core/array.js";
 import { closeOverConsts, memoOnIR, printIR, traceToIR, type ClosedIR, type IR } from "../core/ir.js";
 import { runIR } from "./run-ir.js";
+import { checkFiniteSync } from "../core/check-finite.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { isUndef, isZero, Zero, type Tangent } from "../core/tangent.js";
 import { bind, Tracer } from "../core/trace.js";
@@ -62,7 +63,15 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
 });
 
 
-export interface JitOptions { readonly staticArgnums?: readonly number[] }
+export interface JitOptions {
+  readonly staticArgnums?: readonly number[];
+  /**
+   * Check the outputs after each call and throw a NonFiniteError naming the first NaN or
+   * infinity (core/check-finite.ts). Cheap: one read of the results, no re-run. CPU arrays only
+   * (GPU reads are asynchronous: use `await assertFinite(out)`); skipped inside other transforms.
+   */
+  readonly checkFinite?: boolean;
+}
 export interface Jitted<F> {
   (...args: Parameters<F extends (...a: any[]) => any ? F : never>): ReturnType<F extends (...a: any[]) => any ? F : never>;
   /** How many times the function has been traced (once per new input signature). */
@@ -106,6 +115,7 @@ export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = 
   const jf = ((...args: unknown[]) => {
     const { entry, leaves } = entryFor(args);
     const outs = bind(jitCallP, [...entry.consts, ...leaves], { ir: entry.ir, name: f.name || "fn" });
+    if (opts.checkFinite) checkFiniteSync(outs, `jit(${f.name || "fn"}) with checkFinite`);
     return unflatten(entry.outDef, outs);
   }) as unknown as Jitted<F>;
   Object.defineProperty(jf, "traceCount", { get: () => traces });

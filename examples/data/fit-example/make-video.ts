@@ -115,6 +115,6 @@ function frame(t: number): Raster {
   return { width: W, height: H, rgba };
 }
 const out = fileURLToPath(new URL("./clip.gif", import.meta.url));
-writeGif(out, Array.from({ length: FRAMES }, (_, t) => frame(t)), { delayMs: Math.round(1000 / scene.fps) });
+writeGif(out, Array.from({ length: FRAMES }, (_, t) => frame(t)), { fps: scene.fps });
 writePng(fileURLToPath(new URL("./plate.png", import.meta.url)), frame(-1));
 process.stderr.write(`wrote ${out}: ${FRAMES} frames of ${W}×${H}, true mass ${TRUE_MASS} kg\n`);

@@ -28,6 +28,7 @@ export function array(x: unknown, opts: ArrayOptions = {}): Array {
   }
   if (isTyped(x)) {
     const d = dtype ?? dtypeOfTypedArray(x);
+    if (d === "int32" && !(x instanceof Int32Array)) requireInt32(x);
     return fromTyped(retype(x, d), [x.length], d, { backend: opts.backend });
   }
   if (isNdarray(x)) {
@@ -43,6 +44,7 @@ export function array(x: unknown, opts: ArrayOptions = {}): Array {
       out[k] = Number(src[off]);
       for (let i = shape.length - 1; i >= 0; i--) { if (++idx[i]! < shape[i]!) break; idx[i] = 0; }
     }
+    if (d === "int32") requireInt32(globalThis.Array.from({ length: n }, (_, k) => out[k]!), shape);
     return fromTyped(out, shape, d, { backend: opts.backend });
   }
   const shape: number[] = [];
@@ -65,9 +67,27 @@ export function array(x: unknown, opts: ArrayOptions = {}): Array {
   };
   rec(x, 0, "");
   const d = dtype ?? (sawBool && flat.every((v) => v === 0 || v === 1) ? "bool" : "float32");
+  if (d === "int32") requireInt32(flat, shape);
   const buf = typedArrayFor(d, flat.length);
   flat.forEach((v, i) => (buf[i] = v));
   return fromTyped(buf, shape, d, { backend: opts.backend });
+}
+
+const INT32_MIN = -(2 ** 31), INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Values bound for int32 must fit: a typed-array store would wrap 3e9 to −1294967296 and turn
+ * NaN into 0 without a word. (Fractions are truncated towards zero, as NumPy and JAX do.)
+ */
+function requireInt32(values: { readonly length: number; readonly [i: number]: number }, shape: readonly number[] = [values.length]): void {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (Number.isFinite(v) && v >= INT32_MIN && v < INT32_MAX + 1) continue;
+    const at: number[] = [];
+    for (let k = shape.length - 1, r = i; k >= 0; k--) { at.unshift(r % shape[k]!); r = Math.floor(r / shape[k]!); }
+    throw new Error(`np.array: element [${at.join(", ")}] is ${v}, which int32 cannot hold (${Number.isFinite(v) ? `its range is ${INT32_MIN}…${INT32_MAX}` : "it has no NaN or infinity"}); ` +
+      "keep it as float32/float64, or clip and replace non-finite values before converting.");
+  }
 }
 
 function retype(x: TypedArray, d: DType): TypedArray {

@@ -31,6 +31,12 @@ export interface ArticulatedOptions {
   readonly dtype?: DType;
 }
 
+/** A 3-vector of finite numbers, else an error naming it (an infinite offset would give NaN poses). */
+function finiteVec(name: string, v: readonly number[], unit: string): void {
+  if (!globalThis.Array.isArray(v) || v.length !== 3) throw new Error(`articulated: ${name} must be 3 numbers, got ${JSON.stringify(v)}.`);
+  v.forEach((x, i) => requireParam("articulated", `${name}[${i}]`, x, "finite", unit));
+}
+
 export function articulatedSystem(joints: readonly JointSpec[], o: ArticulatedOptions = {}): { system: ArticulatedSystem; state: ArticulatedState } {
   const where = "articulated";
   if (!joints.length) throw new Error(`${where}: give at least one joint.`);
@@ -38,6 +44,9 @@ export function articulatedSystem(joints: readonly JointSpec[], o: ArticulatedOp
   const f = (x: unknown) => np.array(x, { dtype });
   joints.forEach((j, i) => {
     if (!(Number.isInteger(j.parent) && j.parent >= -1 && j.parent < i)) throw new Error(`${where}: joint ${i}'s parent must be −1 (the base) or an earlier joint (0…${i - 1}), got ${j.parent}.`);
+    finiteVec(`joint ${i} offset`, j.offset, "m");
+    finiteVec(`joint ${i} axis`, j.axis, "");
+    j.points.forEach((p, k) => finiteVec(`joint ${i} point ${k} position`, p.at, "m"));
     const n = Math.hypot(...j.axis);
     if (!(n > 1e-9)) throw new Error(`${where}: joint ${i}'s axis must be a non-zero vector, got [${j.axis}].`);
     if (!j.points.length) throw new Error(`${where}: joint ${i}'s link needs at least one point mass.`);
@@ -49,7 +58,10 @@ export function articulatedSystem(joints: readonly JointSpec[], o: ArticulatedOp
     if (v.length !== J) throw new Error(`${where}: ${name} needs one value per joint (${J}), got ${v.length}.`);
     return f(v.map((x, i) => requireParam(where, `${name}[${i}]`, x, range, "")));
   };
+  if (o.gravity) finiteVec("gravity", o.gravity, "m/s²");
+  if (o.base) finiteVec("base", o.base, "m");
   const limits = o.limits ?? null;
+  if (limits) limits.forEach((x, i) => requireParam(where, `limits[${i}]`, x, "finite", "rad"));
   if (limits && !(limits[0] < limits[1])) throw new Error(`${where}: limits must be [lower, upper] with lower < upper, got [${limits}].`);
   return {
     system: {

@@ -47,7 +47,8 @@ export function findDivergence(states: unknown, frames: number, bound = Infinity
     const stop = first ? (first.frame + 1) * per : d.length;
     for (let i = 0; i < stop; i++) {
       const v = d[i]!;
-      if (!(Math.abs(v) <= bound)) {
+      // Finite first: with the default bound (Infinity), ±Infinity would pass `<= bound`.
+      if (!(Number.isFinite(v) && Math.abs(v) <= bound)) {
         const frame = Math.floor(i / per);
         if (!first || frame < first.frame) first = { frame, leaf: names[li] ?? `leaf ${li}`, index: i - frame * per, value: v };
         break;

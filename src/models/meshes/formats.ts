@@ -12,8 +12,12 @@ export interface ParseIssue { readonly line: number; readonly message: string }
 const failure = (what: string, issues: readonly ParseIssue[]): Error =>
   new Error(`${what}: ${issues.length} problem(s):\n${issues.slice(0, 20).map((i) => `  line ${i.line}: ${i.message}`).join("\n")}${issues.length > 20 ? `\n  … and ${issues.length - 20} more` : ""}`);
 
+/** Decimal numbers as the formats write them (JavaScript's Number would also take "0x10", "0b1", "Infinity", ""). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, INTEGER = /^[+-]?\d+$/;
+const decimal = (tok: string): number => (DECIMAL.test(tok) ? Number(tok) : NaN);
+
 function numbers(parts: readonly string[], n: number, line: number, what: string, issues: ParseIssue[]): number[] | null {
-  const xs = parts.slice(0, n).map(Number);
+  const xs = parts.slice(0, n).map(decimal);
   if (parts.length < n || xs.some((x) => !Number.isFinite(x))) {
     issues.push({ line, message: `${what} needs ${n} numbers, got "${parts.join(" ")}"` });
     return null;
@@ -41,7 +45,8 @@ export function parseObj(text: string): Either<readonly ParseIssue[], TriMesh> {
       if (uv) { texcoords.push(uv[0]!, uv[1]!); nvt++; }
     } else if (parts[0] === "f") {
       const ids = parts.slice(1).map((tok) => {
-        const i = Number(tok.split("/")[0]);
+        const head = tok.split("/")[0]!;
+        const i = INTEGER.test(head) ? Number(head) : NaN;
         return Number.isInteger(i) && i !== 0 ? (i < 0 ? nv + i : i - 1) : NaN;
       });
       if (ids.length < 3 || ids.some((i) => !Number.isInteger(i) || i < 0 || i >= nv)) {

@@ -77,13 +77,29 @@ export interface RigidSystemOptions {
   readonly dtype?: DType;
 }
 
+/** An optional vector of `n` finite numbers (undefined: the default applies). */
+function requireVector(name: string, v: readonly number[] | undefined, n: number, unit: string): void {
+  if (v === undefined) return;
+  if (!globalThis.Array.isArray(v) || v.length !== n) throw new Error(`rigidSystem: ${name} must be ${n} numbers, got ${JSON.stringify(v)}.`);
+  v.forEach((x, i) => requireParam("rigidSystem", `${name}[${i}]`, x, "finite", unit));
+}
+
 /** A system of independent bodies and its initial state. */
 export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions = {}): { system: RigidSystem; state: RigidState } {
   if (!bodies.length) throw new Error("rigidSystem: needs at least one body.");
   bodies.forEach((b, k) => {
     requireParam("rigidSystem", `bodies[${k}].mass`, b.mass, "positive", "kg");
     b.inertia.forEach((x, i) => requireParam("rigidSystem", `bodies[${k}].inertia[${i}]`, x, "finite", "kg·m²"));
+    // The initial state: an infinite or NaN velocity would otherwise come back as infinite positions.
+    requireVector(`bodies[${k}].position`, b.position, 3, "m");
+    requireVector(`bodies[${k}].rotation`, b.rotation, 4, "");
+    requireVector(`bodies[${k}].velocity`, b.velocity, 3, "m/s");
+    requireVector(`bodies[${k}].angularVelocity`, b.angularVelocity, 3, "rad/s");
+    if (b.rotation && !(Math.hypot(...b.rotation) > 0)) throw new Error(`rigidSystem: bodies[${k}].rotation is the zero quaternion; give a unit quaternion (x, y, z, w), e.g. [0, 0, 0, 1].`);
+    for (let i = 0; i < b.contactPoints.length; i++) requireParam("rigidSystem", `bodies[${k}].contactPoints[${i}]`, b.contactPoints[i]!, "finite", "m");
+    requireParam("rigidSystem", `bodies[${k}].contactRadius`, b.contactRadius, "nonnegative", "m");
   });
+  requireVector("gravity", o.gravity, 3, "m/s²");
   const dtype = o.dtype ?? "float32";
   const arr = (x: unknown): Array => np.array(x, { dtype });
   const body: number[] = [], local: number[][] = [], radius: number[] = [];
@@ -93,7 +109,15 @@ export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions =
     }
   });
   const windows = o.forceWindows ?? [];
-  windows.forEach((w) => { if (!(w.body >= 0 && w.body < bodies.length)) throw new Error(`rigidSystem: force window on body ${w.body}, but there are ${bodies.length} bodies.`); });
+  windows.forEach((w, i) => {
+    if (!(Number.isInteger(w.body) && w.body >= 0 && w.body < bodies.length)) throw new Error(`rigidSystem: force window on body ${w.body}, but there are ${bodies.length} bodies.`);
+    requireVector(`forceWindows[${i}].force`, w.force, 3, "N");
+    requireVector(`forceWindows[${i}].point`, w.point, 3, "m");
+    requireParam("rigidSystem", `forceWindows[${i}].start`, w.start, "finite", "s");
+    requireParam("rigidSystem", `forceWindows[${i}].end`, w.end, "finite", "s");
+    // A window that ends before it starts is never active: almost certainly swapped times, not an intent.
+    if (w.end < w.start) throw new Error(`rigidSystem: forceWindows[${i}] ends (end = ${w.end} s) before it starts (start = ${w.start} s), so it would never be applied; give start ≤ end.`);
+  });
   const forceWindows: ForceWindows | undefined = windows.length ? {
     body: np.array(windows.map((w) => w.body), { dtype: "int32" }),
     force: arr(windows.map((w) => [...w.force])), local: arr(windows.map((w) => [...(w.point ?? [0, 0, 0])])),

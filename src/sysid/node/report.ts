@@ -53,9 +53,8 @@ export const stripIndices = (T: number, count = 6): number[] =>
 export async function writeComparison(dir: string, videos: { truth: Array; estimate: Array; initial?: Array }, fps: number, display: DisplayOptions = {},
   labels: { truth?: string; estimate?: string; initial?: string } = {}): Promise<{ files: string[] }> {
   const truth = await displayFrames(videos.truth, display), estimate = await displayFrames(videos.estimate, display);
-  const delayMs = Math.round(1000 / fps);
-  writeGif(join(dir, "ground-truth.gif"), truth, { delayMs });
-  writeGif(join(dir, "estimate.gif"), estimate, { delayMs });
+  writeGif(join(dir, "ground-truth.gif"), truth, { fps });
+  writeGif(join(dir, "estimate.gif"), estimate, { fps });
   const pick = stripIndices(truth.length);
   const rows = [
     { label: labels.truth ?? "target", images: pick.map((i) => truth[i]!) },

@@ -2,7 +2,11 @@
  * A user's video as estimator input: a directory of PNG frames (or one PNG), an animated GIF, or any video
  * file ffmpeg reads (MP4, MOV, WebM, …; through Debian's `ffmpeg` when installed), cropped to a
  * rectangle of the source and resized to the estimator's resolution by area averaging, as float32
- * RGB frames [T, H, W, 3] in [0, 1]. Transparent pixels (PNG alpha, GIF transparency) are black.
+ * RGB frames [T, H, W, 3] in [0, 1]. Frames with transparency (PNG alpha, GIF transparency) are
+ * composited over black (RGB premultiplied by alpha) — or refused with `opaque: true`, as a
+ * background plate is (readBackgroundPlate). Frames are cropped and resampled one at a time as
+ * they are decoded, and what decoding allocates is checked against `maxDecodedBytes` (default
+ * 1 GiB; decode-limits.ts) from the files' headers before any pixel is decoded.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -10,10 +14,12 @@ import { extname, join } from "node:path";
 import { PNG } from "pngjs";
 import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
-import { decodeGif } from "../../io/gif-decode.js";
+import { checkDecodedBytes, type DecodeLimits } from "../../io/decode-limits.js";
+import { decodeGifFrames, gifFrameRate, gifInfo } from "../../io/gif-decode.js";
+import { pngDecodedBytes, pngHeader } from "../../io/png-header.js";
 import { resizeInto, type Frame } from "../../io/resample.js";
 
-export interface VideoOptions {
+export interface VideoOptions extends DecodeLimits {
   /** Output size in pixels (the estimator's resolution). */
   readonly width: number;
   readonly height: number;
@@ -21,6 +27,11 @@ export interface VideoOptions {
   readonly crop?: readonly [number, number, number, number];
   /** Keep only the first `frames` frames (default: all). */
   readonly frames?: number;
+  /**
+   * Refuse a frame with any transparent pixel in the crop, instead of compositing it over black
+   * (`what` names the video in the message, e.g. "the background plate"). Default: composite.
+   */
+  readonly opaque?: { readonly what: string; readonly fix: string };
 }
 
 export interface VideoFile {
@@ -31,25 +42,33 @@ export interface VideoFile {
   readonly fps: number | null;
 }
 
-/** An 8-bit RGBA frame of the source video. */
-
 const VIDEO_EXTENSIONS = new Set([".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi", ".mpg", ".mpeg"]);
 
-function readPngFile(path: string): PNG {
-  try { return PNG.sync.read(readFileSync(path)); } catch (e) { throw new Error(`video: ${path} is not a readable PNG (${(e as Error).message}).`); }
+function readBytes(path: string): Uint8Array {
+  try { return new Uint8Array(readFileSync(path)); } catch (e) { throw new Error(`video: cannot read ${path}: ${(e as Error).message}`); }
 }
 
-/** Format, size, frame count and recorded frame rate of a video, without resampling it. */
+/** A PNG decoded to 8-bit RGBA, its decoded size checked from its header first. */
+function readPngFile(path: string, bytes: Uint8Array, o: DecodeLimits): Frame {
+  const h = pngHeader(bytes, `video: ${path}`);
+  checkDecodedBytes(`video: ${path}`, `${h.width}×${h.height} pixels`, pngDecodedBytes(h), o);
+  let png: PNG;
+  try { png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)); } catch (e) { throw new Error(`video: ${path} is not a readable PNG (${(e as Error).message}).`); }
+  return { width: png.width, height: png.height, rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length) };
+}
+
+/** Format, size, frame count and recorded frame rate of a video, from headers only (nothing is decoded). */
 export function probeVideo(path: string): { format: VideoFile["source"]["format"]; width: number; height: number; frames: number; fps: number | null } {
   const kind = videoKind(path);
   if (kind === "png-frames") {
     const names = pngNames(path);
-    const first = readPngFile(join(path, names[0]!));
+    const first = pngHeader(readBytes(join(path, names[0]!)), `video: ${join(path, names[0]!)}`);
     return { format: kind, width: first.width, height: first.height, frames: names.length, fps: null };
   }
   if (kind === "gif") {
-    const gif = readGif(path);
-    return { format: kind, width: gif.frames[0]!.width, height: gif.frames[0]!.height, frames: gif.frames.length, fps: gif.fps };
+    let info;
+    try { info = gifInfo(readBytes(path)); } catch (e) { throw new Error(`video: ${path}: ${(e as Error).message}`); }
+    return { format: kind, width: info.width, height: info.height, frames: info.frames, fps: gifFrameRate(info.delaysMs) };
   }
   const p = ffprobe(path);
   return { format: kind, width: p.width, height: p.height, frames: p.frames, fps: p.fps };
@@ -64,19 +83,11 @@ function videoKind(path: string): VideoFile["source"]["format"] {
   throw new Error(`video: "${path}" is neither a directory of PNG frames, a .gif, nor a video file (${[...VIDEO_EXTENSIONS].join(", ")}).`);
 }
 
-function readGif(path: string): { frames: Frame[]; fps: number | null } {
-  let gif;
-  try { gif = decodeGif(new Uint8Array(readFileSync(path))); } catch (e) { throw new Error(`video: ${path}: ${(e as Error).message}`); }
-  const delays = gif.delaysMs.filter((d) => d > 0);
-  return { frames: gif.frames.map((rgba) => ({ width: gif.width, height: gif.height, rgba })), fps: delays.length ? 1000 / (delays.reduce((a, b) => a + b, 0) / delays.length) : null };
-}
-
 export function readVideo(path: string, o: VideoOptions): VideoFile {
   if (!Number.isInteger(o.width) || !Number.isInteger(o.height) || o.width < 1 || o.height < 1) {
     throw new Error(`video: the output size must be positive whole numbers of pixels, got ${o.width}×${o.height}.`);
   }
-  const format = videoKind(path);
-  const { width: sw, height: sh, frames: total } = probeVideo(path);
+  const { format, width: sw, height: sh, frames: total, fps } = probeVideo(path);
   const count = o.frames === undefined ? total : o.frames;
   if (!(Number.isInteger(count) && count >= 1)) throw new Error(`video: frames must be a positive whole number, got ${o.frames}.`);
   if (count > total) throw new Error(`video: ${path} has ${total} frames, but ${count} were asked for.`);
@@ -85,20 +96,63 @@ export function readVideo(path: string, o: VideoOptions): VideoFile {
   if (![cx, cy, cw, ch].every(Number.isInteger) || cx < 0 || cy < 0 || cw < 1 || ch < 1 || cx + cw > sw || cy + ch > sh) {
     throw new Error(`video: crop [${crop}] (x, y, width, height) is not inside the ${sw}×${sh} frames.`);
   }
-  let frames: Frame[], fps: number | null = null, resampled = false;
-  if (format === "png-frames") frames = readPngDirectory(path, count);
-  else if (format === "gif") ({ frames, fps } = readGif(path));
-  else {
+  const frameSize = o.height * o.width * 3;
+  checkDecodedBytes(`video: ${path}`, `${count} frames of ${o.width}×${o.height} RGB as float32`, count * frameSize * 4, o);
+  const out = new Float32Array(count * frameSize);
+  // Each frame is checked, cropped and resampled as it is decoded: the source is never held whole.
+  const take = (f: Frame, t: number, rect: readonly [number, number, number, number], name: string) => {
+    if (o.opaque) refuseTransparent(f, rect, name, o.opaque);
+    resizeInto(f, rect, o.width, o.height, out, t * frameSize);
+  };
+  if (format === "png-frames") {
+    const names = pngNames(path).slice(0, count);
+    names.forEach((n, t) => {
+      const file = n ? join(path, n) : path;
+      const f = readPngFile(file, readBytes(file), o);
+      if (f.width !== sw || f.height !== sh) {
+        throw new Error(`video: ${n} is ${f.width}×${f.height} but ${names[0]} is ${sw}×${sh}; every frame must have the same size.`);
+      }
+      take(f, t, crop, file);
+    });
+  } else if (format === "gif") {
+    try {
+      decodeGifFrames(readBytes(path), (rgba, _delay, t) => {
+        take({ width: sw, height: sh, rgba }, t, crop, `${path} (frame ${t})`);
+        return t + 1 < count;
+      }, o);
+    } catch (e) { throw new Error((e as Error).message.startsWith("video:") ? (e as Error).message : `video: ${path}: ${(e as Error).message}`); }
+  } else {
     // ffmpeg crops and area-resamples while decoding, so a long high-resolution video never sits in memory at full size.
-    ({ frames, fps } = readWithFfmpeg(path, { crop, width: o.width, height: o.height, frames: count }));
-    resampled = true;
+    const { frames } = readWithFfmpeg(path, { crop, width: o.width, height: o.height, frames: count });
+    frames.forEach((f, t) => take(f, t, [0, 0, o.width, o.height], `${path} (frame ${t})`));
   }
-  const out = new Float32Array(count * o.height * o.width * 3);
-  for (let t = 0; t < count; t++) resizeInto(frames[t]!, resampled ? [0, 0, o.width, o.height] : crop, o.width, o.height, out, t * o.height * o.width * 3);
   return {
     frames: np.reshape(np.array(out, { dtype: "float32" }), [count, o.height, o.width, 3]),
     source: { path, format, width: sw, height: sh, frames: total }, fps,
   };
+}
+
+/**
+ * A background plate (a photo of the scene without the object) as float32 RGB [H, W, 3] in
+ * [0, 1], cropped and resampled like the video. A transparent pixel says nothing about what the
+ * camera saw there, so a plate with any is refused, not composited.
+ */
+export function readBackgroundPlate(path: string, o: Omit<VideoOptions, "frames" | "opaque">): Array {
+  const v = readVideo(path, {
+    ...o, frames: 1,
+    opaque: { what: "the background plate", fix: "a plate is a photo of the scene without the object: save it without transparency (flattened onto what the camera saw there), or give a colour or \"median\" as the background instead" },
+  });
+  return np.reshape(v.frames, [o.height, o.width, 3]);
+}
+
+/** Throw if a pixel in `rect` of `f` is not fully opaque. */
+function refuseTransparent(f: Frame, rect: readonly [number, number, number, number], name: string, o: NonNullable<VideoOptions["opaque"]>): void {
+  const [x0, y0, w, h] = rect;
+  let count = 0, first: [number, number] | null = null;
+  for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) {
+    if (f.rgba[4 * (y * f.width + x) + 3]! < 255) { count++; first ??= [x, y]; }
+  }
+  if (count > 0) throw new Error(`video: ${o.what} ${name} has ${count} transparent pixel${count === 1 ? "" : "s"} of ${w * h} (the first at x=${first![0]}, y=${first![1]}); ${o.fix}.`);
 }
 
 /** The PNG frames of a directory, or a single PNG file (one frame), as paths relative to `pngDir`. */
@@ -107,20 +161,6 @@ function pngNames(dir: string): string[] {
   const names = readdirSync(dir).filter((n) => n.toLowerCase().endsWith(".png")).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   if (!names.length) throw new Error(`video: the directory ${dir} holds no .png frames.`);
   return names;
-}
-
-/** The first `count` *.png in `dir`, in natural order of the numbers in their names (frame2 before frame10). */
-function readPngDirectory(dir: string, count: number): Frame[] {
-  const names = pngNames(dir).slice(0, count);
-  let first: { width: number; height: number } | null = null;
-  return names.map((n) => {
-    const png = readPngFile(join(dir, n));
-    first ??= { width: png.width, height: png.height };
-    if (png.width !== first.width || png.height !== first.height) {
-      throw new Error(`video: ${n} is ${png.width}×${png.height} but ${names[0]} is ${first.width}×${first.height}; every frame must have the same size.`);
-    }
-    return { width: png.width, height: png.height, rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length) };
-  });
 }
 
 const missingTool = (path: string, tool: string) => new Error(`video: reading ${extname(path)} files needs ${tool}, which is not installed here ` +
