@@ -7,7 +7,9 @@
  * what is in it (mesh, camera, initial state, known pushes, frame rate, background, priors; see
  * src/sysid/README.md). Writes result.json (the unknowns with their units, from which video),
  * loss.png/loss.csv, and the video beside the estimate (GIFs and a labelled frame strip).
- * `--iters N` sets the Adam steps (default 60, then 10 L-BFGS steps). Without --video, fits the
+ * `--iters N` sets the Adam steps (default 60, then 10 L-BFGS steps); `--restarts N` the starts drawn
+ * from the prior first (default 8) and `--scan N` the grid points per unknown scanned after the
+ * descent (default 12; 0: no scan). Without --video, fits the
  * example shipped in examples/data/fit-example/. It ends with a verdict (the loss against the
  * video's floor and an empty frame, coverage, a 95% interval per unknown) and exits 0 when the
  * fit explains the video and determines every unknown, 3 when it does not explain the video, 4
@@ -34,7 +36,11 @@ async function run(ctx: ExperimentContext): Promise<Omit<FitVideoResult, "fit">>
   try {
     const { fit: _fit, ...r } = await fitVideo({
       video, scene, ...(unknowns ? { unknowns } : {}), out: ctx.out, log: ctx.log,
-      settings: { progress: ctx.flags.json ? false : "auto", ...(ctx.flags.iters ? { steps: ctx.flags.iters } : {}) },
+      settings: {
+        progress: ctx.flags.json ? false : "auto", ...(ctx.flags.iters ? { steps: ctx.flags.iters } : {}),
+        ...(ctx.flags.restarts !== null ? { restarts: ctx.flags.restarts } : {}),
+        ...(ctx.flags.scan !== null ? { scan: ctx.flags.scan ? { points: ctx.flags.scan } : undefined } : {}),
+      },
     });
     return { ...r, files: [...r.files, "result.json"] };
   } catch (e) {
@@ -47,8 +53,8 @@ async function run(ctx: ExperimentContext): Promise<Omit<FitVideoResult, "fit">>
 
 export const experiment: Experiment<Omit<FitVideoResult, "fit">> = {
   name: "fit",
-  description: "estimate a rigid object's mass and contact parameters from your own video: --video FILE --scene scene.json [--unknowns mass,mu]",
-  takes: ["video", "scene", "unknowns"],
+  description: "estimate a rigid object's mass and contact parameters from your own video: --video FILE --scene scene.json [--unknowns mass,mu] [--restarts N] [--scan N]",
+  takes: ["video", "scene", "unknowns", "restarts", "scan"],
   run,
   // A poor fit (3) or an unknown the video does not determine (4) is an answer, not a success.
   exitCode: (r) => verdictExitCode(r.verdict),

@@ -224,6 +224,9 @@ describe("gradsim fit", () => {
     const contact = cli(["fit", "--video", EXAMPLE.video, "--scene", EXAMPLE.scene, "--unknowns", "mu", "--out", out]);
     expect(contact.code).toBe(2);
     expect(contact.stderr).toContain(`the scene has no "ground"`);
+    const badScan = cli(["fit", "--video", EXAMPLE.video, "--scene", EXAMPLE.scene, "--scan", "-1", "--out", out]);
+    expect(badScan.code).toBe(2);
+    expect(badScan.stderr).toContain("--scan");
     const elsewhere = cli(["rigid-mass", "--video", EXAMPLE.video]);
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain("does not take --video; to fit your own video use: gradsim fit");

@@ -23,6 +23,9 @@ export interface Flags {
   readonly video: string | null;
   readonly scene: string | null;
   readonly unknowns: string | null;
+  /** `fit`: starts drawn from the prior before the descent, and grid points per unknown of the scan after it (0: none). */
+  readonly restarts: number | null;
+  readonly scan: number | null;
   /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
   readonly policy: number | null;
   readonly seeds: number | null;
@@ -48,7 +51,7 @@ export function chosenNames<T extends string>(flag: string, value: string | null
 }
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "policy", "seeds", "task", "envs", "networks", "domain"]);
+const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "restarts", "scan", "policy", "seeds", "task", "envs", "networks", "domain"]);
 
 /**
  * An integer flag in [min, max]. Digits only (no "1e3", "0x10"), and never beyond `max`: past
@@ -60,7 +63,7 @@ export const intFlag = (name: string, v: string, min: number, max: number = Numb
     : E.left(new CliError(`--${name} expects an integer ≥ ${min} and ≤ ${max}, got "${v}".`));
 
 /** Upper bounds of the integer flags: seeds are 32-bit (derived seeds such as seed·7919 + k stay exact), sizes what a run can hold. */
-export const FLAG_MAX = { seed: 2 ** 32 - 1, iters: 100_000_000, dataset: 1_000_000, policy: 1000, seeds: 100_000, workers: 1024, shards: 1_000_000 } as const;
+export const FLAG_MAX = { seed: 2 ** 32 - 1, iters: 100_000_000, dataset: 1_000_000, policy: 1000, seeds: 100_000, workers: 1024, shards: 1_000_000, restarts: 10_000, scan: 10_000 } as const;
 
 const shardFlag = (v: string): E.Either<CliError, Shard | null> => {
   const m = /^(\d+)\/(\d+)$/.exec(v);
@@ -93,6 +96,8 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("dataset", () => opt("dataset", (v) => intFlag("dataset", v, 1, FLAG_MAX.dataset))),
     E.bind("policy", () => opt("policy", (v) => intFlag("policy", v, 2, FLAG_MAX.policy))),
     E.bind("seeds", () => opt("seeds", (v) => intFlag("seeds", v, 1, FLAG_MAX.seeds))),
+    E.bind("restarts", () => opt("restarts", (v) => intFlag("restarts", v, 0, FLAG_MAX.restarts))),
+    E.bind("scan", () => opt("scan", (v) => intFlag("scan", v, 0, FLAG_MAX.scan))),
     E.bind("workers", () => (raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1, FLAG_MAX.workers) : E.right(1))),
     E.bind("shard", () => (raw.has("shard") ? shardFlag(raw.get("shard")!) : E.right(null))),
     E.filterOrElse(
@@ -104,8 +109,8 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       const b = raw.get("backend") ?? "auto";
       return b === "cpu" || b === "webgpu" || b === "auto" ? E.right<CliError, Flags["backend"]>(b) : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
-    E.map(({ seed, iters, dataset, backend, workers, shard, policy, seeds }) => ({
-      seed, iters, dataset, backend, workers, shard, policy, seeds,
+    E.map(({ seed, iters, dataset, backend, workers, shard, policy, seeds, restarts, scan }) => ({
+      seed, iters, dataset, backend, workers, shard, policy, seeds, restarts, scan,
       out: raw.get("out") ?? defaultOut,
       json: raw.get("json") === "true",
       quick: raw.get("quick") === "true",

@@ -43,12 +43,12 @@ const POLICY = "only the control experiments (control-walker, control-fem, contr
 const RISP_TASKS = "only risp-tasks (RISP Tables 2–4) takes --task, --networks and --domain";
 /** Flags that only some experiments read, and where to go instead when given to another. */
 const OWN_FLAGS = {
-  video: FIT, scene: FIT, unknowns: FIT, policy: POLICY, seeds: POLICY, task: RISP_TASKS, networks: RISP_TASKS, domain: RISP_TASKS,
+  video: FIT, scene: FIT, unknowns: FIT, restarts: FIT, scan: FIT, policy: POLICY, seeds: POLICY, task: RISP_TASKS, networks: RISP_TASKS, domain: RISP_TASKS,
   envs: "only risp-state and risp-tasks choose environments",
 } as const;
 export type OwnFlag = keyof typeof OWN_FLAGS;
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors, and the references' rendering: table|reversed-contrast)";
+export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b --restarts N --scan N (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors, and the references' rendering: table|reversed-contrast)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for a finished run). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {

@@ -23,7 +23,7 @@ import { hostCamera, type CalibratedCamera, type CameraSpec } from "../scenes/ca
 import { buildRigidScene, measureTiling, POSITIVE_RIGID_UNKNOWNS, rigidProblem, rigidVertices, RIGID_UNITS, sceneValues, type RigidSceneSpec, type RigidUnknown } from "../scenes/rigid.js";
 import { formatValues, Layout, type Unknown, type Values } from "../unknowns.js";
 import { writeComparison, writeLossCurves, writeResidualMaps } from "./report.js";
-import { probeVideo, readVideo, type VideoFile } from "./video-file.js";
+import { probeVideo, readBackgroundPlate, readVideo, type VideoFile } from "./video-file.js";
 
 /**
  * The prior searched for an unknown the scene file gives none for: ×/÷ 4 around a positive first
@@ -117,7 +117,7 @@ function backgroundOf(bg: VideoSceneFile["background"], video: Array, width: num
     return np.reshape(np.array(out, { dtype: "float32" }), [height, width, 3]);
   }
   // A background plate: a photo of the scene without the object, cropped and resampled like the video.
-  return np.reshape(readVideo((bg as { image: string }).image, { width, height, ...(crop ? { crop } : {}) }).frames, [height, width, 3]);
+  return readBackgroundPlate((bg as { image: string }).image, { width, height, ...(crop ? { crop } : {}) });
 }
 
 /** The background as an image [H, W, 3] (a colour broadcast). */
