@@ -110,7 +110,7 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
   const fitsButWrong = rows.filter((r) => !r.trustworthy).map((r) => r.case);
   return {
     cases: rows,
-    summary: { cases: rows.length, withinTolerance: rows.filter((r) => r.withinTolerance).length, trustworthy: rows.filter((r) => r.trustworthy).length, fitsButWrong },
+    summary: { cases: rows.length, withinTolerance: rows.filter((r) => r.withinTolerance && r.determines !== "neither").length, trustworthy: rows.filter((r) => r.trustworthy).length, fitsButWrong },
     files: ["outside.md", "outside.csv", ...rows.map((r) => `${r.case}/`)],
   };
 }
@@ -125,9 +125,11 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
     const cell = (n: string) => (r.estimate[n] === undefined ? "—" : `${val(r.truth[n])} → ${val(r.estimate[n])} (${pct(r.relError[n])})`);
     return `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ${cell("mass")} | ${cell("mu")} | ${r.verdict} | ${r.trustworthy ? "yes" : "**no**"} |`;
   });
-  const n = rows.length, within = rows.filter((r) => r.withinTolerance).length, trust = rows.filter((r) => r.trustworthy).length;
+  const n = rows.length, trust = rows.filter((r) => r.trustworthy).length;
+  const some = rows.filter((r) => r.determines !== "neither"), within = some.filter((r) => r.withinTolerance).length;
   return [head, "|---|---|---|---|---|---|---|---|---|", ...lines, "",
-    `${within} of ${n} cases within ${100 * TOLERANCE}% on every unknown their video determines; ${trust} of ${n} believable (within ${100 * TOLERANCE}%, or a verdict other than "fits").`].join("\n");
+    `${within} of the ${some.length} cases whose video determines an unknown are within ${100 * TOLERANCE}% on every such unknown; ` +
+    `${trust} of ${n} believable (within ${100 * TOLERANCE}%, or a verdict other than "fits").`].join("\n");
 }
 
 function outsideCsv(rows: readonly OutsideRow[]): string {

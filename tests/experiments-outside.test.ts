@@ -24,6 +24,6 @@ describe("outside (quick)", () => {
     expect(r.summary).toMatchObject({ cases: 2, withinTolerance: 2, trustworthy: 2, fitsButWrong: [] });
     const md = readFileSync(join(out, "outside.md"), "utf8");
     expect(md).toMatch(/\| box-light-mujoco \| box \| mujoco \+ povray \| opencv \| mass and mu \| 0\.3000 → 0\.30\d\d/);
-    expect(md).toContain("2 of 2 cases within 2%");
+    expect(md).toContain("2 of the 2 cases whose video determines an unknown are within 2%");
   }, 900_000);
 });

@@ -30,8 +30,19 @@ export interface UnknownUncertainty {
   readonly relativeHalfWidth: number;
 }
 
+/**
+ * Parameters the model fixes at a guess the data do not pin down (a scene's contact stiffness,
+ * damping and friction stiffness at their defaults): the last `count` entries of u, each with a
+ * standard deviation in u's units. Their effect on the estimate, S·σ with the sensitivity
+ * S = (J_θᵀJ_θ)⁻¹J_θᵀJ_φ (how the minimiser moves when a fixed parameter does, to first order), is
+ * added to the covariance: an estimate that leans on a guessed model detail says so.
+ */
+export interface Nuisance { readonly count: number; readonly sd: readonly number[] }
+
 export interface Uncertainty {
   readonly unknowns: readonly UnknownUncertainty[];
+  /** Per unknown, the standard deviation (u units) from the fixed model parameters alone (absent without nuisance). */
+  readonly modelSd?: readonly number[];
   /** Runs of consecutive frames (clusters) the covariance summed over (1: the plain Gauss–Newton estimate). */
   readonly clusters: number;
   /** Condition number of JᵀJ (∞ when an unknown does not change the residual at all). */
@@ -85,9 +96,13 @@ function condition(a: number[][], inv: number[][] | null): number {
  * length must divide evenly; otherwise, or with fewer than 4 frames, the plain Gauss–Newton
  * covariance with the residual's mean square as the noise variance is used).
  */
-export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout, u: readonly number[], clusters: number): Uncertainty {
-  const p = u.length;
-  const { r, J } = jacobian(residual, u);
+export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout, u: readonly number[], clusters: number, nuisance?: Nuisance): Uncertainty {
+  const q = nuisance?.count ?? 0;
+  const p = u.length - q;
+  if (q && nuisance!.sd.length !== q) throw new Error(`laplaceUncertainty: ${q} nuisance parameters but ${nuisance!.sd.length} standard deviations.`);
+  const { r, J: all } = jacobian(residual, u);
+  const J = all.slice(0, p), Jn = all.slice(p);
+  u = u.slice(0, p);
   const n = r.length;
   const H = globalThis.Array.from({ length: p }, (_, i) => globalThis.Array.from({ length: p }, (_, j) => {
     let s = 0;
@@ -114,6 +129,15 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
     const s2 = rss / Math.max(1, n - p);
     cov = Hinv.map((row) => row.map((h) => s2 * h));
   }
+  // The fixed parameters' share: S = H⁻¹·J_θᵀJ_φ, Cov_model = S·diag(σ²)·Sᵀ.
+  let modelSd: number[] | undefined;
+  if (q && Hinv) {
+    const cross = J.map((Ji) => Jn.map((Jk) => { let s = 0; for (let k = 0; k < n; k++) s += Ji[k]! * Jk[k]!; return s; }));
+    const S = Hinv.map((row) => Jn.map((_, j) => row.reduce((s, h, a) => s + h * cross[a]![j]!, 0)));
+    const model = S.map((si) => S.map((sj) => si.reduce((s, x, k) => s + x * sj[k]! * nuisance!.sd[k]! ** 2, 0)));
+    modelSd = model.map((row, i) => Math.sqrt(Math.max(row[i]!, 0)));
+    if (cov) cov = cov.map((row, i) => row.map((c, j) => c + model[i]![j]!));
+  }
   const estimate = layout.fromU(u);
   const unknowns: UnknownUncertainty[] = [];
   layout.unknowns.forEach((k) => {
@@ -128,5 +152,5 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
       unknowns.push({ name, sd, interval: [Math.min(lo, hi), Math.max(lo, hi)], relativeHalfWidth: Math.abs(hi - lo) / 2 / Math.max(Math.abs(mid), 1e-300) });
     });
   });
-  return { unknowns, clusters: T >= 2 ? T : 1, condition: condition(H, Hinv) };
+  return { unknowns, clusters: T >= 2 ? T : 1, condition: condition(H, Hinv), ...(modelSd ? { modelSd } : {}) };
 }

@@ -10,10 +10,11 @@
  *   depth d = margin − φ, pen = ramp(d) (0 for d ≤ 0, d²/2δ up to δ, then d − δ/2: C¹),
  *   share s = smoothstep(d / margin) (0 at the margin's edge, 1 from the rest depth on, C¹),
  *   n_b = a C¹ max(Σ_{i∈b} s_i, 1) (exactly Σ s from 1.5 on), w = m_b / n_b,
- *   f_n = w·(ke·pen + kd·s·ramp_v(−v_n))   (damping of approach only, C¹ in v_n over 1 cm/s),
+ *   f_n = w·ramp(ke·pen − kd·s·v_n)   (damping both ways, the total kept ≥ 0 by a C¹ ramp: a
+ *         rocking body gets no net lift from damping that only resists approach),
  *   f_t = −v_t·(kf·w) / (1 + x⁶)^⅙, x = kf·w·|v_t|/(μf_n)   (smooth Coulomb, sharper than `groundForces`').
- * The rest margin is the depth at which ke·pen equals the gravity pressing the body into the
- * plane (pen(margin) = g_n/ke), so a body placed at its geometric rest height carries exactly its
+ * The rest margin is the depth at which the push equals the gravity pressing the body into the
+ * plane, so a body placed at its geometric rest height carries exactly its
  * weight from the first substep, friction included, and stays there: no hop, no settling.
  * A falling body meets the ramp `margin` (a few mm) above the plane.
  */
@@ -22,8 +23,8 @@ import { np } from "../../core/np/index.js";
 import { dot } from "../common/vec.js";
 import type { GroundContact } from "./types.js";
 
-/** Approach speed (m/s) over which the normal damping turns on. */
-const APPROACH_SMOOTHING = 1e-2;
+/** Normal acceleration (m/s²) over which a point's push turns on (≪ g: the resting load is far above it). */
+const PUSH_SMOOTHING = 0.05;
 
 /** The C¹ penetration ramp of width δ: 0 below 0, d²/2δ on [0, δ], d − δ/2 beyond. */
 export function penetrationRamp(d: Array, delta: Array): Array {
@@ -34,7 +35,8 @@ export function penetrationRamp(d: Array, delta: Array): Array {
 /** The rest margin: the depth where ke·ramp(depth) = g_n (the inverse of the ramp at g_n/ke). */
 export function restMargin(g: GroundContact, gravity: Array): Array {
   const gn = np.maximum(np.neg(dot(gravity, g.normal)), 0);
-  const a = np.div(gn, g.ke);
+  // ke·ramp(margin) = g_n + PUSH_SMOOTHING/2: the push's own C¹ ramp then gives exactly g_n.
+  const a = np.div(np.add(gn, PUSH_SMOOTHING / 2), g.ke);
   const half = np.mul(0.5, g.smoothing);
   // Quadratic part √(2δ·min(a, δ/2)) (a tiny floor keeps its gradient finite at g = 0) plus the linear part.
   return np.add(np.sqrt(np.add(np.mul(np.mul(2, g.smoothing), np.minimum(a, half)), 1e-20)), np.maximum(np.sub(a, half), 0));
@@ -52,7 +54,9 @@ export function rigidGroundNormal(g: GroundContact, p: Array, pv: Array, radius:
   const touching = np.add(1, penetrationRamp(np.sub(np.scatterAdd(np.zerosLike(mass), body, share, 0), 0.5), np.onesLike(mass)));
   const w = np.take(np.div(mass, touching), body, 0);
   const vn = dot(pv, g.normal);
-  const fn = np.mul(w, np.add(np.mul(g.ke, pen), np.mul(np.mul(g.kd, share), penetrationRamp(np.neg(vn), np.full([], APPROACH_SMOOTHING, { dtype: vn.dtype })))));
+  // Damping both ways (a rocking body gains no net lift from approach-only damping), the total kept ≥ 0 (no pull) by a C¹ ramp.
+  const push = np.add(np.mul(g.ke, pen), np.mul(np.mul(g.kd, share), np.neg(vn)));
+  const fn = np.mul(w, penetrationRamp(push, np.full([], PUSH_SMOOTHING, { dtype: vn.dtype })));
   return { fn, w };
 }
 

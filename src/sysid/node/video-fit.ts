@@ -35,6 +35,9 @@ function defaultPrior(k: RigidUnknown, initial: number): readonly [number, numbe
   return [initial - half, initial + half];
 }
 
+/** How far a defaulted contact coefficient may be from the world's (log units): a factor 2 at 95%. */
+export const GUESSED_CONTACT_SD = Math.log(2) / 1.96;
+
 /** A scene file read from disk: validated, with its mesh loaded and paths resolved against the file. */
 export interface LoadedScene {
   readonly file: VideoSceneFile;
@@ -297,10 +300,19 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     const contrast = np.sum(np.mul(diff, mask)).item() / Math.max(1e-9, 3 * np.sum(mask).item());
     floor = { noise: colourNoise(video.frames.dataSync(), maskData, frames, n), edges: edges.edges * contrast };
   }
-  const objective = buildObjective({ ...problem }, { video: observed }, layout, { kind: "pixels", frames: "every" });
-  const uncertainty = laplaceUncertainty((u) => objective.residual(u), layout, layout.toU(r.estimate), frames);
+  // The contact's coefficients the scene leaves at their defaults are guesses about another world's
+  // floor: the intervals include how far the estimate moves when they are off by a factor 2 (95%).
+  const guessed = f.ground ? (["ke", "kd", "kf"] as const).filter((k) => !names.includes(k)) : [];
+  const nuisance: Unknown[] = guessed.map((k) => ({ name: k, transform: "log", unit: RIGID_UNITS[k] }));
+  const withNuisance = new Layout([...unknowns, ...nuisance]);
+  const objective = buildObjective({ ...problem }, { video: observed }, withNuisance, { kind: "pixels", frames: "every" });
+  const uAll = [...layout.toU(r.estimate), ...guessed.map((k) => Math.log(f.ground![k]))];
+  const uncertainty = laplaceUncertainty((u) => objective.residual(u), layout, uAll, frames, guessed.length ? { count: guessed.length, sd: guessed.map(() => GUESSED_CONTACT_SD) } : undefined);
   const verdict = judge({ finalLoss: r.finalLoss, emptyLoss, floor, framesMissed: missedFrames(maskData, alphaData, frames, n), uncertainty, units: RIGID_UNITS });
-  for (const u of uncertainty.unknowns) log(`  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}`.trimEnd());
+  uncertainty.unknowns.forEach((u, i) => {
+    const model = uncertainty.modelSd ? ` (the contact's defaults alone: ±${(100 * (Math.exp(1.96 * uncertainty.modelSd[i]!) - 1)).toPrecision(2)}% for a factor 2)` : "";
+    log(`  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}${model}`);
+  });
   log(`verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
     (verdict.reasons.length ? `\n${verdict.reasons.map((x) => `  - ${x}`).join("\n")}` : ""));
   let files: string[] = [];
