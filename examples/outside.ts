@@ -6,12 +6,12 @@
  * within 2% of the truth, or a verdict that says it is not determined (or that the fit is poor).
  *
  *   npm run gradsim -- outside                # every case (≈ 1–3 min each on 2 cores)
- *   npm run gradsim -- outside --quick        # two cases at 64 pixels high (what npm test runs)
+ *   npm run gradsim -- outside --quick        # two cases (what npm test runs)
  *
  * Writes outside.md and outside.csv (the table), and each case's fit report under <case>/.
  */
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeAtomic } from "../src/io/atomic.js";
 import { fitVideo } from "../src/sysid/node.js";
@@ -27,8 +27,11 @@ interface OutsideCase {
   readonly determines: string;
 }
 
-/** The cases the quick run fits: a pushed box (OpenCV camera) and a heavy one (eye/at camera). */
-export const QUICK_CASES = ["box-light-mujoco", "box-heavy-pybullet"] as const;
+/**
+ * The cases the quick run fits: a pushed box whose mass and μ the video determines, and a box that
+ * only rests (nothing in the video depends on its mass: the verdict must say so).
+ */
+export const QUICK_CASES = ["box-light-mujoco", "box-resting-mujoco"] as const;
 
 /** Relative error within which an estimate of a determined unknown counts as right. */
 export const TOLERANCE = 0.02;
@@ -62,18 +65,6 @@ export interface OutsideResult {
 const determined = (c: OutsideCase, names: readonly string[]): string[] =>
   names.filter((n) => new RegExp(`\\b${n}\\b(?! not| only weakly)`).test(c.determines));
 
-/** A case's scene file at 64 pixels high, with its files' paths made absolute (quick runs). */
-function resolveQuick(path: string): unknown {
-  const raw = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
-  const bg = raw.background as { image?: string } | undefined;
-  const mesh = raw.mesh as { obj?: string } | undefined;
-  return {
-    ...raw, resolution: 64,
-    ...(bg?.image ? { background: { image: join(dirname(path), bg.image) } } : {}),
-    ...(mesh?.obj ? { mesh: { ...mesh, obj: join(dirname(path), mesh.obj) } } : {}),
-  };
-}
-
 export function loadCases(): OutsideCase[] {
   const all = JSON.parse(readFileSync(join(DATA, "cases.json"), "utf8")) as { cases: OutsideCase[] };
   return all.cases;
@@ -85,11 +76,8 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
   for (const [i, c] of cases.entries()) {
     ctx.log(`[outside ${i + 1}/${cases.length}] ${c.case}: ${c.shape}, ${c.engine} + ${c.renderer}, ${c.camera} camera`);
     const truth = JSON.parse(readFileSync(join(DATA, c.truth), "utf8")) as Record<string, unknown>;
-    // Quick: the scene file as written, at the estimator's 64-pixel default height (its paths resolved next to it).
-    const scenePath = join(DATA, c.scene);
-    const scene = ctx.flags.quick ? resolveQuick(scenePath) : scenePath;
     const r = await fitVideo({
-      video: join(DATA, c.video), scene, out: join(ctx.out, c.case), log: (l) => ctx.log(`  ${l}`),
+      video: join(DATA, c.video), scene: join(DATA, c.scene), out: join(ctx.out, c.case), log: (l) => ctx.log(`  ${l}`),
       settings: { progress: ctx.flags.json ? false : "auto", ...(ctx.flags.iters ? { steps: ctx.flags.iters } : {}) },
     });
     const names = r.unknowns.map((u) => u.name);
