@@ -115,6 +115,16 @@ export function perspectiveCamera(opts: PerspectiveOptions = {}): Camera {
     const flat = typeof v === "number" ? [v] : globalThis.Array.isArray(v) && v.every((c) => typeof c === "number") ? (v as number[]) : null;
     if (flat && !flat.every(Number.isFinite)) throw bad(k, v, "finite numbers");
   }
+  const host3 = (v: unknown): number[] | null => (globalThis.Array.isArray(v) && v.length === 3 && v.every((c) => typeof c === "number") ? (v as number[]) : null);
+  const [e3, a3, u3] = [host3(opts.eye), host3(opts.at ?? [0, 0, 0]), host3(opts.up ?? [0, 1, 0])];
+  if (e3 && a3 && u3) {
+    // A camera needs a viewing direction, and an up that is not along it: otherwise the image is blank and every gradient zero.
+    const v = [a3[0]! - e3[0]!, a3[1]! - e3[1]!, a3[2]! - e3[2]!];
+    const n = Math.hypot(...v);
+    if (!(n > 1e-9)) throw bad("eye", opts.eye, `a point other than at (${JSON.stringify(a3)}): the camera needs a direction to look in`);
+    const c = [v[1]! * u3[2]! - v[2]! * u3[1]!, v[2]! * u3[0]! - v[0]! * u3[2]!, v[0]! * u3[1]! - v[1]! * u3[0]!];
+    if (!(Math.hypot(...c) > 1e-6 * n * Math.hypot(...u3))) throw bad("up", opts.up ?? [0, 1, 0], "a direction not parallel to the view (e.g. [0, 0, 1] for a camera looking straight down)");
+  }
   const dtype = opts.dtype ?? "float32";
   const cast = (x: ArrayLike) => toArray(x, dtype);
   let eye: Array;
@@ -151,6 +161,23 @@ export function projectPoints(camera: Camera, points: Array): Projected {
   return { xy, depth: np.squeeze(z, -1) };
 }
 
+/** Host K and [R|t] given as nested lists: focal lengths > 0 and R a rotation (not a mirror), or an error saying which. */
+function checkHostMatrices(K: ArrayLike, Rt: ArrayLike): void {
+  const rows = (m: unknown, cols: number): number[][] | null =>
+    globalThis.Array.isArray(m) && m.length === 3 && m.every((r) => globalThis.Array.isArray(r) && r.length === cols && r.every((x) => typeof x === "number")) ? (m as number[][]) : null;
+  const k = rows(K, 3), rt = rows(Rt, 4);
+  if (k && !(k[0]![0]! > 0 && k[1]![1]! > 0 && Number.isFinite(k[0]![0]!) && Number.isFinite(k[1]![1]!))) {
+    throw new Error(`cameraFromMatrices: K's focal lengths fx = K[0][0] and fy = K[1][1] must be finite and > 0 pixels, got ${k[0]![0]} and ${k[1]![1]}.`);
+  }
+  if (rt) {
+    const R = rt.map((r) => r.slice(0, 3));
+    const dot = (a: number[], b: number[]) => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
+    const orthonormal = [0, 1, 2].every((i) => [0, 1, 2].every((j) => Math.abs(dot(R[i]!, R[j]!) - (i === j ? 1 : 0)) < 1e-4));
+    const det = dot(R[0]!, [R[1]![1]! * R[2]![2]! - R[1]![2]! * R[2]![1]!, R[1]![2]! * R[2]![0]! - R[1]![0]! * R[2]![2]!, R[1]![0]! * R[2]![1]! - R[1]![1]! * R[2]![0]!]);
+    if (!orthonormal || !(det > 0)) throw new Error(`cameraFromMatrices: R (the first three columns of [R|t]) must be a rotation — orthonormal rows, determinant +1${orthonormal ? `; its determinant is ${det.toFixed(3)}, a mirror` : ""}.`);
+  }
+}
+
 /**
  * OpenCV-style intrinsics K [3,3] for a width×height image: pixel (u, v) = (K·p_cv)/z with
  * u = column, v = row (down), integer values at pixel centres, p_cv = (x, −y, z) camera coordinates.
@@ -176,6 +203,7 @@ export function extrinsics(camera: Camera): Array {
 
 /** Inverse of intrinsics/extrinsics: a Camera from OpenCV-style K [3,3] and [R|t] [3,4] (zero skew). */
 export function cameraFromMatrices(K: ArrayLike, Rt: ArrayLike, width: number, height: number, opts: { near?: number; far?: number } = {}): Camera {
+  checkHostMatrices(K, Rt);
   const rt = toArray(Rt), k = toArray(K, rt.dtype);
   const [Rcv, t] = np.split(rt, [3], 1) as [Array, Array];
   const rotation = np.mul(Rcv, np.reshape(toArray([1, -1, 1], Rcv.dtype), [3, 1]));
