@@ -21,6 +21,22 @@ if (!haveBrowser && process.env.CI === "true") throw new Error(`${CHROMIUM} is m
 interface PageState { phase: string; backend: string; adapter: string; estimate: number | null; losses: number[]; error: string | null; verdict: string | null }
 
 const artefacts = join(import.meta.dirname, "..", "test-artifacts");
+
+/** A demo scene's video with its parameter at `value`, rendered by gradsim on the CPU in Node and written as a GIF (256 colours): a target made outside the page. */
+async function sceneGif(scene: string, value: number): Promise<Buffer> {
+  await init({ backend: "cpu" });
+  const video = await renderVideo(sceneById(scene), DEFAULT_SETTINGS, value).data();
+  const { frames, size } = DEFAULT_SETTINGS;
+  const rasters = Array.from({ length: frames }, (_, k) => {
+    const rgba = new Uint8ClampedArray(size * size * 4);
+    for (let i = 0; i < size * size; i++) {
+      for (let c = 0; c < 3; c++) rgba[4 * i + c] = Math.round(Math.min(1, Math.max(0, video[(k * size * size + i) * 3 + c]!)) * 255);
+      rgba[4 * i + 3] = 255;
+    }
+    return { width: size, height: size, rgba };
+  });
+  return Buffer.from(encodeGif(rasters));
+}
 let server: Server, url: string, browser: Browser;
 
 beforeAll(async () => {
@@ -90,18 +106,7 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
 
   it("recovers a mass from a GIF dropped in as the target", async () => {
     // The target made outside the page: gradsim on the CPU in Node renders a 3.2 kg box, written as a GIF (256 colours).
-    await init({ backend: "cpu" });
-    const video = await renderVideo(sceneById("rigid"), DEFAULT_SETTINGS, 3.2).data();
-    const { frames, size } = DEFAULT_SETTINGS;
-    const rasters = Array.from({ length: frames }, (_, k) => {
-      const rgba = new Uint8ClampedArray(size * size * 4);
-      for (let i = 0; i < size * size; i++) {
-        for (let c = 0; c < 3; c++) rgba[4 * i + c] = Math.round(Math.min(1, Math.max(0, video[(k * size * size + i) * 3 + c]!)) * 255);
-        rgba[4 * i + 3] = 255;
-      }
-      return { width: size, height: size, rgba };
-    });
-    const gif = Buffer.from(encodeGif(rasters));
+    const gif = await sceneGif("rigid", 3.2);
     const page = await browser.newPage();
     await page.goto(`${url}?scene=rigid&steps=20`);
     await page.waitForFunction(() => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.phase === "idle");
@@ -120,21 +125,11 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
 
   it("gives no number for a video that is not the chosen scene: a poor-fit verdict", async () => {
     // The beam's video fitted as the box: nothing in it looks like the box's motion.
-    await init({ backend: "cpu" });
-    const video = await renderVideo(sceneById("soft-beam"), DEFAULT_SETTINGS, 1000).data();
-    const { frames, size } = DEFAULT_SETTINGS;
-    const rasters = Array.from({ length: frames }, (_, k) => {
-      const rgba = new Uint8ClampedArray(size * size * 4);
-      for (let i = 0; i < size * size; i++) {
-        for (let c = 0; c < 3; c++) rgba[4 * i + c] = Math.round(Math.min(1, Math.max(0, video[(k * size * size + i) * 3 + c]!)) * 255);
-        rgba[4 * i + 3] = 255;
-      }
-      return { width: size, height: size, rgba };
-    });
+    const gif = await sceneGif("soft-beam", 1000);
     const page = await browser.newPage();
     await page.goto(`${url}?scene=rigid&steps=10&fileScene=rigid`);
     await page.waitForFunction(() => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.phase === "idle");
-    await page.setInputFiles("#file", { name: "beam.gif", mimeType: "image/gif", buffer: Buffer.from(encodeGif(rasters)) });
+    await page.setInputFiles("#file", { name: "beam.gif", mimeType: "image/gif", buffer: gif });
     await page.click("#run-file");
     const s = await finished(page);
     expect(s.verdict).toBe("poor");

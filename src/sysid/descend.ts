@@ -9,6 +9,7 @@
  * backend (WebGPU cannot read a loop predicate back synchronously).
  */
 import type { Array } from "../core/array.js";
+import { invertHost } from "./host-linalg.js";
 import { np } from "../core/np/index.js";
 import { jit } from "../transforms/index.js";
 import * as optim from "../optim/index.js";
@@ -312,23 +313,8 @@ export function smoothingPreconditioner(nodes: number, edges: readonly (readonly
     a[i]![i]! += alpha; a[j]![j]! += alpha;
     a[i]![j]! -= alpha; a[j]![i]! -= alpha;
   }
-  return { matrix: np.array(invert(a), { dtype: "float32" }), inverse: np.array(a, { dtype: "float32" }) };
+  const inverse = invertHost(a);
+  if (!inverse) throw new Error("sysid: the smoothing preconditioner's matrix I + αL is singular; use α ≥ 0.");
+  return { matrix: np.array(inverse, { dtype: "float32" }), inverse: np.array(a, { dtype: "float32" }) };
 }
 
-/** Inverse of a small, well-conditioned square matrix (host, Gauss–Jordan with partial pivoting). */
-function invert(m: readonly number[][]): number[][] {
-  const n = m.length;
-  const a = m.map((row, i) => [...row, ...globalThis.Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(a[r]![c]!) > Math.abs(a[p]![c]!)) p = r;
-    [a[c], a[p]] = [a[p]!, a[c]!];
-    const d = a[c]![c]!;
-    for (let j = 0; j < 2 * n; j++) a[c]![j]! /= d;
-    for (let r = 0; r < n; r++) {
-      const f = a[r]![c]!;
-      if (r !== c && f !== 0) for (let j = 0; j < 2 * n; j++) a[r]![j]! -= f * a[c]![j]!;
-    }
-  }
-  return a.map((row) => row.slice(n));
-}

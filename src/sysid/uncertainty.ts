@@ -18,6 +18,7 @@
 import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import { jit, jvp, vmap } from "../transforms/index.js";
+import { invertHost } from "./host-linalg.js";
 import type { Layout, Values } from "./unknowns.js";
 
 export interface UnknownUncertainty {
@@ -64,25 +65,6 @@ function jacobian(residual: (u: Array) => Array, u: readonly number[]): { r: Flo
   return { r: Float64Array.from(r.dataSync()), J: globalThis.Array.from({ length: p }, (_, k) => Float64Array.from(jd.subarray(k * n, (k + 1) * n))) };
 }
 
-/** Inverse of a small symmetric positive semi-definite matrix, or null when it is singular (relative pivot < 1e-12). */
-function invertSpd(a: number[][]): number[][] | null {
-  const n = a.length, m = a.map((row, i) => [...row, ...globalThis.Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
-  const scale = Math.max(...a.map((row, i) => Math.abs(row[i]!)), 1e-300);
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[piv]![c]!)) piv = r;
-    if (!(Math.abs(m[piv]![c]!) > 1e-12 * scale)) return null;
-    [m[c], m[piv]] = [m[piv]!, m[c]!];
-    const d = m[c]![c]!;
-    for (let j = 0; j < 2 * n; j++) m[c]![j]! /= d;
-    for (let r = 0; r < n; r++) {
-      const f = m[r]![c]!;
-      if (r !== c && f !== 0) for (let j = 0; j < 2 * n; j++) m[r]![j]! -= f * m[c]![j]!;
-    }
-  }
-  return m.map((row) => row.slice(n));
-}
-
 /** Eigenvalue ratio bound of a small symmetric matrix (power iterations on it and on its inverse). */
 function condition(a: number[][], inv: number[][] | null): number {
   if (!inv) return Infinity;
@@ -109,7 +91,7 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
     for (let k = 0; k < n; k++) s += J[i]![k]! * J[j]![k]!;
     return s;
   }));
-  const Hinv = invertSpd(H);
+  const Hinv = invertHost(H);
   let cov: number[][] | null = null;
   const frames = clusters >= 2 && n % clusters === 0 ? clusters : 0;
   const run = Math.ceil(Math.sqrt(frames)), T = frames ? Math.ceil(frames / run) : 0;
