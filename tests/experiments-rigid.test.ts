@@ -109,7 +109,7 @@ describe("gradsim CLI input errors", () => {
   it("rejects a non-numeric flag with exit code 2", () => {
     const r = cli(["rigid-mass", "--iters", "many"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--iters expects an integer ≥ 1, got "many"');
+    expect(r.stderr).toContain('--iters expects an integer ≥ 1 and ≤ 100000000, got "many"');
   });
 
   it("rejects --target for an experiment whose scene is built in, with exit code 2", () => {
