@@ -4,6 +4,7 @@
  * pose. Each becomes both a `render.Camera` and a host-side frame (for background images cast by
  * rays, computed once without touching the device).
  */
+import { np } from "../../core/np/index.js";
 import * as render from "../../render/index.js";
 
 export type Vec3 = readonly [number, number, number];
@@ -92,14 +93,15 @@ export function hostCamera(c: CameraSpec, width: number, height: number): HostCa
   };
 }
 
-/** The renderer's camera for an image `width`×`height` (every form through its OpenCV intrinsics and pose). */
+/**
+ * The renderer's camera for an image `width`×`height` (every form through its OpenCV intrinsics
+ * and pose), built from host numbers: the renderer's frame has y up, so its rotation is R with the
+ * camera's down row negated (what render.cameraFromMatrices computes on the device).
+ */
 export function renderCamera(c: CameraSpec, width: number, height: number): render.Camera {
-  const cal = calibratedCamera(c, width, height);
-  const h = hostCamera(cal, width, height);
-  const { fx, fy, cx, cy } = { fx: h.focal[0] * width / 2, fy: h.focal[1] * height / 2, cx: h.center[0] * width / 2 + (width - 1) / 2, cy: (height - 1) / 2 - h.center[1] * height / 2 };
-  const R = cal.pose.R;
-  const Rt = [0, 1, 2].map((i) => [R[i]![0]!, R[i]![1]!, R[i]![2]!, cal.pose.t[i]!]);
-  return render.cameraFromMatrices([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], Rt, width, height, { near: NEAR, far: FAR });
+  const h = hostCamera(calibratedCamera(c, width, height), width, height);
+  const f32 = (x: unknown) => np.array(x, { dtype: "float32" });
+  return { eye: f32([...h.eye]), rotation: f32([[...h.right], [...h.up], [...h.forward]]), focal: f32([...h.focal]), center: f32([...h.center]), near: NEAR, far: FAR };
 }
 
 /** The world-space ray direction (not normalised) through the centre of pixel (column, row). */
