@@ -32,6 +32,7 @@ export interface RispEnv {
   readonly faces: Int32Array;
   /** Per-vertex paint [V·3] in [0, 1]: multiplied by the rendering's albedo. */
   readonly pattern: Float32Array;
+  /** SoftRas' mirrored look-at: the committed predictors were trained on its images. */
   readonly camera: sysid.LookAtCamera;
   /** Ground height of the traced target images (the training renders have no ground). */
   readonly groundY: number;
@@ -214,7 +215,7 @@ export function quadrotorEnv(): RispEnv {
   const rollouts = jit(vmap((mass: Array, actions: Array, start: Array) => { const r = motion(mass, actions, start); return [r.states, r.vertices]; }));
   return {
     name: "quadrotor", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body), body: Float64Array.from(body),
-    camera: { eye: [0, 1.5, -1.6], at: [0, 1, 0], fovY: 40 },
+    camera: { eye: [0, 1.5, -1.6], at: [0, 1, 0], fovY: 40, convention: "softras-mirror" },
     sample(rng, n) {
       const count = Math.ceil(n / FRAMES_PER_ROLLOUT), A = 4 * QUADROTOR.knots;
       const mass: number[] = [], actions: number[][] = [], starts: number[][] = [];
@@ -275,7 +276,7 @@ export function cubeEnv(): RispEnv {
   const rollouts = jit(vmap((logKe: Array, start: Array) => { const r = motion(logKe, start); return [r.states, r.vertices]; }));
   return {
     name: "cube", stateNames: POSE_NAMES, faces, pattern, groundY: 0, pose: poseOfState(body), body: Float64Array.from(body),
-    camera: { eye: [0, 1.2, -2], at: [0, 0.25, 0], fovY: 40 },
+    camera: { eye: [0, 1.2, -2], at: [0, 0.25, 0], fovY: 40, convention: "softras-mirror" },
     sample(rng, n) {
       const count = Math.ceil(n / FRAMES_PER_ROLLOUT), logKe: number[] = [], starts: number[][] = [];
       for (let r = 0; r < count; r++) {
@@ -352,7 +353,7 @@ export function rodEnv(): RispEnv {
   const rollouts = jit(vmap((logE: Array, force: Array) => rod.rollout(logE, np.broadcastTo(force, [ROD.frames]))));
   return {
     name: "rod", stateNames: rod.sensors.map((_, k) => `sensor ${k + 1} dy (m)`), faces: rod.faces, pattern: rod.pattern, groundY: 0.45,
-    camera: { eye: [0, 1.05, -1.6], at: [0, 0.95, 0], fovY: 45 },
+    camera: { eye: [0, 1.05, -1.6], at: [0, 0.95, 0], fovY: 45, convention: "softras-mirror" },
     sample(rng, n) {
       const count = Math.ceil(n / FRAMES_PER_ROLLOUT);
       const logE = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.logE[0], ROD.logE[1]));
@@ -429,7 +430,7 @@ export function handEnv(): RispEnv {
     // At least 1.3 m away: the rasterizer's near plane is at 1 m. Framed on the fingers and the
     // thumb (the palm's lower half out of view): at fovY 19 with the whole palm, the same network
     // read the joints to 0.198 rad on the traced test images, at 14° to 0.180 (average: 0.202).
-    camera: { eye: [-1.2, 1.42, -1.05], at: [0.02, 1.14, 0], fovY: 14 },
+    camera: { eye: [-1.2, 1.42, -1.05], at: [0.02, 1.14, 0], fovY: 14, convention: "softras-mirror" },
     sample(rng, n) {
       const count = Math.ceil(n / FRAMES_PER_ROLLOUT);
       const draw = (k: number, lo: number, hi: number) => np.array(globalThis.Array.from({ length: count }, () => globalThis.Array.from({ length: k }, () => rng.uniform(lo, hi))), { dtype: "float64" });

@@ -12,7 +12,15 @@ export type Vec3 = readonly [number, number, number];
 /** SoftRas angles (degrees) around the point `at`; fovY in degrees. */
 export interface AngleCamera { readonly distance: number; readonly elevation: number; readonly azimuth: number; readonly at: Vec3; readonly fovY: number }
 /** An eye looking at a point (up defaults to +y); fovY in degrees. */
-export interface LookAtCamera { readonly eye: Vec3; readonly at: Vec3; readonly up?: Vec3; readonly fovY: number }
+export interface LookAtCamera {
+  readonly eye: Vec3; readonly at: Vec3; readonly up?: Vec3; readonly fovY: number;
+  /**
+   * "physical" (default): the camera a photographer has at that pose. "softras-mirror": SoftRas'
+   * look-at (right = up × forward), the mirror image of that camera — what gradsim's scenes drew
+   * before, kept for RISP's environments, whose committed predictors were trained on it.
+   */
+  readonly convention?: "physical" | "softras-mirror";
+}
 /**
  * OpenCV calibration: intrinsics in pixels of an image `width`×`height` (u right, v down, pixel
  * centres at integers) and the world→camera pose x_cam = R·x + t (camera x right, y down, z forward).
@@ -69,7 +77,10 @@ export function calibratedCamera(c: CameraSpec, width: number, height: number): 
   if (!(Math.hypot(...side) > 1e-6 * Math.max(Math.hypot(...upHint), 1e-30))) {
     throw new Error(`camera: up [${upHint}] is parallel to the viewing direction [${forward.map((x) => x.toFixed(3))}]; give an "up" that is not (e.g. [0, 0, 1] for a camera looking straight down).`);
   }
-  const right = unit(side), down = cross(forward, right);
+  const mirror = "convention" in c && c.convention === "softras-mirror";
+  const right = mirror ? unit(cross(upHint, forward)) : unit(side);
+  // Rows of R: right, down, forward (for the mirror, down is −(forward × right), its image's up).
+  const down = mirror ? cross(right, forward) : cross(forward, right);
   const f = (height / 2) / Math.tan(((c.fovY * Math.PI) / 180) / 2);
   if (!(f > 0 && Number.isFinite(f))) throw new Error(`camera: fovY must be in (0, 180) degrees, got ${c.fovY}.`);
   const R = [right, down, forward].map((r) => [...r]);
@@ -77,8 +88,17 @@ export function calibratedCamera(c: CameraSpec, width: number, height: number): 
   return { intrinsics: { fx: f, fy: f, cx: (width - 1) / 2, cy: (height - 1) / 2, width, height }, pose: { R, t } };
 }
 
+const isMirror = (c: CameraSpec): c is LookAtCamera => "eye" in c && c.convention === "softras-mirror";
+
 /** Host frame of a camera for an image `width`×`height` (aspect = width/height). */
 export function hostCamera(c: CameraSpec, width: number, height: number): HostCamera {
+  if (isMirror(c)) {
+    // SoftRas' look-at, as gradsim's scenes computed it before (bit for bit: RISP's predictors were trained on it).
+    const forward = unit(sub(c.at, c.eye));
+    const right = unit(cross(c.up ?? [0, 1, 0], forward)), up = cross(forward, right);
+    const fy = 1 / Math.tan(((c.fovY * Math.PI) / 180) / 2);
+    return { eye: c.eye, right, up, forward, focal: [fy / (width / height), fy], center: [0, 0] };
+  }
   const { intrinsics: { fx, fy, cx, cy, width: W, height: H }, pose: { R, t } } = calibratedCamera(c, width, height);
   const row = (i: number): Vec3 => [R[i]![0]!, R[i]![1]!, R[i]![2]!];
   // eye = −Rᵀ t; rows of R are the camera's x (right), y (down), z (forward) axes in world space.
@@ -99,7 +119,8 @@ export function hostCamera(c: CameraSpec, width: number, height: number): HostCa
  * camera's down row negated (what render.cameraFromMatrices computes on the device).
  */
 export function renderCamera(c: CameraSpec, width: number, height: number): render.Camera {
-  const h = hostCamera(calibratedCamera(c, width, height), width, height);
+  if (isMirror(c)) return render.perspectiveCamera({ eye: [...c.eye], at: [...c.at], up: c.up ? [...c.up] : [0, 1, 0], fovY: c.fovY, aspect: width / height, near: NEAR, far: FAR });
+  const h = hostCamera(c, width, height);
   const f32 = (x: unknown) => np.array(x, { dtype: "float32" });
   return { eye: f32([...h.eye]), rotation: f32([[...h.right], [...h.up], [...h.forward]]), focal: f32([...h.focal]), center: f32([...h.center]), near: NEAR, far: FAR };
 }
