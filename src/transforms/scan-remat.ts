@@ -36,4 +36,27 @@ export function cheapToRecompute(ir: IR): boolean {
 }
 
 /** Whether reverse mode through a scan of `body` recomputes its residuals from the step inputs. */
-export const recomputeResiduals = (body: IR): boolean => (policy === "auto" ? cheapToRecompute(body) : policy === "recompute");
+/**
+ * Bodies whose intermediates add up to fewer scalars than this store them ("auto"): recomputing pays
+ * off for the FEM step's per-tet arrays (1k tets: ~130k scalars a step), not for a rigid body's few
+ * dozen, whose float32-rounded stored residuals RISP's committed quick-run results were made with
+ * (recomputed in float64, the quadrotor's ours-exact error moved from 0.016 to 0.021 over a 0.02 bar).
+ */
+export const REMAT_MIN_SCALARS = 4096;
+
+const sizeMemo = new WeakMap<IR, number>();
+/** Scalars of every equation's outputs in a body (through nested jit calls): what storing residuals would keep. */
+function intermediateScalars(ir: IR): number {
+  let n = sizeMemo.get(ir);
+  if (n === undefined) {
+    n = 0;
+    for (const e of ir.eqns) {
+      n += e.prim.name === "jit_call" ? intermediateScalars((e.params as { ir: IR }).ir) : e.outs.reduce((s, v) => s + v.aval.size, 0);
+    }
+    sizeMemo.set(ir, n);
+  }
+  return n;
+}
+
+export const recomputeResiduals = (body: IR): boolean =>
+  policy === "auto" ? cheapToRecompute(body) && intermediateScalars(body) >= REMAT_MIN_SCALARS : policy === "recompute";
