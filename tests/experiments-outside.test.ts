@@ -23,7 +23,7 @@ describe("outside (quick)", () => {
     expect(resting.reasons.join(" ")).toMatch(/does not determine mass/);
     expect(r.summary).toMatchObject({ cases: 2, withinTolerance: 1, trustworthy: 2, fitsButWrong: [] });
     const md = readFileSync(join(out, "outside.md"), "utf8");
-    expect(md).toMatch(/\| box-light-mujoco \| box \| mujoco \+ povray \| opencv \| mass and mu \| 0\.3000 → 0\.30\d\d/);
+    expect(md).toMatch(/\| box-light-mujoco \| box \| mujoco \+ povray \| opencv \| mass and mu \| 0\.3000 → 0\.\d{4} \(\d\.\d\d%\) \| 0\.4000 → 0\.\d{4} \(\d\.\d\d%\) \| fits \| yes \|/);
     expect(md).toContain("1 of the 1 cases whose video determines an unknown are within 2%");
     expect(md).toContain("2 of 2 believable");
   }, 900_000);
