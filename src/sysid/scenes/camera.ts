@@ -48,6 +48,7 @@ export function eyeOfAngles(c: AngleCamera): Vec3 {
 }
 
 const isCalibrated = (c: CameraSpec): c is CalibratedCamera => "intrinsics" in c;
+const isMirror = (c: CameraSpec): c is LookAtCamera => "eye" in c && c.convention === "softras-mirror";
 
 /**
  * Any camera form as OpenCV intrinsics and pose for an image `width`×`height`: the physical
@@ -77,18 +78,14 @@ export function calibratedCamera(c: CameraSpec, width: number, height: number): 
   if (!(Math.hypot(...side) > 1e-6 * Math.max(Math.hypot(...upHint), 1e-30))) {
     throw new Error(`camera: up [${upHint}] is parallel to the viewing direction [${forward.map((x) => x.toFixed(3))}]; give an "up" that is not (e.g. [0, 0, 1] for a camera looking straight down).`);
   }
-  const mirror = "convention" in c && c.convention === "softras-mirror";
-  const right = mirror ? unit(cross(upHint, forward)) : unit(side);
-  // Rows of R: right, down, forward (for the mirror, down is −(forward × right), its image's up).
-  const down = mirror ? cross(right, forward) : cross(forward, right);
+  if (isMirror(c)) throw new Error(`camera: a "softras-mirror" look-at camera is a mirror image and has no OpenCV intrinsics and pose; use hostCamera or renderCamera.`);
+  const right = unit(side), down = cross(forward, right);
   const f = (height / 2) / Math.tan(((c.fovY * Math.PI) / 180) / 2);
   if (!(f > 0 && Number.isFinite(f))) throw new Error(`camera: fovY must be in (0, 180) degrees, got ${c.fovY}.`);
   const R = [right, down, forward].map((r) => [...r]);
   const t = R.map((r) => -(r[0]! * eye[0] + r[1]! * eye[1] + r[2]! * eye[2])) as unknown as Vec3;
   return { intrinsics: { fx: f, fy: f, cx: (width - 1) / 2, cy: (height - 1) / 2, width, height }, pose: { R, t } };
 }
-
-const isMirror = (c: CameraSpec): c is LookAtCamera => "eye" in c && c.convention === "softras-mirror";
 
 /** Host frame of a camera for an image `width`×`height` (aspect = width/height). */
 export function hostCamera(c: CameraSpec, width: number, height: number): HostCamera {
