@@ -49,12 +49,14 @@ export interface OutsideRow {
   readonly trustworthy: boolean;
   /** The determined unknowns were all within TOLERANCE. */
   readonly withinTolerance: boolean;
+  /** Every determined unknown's truth lies inside its printed 95% interval. */
+  readonly covered: boolean;
   readonly seconds: number;
 }
 
 export interface OutsideResult {
   readonly cases: readonly OutsideRow[];
-  readonly summary: { readonly cases: number; readonly withinTolerance: number; readonly trustworthy: number; readonly fitsButWrong: readonly string[] };
+  readonly summary: { readonly cases: number; readonly withinTolerance: number; readonly covered: number; readonly trustworthy: number; readonly fitsButWrong: readonly string[] };
   readonly files: string[];
 }
 
@@ -85,11 +87,13 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
     const relError = Object.fromEntries(Object.entries(truthOf).map(([n, t]) => [n, Math.abs((r.estimate[n] as number) - t) / Math.abs(t)]));
     const wanted = determined(c, names);
     const withinTolerance = wanted.every((n) => (relError[n] ?? Infinity) <= TOLERANCE);
+    const intervals = Object.fromEntries(r.verdict.uncertainty.unknowns.map((u) => [u.name, u.interval]));
+    const covered = wanted.every((n) => truthOf[n] !== undefined && intervals[n] !== undefined && intervals[n]![0] <= truthOf[n]! && truthOf[n]! <= intervals[n]![1]);
     rows.push({
       case: c.case, shape: c.shape, engine: c.engine, renderer: c.renderer, camera: c.camera, determines: c.determines,
       truth: truthOf, estimate: Object.fromEntries(names.map((n) => [n, r.estimate[n] as number])), relError,
-      interval: Object.fromEntries(r.verdict.uncertainty.unknowns.map((u) => [u.name, u.interval])),
-      verdict: r.verdict.status, reasons: r.verdict.reasons, withinTolerance, trustworthy: withinTolerance || r.verdict.status !== "fits", seconds: r.fitSeconds,
+      interval: intervals,
+      verdict: r.verdict.status, reasons: r.verdict.reasons, withinTolerance, covered, trustworthy: withinTolerance || r.verdict.status !== "fits", seconds: r.fitSeconds,
     });
     ctx.log(`  → ${r.verdict.status}; ${Object.entries(relError).map(([n, e]) => `${n} ${(100 * e).toFixed(2)}% off`).join(", ")}${withinTolerance ? "" : " (outside 2%)"}`);
   }
@@ -98,7 +102,7 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
   const fitsButWrong = rows.filter((r) => !r.trustworthy).map((r) => r.case);
   return {
     cases: rows,
-    summary: { cases: rows.length, withinTolerance: rows.filter((r) => r.withinTolerance && r.determines !== "neither").length, trustworthy: rows.filter((r) => r.trustworthy).length, fitsButWrong },
+    summary: { cases: rows.length, withinTolerance: rows.filter((r) => r.withinTolerance && r.determines !== "neither").length, covered: rows.filter((r) => r.covered && r.determines !== "neither").length, trustworthy: rows.filter((r) => r.trustworthy).length, fitsButWrong },
     files: ["outside.md", "outside.csv", ...rows.map((r) => `${r.case}/`)],
   };
 }
@@ -108,21 +112,25 @@ const val = (x: number | undefined) => (x === undefined ? "—" : x.toPrecision(
 
 /** The table: one row per case. */
 export function outsideMarkdown(rows: readonly OutsideRow[]): string {
-  const head = "| case | shape | physics + renderer | camera | video determines | mass: truth → estimate (error) | μ: truth → estimate (error) | verdict | believable |";
+  const head = "| case | shape | physics + renderer | camera | video determines | mass: truth → estimate (error) [95% interval] | μ: truth → estimate (error) [95% interval] | verdict | truth in interval | believable |";
   const lines = rows.map((r) => {
-    const cell = (n: string) => (r.estimate[n] === undefined ? "—" : `${val(r.truth[n])} → ${val(r.estimate[n])} (${pct(r.relError[n])})`);
-    return `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ${cell("mass")} | ${cell("mu")} | ${r.verdict} | ${r.trustworthy ? "yes" : "**no**"} |`;
+    const iv = (n: string) => (r.interval[n] ? ` [${val(r.interval[n]![0])}, ${val(r.interval[n]![1])}]` : "");
+    const cell = (n: string) => (r.estimate[n] === undefined ? "—" : `${val(r.truth[n])} → ${val(r.estimate[n])} (${pct(r.relError[n])})${iv(n)}`);
+    const inside = r.determines === "neither" ? "—" : r.covered ? "yes" : "**no**";
+    return `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ${cell("mass")} | ${cell("mu")} | ${r.verdict} | ${inside} | ${r.trustworthy ? "yes" : "**no**"} |`;
   });
   const n = rows.length, trust = rows.filter((r) => r.trustworthy).length;
-  const some = rows.filter((r) => r.determines !== "neither"), within = some.filter((r) => r.withinTolerance).length;
-  return [head, "|---|---|---|---|---|---|---|---|---|", ...lines, "",
+  const some = rows.filter((r) => r.determines !== "neither"), within = some.filter((r) => r.withinTolerance).length, covered = some.filter((r) => r.covered).length;
+  return [head, "|---|---|---|---|---|---|---|---|---|---|", ...lines, "",
     `${within} of the ${some.length} cases whose video determines an unknown are within ${100 * TOLERANCE}% on every such unknown; ` +
+    `in ${covered} of them every such unknown's truth lies inside the printed 95% interval; ` +
     `${trust} of ${n} believable (within ${100 * TOLERANCE}%, or a verdict other than "fits").`].join("\n");
 }
 
 function outsideCsv(rows: readonly OutsideRow[]): string {
-  const cols = ["case", "shape", "engine", "renderer", "camera", "determines", "mass_truth", "mass_estimate", "mass_rel_error", "mu_truth", "mu_estimate", "mu_rel_error", "verdict", "believable", "seconds"];
-  const line = (r: OutsideRow) => [r.case, r.shape, r.engine, r.renderer, r.camera, r.determines, r.truth.mass, r.estimate.mass, r.relError.mass, r.truth.mu, r.estimate.mu, r.relError.mu, r.verdict, r.trustworthy, r.seconds]
+  const cols = ["case", "shape", "engine", "renderer", "camera", "determines", "mass_truth", "mass_estimate", "mass_rel_error", "mass_lo", "mass_hi", "mu_truth", "mu_estimate", "mu_rel_error", "mu_lo", "mu_hi", "verdict", "covered", "believable", "seconds"];
+  const line = (r: OutsideRow) => [r.case, r.shape, r.engine, r.renderer, r.camera, r.determines, r.truth.mass, r.estimate.mass, r.relError.mass, r.interval.mass?.[0], r.interval.mass?.[1],
+    r.truth.mu, r.estimate.mu, r.relError.mu, r.interval.mu?.[0], r.interval.mu?.[1], r.verdict, r.covered, r.trustworthy, r.seconds]
     .map((x) => (x === undefined ? "" : String(x))).join(",");
   return [cols.join(","), ...rows.map(line)].join("\n") + "\n";
 }

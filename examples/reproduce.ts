@@ -150,7 +150,9 @@ const headline = (r: Record<string, unknown>): string =>
 function outsideSection(r: OutsideResult | null): string {
   if (!r) return "_not run yet_";
   return "Each video simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles (examples/data/outside/), fitted by `gradsim fit` " +
-    "from the scene file a careful user writes. Believable: every unknown the video determines within 2% of the truth, or a verdict other than \"fits\".\n\n" + outsideMarkdown(r.cases);
+    "from the scene file a careful user writes. Believable: every unknown the video determines within 2% of the truth, or a verdict other than \"fits\". " +
+    "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed (the residual's spread over runs of frames, the contact defaults' factor 2, " +
+    "and the moves of the estimate under the foreground's thresholds halved or doubled and the model outline drawn half or twice as soft).\n\n" + outsideMarkdown(r.cases);
 }
 
 function landscapeMarkdown(l: LandscapeResult | null): string {

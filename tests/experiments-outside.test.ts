@@ -18,13 +18,20 @@ describe("outside (quick)", () => {
     expect(r.cases.map((c) => c.case)).toEqual([...QUICK_CASES]);
     const [pushed, resting] = r.cases as [OutsideResult["cases"][number], OutsideResult["cases"][number]];
     expect(pushed.verdict).toBe("fits");
-    for (const n of ["mass", "mu"]) expect(pushed.relError[n], `pushed box: ${n}`).toBeLessThan(TOLERANCE);
+    for (const n of ["mass", "mu"]) {
+      expect(pushed.relError[n], `pushed box: ${n}`).toBeLessThan(TOLERANCE);
+      // The printed interval covers the truth (it includes the foreground's and the outline's alternatives).
+      expect(pushed.interval[n]![0], `pushed box: ${n}'s interval`).toBeLessThanOrEqual(pushed.truth[n]!);
+      expect(pushed.interval[n]![1], `pushed box: ${n}'s interval`).toBeGreaterThanOrEqual(pushed.truth[n]!);
+    }
+    expect(pushed.covered).toBe(true);
     expect(resting.verdict).toBe("undetermined");
     expect(resting.reasons.join(" ")).toMatch(/does not determine mass/);
-    expect(r.summary).toMatchObject({ cases: 2, withinTolerance: 1, trustworthy: 2, fitsButWrong: [] });
+    expect(r.summary).toMatchObject({ cases: 2, withinTolerance: 1, covered: 1, trustworthy: 2, fitsButWrong: [] });
     const md = readFileSync(join(out, "outside.md"), "utf8");
-    expect(md).toMatch(/\| box-light-mujoco \| box \| mujoco \+ povray \| opencv \| mass and mu \| 0\.3000 → 0\.\d{4} \(\d\.\d\d%\) \| 0\.4000 → 0\.\d{4} \(\d\.\d\d%\) \| fits \| yes \|/);
+    expect(md).toMatch(/\| box-light-mujoco \| box \| mujoco \+ povray \| opencv \| mass and mu \| 0\.3000 → 0\.\d{4} \(\d\.\d\d%\) \[0\.\d{4}, 0\.\d{4}\] \| 0\.4000 → 0\.\d{4} \(\d\.\d\d%\) \[0\.\d{4}, 0\.\d{4}\] \| fits \| yes \| yes \|/);
     expect(md).toContain("1 of the 1 cases whose video determines an unknown are within 2%");
+    expect(md).toContain("in 1 of them every such unknown's truth lies inside the printed 95% interval");
     expect(md).toContain("2 of 2 believable");
   }, 900_000);
 });

@@ -40,13 +40,24 @@ describe("laplaceUncertainty", () => {
       for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) meat[i]![j]! += g[i]! * g[j]!;
     }
     const HinvN = Hinv.map((row) => row.map((x) => x)); // (JᵀJ)⁻¹ = H⁻¹ since J = A/√N and H = AᵀA/N
-    const cov = (i: number) => (C / (C - 1)) * [0, 1, 2].reduce((s, a) => s + HinvN[i]![a]! * [0, 1, 2].reduce((q, bb) => q + meat[a]![bb]! * HinvN[bb]![i]!, 0), 0);
+    // Student's t for the C − 1 degrees of freedom of the runs' sum (C = 4 here: t = 3.182), folded into the covariance.
+    const cov = (i: number) => (C / (C - 1)) * (3.182 / 1.96) ** 2 * [0, 1, 2].reduce((s, a) => s + HinvN[i]![a]! * [0, 1, 2].reduce((q, bb) => q + meat[a]![bb]! * HinvN[bb]![i]!, 0), 0);
     const got = sysid.laplaceUncertainty(residual, layout, u, T);
     expect(got.clusters).toBe(C);
+    expect(got.runsQuantile).toBe(3.182);
     got.unknowns.forEach((x, i) => expect(x.sd).toBeCloseTo(Math.sqrt(cov(i)), 4));
     // Intervals in physical units: ±1.96 sd in u, mapped through each unknown's transform (exp for "c").
     expect(got.unknowns[0]!.interval[0]).toBeCloseTo(u[0]! - 1.96 * got.unknowns[0]!.sd, 4);
     expect(got.unknowns[2]!.interval[1]).toBeCloseTo(Math.exp(u[2]! + 1.96 * got.unknowns[2]!.sd), 4);
+  });
+
+  it("adds the largest move of the minimiser under an alternative as a 95% bound", () => {
+    const base = sysid.laplaceUncertainty(residual, layout, u, T);
+    const near = u.map((x, i) => x + 0.001 * (i + 1)), far = u.map((x, i) => x - 0.01 * (i + 1));
+    const got = sysid.laplaceUncertainty(residual, layout, u, T, undefined, [{ name: "data", estimates: [near, far] }]);
+    got.alternativesSd!.data!.forEach((sd, i) => expect(sd).toBeCloseTo((0.01 * (i + 1)) / 1.96, 10));
+    got.unknowns.forEach((x, i) => expect(x.sd).toBeCloseTo(Math.hypot(base.unknowns[i]!.sd, (0.01 * (i + 1)) / 1.96), 6));
+    expect(() => sysid.laplaceUncertainty(residual, layout, u, T, undefined, [{ name: "short", estimates: [[1, 2]] }])).toThrow(/"short" gives \[1, 2\]; it needs 3 finite values/);
   });
 
   it("falls back to σ²(JᵀJ)⁻¹ without frames, and calls an unknown the residual ignores undetermined", () => {
@@ -61,7 +72,7 @@ describe("laplaceUncertainty", () => {
 });
 
 describe("judge", () => {
-  const sure = { unknowns: [{ name: "mass", sd: 0.01, interval: [1.95, 2.05] as const, relativeHalfWidth: 0.025 }], clusters: 7, condition: 1 };
+  const sure = { unknowns: [{ name: "mass", sd: 0.01, interval: [1.95, 2.05] as const, relativeHalfWidth: 0.025 }], clusters: 7, runsQuantile: 2.447, condition: 1 };
   const floor = { noise: 1e-4, edges: 9e-4 };
   it("fits only when the loss is near the floor, explains the video, covers every frame and pins every unknown", () => {
     const ok = sysid.judge({ finalLoss: 2e-3, emptyLoss: 0.05, floor, framesMissed: [], uncertainty: sure });

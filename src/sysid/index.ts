@@ -26,5 +26,5 @@ export {
 } from "./scenes/rigid.js";
 export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";
 export { parseVideoScene, type SceneBackground, type VideoSceneFile } from "./scene-file.js";
-export { laplaceUncertainty, type Uncertainty, type UnknownUncertainty } from "./uncertainty.js";
+export { laplaceUncertainty, tQuantile975, type Alternative, type Nuisance, type Uncertainty, type UnknownUncertainty } from "./uncertainty.js";
 export { colourNoise, judge, missedFrames, silhouetteFloor, VERDICT_LIMITS, verdictExitCode, type Verdict, type VerdictStatus } from "./verdict.js";

@@ -12,8 +12,17 @@
  * remains and stays valid when errors are correlated within a run. Runs of ⌈√T⌉ frames: on the
  * shipped example (another renderer's video, 40 frames) single-frame clusters gave a ±0.1%
  * interval that missed the 0.18% error; runs of 7 frames cover it.
- * Intervals are ±1.96 standard deviations in the unknown's own (log or box) coordinates, mapped
- * back to physical units, so a log unknown's interval is multiplicative.
+ * With C runs the sum has C − 1 degrees of freedom: its share of the interval is ±t(0.975, C − 1)
+ * of its standard deviation (2.45 for 7 runs, not 1.96). Intervals are in the unknown's own (log or
+ * box) coordinates, mapped back to physical units, so a log unknown's interval is multiplicative.
+ *
+ * The residual's spread says nothing of a bias that every frame shares: the same video, compared
+ * through another reasonable definition of its foreground or with the model's outline drawn a
+ * little sharper or softer, moves the minimiser — on the outside validation set by several per
+ * cent, far beyond the sandwich's interval. Such choices enter as `alternatives` (the minimiser
+ * re-found under each variant): the largest move counts as a 95% bound and is added to the
+ * covariance. (The first-order move −H⁻¹J_θᵀ(r_alt − r) underestimates it 100-fold there: the
+ * loss valley along which mass and friction trade is long and curved.)
  */
 import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";
@@ -40,10 +49,21 @@ export interface UnknownUncertainty {
  */
 export interface Nuisance { readonly count: number; readonly sd: readonly number[] }
 
+/**
+ * A measurement or modelling choice the estimate should not hinge on: the minimiser u (the same
+ * unconstrained coordinates, without nuisance entries) re-found under each of its plausible variants.
+ * The largest move counts as the 95% bound of this choice's effect.
+ */
+export interface Alternative { readonly name: string; readonly estimates: readonly (readonly number[])[] }
+
 export interface Uncertainty {
   readonly unknowns: readonly UnknownUncertainty[];
   /** Per unknown, the standard deviation (u units) from the fixed model parameters alone (absent without nuisance). */
   readonly modelSd?: readonly number[];
+  /** Per alternative, per unknown, the standard deviation (u units) its choice alone adds (absent without alternatives). */
+  readonly alternativesSd?: Readonly<Record<string, readonly number[]>>;
+  /** The runs' share of the interval, in its standard deviations: t(0.975, runs − 1), or 1.96 without runs. */
+  readonly runsQuantile: number;
   /** Runs of consecutive frames (clusters) the covariance summed over (1: the plain Gauss–Newton estimate). */
   readonly clusters: number;
   /** Condition number of JᵀJ (∞ when an unknown does not change the residual at all). */
@@ -65,6 +85,14 @@ function jacobian(residual: (u: Array) => Array, u: readonly number[]): { r: Flo
   return { r: Float64Array.from(r.dataSync()), J: globalThis.Array.from({ length: p }, (_, k) => Float64Array.from(jd.subarray(k * n, (k + 1) * n))) };
 }
 
+/** t(0.975, dof): the 95% two-sided quantile of Student's t (1.96 beyond 30 degrees of freedom). */
+export function tQuantile975(dof: number): number {
+  const table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+    2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+  if (!(dof >= 1)) throw new Error(`tQuantile975: degrees of freedom must be ≥ 1, got ${dof}.`);
+  return dof <= 30 ? table[Math.floor(dof) - 1]! : 1.96;
+}
+
 /** Eigenvalue ratio bound of a small symmetric matrix (power iterations on it and on its inverse). */
 function condition(a: number[][], inv: number[][] | null): number {
   if (!inv) return Infinity;
@@ -78,7 +106,8 @@ function condition(a: number[][], inv: number[][] | null): number {
  * length must divide evenly; otherwise, or with fewer than 4 frames, the plain Gauss–Newton
  * covariance with the residual's mean square as the noise variance is used).
  */
-export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout, u: readonly number[], clusters: number, nuisance?: Nuisance): Uncertainty {
+export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout, u: readonly number[], clusters: number, nuisance?: Nuisance,
+  alternatives: readonly Alternative[] = []): Uncertainty {
   const q = nuisance?.count ?? 0;
   const p = u.length - q;
   if (q && nuisance!.sd.length !== q) throw new Error(`laplaceUncertainty: ${q} nuisance parameters but ${nuisance!.sd.length} standard deviations.`);
@@ -102,8 +131,9 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
       const g = globalThis.Array.from({ length: p }, (_, i) => { let s = 0; for (let k = t * per; k < Math.min(n, (t + 1) * per); k++) s += J[i]![k]! * r[k]!; return s; });
       for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) meat[i]![j]! += g[i]! * g[j]!;
     }
-    // Small-sample correction T/(T − 1) of the cluster sum.
-    const c = T / (T - 1);
+    // Small-sample correction T/(T − 1) of the cluster sum, and Student's t for its T − 1 degrees of
+    // freedom folded in, so that every part of the covariance is read at 1.96.
+    const c = (T / (T - 1)) * (tQuantile975(T - 1) / 1.96) ** 2;
     cov = Hinv.map((row, i) => Hinv.map((_, j) => c * row.reduce((s, h, a) => s + h * meat[a]!.reduce((q, m, b) => q + m * Hinv[b]![j]!, 0), 0)));
   } else if (Hinv) {
     let rss = 0;
@@ -120,6 +150,21 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
     modelSd = model.map((row, i) => Math.sqrt(Math.max(row[i]!, 0)));
     if (cov) cov = cov.map((row, i) => row.map((c, j) => c + model[i]![j]!));
   }
+  // Each alternative's move of the minimiser, the largest of its variants as a 95% bound.
+  let alternativesSd: Record<string, number[]> | undefined;
+  if (alternatives.length) {
+    alternativesSd = {};
+    for (const a of alternatives) {
+      const moves = a.estimates.map((ua) => {
+        if (ua.length !== p || !ua.every(Number.isFinite)) throw new Error(`laplaceUncertainty: alternative "${a.name}" gives [${ua.join(", ")}]; it needs ${p} finite values.`);
+        return ua.map((x, i) => x - u[i]!);
+      });
+      const worst = moves.reduce((m, d) => (Math.hypot(...d) > Math.hypot(...m) ? d : m), u.map(() => 0));
+      const sd = worst.map((d) => d / 1.96);
+      alternativesSd[a.name] = sd.map(Math.abs);
+      if (cov) cov = cov.map((row, i) => row.map((c, j) => c + sd[i]! * sd[j]!));
+    }
+  }
   const estimate = layout.fromU(u);
   const unknowns: UnknownUncertainty[] = [];
   layout.unknowns.forEach((k) => {
@@ -134,5 +179,5 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
       unknowns.push({ name, sd, interval: [Math.min(lo, hi), Math.max(lo, hi)], relativeHalfWidth: Math.abs(hi - lo) / 2 / Math.max(Math.abs(mid), 1e-300) });
     });
   });
-  return { unknowns, clusters: T >= 2 ? T : 1, condition: condition(H, Hinv), ...(modelSd ? { modelSd } : {}) };
+  return { unknowns, clusters: T >= 2 ? T : 1, runsQuantile: T >= 2 && Hinv ? tQuantile975(T - 1) : 1.96, condition: condition(H, Hinv), ...(modelSd ? { modelSd } : {}), ...(alternativesSd ? { alternativesSd } : {}) };
 }

@@ -13,10 +13,12 @@ import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import { parseObj } from "../../models/meshes/formats.js";
 import type { TriMesh } from "../../models/meshes/types.js";
+import { levenbergMarquardt } from "../../optim/least-squares.js";
 import { jit } from "../../transforms/index.js";
 import { estimate, paramsOf, type EstimateResult, type EstimateSettings } from "../estimate.js";
 import { buildObjective, compileRender } from "../objective.js";
-import { laplaceUncertainty } from "../uncertainty.js";
+import type { Problem } from "../objective.js";
+import { laplaceUncertainty, type Alternative } from "../uncertainty.js";
 import { colourNoise, judge, missedFrames, silhouetteFloor, type Verdict } from "../verdict.js";
 import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
 import { hostCamera, type CalibratedCamera, type CameraSpec } from "../scenes/camera.js";
@@ -34,6 +36,9 @@ function defaultPrior(k: RigidUnknown, initial: number): readonly [number, numbe
   const half = k === "yaw0" ? Math.PI / 6 : k.startsWith("v") ? 1 : k === "pushStart" ? 0.1 : 0.25;
   return [initial - half, initial + half];
 }
+
+/** How the log names the alternatives' shares of an interval. */
+const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = { foreground: "foreground's thresholds", outline: "outline's softness" };
 
 /** How far a defaulted contact coefficient may be from the world's (log units): a factor 2 at 95%. */
 export const GUESSED_CONTACT_SD = Math.log(2) / 1.96;
@@ -130,14 +135,31 @@ function backgroundFrame(bg: NonNullable<RigidSceneSpec["background"]>, width: n
   return np.broadcastTo(np.array([...(bg as readonly number[])], { dtype: "float32" }), [height, width, 3]);
 }
 
+/** Where a pixel's largest channel difference from the background starts to count as foreground (low) and fully counts (high). */
+export interface ForegroundThresholds { readonly low: number; readonly high: number }
+export const FOREGROUND_THRESHOLDS: ForegroundThresholds = { low: 0.05, high: 0.15 };
+
+/**
+ * Other reasonable definitions of a video's foreground and of the model's outline — thresholds
+ * halved and doubled, the soft rasterizer's edge half and twice as wide. On the outside validation
+ * set an estimate moves by up to ~10% between them (MuJoCo's slippery box: mass +11% with the
+ * thresholds doubled), which the residual's spread never shows: the verdict's intervals include it.
+ */
+export const FOREGROUND_ALTERNATIVES: readonly ForegroundThresholds[] = [{ low: 0.025, high: 0.075 }, { low: 0.1, high: 0.3 }];
+export const OUTLINE_ALTERNATIVES: readonly number[] = [0.5, 2];
+/** Levenberg–Marquardt steps that re-find the minimiser under each alternative, from the estimate. */
+const ALTERNATIVE_STEPS = 8;
+
 /**
  * The soft foreground mask [T, H, W, 1] of a video against its background (an image [H, W, 3] or
  * a colour): 0 where a pixel matches the background, 1 where it differs by more than 0.15 in some
  * channel, a ramp between (noise below 0.05 is ignored). A cast shadow darkens the background by
  * about the same factor in every channel (same chromaticity): such pixels are background, not
- * object.
+ * object. `thresholds` moves the ramp's ends (the verdict asks how far the estimate hangs on them).
  */
-export function foregroundMask(video: Array, background: RigidSceneSpec["background"]): Array {
+export function foregroundMask(video: Array, background: RigidSceneSpec["background"], thresholds: ForegroundThresholds = FOREGROUND_THRESHOLDS): Array {
+  const { low, high } = thresholds;
+  if (!(low >= 0 && high > low)) throw new Error(`foregroundMask: thresholds need 0 ≤ low < high, got low ${low}, high ${high}.`);
   const [T, H, W] = video.shape as [number, number, number, number];
   const v = video.dataSync(), n = H * W;
   const bg = typeof background === "object" && "shape" in (background as object)
@@ -153,7 +175,7 @@ export function foregroundMask(video: Array, background: RigidSceneSpec["backgro
       rmin = Math.min(rmin, r); rmax = Math.max(rmax, r);
     }
     const shadow = rmin >= 0.25 && rmax <= 0.97 && rmax - rmin < 0.12;
-    out[t * n + p] = shadow ? 0 : Math.min(1, Math.max(0, (d - 0.05) / 0.1));
+    out[t * n + p] = shadow ? 0 : Math.min(1, Math.max(0, (d - low) / (high - low)));
   }
   return np.reshape(np.array(out, { dtype: "float32" }), [T, H, W, 1]);
 }
@@ -307,11 +329,23 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const withNuisance = new Layout([...unknowns, ...nuisance]);
   const objective = buildObjective({ ...problem }, { video: observed }, withNuisance, { kind: "pixels", frames: "every" });
   const uAll = [...layout.toU(r.estimate), ...guessed.map((k) => Math.log(f.ground![k]))];
-  const uncertainty = laplaceUncertainty((u) => objective.residual(u), layout, uAll, frames, guessed.length ? { count: guessed.length, sd: guessed.map(() => GUESSED_CONTACT_SD) } : undefined);
+  // How far the estimate hangs on the foreground's definition and the model outline's softness:
+  // the minimiser re-found from the estimate under each variant (Levenberg–Marquardt).
+  const uEstimate = np.array(layout.toU(r.estimate), { dtype: "float32" });
+  const refit = async (p: Problem<Array>, video: Array) =>
+    globalThis.Array.from(await (await levenbergMarquardt(buildObjective(p, { video }, layout, { kind: "pixels", frames: "every" }).residual, uEstimate, { iterations: ALTERNATIVE_STEPS, progress: false })).params.data());
+  const alternatives: Alternative[] = [];
+  if (silhouette) alternatives.push({ name: "foreground", estimates: await Promise.all(FOREGROUND_ALTERNATIVES.map((t) => refit(problem, foregroundMask(video.frames, spec.background!, t)))) });
+  alternatives.push({ name: "outline", estimates: await Promise.all(OUTLINE_ALTERNATIVES.map((k) => refit(rigidProblem(buildRigidScene({ ...rigid.spec, edgeSoftness: k })), observed))) });
+  const uncertainty = laplaceUncertainty((u) => objective.residual(u), layout, uAll, frames, guessed.length ? { count: guessed.length, sd: guessed.map(() => GUESSED_CONTACT_SD) } : undefined, alternatives);
   const verdict = judge({ finalLoss: r.finalLoss, emptyLoss, floor, framesMissed: missedFrames(maskData, alphaData, frames, n), uncertainty, units: RIGID_UNITS });
   uncertainty.unknowns.forEach((u, i) => {
-    const model = uncertainty.modelSd ? ` (the contact's defaults alone: ±${(100 * (Math.exp(1.96 * uncertainty.modelSd[i]!) - 1)).toPrecision(2)}% for a factor 2)` : "";
-    log(`  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}${model}`);
+    const share = (sd: number) => `±${(100 * (Math.exp(1.96 * sd) - 1)).toPrecision(2)}%`;
+    const parts = [
+      ...(uncertainty.modelSd ? [`the contact's defaults ${share(uncertainty.modelSd[i]!)} for a factor 2`] : []),
+      ...Object.entries(uncertainty.alternativesSd ?? {}).map(([name, sd]) => `the ${ALTERNATIVE_WORDS[name] ?? name} ${share(sd[i]!)}`),
+    ];
+    log(`  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}${parts.length ? ` (of which ${parts.join(", ")})` : ""}`);
   });
   log(`verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
     (verdict.reasons.length ? `\n${verdict.reasons.map((x) => `  - ${x}`).join("\n")}` : ""));

@@ -65,6 +65,8 @@ export interface RigidSceneSpec {
    * camera sees; "alpha": the soft silhouette alone [H, W, 1] (compared with a video's foreground mask).
    */
   readonly channels?: "rgba" | "rgb" | "alpha";
+  /** A factor on the soft rasterizer's edge width σ (default 1): how soft the model's outline is drawn. */
+  readonly edgeSoftness?: number;
 }
 
 /**
@@ -131,6 +133,7 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
   const faces = np.reshape(np.array(meshes.visual.faces, { dtype: "int32" }), [meshes.visual.faces.length / 3, 3]);
   const bg = spec.background ?? (spec.contact ? "ground" : [0, 0, 0]);
   checkContactStep(spec, 1 / (spec.fps * spec.substeps));
+  if (spec.edgeSoftness !== undefined && !(spec.edgeSoftness > 0 && Number.isFinite(spec.edgeSoftness))) throw new Error(`rigid scene: edgeSoftness must be a finite factor > 0, got ${spec.edgeSoftness}.`);
   return {
     spec, width, height, meshes, local, faces, localPoints: localFlat,
     unitInertia: unit.inertia.map((x) => x / unit.mass),
@@ -257,6 +260,9 @@ export interface Tiling { readonly capacity: number; readonly activeTiles: numbe
  */
 const DIST_EPS = 1e-6, GAMMA = 0.05, TILE = 8;
 
+/** The soft rasterizer's σ for the scene's resolution, times its edgeSoftness. */
+const edgeSigma = (scene: RigidScene): number => sigmaFor(Math.min(scene.width, scene.height)) * (scene.spec.edgeSoftness ?? 1);
+
 /**
  * One frame [H, W, C] of the object at world vertices [V, 3], premultiplied by its soft silhouette
  * and composited over the background (C = 4 keeps the silhouette as the last channel).
@@ -275,7 +281,7 @@ export function rigidFrame(scene: RigidScene, vertices: Array, tiling?: Tiling):
   const rgba = render.render({ vertices, faces: scene.faces, faceColors: scene.faceColors }, scene.camera, SCENE_LIGHTS, undefined, {
     width: scene.width, height: scene.height, shading: "flat", tile: TILE,
     ...(tiling ? { ...tiling, onOverflow: "ignore" as const } : {}),
-    softras: { sigma: sigmaFor(Math.min(scene.width, scene.height)), gamma: GAMMA, distEps: DIST_EPS, faceCulling: "back" },
+    softras: { sigma: edgeSigma(scene), gamma: GAMMA, distEps: DIST_EPS, faceCulling: "back" },
   });
   const channels = scene.spec.channels ?? "rgba";
   if (channels === "alpha") return np.split(rgba, [3], -1)[1]!;
@@ -297,7 +303,7 @@ export const rigidVideo = (scene: RigidScene, vertices: Array, tiling?: Tiling):
 export function measureTiling(scene: RigidScene, trajectories: readonly Array[], slack = 2): Tiling | undefined {
   if (trajectories.some((t) => !(t instanceof ConcreteArray) || t.backend.name !== "cpu")) return undefined;
   const grid = render.makeTileGrid(scene.width, scene.height, TILE, "float32");
-  const margin = Math.sqrt(Math.log(1 / DIST_EPS - 1) * sigmaFor(Math.min(scene.width, scene.height)));
+  const margin = Math.sqrt(Math.log(1 / DIST_EPS - 1) * edgeSigma(scene));
   let most = 1, active = 1;
   for (const verts of trajectories) {
     const proj = render.projectPoints(scene.camera, verts); // xy [T, V, 2]
