@@ -54,7 +54,7 @@ describe("x.atIndex(i) updates", () => {
     expect(x.atIndex(-1).add([1, 2, 3, 4]).toList()).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [9, 11, 13, 15]]);
     expect(x.atIndex([2, 1]).set(-1).toList()).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, -1, 10, 11]]);
     expect(x.atIndex([[0, 2], [3, 0]]).mul(10).toList()).toEqual([[0, 1, 2, 30], [4, 5, 6, 7], [80, 9, 10, 11]]);
-    expect(x.atIndex([i32([0, 0]), i32([1, 1])]).add(1).toList()[0]).toEqual([0, 3, 2, 3]); // repeated: accumulates
+    expect((x.atIndex([i32([0, 0]), i32([1, 1])]).add(1).toList() as number[][])[0]).toEqual([0, 3, 2, 3]); // repeated: accumulates
     expect(x.atIndex([1, 2]).get().item()).toBe(6);
     const ints = np.array([5, 6, 7], { dtype: "int32" });
     const m = ints.atIndex(i32([0, 0, 2])).min(i32([4, 1, 9]));
