@@ -9,6 +9,7 @@ import * as reduce from "./reduce.js";
 import * as shape from "./shape.js";
 import { allclose, isclose } from "./compare.js";
 import { atIndex } from "./at-index.js";
+import { linalg as linalgNs } from "./linalg-decomp.js";
 import { dynamicSlice, dynamicUpdateSlice } from "./slicing.js";
 import { argsort, sort } from "./sort.js";
 
@@ -17,6 +18,8 @@ export const np = {
   ...create, ...math, ...reduce, ...shape, ...linalg, ...indexing,
   var: reduce.variance,
   isclose, allclose, dynamicSlice, dynamicUpdateSlice, sort, argsort, atIndex,
+  /** numpy's linalg: solve, inv, det, slogdet, cholesky (batched over leading axes, differentiable). */
+  linalg: linalgNs,
 };
 export type Np = typeof np;
 
