@@ -30,7 +30,7 @@ export type PrimName =
   // np.linalg
   | "linalg_solve" | "slogdet" | "cholesky"
   // higher-order and internal
-  | "jit_call" | "scan" | "cond" | "while" | "checkpoint" | "remat_lin" | "custom_vjp_call" | "custom_lin" | "custom_jvp_call"
+  | "jit_call" | "scan" | "cond" | "while" | "checkpoint" | "remat_lin" | "custom_vjp_call" | "custom_lin" | "custom_jvp_call" | "debug_print"
   // fused rasterizers
   | "softras_geometry" | "softras_geometry_jvp" | "softras_geometry_vjp" | "softras_colour" | "softras_colour_jvp" | "softras_colour_vjp"
   | "dibr_geometry" | "dibr_geometry_jvp" | "dibr_geometry_vjp";

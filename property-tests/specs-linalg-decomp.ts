@@ -1,5 +1,5 @@
 /**
- * Spec entries for np.linalg's primitives (linalg_solve, slogdet, cholesky) and custom_jvp_call.
+ * Spec entries for np.linalg's primitives (linalg_solve, slogdet, cholesky), custom_jvp_call and debug_print.
  * Matrices are kept well conditioned (a random block plus 3·I; a Cholesky input M·Mᵀ + n·I from a
  * free M, so its perturbations are symmetric, as the rule assumes); batches of 0–2 leading axes.
  */
@@ -10,7 +10,7 @@ import * as lax from "../src/core/prims/index.js";
 import { cholesky, mT, slogdet, solve } from "../src/core/prims/linalg-decomp.js";
 import { customJvp } from "../src/index.js";
 import { caseArb, fmt, shapeArb, tensors, type Domain } from "./arbitraries.js";
-import type { DifferentiableSpec } from "./spec-types.js";
+import type { CoveredElsewhereSpec, DifferentiableSpec } from "./spec-types.js";
 
 const U: Domain = { kind: "uniform", lo: -1, hi: 1 };
 const batchArb = fc.array(fc.integer({ min: 1, max: 2 }), { maxLength: 2 });
@@ -78,4 +78,5 @@ export const linalgDecompSpecs = {
   slogdet: slogdetSpec,
   cholesky: choleskySpec,
   custom_jvp_call: customJvpSpec,
+  debug_print: { kind: "covered-elsewhere", where: "an effect with no outputs (nothing to differentiate): tests/debug-print.test.ts prints under jit, vmap, grad and scan" } satisfies CoveredElsewhereSpec,
 };

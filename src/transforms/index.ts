@@ -3,6 +3,7 @@ export type { Arrayed, ArrayedArgs, ArgAt, ArgnumsOf, Carry, GradOf, GradOptions
 export { vmap, type VmapOptions } from "./vmap.js";
 export { customVjp, checkpoint } from "./custom.js";
 export { customJvp } from "./custom-jvp.js";
+export { debug } from "./debug.js";
 export { evalShape, type Shaped } from "./eval-shape.js";
 export { jit, makeIR, type JitOptions, type Jitted } from "./jit.js";
 import { cond, foriLoop, switchIndex, whileLoop } from "./control.js";
