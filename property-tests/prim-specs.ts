@@ -10,6 +10,7 @@ import { allPrimitives } from "../src/core/primitive.js";
 import { elementwiseSpecs } from "./specs-elementwise.js";
 import { higherOrderSpecs } from "./specs-higher-order.js";
 import { indexLinalgSpecs } from "./specs-index-linalg.js";
+import { linalgDecompSpecs } from "./specs-linalg-decomp.js";
 import { renderSpecs } from "./specs-render.js";
 import { structuralSpecs } from "./specs-structural.js";
 import type { PrimSpec } from "./spec-types.js";
@@ -26,8 +27,10 @@ export type PrimName =
   | "broadcast_in_dim" | "reshape" | "transpose" | "slice" | "pad" | "concatenate" | "rev" | "dynamic_slice" | "dynamic_update_slice"
   // indexing, random, contractions
   | "iota" | "literal" | "gather" | "scatter_add" | "random_bits" | "dot_general" | "conv2d"
+  // np.linalg
+  | "linalg_solve" | "slogdet" | "cholesky"
   // higher-order and internal
-  | "jit_call" | "scan" | "cond" | "while" | "checkpoint" | "remat_lin" | "custom_vjp_call" | "custom_lin"
+  | "jit_call" | "scan" | "cond" | "while" | "checkpoint" | "remat_lin" | "custom_vjp_call" | "custom_lin" | "custom_jvp_call" | "debug_print"
   // fused rasterizers
   | "softras_geometry" | "softras_geometry_jvp" | "softras_geometry_vjp" | "softras_colour" | "softras_colour_jvp" | "softras_colour_vjp"
   | "dibr_geometry" | "dibr_geometry_jvp" | "dibr_geometry_vjp";
@@ -36,6 +39,7 @@ export const primSpecs: Record<PrimName, PrimSpec | readonly PrimSpec[]> = {
   ...elementwiseSpecs,
   ...structuralSpecs,
   ...indexLinalgSpecs,
+  ...linalgDecompSpecs,
   ...higherOrderSpecs,
   ...renderSpecs,
 };

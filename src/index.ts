@@ -7,6 +7,7 @@
 // `NDArray` is the same class under a name that does not shadow the global `Array` in a user's module.
 export { Array, Array as NDArray, type ArrayLike } from "./core/array.js";
 export type { DType } from "./core/dtype.js";
+export type { IndexSpec, IndexUpdate, UpdateOptions } from "./core/np/at-index.js";
 export { ShapedArray } from "./core/aval.js";
 export { np } from "./core/np/index.js";
 export * as nn from "./core/nn.js";

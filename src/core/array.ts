@@ -1,6 +1,7 @@
 import ndarray from "ndarray";
 import type { ShapedArray } from "./aval.js";
 import type { DType, TypedArray } from "./dtype.js";
+import type { IndexSpec, IndexUpdate } from "./np/at-index.js";
 
 /** Anything `np` accepts where an array is expected: an Array, a JS number or boolean, or nested JS arrays of numbers. */
 export type ArrayLike = Array | number | boolean | readonly ArrayLike[];
@@ -100,8 +101,14 @@ export abstract class Array {
   flatten(): Array { return call("reshape", this, [-1]); }
   astype(dtype: DType): Array { return call("astype", this, dtype); }
   take(indices: ArrayLike, axis?: number): Array { return call("take", this, indices, axis); }
-  /** Gather on axis 0 (like x[idx]). */
+  /** Gather on axis 0 (like x[idx]). For JAX's `x.at[i].set(v)` updates, see {@link Array.atIndex}. */
   at(indices: ArrayLike): Array { return call("take", this, indices, 0); }
+  /**
+   * JAX's `x.at[i]`: `x.atIndex(i).set(v)`, `.add(v)`, `.mul(v)`, `.min(v)`, `.max(v)` return
+   * updated copies, `.get()` reads. `i` is an integer, an int32 Array (positions on axis 0), or a
+   * list with one entry per leading axis (`x.atIndex([r, c])`, JAX's `x.at[r, c]`). See np.atIndex.
+   */
+  atIndex(index: IndexSpec): IndexUpdate { return call("atIndex", this, index); }
   get T(): Array { return call("transpose", this); }
   /** Iterates over axis 0: `const [k1, k2] = random.split(key)`. */
   *[Symbol.iterator](): Iterator<Array> {

@@ -8,16 +8,38 @@ import "./backends/cpu/cpu.js";
 
 export interface InitOptions { readonly backend?: BackendName | "auto" }
 
-/** Hook for the WebGPU backend module: set by it when it is loaded, so core needs no GPU import. */
+/** What the WebGPU module's probe reports (null: it could not tell, so load and look). */
+type AdapterProbe = { readonly found: boolean; readonly software: boolean; readonly description: string } | null;
+
+/** Hooks for the WebGPU backend module: set by it when it is loaded, so core needs no GPU import. */
 let webgpuLoader: (() => Promise<void>) | null = null;
-export function setWebGPULoader(f: () => Promise<void>): void { webgpuLoader = f; }
+let webgpuProbe: (() => Promise<AdapterProbe>) | null = null;
+export function setWebGPULoader(f: () => Promise<void>, probe?: () => Promise<AdapterProbe>): void {
+  webgpuLoader = f;
+  webgpuProbe = probe ?? null;
+}
 
 let softwareNoticeShown = false;
+function softwareNotice(description: string): void {
+  if (softwareNoticeShown) return;
+  softwareNoticeShown = true;
+  console.error(`gradsim: the only WebGPU adapter is a software one (${description}), slower than the CPU backend here; computing on the CPU. Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`);
+}
 
 export async function init(opts: InitOptions = {}): Promise<BackendName> {
   const want = opts.backend ?? "auto";
   if (want !== "auto" && want !== "cpu" && want !== "webgpu") throw new Error(`init: unknown backend ${JSON.stringify(want)}; use "cpu", "webgpu" or "auto".`);
   if (want === "cpu") { setDefaultBackend("cpu"); return "cpu"; }
+  if (want === "auto" && !hasBackend("webgpu") && webgpuProbe) {
+    // Auto in Node: look at the adapter from a child process first, so a run that ends up on the
+    // CPU never loads Dawn here (and never shows its start-up warnings).
+    const probe = await webgpuProbe();
+    if (probe && (!probe.found || probe.software)) {
+      if (probe.software) softwareNotice(probe.description);
+      setDefaultBackend("cpu");
+      return "cpu";
+    }
+  }
   if (!hasBackend("webgpu")) {
     try {
       if (!webgpuLoader) throw new Error("the WebGPU backend is not part of this build");
@@ -29,10 +51,7 @@ export async function init(opts: InitOptions = {}): Promise<BackendName> {
   if (hasBackend("webgpu")) {
     const info = getBackend("webgpu").info();
     if (want === "webgpu" || info.software !== true) { setDefaultBackend("webgpu"); return "webgpu"; }
-    if (!softwareNoticeShown) {
-      softwareNoticeShown = true;
-      console.error(`gradsim: the only WebGPU adapter is a software one (${String(info.description || info.architecture)}), slower than the CPU backend here; computing on the CPU. Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`);
-    }
+    softwareNotice(String(info.description || info.architecture));
   }
   setDefaultBackend("cpu");
   return "cpu";

@@ -119,7 +119,7 @@ export class IRBuilder {
     const kept: Eqn[] = [];
     for (let i = this.eqns.length - 1; i >= 0; i--) {
       const e = this.eqns[i]!;
-      if (e.outs.some((v) => live.has(v))) {
+      if (e.prim.effect || e.outs.some((v) => live.has(v))) {
         kept.push(e);
         for (const v of e.inputs) live.add(v);
       }

@@ -49,6 +49,11 @@ export interface Primitive<P = any> {
   readonly lower?: LowerRule<P>;
   /** Own WebGPU kernels (a routine), for primitives without a lowering. */
   readonly gpu?: GpuRule<P>;
+  /**
+   * Runs for its side effect (debug.print): tracing and dead-code elimination keep it although
+   * nothing reads its outputs, and a program containing it is interpreted op by op (never compiled).
+   */
+  readonly effect?: boolean;
   /** How params print in IR; default JSON of the params. */
   readonly printParams?: (p: P) => string;
 }

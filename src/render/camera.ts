@@ -20,6 +20,8 @@ export interface Camera {
   /** Depth range used by SoftRas colour aggregation (z̄ = (far − z)/(far − near)). */
   readonly near: number;
   readonly far: number;
+  /** "orthographic": x_ndc = fx·x + cx, no division by depth (orthographicCamera). Absent: perspective. */
+  readonly projection?: "perspective" | "orthographic";
 }
 
 /**
@@ -152,10 +154,13 @@ export interface Projected {
 /** Smallest depth used as a divisor: points at or behind the eye project to large finite values (faces with z ≤ 0 are dropped). */
 const MIN_DEPTH = 1e-9;
 
-/** Project world points [..., 3]: x_ndc = fx·x/z + cx, y_ndc = fy·y/z + cy. */
+/** Project world points [..., 3]: x_ndc = fx·x/z + cx, y_ndc = fy·y/z + cy (orthographic: fx·x + cx, fy·y + cy). */
 export function projectPoints(camera: Camera, points: Array): Projected {
   const pc = worldToCamera(camera, points);
   const [x, y, z] = np.split(pc, 3, -1) as [Array, Array, Array];
+  if (camera.projection === "orthographic") {
+    return { xy: np.add(np.mul(np.concatenate([x, y], -1), camera.focal), camera.center), depth: np.squeeze(z, -1) };
+  }
   const zs = np.where(np.greater(z, MIN_DEPTH), z, MIN_DEPTH);
   const xy = np.add(np.mul(np.concatenate([np.div(x, zs), np.div(y, zs)], -1), camera.focal), camera.center);
   return { xy, depth: np.squeeze(z, -1) };
@@ -183,6 +188,7 @@ function checkHostMatrices(K: ArrayLike, Rt: ArrayLike): void {
  * u = column, v = row (down), integer values at pixel centres, p_cv = (x, −y, z) camera coordinates.
  */
 export function intrinsics(camera: Camera, width: number, height: number): Array {
+  if (camera.projection === "orthographic") throw new Error("intrinsics: an orthographic camera has no pinhole matrix K (its projection does not divide by depth).");
   const [fx, fy] = np.split(camera.focal, 2, 0) as [Array, Array];
   const [cx, cy] = np.split(camera.center, 2, 0) as [Array, Array];
   const s = (v: Array) => np.reshape(v, []);

@@ -11,6 +11,9 @@ export {
   type Mesh, type MeshData, faceNormals, vertexNormals, meshFromData, icosphereData, uvSphereData, planeData, boxData,
 } from "./mesh.js";
 export { meshDataFromTriMesh, meshFromTriMesh, triMeshFromData } from "./convert.js";
+export {
+  type LookAtViewOptions, type OrthographicOptions, type ViewTransform, lookAtViewTransform, orthographicCamera, cameraFromViewTransform,
+} from "./ortho.js";
 export { chamferDistance, samplePointsFromMesh } from "./points.js";
 export {
   type Lights, type Material, type DirectionalLight, type PointLight, type LightTerms,

@@ -140,7 +140,9 @@ function projectScene(list: readonly Mesh[], camera: Camera, dtype: DType): { xy
   // Front-facing: the face normal points towards the eye (valid for either look-at handedness).
   const pos = np.stopGradient(np.take(allVerts, allFaces, 0));
   const [p0, p1, p2] = np.split(pos, 3, 1).map((s) => np.squeeze(s, 1)) as [Array, Array, Array];
-  const front = np.less(np.sum(np.mul(np.cross(np.sub(p1, p0), np.sub(p2, p0)), np.sub(p0, np.stopGradient(camera.eye))), -1), 0);
+  // The view direction: from the eye to the face, or the camera's forward axis for a parallel projection.
+  const view = camera.projection === "orthographic" ? np.take(np.stopGradient(camera.rotation), 2, 0) : np.sub(p0, np.stopGradient(camera.eye));
+  const front = np.less(np.sum(np.mul(np.cross(np.sub(p1, p0), np.sub(p2, p0)), view), -1), 0);
   return { xy, z, front };
 }
 

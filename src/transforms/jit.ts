@@ -14,6 +14,7 @@ import { treedefString, unflatten, type TreeDef } from "../core/tree.js";
 import { flattenArgs, flattenFun } from "./api-util.js";
 import { instantiate } from "./vjp.js";
 import { jvpIR, partialEval } from "./partial-eval.js";
+import { splitStatics, staticSpec, type StaticSplit } from "./static-args.js";
 import { transposeIR } from "./transpose.js";
 import { batchToFront, vmapIR } from "./vmap.js";
 
@@ -64,7 +65,14 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
 
 
 export interface JitOptions {
+  /** Positions of arguments that are not traced: any JS value, part of the cache key (primitives by value, objects by identity). */
   readonly staticArgnums?: readonly number[];
+  /**
+   * Static arguments by name (JAX's static_argnames): a parameter of f (read from its source,
+   * `(x, steps) => …`), or else a key of a plain-object argument — `f(x, { steps: 10 })` keeps
+   * `steps` static and traces the rest of the object. A name the call does not carry is an error.
+   */
+  readonly staticArgnames?: readonly string[];
   /**
    * Check the outputs after each call and throw a NonFiniteError naming the first NaN or
    * infinity (core/check-finite.ts). Cheap: one read of the results, no re-run. CPU arrays only
@@ -80,32 +88,19 @@ export interface Jitted<F> {
   lower(...args: unknown[]): { ir: IR; consts: readonly Array[]; toString(): string };
 }
 
-const staticIds = new WeakMap<object, number>();
-let nextStaticId = 0;
-function staticKey(v: unknown): string {
-  if (v === null || ["number", "string", "boolean", "undefined"].includes(typeof v)) return JSON.stringify(v) ?? "undefined";
-  if (typeof v === "object" || typeof v === "function") {
-    let id = staticIds.get(v as object);
-    if (id === undefined) staticIds.set(v as object, (id = nextStaticId++));
-    return `#${id}`;
-  }
-  return String(v);
-}
-
 /** Compile f once per input signature (shapes, dtypes, structure, static args) and reuse the program. */
 export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = {}): Jitted<F> {
-  const statics = new Set(opts.staticArgnums ?? []);
+  const spec = staticSpec(f, opts.staticArgnums, opts.staticArgnames, "jit");
   const cache = new Map<string, { ir: IR; consts: readonly Array[]; outDef: TreeDef }>();
   let traces = 0;
   const entryFor = (args: unknown[]) => {
-    const dyn = args.filter((_, i) => !statics.has(i));
-    const [leaves, inDef] = flattenArgs(dyn, "jit");
-    const key = `${treedefString(inDef)}|${leaves.map((l) => `${l.aval}${l.aval.weak ? "w" : ""}`).join(",")}|` +
-      args.map((a, i) => (statics.has(i) ? staticKey(a) : "_")).join(",");
+    const split = splitStatics(spec, args, f.name || "fn", "jit");
+    const [leaves, inDef] = flattenArgs(split.dynamic, "jit");
+    const key = `${treedefString(inDef)}|${leaves.map((l) => `${l.aval}${l.aval.weak ? "w" : ""}`).join(",")}|${split.key}`;
     let entry = cache.get(key);
     if (!entry) {
       traces++;
-      const { closed, outDef } = traceWithStatics(f, args, statics, inDef, leaves, "jit");
+      const { closed, outDef } = traceWithStatics(f, split, inDef, leaves, "jit");
       entry = { ir: closeOverConsts(closed.ir), consts: closed.consts, outDef };
       // Constants that are tracers belong to an enclosing transform: never reuse them on a later call.
       if (!closed.consts.some((c) => c instanceof Tracer)) cache.set(key, entry);
@@ -127,14 +122,9 @@ export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = 
 }
 
 /** Trace f with the static arguments fixed and the dynamic leaves abstract. */
-function traceWithStatics(f: (...args: any[]) => any, args: readonly unknown[], statics: ReadonlySet<number>, inDef: TreeDef,
+function traceWithStatics(f: (...args: any[]) => any, split: StaticSplit, inDef: TreeDef,
   leaves: readonly Array[], what: string): { closed: ClosedIR; outDef: TreeDef } {
-  const withStatics = (...d: unknown[]) => {
-    const full: unknown[] = [];
-    let k = 0;
-    for (let i = 0; i < args.length; i++) full.push(statics.has(i) ? args[i] : d[k++]);
-    return f(...full);
-  };
+  const withStatics = (...d: unknown[]) => f(...split.rebuild(d));
   const flat = flattenFun(withStatics, inDef, what);
   const closed = traceToIR(flat.f, leaves.map((l) => l.aval), what);
   return { closed, outDef: flat.outDef() };
@@ -142,10 +132,11 @@ function traceWithStatics(f: (...args: any[]) => any, args: readonly unknown[], 
 
 /** makeIR(f)(...args): the traced program (printable with String()). */
 export function makeIR(f: (...args: any[]) => any, opts: JitOptions = {}) {
+  const spec = staticSpec(f, opts.staticArgnums, opts.staticArgnames, "makeIR");
   return (...args: unknown[]) => {
-    const statics = new Set(opts.staticArgnums ?? []);
-    const [leaves, inDef] = flattenArgs(args.filter((_, i) => !statics.has(i)), "makeIR");
-    const { closed, outDef } = traceWithStatics(f, args, statics, inDef, leaves, "makeIR");
+    const split = splitStatics(spec, args, f.name || "fn", "makeIR");
+    const [leaves, inDef] = flattenArgs(split.dynamic, "makeIR");
+    const { closed, outDef } = traceWithStatics(f, split, inDef, leaves, "makeIR");
     return { ir: closed.ir, consts: closed.consts, outTree: outDef, toString: () => printIR(closed.ir, closed.consts) };
   };
 }

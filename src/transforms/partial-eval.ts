@@ -73,7 +73,8 @@ export const permuteInputs = (ir: IR, order: readonly number[]): IR => new IR(or
 export function partialEvalRemat(ir: IR, nKnownIn: number, nKnownOut: number): SplitIR {
   if (ir.constVars.length) throw new Error("internal: partialEvalRemat expects an IR without constVars (use closeOverConsts).");
   const primalIns = ir.inVars.slice(0, nKnownIn), tangentIns = ir.inVars.slice(nKnownIn);
-  const tangent = dce(new IR(ir.inVars, [], ir.eqns, ir.outs.slice(nKnownOut)));
+  // The known half runs the effects (debug.print) once; the tangent half's recomputation does not.
+  const tangent = dce(new IR(ir.inVars, [], ir.eqns, ir.outs.slice(nKnownOut)), false);
   const read = new Set<Var>([...tangent.eqns.flatMap((e) => e.inputs), ...tangent.outs]);
   const resIdx = primalIns.flatMap((v, i) => (read.has(v) ? [i] : []));
   const knownIR = dce(new IR(primalIns, [], ir.eqns, [...ir.outs.slice(0, nKnownOut), ...resIdx.map((i) => primalIns[i]!)]));

@@ -3,6 +3,7 @@ import type { Array } from "../core/array.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { evalIR, type IR } from "../core/ir.js";
 import { compileCpu, type CpuProgram } from "../core/compile/cpu-program.js";
+import { hasEffects } from "../core/effects.js";
 
 /** Runs an IR on concrete inputs; compilers register one. Returns null to decline. */
 export type IRRunner = (ir: IR, args: readonly Array[]) => Array[] | null;
@@ -23,6 +24,8 @@ export function setCpuCompile(on: boolean): boolean { const prev = compileEnable
 export const cpuCompileEnabled = (): boolean => compileEnabled;
 
 export function runIR(ir: IR, args: readonly Array[]): Array[] {
+  // A program with effects (debug.print) runs op by op, so they happen in order at run time.
+  if (hasEffects(ir)) return evalIR(ir, [], args);
   for (const r of runners) {
     const out = r(ir, args);
     if (out) return out;

@@ -23,6 +23,7 @@ import { vmapIR } from "./vmap.js";
 import type { Carry } from "./types.js";
 import { recomputeResiduals } from "./scan-remat.js";
 import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
+import { hasEffects } from "../core/effects.js";
 import type { CpuProgram } from "../core/compile/cpu-program.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { cpuBackend } from "../core/backends/cpu/cpu.js";
@@ -57,7 +58,7 @@ export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
     return [...outs.slice(0, ncar), ...outs.slice(ncar).map((y) => y.withShape([length, ...y.shape]))];
   },
   evaluate: (args, p) => {
-    if (cpuCompileEnabled() && args.every((a) => a instanceof ConcreteArray && a.backend.name === "cpu")) return scanOnCpu(args as ConcreteArray[], p);
+    if (cpuCompileEnabled() && !hasEffects(p.body) && args.every((a) => a instanceof ConcreteArray && a.backend.name === "cpu")) return scanOnCpu(args as ConcreteArray[], p);
     return evalScanStepwise(args, p);
   },
   jvp: (primals, tangents, p) => scanJvp(primals, tangents, p),

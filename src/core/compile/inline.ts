@@ -1,6 +1,6 @@
 /**
  * Before compiling, nested calls whose bodies are plain IR (jit_call, checkpoint,
- * custom_vjp_call) are inlined so fusion sees through them, and IR-level CSE, constant
+ * custom_vjp_call, custom_jvp_call) are inlined so fusion sees through them, and IR-level CSE, constant
  * folding and DCE run. Pure IR → IR.
  */
 import type { Array } from "../array.js";
@@ -10,7 +10,7 @@ import { cpuBackend } from "../backends/cpu/cpu.js";
 import { literalP, type LiteralParams } from "../prims/literal.js";
 import { scalar } from "../constants.js";
 
-const INLINE = new Set(["jit_call", "checkpoint", "custom_vjp_call"]);
+const INLINE = new Set(["jit_call", "checkpoint", "custom_vjp_call", "custom_jvp_call"]);
 
 /** Replace calls of inlinable primitives by their bodies (recursively). */
 export function inlineCalls(ir: IR): IR {

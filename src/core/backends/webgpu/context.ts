@@ -1,6 +1,6 @@
 /** The initialised WebGPU state: device, limits, memory pool, command stream and pipeline cache. */
 import { BufferPool } from "./buffers.js";
-import type { AcquiredDevice, GpuLimits } from "./device.js";
+import { isSoftwareAdapter, type AcquiredDevice, type GpuLimits } from "./device.js";
 import { PipelineCache } from "./pipelines.js";
 import { Stream } from "./stream.js";
 
@@ -26,7 +26,7 @@ export class GpuContext {
     this.pool = new BufferPool(d.device, d.limits.maxBufferSize);
     this.stream = new Stream(d.device);
     this.pipelines = new PipelineCache(d.device);
-    this.software = d.info.architecture === "software" || /llvmpipe|lavapipe|swiftshader|software/i.test(`${String(d.info.description)} ${String(d.info.device)}`);
+    this.software = isSoftwareAdapter(d.info);
     void d.device.lost.then((info) => {
       if (info.reason !== "destroyed") this.errors.push(`device lost: ${info.message}`);
     });

@@ -51,6 +51,49 @@ async function nodeGpu(): Promise<GPU> {
   return dawnInstance;
 }
 
+/** What a probe learns about the adapter without opening a device. */
+export interface AdapterProbe {
+  readonly found: boolean;
+  readonly software: boolean;
+  readonly description: string;
+}
+
+/** A CPU-emulated adapter (lavapipe, SwiftShader), from its info. */
+export const isSoftwareAdapter = (info: { architecture?: unknown; description?: unknown; device?: unknown }): boolean =>
+  info.architecture === "software" || /llvmpipe|lavapipe|swiftshader|software/i.test(`${String(info.description ?? "")} ${String(info.device ?? "")}`);
+
+/**
+ * Node only: asks for an adapter in a child process, so that Dawn's start-up warnings (lavapipe
+ * prints two about dynamic-buffer limits on stderr, from C++ where no JS can silence them) stay in
+ * the child, and this process loads Dawn only when it will compute on the adapter. About 0.15 s.
+ * null = the probe itself failed (no package, no child process): the caller loads Dawn here.
+ */
+export async function probeNodeAdapter(): Promise<AdapterProbe | null> {
+  if (!isNode()) return null;
+  try {
+    // Specifiers in variables: bundlers for the web must not follow them.
+    const [cp, nm, nu] = ["node:child_process", "node:module", "node:url"];
+    const { spawnSync } = (await import(/* @vite-ignore */ cp)) as typeof import("node:child_process");
+    const { createRequire } = (await import(/* @vite-ignore */ nm)) as unknown as { createRequire: (from: string) => { resolve(id: string): string } };
+    const { pathToFileURL } = (await import(/* @vite-ignore */ nu)) as typeof import("node:url");
+    const url = pathToFileURL(createRequire(import.meta.url).resolve("webgpu")).href;
+    const script = `const m = await import(${JSON.stringify(url)});
+const a = await m.create([]).requestAdapter({ powerPreference: "high-performance" });
+const i = a ? a.info : null;
+process.stdout.write(JSON.stringify(i ? { architecture: i.architecture, description: i.description, device: i.device } : null));
+process.exit(0);`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8", timeout: 30_000, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || "/tmp" },
+    });
+    if (r.status !== 0 || !r.stdout) return null;
+    const info = JSON.parse(r.stdout) as { architecture?: string; description?: string; device?: string } | null;
+    if (!info) return { found: false, software: false, description: "" };
+    return { found: true, software: isSoftwareAdapter(info), description: String(info.description || info.architecture || "") };
+  } catch {
+    return null;
+  }
+}
+
 function readLimits(l: GPUSupportedLimits): GpuLimits {
   return {
     maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,

@@ -7,7 +7,7 @@
 import { registerBackend, hasBackend } from "../backend.js";
 import { setWebGPULoader } from "../../init.js";
 import { registerIRRunner } from "../../../transforms/run-ir.js";
-import { acquireDevice } from "./device.js";
+import { acquireDevice, probeNodeAdapter } from "./device.js";
 import { GpuContext, gpuIfReady, setGpuContext } from "./context.js";
 import { webgpuBackend } from "./backend.js";
 import { webgpuRunner } from "./runner.js";
@@ -43,7 +43,7 @@ setWebGPULoader(() => {
   if (hasBackend("webgpu")) return Promise.resolve();
   loading ??= load().catch((e) => { loading = null; throw e; });
   return loading;
-});
+}, probeNodeAdapter);
 registerIRRunner(webgpuRunner);
 
 /** Device memory counters of the webgpu backend (null before init). */
