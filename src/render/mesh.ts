@@ -7,6 +7,7 @@ import type { Array, ArrayLike } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import type { DType } from "../core/dtype.js";
 import { normalize } from "./camera.js";
+import { rememberHostFaces } from "./mesh-edges.js";
 import type { Material } from "./shading.js";
 import { icosphere } from "../models/meshes/primitives.js";
 
@@ -50,10 +51,13 @@ export interface MeshData { readonly positions: number[][]; readonly faces: numb
 /** Wrap host data as a Mesh (vertices in `dtype`, faces int32). */
 export function meshFromData(d: MeshData, opts: { dtype?: DType } & Omit<Mesh, "vertices" | "faces" | "uvs"> = {}): Mesh {
   const { dtype, ...rest } = opts;
+  const faces = np.array(d.faces, { dtype: "int32" });
+  // Kept on the host too: joining shared edges (mesh-edges.ts) reads them without a device read-back.
+  rememberHostFaces(faces, d.faces.flat());
   return {
     ...rest,
     vertices: np.array(d.positions, { dtype: dtype ?? "float32" }),
-    faces: np.array(d.faces, { dtype: "int32" }),
+    faces,
     ...(d.uvs ? { uvs: np.array(d.uvs, { dtype: dtype ?? "float32" }) } : {}),
   };
 }

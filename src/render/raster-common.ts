@@ -124,6 +124,38 @@ export function boundaryDistanceSq(f: SlotFaces, px: Array, py: Array): Array {
   return best!;
 }
 
+/**
+ * Squared distance to a face's boundary when some of its edges are joined (mesh-edges.ts):
+ * bits are 6 bool arrays (edges 0..2 joined, corners 0..2 boundary vertices) broadcasting
+ * against the pairs. Joined edges do not count; boundary corners count as points;
+ * NO_BOUNDARY_D2 where nothing is left (the face covers its inside fully, nothing outside).
+ */
+export function boundaryDistanceSqJoined(f: SlotFaces, px: Array, py: Array, bits: readonly Array[]): Array {
+  let best: Array | null = null;
+  for (let e = 0; e < 3; e++) {
+    const o = CH.edge + 5 * e;
+    const [ax, ay, dx, dy, il] = [f.ch[o]!, f.ch[o + 1]!, f.ch[o + 2]!, f.ch[o + 3]!, f.ch[o + 4]!];
+    const ex0 = np.sub(px, ax), ey0 = np.sub(py, ay);
+    const t = np.clip(np.mul(np.add(np.mul(ex0, dx), np.mul(ey0, dy)), il), 0, 1);
+    const ex = np.sub(ex0, np.mul(t, dx)), ey = np.sub(ey0, np.mul(t, dy));
+    const d2 = np.where(bits[e]!, NO_BOUNDARY_D2, np.add(np.mul(ex, ex), np.mul(ey, ey)));
+    best = best ? np.minimum(best, d2) : d2;
+  }
+  for (let k = 0; k < 3; k++) {
+    const o = CH.edge + 5 * k; // edge k starts at corner k
+    const ex = np.sub(px, f.ch[o]!), ey = np.sub(py, f.ch[o + 1]!);
+    best = np.minimum(best!, np.where(bits[3 + k]!, np.add(np.mul(ex, ex), np.mul(ey, ey)), NO_BOUNDARY_D2));
+  }
+  return best!;
+}
+/** The squared "distance" of a face without boundary: far beyond the screen (NDC spans 2), so D = 1 inside and 0 outside. */
+export const NO_BOUNDARY_D2 = 1e4;
+
+/** Inside a face whose joined edges belong to it: w_k > 0, or w_k ≥ 0 where the edge opposite corner k (edge k + 1) is joined. */
+export const insideJoined = (w: readonly Array[], bits: readonly Array[]): Array =>
+  [0, 1, 2].map((k) => np.logicalOr(np.greater(w[k]!, 0), np.logicalAnd(bits[(k + 1) % 3]!, np.greaterEqual(w[k]!, 0))))
+    .reduce((a, b) => np.logicalAnd(a, b));
+
 /** Strictly inside (SoftRas: 0 < w_k for all k). */
 export const insideStrict = (w: readonly Array[]): Array => np.greater(np.minimum(np.minimum(w[0]!, w[1]!), w[2]!), 0);
 /** Inside or on an edge (DIB-R: w_k ≥ 0 for all k). */

@@ -13,6 +13,7 @@ import { np } from "../core/np/index.js";
 import { projectPoints, toArray, type Camera } from "./camera.js";
 import { dibrRasterize, type DibrOptions } from "./dibr.js";
 import { faceNormals, vertexNormals, meshFromData, planeData, type Mesh } from "./mesh.js";
+import { concatTopology, type FaceTopology } from "./mesh-edges.js";
 import { setupRaster, type TilingOptions } from "./screen.js";
 import { defaultLights, lightTerms, shade, type Lights, type Material } from "./shading.js";
 import { softRasInclude, softRasMargin, softRasterize, type Fragment, type SoftRasOptions } from "./softras.js";
@@ -131,7 +132,7 @@ export function estimateCapacity(meshes: Mesh | readonly Mesh[], camera: Camera,
 // ---------------------------------------------------------------- scene assembly
 
 /** Concatenate the meshes' topology (vertex offsets), project every vertex once, gather per face. */
-function projectScene(list: readonly Mesh[], camera: Camera, dtype: DType): { xy: Array; z: Array; front: Array } {
+function projectScene(list: readonly Mesh[], camera: Camera, dtype: DType): { xy: Array; z: Array; front: Array; topology: FaceTopology } {
   let offset = 0;
   const allFaces = np.concatenate(list.map((m) => { const r = np.add(m.faces, offset); offset += m.vertices.shape[0]!; return r; }), 0);
   const allVerts = np.concatenate(list.map((m) => toArray(m.vertices, dtype)), 0);
@@ -143,11 +144,11 @@ function projectScene(list: readonly Mesh[], camera: Camera, dtype: DType): { xy
   // The view direction: from the eye to the face, or the camera's forward axis for a parallel projection.
   const view = camera.projection === "orthographic" ? np.take(np.stopGradient(camera.rotation), 2, 0) : np.sub(p0, np.stopGradient(camera.eye));
   const front = np.less(np.sum(np.mul(np.cross(np.sub(p1, p0), np.sub(p2, p0)), view), -1), 0);
-  return { xy, z, front };
+  return { xy, z, front, topology: concatTopology(list.map((m) => m.faces), allFaces, offset) };
 }
 
 interface Assembled {
-  readonly screen: { xy: Array; z: Array; front: Array };
+  readonly screen: { xy: Array; z: Array; front: Array; topology: FaceTopology };
   readonly attrs: Array;
   /** Absent: the interpolated attributes are the colours. */
   readonly fragment?: Fragment;
@@ -203,7 +204,7 @@ function assemble(list: readonly Mesh[], camera: Camera, lights: Lights, materia
     return { faces, F, position, normal, litAt, albedo, uv, tex, material: materialOf(m, i) };
   });
 
-  const { xy, z, front } = projectScene(list, camera, dtype);
+  const { xy, z, front, topology } = projectScene(list, camera, dtype);
 
   const cat = (get: (c: (typeof corners)[number]) => Array) => np.concatenate(corners.map(get), 0);
   const layout = new Layout();
@@ -233,7 +234,7 @@ function assemble(list: readonly Mesh[], camera: Camera, lights: Lights, materia
       const material: Material = { ambient: g.ka!, diffuse: g.kd!, specular: anySpec ? g.ks! : 0, shininess: g.shininess! };
       return shade(g.normal!, g.position!, anyTexture ? pickAlbedo(g) : g.albedo!, camera.eye, lights, material);
     };
-    return { screen: { xy, z, front }, attrs: layout.pack(), fragment };
+    return { screen: { xy, z, front, topology }, attrs: layout.pack(), fragment };
   }
 
   // flat / gouraud: light each corner now (per mesh, with its material), interpolate the result.
@@ -247,7 +248,7 @@ function assemble(list: readonly Mesh[], camera: Camera, lights: Lights, materia
   const diffuse = np.concatenate(terms.map((t, i) => bc(t.diffuse, corners[i]!.F)), 0);
   const specular = np.concatenate(terms.map((t, i) => bc(t.specular, corners[i]!.F)), 0);
   if (!anyTexture) {
-    return { screen: { xy, z, front }, attrs: np.add(np.mul(diffuse, cat((c) => c.albedo)), specular) };
+    return { screen: { xy, z, front, topology }, attrs: np.add(np.mul(diffuse, cat((c) => c.albedo)), specular) };
   }
   layout.add("diffuse", diffuse);
   layout.add("specular", specular);
@@ -258,5 +259,5 @@ function assemble(list: readonly Mesh[], camera: Camera, lights: Lights, materia
     const g = layout.unpack(x);
     return np.add(np.mul(g.diffuse!, pickAlbedo(g)), g.specular!);
   };
-  return { screen: { xy, z, front }, attrs: layout.pack(), fragment };
+  return { screen: { xy, z, front, topology }, attrs: layout.pack(), fragment };
 }

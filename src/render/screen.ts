@@ -6,6 +6,7 @@
 import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import { binFaces, makeTileGrid, concreteMaxOverBatch, type BinOptions, type Bins, type TileGrid } from "./cull.js";
+import type { FaceTopology } from "./mesh-edges.js";
 import { faceGeometry, gatherSlots, unstack, type FaceGeometry, type SlotFaces } from "./raster-common.js";
 
 export interface ScreenFaces {
@@ -15,6 +16,11 @@ export interface ScreenFaces {
   readonly z: Array;
   /** bool [F]: front-facing. Default: signed screen area < 0 (SoftRas-convention cameras, CCW-outward meshes). */
   readonly front?: Array;
+  /**
+   * How the faces connect (mesh-edges.ts): with it SoftRas joins the edges two same-facing faces
+   * share instead of drawing them as seams (SoftRasOptions.sharedEdges). render() supplies it.
+   */
+  readonly topology?: FaceTopology;
 }
 
 /** Per-pixel work is done tile by tile; these options control tiles and slots. */

@@ -11,8 +11,9 @@ import type { Array, ArrayLike } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import { toArray } from "./camera.js";
 import { tilesToImage } from "./cull.js";
+import { flagBits, joinedEdgeFlags } from "./mesh-edges.js";
 import {
-  barycentrics, boundaryDistanceSq, clipBarycentrics, insideStrict, interpolate, logSigmoid, perspectiveDepth,
+  barycentrics, boundaryDistanceSq, boundaryDistanceSqJoined, clipBarycentrics, insideJoined, insideStrict, interpolate, logSigmoid, perspectiveDepth,
   perspectiveWeights, unstack, type FaceGeometry,
 } from "./raster-common.js";
 import { bind } from "../core/trace.js";
@@ -43,6 +44,15 @@ export interface SoftRasOptions extends TilingOptions {
   readonly faceCulling?: FaceCulling;
   /** Apply faceCulling to the silhouette as well (SoftRas never does). Default false. */
   readonly cullAlpha?: boolean;
+  /**
+   * Edges shared by two faces of one mesh that face the same way on screen (needs the faces'
+   * topology, which render() supplies): "join" (default) measures each face's coverage to the
+   * mesh's boundary only, so a subdivided surface has no seams along its inner edges (SoftRas
+   * gives ¾ coverage there); "split" treats every face edge as a boundary (SoftRas' own). A closed
+   * mesh's outline (edges between a front and a back face) stays a soft edge either way; see
+   * mesh-edges.ts. Applies to 'euclidean' coverage.
+   */
+  readonly sharedEdges?: "join" | "split";
   /** Coverage function. Default "euclidean". */
   readonly distFunc?: "euclidean" | "barycentric" | "hard";
   /** Silhouette aggregation. Default "prod". */
@@ -125,10 +135,13 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
   const bg = toArray(opts.background ?? 0, faces.xy.dtype);
   const frontOk = cullMask(culling, setup.front);
 
+  const joins = distFunc === "euclidean" ? joinFlags(faces, setup.front, opts) : null;
+  const bitsPerFace = joins ? flagBits(joins) : null;
   const outs = runTiles(setup, (b) => {
     const { px, py, slots, slotValid } = b;
     const w = barycentrics(slots, px, py);
-    const ins = insideStrict(w);
+    const bits = bitsPerFace ? unstack(slotValues(b, bitsPerFace), 3) : null;
+    const ins = bits ? insideJoined(w, bits) : insideStrict(w);
     // x = δ·dis/σ and D = sigmoid(x); log D and log(1−D) = log D − x never take log(0).
     let keep: Array, logD: Array, log1mD: Array;
     if (distFunc === "hard") {
@@ -138,7 +151,7 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
     } else {
       let x: Array;
       if (distFunc === "euclidean") {
-        const d2 = boundaryDistanceSq(slots, px, py);
+        const d2 = bits ? boundaryDistanceSqJoined(slots, px, py, bits) : boundaryDistanceSq(slots, px, py);
         x = np.div(np.where(ins, d2, np.neg(d2)), sigma);
       } else {
         const m = np.minimum(np.minimum(w[0]!, w[1]!), w[2]!); // dis = sign(m)·m²
@@ -169,6 +182,20 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
   return { rgb: attrs ? tilesToImage(grid, outs[1]!) : null, alpha: tilesToImage(grid, outs[0]!), overflow: setup.bins.overflow };
 }
 
+/**
+ * The joined-edge flags (mesh-edges.ts) of these faces: int32 [F], or null where nothing is joined
+ * (no topology, or sharedEdges "split").
+ */
+function joinFlags(faces: ScreenFaces, front: Array, opts: SoftRasOptions): Array | null {
+  if (!faces.topology || opts.sharedEdges === "split") return null;
+  if (opts.sharedEdges !== undefined && opts.sharedEdges !== "join") throw new Error(`softRasterize: sharedEdges must be "join" or "split", got ${String(opts.sharedEdges)}.`);
+  const include = opts.cullAlpha ? cullMask(opts.faceCulling ?? "none", front) : null;
+  return joinedEdgeFlags(faces.xy, faces.z, front, include, faces.topology);
+}
+/** The fused kernels' flags operand: joinFlags or zeros (every edge a boundary). */
+const kernelJoins = (faces: ScreenFaces, front: Array, opts: SoftRasOptions): Array =>
+  ((opts.distFunc ?? "euclidean") === "euclidean" ? joinFlags(faces, front, opts) : null) ?? np.zeros([faces.xy.shape[0]!], { dtype: "int32" });
+
 /** Whether the fused kernels compute this configuration (and this backend runs them). */
 function fusedApplies(opts: SoftRasOptions, prim: Primitive): boolean {
   const distFunc = opts.distFunc ?? "euclidean";
@@ -192,7 +219,7 @@ function fusedSoftRasterize(faces: ScreenFaces, attrs: Array | null, width: numb
   const near = opts.near ?? 1, far = opts.far ?? 100;
   const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
   const front = faces.front ?? frontFacing(fxy);
-  const [S, face, bary, depth, logD, overflow] = bind(softrasGeometryP, [fxy, fz, front], geometryParams(width, height, opts, layers)) as [Array, Array, Array, Array, Array, Array];
+  const [S, face, bary, depth, logD, overflow] = bind(softrasGeometryP, [fxy, fz, front, kernelJoins(faces, front, opts)], geometryParams(width, height, opts, layers)) as [Array, Array, Array, Array, Array, Array];
   const alpha = np.sub(1, np.exp(S!));
   if (!attrs) return { rgb: null, alpha, overflow };
   if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0]) throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
@@ -242,7 +269,8 @@ function fusedColourRasterize(faces: ScreenFaces, attrs: Array, width: number, h
   const D = attrs.shape[2]!;
   const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
   const bg = np.broadcastTo(toArray(opts.background ?? 0, dtype), [D]);
-  const [rgb, S] = bind(softrasColour.primal, [fxy, fz, faces.front ?? frontFacing(fxy), np.astype(attrs, dtype), bg], {
+  const front = faces.front ?? frontFacing(fxy);
+  const [rgb, S] = bind(softrasColour.primal, [fxy, fz, front, np.astype(attrs, dtype), bg, kernelJoins(faces, front, opts)], {
     ...geometryParams(width, height, opts, 1), eps: opts.eps ?? 1e-3, channels: D, baryGradient: opts.colorBaryGradient !== false,
   }) as [Array, Array];
   return { rgb, alpha: np.sub(1, np.exp(S)), overflow: np.zeros([], { dtype: "int32" }) };

@@ -7,7 +7,7 @@
  *   N_k = (px − xa)(yb − ya) − (py − ya)(xb − xa), (a, b) = (v_{k+1}, v_{k+2}),
  *   A = N_2 at p = v_2 = (x2 − x0)(y1 − y0) − (y2 − y0)(x1 − x0).
  */
-import { AREA_EPS, EDGE_EPS } from "../raster-common.js";
+import { AREA_EPS, EDGE_EPS, NO_BOUNDARY_D2 } from "../raster-common.js";
 
 export interface FaceTable {
   readonly n: number;
@@ -31,9 +31,11 @@ export interface FaceTable {
   readonly edges: Float64Array;
   /** 3 per face: |A|/|edge opposite v_k| (the distance to edge k's line is −w_k times it outside), or 0. */
   readonly height: Float64Array;
+  /** Joined-edge flags per face (mesh-edges.ts: bits 0..2 joined edges, 3..5 boundary corners; 0 = SoftRas' own boundary). */
+  readonly joins: Uint8Array;
 }
 
-export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, margin: number): FaceTable {
+export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, margin: number, joins?: ArrayLike<number>): FaceTable {
   // (The constructor copies a typed array directly; Float64Array.from would go through its iterator.)
   const fxy = new Float64Array(xy as ArrayLike<number>), fz = new Float64Array(z as ArrayLike<number>);
   const area = new Float64Array(n), valid = new Uint8Array(n), lo = new Float64Array(2 * n), hi = new Float64Array(2 * n);
@@ -62,7 +64,7 @@ export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number
     }
   }
   const iz = fz.map((v) => 1 / v);
-  return { n, xy: fxy, z: fz, iz, area, valid, lo, hi, bary, edges, height };
+  return { n, xy: fxy, z: fz, iz, area, valid, lo, hi, bary, edges, height, joins: joins ? Uint8Array.from(joins) : new Uint8Array(n) };
 }
 
 /** NDC centre of pixel column i / row r (row 0 = top), src/render/CONVENTIONS.md. */
@@ -116,6 +118,37 @@ export function boundaryDistance(t: FaceTable, f: number, px: number, py: number
     // Strictly smaller: the earliest edge wins ties, as np.minimum folded over edges 0, 1, 2 does.
     if (d2 < best) { best = d2; out[0] = d2; out[1] = e; out[2] = tt; out[3] = ex; out[4] = ey; }
   }
+}
+
+/**
+ * boundaryDistance for a face with joined edges (flags j, mesh-edges.ts): the nearest of its
+ * unjoined edges and boundary corners (corner k reported as edge k at t = 0); NO_BOUNDARY_D2 with
+ * e = 0 (no derivative) when it has none.
+ */
+export function boundaryDistanceJoined(t: FaceTable, f: number, px: number, py: number, j: number, out: Float64Array): void {
+  const E = t.edges, o = 15 * f;
+  let best = NO_BOUNDARY_D2;
+  out[0] = best; out[1] = 0; out[2] = 0; out[3] = 0; out[4] = 0;
+  for (let e = 0; e < 3; e++) {
+    if (j & (1 << e)) continue;
+    const k = o + 5 * e;
+    const qx = px - E[k]!, qy = py - E[k + 1]!, dx = E[k + 2]!, dy = E[k + 3]!;
+    const tt = Math.min(1, Math.max(0, (qx * dx + qy * dy) * E[k + 4]!));
+    const ex = qx - tt * dx, ey = qy - tt * dy;
+    const d2 = ex * ex + ey * ey;
+    if (d2 < best) { best = d2; out[0] = d2; out[1] = e; out[2] = tt; out[3] = ex; out[4] = ey; }
+  }
+  for (let c = 0; c < 3; c++) {
+    if (!(j & (8 << c))) continue;
+    const k = o + 5 * c, ex = px - E[k]!, ey = py - E[k + 1]!, d2 = ex * ex + ey * ey;
+    if (d2 < best) { best = d2; out[0] = d2; out[1] = c; out[2] = 0; out[3] = ex; out[4] = ey; }
+  }
+}
+
+/** Inside face f with joined-edge flags j: w_k > 0, or w_k ≥ 0 where edge k + 1 (opposite corner k) is joined. */
+export function insideJoined(w: Float64Array, j: number): boolean {
+  for (let k = 0; k < 3; k++) if (!(w[k]! > 0 || (w[k]! >= 0 && j & (1 << ((k + 1) % 3))))) return false;
+  return true;
 }
 
 /** Screen barycentrics of p for face f into w (from the precomputed coefficients). */

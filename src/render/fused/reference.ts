@@ -11,8 +11,9 @@
 import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import {
-  barycentricsFrom, boundaryDistanceSq, clipBarycentrics, faceGeometry, insideStrict, logSigmoid, perspectiveDepth, unstack, type SlotFaces,
+  barycentricsFrom, boundaryDistanceSq, boundaryDistanceSqJoined, clipBarycentrics, faceGeometry, insideJoined, insideStrict, logSigmoid, perspectiveDepth, unstack, type SlotFaces,
 } from "../raster-common.js";
+import { flagBits } from "../mesh-edges.js";
 import type { DibrKernelParams } from "./dibr-cpu.js";
 import type { SoftRasColourGeometryParams, SoftRasGeometryParams } from "./softras-prim.js";
 
@@ -39,16 +40,19 @@ function inBoxes(xy: Array, px: Array, py: Array, margin: number): Array {
   return np.logicalAnd(np.logicalAnd(np.greaterEqual(px, lo(x)), np.lessEqual(px, hi(x))), np.logicalAnd(np.greaterEqual(py, lo(y)), np.lessEqual(py, hi(y))));
 }
 
-/** SoftRas' coverage exponent x = δ·d²/σ (euclidean) or m|m|/σ (barycentric) and strict insideness. */
-function coverage(f: SlotFaces, px: Array, py: Array, p: SoftRasGeometryParams): { x: Array; w: [Array, Array, Array]; inside: Array } {
+/**
+ * SoftRas' coverage exponent x = δ·d²/σ (euclidean) or m|m|/σ (barycentric) and insideness
+ * (strict; with joined edges, mesh-edges.ts, their bits broadcasting against the pairs).
+ */
+function coverage(f: SlotFaces, px: Array, py: Array, p: SoftRasGeometryParams, bits: Array[]): { x: Array; w: [Array, Array, Array]; inside: Array } {
   const w = barycentricsFrom(f.ch, px, py);
-  const inside = insideStrict(w);
   if (p.distFunc === "euclidean") {
-    const d2 = boundaryDistanceSq(f, px, py);
+    const inside = insideJoined(w, bits);
+    const d2 = boundaryDistanceSqJoined(f, px, py, bits);
     return { x: np.div(np.where(inside, d2, np.neg(d2)), p.sigma), w, inside };
   }
   const m = np.minimum(np.minimum(w[0], w[1]), w[2]);
-  return { x: np.div(np.mul(m, np.abs(m)), p.sigma), w, inside };
+  return { x: np.div(np.mul(m, np.abs(m)), p.sigma), w, inside: insideStrict(w) };
 }
 
 /** Per face: may it colour a pixel, does it shape the silhouette (softras-prim's masksOf); null: every face. */
@@ -58,27 +62,28 @@ function masks(front: Array, p: SoftRasGeometryParams): { colour: Array | null; 
 }
 
 /** Every pixel–face pair of SoftRas: x, the kept mask and the log transmittance S [P]. */
-function softrasPairs(xy: Array, z: Array, front: Array, p: SoftRasGeometryParams) {
+function softrasPairs(xy: Array, z: Array, front: Array, joins: Array, p: SoftRasGeometryParams) {
   const dtype = floatDType(xy);
   const [px, py] = pixelCentres(p.width, p.height, dtype);
   const geo = faceGeometry(xy, z);
   const all = allFaces(geo.packed);
-  const { x, w, inside } = coverage(all, px, py, p);
+  const bits = flagBits(joins);
+  const { x, w, inside } = coverage(all, px, py, p, unstack(bits, 1).map((b) => np.expandDims(b, 0)));
   const m = masks(front, p);
   const faceOk = np.expandDims(m.include ? np.logicalAnd(geo.valid, m.include) : geo.valid, 0);
   const keep = np.logicalAnd(np.logicalAnd(faceOk, inBoxes(xy, px, py, p.margin)), np.logicalOr(inside, np.greater(np.stopGradient(x), -p.prune)));
   // log(1 − σ(x)) = log σ(−x); pruned pairs contribute exactly 0.
   const S = np.sum(np.where(keep, logSigmoid(np.neg(x)), 0), 1);
-  return { px, py, geo, all, x, w, keep, S, colour: m.colour };
+  return { px, py, geo, bits, all, x, w, keep, S, colour: m.colour };
 }
 
 /** softras_geometry's (S, bary, depth, logD) for the layers `face` [H, W, K] of the forward pass. */
-export function softrasGeometryReference([xy, z, front]: readonly Array[], [face]: readonly Array[], p: SoftRasGeometryParams): Array[] {
+export function softrasGeometryReference([xy, z, front, joins]: readonly Array[], [face]: readonly Array[], p: SoftRasGeometryParams): Array[] {
   const { width: W, height: H, layers: K } = p;
-  const { px, py, geo, S } = softrasPairs(xy!, z!, front!, p);
+  const { px, py, geo, bits, S } = softrasPairs(xy!, z!, front!, joins!, p);
   const layerFace = np.reshape(face!, [W * H, K]);
   const slots = facesAt(geo.packed, layerFace);
-  const { x, w } = coverage(slots, px, py, p);
+  const { x, w } = coverage(slots, px, py, p, unstack(np.take(bits, np.maximum(layerFace, 0), 0), -1));
   const filled = np.greaterEqual(layerFace, 0);
   const wc = clipBarycentrics(w);
   const depth = np.where(filled, perspectiveDepth(slots, wc), 1);
@@ -88,9 +93,9 @@ export function softrasGeometryReference([xy, z, front]: readonly Array[], [face
 }
 
 /** softras_colour's (rgb, S): the depth softmax over every pair, its maximum exponent M [H, W] fixed by the forward pass. */
-export function softrasColourReference([xy, z, front, attrs, bg]: readonly Array[], [, M]: readonly Array[], p: SoftRasColourGeometryParams): Array[] {
+export function softrasColourReference([xy, z, front, attrs, bg, joins]: readonly Array[], [, M]: readonly Array[], p: SoftRasColourGeometryParams): Array[] {
   const { width: W, height: H, channels: D } = p;
-  const { all, x, w, keep, S, colour } = softrasPairs(xy!, z!, front!, p);
+  const { all, x, w, keep, S, colour } = softrasPairs(xy!, z!, front!, joins!, p);
   const wc = clipBarycentrics(w);
   const depth = perspectiveDepth(all, wc); // [P, F]
   const zd = np.stopGradient(depth);

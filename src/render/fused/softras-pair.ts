@@ -6,7 +6,7 @@
  * distance), and the tangent and adjoint maps of (w̃, depth) given those of w and the depths.
  * Arithmetic is float64; nothing allocates per pair.
  */
-import { addBaryGradient, barycentricsAt, baryTangent, binTiles, boundaryDistance, distanceLowerBound2, faceTable, ndcY, type FaceTable, type TileBins } from "./faces.js";
+import { addBaryGradient, barycentricsAt, baryTangent, binTiles, boundaryDistance, boundaryDistanceJoined, distanceLowerBound2, faceTable, insideJoined, ndcY, type FaceTable, type TileBins } from "./faces.js";
 
 export { addBaryGradient, baryTangent };
 
@@ -75,11 +75,13 @@ export function pair(t: FaceTable, f: number, px: number, py: number, p: SoftRas
   if (!t.valid[f]) return;
   const w = out.w;
   barycentricsAt(t, f, px, py, w);
-  out.inside = w[0]! > 0 && w[1]! > 0 && w[2]! > 0;
+  const j = p.distFunc === "euclidean" ? t.joins[f]! : 0;
+  out.inside = j ? insideJoined(w, j) : w[0]! > 0 && w[1]! > 0 && w[2]! > 0;
   if (p.distFunc === "euclidean") {
-    // Far outside: pruned without the exact distance (d² ≥ bound ≥ Tσ ⇒ x ≤ −T).
+    // Far outside: pruned without the exact distance (d² ≥ bound ≥ Tσ ⇒ x ≤ −T; joined edges only lengthen d).
     if (!out.inside && distanceLowerBound2(t, f, w) > p.prune * p.sigma * (1 + 1e-9)) return;
-    if (valueOnly && out.inside) {
+    if (j) boundaryDistanceJoined(t, f, px, py, j, out.dist);
+    else if (valueOnly && out.inside) {
       const h = t.height, o = 3 * f, d = Math.min(w[0]! * h[o]!, w[1]! * h[o + 1]!, w[2]! * h[o + 2]!);
       out.dist[0] = d * d;
     } else boundaryDistance(t, f, px, py, out.dist);
@@ -130,8 +132,8 @@ export function colourGeometry(t: FaceTable, f: number, pr: Pair): number {
   return 1 / Math.max(pr.q, 1e-12);
 }
 
-export function faceTableFor(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, p: SoftRasKernelParams): FaceTable {
-  return faceTable(xy, z, n, p.margin);
+export function faceTableFor(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, p: SoftRasKernelParams, joins?: ArrayLike<number>): FaceTable {
+  return faceTable(xy, z, n, p.margin, joins);
 }
 
 export const binsOf = (t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams): TileBins => binTiles(t, p.width, p.height, (f) => !!(t.valid[f] && masks.include[f]), TILE);

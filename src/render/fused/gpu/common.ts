@@ -10,7 +10,7 @@ import type { ShapedArray } from "../../../core/aval.js";
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { DeviceBuffer } from "../../../core/backends/webgpu/buffers.js";
 import { grid, uniformParams, type BindingResource } from "../../../core/backends/webgpu/pipelines.js";
-import { AREA_EPS, EDGE_EPS } from "../../raster-common.js";
+import { AREA_EPS, EDGE_EPS, NO_BOUNDARY_D2 } from "../../raster-common.js";
 
 /** Floats per face in the face table. */
 export const STRIDE = 45;
@@ -65,11 +65,12 @@ export interface Culling { readonly culling: "none" | "back" | "front"; readonly
 
 /**
  * Face table: T[STRIDE·f ..] (screen xy, z, area, padded box, barycentric coefficients, edges,
- * heights, and flags as a small float: 1 valid, 2 include in the silhouette, 4 may colour), from
- * xy [F·6], z [F·3] and front [F] (u32 booleans). One buffer for all of it keeps every kernel
+ * heights, and flags as a small float: 1 valid, 2 include in the silhouette, 4 may colour, bits
+ * 3..8 the joined-edge flags of mesh-edges.ts), from xy [F·6], z [F·3], front [F] (u32 booleans)
+ * and, for SoftRas, joins [F] (i32). One buffer for all of it keeps every kernel
  * within WebGPU's default 8 storage buffers per stage (browsers' SwiftShader allows 10).
  */
-export const faceTableSource = (c: Culling): string => {
+export const faceTableSource = (c: Culling, withJoins: boolean): string => {
   const colour = c.culling === "none" ? "true" : c.culling === "back" ? "front[f] != 0u" : "front[f] == 0u";
   return `${PARAMS_STRUCT}
 @group(0) @binding(0) var<storage, read> xy: array<f32>;
@@ -77,9 +78,11 @@ export const faceTableSource = (c: Culling): string => {
 @group(0) @binding(2) var<storage, read> front: array<u32>;
 @group(0) @binding(3) var<storage, read_write> T: array<f32>;
 @group(0) @binding(4) var<uniform> P: Params;
+${withJoins ? "@group(0) @binding(5) var<storage, read> joins: array<i32>;" : ""}
 ${MAIN}
   if (i >= P.F) { return; }
   let f = i;
+  let joined = ${withJoins ? "u32(joins[f]) & 63u" : "0u"};
   _ = front[f];
   var vx: array<f32, 3>; var vy: array<f32, 3>;
   for (var k = 0u; k < 3u; k++) { vx[k] = xy[6u * f + 2u * k]; vy[k] = xy[6u * f + 2u * k + 1u]; }
@@ -106,7 +109,7 @@ ${MAIN}
   }
   let colour = ${colour};
   let include = ${c.cullAlpha ? "colour" : "true"};
-  T[o + ${AT.flags}u] = f32(select(0u, 1u, ok) | select(0u, 2u, include) | select(0u, 4u, colour));
+  T[o + ${AT.flags}u] = f32(select(0u, 1u, ok) | select(0u, 2u, include) | select(0u, 4u, colour) | (joined << 3u));
 }
 `;
 };
@@ -191,6 +194,35 @@ fn boundaryDistance(f: u32, px: f32, py: f32) -> Dist {
   return d;
 }
 
+/** boundaryDistance over face f's unjoined edges and boundary corners (joined-edge flags j; faces.ts boundaryDistanceJoined). */
+fn boundaryDistanceJoined(f: u32, px: f32, py: f32, j: u32) -> Dist {
+  var d: Dist;
+  d.d2 = ${NO_BOUNDARY_D2}.0f; d.edge = 0u; d.t = 0.0f; d.ex = 0.0f; d.ey = 0.0f;
+  for (var e = 0u; e < 3u; e++) {
+    if ((j & (1u << e)) != 0u) { continue; }
+    let k = ${STRIDE}u * f + ${AT.edges}u + 5u * e;
+    let qx = px - T[k]; let qy = py - T[k + 1u]; let dx = T[k + 2u]; let dy = T[k + 3u];
+    let tt = min(1.0f, max(0.0f, (qx * dx + qy * dy) * T[k + 4u]));
+    let ex = qx - tt * dx; let ey = qy - tt * dy;
+    let d2 = ex * ex + ey * ey;
+    if (d2 < d.d2) { d.d2 = d2; d.edge = e; d.t = tt; d.ex = ex; d.ey = ey; }
+  }
+  for (var c = 0u; c < 3u; c++) {
+    if ((j & (8u << c)) == 0u) { continue; }
+    let k = ${STRIDE}u * f + ${AT.edges}u + 5u * c;
+    let ex = px - T[k]; let ey = py - T[k + 1u];
+    let d2 = ex * ex + ey * ey;
+    if (d2 < d.d2) { d.d2 = d2; d.edge = c; d.t = 0.0f; d.ex = ex; d.ey = ey; }
+  }
+  return d;
+}
+
+/** Inside with joined edges belonging to the face (faces.ts insideJoined): edge k + 1 is opposite corner k. */
+fn insideJoined(w: vec3<f32>, j: u32) -> bool {
+  return (w.x > 0.0f || (w.x >= 0.0f && (j & 2u) != 0u)) && (w.y > 0.0f || (w.y >= 0.0f && (j & 4u) != 0u))
+    && (w.z > 0.0f || (w.z >= 0.0f && (j & 1u) != 0u));
+}
+
 /** Envelope tangent of d² for vertex tangents dv: ∂d²/∂a = −2e(1 − t), ∂d²/∂b = −2e·t. */
 fn distTangent(d: Dist, dv: array<f32, 6>) -> f32 {
   let a = 2u * d.edge; let b = 2u * ((d.edge + 1u) % 3u);
@@ -257,9 +289,11 @@ fn pairAt(f: u32, px: f32, py: f32) -> Pair {
   pr.w = w;
   pr.inside = w.x > 0.0f && w.y > 0.0f && w.z > 0.0f;
 ${distFunc === "euclidean" ? `
+  let j = (faceFlags(f) >> 3u) & 63u;
+  if (j != 0u) { pr.inside = insideJoined(w, j); }
   let lb = distanceLowerBound(f, w);
   if (!pr.inside && lb * lb > P.prune * P.sigma) { return pr; }
-  pr.dist = boundaryDistance(f, px, py);
+  if (j != 0u) { pr.dist = boundaryDistanceJoined(f, px, py, j); } else { pr.dist = boundaryDistance(f, px, py); }
   pr.x = select(-pr.dist.d2, pr.dist.d2, pr.inside) / P.sigma;` : `
   var k = 2u;
   if (w.x <= w.y) { if (w.x <= w.z) { k = 0u; } } else if (w.y <= w.z) { k = 1u; }
@@ -358,10 +392,10 @@ export function dispatch(source: string, bindings: readonly BindingResource[], t
 }
 
 /** Face table (and bins) of xy, z, front: [T] or [T, masks] (new references; release them). */
-export function faceTableAndBins(c: Culling, xy: DeviceBuffer, z: DeviceBuffer, front: DeviceBuffer, uniform: BindingResource, s: KernelScalars, withBins: boolean): DeviceBuffer[] {
+export function faceTableAndBins(c: Culling, xy: DeviceBuffer, z: DeviceBuffer, front: DeviceBuffer, joins: DeviceBuffer | null, uniform: BindingResource, s: KernelScalars, withBins: boolean): DeviceBuffer[] {
   const pool = gpu().pool;
   const T = pool.allocate(STRIDE * s.faces);
-  dispatch(faceTableSource(c), [xy, z, front, T, uniform], s.faces);
+  dispatch(faceTableSource(c, joins !== null), joins ? [xy, z, front, T, uniform, joins] : [xy, z, front, T, uniform], s.faces);
   if (!withBins) return [T];
   const tiles = Math.ceil(s.width / TILE) * Math.ceil(s.height / TILE), NW = Math.ceil(s.faces / 32);
   const masks = pool.allocate(tiles * NW);

@@ -171,7 +171,7 @@ type Rule = GpuRule<DibrKernelParams>;
 export const forwardRule: Rule = (p, inAvals) => {
   const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
   return ([xy, z, front]) => {
-    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, null, uniform, s, true);
     const logT = ctx.pool.allocate(HW), face = ctx.pool.allocate(HW), bary = ctx.pool.allocate(3 * HW);
     dispatch(FORWARD, [T!, masks!, logT, face, bary, uniform], HW);
     T!.release(); masks!.release();
@@ -183,7 +183,7 @@ export const forwardRule: Rule = (p, inAvals) => {
 export const jvpRule: Rule = (p, inAvals) => {
   const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
   return ([xy, z, front, face, txy]) => {
-    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, null, uniform, s, true);
     const dLogT = ctx.pool.allocate(HW), dBary = ctx.pool.allocate(3 * HW);
     dispatch(JVP, [T!, masks!, face!, txy!, dLogT, dBary, uniform], HW);
     T!.release(); masks!.release();
@@ -195,7 +195,7 @@ export const jvpRule: Rule = (p, inAvals) => {
 export const vjpRule: Rule = (p, inAvals) => {
   const { F, s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
   return ([xy, z, front, face, cLogT, cBary]) => {
-    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, uniform, s, true);
+    const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, null, uniform, s, true);
     const cutoff = ctx.pool.allocate(HW), gxy = ctx.pool.allocate(6 * F);
     dispatch(CUTOFF, [T!, masks!, cutoff, uniform], HW);
     dispatch(VJP, [T!, face!, cutoff, cLogT!, cBary!, gxy, uniform], F);

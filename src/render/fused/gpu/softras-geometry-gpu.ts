@@ -183,12 +183,12 @@ ${MAIN}
 
 type Rule = GpuRule<SoftRasGeometryParams>;
 
-/** Operands: xy, z, front → S, face, bary, depth, logD, overflow. */
+/** Operands: xy, z, front, joins → S, face, bary, depth, logD, overflow. */
 export const forwardRule: Rule = (p, inAvals) => {
   const { s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), K = p.layers, HW = p.width * p.height;
   const src = forwardSource(p);
-  return ([xy, z, front]) => {
-    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
+  return ([xy, z, front, joins]) => {
+    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, true);
     const S = ctx.pool.allocate(HW), face = ctx.pool.allocate(HW * K), bary = ctx.pool.allocate(HW * K * 3), depth = ctx.pool.allocate(HW * K), logD = ctx.pool.allocate(HW * K);
     const over = ctx.pool.allocate(HW), count = ctx.pool.allocate(1);
     dispatch(src, [T!, masks!, S, face, bary, depth, logD, over, uniform], HW);
@@ -198,12 +198,12 @@ export const forwardRule: Rule = (p, inAvals) => {
   };
 };
 
-/** Operands: xy, z, front, (aux) face, (tangents) xy, z → S, bary, depth, logD tangents. */
+/** Operands: xy, z, front, joins, (aux) face, (tangents) xy, z → S, bary, depth, logD tangents. */
 export const jvpRule: Rule = (p, inAvals) => {
   const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), K = p.layers, HW = p.width * p.height;
   const src = jvpSource(p), tangents = packer([6 * F, 3 * F]);
-  return ([xy, z, front, face, txy, tz]) => {
-    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, uniform, s, true);
+  return ([xy, z, front, joins, face, txy, tz]) => {
+    const [T, masks] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, true);
     const tan = tangents.pack([txy!, tz!]);
     const dS = ctx.pool.allocate(HW), dBary = ctx.pool.allocate(HW * K * 3), dDepth = ctx.pool.allocate(HW * K), dLogD = ctx.pool.allocate(HW * K);
     dispatch(src, [T!, masks!, face!, tan, dS, dBary, dDepth, dLogD, uniform], HW);
@@ -212,12 +212,12 @@ export const jvpRule: Rule = (p, inAvals) => {
   };
 };
 
-/** Operands: xy, z, front, (aux) face, (cotangents) S, bary, depth, logD → xy, z cotangents. */
+/** Operands: xy, z, front, joins, (aux) face, (cotangents) S, bary, depth, logD → xy, z cotangents. */
 export const vjpRule: Rule = (p, inAvals) => {
   const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu();
   const src = vjpSource(p);
-  return ([xy, z, front, face, cS, cBary, cDepth, cLogD]) => {
-    const [T] = faceTableAndBins(p, xy!, z!, front!, uniform, s, false);
+  return ([xy, z, front, joins, face, cS, cBary, cDepth, cLogD]) => {
+    const [T] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, false);
     const gxy = ctx.pool.allocate(6 * F), gz = ctx.pool.allocate(3 * F);
     dispatch(src, [T!, face!, cS!, cBary!, cDepth!, cLogD!, gxy, gz, uniform], F);
     T!.release();
