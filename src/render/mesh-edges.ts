@@ -13,6 +13,13 @@
  * boundary (a vertex touching an unjoined edge somewhere), with joined edges inclusive of the face.
  * A face with no boundary at all covers its inside fully and nothing outside (its neighbours do).
  *
+ * Closed meshes (every edge held by exactly two faces: boxes, spheres, the rigid bodies) join
+ * nothing: behind every front face lies a back face, so the silhouette shows no seams there
+ * (1 − ¼(1 − D_back) ≈ 1), and their outline, colours and gradients stay exactly SoftRas'. Open
+ * surfaces (ground planes, terrain, cloth) are where the seams show, and where edges are joined.
+ * Joining also sharpens colour steps across joined creases (the two faces no longer blend there),
+ * which is why closed meshes, whose creases carry pose information, are left alone.
+ *
  * Flags per face (int32 [F]): bit e (0..2) edge e = v_e → v_{e+1} is joined; bit 3 + k corner k is
  * a boundary vertex whose two edges are both joined (its distance counts on its own).
  */
@@ -69,7 +76,9 @@ export function meshNeighbours(faces: Array): Int32Array | null {
   if (known) return known;
   const host = facesOnHost(faces);
   if (!host) return null;
-  const nb = edgeNeighbours(host, faces.shape[0]!);
+  let nb = edgeNeighbours(host, faces.shape[0]!);
+  // A closed mesh joins nothing: its back faces already cover its front faces' seams, and its outline stays SoftRas' exactly.
+  if (nb.every((g) => g >= 0)) nb = new Int32Array(nb.length).fill(-1);
   neighboursOf.set(faces, nb);
   return nb;
 }
