@@ -299,6 +299,7 @@ async function main(): Promise<void> {
   };
   fileScene.onchange = () => {
     busy(false);
+    if (dropped) progress(fileScene.value ? "Your video is ready: press “recover from my video”." : "Your video is ready: now choose the scene it shows.");
     previewScene().catch((e) => { console.error(e); showError(failure("drawing the scene", e, state.backend)); });
   };
 
