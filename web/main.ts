@@ -76,8 +76,8 @@ function showError(text: string): void {
   $("error").textContent = text;
 }
 
-/** Let the browser paint what was just written (a frame, or 100 ms where frames are paused, as in a background tab). */
-const painted = () => new Promise<void>((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); setTimeout(resolve, 100); });
+/** Let the browser paint what was just written (in a background tab, where no frames come, just yield). */
+const painted = () => new Promise<void>((resolve) => { if (document.hidden) setTimeout(resolve, 0); else requestAnimationFrame(() => setTimeout(resolve, 0)); });
 
 function settings(): DemoSettings {
   const steps = Number($<HTMLInputElement>("steps").value);
@@ -108,8 +108,13 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
   const u = scene.unknown, t0 = performance.now();
   const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
   let doing = preparing.toLowerCase();
+  // Until the first step, the status line says what is being waited for, with a clock that keeps
+  // ticking while the work awaits the GPU.
+  let waiting = preparing;
+  const tick = () => { if (!state.losses.length) progress(`${waiting} (${elapsed()})…`, 0); };
+  const ticker = setInterval(tick, 500);
   try {
-    progress(`${preparing}…`, 0);
+    tick();
     await painted();
     wall.resetPause();
     const video = await target();
@@ -117,10 +122,8 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
     $("target-caption").textContent = truth !== null ? `target video (hidden ${u.name}: ${fmt(truth)} ${u.unit})` : "your video, as gradsim sees it";
     state.phase = "recovering";
     doing = `recovering the ${u.name}`;
-    const compiling = () => progress(`Compiling the simulation, the renderer and their gradient — the first step takes the longest (${elapsed()})…`, 0);
-    compiling();
-    // The clock keeps ticking while compilation awaits the GPU.
-    const ticker = setInterval(() => { if (!state.losses.length) compiling(); }, 500);
+    waiting = "Compiling the simulation, the renderer and their gradient — the first step takes the longest";
+    tick();
     await painted();
     let lastRender = -Infinity;
     const showEstimate = async (value: number, step: number | null) => {
@@ -128,18 +131,16 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
       $("current-caption").textContent = `gradsim's video at ${u.name} ≈ ${fmt(value)} ${u.unit}${step !== null ? ` (step ${step})` : ""}`;
       lastRender = performance.now();
     };
-    let r;
-    try {
-      r = await recover(scene, s, video, async (st) => {
-        state.losses.push(st.loss);
-        state.estimate = st.estimate;
-        progress(`Step ${st.step} of ${s.steps} · loss ${st.loss.toExponential(2)} · ${u.name} ≈ ${fmt(st.estimate)} ${u.unit} · ${elapsed()}`, st.step / s.steps);
-        showLosses(state.losses);
-        // Re-render the estimate's video a few times a second, not at every step (it costs a forward pass).
-        if (performance.now() - lastRender > 400) await showEstimate(st.estimate, st.step);
-        await new Promise((resolve) => setTimeout(resolve, 0)); // let the page repaint and answer clicks
-      });
-    } finally { clearInterval(ticker); }
+    const r = await recover(scene, s, video, async (st) => {
+      state.losses.push(st.loss);
+      state.estimate = st.estimate;
+      progress(`Step ${st.step} of ${s.steps} · loss ${st.loss.toExponential(2)} · ${u.name} ≈ ${fmt(st.estimate)} ${u.unit} · ${elapsed()}`, st.step / s.steps);
+      showLosses(state.losses);
+      // Re-render the estimate's video a few times a second, not at every step (it costs a forward pass).
+      if (performance.now() - lastRender > 400) await showEstimate(st.estimate, st.step);
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let the page repaint and answer clicks
+    });
+    clearInterval(ticker);
     await showEstimate(r.estimate, null);
     Object.assign(state, { phase: "done", estimate: r.estimate, seconds: r.seconds, verdict: r.verdict.status, longestPauseMs: wall.longestPauseMs });
     const err = truth !== null ? `, off by ${(100 * Math.abs(r.estimate - truth) / truth).toFixed(2)}%` : "";
@@ -160,7 +161,7 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
     Object.assign(state, { phase: "error", longestPauseMs: wall.longestPauseMs });
     showError(failure(doing, e, state.backend));
     progress("Stopped.");
-  } finally { busy(false); }
+  } finally { clearInterval(ticker); busy(false); }
 }
 
 /** The visitor's files as RGBA frames: a GIF's frames, or PNGs in name order. */
