@@ -203,6 +203,22 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     await page.close();
   }, 200_000);
 
+  it("stops a fit when the visitor asks, announcing no result", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${url}?scene=rigid&truth=2.5&steps=200&autorun=1`);
+    await page.waitForFunction(() => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.losses.length > 3);
+    await page.click("#stop");
+    await page.waitForFunction(() => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.phase === "stopped");
+    const s = await stateOf(page);
+    expect(s.losses.length).toBeLessThan(150);
+    expect(await page.textContent("#status")).toMatch(/^Stopped after \d+ of 200 steps at mass ≈ [\d.]+ kg — not a result: the fit had not converged\.$/);
+    expect(await page.textContent("#estimate")).toBe("");
+    expect(await page.textContent("#error")).toBe("");
+    expect(await page.isHidden("#stop")).toBe(true);
+    expect(await page.isEnabled("#run")).toBe(true);
+    await page.close();
+  }, 120_000);
+
   it("recovers a mass from a GIF chosen as the target once the visitor names its scene", async () => {
     // The target made outside the page: gradsim on the CPU in Node renders a 3.2 kg box, written as a GIF (256 colours).
     const gif = await sceneGif("rigid", 3.2);

@@ -21,7 +21,7 @@ import { failure, fileProblem } from "./messages.js";
 import { VideoWall, type RgbVideo } from "./player.js";
 
 interface PageState {
-  phase: "starting" | "idle" | "rendering" | "recovering" | "done" | "error";
+  phase: "starting" | "idle" | "rendering" | "recovering" | "done" | "stopped" | "error";
   backend: string;
   adapter: string;
   /** What the page says about where it computes (the line at the top). */
@@ -90,8 +90,13 @@ let dropped: { files: File[]; frames: Frame[] } | null = null;
 /** A dropped video can be fitted only once the visitor has said which scene it shows. */
 const canRunFile = () => dropped !== null && $<HTMLSelectElement>("file-scene").value !== "";
 let running = false;
+/** Set by the stop button; the next step ends the fit. */
+let stopAsked = false;
+class Stopped extends Error {}
 const busy = (on: boolean) => {
   running = on;
+  stopAsked = false;
+  $("stop").hidden = !on;
   for (const id of ["run", "run-file", "scene", "file-scene", "truth", "steps", "file"]) $<HTMLInputElement>(id).disabled = on || (id === "run-file" && !canRunFile());
 };
 
@@ -132,6 +137,7 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
       lastRender = performance.now();
     };
     const r = await recover(scene, s, video, async (st) => {
+      if (stopAsked) throw new Stopped();
       state.losses.push(st.loss);
       state.estimate = st.estimate;
       progress(`Step ${st.step} of ${s.steps} · loss ${st.loss.toExponential(2)} · ${u.name} ≈ ${fmt(st.estimate)} ${u.unit} · ${elapsed()}`, st.step / s.steps);
@@ -157,6 +163,12 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
     $("verdict").className = r.verdict.status;
     progress(`Done: ${r.losses.length - 1} steps in ${r.seconds.toFixed(1)} s on ${state.backend === "webgpu" ? "WebGPU" : "the CPU"}.`, 1);
   } catch (e) {
+    if (e instanceof Stopped) {
+      Object.assign(state, { phase: "stopped", longestPauseMs: wall.longestPauseMs });
+      const at = state.estimate !== null ? ` at ${u.name} ≈ ${fmt(state.estimate)} ${u.unit} — not a result: the fit had not converged` : "";
+      progress(`Stopped after ${Math.max(0, state.losses.length - 1)} of ${s.steps} steps${at}.`);
+      return;
+    }
     console.error(e);
     Object.assign(state, { phase: "error", longestPauseMs: wall.longestPauseMs });
     showError(failure(doing, e, state.backend));
@@ -287,6 +299,7 @@ async function main(): Promise<void> {
     void run(scene, s, async () => renderVideo(scene, s, truth), truth, "Rendering the target video");
   };
   $("run").onclick = start;
+  $("stop").onclick = () => { stopAsked = true; progress(`${state.progress} — stopping…`); };
 
   /** What the chosen scene looks like: its video (at its default value) plays beside the visitor's. */
   let preview = 0;
