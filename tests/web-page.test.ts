@@ -173,6 +173,7 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
       current.add(await pixelHash(page, "current"));
       captions.add((await page.textContent("#current-caption"))!);
       statuses.add((await page.textContent("#status"))!);
+      if (k === 2) await page.screenshot({ path: join(artefacts, "web-page-running.png"), fullPage: true });
       await new Promise((r) => setTimeout(r, 150));
     }
     expect(target.size).toBeGreaterThan(1);
