@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { devices, jit, np, type Array } from "../src/index.js";
 import { webgpuMemory, webgpuSync } from "../src/core/backends/webgpu/index.js";
 import { finalizedHandles } from "../src/core/backends/webgpu/buffers.js";
+import { isSoftwareAdapter } from "../src/core/backends/webgpu/device.js";
 import { runMemoryLoop, type MemorySample } from "../bench/webgpu-memory-loop.js";
 import { describeGpu, expectNoDeviceErrors, samples } from "./webgpu-helpers.js";
 
@@ -121,6 +122,15 @@ describeGpu("webgpu error messages", () => {
 });
 
 describe("a software adapter only", () => {
+  it("is recognised from the adapter's info as Dawn, Mesa and Chromium give it", () => {
+    // Chromium's SwiftShader (vendor "google") names itself only in its architecture and isFallbackAdapter.
+    expect(isSoftwareAdapter({ architecture: "swiftshader", device: "", description: "", isFallbackAdapter: true })).toBe(true);
+    expect(isSoftwareAdapter({ architecture: "swiftshader", description: "" })).toBe(true);
+    expect(isSoftwareAdapter({ architecture: "", description: "", isFallbackAdapter: true })).toBe(true);
+    expect(isSoftwareAdapter({ architecture: "software", description: "llvmpipe (LLVM 15.0.6, 256 bits)" })).toBe(true);
+    expect(isSoftwareAdapter({ architecture: "ampere", description: "NVIDIA GeForce RTX 3080", isFallbackAdapter: false })).toBe(false);
+    expect(isSoftwareAdapter({ architecture: "", description: "" })).toBe(false);
+  });
   it.runIf(process.platform === "linux")("init() prefers the CPU and says why; init({ backend: 'webgpu' }) still uses the adapter", () => {
     const script = `import { devices, init } from "./src/index.ts";
       const wanted = await init({ backend: "webgpu" });

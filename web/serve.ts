@@ -40,7 +40,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (!(Number.isInteger(port) && port >= 0 && port < 65536)) { console.error(`--port: expected a port number, got ${process.argv[i + 1]}`); process.exit(2); }
   try {
     const { url } = await servePage(port);
-    console.log(`gradsim page at ${url} (Ctrl-C stops). WebGPU needs a browser that exposes navigator.gpu; elsewhere the page computes on the CPU.`);
+    console.log(`gradsim page at ${url} (Ctrl-C stops). WebGPU needs a browser that exposes navigator.gpu with a hardware adapter; elsewhere the page computes on the CPU.`);
   } catch (e) {
     console.error(`npm run web: ${(e as Error).message}`);
     process.exit((e as { code?: string }).code === "EADDRINUSE" ? 2 : 1);

@@ -58,9 +58,13 @@ export interface AdapterProbe {
   readonly description: string;
 }
 
-/** A CPU-emulated adapter (lavapipe, SwiftShader), from its info. */
-export const isSoftwareAdapter = (info: { architecture?: unknown; description?: unknown; device?: unknown }): boolean =>
-  info.architecture === "software" || /llvmpipe|lavapipe|swiftshader|software/i.test(`${String(info.description ?? "")} ${String(info.device ?? "")}`);
+/**
+ * A CPU-emulated adapter (lavapipe, SwiftShader), from its info. Chromium's SwiftShader says so only
+ * in its architecture ("swiftshader", empty description) and in isFallbackAdapter.
+ */
+export const isSoftwareAdapter = (info: { architecture?: unknown; description?: unknown; device?: unknown; isFallbackAdapter?: unknown }): boolean =>
+  info.architecture === "software" || info.isFallbackAdapter === true ||
+  /llvmpipe|lavapipe|swiftshader|software/i.test(`${String(info.architecture ?? "")} ${String(info.description ?? "")} ${String(info.device ?? "")}`);
 
 /**
  * Node only: asks for an adapter in a child process, so that Dawn's start-up warnings (lavapipe
@@ -136,6 +140,8 @@ export async function acquireDevice(): Promise<AcquiredDevice> {
     architecture: ai?.architecture ?? "",
     device: ai?.device ?? "",
     description: ai?.description ?? "",
+    // In adapter.info since 2024, on the adapter itself before.
+    isFallbackAdapter: (ai as { isFallbackAdapter?: boolean } | undefined)?.isFallbackAdapter ?? (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter ?? false,
     limits: { ...readLimits(device.limits) },
   };
   return { device, limits: readLimits(device.limits), info, platform };
