@@ -25,9 +25,8 @@
  * result.json carries `table3` (the velocity column per method) for the reproduce harness
  * (examples/lib/tables.ts).
  */
-import { sysid } from "../src/index.js";
+import { sysid, makeRng, type Rng } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { makeRng, type Rng } from "../src/core/host-rng.js";
 import { buildCloth, clothProblem, defaultCloth, velocityField, type ClothScene } from "./lib/cloth-scene.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
 import { table3Rows } from "./lib/tables.js";

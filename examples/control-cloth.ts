@@ -27,8 +27,7 @@
  *   npm run gradsim -- control-cloth              # 5 seeds, 30 iterations
  *   npm run gradsim -- control-cloth --quick      # 2 seeds (the test)
  */
-import { makeRng } from "../src/core/host-rng.js";
-import { models, np, sysid, type Array } from "../src/index.js";
+import { makeRng, models, np, sysid, type Array } from "gradsim";
 import { centreOfMassGoal, readTargetImage, runControl, type ControlResult, type ControlScene } from "./lib/control.js";
 import { CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";

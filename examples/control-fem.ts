@@ -16,7 +16,7 @@
  *   npm run gradsim -- control-fem                # 5 seeds, 10 iterations
  *   npm run gradsim -- control-fem --quick        # a 288-tet gear, 1 s, 2 seeds (the test)
  */
-import { models, np, sysid, type Array } from "../src/index.js";
+import { models, np, sysid, type Array } from "gradsim";
 import { centreOfMassGoal, linearPolicyInit, phaseInputs, readTargetImage, runControl, sinusoidPolicy, type ControlResult, type ControlScene } from "./lib/control.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 

@@ -17,8 +17,7 @@
  *   npm run gradsim -- control-walker --quick        # 1 s horizon, 2 seeds (the test)
  *   npm run gradsim -- control-walker --target goal.png --policy 4
  */
-import { models, np, sysid, type Array } from "../src/index.js";
-import type { DType } from "../src/core/dtype.js";
+import { models, np, sysid, type Array, type DType } from "gradsim";
 import { centreOfMassGoal, linearPolicyInit, phaseInputs, readTargetImage, runControl, sinusoidPolicy, type ControlResult, type ControlScene } from "./lib/control.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 

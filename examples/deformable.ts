@@ -24,10 +24,8 @@
  * must be kept stable for the lightest particles (kf·dt/m < 1), or the rollout becomes chaotic
  * and its gradients useless.
  */
-import { sysid } from "../src/index.js";
+import { sysid, type Rng, makeRng } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import type { Rng } from "../src/core/host-rng.js";
-import { makeRng } from "../src/core/host-rng.js";
 import { beamProblem, buildTwistBeam, defaultTwistBeam, type TwistBeamSpec } from "./lib/deformable-scene.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
 import { table3Report, table3Rows, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";

@@ -31,13 +31,10 @@
  * per trained row <env>/<row>/ with the network (params.gsp) and its loss curve (loss.csv/.png).
  */
 import { join } from "node:path";
-import { jit, np, sysid, vmap, type Array } from "../src/index.js";
-import { makeRng } from "../src/core/host-rng.js";
-import { writeAtomic } from "../src/io/atomic.js";
-import { labelledGrid, writeLinePlot, writePng } from "../src/io/image.js";
+import { writeAtomic, writeLinePlot, writePng, jit, np, sysid, vmap, type Array, makeRng, labelledGrid } from "gradsim/node";
+import { fileRecordStore } from "gradsim/sysid/node";
 import { RISP_ENVS, type RispEnv, type RispEnvName } from "./lib/risp-envs.js";
 import { sampleTargetConfig, targetImages, trainingSet, PSI_NAMES, type SoftLook, type TargetConfig, type TrainingSet } from "./lib/risp-render.js";
-import { fileRecordStore } from "../src/sysid/node.js";
 import { runKey } from "./lib/experiment.js";
 import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";

@@ -45,12 +45,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { jit, np, random, sysid, valueAndGrad, vmap, type Array } from "../src/index.js";
-import { networks } from "../src/node.js";
-import { makeRng } from "../src/core/host-rng.js";
-import { writeAtomic } from "../src/io/atomic.js";
-import { labelledGrid, writeGif, writeLinePlot, writePng } from "../src/io/image.js";
-import { fileRecordStore } from "../src/sysid/node.js";
+import { networks, writeAtomic, writeGif, writeLinePlot, writePng, jit, np, random, sysid, valueAndGrad, vmap, type Array, makeRng, labelledGrid } from "gradsim/node";
+import { fileRecordStore } from "gradsim/sysid/node";
 import { runKey } from "./lib/experiment.js";
 import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";

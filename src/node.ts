@@ -12,3 +12,6 @@ export * as optim from "./optim/node.js";
 export * as sysid from "./sysid/node-entry.js";
 export * as networks from "./networks/node-entry.js";
 export { readPng, writeGif, writeLinePlot, writePng } from "./io/image.js";
+export { compositeOver } from "./io/video.js";
+export { writeAtomic } from "./io/atomic.js";
+export { withFileLock, type FileLockOptions } from "./io/file-lock.js";

@@ -3,8 +3,9 @@
  * released straight under gravity, so it sags and swings; the paper's Fig. 4b / 11a scene for
  * the loss landscape over the Lamé parameters (both 1000 in the ground truth).
  */
-import { np, render, models, sysid, vmap, type Array } from "../../src/index.js";
-import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
+import { np, render, models, sysid, vmap, type Array } from "gradsim";
+type ParticleState = models.particles.ParticleState;
+type ParticleSystem = models.particles.ParticleSystem;
 
 const { fem, meshes, particles } = models;
 

@@ -9,8 +9,9 @@
  * it, which the membrane damping then dissipates — so the early frames carry most of it and the
  * loss compares every second frame.
  */
-import { np, render, models, sysid, type Array } from "../../src/index.js";
-import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
+import { np, render, models, sysid, type Array } from "gradsim";
+type ParticleState = models.particles.ParticleState;
+type ParticleSystem = models.particles.ParticleSystem;
 
 const { cloth, meshes, particles } = models;
 

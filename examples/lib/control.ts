@@ -16,16 +16,10 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { DType } from "../../src/core/dtype.js";
-import { makeRng } from "../../src/core/host-rng.js";
-import { readPng } from "../../src/io/image.js";
-import { resizeInto } from "../../src/io/resample.js";
+import { readPng, writeAtomic, writeGif, writeLinePlot, writePng, type DType, makeRng, resizeInto, jit, np, optim, sysid, valueAndGrad, vmap, type Array, labelledGrid, type Raster } from "gradsim/node";
+import { displayFrames, stripIndices } from "gradsim/sysid/node";
 import { CliError } from "./flags.js";
 import { mean, std } from "./stats.js";
-import { jit, np, optim, sysid, valueAndGrad, vmap, type Array } from "../../src/index.js";
-import { writeAtomic } from "../../src/io/atomic.js";
-import { labelledGrid, writeGif, writeLinePlot, writePng, type Raster } from "../../src/io/image.js";
-import { displayFrames, stripIndices } from "../../src/sysid/node.js";
 import type { ExperimentContext } from "./run.js";
 
 export interface ControlScene {

@@ -13,9 +13,10 @@
  * the default μ = λ = 1000 Pa is stable from 12 substeps per 1/30 s frame; we use 20 so that
  * the stiffest materials of the dataset (and optimiser trial points) stay stable.
  */
-import { np, render, models, sysid, type Array } from "../../src/index.js";
-import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
-import type { TetMesh } from "../../src/models/meshes/types.js";
+import { np, render, models, sysid, type Array } from "gradsim";
+type ParticleState = models.particles.ParticleState;
+type ParticleSystem = models.particles.ParticleSystem;
+type TetMesh = models.meshes.TetMesh;
 
 const { fem, meshes, particles } = models;
 

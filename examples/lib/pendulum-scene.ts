@@ -7,7 +7,7 @@
  * The rod of length L is a unit box stretched along its axis and rotated by θ about the pivot;
  * the bob is an icosahedron at the rod's end — both differentiable in L and θ(t).
  */
-import { np, render, models, sysid, vmap, type Array } from "../../src/index.js";
+import { np, render, models, sysid, vmap, type Array } from "gradsim";
 
 const { pendulum } = models;
 

@@ -3,8 +3,7 @@
  * log space) and θ₁(0)..θ_k(0) (initial angles) from the video of the swing; DiffPhysics is
  * supervised with the 3-D bob positions.
  */
-import { sysid } from "../../src/index.js";
-import { makeRng, type Rng } from "../../src/core/host-rng.js";
+import { sysid, makeRng, type Rng } from "gradsim";
 import type { ExperimentContext } from "./run.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./experiment.js";
 import { table3Rows } from "./tables.js";

@@ -18,9 +18,7 @@
  * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). The cube's angle ranges are
  * limited (below) so an image determines its state: the paper does not give its ranges.
  */
-import { models, np, sysid, vmap, jit, type Array } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
-import type { TypedArray } from "../../src/core/dtype.js";
+import { models, np, sysid, vmap, jit, type Array, type Rng, type TypedArray } from "gradsim";
 
 export type Vec3 = readonly [number, number, number];
 

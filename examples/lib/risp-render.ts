@@ -11,8 +11,7 @@
  *    from other distributions than ψ's: light from the side and behind instead of the camera's
  *    side, tinted albedos, shadows, and a wood or checker ground.
  */
-import { jit, jvp, np, render, sysid, vmap, type Array } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
+import { jit, jvp, np, render, sysid, vmap, type Array, type Rng } from "gradsim";
 import type { RispEnv, Vec3 } from "./risp-envs.js";
 
 /** ψ: the rendering parameters the training images are differentiated by. */

@@ -15,8 +15,7 @@
  * Every unknown is normalised to a box (sysid: [0, 1]; actions: [−1, 1] or [0, 1]), so one
  * optimiser setting serves every problem; the descent projects onto the box.
  */
-import { jit, models, np, vmap, type Array } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
+import { jit, models, np, vmap, type Array, type Rng } from "gradsim";
 import { CUBE, cubeMotion, HAND, handMotion, QUADROTOR, quadrotorMotion, quadrotorStart, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
 export type RispTask = "sysid" | "imitation" | "control";

@@ -6,8 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { np, optim, random, vmap, type Array } from "../../src/index.js";
-import { networks } from "../../src/node.js";
+import { networks, np, optim, random, vmap, type Array } from "gradsim/node";
 import type { TrainingSet } from "./risp-render.js";
 import { mean, std } from "./stats.js";
 
