@@ -32,4 +32,5 @@ export { InputFileError } from "./io/input-file-error.js";
 export * as render from "./render/index.js";
 export * as models from "./models/index.js";
 export * as sysid from "./sysid/index.js";
+export * as risp from "./risp/index.js";
 export * as networks from "./networks/index.js";

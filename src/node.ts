@@ -11,6 +11,7 @@ export * from "./index.js";
 export * as optim from "./optim/node.js";
 export * as sysid from "./sysid/node-entry.js";
 export * as networks from "./networks/node-entry.js";
+export * as risp from "./risp/node-entry.js";
 export { readPng, writeGif, writeLinePlot, writePng } from "./io/image.js";
 export { compositeOver } from "./io/video.js";
 export { writeAtomic } from "./io/atomic.js";

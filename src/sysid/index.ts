@@ -8,9 +8,10 @@ export { estimate, paramsOf, type EstimateResult, type EstimateSettings, type Es
 export { Layout, formatValues, type Params, type Transform, type Unknown, type Value, type Values } from "./unknowns.js";
 export { buildObjective, compileRender, gradientMode, type GradientMode, type LossKind, type Objective, type ObjectiveOptions, type Observed, type Problem } from "./objective.js";
 export { blurredCorrelationLoss, frameIndices, gaussianBlur, meanSquare, mse, poolFrames, pyramidMse, statesMse, takeFrames, type FrameSelection } from "./losses.js";
-export { descend, descentDirection, polish, smoothingPreconditioner, type AdamSettings, type Descent, type DescentSettings, type DescentStep, type Preconditioner } from "./descend.js";
+export { descend, descentDirection, polish, smoothingPreconditioner, type AdamSettings, type Box, type Descent, type DescentSettings, type DescentStep, type Preconditioner } from "./descend.js";
 export { distinctBest, horizonCurriculum, stageFrames, type CurriculumSettings, type CurriculumStage, type StageRecord } from "./curriculum.js";
-export { priorGrid, scanCandidates, type ScanRound, type ScanSettings } from "./scan.js";
+export { priorGrid, scanAndDescend, scanCandidates, type ScanRound, type ScanSettings } from "./scan.js";
+export { signSteps, type SignStepResult, type SignStepSettings } from "./sign-steps.js";
 export { REINFORCE_DEFAULTS, scoreFunctionDescent, type ScoreFunctionSettings } from "./reinforce.js";
 export {
   columnIndices, fitInstance, observe, fmtErrors, IncompleteMergeError, meanAbsError, refuseIncompleteMerge, relMae, runDataset, summarise, validateRecord,
