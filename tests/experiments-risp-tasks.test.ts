@@ -8,9 +8,10 @@ import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { grad, init, jit, np, render, sysid, type Array } from "../src/index.js";
 import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
-import { PSI_NAMES } from "../examples/lib/risp-render.js";
+import { risp } from "../src/index.js";
+const { PSI_NAMES } = risp;
 import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
-import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER, polish, RISP_TASKS_SETTINGS, rowLoss, stagePrefixes } from "../examples/risp-tasks.js";
+import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER, RISP_TASKS_SETTINGS, rowLoss, stagePrefixes } from "../examples/risp-tasks.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
@@ -114,25 +115,6 @@ describe("RISP's downstream problems", () => {
     expect(prefixes("hand", "imitation")).toEqual([10]);
     expect(prefixes("quadrotor", "sysid")).toEqual([10]);
   }, 120_000);
-
-  it("system identification's polish settles an L1 kink in sign steps, never evaluating a point twice, and keeps its lowest iterate", () => {
-    // |u − 0.3137| from 0.5: the steps grow from 0.01 to cross the kink, then halve at each flip (Rprop⁻
-    // evaluated the point of each flip twice: 16 distinct points of 20).
-    const truth = 0.3137, visited: number[] = [];
-    const lossAndGrad = (u: Array): [Array, Array] => {
-      const x = u.dataSync()[0]!;
-      visited.push(x);
-      return [f32(Math.abs(x - truth)), f32([Math.sign(x - truth)])];
-    };
-    const s = { ...RISP_TASKS_SETTINGS.full, polishSteps: 20 }, none = f32(0);
-    const r = polish({ lower: [0], upper: [1] }, lossAndGrad, none, none, [0.5], s);
-    expect(visited).toHaveLength(20);
-    expect(new Set(visited).size).toBe(20);
-    expect(r.before).toBeCloseTo(0.5 - truth, 6);
-    expect(r.after).toBeCloseTo(Math.min(...visited.map((x) => Math.abs(x - truth))), 6);
-    // Within 2e-4 of the kink (Adam's last steps oscillate ~1e-2 about it).
-    expect(Math.abs(r.u[0]! - truth)).toBeLessThan(2e-4);
-  });
 
   it("an environment without the task is a clear error", () => {
     expect(() => rispProblem("cube", "imitation")).toThrow(/cube has no imitation task/);

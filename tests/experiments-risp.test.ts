@@ -8,16 +8,19 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { init, models, np, random, render, sysid, type Array } from "../src/index.js";
-import { networks } from "../src/node.js";
+import { networks, risp } from "../src/node.js";
 import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, softLooks } from "../examples/risp-state.js";
-import { predictorConfig, STANDARDISATION_FILE } from "../examples/lib/risp-train.js";
 import { mean } from "../examples/lib/stats.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
-import { backgroundLayers, faceAlbedo, hostLightDirection, plainBackground, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook, type TargetConfig } from "../examples/lib/risp-render.js";
 import { rispProblem } from "../examples/lib/risp-tasks.js";
 import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
+
+const { backgroundLayers, faceAlbedo, hostLightDirection, plainBackground, PSI_NAMES, predictorConfig, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, STANDARDISATION_FILE, targetImages, trainingSet } = risp;
+const PSI_MIDDLE = risp.psiMiddle();
+type SoftLook = risp.SoftLook;
+type TargetConfig = risp.TargetConfig;
 
 await init({ backend: "cpu" });
 

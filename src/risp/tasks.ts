@@ -52,8 +52,8 @@ export interface RispScenario {
   readonly timedActions?: boolean;
 }
 
-export interface RispProblem {
-  readonly env: RispEnv;
+export interface RispProblem<E extends RispEnv = RispEnv> {
+  readonly env: E;
   readonly task: RispTask;
   readonly unknowns: readonly string[];
   readonly lower: readonly number[];
@@ -85,7 +85,7 @@ const rows = (x: Array): number[][] => {
  * The problem of `task` for a scenario of `env`. Control: the reference is the scenario's last
  * frame, and each run starts from `randomStart`.
  */
-export function rispProblem(env: RispEnv, task: RispTask, sc: RispScenario): RispProblem {
+export function rispProblem<E extends RispEnv>(env: E, task: RispTask, sc: RispScenario): RispProblem<E> {
   if (!RISP_TASK_NAMES.includes(task)) throw new Error(`risp: the task is one of ${RISP_TASK_NAMES.join(", ")}, got "${task}".`);
   const D = sc.unknowns.length;
   if (!D || sc.lower.length !== D || sc.upper.length !== D || sc.truth.length !== D) throw new Error(`risp: ${env.name}'s ${task} scenario needs one lower bound, upper bound and true value per unknown (${D} unknowns; ${sc.lower.length}, ${sc.upper.length}, ${sc.truth.length} given).`);
