@@ -8,7 +8,7 @@
  * stripes) that the object shadows along ψ's light, with sensor noise, each drawn by one of six
  * rasterizations (smooth or faceted, silhouettes soft to sharp: `softLooks`), and tested on
  * ray-traced images (shadows on a wood or checker ground, highlights, supersampling, noise) under
- * 4 rendering configurations drawn from other distributions (examples/lib/risp-render.ts). Rows:
+ * 4 rendering configurations drawn from other distributions (gradsim.risp: src/risp/target.ts). Rows:
  *   average       the mean training state;
  *   random        a state drawn from the training distribution;
  *   ours-no-grad  domain randomisation alone (L_error, Eq. 8);

@@ -4,7 +4,7 @@
  * under an unseen rendering configuration — examples/lib/risp-tasks.ts's problems.
  *
  * The reference is ray-traced (render.traceVideo: shadows, textured ground, highlights,
- * supersampling, noise) under a configuration drawn from risp-render's target distribution; our
+ * supersampling, noise) under a configuration drawn from risp.sampleTargetConfig's target distribution; our
  * own frames are SoftRas renders on a plain ground under the middle of the training distribution
  * ψ̄ (the predictor rows fit ψ). Rows (each from the same random initial guess per configuration):
  *   average       the middle of the unknowns' box (Tables 3–4; no descent);
@@ -26,10 +26,10 @@
  * Each optimised row runs Adam (projected onto the unknowns' box) from the same guess, 4
  * rendering configurations × guesses per environment, as the paper; in every task each row then
  * scans each unknown across its box and descends again from a grid point that scores lower
- * (`scanThenDescend`, as gradsim's Table 2 fits do), and ends with sign steps that halve on
+ * (sysid.scanAndDescend via risp.fitTask, as gradsim's Table 2 fits do), and ends with sign steps that halve on
  * overshoot (`polish`); in imitation of actions in time (the quadrotor's thrusts, the rod's
  * forces; not the hand's per-finger torque magnitudes and delays) it descends on growing
- * prefixes of the video first (`descendStages`).
+ * prefixes of the video first (sysid.horizonCurriculum).
  *
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
@@ -66,7 +66,7 @@ const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
 /**
  * The references' rendering domain (--domain): the tables' target distribution, or the same
  * configurations with the body's contrast against the ground reversed from our frames'
- * (risp-render's `reverseContrast`; the same guesses and starts).
+ * (risp.reverseContrast; the same guesses and starts).
  */
 export const RISP_DOMAINS = ["table", "reversed-contrast"] as const;
 export type RispDomain = (typeof RISP_DOMAINS)[number];
