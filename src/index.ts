@@ -33,4 +33,5 @@ export * as render from "./render/index.js";
 export * as models from "./models/index.js";
 export * as sysid from "./sysid/index.js";
 export * as risp from "./risp/index.js";
+export * as control from "./control/index.js";
 export * as networks from "./networks/index.js";

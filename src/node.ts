@@ -12,6 +12,7 @@ export * as optim from "./optim/node.js";
 export * as sysid from "./sysid/node-entry.js";
 export * as networks from "./networks/node-entry.js";
 export * as risp from "./risp/node-entry.js";
+export * as control from "./control/node-entry.js";
 export { readPng, writeGif, writeLinePlot, writePng } from "./io/image.js";
 export { compositeOver } from "./io/video.js";
 export { writeAtomic } from "./io/atomic.js";
