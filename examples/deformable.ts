@@ -26,9 +26,10 @@
  */
 import { sysid, type Rng, makeRng } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { beamProblem, buildTwistBeam, defaultTwistBeam, type TwistBeamSpec } from "./lib/deformable-scene.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
 import { table3Report, table3Rows, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
+const { beamProblem, buildTwistBeam, defaultTwistBeam } = sysid;
+type TwistBeamSpec = sysid.TwistBeamSpec;
 
 /** Full runs, and the seconds-long smoke mode the tests use (shorter video, fewer pixels and steps). */
 export const DEFORMABLE_SETTINGS = {

@@ -15,7 +15,7 @@ import { jit, np, sysid, writeLinePlot, type Array, type PlotSeries, writeGif } 
 import { displayFrames } from "gradsim/sysid/node";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { FREE_CAMERA, IMPULSE_SECONDS } from "./lib/rigid-dataset.js";
-import { beamVertices, buildBeam, defaultBeam, renderBeam } from "./lib/beam-scene.js";
+const { beamVertices, buildBeam, defaultBeam, renderBeam } = sysid;
 
 type FrameSelection = Exclude<sysid.FrameSelection, readonly number[]>;
 

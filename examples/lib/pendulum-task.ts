@@ -7,7 +7,8 @@ import { sysid, makeRng, type Rng } from "gradsim";
 import type { ExperimentContext } from "./run.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./experiment.js";
 import { table3Rows } from "./tables.js";
-import { buildPendulum, pendulumProblem, type PendulumSpec } from "./pendulum-scene.js";
+const { buildPendulum, pendulumProblem } = sysid;
+type PendulumSpec = sysid.PendulumSpec;
 
 export interface PendulumPrior {
   /** Per link: length range (m) and initial-angle range (rad). */

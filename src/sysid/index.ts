@@ -26,6 +26,14 @@ export {
   type Background, type ContactParams, type Impulse, type Quat, type RigidScene, type RigidSceneSpec, type RigidUnknown, type Tiling,
 } from "./scenes/rigid.js";
 export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";
+export { buildBeam, beamVertices, defaultBeam, renderBeam, type BeamScene, type BeamSpec } from "./scenes/beam.js";
+export { buildCloth, clothPositions, clothProblem, defaultCloth, velocityField, type ClothScene, type ClothSpec } from "./scenes/cloth.js";
+export { beamPositions, beamProblem, beamVideo, buildTwistBeam, defaultTwistBeam, type BeamParams, type TwistBeamScene, type TwistBeamSpec } from "./scenes/twist-beam.js";
+export {
+  bobPositions, buildPendulum, defaultDoublePendulum, defaultPendulum, pendulumAngles, pendulumProblem, pendulumVideo,
+  type PendulumParams, type PendulumScene, type PendulumSpec, type PendulumStates,
+} from "./scenes/pendulum.js";
+
 export { parseVideoScene, type SceneBackground, type VideoSceneFile } from "./scene-file.js";
 export { laplaceUncertainty, type Uncertainty, type UnknownUncertainty } from "./uncertainty.js";
 export { colourNoise, judge, missedFrames, silhouetteFloor, VERDICT_LIMITS, verdictExitCode, type Verdict, type VerdictStatus } from "./verdict.js";
