@@ -171,10 +171,6 @@ export function rowSpec(row: OptimisedRow, nets: Predictors): risp.TaskLoss {
   }
 }
 
-/** The loss of an optimised row on the first `shown` observed frames: unknowns u, the reference (images [T, R, R, 3], or states [T, S]: the oracle's true ones, ours-read's as read), the start. */
-export const rowLoss = (problem: RispProblem, row: OptimisedRow, nets: Predictors, shown = problem.observed.length): risp.TaskLossFn =>
-  risp.taskLoss(problem, rowSpec(row, nets), { resolution: nets.settings.resolution, gamma: SMOOTH_GAMMA }, shown);
-
 /**
  * Configuration k's target rendering configuration, the seed of its reference's noise, and its
  * initial guess and start: deterministic in the run's seed, the task, the environment and k (and
@@ -194,9 +190,6 @@ function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, 
   const { target, seed, guess, start } = configurationDraws(problem, ctx.flags.seed, k, domainOf(ctx));
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }
-
-/** Imitation's curriculum prefixes (risp.stagePrefixes). */
-export const stagePrefixes = risp.stagePrefixes;
 
 /**
  * What the scan after a descent found: the loss at the descent's end, the lowest grid point's,
@@ -225,7 +218,7 @@ async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: 
   const { problem } = p, spec = rowSpec(row, p.nets), layout = risp.taskLayout(problem, spec);
   const rendering = { resolution: p.nets.settings.resolution, gamma: SMOOTH_GAMMA };
   // One compiled loss per curriculum prefix, shared by every configuration.
-  const stages = stagePrefixes(problem, s).map((shown) => risp.compileTaskLoss(risp.taskLoss(problem, spec, rendering, shown)));
+  const stages = risp.stagePrefixes(problem, s).map((shown) => risp.compileTaskLoss(risp.taskLoss(problem, spec, rendering, shown)));
   const states = np.array(problem.reference.states, { dtype: "float32" });
   // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
   const look = (w: number): number[] => (risp.fitsLook(spec) ? PSI_NAMES.map(() => w) : []);

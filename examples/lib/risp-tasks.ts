@@ -15,7 +15,7 @@
  * Every unknown is normalised to a box (sysid: [0, 1]; actions: [−1, 1] or [0, 1]), so one
  * optimiser setting serves every problem; the descent projects onto the box.
  */
-import { models, np, risp, vmap, type Array, type Rng } from "gradsim";
+import { models, np, risp, vmap, type Array } from "gradsim";
 import { CUBE, cubeMotion, HAND, handMotion, QUADROTOR, quadrotorMotion, quadrotorStart, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
 export type RispTask = risp.RispTask;
