@@ -1,6 +1,17 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // The package's own name, as tsconfig.json's "paths" resolve it (examples import "gradsim", never ../src).
+  resolve: {
+    alias: [
+      { find: /^gradsim$/, replacement: source("./src/index.ts") },
+      { find: /^gradsim\/node$/, replacement: source("./src/node.ts") },
+      { find: /^gradsim\/sysid\/node$/, replacement: source("./src/sysid/node-entry.ts") },
+    ],
+  },
   test: {
     include: ["tests/**/*.test.ts", "property-tests/**/*.test.ts"],
     testTimeout: 120_000,

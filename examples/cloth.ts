@@ -25,13 +25,13 @@
  * result.json carries `table3` (the velocity column per method) for the reproduce harness
  * (examples/lib/tables.ts).
  */
-import { sysid } from "../src/index.js";
+import { sysid, makeRng, type Rng } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { makeRng, type Rng } from "../src/core/host-rng.js";
-import { buildCloth, clothProblem, defaultCloth, velocityField, type ClothScene } from "./lib/cloth-scene.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
 import { table3Rows } from "./lib/tables.js";
 import { table3Report, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
+const { buildCloth, clothProblem, defaultCloth, velocityField } = sysid;
+type ClothScene = sysid.ClothScene;
 
 const range = (n: number): number[] => globalThis.Array.from({ length: n }, (_, i) => i);
 

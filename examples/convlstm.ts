@@ -18,9 +18,7 @@
  * errors in the ConvLSTM rows of Tables 1–2, averaged over the objects those tables' runs fitted.
  */
 import { join } from "node:path";
-import { jit, np, optim, random, sysid, vmap, type Array } from "../src/index.js";
-import { networks } from "../src/node.js";
-import { makeRng } from "../src/core/host-rng.js";
+import { networks, jit, np, optim, random, sysid, vmap, type Array, makeRng } from "gradsim/node";
 import { massBenchmark } from "./rigid-mass.js";
 import { contactBenchmark } from "./rigid-contact.js";
 import { rigidDatasetTask } from "./lib/rigid-task.js";

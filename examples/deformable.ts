@@ -24,13 +24,12 @@
  * must be kept stable for the lightest particles (kf·dt/m < 1), or the rollout becomes chaotic
  * and its gradients useless.
  */
-import { sysid } from "../src/index.js";
+import { sysid, type Rng, makeRng } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import type { Rng } from "../src/core/host-rng.js";
-import { makeRng } from "../src/core/host-rng.js";
-import { beamProblem, buildTwistBeam, defaultTwistBeam, type TwistBeamSpec } from "./lib/deformable-scene.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
 import { table3Report, table3Rows, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
+const { beamProblem, buildTwistBeam, defaultTwistBeam } = sysid;
+type TwistBeamSpec = sysid.TwistBeamSpec;
 
 /** Full runs, and the seconds-long smoke mode the tests use (shorter video, fewer pixels and steps). */
 export const DEFORMABLE_SETTINGS = {

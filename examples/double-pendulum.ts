@@ -12,11 +12,10 @@
  * 1.0 and L₂ = 1.7). Not part of the paper's tables.
  */
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import type { sysid } from "../src/index.js";
+import { sysid, type Rng } from "gradsim";
 import type { SceneFitResult } from "./lib/experiment.js";
-import { defaultDoublePendulum } from "./lib/pendulum-scene.js";
 import { runPendulumExperiment, type PendulumPrior } from "./lib/pendulum-task.js";
-import type { Rng } from "../src/core/host-rng.js";
+const { defaultDoublePendulum } = sysid;
 
 export const DOUBLE_PENDULUM_SETTINGS = {
   full: { resolution: 48, frames: 30, steps: 40, reinforceSteps: 125 },

@@ -16,7 +16,7 @@
  * when an unknown is not determined by it.
  */
 import { fileURLToPath } from "node:url";
-import { fitVideo, verdictExitCode, type FitVideoResult } from "../src/sysid/node.js";
+import { fitVideo, verdictExitCode, type FitVideoResult } from "gradsim/sysid/node";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { CliError } from "./lib/flags.js";
 

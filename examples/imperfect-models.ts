@@ -22,14 +22,9 @@
  * target, the traced target and its mask) and traced.gif.
  */
 import { join } from "node:path";
-import { makeRng } from "../src/core/host-rng.js";
-import { np, render, sysid, type Array } from "../src/index.js";
-import { writeAtomic } from "../src/io/atomic.js";
-import { labelledGrid, writeGif, writeLinePlot, writePng } from "../src/io/image.js";
-import { displayFrames, fileRecordStore, stripIndices } from "../src/sysid/node.js";
-import { InputFileError } from "../src/io/input-file-error.js";
+import { writeAtomic, writeGif, writeLinePlot, writePng, makeRng, np, render, sysid, type Array, labelledGrid, InputFileError, DivergenceError } from "gradsim/node";
+import { displayFrames, fileRecordStore, stripIndices } from "gradsim/sysid/node";
 import { runKey } from "./lib/experiment.js";
-import { DivergenceError } from "../src/models/common/divergence.js";
 import {
   IMPERFECT_CAMERA, MASS_RANGE, OBJECT_KINDS, TRUE_MODEL, objectGeometry, objectModel, sampleObject,
   type ModelChoice, type ObjectKind, type ObjectSpec, type SceneSettings,

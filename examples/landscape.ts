@@ -11,12 +11,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { jit, np, sysid, writeLinePlot, type Array, type PlotSeries } from "../src/node.js";
-import { displayFrames } from "../src/sysid/node.js";
+import { jit, np, sysid, writeLinePlot, type Array, type PlotSeries, writeGif } from "gradsim/node";
+import { displayFrames } from "gradsim/sysid/node";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { FREE_CAMERA, IMPULSE_SECONDS } from "./lib/rigid-dataset.js";
-import { beamVertices, buildBeam, defaultBeam, renderBeam } from "./lib/beam-scene.js";
-import { writeGif } from "../src/io/image.js";
+const { beamVertices, buildBeam, defaultBeam, renderBeam } = sysid;
 
 type FrameSelection = Exclude<sysid.FrameSelection, readonly number[]>;
 

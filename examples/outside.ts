@@ -13,8 +13,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeAtomic } from "../src/io/atomic.js";
-import { fitVideo } from "../src/sysid/node.js";
+import { writeAtomic } from "gradsim/node";
+import { fitVideo } from "gradsim/sysid/node";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
 const DATA = fileURLToPath(new URL("./data/outside/", import.meta.url));

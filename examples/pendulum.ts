@@ -9,10 +9,10 @@
  * Not part of the paper's tables; the result reports relative errors per unknown.
  */
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import type { sysid } from "../src/index.js";
+import { sysid } from "gradsim";
 import type { SceneFitResult } from "./lib/experiment.js";
-import { defaultPendulum } from "./lib/pendulum-scene.js";
 import { runPendulumExperiment, samplePendulum, type PendulumPrior } from "./lib/pendulum-task.js";
+const { defaultPendulum } = sysid;
 
 export const PENDULUM_SETTINGS = {
   full: { resolution: 48, frames: 45, steps: 40, reinforceSteps: 125 },

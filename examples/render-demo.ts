@@ -7,11 +7,7 @@
  *   npx tsx examples/render-demo.ts [--size 128] [--frames 16]
  */
 import { mkdirSync } from "node:fs";
-import { init, np, type Array } from "../src/index.js";
-import { labelledGrid, writePng } from "../src/io/image.js";
-import { compositeOver } from "../src/io/video.js";
-import { writeGif } from "../src/io/image.js";
-import * as R from "../src/render/index.js";
+import { writePng, compositeOver, writeGif, init, np, type Array, labelledGrid, render as R } from "gradsim/node";
 
 const arg = (k: string, d: number) => { const i = process.argv.indexOf(`--${k}`); return i >= 0 ? Number(process.argv[i + 1]) : d; };
 const size = arg("size", 128), frames = arg("frames", 16);

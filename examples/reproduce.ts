@@ -24,13 +24,12 @@ import { EXPERIMENTS } from "./registry.js";
 import { FLAG_MAX, intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
 import { RunClock } from "./lib/run-clock.js";
-import { writeAtomic } from "../src/io/atomic.js";
-import { withFileLock } from "../src/io/file-lock.js";
-import { spawnTagged } from "../src/sysid/node.js";
+import { control, writeAtomic, withFileLock } from "gradsim/node";
+import { spawnTagged } from "gradsim/sysid/node";
 import { fmtNumber, instancesOf, table1Markdown, table2Markdown, table3Markdown, type RigidDatasetReport, type Table3Report } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
 import { LOOKS } from "./lib/imperfect-looks.js";
-import { CONTROL_METHODS, type ControlResult } from "./lib/control.js";
+import type { ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
 import type { RispStateResult } from "./risp-state.js";
 import type { ConvLstmResult } from "./convlstm.js";
@@ -206,7 +205,7 @@ function controlMarkdown(runs: readonly RunRecord[]): string {
   const rows = CONTROL.flatMap((name) => {
     const r = resultOf<ControlResult>(runs, name);
     if (!r) return [`| ${name} | _not run_ | | | | |`];
-    return CONTROL_METHODS.map((m) => `| ${name} | ${m} | ${cell(r.methods[m].imageLoss, (v) => v.toExponential(2))} | ${cell(r.methods[m].distance, (v) => v.toFixed(3))} | ${r.methods[m].runs.length} | ${m === "random" ? "—" : r.settings.iters} |`);
+    return control.CONTROL_METHODS.map((m) => `| ${name} | ${m} | ${cell(r.methods[m].imageLoss, (v) => v.toExponential(2))} | ${cell(r.methods[m].distance, (v) => v.toFixed(3))} | ${r.methods[m].runs.length} | ${m === "random" ? "—" : r.settings.iters} |`);
   });
   return [
     "Image loss: MSE of the last frame against the target image; distance: the final state's centre of mass to the goal's (m); mean ± std over seeds, each method from the same initial control. Plots: runs/<experiment>/fig6-*.png; motion: runs/<experiment>/motion.gif.",

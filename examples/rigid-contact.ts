@@ -9,8 +9,7 @@
  *   npx tsx examples/rigid-contact.ts               # the built-in default scene
  *   npx tsx examples/rigid-contact.ts --dataset 10  # Table 2 protocol: random objects + baselines
  */
-import { makeRng } from "../src/core/host-rng.js";
-import { sysid } from "../src/index.js";
+import { makeRng, sysid } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { contactPriorRanges, FPS, FRAMES, GROUND_CAMERA, IMPULSE_SECONDS, sampleContactScene } from "./lib/rigid-dataset.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";

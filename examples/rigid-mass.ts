@@ -9,8 +9,7 @@
  *   npx tsx examples/rigid-mass.ts --dataset 20    # Table 1 protocol: random objects + baselines
  *   npx tsx examples/rigid-mass.ts --target my-scene.json   # your own scene (fields override the default)
  */
-import { makeRng } from "../src/core/host-rng.js";
-import { sysid } from "../src/index.js";
+import { makeRng, sysid } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { defaultMassScene, massRange, sampleMassScene } from "./lib/rigid-dataset.js";
 import { readSceneFile } from "./lib/scene-file.js";

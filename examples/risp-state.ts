@@ -8,7 +8,7 @@
  * stripes) that the object shadows along ψ's light, with sensor noise, each drawn by one of six
  * rasterizations (smooth or faceted, silhouettes soft to sharp: `softLooks`), and tested on
  * ray-traced images (shadows on a wood or checker ground, highlights, supersampling, noise) under
- * 4 rendering configurations drawn from other distributions (examples/lib/risp-render.ts). Rows:
+ * 4 rendering configurations drawn from other distributions (gradsim.risp: src/risp/target.ts). Rows:
  *   average       the mean training state;
  *   random        a state drawn from the training distribution;
  *   ours-no-grad  domain randomisation alone (L_error, Eq. 8);
@@ -31,18 +31,20 @@
  * per trained row <env>/<row>/ with the network (params.gsp) and its loss curve (loss.csv/.png).
  */
 import { join } from "node:path";
-import { jit, np, sysid, vmap, type Array } from "../src/index.js";
-import { makeRng } from "../src/core/host-rng.js";
-import { writeAtomic } from "../src/io/atomic.js";
-import { labelledGrid, writeLinePlot, writePng } from "../src/io/image.js";
+import { writeAtomic, writeLinePlot, writePng, jit, np, risp, sysid, vmap, type Array, makeRng, labelledGrid } from "gradsim/node";
+import { fileRecordStore } from "gradsim/sysid/node";
 import { RISP_ENVS, type RispEnv, type RispEnvName } from "./lib/risp-envs.js";
-import { sampleTargetConfig, targetImages, trainingSet, PSI_NAMES, type SoftLook, type TargetConfig, type TrainingSet } from "./lib/risp-render.js";
-import { fileRecordStore } from "../src/sysid/node.js";
 import { runKey } from "./lib/experiment.js";
 import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
-import { predictorDir, TRAINED_ROWS, trainPredictor, type PredictorTraining, type TrainedRow } from "./lib/risp-train.js";
+
+const { predictorDir, sampleTargetConfig, targetImages, trainingSet, PSI_NAMES, TRAINED_ROWS } = risp;
+type SoftLook = risp.SoftLook;
+type TargetConfig = risp.TargetConfig;
+type TrainingSet = risp.TrainingSet;
+type PredictorTraining = risp.PredictorTraining;
+type TrainedRow = risp.TrainedRow;
 
 /** How SoftRas draws a training image (`SoftLook`): faceted or smooth, at a factor of the default silhouette softness. */
 export interface Rasterization { readonly faceted: boolean; readonly softness: number }
@@ -153,7 +155,7 @@ function summary(errors: readonly number[], test: { readonly config: readonly nu
 
 /** Train one predictor row; returns the test errors per image. */
 async function trainRow(ctx: ExperimentContext, env: RispEnv, row: TrainedRow, data: TrainingSet, test: TestSet, cfg: RispStateSettings): Promise<{ errors: number[]; seconds: number; finalLoss: number }> {
-  const r = await trainPredictor(predictorDir(ctx.out, env.name, row), {
+  const r = await risp.trainPredictorToDisk(predictorDir(ctx.out, env.name, row), {
     cfg, row, gamma: gammaOf(env.name, row), data, seed: ctx.flags.seed, label: `${env.name} ${row}`, progress: ctx.flags.json ? false : "auto",
   });
   const predicted = jit(vmap(r.predict))(test.images).dataSync();

@@ -4,7 +4,7 @@
  * under an unseen rendering configuration — examples/lib/risp-tasks.ts's problems.
  *
  * The reference is ray-traced (render.traceVideo: shadows, textured ground, highlights,
- * supersampling, noise) under a configuration drawn from risp-render's target distribution; our
+ * supersampling, noise) under a configuration drawn from risp.sampleTargetConfig's target distribution; our
  * own frames are SoftRas renders on a plain ground under the middle of the training distribution
  * ψ̄ (the predictor rows fit ψ). Rows (each from the same random initial guess per configuration):
  *   average       the middle of the unknowns' box (Tables 3–4; no descent);
@@ -26,10 +26,10 @@
  * Each optimised row runs Adam (projected onto the unknowns' box) from the same guess, 4
  * rendering configurations × guesses per environment, as the paper; in every task each row then
  * scans each unknown across its box and descends again from a grid point that scores lower
- * (`scanThenDescend`, as gradsim's Table 2 fits do), and ends with sign steps that halve on
+ * (sysid.scanAndDescend via risp.fitTask, as gradsim's Table 2 fits do), and ends with sign steps that halve on
  * overshoot (`polish`); in imitation of actions in time (the quadrotor's thrusts, the rod's
  * forces; not the hand's per-finger torque magnitudes and delays) it descends on growing
- * prefixes of the video first (`descendStages`).
+ * prefixes of the video first (sysid.horizonCurriculum).
  *
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
@@ -45,21 +45,18 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { jit, np, random, sysid, valueAndGrad, vmap, type Array } from "../src/index.js";
-import { networks } from "../src/node.js";
-import { makeRng } from "../src/core/host-rng.js";
-import { writeAtomic } from "../src/io/atomic.js";
-import { labelledGrid, writeGif, writeLinePlot, writePng } from "../src/io/image.js";
-import { fileRecordStore } from "../src/sysid/node.js";
+import { networks, risp, writeAtomic, writeGif, writeLinePlot, writePng, np, sysid, vmap, type Array, makeRng, labelledGrid } from "gradsim/node";
+import { fileRecordStore } from "gradsim/sysid/node";
 import { runKey } from "./lib/experiment.js";
 import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 import type { RispEnvName } from "./lib/risp-envs.js";
-import { PSI_MIDDLE, PSI_NAMES, plainBackground, psiOfUnit, reverseContrast, sampleTargetConfig, softImage, targetImages, type TargetConfig } from "./lib/risp-render.js";
 import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
-import { predictorConfig, predictorDir, STANDARDISATION_FILE, stateReader, TRAINED_ROWS, type Standardisation, type TrainedRow } from "./lib/risp-train.js";
+
+const { PSI_NAMES, reverseContrast, sampleTargetConfig, stateReader, targetImages } = risp;
+type TargetConfig = risp.TargetConfig;
 
 export const TASK_ROWS = ["average", "random", "pixelwise", "perceptual", "ours-no-grad", "ours", "ours-exact", "ours-read", "oracle"] as const;
 export type TaskRow = (typeof TASK_ROWS)[number];
@@ -69,7 +66,7 @@ const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
 /**
  * The references' rendering domain (--domain): the tables' target distribution, or the same
  * configurations with the body's contrast against the ground reversed from our frames'
- * (risp-render's `reverseContrast`; the same guesses and starts).
+ * (risp.reverseContrast; the same guesses and starts).
  */
 export const RISP_DOMAINS = ["table", "reversed-contrast"] as const;
 export type RispDomain = (typeof RISP_DOMAINS)[number];
@@ -79,16 +76,9 @@ const domainOf = (ctx: ExperimentContext): RispDomain => {
   return d as RispDomain;
 };
 
-export interface RispTasksSettings {
+/** risp.fitTask's settings (projected Adam, the scan, the sign-step polish, imitation's curriculum) and the configurations per environment. */
+export interface RispTasksSettings extends risp.TaskFitSettings {
   readonly configs: number;
-  readonly iterations: number;
-  readonly lr: number;
-  /** The scan after every descent: grid points per unknown across its box (`scanThenDescend`). */
-  readonly scanPoints: number;
-  /** Every run's last steps: sign steps that halve on overshoot (`polish`). */
-  readonly polishSteps: number;
-  /** Imitation's curriculum (for actions in time, `RispProblem.timedActions`): descents on this many growing prefixes of the video, `iterations` each (`descendStages`). */
-  readonly imitationStages: number;
 }
 export const RISP_TASKS_SETTINGS: Readonly<Record<"full" | "quick", RispTasksSettings>> = {
   full: { configs: 4, iterations: 30, lr: 0.1, scanPoints: 16, polishSteps: 20, imitationStages: 4 },
@@ -150,7 +140,7 @@ export interface RispTasksResult {
 }
 
 /** The predictors risp-state trained (its settings from its result.json) for one environment, and how ours' reads states in their units. */
-export interface Predictors { readonly settings: RispStateSettings; readonly config: networks.PredictorConfig; readonly params: Record<TrainedRow, networks.PredictorParams>; readonly oursStandardisation: Standardisation }
+export interface Predictors extends risp.Predictors { readonly settings: RispStateSettings }
 
 export const DEFAULT_NETWORKS = fileURLToPath(new URL("../results/runs/risp-state", import.meta.url));
 
@@ -158,16 +148,7 @@ export function loadPredictors(dir: string, env: RispEnvName, outputs: number): 
   const resultFile = join(dir, "result.json");
   if (!existsSync(resultFile)) throw new CliError(`no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`);
   const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
-  const config = predictorConfig(settings, outputs);
-  const params = Object.fromEntries(TRAINED_ROWS.map((row) => {
-    const file = join(predictorDir(dir, env, row), "params.gsp");
-    if (!existsSync(file)) throw new CliError(`${file} is missing: risp-state has not trained the ${env}'s ${row} network in ${dir}; run it (or give --networks DIR).`);
-    // Checked against the configuration risp-state's settings give: a file trained for another one is refused by name.
-    try { return [row, networks.loadParams<networks.PredictorParams>(file, networks.initPredictor(random.key(0), config))]; } catch (e) { throw new CliError((e as Error).message); }
-  })) as Predictors["params"];
-  const standardisationFile = join(predictorDir(dir, env, "ours"), STANDARDISATION_FILE);
-  if (!existsSync(standardisationFile)) throw new CliError(`${standardisationFile} is missing: the ${env}'s ours network in ${dir} was trained before risp-state saved its outputs' standardisation; retrain it (or give --networks DIR).`);
-  return { settings, config, params, oursStandardisation: JSON.parse(readFileSync(standardisationFile, "utf8")) as Standardisation };
+  try { return { settings, ...risp.loadPredictors(dir, env, settings, outputs) }; } catch (e) { throw new CliError((e as Error).message); }
 }
 
 /**
@@ -179,32 +160,14 @@ export function loadPredictors(dir: string, env: RispEnvName, outputs: number): 
  */
 export const SMOOTH_GAMMA = 3e-2;
 
-/** The loss of an optimised row: unknowns u, the reference (images [T, R, R, 3], or states [T, S]: the oracle's true ones, ours-read's as read), the start. */
-export type RowLoss = (u: Array, reference: Array, start: Array) => Array;
-
-export function rowLoss(problem: RispProblem, row: OptimisedRow, nets: Predictors, shown = problem.observed.length): RowLoss {
-  const { env } = problem, R = nets.settings.resolution;
-  const middle = np.array(PSI_MIDDLE, { dtype: "float32" }), background = plainBackground(env, R);
-  // The first `shown` observed frames only (imitation's curriculum); all of them: the arrays as they are.
-  const head = (x: Array) => (shown === problem.observed.length ? x : np.take(x, np.arange(0, shown), 0));
-  const frames = (u: Array, start: Array, psi = middle) => vmap((v: Array) => softImage(env, R, v, psi, background, { gamma: SMOOTH_GAMMA }))(head(problem.rollout(u, start).vertices));
-  const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
+/** How an optimised row compares our rollout with the reference (risp.TaskLoss). */
+export function rowSpec(row: OptimisedRow, nets: Predictors): risp.TaskLoss {
   switch (row) {
-    case "oracle": case "ours-read": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
-    case "pixelwise": return (u, ref, start) => np.mean(np.square(np.sub(frames(u, start), head(ref))));
-    case "perceptual": {
-      const features = vmap((im: Array) => networks.predictorFeatures(nets.params["ours-no-grad"], nets.config, im));
-      return (u, ref, start) => {
-        const [ours, theirs] = [features(frames(u, start)) as Array[], features(head(ref)) as Array[]];
-        return ours.map((f, s) => np.div(np.mean(np.square(np.sub(f, theirs[s]!))), np.add(np.mean(np.square(theirs[s]!)), 1e-8))).reduce((a, b) => np.add(a, b));
-      };
-    }
-    default: {
-      const N = vmap((im: Array) => networks.predictor(nets.params[row], nets.config, im));
-      // Eq. 6 minimises over ψ as well: u's last |ψ| entries are our frames' look (psiOfUnit).
-      const D = problem.unknowns.length, unknowns = np.arange(0, D), look = np.arange(D, D + PSI_NAMES.length);
-      return (u, ref, start) => l1(N(frames(np.take(u, unknowns, 0), start, psiOfUnit(np.take(u, look, 0)))), N(head(ref)));
-    }
+    case "oracle": case "ours-read": return { kind: "states" };
+    case "pixelwise": return { kind: "pixels" };
+    // No pretrained network can be downloaded here: the features are the domain-randomised predictor's stages.
+    case "perceptual": return { kind: "features", features: (im) => networks.predictorFeatures(nets.params["ours-no-grad"], nets.config, im) };
+    default: return { kind: "predictor", read: (im) => networks.predictor(nets.params[row], nets.config, im) };
   }
 }
 
@@ -228,133 +191,12 @@ function configuration(ctx: ExperimentContext, problem: RispProblem, k: number, 
   return { target, guess, start, render: (vertices: readonly Float64Array[]) => targetImages(problem.env, R, vertices, target, seed) };
 }
 
-interface Box { readonly lower: readonly number[]; readonly upper: readonly number[] }
-type LossAndGrad = (u: Array, ref: Array, start: Array) => [Array, Array];
-interface Descent { readonly u: number[]; readonly losses: number[]; readonly stopped?: string }
-
-/** The descent's step decays to lr / LAST_STEP_DIVISOR, where `polish` takes over. */
-const LAST_STEP_DIVISOR = 10;
-
-/** Projected Adam within [lower, upper] from `guess` with a cosine-decayed step; stops early (keeping the last finite iterate) if the loss stops being finite. */
-function descend(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings): Descent {
-  const D = guess.length, m = new Float64Array(D), v = new Float64Array(D);
-  let u = [...guess];
-  const losses: number[] = [];
-  for (let it = 1; it <= s.iterations; it++) {
-    const [L, G] = lossAndGrad(np.array(u, { dtype: "float32" }), ref, start);
-    const loss = L.item() as number, g = G.dataSync();
-    if (!Number.isFinite(loss) || !g.every(Number.isFinite)) return { u, losses, stopped: `non-finite loss or gradient at iteration ${it}` };
-    losses.push(loss);
-    // Cosine decay to lr / LAST_STEP_DIVISOR: large steps first, then settling (Adam's steps are ~lr, whatever the gradient's size).
-    const last = 1 / LAST_STEP_DIVISOR, lr = s.lr * (last + ((1 - last) / 2) * (1 + Math.cos((Math.PI * (it - 1)) / s.iterations)));
-    u = u.map((x, i) => {
-      m[i] = 0.9 * m[i]! + 0.1 * g[i]!;
-      v[i] = 0.999 * v[i]! + 0.001 * g[i]! * g[i]!;
-      const step = (lr * (m[i]! / (1 - 0.9 ** it))) / (Math.sqrt(v[i]! / (1 - 0.999 ** it)) + 1e-8);
-      return Math.min(box.upper[i]!, Math.max(box.lower[i]!, x - step));
-    });
-  }
-  return { u, losses };
-}
-
-/**
- * How many of the video's T frames each descent of `descendStages` compares: imitation's
- * curriculum for actions in time, the first ⌈T·j/S⌉ at stage j of S; otherwise the whole video once.
- */
-export function stagePrefixes(problem: RispProblem, s: RispTasksSettings): number[] {
-  const T = problem.observed.length, S = problem.task === "imitation" && problem.timedActions ? s.imitationStages : 1;
-  return globalThis.Array.from({ length: S }, (_, j) => Math.ceil((T * (j + 1)) / S));
-}
-
-/**
- * Descents on growing prefixes of the video, the last the whole of it, each from the one before:
- * an action acts only on the frames after it, and fitted against the whole video at once the
- * late frames — where a wrong guess has carried the body far off — pull the early actions
- * anywhere. `stages[j]` is the loss and gradient on prefix j. Not for the hand, whose unknowns
- * (each finger's torque magnitude and delay) shape its whole motion: with the curriculum its
- * predictor rows ended farther (Table 3, ours: 1.04 → 1.46 per frame), we think because its first
- * frames, where the fingers have barely moved, say little about them.
- */
-function descendStages(box: Box, stages: readonly LossAndGrad[], ref: Array, start: Array, guess: readonly number[], s: RispTasksSettings, done: (stage: number, d: Descent) => void = () => {}): Descent {
-  let d: Descent = { u: [...guess], losses: [] };
-  for (const [j, lossAndGrad] of stages.entries()) {
-    if (d.stopped) break;
-    const next = descend(box, lossAndGrad, ref, start, d.u, s);
-    d = { u: next.u, losses: [...d.losses, ...next.losses], ...(next.stopped ? { stopped: next.stopped } : {}) };
-    done(j, next);
-  }
-  return d;
-}
-
-/**
- * Every run's last steps (Rprop⁻, Riedmiller & Braun 1993): each
- * unknown moves by its own step against its gradient's sign, the step starting at the descent's
- * last (lr / LAST_STEP_DIVISOR), halved when the sign flips (and that move skipped), grown by 1.2
- * otherwise; the lowest iterate is kept.
- * When every unknown's move is skipped the point is unchanged, and its gradient gives the next move
- * at once rather than being evaluated again (on the 1-D problems, one of 20 evaluations was lost at
- * each flip). A bisection (halving at every move once the sign has flipped) settles a 1-D kink
- * faster but ended 45 of Table 2's 48 predictor runs (15–19 unknowns with the look ψ) at higher
- * losses: the minimum along one unknown moves while the others do.
- * Adam's steps stay ~lr whatever the gradient's size, so on an L1 loss (the predictor rows' and
- * the oracle's: a kink at the minimum) the descent ends oscillating a tenth of lr about it — the
- * oracle's 2.0e-3 kg and 484 Pa in Table 2 without this — while the MSE rows' shrinking
- * gradients let Adam settle finer.
- */
-export function polish(box: Box, lossAndGrad: LossAndGrad, ref: Array, start: Array, from: readonly number[], s: RispTasksSettings): { u: number[]; before: number; after: number } {
-  const D = from.length, step = new Float64Array(D).fill(s.lr / LAST_STEP_DIVISOR), previous = new Float64Array(D);
-  const signStep = (u: readonly number[], g: ArrayLike<number>) => u.map((x, i) => {
-    const turn = g[i]! * previous[i]!;
-    if (turn < 0) { step[i] = step[i]! / 2; previous[i] = 0; return x; }
-    if (turn > 0) step[i] = Math.min(step[i]! * 1.2, s.lr);
-    previous[i] = g[i]!;
-    return Math.min(box.upper[i]!, Math.max(box.lower[i]!, x - Math.sign(g[i]!) * step[i]!));
-  });
-  const same = (a: readonly number[], b: readonly number[]) => a.every((x, i) => x === b[i]);
-  let u = [...from], best = { u, loss: Infinity }, before = NaN;
-  for (let it = 0; it < s.polishSteps; it++) {
-    const [L, G] = lossAndGrad(np.array(u, { dtype: "float32" }), ref, start);
-    const loss = L.item() as number, g = G.dataSync();
-    if (it === 0) before = loss;
-    if (!Number.isFinite(loss) || !g.every(Number.isFinite)) break;
-    if (loss < best.loss) best = { u, loss };
-    // Every unknown's move skipped leaves the point as it was: its gradient gives the next move at once.
-    let next = signStep(u, g);
-    if (same(next, u)) next = signStep(u, g);
-    if (same(next, u)) break; // nothing moves (zero gradient, or pressed against the box)
-    u = next;
-  }
-  return { u: best.u, before, after: Number.isFinite(best.loss) ? best.loss : before };
-}
-
 /**
  * What the scan after a descent found: the loss at the descent's end, the lowest grid point's,
  * and (if that was lower) the second descent's final loss and whether it was kept; `grid`: every
  * grid point's loss, parameter by parameter (the landscapes of `writeLandscapePlot`).
  */
 interface ScanRecord { readonly before: number; readonly score: number; readonly after?: number; readonly kept: boolean; readonly grid: readonly number[] }
-
-/**
- * The scan after every task's descent (in imitation, after the curriculum), as gradsim's Table 2 fits do
- * (src/sysid/scan.ts): each unknown is moved over `points` cell midpoints of its box, the others
- * (and the look) held at the estimate; if a grid point scores below the estimate, the descent is
- * run again from the lowest one and kept if it ends lower. The predictor losses' landscapes are
- * bumpy at the scale of a descent's steps (a guess can stop in a dip far from the deepest one),
- * the pixelwise loss's less so; in control a descent can end with the rod bent the wrong way.
- * Every row gets the same scan.
- */
-function scanThenDescend(problem: RispProblem, box: Box, loss: (u: Array, ref: Array, start: Array) => Array, lossAndGrad: LossAndGrad, ref: Array, start: Array, first: Descent, s: RispTasksSettings): { d: Descent; scan: ScanRecord } {
-  const score = (u: readonly number[]) => loss(np.array(u, { dtype: "float32" }), ref, start).item() as number;
-  const before = score(first.u);
-  const candidates = problem.unknowns.flatMap((name, i) =>
-    sysid.priorGrid({ name, prior: [box.lower[i]!, box.upper[i]!] }, s.scanPoints).map((x) => first.u.map((v, j) => (j === i ? x : v))));
-  const scores = candidates.map(score);
-  // The lowest score, a diverged point's (NaN) never.
-  const best = scores.reduce((b, x, i) => (x < scores[b]! || Number.isNaN(scores[b]!) ? i : b), 0), lowest = scores[best]!;
-  if (!(lowest < before)) return { d: first, scan: { before, score: lowest, kept: false, grid: scores } };
-  const second = descend(box, lossAndGrad, ref, start, candidates[best]!, s), after = score(second.u), kept = after < before;
-  return { d: kept ? second : first, scan: { before, score: lowest, after, kept, grid: scores } };
-}
 
 /** Per (task, environment): the problem, the predictors and every configuration's traced reference. */
 interface Prepared {
@@ -373,34 +215,27 @@ function prepare(ctx: ExperimentContext, task: RispTask, env: RispEnvName, s: Ri
 }
 
 async function runUnit(ctx: ExperimentContext, p: Prepared, index: number, row: OptimisedRow, s: RispTasksSettings): Promise<UnitRecord> {
-  const { problem } = p;
-  const loss = rowLoss(problem, row, p.nets), lossAndGrad = jit(valueAndGrad(loss)) as LossAndGrad, lossOnly = jit(loss) as typeof loss;
-  const T = problem.observed.length;
-  const prefixes = stagePrefixes(problem, s);
-  const stages = prefixes.map((shown) => (shown === T ? lossAndGrad : (jit(valueAndGrad(rowLoss(problem, row, p.nets, shown))) as LossAndGrad)));
+  const { problem } = p, spec = rowSpec(row, p.nets), layout = risp.taskLayout(problem, spec);
+  const rendering = { resolution: p.nets.settings.resolution, gamma: SMOOTH_GAMMA };
+  // One compiled loss per curriculum prefix, shared by every configuration.
+  const stages = risp.stagePrefixes(problem, s).map((shown) => risp.compileTaskLoss(risp.taskLoss(problem, spec, rendering, shown)));
   const states = np.array(problem.reference.states, { dtype: "float32" });
   // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
-  const fitsLook = (TRAINED_ROWS as readonly string[]).includes(row), D = problem.unknowns.length;
-  const look = (w: number): number[] => (fitsLook ? PSI_NAMES.map(() => w) : []);
-  const box = { lower: [...problem.lower, ...look(0)], upper: [...problem.upper, ...look(1)] };
+  const look = (w: number): number[] => (risp.fitsLook(spec) ? PSI_NAMES.map(() => w) : []);
   // ours-read fits our states to the reference's as ours' network reads them, once per configuration.
   const read = row === "ours-read" ? vmap(stateReader(p.nets.config, p.nets.oursStandardisation)(p.nets.params.ours)) : null;
-  const runs = p.configs.map((c, k) => {
+  const runs: UnitRecord["runs"][number][] = [];
+  for (const [k, c] of p.configs.entries()) {
     const t0 = performance.now();
     const ref = row === "oracle" ? states : read ? read(p.references[k]!) : p.references[k]!, start = np.array(c.start, { dtype: "float32" });
-    // Progress: a config's run takes up to ~6 min (the rod's imitation), in phases of about a minute.
     const tag = `[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}`, since = () => ((performance.now() - t0) / 1000).toFixed(0);
-    const first = descendStages(box, stages, ref, start, [...c.guess, ...look(0.5)], s, (j, d) =>
-      ctx.log(`${tag}: descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""} ended at loss ${fmt(d.losses.at(-1) ?? NaN)} (${since()} s)`));
-    const settles = !first.stopped;
-    const { d: r, scan } = settles ? scanThenDescend(problem, box, lossOnly, lossAndGrad, ref, start, first, s) : { d: first, scan: undefined };
-    if (scan) ctx.log(`${tag}: scanned ${scan.grid.length} points${scan.after !== undefined ? " and descended again from the lowest" : ""} (${since()} s)`);
-    const polished = settles && !r.stopped ? polish(box, lossAndGrad, ref, start, r.u, s) : undefined, u = polished?.u ?? r.u;
-    const estimate = u.slice(0, D), error = problem.error(estimate, c.start);
-    const scanned = scan ? (scan.kept ? `; the scan found a lower point, descended again from it (loss ${fmt(scan.before)} → ${fmt(scan.after!)})` : "") : "";
-    ctx.log(`${tag}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${scanned}${r.stopped ? ` (stopped: ${r.stopped})` : ""}`);
-    return { guess: c.guess, estimate, ...(fitsLook ? { look: u.slice(D) } : {}), error, losses: first.losses, ...(scan ? { scan } : {}), ...(polished ? { polish: { before: polished.before, after: polished.after } } : {}), seconds: Number(((performance.now() - t0) / 1000).toFixed(1)), ...(r.stopped ? { stopped: r.stopped } : {}) };
-  });
+    const fit = await risp.fitTask(problem, layout, stages, ref, start, [...c.guess, ...look(0.5)], s, (line) => ctx.log(`${tag}: ${line} (${since()} s)`));
+    const error = problem.error(fit.estimate, c.start);
+    const scan: ScanRecord = { before: fit.scan.before, score: fit.scan.score, ...(fit.scan.loss !== undefined ? { after: fit.scan.loss } : {}), kept: fit.scan.kept, grid: fit.scan.scores ?? [] };
+    const scanned = scan.kept ? `; the scan found a lower point, descended again from it (loss ${fmt(scan.before)} → ${fmt(scan.after!)})` : "";
+    ctx.log(`${tag}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${scanned}`);
+    runs.push({ guess: c.guess, estimate: fit.estimate, ...(fit.look ? { look: fit.look } : {}), error, losses: fit.losses, scan, polish: fit.polish, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)) });
+  }
   return { index, task: problem.task, env: problem.env.name, row, runs };
 }
 

@@ -13,14 +13,12 @@
  * floor makes the loss only piecewise smooth), where Adam keeps going.
  */
 import { join } from "node:path";
-import { jit, np, optim, type Array } from "../src/node.js";
-import { smoke } from "../src/models/index.js";
+import { jit, np, optim, type Array, writeGif, writePng, models, makeRng, labelledGrid } from "gradsim/node";
+import { displayFrames, stripIndices } from "gradsim/sysid/node";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { CliError } from "./lib/flags.js";
-import { makeRng } from "../src/core/host-rng.js";
 import { densityArray, pngTarget, ringTarget } from "./lib/smoke-target.js";
-import { displayFrames, stripIndices } from "../src/sysid/node.js";
-import { labelledGrid, writeGif, writePng } from "../src/io/image.js";
+const { smoke } = models;
 
 export const SMOKE_SETTINGS = {
   full: { grid: 32, steps: 24, iters: 150, jacobi: 10 },

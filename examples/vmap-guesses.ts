@@ -9,7 +9,7 @@
  *   npx tsx examples/vmap-guesses.ts
  */
 import { fileURLToPath } from "node:url";
-import { lax, np, random, valueAndGrad, vmap, type Array } from "../src/index.js";
+import { lax, np, random, valueAndGrad, vmap, type Array } from "gradsim";
 
 const DT = 0.02;
 const GRAVITY = 9.81;

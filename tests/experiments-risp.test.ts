@@ -8,16 +8,20 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { init, models, np, random, render, sysid, type Array } from "../src/index.js";
-import { networks } from "../src/node.js";
+import { networks, risp } from "../src/node.js";
 import { experiment as rispState, PAPER_TABLE1, RISP_ROWS, RISP_STATE_SETTINGS, softLooks } from "../examples/risp-state.js";
-import { predictorConfig, STANDARDISATION_FILE } from "../examples/lib/risp-train.js";
 import { mean } from "../examples/lib/stats.js";
 import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
-import { backgroundLayers, faceAlbedo, hostLightDirection, plainBackground, PSI_MIDDLE, PSI_NAMES, randomGroundTexture, sampleTargetConfig, sampleTrainingLook, softImage, targetImages, trainingSet, type SoftLook, type TargetConfig } from "../examples/lib/risp-render.js";
 import { rispProblem } from "../examples/lib/risp-tasks.js";
 import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
+
+// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a sliding box in risp-library.test.ts.
+const { backgroundLayers, faceAlbedo, hostLightDirection, plainBackground, predictorConfig, softImage, STANDARDISATION_FILE, targetImages } = risp;
+const PSI_MIDDLE = risp.psiMiddle();
+type SoftLook = risp.SoftLook;
+type TargetConfig = risp.TargetConfig;
 
 await init({ backend: "cpu" });
 
@@ -151,65 +155,6 @@ describe("RISP environments", () => {
     expect(states.length * J).toBe(all.length);
     expect(Math.max(...all.map(Math.abs))).toBeGreaterThan(HAND.start + 0.2);
   }, 120_000);
-
-  it("each ∂I/∂ψ column of a training image is the derivative along its rendering parameter (central differences)", () => {
-    // The quadrotor's camera sees the sky (the cube's looks down at the ground only).
-    const env = quadrotorEnv(), R = 16;
-    const { states, vertices } = env.sample(makeRng(7), 2);
-    const set = trainingSet(env, R, states, vertices, makeRng(8), { noise: 0, chunk: 2 });
-    expect(set.images.shape).toEqual([2, R, R, 3]);
-    expect(set.dImages.shape).toEqual([2, PSI_NAMES.length, R, R, 3]);
-    // Rebuild image 0's look the way trainingSet drew it (the same rng sequence: the chunk's looks first).
-    const look = sampleTrainingLook(env, R, vertices[0]!, makeRng(8), 0);
-    const psi0 = look.psi;
-    const image = (p: number[]) => softImage(env, R, asArray(vertices[0]!), np.array(p, { dtype: "float32" }), look.background);
-    expect(np.max(np.abs(np.sub(image(psi0), np.index(set.images, 0)))).item()).toBeLessThan(1e-5);
-    let moving = 0;
-    for (let k = 0; k < PSI_NAMES.length; k++) {
-      const h = 1e-2, up = [...psi0], down = [...psi0];
-      up[k]! += h; down[k]! -= h;
-      const fd = np.div(np.sub(image(up), image(down)), 2 * h);
-      const column = np.index(np.index(set.dImages, 0), k);
-      const err = np.max(np.abs(np.sub(column, fd))).item(), size = np.max(np.abs(fd)).item();
-      if (size > 1e-3) moving++;
-      expect(err, PSI_NAMES[k]).toBeLessThan(0.05 * size + 2e-4);
-    }
-    // A highlight can miss a small image entirely; every other parameter moves it.
-    expect(moving).toBeGreaterThanOrEqual(PSI_NAMES.length - 1);
-  }, 120_000);
-
-  it("training looks: procedural grounds of every family (blotches, checkers, stripes), shadowed by the object under ψ's light", () => {
-    const rng = makeRng(12);
-    const spreads = globalThis.Array.from({ length: 30 }, () => {
-      const texture = randomGroundTexture(rng);
-      const values = globalThis.Array.from({ length: 400 }, (_, k) => texture(-2 + (k % 20) * 0.2, (Math.floor(k / 20)) * 0.3)).flat();
-      for (const x of values) { expect(Number.isFinite(x)).toBe(true); expect(x).toBeGreaterThan(0); expect(x).toBeLessThan(2); }
-      return { distinct: new Set(values.map((x) => x.toFixed(6))).size, range: Math.max(...values) - Math.min(...values) };
-    });
-    expect(spreads.filter((s) => s.distinct <= 6).length).toBeGreaterThan(3); // checkers: two colours
-    expect(spreads.filter((s) => s.distinct > 100).length).toBeGreaterThan(10); // blotches and stripes: continuous
-    // A quadrotor in the air: under some draws of ψ's light its shadow darkens ground pixels (the lit layer below the unlit one).
-    const env = quadrotorEnv(), R = 16, { vertices } = env.sample(makeRng(13), 1);
-    const shadowed = globalThis.Array.from({ length: 6 }, () => {
-      const layers = sampleTrainingLook(env, R, vertices[0]!, rng, 0.03).background.dataSync();
-      let n = 0;
-      for (let p = 0; p < R * R; p++) if (layers[7 * p + 4]! < layers[7 * p + 1]! - 1e-6) n++;
-      return n;
-    });
-    expect(shadowed.some((n) => n > 0)).toBe(true);
-    expect(Math.min(...shadowed)).toBeLessThan(R * R / 4);
-  });
-
-  it("the traced targets differ from the training renders and from each other across configurations", () => {
-    const env = quadrotorEnv(), R = 16, rng = makeRng(9);
-    const { vertices } = env.sample(rng, 2);
-    const a = targetImages(env, R, vertices, sampleTargetConfig(rng), 1), b = targetImages(env, R, vertices, sampleTargetConfig(rng), 2);
-    expect(a.shape).toEqual([2, R, R, 3]);
-    expect(np.mean(np.abs(np.sub(a, b))).item()).toBeGreaterThan(0.02);
-    const values = a.dataSync();
-    expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
-    expect(Math.max(...values)).toBeLessThanOrEqual(1);
-  });
 
   it("reverseContrast draws the quadrotor brighter than the ground behind it, where our frames (ψ's middle, plain ground) and the table's configurations draw it darker", () => {
     const env = quadrotorEnv(), R = 32, vertices = rispProblem("quadrotor", "sysid").reference.vertices.slice(0, 1);

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { init, np } from "../src/index.js";
 import { writePng, type Raster } from "../src/io/image.js";
 import { readBackgroundPlate, readVideo } from "../src/sysid/node.js";
-import { readTargetImage } from "../examples/lib/control.js";
+import { readTargetImage } from "../src/control/node.js";
 
 await init({ backend: "cpu" });
 const dir = mkdtempSync(join(tmpdir(), "gradsim-alpha-"));

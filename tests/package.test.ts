@@ -40,9 +40,9 @@ describe("the packed package", () => {
   it("ships built JavaScript and types, not TypeScript sources", () => {
     const files = readdirSync(join(scratch, "node_modules", "gradsim", "dist"));
     expect(files).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "node.js", "node.d.ts"]));
-    // src/ holds only the four reference documents the guides and comments cite.
+    // src/ holds only the reference documents the guides and comments cite.
     const src = filesUnder(join(pkg, "src")).map((f) => relative(pkg, f)).sort();
-    expect(src).toEqual(["src/core/README.md", "src/models/README.md", "src/render/CONVENTIONS.md", "src/sysid/README.md"]);
+    expect(src).toEqual(["src/core/README.md", "src/models/README.md", "src/render/CONVENTIONS.md", "src/risp/README.md", "src/sysid/README.md"]);
   });
 
   it("ships the docs it references: every relative link of its Markdown and every document its declarations cite", () => {

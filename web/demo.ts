@@ -3,10 +3,9 @@
  * parameter renders its "observed" video (or takes a visitor's frames), and sysid.estimate
  * recovers the parameter from the pixels, reporting every iterate.
  */
-import { beamProblem, buildTwistBeam, defaultTwistBeam } from "../examples/lib/deformable-scene.js";
 import { defaultMassScene } from "../examples/lib/rigid-dataset.js";
-import { np, sysid, type Array } from "../src/index.js";
-import { resizeInto, type Frame } from "../src/io/resample.js";
+import { np, sysid, type Array, resizeInto, type Frame } from "gradsim";
+const { beamProblem, buildTwistBeam, defaultTwistBeam } = sysid;
 
 export interface DemoSettings {
   /** Image side in pixels. */

@@ -14,8 +14,7 @@
  * URL parameters: ?scene=rigid&truth=2.5&steps=30&autorun=1&fileScene=rigid&backend=cpu|webgpu|auto.
  * The page's state is mirrored on window.gradsimDemo for scripts (the end-to-end test reads it).
  */
-import { decodeGif, devices, init, linePlot, type Array } from "../src/index.js";
-import type { Frame } from "../src/io/resample.js";
+import { decodeGif, devices, init, linePlot, type Array, type Frame } from "gradsim";
 import { DEFAULT_SETTINGS, EXPLAINED_NEEDED, recover, renderVideo, SCENES, sceneById, videoFromFrames, type DemoScene, type DemoSettings } from "./demo.js";
 import { failure, fileProblem } from "./messages.js";
 import { VideoWall, type RgbVideo } from "./player.js";

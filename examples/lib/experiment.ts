@@ -7,8 +7,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { jit, sysid } from "../../src/index.js";
-import { fileRecordStore, writeComparison, writeLossCurves, type DisplayOptions } from "../../src/sysid/node.js";
+import { jit, sysid } from "gradsim";
+import { fileRecordStore, writeComparison, writeLossCurves, type DisplayOptions } from "gradsim/sysid/node";
 import { codeVersion, settingsHash } from "./code-version.js";
 import type { ExperimentContext } from "./run.js";
 

@@ -3,7 +3,7 @@
  * default, and Fig. 7's flat colour, Phong shading and texture), its video of an object's motion,
  * and the paint and light of the ray-traced ("photorealistic") targets.
  */
-import { np, render, sysid, type Array } from "../../src/index.js";
+import { np, render, sysid, type Array } from "gradsim";
 import { IMPERFECT_CAMERA, type ObjectGeometry, type ObjectSpec, type SceneSettings, type Vec3 } from "./imperfect-scene.js";
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });

@@ -18,12 +18,12 @@
  * The push acts on every particle in proportion to its rest mass (m_i/M·F), so its net force and
  * torque about the centre of mass are the rigid body's force F at the centre of mass.
  */
-import { np, models, sysid, type Array } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
-import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
-import type { TetMesh, TriMesh } from "../../src/models/meshes/types.js";
-import { stableStep } from "../../src/models/particles/stability.js";
-import { DivergenceError } from "../../src/models/common/divergence.js";
+import { np, models, sysid, type Array, type Rng, DivergenceError } from "gradsim";
+type ParticleState = models.particles.ParticleState;
+type ParticleSystem = models.particles.ParticleSystem;
+type TetMesh = models.meshes.TetMesh;
+type TriMesh = models.meshes.TriMesh;
+const { stableStep } = models.particles;
 
 const { fem, cloth, meshes, particles, contact, rigid } = models;
 

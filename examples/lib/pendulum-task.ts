@@ -3,12 +3,12 @@
  * log space) and θ₁(0)..θ_k(0) (initial angles) from the video of the swing; DiffPhysics is
  * supervised with the 3-D bob positions.
  */
-import { sysid } from "../../src/index.js";
-import { makeRng, type Rng } from "../../src/core/host-rng.js";
+import { sysid, makeRng, type Rng } from "gradsim";
 import type { ExperimentContext } from "./run.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./experiment.js";
 import { table3Rows } from "./tables.js";
-import { buildPendulum, pendulumProblem, type PendulumSpec } from "./pendulum-scene.js";
+const { buildPendulum, pendulumProblem } = sysid;
+type PendulumSpec = sysid.PendulumSpec;
 
 export interface PendulumPrior {
   /** Per link: length range (m) and initial-angle range (rad). */

@@ -4,8 +4,7 @@
  * velocity, density in [2, 12] kg/m³, a known impulse, 60 frames at 30 fps. The built-in
  * default scene of `npm run demo` is one fixed draw of the same kind.
  */
-import { models, sysid } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
+import { models, sysid, type Rng } from "gradsim";
 
 type Vec3 = sysid.Vec3;
 type RigidShape = sysid.RigidShape;

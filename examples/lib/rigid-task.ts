@@ -5,8 +5,7 @@
  * vertex trajectories, L-BFGS: that loss is smooth and Adam stalls on it) and REINFORCE through
  * the same simulator and renderer with the same optimiser.
  */
-import { jit, sysid, type Array } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
+import { jit, sysid, type Array, type Rng } from "gradsim";
 
 export type RigidUnknown = sysid.RigidUnknown;
 export type Values = Partial<Record<RigidUnknown, number>>;

@@ -18,26 +18,17 @@
  * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). The cube's angle ranges are
  * limited (below) so an image determines its state: the paper does not give its ranges.
  */
-import { models, np, sysid, vmap, jit, type Array } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
-import type { TypedArray } from "../../src/core/dtype.js";
+import { models, np, risp, vmap, jit, type Array, type Rng } from "gradsim";
+
+/** States per rollout in the motion samplers: n states are random frames of ⌈n/4⌉ rollouts (risp.framesOfRollouts). */
+const FRAMES_PER_ROLLOUT = 4;
+const { framesOfRollouts } = risp;
 
 export type Vec3 = readonly [number, number, number];
 
-export interface RispEnv {
+/** A paper environment: RISP's environment description (risp.RispEnv), named, with the rigid bodies' pose map. */
+export interface RispEnv extends risp.RispEnv {
   readonly name: "quadrotor" | "cube" | "rod" | "hand";
-  /** What each state component is (with units). */
-  readonly stateNames: readonly string[];
-  /** Triangles [F·3] (CCW from outside) over the vertices a state poses. */
-  readonly faces: Int32Array;
-  /** Per-vertex paint [V·3] in [0, 1]: multiplied by the rendering's albedo. */
-  readonly pattern: Float32Array;
-  /** SoftRas' mirrored look-at: the committed predictors were trained on its images. */
-  readonly camera: sysid.LookAtCamera;
-  /** Ground height of the traced target images (the training renders have no ground). */
-  readonly groundY: number;
-  /** Draw n states and the world vertices [n][V·3] they pose (seeded). */
-  sample(rng: Rng, n: number): { states: number[][]; vertices: Float64Array[] };
   /** The world vertices of a state, where the state determines them (the rigid bodies; angles by atan2, as RISP restores them). */
   readonly pose?: (state: readonly number[]) => Float64Array;
   /** The rigid bodies' vertices in the body frame, about the centre of mass [V·3]. */
@@ -113,39 +104,6 @@ const POSE_NAMES = ["x (m)", "y (m)", "z (m)", "sin yaw", "sin pitch", "sin roll
 
 function finish(m: Parts): { faces: Int32Array; pattern: Float32Array; body: number[] } {
   return { faces: Int32Array.from(m.faces), pattern: Float32Array.from(m.pattern), body: m.vertices };
-}
-
-/** States per rollout in the motion samplers: n states are random frames of ⌈n/4⌉ rollouts. */
-const FRAMES_PER_ROLLOUT = 4;
-
-/**
- * The frame of each of n states: state i is a frame of rollout ⌊i/4⌋ in [first, T), the 4 of a
- * rollout distinct, so that no training image repeats another.
- */
-function rolloutFrames(rng: Rng, n: number, T: number, first = 0): number[] {
-  const frames: number[] = [];
-  const range = globalThis.Array.from({ length: T - first }, (_, k) => first + k);
-  while (frames.length < n) frames.push(...rng.shuffle(range).slice(0, Math.min(FRAMES_PER_ROLLOUT, n - frames.length)));
-  return frames;
-}
-
-/**
- * n states, each a random frame of rollout ⌊i/4⌋ (`rolloutFrames`), and their vertices, from
- * rollouts' states [count·T·S] and vertices [count·T·V·3] (the hand's and the quadrotor's
- * samplers); a frame whose state is not finite throws `diverged(rollout)`.
- */
-function framesOfRollouts(rng: Rng, n: number, T: number, states: TypedArray, vertices: TypedArray, diverged: (rollout: number) => string) {
-  const count = Math.ceil(n / FRAMES_PER_ROLLOUT), S = states.length / (count * T), V3 = vertices.length / (count * T);
-  const out: { states: number[][]; vertices: Float64Array[] } = { states: [], vertices: [] };
-  const frames = rolloutFrames(rng, n, T);
-  for (let i = 0; i < n; i++) {
-    const rollout = Math.floor(i / FRAMES_PER_ROLLOUT), at = rollout * T + frames[i]!;
-    const state = globalThis.Array.from(states.subarray(at * S, (at + 1) * S));
-    if (!state.every(Number.isFinite)) throw new Error(diverged(rollout));
-    out.states.push(state);
-    out.vertices.push(Float64Array.from(vertices.subarray(at * V3, (at + 1) * V3)));
-  }
-  return out;
 }
 
 /** A turn about the vertical axis (x, y, z, w). */
@@ -362,7 +320,7 @@ export function rodEnv(): RispEnv {
       const data = x.dataSync();
       const states: number[][] = [], vertices: Float64Array[] = [];
       // Frames after the first third of a second: the rod has left its straight start.
-      const frames = rolloutFrames(rng, n, ROD.frames, Math.ceil(ROD.frames / 3));
+      const frames = risp.rolloutFrames(rng, n, ROD.frames, { first: Math.ceil(ROD.frames / 3) });
       for (let i = 0; i < n; i++) {
         const r = Math.floor(i / FRAMES_PER_ROLLOUT), t = frames[i]!;
         const v = Float64Array.from(data.subarray((r * ROD.frames + t) * V * 3, (r * ROD.frames + t + 1) * V * 3));

@@ -15,67 +15,19 @@
  * Every unknown is normalised to a box (sysid: [0, 1]; actions: [−1, 1] or [0, 1]), so one
  * optimiser setting serves every problem; the descent projects onto the box.
  */
-import { jit, models, np, vmap, type Array } from "../../src/index.js";
-import type { Rng } from "../../src/core/host-rng.js";
+import { models, np, risp, vmap, type Array } from "gradsim";
 import { CUBE, cubeMotion, HAND, handMotion, QUADROTOR, quadrotorMotion, quadrotorStart, RISP_ENVS, ROD, rodModel, yawQuaternion, type RispEnv, type RispEnvName } from "./risp-envs.js";
 
-export type RispTask = "sysid" | "imitation" | "control";
+export type RispTask = risp.RispTask;
 export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
   sysid: ["quadrotor", "cube", "hand", "rod"],
   imitation: ["quadrotor", "hand", "rod"],
   control: ["quadrotor", "hand", "rod"],
 };
 
-export interface Rollout { readonly states: Array; readonly vertices: Array }
-
-export interface RispProblem {
-  readonly env: RispEnv;
-  readonly task: RispTask;
-  /** What each unknown is, and its box. */
-  readonly unknowns: readonly string[];
-  readonly lower: readonly number[];
-  readonly upper: readonly number[];
-  /** The unknowns of the reference motion. */
-  readonly truth: readonly number[];
-  /** The middle of the box: the "average" row of Tables 3–4. */
-  readonly middle: readonly number[];
-  /** Rollout frames the reference shows (control: the last only). */
-  readonly observed: readonly number[];
-  /** The reference's start; control draws others (`randomStart`). */
-  readonly start: readonly number[];
-  randomStart(rng: Rng): readonly number[];
-  /** States [T, S] (the predictors' state, e.g. Eq. 18's pose) and vertices [T, V, 3] at the observed frames, of the unknowns [D] from a start (float32, differentiable). */
-  rollout(u: Array, start: Array): Rollout;
-  /** The reference's states and vertices at the observed frames. */
-  readonly reference: { readonly states: number[][]; readonly vertices: Float64Array[] };
-  /** A random initial guess. */
-  guess(rng: Rng): number[];
-  /** What the table reports for an estimate from a start: the parameter error (sysid) or the state discrepancy (imitation, control). */
-  error(u: readonly number[], start: readonly number[]): number;
-  /** What `error` measures. */
-  readonly errorName: string;
-  /** Whether the unknowns are actions at knots in time, each acting only on the frames after it (imitation's curriculum fits the video's prefixes for these). */
-  readonly timedActions: boolean;
-}
-
-/** An environment's dynamics with the task's unknowns plugged in. */
-interface Scenario {
-  readonly unknowns: readonly string[];
-  readonly lower: readonly number[];
-  readonly upper: readonly number[];
-  readonly truth: readonly number[];
-  readonly frames: readonly number[];
-  readonly guess: (rng: Rng) => number[];
-  /** Rollout of the unknowns from a start (host numbers as an Array; the cube and rod ignore it). */
-  readonly rollout: (u: Array, start: Array) => Rollout;
-  readonly start: Start;
-  /** A random start for the control task (default: the reference's). */
-  readonly randomStart?: (rng: Rng) => Start;
-  readonly parameterError?: (u: readonly number[]) => number;
-  readonly errorName?: string;
-  readonly timedActions?: boolean;
-}
-type Start = readonly number[];
+type Scenario = risp.RispScenario;
+type Rollout = risp.Rollout;
+export type RispProblem = risp.RispProblem<RispEnv>;
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 const repeat = <T>(n: number, f: (i: number) => T): T[] => globalThis.Array.from({ length: n }, (_, i) => f(i));
@@ -190,43 +142,9 @@ function scenario(env: RispEnv, task: RispTask): Scenario {
   }
 }
 
-/** The frames `idx` of a rollout. */
-const pick = (r: Rollout, idx: readonly number[]): Rollout => {
-  const at = np.array(idx, { dtype: "int32" });
-  return { states: np.take(r.states, at, 0), vertices: np.take(r.vertices, at, 0) };
-};
-
-const rows = (x: Array): number[][] => {
-  const d = x.dataSync(), n = x.shape[0]!, k = d.length / n;
-  return repeat(n, (i) => globalThis.Array.from(d.subarray(i * k, (i + 1) * k)));
-};
-
-/**
- * The problem of `task` in `env`. Control: the reference is the imitation reference's last frame,
- * and each run starts from `randomStart` (the rod from rest, its only equilibrium).
- */
+/** The problem of `task` in the paper environment `name` (its scenario above). */
 export function rispProblem(name: RispEnvName, task: RispTask): RispProblem {
   if (!RISP_TASKS[task].includes(name)) throw new Error(`risp: the ${name} has no ${task} task (${task}: ${RISP_TASKS[task].join(", ")}).`);
   const env = RISP_ENVS[name]();
-  const sc = scenario(env, task);
-  const observed = task === "control" ? [sc.frames.at(-1)!] : sc.frames;
-  const rollout = jit((u: Array, start: Array) => pick(sc.rollout(u, start), observed));
-  const run = (u: readonly number[], start: readonly number[]) => rollout(f32(u), f32(start)) as Rollout;
-  const ref = run(sc.truth, sc.start);
-  const reference = { states: rows(ref.states), vertices: rows(np.reshape(ref.vertices, [observed.length, -1])).map((v) => Float64Array.from(v)) };
-  if (!reference.vertices.every((v) => v.every(Number.isFinite))) throw new Error(`risp: the ${name}'s ${task} reference rollout is not finite.`);
-  const discrepancy = (u: readonly number[], start: readonly number[]) => {
-    const s = rows(run(u, start).states);
-    // L1 over the state's components, averaged over the observed frames.
-    return s.reduce((acc, st, t) => acc + st.reduce((a, x, k) => a + Math.abs(x - reference.states[t]![k]!), 0), 0) / s.length;
-  };
-  const middle = sc.lower.map((lo, i) => (lo + sc.upper[i]!) / 2);
-  return {
-    env, task, unknowns: sc.unknowns, lower: sc.lower, upper: sc.upper, truth: sc.truth, middle, observed, start: sc.start,
-    randomStart: (rng) => (task === "control" && sc.randomStart ? sc.randomStart(rng) : [...sc.start]),
-    rollout: (u, start) => rollout(u, start) as Rollout, reference, guess: sc.guess,
-    error: sc.parameterError ?? discrepancy,
-    errorName: sc.errorName ?? (task === "control" ? "L1 state error at the last frame" : "L1 state discrepancy per frame"),
-    timedActions: sc.timedActions ?? false,
-  };
+  return risp.rispProblem(env, task, scenario(env, task));
 }

@@ -5,7 +5,7 @@
  * time to within that interval.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { writeAtomic } from "../../src/io/atomic.js";
+import { writeAtomic } from "gradsim/node";
 
 export interface ClockFile {
   readonly commit: string;

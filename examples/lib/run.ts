@@ -4,15 +4,11 @@
  * line with --json. Bad input exits with code 2 and a clear message.
  */
 import { mkdirSync } from "node:fs";
-import { writeAtomic } from "../../src/io/atomic.js";
-import { DivergenceError } from "../../src/models/common/divergence.js";
+import { writeAtomic, DivergenceError, defaultBackend, init, InputFileError } from "gradsim/node";
+import { IncompleteMergeError, exitWithParent, runWorkers, WORKER_ENV } from "gradsim/sysid/node";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
-import { defaultBackend, init } from "../../src/index.js";
 import { fileURLToPath } from "node:url";
-import { InputFileError } from "../../src/io/input-file-error.js";
-import { IncompleteMergeError } from "../../src/sysid/dataset.js";
-import { exitWithParent, runWorkers, WORKER_ENV } from "../../src/sysid/node.js";
 import { CliError, parseFlags, type Flags } from "./flags.js";
 
 export interface ExperimentContext {

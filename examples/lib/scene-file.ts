@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { CliError } from "./flags.js";
-import { sysid } from "../../src/index.js";
+import { sysid } from "gradsim";
 
 type RigidSceneSpec = sysid.RigidSceneSpec;
 const { RIGID_SHAPES } = sysid;

@@ -4,8 +4,7 @@
  * box-filtered down to the grid.
  */
 import { existsSync } from "node:fs";
-import { np, type Array } from "../../src/index.js";
-import { readPng } from "../../src/io/image.js";
+import { readPng, np, type Array } from "gradsim/node";
 import { CliError } from "./flags.js";
 
 /** A soft-edged ring centred at (cx, cy) (fractions of the image), radii as fractions of N. */

@@ -10,7 +10,7 @@
  * with relative mean absolute errors (Table3Report; a row or column is absent when it was not
  * run); reproduce puts those numbers in the table.
  */
-import { sysid } from "../../src/index.js";
+import { sysid } from "gradsim";
 import { fmt } from "./rigid-task.js";
 
 export type Table3Column = "mass" | "mu" | "lambda" | "velocity";

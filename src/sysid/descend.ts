@@ -15,6 +15,7 @@ import { jit } from "../transforms/index.js";
 import * as optim from "../optim/index.js";
 import { DivergenceError } from "../models/common/divergence.js";
 import type { Objective } from "./objective.js";
+import { signSteps, type SignStepSettings } from "./sign-steps.js";
 
 export interface AdamSettings {
   /** Initial learning rate (in unconstrained units: for log-space unknowns, a relative step). */
@@ -42,8 +43,15 @@ export interface DescentSettings {
   readonly adam?: AdamSettings;
   /** L-BFGS steps after Adam, from its best iterate (Adam finds the basin, L-BFGS resolves its ill-conditioned directions). */
   readonly refine?: number;
-  /** Levenberg–Marquardt steps on the residuals at the end (for fits a line search leaves short of float32 precision). */
+  /** Polish steps at the end: Levenberg–Marquardt on the residuals (for fits a line search leaves short of float32 precision), or sign steps (`polishBy`). */
   readonly polish?: number;
+  /** How the polish steps move (default Levenberg–Marquardt): sign steps suit L1 losses, whose kink at the minimum no residual model fits. */
+  readonly polishBy?: "levenberg-marquardt" | SignStepSettings;
+  /**
+   * Keep u within [lower, upper], entry by entry: Adam's iterates (and sign steps) are projected
+   * onto the box (projected gradient descent). Adam only, without a preconditioner.
+   */
+  readonly box?: Box;
   /** Change of variables u = P·w, with u taken as rows [N, C] for P [N, N] (see smoothingPreconditioner). */
   readonly precondition?: Preconditioner;
   readonly progress?: optim.ProgressMode;
@@ -61,6 +69,9 @@ export interface DescentStep {
   /** The iterate in unconstrained units (after undoing any preconditioner). */
   readonly u: readonly number[];
 }
+
+/** Per-entry bounds of u. */
+export interface Box { readonly lower: readonly number[]; readonly upper: readonly number[] }
 
 export interface Preconditioner {
   readonly matrix: Array;
@@ -114,6 +125,7 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
   if (!(Number.isInteger(s.steps) && s.steps >= 0)) throw new Error(`sysid: steps must be a whole number ≥ 0, got ${s.steps}.`);
   if (u0.length !== objective.size) throw new Error(`sysid: the start has ${u0.length} values, the objective ${objective.size}.`);
   const p = s.precondition;
+  if (s.box) checkBox(s, objective.size, u0);
   const o = p ? preconditioned(objective, p) : objective;
   let w = p ? applyRows(p.inverse, f32(u0)) : f32(u0);
   const label = s.label ?? "fit";
@@ -124,7 +136,7 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
   const report: Report | undefined = s.onStep && (async (lbl, step, loss, at) =>
     s.onStep!({ label: lbl, step, loss, u: globalThis.Array.from(await (p ? applyRows(p.matrix, at) : at).data(), Number) }));
   const first = s.optimizer === "adam"
-    ? await adamPhase(o, w, s.steps, s.adam ?? { lr: 0.05 }, s.progress, label, report)
+    ? await adamPhase(o, w, s.steps, s.adam ?? { lr: 0.05 }, s.progress, label, report, s.box)
     : await lbfgsPhase(o, w, s.steps, s.progress, label, report);
   w = first.params; losses.push(...first.losses); gradNorms.push(...first.gradNorms);
   seconds += first.seconds; steps += first.steps; reasons.push(first.stopReason);
@@ -147,14 +159,35 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
  */
 export async function polish(objective: Objective, d: Descent, s: DescentSettings): Promise<Descent> {
   if (!s.polish) return d;
+  if (s.box) checkBox(s, objective.size, d.u);
   const p = s.precondition;
   return polishPhase(p ? preconditioned(objective, p) : objective, p ? applyRows(p.inverse, f32(d.u)) : f32(d.u), d, s);
 }
 
 const hostU = async (w: Array, p: Preconditioner | undefined): Promise<number[]> => globalThis.Array.from(await (p ? applyRows(p.matrix, w) : w).data(), Number);
 
+/** The box's sizes, order and the start within it; a box only for Adam without a preconditioner. */
+function checkBox(s: DescentSettings, size: number, u0: readonly number[]): void {
+  const { lower, upper } = s.box!;
+  if (s.optimizer !== "adam" || s.refine || s.precondition) throw new Error("sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; drop the box or use optimizer \"adam\" alone.");
+  if (lower.length !== size || upper.length !== size) throw new Error(`sysid: the box has ${lower.length} lower and ${upper.length} upper bounds for ${size} unknowns; give one of each per entry of u.`);
+  lower.forEach((lo, i) => {
+    if (!(lo <= upper[i]!)) throw new Error(`sysid: the box's entry ${i} has lower ${lo} above upper ${upper[i]}.`);
+    if (!(u0[i]! >= lo && u0[i]! <= upper[i]!)) throw new Error(`sysid: the start's entry ${i} (${u0[i]}) is outside the box [${lo}, ${upper[i]}]; start inside it.`);
+  });
+}
+
 /** Polish from w (in the preconditioned variables), the end of descent `d`, and append its losses. */
 async function polishPhase(o: Objective, w: Array, d: Omit<Descent, "u">, s: DescentSettings): Promise<Descent> {
+  if (s.polishBy && s.polishBy !== "levenberg-marquardt") {
+    if (s.precondition) throw new Error("sysid: sign steps polish u itself; drop the preconditioner or polish by Levenberg–Marquardt.");
+    const r = await signSteps(o, globalThis.Array.from(await w.data(), Number), s.polish!, s.polishBy, s.box);
+    const found = r.loss < d.finalLoss;
+    return {
+      u: found ? r.u : await hostU(w, s.precondition), finalLoss: Math.min(r.loss, d.finalLoss), losses: [...d.losses, ...r.losses], gradNorms: d.gradNorms, steps: d.steps,
+      polishSteps: r.losses.length, seconds: d.seconds + r.seconds, stopReason: `${d.stopReason}; sign steps ${r.stopReason}`,
+    };
+  }
   const lm = await optim.levenbergMarquardt(o.residual, w, { iterations: s.polish!, progress: s.progress, label: `${s.label ?? "fit"} (Levenberg–Marquardt)` });
   // The LM losses are mean(r²); rescale them to the objective's loss (Σr² = loss up to a factor).
   const scale = lm.losses[0]! > 0 ? d.finalLoss / lm.losses[0]! : 1;
@@ -193,7 +226,8 @@ async function notFinite(o: Objective, at: Array, label: string, k: number, loss
 }
 
 /** Adam for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */
-async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings, progressMode: optim.ProgressMode | undefined, label: string, report?: Report): Promise<Phase> {
+async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings, progressMode: optim.ProgressMode | undefined, label: string, report?: Report, box?: Box): Promise<Phase> {
+  const lower = box && f32(box.lower), upper = box && f32(box.upper);
   const opt = adamOptimizer(a, steps);
   const update = jit((g: Array, state: unknown, w: Array) => opt.update(g, state, w) as [Array, unknown]);
   const progress = optim.createProgress(steps, progressMode ?? "auto", undefined, label);
@@ -211,7 +245,7 @@ async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings
     if (a.patience !== undefined && sinceBest >= a.patience) { stopReason = `no lower loss in ${a.patience} steps`; break; }
     progress.update(k, loss);
     const [updates, next] = update(g, state, w);
-    const moved = np.add(w, updates);
+    const moved = box ? np.clip(np.add(w, updates), lower, upper) : np.add(w, updates);
     // Converged to the parameters' precision: updates no longer change them (float32 rounding).
     const same = await sameValues(w, moved);
     unchanged = same ? unchanged + 1 : 0;

@@ -23,6 +23,8 @@ export interface ScanSettings {
   readonly points: number;
   /** Scans (each followed by a descent when it finds a lower point) at most (default 1). */
   readonly rounds?: number;
+  /** Keep every grid point's loss in the rounds' records (`ScanRound.scores`). */
+  readonly recordScores?: boolean;
 }
 
 /** What one round of scanning found and did. */
@@ -35,6 +37,8 @@ export interface ScanRound {
   /** The final loss of the descent from `start` (absent: no grid point scored lower, nothing was descended). */
   readonly loss?: number;
   readonly kept: boolean;
+  /** With `recordScores`: every grid point's loss, unknown after unknown (the loss's landscape along each). */
+  readonly scores?: readonly number[];
 }
 
 /**
@@ -73,14 +77,14 @@ export async function scanAndDescend(o: Objective, layout: Layout, best: { d: De
     const before = current.d.finalLoss, score = scores[i]!;
     if (!(score < before)) {
       log(`  ${label}: scanned ${candidates.length} points across the priors; none scores below the estimate's loss ${before.toExponential(3)}`);
-      rounds.push({ start: candidates[i]!, score, before, kept: false });
+      rounds.push({ start: candidates[i]!, score, before, kept: false, ...(scan.recordScores ? { scores } : {}) });
       break;
     }
     const d = await descend(o, layout.toU(candidates[i]!), settings);
     const kept = d.finalLoss < before;
     log(`  ${label}: scanned ${candidates.length} points across the priors; ${formatValues(layout, candidates[i]!)} scores ${score.toExponential(3)} < ${before.toExponential(3)}; ` +
       `the descent from there ended at ${d.finalLoss.toExponential(3)}: ${kept ? "kept" : "discarded"}`);
-    rounds.push({ start: candidates[i]!, score, before, loss: d.finalLoss, kept });
+    rounds.push({ start: candidates[i]!, score, before, loss: d.finalLoss, kept, ...(scan.recordScores ? { scores } : {}) });
     if (!kept) break;
     current = { d, from: candidates[i]! };
   }

@@ -10,10 +10,8 @@
  *   npx tsx examples/data/fit-example/make-video.ts      # rewrites clip.gif and plate.png next to this file
  */
 import { fileURLToPath } from "node:url";
-import { np, sysid } from "../../../src/index.js";
-import { makeRng } from "../../../src/core/host-rng.js";
-import * as rigid from "../../../src/models/rigid/index.js";
-import { writeGif, writePng, type Raster } from "../../../src/io/image.js";
+import { writeGif, writePng, np, sysid, makeRng, models, type Raster } from "gradsim/node";
+const rigid = models.rigid;
 
 type V3 = [number, number, number];
 const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];

@@ -9,8 +9,14 @@
  * it, which the membrane damping then dissipates — so the early frames carry most of it and the
  * loss compares every second frame.
  */
-import { np, render, models, sysid, type Array } from "../../src/index.js";
-import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
+import { np } from "../../core/np/index.js";
+import type { Array } from "../../core/array.js";
+import * as render from "../../render/index.js";
+import * as models from "../../models/index.js";
+import type { Problem } from "../objective.js";
+import { type DeformingMesh, softVideo } from "../video.js";
+type ParticleState = models.particles.ParticleState;
+type ParticleSystem = models.particles.ParticleSystem;
 
 const { cloth, meshes, particles } = models;
 
@@ -40,7 +46,7 @@ export interface ClothScene {
   readonly rest: Array;
   /** Rest positions [N·3] on the host. */
   readonly restHost: Float64Array;
-  readonly surface: sysid.DeformingMesh;
+  readonly surface: DeformingMesh;
   readonly camera: render.Camera;
   /** Frames rendered for the image loss. */
   readonly rendered: readonly number[];
@@ -86,11 +92,11 @@ export function clothPositions(scene: ClothScene, velocity: Array, frames = scen
 }
 
 /** The cloth as a sysid problem: the unknown "velocity" is every particle's initial velocity [N·3]. */
-export function clothProblem(scene: ClothScene): sysid.Problem<Array> {
+export function clothProblem(scene: ClothScene): Problem<Array> {
   return {
     frames: scene.spec.frames,
     simulate: (p, frames) => clothPositions(scene, np.reshape(p.velocity!, [scene.particles, 3]), frames),
-    render: (x) => sysid.softVideo(x, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera }),
+    render: (x) => softVideo(x, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera }),
   };
 }
 

@@ -7,7 +7,13 @@
  * The rod of length L is a unit box stretched along its axis and rotated by θ about the pivot;
  * the bob is an icosahedron at the rod's end — both differentiable in L and θ(t).
  */
-import { np, render, models, sysid, vmap, type Array } from "../../src/index.js";
+import { np } from "../../core/np/index.js";
+import type { Array } from "../../core/array.js";
+import { vmap } from "../../transforms/index.js";
+import * as render from "../../render/index.js";
+import * as models from "../../models/index.js";
+import type { Problem } from "../objective.js";
+import { type DeformingMesh, softFrame } from "../video.js";
 
 const { pendulum } = models;
 
@@ -46,7 +52,7 @@ export const defaultDoublePendulum = (resolution: number): PendulumSpec => ({
 export interface PendulumScene {
   readonly spec: PendulumSpec;
   readonly camera: render.Camera;
-  readonly rod: { readonly local: Array; readonly mesh: sysid.DeformingMesh };
+  readonly rod: { readonly local: Array; readonly mesh: DeformingMesh };
   readonly bob: { readonly local: Array; readonly faces: Array; readonly colors: readonly Array[] };
   /** Frames rendered for the image loss. */
   readonly rendered: readonly number[];
@@ -100,11 +106,11 @@ export function bobPositions(scene: PendulumScene, length: Array, theta: Array):
 }
 
 /** One frame: every rod (from its hinge to its bob) and bob, for rod lengths [links] and angles θ [links]. */
-function frameParts(scene: PendulumScene, length: Array, theta: Array): { vertices: Array; mesh: sysid.DeformingMesh }[] {
+function frameParts(scene: PendulumScene, length: Array, theta: Array): { vertices: Array; mesh: DeformingMesh }[] {
   const links = scene.spec.links;
   const bobs = bobPositions(scene, length, theta); // [links, 3]
   const hinges = np.concatenate([np.reshape(np.array([...scene.spec.pivot], { dtype: "float32" }), [1, 3]), np.split(bobs, [links - 1], 0)[0]!], 0);
-  const parts: { vertices: Array; mesh: sysid.DeformingMesh }[] = [];
+  const parts: { vertices: Array; mesh: DeformingMesh }[] = [];
   const [lx, ly, lz] = np.split(scene.rod.local, 3, -1) as [Array, Array, Array];
   for (let k = 0; k < links; k++) {
     const L = np.take(length, k), th = np.take(theta, k);
@@ -123,13 +129,13 @@ export interface PendulumStates { readonly length: Array; readonly theta: Array 
 
 /** Frames [K, H, W, 4] of K states. */
 export const pendulumVideo = (scene: PendulumScene, states: PendulumStates): Array =>
-  vmap((L: Array, th: Array) => sysid.softFrame(frameParts(scene, L, th), { resolution: scene.spec.resolution, camera: scene.camera }))(states.length, states.theta);
+  vmap((L: Array, th: Array) => softFrame(frameParts(scene, L, th), { resolution: scene.spec.resolution, camera: scene.camera }))(states.length, states.theta);
 
 /**
  * The pendulum as a sysid problem: unknowns L (rod lengths) and theta0 (initial angles); 3-D
  * supervision compares the bob positions.
  */
-export function pendulumProblem(scene: PendulumScene): sysid.Problem<PendulumStates> {
+export function pendulumProblem(scene: PendulumScene): Problem<PendulumStates> {
   return {
     frames: scene.spec.frames,
     simulate: (p, frames) => {

@@ -3,8 +3,15 @@
  * released straight under gravity, so it sags and swings; the paper's Fig. 4b / 11a scene for
  * the loss landscape over the Lamé parameters (both 1000 in the ground truth).
  */
-import { np, render, models, sysid, vmap, type Array } from "../../src/index.js";
-import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
+import { np } from "../../core/np/index.js";
+import type { Array } from "../../core/array.js";
+import { vmap } from "../../transforms/index.js";
+import * as render from "../../render/index.js";
+import * as models from "../../models/index.js";
+import { SCENE_LIGHTS, premultiply, sigmaFor } from "../video.js";
+import { type AngleCamera, renderCamera } from "./camera.js";
+type ParticleState = models.particles.ParticleState;
+type ParticleSystem = models.particles.ParticleSystem;
 
 const { fem, meshes, particles } = models;
 
@@ -21,7 +28,7 @@ export interface BeamSpec {
   readonly fps: number;
   readonly substeps: number;
   readonly resolution: number;
-  readonly camera: sysid.AngleCamera;
+  readonly camera: AngleCamera;
 }
 
 /** A 0.6 m beam: its static tip deflection ≈ 1.5ρgL⁴/(E h²) ≈ 0.2 m at μ = λ = 1000 (E = 2500 Pa), and it swings about that. */
@@ -59,7 +66,7 @@ export function buildBeam(spec: BeamSpec): BeamScene {
     spec, system, state, tetCount: mesh.tets.length / 4,
     faces: np.reshape(np.array(surface, { dtype: "int32" }), [F, 3]),
     faceColors: np.array(colours, { dtype: "float32" }),
-    camera: sysid.renderCamera(spec.camera, spec.resolution, spec.resolution),
+    camera: renderCamera(spec.camera, spec.resolution, spec.resolution),
   };
 }
 
@@ -78,10 +85,10 @@ export function beamVertices(b: BeamScene, mu: Array, lambda: Array): Array {
 export function renderBeam(b: BeamScene, vertices: Array): Array {
   const r = b.spec.resolution;
   const frame = (v: Array): Array => {
-    const rgba = render.render({ vertices: v, faces: b.faces, faceColors: b.faceColors }, b.camera, sysid.SCENE_LIGHTS, undefined, {
-      width: r, height: r, shading: "flat", softras: { sigma: sysid.sigmaFor(r), gamma: 0.05, distEps: 1e-6, faceCulling: "back" },
+    const rgba = render.render({ vertices: v, faces: b.faces, faceColors: b.faceColors }, b.camera, SCENE_LIGHTS, undefined, {
+      width: r, height: r, shading: "flat", softras: { sigma: sigmaFor(r), gamma: 0.05, distEps: 1e-6, faceCulling: "back" },
     });
-    return sysid.premultiply(rgba);
+    return premultiply(rgba);
   };
   return vmap(frame)(vertices);
 }

@@ -13,9 +13,16 @@
  * the default μ = λ = 1000 Pa is stable from 12 substeps per 1/30 s frame; we use 20 so that
  * the stiffest materials of the dataset (and optimiser trial points) stay stable.
  */
-import { np, render, models, sysid, type Array } from "../../src/index.js";
-import type { ParticleState, ParticleSystem } from "../../src/models/particles/types.js";
-import type { TetMesh } from "../../src/models/meshes/types.js";
+import { np } from "../../core/np/index.js";
+import type { Array } from "../../core/array.js";
+import * as render from "../../render/index.js";
+import * as models from "../../models/index.js";
+import type { Problem } from "../objective.js";
+import type { Params } from "../unknowns.js";
+import { type DeformingMesh, octantColors, softVideo } from "../video.js";
+type ParticleState = models.particles.ParticleState;
+type ParticleSystem = models.particles.ParticleSystem;
+type TetMesh = models.meshes.TetMesh;
 
 const { fem, meshes, particles } = models;
 
@@ -56,7 +63,7 @@ export interface TwistBeamScene {
   readonly free: readonly number[];
   /** Lumped masses of the uniform-density beam (host). */
   readonly lumped: readonly number[];
-  readonly surface: sysid.DeformingMesh;
+  readonly surface: DeformingMesh;
   readonly camera: render.Camera;
   /** Frames rendered for the image loss. */
   readonly rendered: readonly number[];
@@ -85,7 +92,7 @@ export function buildTwistBeam(spec: TwistBeamSpec): TwistBeamScene {
     spec, mesh, free, lumped,
     system: { ...system, mass: np.array([...masses], { dtype: "float32" }) },
     state: { x: np.reshape(np.array(mesh.vertices, { dtype: "float32" }), [n, 3]), v: np.reshape(np.array(v, { dtype: "float32" }), [n, 3]) },
-    surface: { faces: np.reshape(np.array(surface, { dtype: "int32" }), [-1, 3]), colors: sysid.octantColors(mesh.vertices, [0, 0, 0]) },
+    surface: { faces: np.reshape(np.array(surface, { dtype: "int32" }), [-1, 3]), colors: octantColors(mesh.vertices, [0, 0, 0]) },
     camera: render.perspectiveCamera({ eye: [0.45, 0.35, -1.25], at: [0.05, -0.15, 0], fovY: 50 }),
     rendered: globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1),
   };
@@ -120,9 +127,9 @@ export function beamPositions(scene: TwistBeamScene, p: BeamParams, frames = sce
 
 /** Frames [K, H, W, 4] of beam positions [K, N, 3]. */
 export const beamVideo = (scene: TwistBeamScene, positions: Array): Array =>
-  sysid.softVideo(positions, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera });
+  softVideo(positions, scene.surface, { resolution: scene.spec.resolution, camera: scene.camera });
 
 /** The beam as a sysid problem whose unknowns `p` are overrides of its parameters (mu, lambda, mass). */
-export function beamProblem(scene: TwistBeamScene, params: (p: sysid.Params) => BeamParams): sysid.Problem<Array> {
+export function beamProblem(scene: TwistBeamScene, params: (p: Params) => BeamParams): Problem<Array> {
   return { frames: scene.spec.frames, simulate: (p, frames) => beamPositions(scene, params(p), frames), render: (x) => beamVideo(scene, x) };
 }

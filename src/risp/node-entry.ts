@@ -1,0 +1,3 @@
+/** gradsim.risp in the Node entry: the library, plus its Node-only parts (node.ts). */
+export * from "./index.js";
+export * from "./node.js";
