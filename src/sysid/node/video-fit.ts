@@ -29,11 +29,12 @@ import { probeVideo, readBackgroundPlate, readVideo, type VideoFile } from "./vi
 
 /**
  * The prior searched for an unknown the scene file gives none for: ×/÷ 4 around a positive first
- * guess; ±0.25 m for a position, ±30° for the heading, ±1 m/s for a velocity, ±0.1 s for the push's start.
+ * guess; ±0.25 m for a position, ±30° for the heading, ±1 m/s for a velocity, ±0.1 s for the push's start,
+ * ±20 ms for the frame offset (under a frame period at 30 fps and more).
  */
 function defaultPrior(k: RigidUnknown, initial: number): readonly [number, number] {
   if (POSITIVE_RIGID_UNKNOWNS.includes(k)) return [initial / 4, initial * 4];
-  const half = k === "yaw0" ? Math.PI / 6 : k.startsWith("v") ? 1 : k === "pushStart" ? 0.1 : 0.25;
+  const half = k === "yaw0" ? Math.PI / 6 : k.startsWith("v") ? 1 : k === "pushStart" ? 0.1 : k === "frameOffset" ? 0.02 : 0.25;
   return [initial - half, initial + half];
 }
 
