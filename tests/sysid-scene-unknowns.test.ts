@@ -1,8 +1,8 @@
 /**
  * What users don't know about a clip as unknowns of a rigid scene: the initial position, heading
- * and velocity, and the push's magnitude and start. Their derivatives agree with central
- * differences (the push's start off the step grid too: force windows ramp over one step), and
- * they are recovered from the object's 3-D trajectory.
+ * and velocity, the push's magnitude and start, and a sub-frame offset of the clip. Their
+ * derivatives agree with central differences (the push's start off the step grid too: force
+ * windows ramp over one step), and they are recovered from the object's 3-D trajectory.
  */
 import { describe, expect, it } from "vitest";
 import { grad, jit, np, sysid, type Array as NDArray } from "../src/index.js";
@@ -44,5 +44,26 @@ describe("a rigid scene's initial state and pushes as unknowns", () => {
       settings: { optimizer: "lbfgs", steps: 60, progress: false }, log: () => {},
     });
     for (const n of names) expect(Math.abs((r.estimate[n] as number) - truth[n]), n).toBeLessThan(2e-3 * Math.max(1, Math.abs(truth[n])));
+  });
+
+  it("recovers a clip's sub-frame offset: frames sampled at k/fps + δ from a simulation five times finer", async () => {
+    // The truth: a launched, sliding box simulated at 150 fps (the same 1/600 s step) and sampled at
+    // frames 2, 7, 12, …: the 30 fps clip's frame k shows t = k/30 + 2/150 s (δ = 13.3 ms).
+    const launched = { ...spec, impulses: [], velocity: [1.2, 0, 0.3] as const, frames: 12 };
+    const fine = sysid.buildRigidScene({ ...launched, fps: 150, substeps: 4, frames: 60 });
+    const all = sysid.rigidVertices(fine, {}, 60);
+    const observed = np.take(all, np.array(Array.from({ length: 12 }, (_, k) => 5 * k + 2), { dtype: "int32" }), 0);
+    const coarse = sysid.buildRigidScene(launched);
+    const offset: sysid.Unknown[] = [{ name: "frameOffset", prior: [-0.02, 0.02] }];
+    const plain = sysid.rigidVertices(coarse, {}, 12);
+    const gap = (v: NDArray) => Math.sqrt(np.mean(np.square(np.sub(v, observed))).item());
+    const r = await sysid.estimate({
+      frames: 12, simulate: (p, frames) => sysid.rigidVertices(coarse, p, frames), observed: { states: observed }, unknowns: offset,
+      initial: { frameOffset: 0 }, method: "states", settings: { optimizer: "lbfgs", steps: 40, progress: false }, log: () => {},
+    });
+    expect(Math.abs((r.estimate.frameOffset as number) - 2 / 150)).toBeLessThan(3e-4);
+    // The offset explains the clip: its vertices within 0.2 mm (RMS) of the truth's, from 5 mm without it.
+    expect(gap(plain)).toBeGreaterThan(4e-3);
+    expect(gap(sysid.rigidVertices(coarse, sysid.paramsOf(offset, r.estimate), 12))).toBeLessThan(2e-4);
   });
 });

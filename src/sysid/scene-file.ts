@@ -19,7 +19,7 @@
  *     "background": [0, 0, 0],                  // or "median" / "first-frame" of the video, "ground", { "image": "plate.png" }
  *     "compare": "silhouette",                  // or "colour": what the image loss compares (see video-fit.ts)
  *     "mass": 2,                                // known value (or the unknown's initial guess)
- *     "unknowns": { "mass": { "initial": 1.5, "prior": [0.5, 5] } },   // also ke kd kf mu x0 y0 z0 yaw0 vx0 vy0 vz0 pushScale pushStart
+ *     "unknowns": { "mass": { "initial": 1.5, "prior": [0.5, 5] } },   // also ke kd kf mu x0 y0 z0 yaw0 vx0 vy0 vz0 pushScale pushStart frameOffset
  *     "truth": { "mass": 2.5 }                  // optional: reported beside the estimate
  *   }
  *

@@ -74,12 +74,14 @@ export interface RigidSceneSpec {
  * may not know about the clip — the initial position (x0, y0, z0) and heading (yaw0, radians about
  * +y, applied before the scene's rotation), the initial velocity (vx0, vy0, vz0), and the pushes'
  * magnitude (pushScale, a factor on every impulse's force) and start (pushStart, seconds added to
- * every impulse's start: what a frame offset between the video and the push amounts to).
+ * every impulse's start: what a frame offset between the video and the push amounts to), and
+ * frameOffset (seconds: video frame k shows the state at k/fps + frameOffset — a clip cut between
+ * two of the simulation's frame times).
  */
-export const RIGID_UNKNOWNS = ["mass", "ke", "kd", "kf", "mu", "x0", "y0", "z0", "yaw0", "vx0", "vy0", "vz0", "pushScale", "pushStart"] as const;
+export const RIGID_UNKNOWNS = ["mass", "ke", "kd", "kf", "mu", "x0", "y0", "z0", "yaw0", "vx0", "vy0", "vz0", "pushScale", "pushStart", "frameOffset"] as const;
 export type RigidUnknown = (typeof RIGID_UNKNOWNS)[number];
 export const RIGID_UNITS: Readonly<Record<RigidUnknown, string>> = {
-  mass: "kg", ke: "N/m per kg", kd: "1/s", kf: "1/s", mu: "", x0: "m", y0: "m", z0: "m", yaw0: "rad", vx0: "m/s", vy0: "m/s", vz0: "m/s", pushScale: "", pushStart: "s",
+  mass: "kg", ke: "N/m per kg", kd: "1/s", kf: "1/s", mu: "", x0: "m", y0: "m", z0: "m", yaw0: "rad", vx0: "m/s", vy0: "m/s", vz0: "m/s", pushScale: "", pushStart: "s", frameOffset: "s",
 };
 /**
  * The scene's own value of every unknown (its truth, for a scene that describes the true system;
@@ -91,7 +93,7 @@ export function sceneValues(s: Pick<RigidSceneSpec, "mass" | "contact" | "positi
   return {
     mass: s.mass, ke: s.contact?.ke, kd: s.contact?.kd, kf: s.contact?.kf, mu: s.contact?.mu,
     x0: s.position[0], y0: s.position[1], z0: s.position[2], yaw0: 0, vx0: s.velocity[0], vy0: s.velocity[1], vz0: s.velocity[2],
-    pushScale: pushes ? 1 : undefined, pushStart: pushes ? 0 : undefined,
+    pushScale: pushes ? 1 : undefined, pushStart: pushes ? 0 : undefined, frameOffset: 0,
   };
 }
 
@@ -238,9 +240,22 @@ function initialStateFor(state: RigidState, p: Params): RigidState {
 /**
  * World positions of the rendered vertices [T, V, 3] for parameters `p` over the first `frames`
  * frames. Video frame k shows the state at t = k/fps: frame 0 is the scene's initial state (before
- * any push acts), frame 1 the state one frame period later.
+ * any push acts), frame 1 the state one frame period later — or at k/fps + frameOffset where that
+ * is an unknown.
  */
 export function rigidVertices(scene: RigidScene, p: Params, frames: number): Array {
+  const { frameOffset, ...rest } = p;
+  if (!frameOffset) return verticesAtFrames(scene, rest, frames);
+  // Frame k at k/fps + δ: the quadratic through the simulation's frames k, k + 1, k + 2 at
+  // s = δ·fps (exact for constant acceleration — a slide, a flight; δ < 0 extrapolates backwards).
+  const all = verticesAtFrames(scene, rest, frames + 2);
+  const [f0, f1, f2] = [0, 1, 2].map((j) => np.split(all, [j, j + frames], 0)[1]!) as [Array, Array, Array];
+  const sOff = np.mul(frameOffset, scene.spec.fps);
+  const curve = np.add(np.sub(f2, np.mul(2, f1)), f0);
+  return np.add(np.add(f0, np.mul(sOff, np.sub(f1, f0))), np.mul(np.mul(0.5, np.mul(sOff, np.sub(sOff, 1))), curve));
+}
+
+function verticesAtFrames(scene: RigidScene, p: Params, frames: number): Array {
   const { system, state } = systemFor(scene, p);
   const first = { x: state.x, q: state.q };
   const later = frames > 1 ? rigid.simulate(system, state, { dt: scene.dt, substeps: scene.spec.substeps, frames: frames - 1 }) : null;
