@@ -14,7 +14,7 @@ import { bind } from "../core/trace.js";
 import { flatten, treedefEqual, treedefString, unflatten, type TreeDef } from "../core/tree.js";
 import { flattenArgs, flattenFun, leafToArray } from "./api-util.js";
 import { jvpIR, partialEval } from "./partial-eval.js";
-import { runIR } from "./run-ir.js";
+import { runIR } from "../core/run-ir.js";
 import { scan } from "./scan.js";
 import { transposeIR } from "./transpose.js";
 import { instantiate, zerosOf } from "./vjp.js";

@@ -22,7 +22,7 @@ import { instantiate, zerosOf } from "./vjp.js";
 import { vmapIR } from "./vmap.js";
 import type { Carry } from "./types.js";
 import { recomputeResiduals } from "./scan-remat.js";
-import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
+import { cpuCompileEnabled, cpuProgramFor, runIR } from "../core/run-ir.js";
 import type { CpuProgram } from "../core/compile/cpu-program.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { cpuBackend } from "../core/backends/cpu/cpu.js";

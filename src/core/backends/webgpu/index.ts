@@ -6,7 +6,7 @@
  */
 import { registerBackend, hasBackend } from "../backend.js";
 import { setWebGPULoader } from "../../init.js";
-import { registerIRRunner } from "../../../transforms/run-ir.js";
+import { registerIRRunner } from "../../run-ir.js";
 import { acquireDevice } from "./device.js";
 import { GpuContext, gpuIfReady, setGpuContext } from "./context.js";
 import { webgpuBackend } from "./backend.js";
