@@ -98,11 +98,15 @@ export function decodeGif(bytes: Uint8Array, o: DecodeLimits = {}): DecodedGif {
  * (its size is checked against `maxDecodedBytes` first) however many frames the file holds.
  * `onFrame` returning false stops decoding there (the frames after it are not decoded).
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: onFrame may return nothing (go on) or false (stop).
 export function decodeGifFrames(bytes: Uint8Array, onFrame: (rgba: Uint8Array, delayMs: number, index: number) => boolean | void, o: DecodeLimits = {}): { width: number; height: number; frames: number } {
   let canvas: Uint8Array | null = null, count = 0;
   const screen = walk(bytes, (f, width, height) => {
     // Disposal 3 keeps a second copy of the canvas while the frame is drawn.
-    canvas ??= (checkDecodedBytes("decodeGif", `a ${width}×${height} RGBA canvas and its copy`, 2 * width * height * 4, o), new Uint8Array(width * height * 4));
+    if (!canvas) {
+      checkDecodedBytes("decodeGif", `a ${width}×${height} RGBA canvas and its copy`, 2 * width * height * 4, o);
+      canvas = new Uint8Array(width * height * 4);
+    }
     const c: Uint8Array = canvas;
     const before = f.disposal === 3 ? c.slice() : null;
     f.draw(c);
@@ -125,6 +129,7 @@ interface FrameRecord {
 }
 
 /** Walk the blocks of a GIF, calling `frame` per image (false: stop there); its `draw` decodes the pixels when called. */
+// biome-ignore lint/suspicious/noConfusingVoidType: frame may return nothing (go on) or false (stop).
 function walk(bytes: Uint8Array, frame: (f: FrameRecord, width: number, height: number) => boolean | void): { width: number; height: number } {
   const r = new Reader(bytes);
   const sig = String.fromCharCode(...r.take(6, "header"));

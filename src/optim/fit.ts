@@ -32,6 +32,7 @@ export interface FitOptions<P, S> {
   /** Most updates to apply. */
   readonly steps: number;
   /** Called after every step; return `false` to stop. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a callback may return nothing (go on) or a boolean.
   readonly onStep?: (info: StepInfo<P, S>) => void | boolean;
   /** Stop when |L_k − L_{k−1}| ≤ tolerance · max(|L_k|, |L_{k−1}|, 1) (scipy's ftol). */
   readonly tolerance?: number;

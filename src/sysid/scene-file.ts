@@ -232,7 +232,7 @@ const truth = (v: unknown): Result<VideoSceneFile["truth"]> => {
   if (v === undefined) return E.right({});
   return pipe(
     object(v, "truth", `"truth": { "mass": 2.5 }`),
-    E.chain((t) => E.sequenceArray(Object.entries(t).map(([k, x]) => pipe(
+    E.chain((t) => E.sequenceArray(Object.entries(t).map(([k]) => pipe(
       rigidUnknownName(k, `truth.${k}`),
       E.chain((name) => num(t, k, `truth.${k}`, POSITIVE_RIGID_UNKNOWNS.includes(name) ? { min: 0, exclusiveMin: true, example: `"${k}": 2.5` } : { example: `"${k}": 0.1` })),
       E.map((n) => [k, n] as const),

@@ -104,7 +104,7 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
     }
     // Small-sample correction T/(T − 1) of the cluster sum.
     const c = T / (T - 1);
-    cov = Hinv.map((row, i) => Hinv.map((_, j) => c * row.reduce((s, h, a) => s + h * meat[a]!.reduce((q, m, b) => q + m * Hinv[b]![j]!, 0), 0)));
+    cov = Hinv.map((row) => Hinv.map((_, j) => c * row.reduce((s, h, a) => s + h * meat[a]!.reduce((q, m, b) => q + m * Hinv[b]![j]!, 0), 0)));
   } else if (Hinv) {
     let rss = 0;
     for (const x of r) rss += x * x;

@@ -4,7 +4,7 @@
  * lax.foriLoop (a scan when the bounds are JS numbers, so it is reverse-differentiable).
  */
 import type { Carry } from "./types.js";
-import { Array } from "../core/array.js";
+import type { Array } from "../core/array.js";
 import { closeOverConsts, evalIR, IR, traceToIR, Var, type ClosedIR } from "../core/ir.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { add, broadcastInDim, convert, gt, lt, moveAxis, reduceMax, reshape, select } from "../core/prims/index.js";

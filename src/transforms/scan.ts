@@ -6,7 +6,7 @@
  * boundaries are stored and each segment is recomputed on the way back (memory O(√T)).
  */
 import type { Array } from "../core/array.js";
-import { ShapedArray } from "../core/aval.js";
+import type { ShapedArray } from "../core/aval.js";
 import { closeOverConsts, evalIR, IR, memoOnIR, traceToIR } from "../core/ir.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { add, broadcastInDim, concatenate, convert, moveAxis, reshape, rev, sliceAxis } from "../core/prims/index.js";

@@ -63,4 +63,5 @@ export type GradOf<A extends readonly unknown[], N> =
  * The constraint of a loop carry (`lax.scan`, `whileLoop`, `foriLoop`): any pytree. Spelled as a
  * union with the empty tuple so that a body's `[[p, v], y]` is read as tuples, not as `Array[]`.
  */
+// biome-ignore lint/complexity/noBannedTypes: `{}` is meant: any non-nullish value (a pytree of any shape).
 export type Carry = readonly [] | {} | null | undefined;

@@ -4,7 +4,7 @@
  * every primitive's jvp rule, so they agree by construction.
  */
 import { Array } from "../core/array.js";
-import { ShapedArray } from "../core/aval.js";
+import type { ShapedArray } from "../core/aval.js";
 import { isFloat } from "../core/dtype.js";
 import { evalIR, IRBuilder, IRTrace, type ClosedIR } from "../core/ir.js";
 import { fromTyped } from "../core/create.js";
@@ -139,6 +139,7 @@ function checkDiffLeaves(args: readonly unknown[], argnums: readonly number[], w
  */
 export function valueAndGrad<A extends unknown[], Aux, const O extends GradOptions & { readonly hasAux: true }>(
   f: (...args: A) => readonly [ScalarOut, Aux], opts: O): (...args: A) => [[Array, Arrayed<Aux>], GradOf<A, ArgnumsOf<O>>];
+// biome-ignore lint/complexity/noBannedTypes: `{}` is the options literal a caller passes no keys in.
 export function valueAndGrad<A extends unknown[], const O extends GradOptions & { readonly hasAux?: false } = {}>(
   f: (...args: A) => ScalarOut, opts?: O): (...args: A) => [Array, GradOf<A, ArgnumsOf<O>>];
 export function valueAndGrad(f: (...args: any[]) => unknown, opts: GradOptions = {}): (...args: any[]) => [unknown, unknown] {
@@ -184,6 +185,7 @@ const zerosAux = (aux: unknown): unknown => {
  */
 export function grad<A extends unknown[], Aux, const O extends GradOptions & { readonly hasAux: true }>(
   f: (...args: A) => readonly [ScalarOut, Aux], opts: O): (...args: A) => [GradOf<A, ArgnumsOf<O>>, Arrayed<Aux>];
+// biome-ignore lint/complexity/noBannedTypes: `{}` is the options literal a caller passes no keys in.
 export function grad<A extends unknown[], const O extends GradOptions & { readonly hasAux?: false } = {}>(
   f: (...args: A) => ScalarOut, opts?: O): (...args: A) => GradOf<A, ArgnumsOf<O>>;
 export function grad(f: (...args: any[]) => any, opts: GradOptions = {}): (...args: any[]) => unknown {

@@ -1,6 +1,6 @@
 /** Turning user input into Arrays, and dtype promotion between operands. */
 import { Array, type ArrayLike } from "../array.js";
-import { ShapedArray } from "../aval.js";
+import type { ShapedArray } from "../aval.js";
 import { exactValue, scalar } from "../constants.js";
 import { ConcreteArray } from "../concrete.js";
 import { fromTyped } from "../create.js";

@@ -15,7 +15,7 @@ import { PNG } from "pngjs";
 import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import { checkDecodedBytes, type DecodeLimits } from "../../io/decode-limits.js";
-import { decodeGifFrames, gifFrameRate, gifInfo } from "../../io/gif-decode.js";
+import { decodeGifFrames, gifFrameRate, gifInfo, type GifInfo } from "../../io/gif-decode.js";
 import { pngDecodedBytes, pngHeader } from "../../io/png-header.js";
 import { resizeInto, type Frame } from "../../io/resample.js";
 
@@ -66,7 +66,7 @@ export function probeVideo(path: string): { format: VideoFile["source"]["format"
     return { format: kind, width: first.width, height: first.height, frames: names.length, fps: null };
   }
   if (kind === "gif") {
-    let info;
+    let info: GifInfo;
     try { info = gifInfo(readBytes(path)); } catch (e) { throw new Error(`video: ${path}: ${(e as Error).message}`); }
     return { format: kind, width: info.width, height: info.height, frames: info.frames, fps: gifFrameRate(info.delaysMs) };
   }

@@ -5,7 +5,7 @@
  * last use, so nothing but the outputs outlives a call.
  */
 import type { Array } from "../../array.js";
-import { ConcreteArray } from "../../concrete.js";
+import type { ConcreteArray } from "../../concrete.js";
 import { cse, foldConstants, inlineCalls } from "../../compile/inline.js";
 import { dce } from "../../compile/dce.js";
 import { plan, type KernelStep, type ProgramSpec, type RoutineStep } from "../../compile/plan.js";

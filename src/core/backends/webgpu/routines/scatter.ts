@@ -158,7 +158,7 @@ function hostRecipe(v: Var, info: ProgramIRInfo): Recipe | null {
     if (x.aval.dtype !== "int32" && x.aval.dtype !== "bool") return false;
     if (info.inputIndex.has(x)) { if (x.aval.dtype !== "int32") return false; inVars.push(x); return true; }
     const e = info.producer.get(x);
-    if (!e || !e.prim.impl || (e.prim.evaluate && e.prim.name !== "literal") || eqns.length >= RECIPE_MAX_EQNS) return false;
+    if (!e?.prim.impl || (e.prim.evaluate && e.prim.name !== "literal") || eqns.length >= RECIPE_MAX_EQNS) return false;
     if (!e.inputs.every(visit)) return false;
     if (!eqns.includes(e)) eqns.push(e);
     return true;
