@@ -24,6 +24,7 @@ export { linePlot, type LinePlotOptions, type PlotSeries } from "./io/plot.js";
 export { encodeGif, labelledGrid, sideBySide, stackRows, toRaster, type Raster } from "./io/raster.js";
 export { decodeGif, decodeGifFrames, gifFrameRate, gifInfo, type DecodedGif, type GifInfo } from "./io/gif-decode.js";
 export { DEFAULT_MAX_DECODED_BYTES, type DecodeLimits } from "./io/decode-limits.js";
+export { resizeInto, type Frame } from "./io/resample.js";
 export * as render from "./render/index.js";
 export * as models from "./models/index.js";
 export * as sysid from "./sysid/index.js";

@@ -5,8 +5,7 @@
  */
 import { beamProblem, buildTwistBeam, defaultTwistBeam } from "../examples/lib/deformable-scene.js";
 import { defaultMassScene } from "../examples/lib/rigid-dataset.js";
-import { np, sysid, type Array } from "../src/index.js";
-import { resizeInto, type Frame } from "../src/io/resample.js";
+import { np, resizeInto, sysid, type Array, type Frame } from "gradsim";
 
 export interface DemoSettings {
   /** Image side in pixels. */

@@ -10,8 +10,7 @@
  * URL parameters (used by the end-to-end test): ?scene=rigid&truth=2.5&steps=30&autorun=1&backend=cpu|webgpu&fileScene=rigid.
  * The page's state is mirrored on window.gradsimDemo for scripts.
  */
-import { decodeGif, devices, init, linePlot, type Array } from "../src/index.js";
-import type { Frame } from "../src/io/resample.js";
+import { decodeGif, devices, init, linePlot, type Array, type Frame } from "gradsim";
 import { DEFAULT_SETTINGS, EXPLAINED_NEEDED, recover, renderVideo, SCENES, sceneById, videoFromFrames, type DemoScene, type DemoSettings } from "./demo.js";
 
 interface PageState {
