@@ -31,7 +31,7 @@ export async function init(opts: InitOptions = {}): Promise<BackendName> {
     if (want === "webgpu" || info.software !== true) { setDefaultBackend("webgpu"); return "webgpu"; }
     if (!softwareNoticeShown) {
       softwareNoticeShown = true;
-      console.error(`gradsim: the only WebGPU adapter is a software one (${String(info.description || info.architecture)}), slower than the CPU backend here; computing on the CPU. Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`);
+      console.error(`gradsim: the only WebGPU adapter is a software one ` + `(${String(info.description || info.architecture)}), slower than the CPU backend here; computing on ` + `the CPU. Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`);
     }
   }
   setDefaultBackend("cpu");

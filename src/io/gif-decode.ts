@@ -39,7 +39,7 @@ class Reader {
   constructor(readonly bytes: Uint8Array) {}
   need(n: number, what: string): void {
     if (this.pos + n > this.bytes.length) {
-      throw new Error(`decodeGif: the file ends inside the ${what} (byte ${this.pos} of ${this.bytes.length}); it is truncated or not a GIF.`);
+      throw new Error(`decodeGif: the file ends inside the ${what} (byte ${this.pos} ` + `of ${this.bytes.length}); it is truncated or not a GIF.`);
     }
   }
   u8(what: string): number { this.need(1, what); return this.bytes[this.pos++]!; }
@@ -128,7 +128,9 @@ interface FrameRecord {
   readonly draw: (canvas: Uint8Array) => void;
 }
 
-/** Walk the blocks of a GIF, calling `frame` per image (false: stop there); its `draw` decodes the pixels when called. */
+/**
+ * Walk the blocks of a GIF, calling `frame` per image (false: stop there); its `draw` decodes the pixels when called.
+ */
 // biome-ignore lint/suspicious/noConfusingVoidType: frame may return nothing (go on) or false (stop).
 function walk(bytes: Uint8Array, frame: (f: FrameRecord, width: number, height: number) => boolean | void): { width: number; height: number } {
   const r = new Reader(bytes);
@@ -139,7 +141,7 @@ function walk(bytes: Uint8Array, frame: (f: FrameRecord, width: number, height: 
   r.u8("screen descriptor"); // background colour index (unused: disposal clears to transparent)
   r.u8("screen descriptor"); // pixel aspect ratio
   if (width === 0 || height === 0) throw new Error(`decodeGif: the image size is ${width}×${height}; a GIF needs a positive width and height.`);
-  if (width * height > MAX_PIXELS) throw new Error(`decodeGif: the image size ${width}×${height} is too large (more than ${MAX_PIXELS} pixels); the file is probably corrupt.`);
+  if (width * height > MAX_PIXELS) throw new Error(`decodeGif: the image size ${width}×${height} is too large ` + `(more than ${MAX_PIXELS} pixels); the file is probably corrupt.`);
   const globalTable = packed & 0x80 ? r.take(3 * (2 << (packed & 7)), "global colour table") : null;
 
   let transparent = -1, delay = 0, disposal = 0, index = 0;

@@ -72,7 +72,7 @@ export async function scanAndDescend(o: Objective, layout: Layout, best: { d: De
     const i = distinctBest(candidates, scores, 1)[0]!; // NaN scores (a diverged point) rank last
     const before = current.d.finalLoss, score = scores[i]!;
     if (!(score < before)) {
-      log(`  ${label}: scanned ${candidates.length} points across the priors; none scores below the estimate's loss ${before.toExponential(3)}`);
+      log(`  ${label}: scanned ${candidates.length} points across the priors; ` + `none scores below the estimate's loss ${before.toExponential(3)}`);
       rounds.push({ start: candidates[i]!, score, before, kept: false });
       break;
     }

@@ -44,7 +44,10 @@ export type ScalarOut = Array | number;
 
 /** The options `grad`/`valueAndGrad` take. */
 export interface GradOptions {
-  /** Which argument(s) to differentiate: one index (the result is that argument's gradient) or a list (a tuple of gradients). Default 0. */
+  /**
+   * Which argument(s) to differentiate: one index (the result is that argument's gradient) or a list (a tuple of
+   * gradients). Default 0.
+   */
   readonly argnums?: number | readonly number[];
   /** The function returns `[value, aux]`; aux is passed through, not differentiated. */
   readonly hasAux?: boolean;

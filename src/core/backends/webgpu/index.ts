@@ -15,7 +15,10 @@ import { finalizedHandles, type GpuMemoryStats } from "./buffers.js";
 
 let loading: Promise<void> | null = null;
 
-/** Node only: a way to run the garbage collector when device memory grows (finalizers free GPU buffers, V8 cannot see their size). */
+/**
+ * Node only: a way to run the garbage collector when device memory grows (finalizers free GPU buffers, V8 cannot see
+ * their size).
+ */
 async function nodeGcHook(): Promise<(() => void) | null> {
   try {
     const v8 = await import("node:v8");

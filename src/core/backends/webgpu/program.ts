@@ -140,7 +140,10 @@ function stepInputs(e: StepExec): number[] {
 }
 const stepOutputs = (e: StepExec): number[] => (e.kind === "routine" ? [...e.step.outputs] : e.step.outputs.map((o) => o.buf));
 
-/** The passes the CPU compiler runs too (inline calls, CSE, folding, DCE), then the fusion plan without CPU-only scatter fusion. */
+/**
+ * The passes the CPU compiler runs too (inline calls, CSE, folding, DCE), then the fusion plan without CPU-only scatter
+ * fusion.
+ */
 export function compileGpuProgram(ir: IR): GpuProgram {
   for (const v of ir.inVars) if (v.aval.dtype === "float64") throw float64Error();
   let prog = dce(cse(inlineCalls(ir)));

@@ -147,7 +147,10 @@ function deviceCsr(idx: DeviceBuffer, m: number, n: number): Csr {
 interface Recipe { readonly inputs: readonly number[]; readonly inVars: readonly Var[]; readonly eqns: readonly Eqn[]; readonly out: Var }
 const RECIPE_MAX_EQNS = 64;
 
-/** The equations computing `v` from program inputs, if all are int32/bool first-order primitives with CPU implementations. */
+/**
+ * The equations computing `v` from program inputs, if all are int32/bool first-order primitives with CPU
+ * implementations.
+ */
 function hostRecipe(v: Var, info: ProgramIRInfo): Recipe | null {
   const eqns: Eqn[] = [];
   const inVars: Var[] = [];
