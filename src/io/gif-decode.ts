@@ -98,8 +98,12 @@ export function decodeGif(bytes: Uint8Array, o: DecodeLimits = {}): DecodedGif {
  * (its size is checked against `maxDecodedBytes` first) however many frames the file holds.
  * `onFrame` returning false stops decoding there (the frames after it are not decoded).
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: onFrame may return nothing (go on) or false (stop).
-export function decodeGifFrames(bytes: Uint8Array, onFrame: (rgba: Uint8Array, delayMs: number, index: number) => boolean | void, o: DecodeLimits = {}): { width: number; height: number; frames: number } {
+export function decodeGifFrames(
+  bytes: Uint8Array,
+  // biome-ignore lint/suspicious/noConfusingVoidType: onFrame may return nothing (go on) or false (stop).
+  onFrame: (rgba: Uint8Array, delayMs: number, index: number) => boolean | void,
+  o: DecodeLimits = {},
+): { width: number; height: number; frames: number } {
   let canvas: Uint8Array | null = null, count = 0;
   const screen = walk(bytes, (f, width, height) => {
     // Disposal 3 keeps a second copy of the canvas while the frame is drawn.
@@ -131,8 +135,11 @@ interface FrameRecord {
 /**
  * Walk the blocks of a GIF, calling `frame` per image (false: stop there); its `draw` decodes the pixels when called.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: frame may return nothing (go on) or false (stop).
-function walk(bytes: Uint8Array, frame: (f: FrameRecord, width: number, height: number) => boolean | void): { width: number; height: number } {
+function walk(
+  bytes: Uint8Array,
+  // biome-ignore lint/suspicious/noConfusingVoidType: frame may return nothing (go on) or false (stop).
+  frame: (f: FrameRecord, width: number, height: number) => boolean | void,
+): { width: number; height: number } {
   const r = new Reader(bytes);
   const sig = String.fromCharCode(...r.take(6, "header"));
   if (sig !== "GIF87a" && sig !== "GIF89a") throw new Error(`decodeGif: not a GIF file (it starts with ${JSON.stringify(sig)}, expected "GIF87a" or "GIF89a").`);
