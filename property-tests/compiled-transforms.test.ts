@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { grad, jit, lax, np, vmap, type Array } from "../src/index.js";
-import { setCpuCompile } from "../src/transforms/run-ir.js";
+import { setCpuCompile } from "../src/core/run-ir.js";
 import { expectClose, sliceAt, stackAt } from "./gen/check.js";
 import { f64, i32 } from "./gen/programs.js";
 

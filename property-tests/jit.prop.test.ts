@@ -9,7 +9,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { grad, jit, np, valueAndGrad, type Array } from "../src/index.js";
-import { cpuProgramFor } from "../src/transforms/run-ir.js";
+import { cpuProgramFor } from "../src/core/run-ir.js";
 import { femEnergy } from "../bench/workloads/fem.js";
 import { w4Inputs } from "../bench/peers/lib/data.mjs";
 import { expectClose } from "./gen/check.js";

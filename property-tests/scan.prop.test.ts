@@ -290,7 +290,7 @@ describe("lax.cond", () => {
 describe("lax.switch", () => {
   const branches = [(x: Array) => np.mul(x, 2), (x: Array) => np.sin(x), (x: Array, y: Array) => np.mul(x, y)];
   const pick = (i: number) => Math.min(Math.max(i, 0), 2);
-  const byHand = [(x: number, y: number) => [2 * x, 2], (x: number) => [Math.sin(x), Math.cos(x)], (x: number, y: number) => [x * y, y]];
+  const byHand = [(x: number, _y: number) => [2 * x, 2], (x: number) => [Math.sin(x), Math.cos(x)], (x: number, y: number) => [x * y, y]];
 
   it("clamps the index, takes variadic operands, batches a per-example index and differentiates", () => {
     const idx = [-1, 0, 1, 2, 5];
@@ -373,7 +373,7 @@ describe("lax.foriLoop", () => {
 
   it("with traced bounds runs as a whileLoop: forward and jvp work, reverse mode points to scan", () => {
     const x0 = f64([0.4, -0.2], [2]);
-    const f = (x: Array, n: Array) => lax.foriLoop(0, n, (i: Array, c: Array) => np.add(np.mul(0.9, c), np.sin(c)), x);
+    const f = (x: Array, n: Array) => lax.foriLoop(0, n, (_i: Array, c: Array) => np.add(np.mul(0.9, c), np.sin(c)), x);
     const n = np.array(5, { dtype: "int32" });
     let ref = x0;
     for (let i = 0; i < 5; i++) ref = np.add(np.mul(0.9, ref), np.sin(ref));

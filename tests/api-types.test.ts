@@ -61,6 +61,7 @@ describe("transform types", () => {
     // @ts-expect-error: the gradient of Params has no field `mas`.
     expect(grad(loss)(params).mas).toBeUndefined();
     // @ts-expect-error: argnums 1 of a function of (a, b) is an Array, not Params.
-    expect(() => { const g: Params = grad(two, { argnums: 1 })(x, x); return g.mass.shape; }).toThrow();
+    const wrongArgnum = (): Params => grad(two, { argnums: 1 })(x, x);
+    expect(() => wrongArgnum().mass.shape).toThrow();
   });
 });

@@ -14,7 +14,7 @@ const root = join(import.meta.dirname, "..");
 const guidesDir = join(root, "docs", "guides");
 
 /** The ts blocks of one markdown text, in order. */
-export const tsBlocks = (markdown: string): string[] => [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+const tsBlocks = (markdown: string): string[] => [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 
 const guides = readdirSync(guidesDir).filter((f) => f.endsWith(".md")).sort();
 const programs = guides.flatMap((g) => tsBlocks(readFileSync(join(guidesDir, g), "utf8")).map((code, k) => ({ guide: g, k, code, name: `${g.replace(/\.md$/, "")}-${k}` })));

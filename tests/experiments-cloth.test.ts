@@ -30,7 +30,7 @@ describe("cloth (quick)", () => {
     // with them alone, one sheet's best-scoring start did (0.85, where its own guess reaches 3.4e-4).
     const task = clothTask("quick", { progress: false });
     expect(task.settings.descendFromInitial).toBe(true);
-    const starts = task.settings.starts!.map((s) => s["velocity"] as number[]);
+    const starts = task.settings.starts!.map((s) => s.velocity as number[]);
     expect(starts).toHaveLength(18);
     const meanOf = (v: number[], k: number) => v.filter((_, i) => i % 3 === k).reduce((a, b) => a + b, 0) / (v.length / 3);
     for (const v of starts) for (let k = 0; k < 3; k++) expect(v.filter((_, i) => i % 3 === k).every((c) => Math.abs(c - meanOf(v, k)) < 1e-12)).toBe(true);

@@ -97,10 +97,10 @@ describe("mesh validation lists the offending elements", () => {
     const r = meshes.checkTetMesh(bad);
     expect(E.isLeft(r)).toBe(true);
     const byKind = E.isLeft(r) ? Object.fromEntries(r.left.map((i) => [i.kind, i.elements])) : {};
-    expect(byKind["inverted"]).toEqual([1]);
+    expect(byKind.inverted).toEqual([1]);
     expect(byKind["index-out-of-range"]).toEqual([3]);
     expect(byKind["repeated-vertex"]).toEqual([4]);
-    expect(byKind["degenerate"]).toEqual([5]); // (0, 1, 2, 3) are four coplanar corners of the bottom face
+    expect(byKind.degenerate).toEqual([5]); // (0, 1, 2, 3) are four coplanar corners of the bottom face
     expect(() => meshes.validateTetMesh(bad)).toThrow(/1 inverted tetrahedra .*: 1$/m);
   });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { np, type Array } from "../src/index.js";
+import { np } from "../src/index.js";
 import { contact, meshes, rigid } from "../src/models/index.js";
 import { matvec, mT } from "../src/models/common/vec.js";
-import { f64, maxAbs } from "./models-helpers.js";
+import { maxAbs } from "./models-helpers.js";
 
 const frame = (s: rigid.RigidState, f: number): rigid.RigidState =>
   ({ x: np.index(s.x, f), q: np.index(s.q, f), v: np.index(s.v, f), w: np.index(s.w, f), t: np.index(s.t, f) });
@@ -134,5 +134,3 @@ describe("mass properties from closed meshes", () => {
     expect(() => rigid.meshBody(open)).toThrow(/boundary edge.*: 0, 1, 2|boundary edge/);
   });
 });
-
-export type { Array };

@@ -17,7 +17,7 @@ describe("2-D smoke (stable fluids)", () => {
   });
 
   it("a uniform integer velocity on a periodic grid is an exact roll; any uniform velocity conserves Σ smoke", () => {
-    const { system, state } = smoke.smokeGrid(n, { boundary: "periodic", dtype: "float64" });
+    const { system } = smoke.smokeGrid(n, { boundary: "periodic", dtype: "float64" });
     const ones = np.ones([n, n], { dtype: "float64" });
     const s0 = { vx: ones.mul(2), vy: ones.mul(-1), smoke: field(2, 1) };
     const out = last(smoke.simulate(system, s0, { dt: 1, frames: 1 }));

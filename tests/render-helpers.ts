@@ -4,7 +4,7 @@
  */
 import { expect } from "vitest";
 import { np, type Array } from "../src/index.js";
-import * as R from "../src/render/index.js";
+import type * as R from "../src/render/index.js";
 
 export const f64 = (v: unknown): Array => np.array(v, { dtype: "float64" });
 

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { grad, init, jit, np, vmap, type Array } from "../src/index.js";
 import * as R from "../src/render/index.js";
-import { setCpuCompile } from "../src/transforms/run-ir.js";
+import { setCpuCompile } from "../src/core/run-ir.js";
 import { f64, maxAbsDiff, pseudoRandom, smallMesh } from "./render-helpers.js";
 
 beforeAll(async () => { await init({ backend: "cpu" }); });

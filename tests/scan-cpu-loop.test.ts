@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jit, lax, np, type Array } from "../src/index.js";
-import { setCpuCompile } from "../src/transforms/run-ir.js";
+import { setCpuCompile } from "../src/core/run-ir.js";
 import { f64 } from "../property-tests/gen/programs.js";
 
 const compiled = <T>(f: () => T): T => { const prev = setCpuCompile(true); try { return f(); } finally { setCpuCompile(prev); } };

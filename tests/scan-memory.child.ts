@@ -12,7 +12,7 @@
  *    semi-space keeps that slack low).
  */
 import { np, vjp, type Array } from "../src/index.js";
-import { registerIRRunner, setCpuCompile } from "../src/transforms/run-ir.js";
+import { registerIRRunner, setCpuCompile } from "../src/core/run-ir.js";
 import { rollout } from "./scan-memory.rollout.js";
 
 const [mode, evaluator] = process.argv.slice(2);

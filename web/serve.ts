@@ -12,10 +12,13 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
+// The page imports the library as a user does, as "gradsim": in the browser that is src/index.ts
+// (src/node.ts, what the "source" condition names, adds the Node-only parts).
+const browserEntry = join(here, "..", "src", "index.ts");
 
 /** The page's script bundled for the browser (throws esbuild's message if it does not build). */
 export async function bundlePage(): Promise<string> {
-  const r = await build({ entryPoints: [join(here, "main.ts")], bundle: true, platform: "browser", format: "esm", target: "es2022", write: false, logLevel: "silent", sourcemap: "inline" });
+  const r = await build({ entryPoints: [join(here, "main.ts")], bundle: true, alias: { gradsim: browserEntry }, platform: "browser", format: "esm", target: "es2022", write: false, logLevel: "silent", sourcemap: "inline" });
   return r.outputFiles[0]!.text;
 }
 

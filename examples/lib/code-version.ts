@@ -4,14 +4,14 @@
  * so records written before an update are refused rather than mixed with new ones.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 function sources(dir: string): string[] {
-  let entries;
+  let entries: Dirent[];
   try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return []; }
   return entries.flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
 }

@@ -105,7 +105,7 @@ export function buildProgram(seed: number, inShapes: readonly Shape[], nSteps: n
   const used = new Set<number>();
   let pending: number[] = [];
   const pickOperand = (ok: (s: Shape) => boolean = () => true): number | null => {
-    const cands = shapes.map((s, i) => i).filter((i) => ok(shapes[i]!));
+    const cands = shapes.map((_, i) => i).filter((i) => ok(shapes[i]!));
     if (!cands.length) return null;
     const newest = cands[cands.length - 1]!;
     const k = rng.chance(0.55) ? newest : rng.pick(cands);
@@ -116,7 +116,7 @@ export function buildProgram(seed: number, inShapes: readonly Shape[], nSteps: n
   /** Integer indices of `shape` into an axis of length n: constants (negative ones too) or argmax of an input. */
   const indexSource = (n: number, maxIdxSize: number): { text: string; shape: number[]; make: (env: readonly Array[]) => Array } | null => {
     if (opts.dataIndices && rng.chance(0.5)) {
-      const cands = inShapes.map((s, i) => i).filter((i) => inShapes[i]!.length >= 1);
+      const cands = inShapes.map((_, i) => i).filter((i) => inShapes[i]!.length >= 1);
       if (cands.length) {
         const k = rng.pick(cands);
         const axis = rng.int(inShapes[k]!.length);

@@ -4,7 +4,7 @@
  * GRADSIM_PROPS_COMPILE=0 to use the IR interpreter and isolate transform bugs from compiler bugs.
  */
 import { afterAll, beforeAll } from "vitest";
-import { setCpuCompile } from "../../src/transforms/run-ir.js";
+import { setCpuCompile } from "../../src/core/run-ir.js";
 
 export const COMPILE_IN_PROPERTIES = process.env.GRADSIM_PROPS_COMPILE !== "0";
 

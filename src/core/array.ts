@@ -3,7 +3,9 @@ import type { ShapedArray } from "./aval.js";
 import type { DType, TypedArray } from "./dtype.js";
 import type { IndexSpec, IndexUpdate } from "./np/at-index.js";
 
-/** Anything `np` accepts where an array is expected: an Array, a JS number or boolean, or nested JS arrays of numbers. */
+/**
+ * Anything `np` accepts where an array is expected: an Array, a JS number or boolean, or nested JS arrays of numbers.
+ */
 export type ArrayLike = Array | number | boolean | readonly ArrayLike[];
 export type Axis = number | readonly number[] | null | undefined;
 
@@ -36,7 +38,10 @@ export abstract class Array {
   abstract data(): Promise<TypedArray>;
   /** Reads the values synchronously; CPU backend only. */
   abstract dataSync(): TypedArray;
-  /** The values as an `ndarray` package view (row-major copy, the interop type of the public API); works on every backend. */
+  /**
+   * The values as an `ndarray` package view (row-major copy, the interop type of the public API); works on every
+   * backend.
+   */
   async toNdarray(): Promise<ndarray.NdArray<TypedArray>> {
     return ndarray(await this.data(), [...this.shape]);
   }

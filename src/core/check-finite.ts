@@ -28,7 +28,7 @@ function firstNonFinite(d: ArrayLike<number>): number {
 
 function error(what: string, k: number, count: number, a: Array, i: number, value: number): NonFiniteError {
   return new NonFiniteError(
-    `${what}: output ${k}${count > 1 ? ` of ${count}` : ""} (${a.dtype}[${a.shape}]) holds ${value} at flat index ${i}. ` +
+    `${what}: output ${k}${count > 1 ? ` of ${count}` : ""} ` + `(${a.dtype}[${a.shape}]) holds ${value} at flat index ${i}. ` +
     "The computation diverged or took an invalid value (log or sqrt of a negative, 0/0, an overflow); " +
     "turn on setDebugNans(true) (or GRADSIM_DEBUG_NANS=1) to name the operation that produced it.",
     k, i, value);

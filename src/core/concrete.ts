@@ -1,5 +1,5 @@
 import { Array } from "./array.js";
-import { ShapedArray } from "./aval.js";
+import type { ShapedArray } from "./aval.js";
 import type { TypedArray } from "./dtype.js";
 import type { Backend } from "./backends/backend.js";
 

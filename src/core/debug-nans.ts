@@ -59,7 +59,7 @@ function check(prim: Primitive, args: readonly Array[], outs: readonly Array[], 
     const site = callSite();
     const within = jitNames.length ? ` inside jit(${jitNames.join(" → ")})` : "";
     throw new DebugNanError(
-      `debug NaNs: ${prim.name} produced ${d![i]} from finite inputs${within} — output ${k} ${out.aval} at flat index ${i}; ` +
+      `debug NaNs: ${prim.name} produced ${d![i]} from finite ` + `inputs${within} — output ${k} ${out.aval} at flat index ${i}; ` +
       `inputs ${args.map((a) => String(a.aval)).join(", ") || "none"}` + (site ? `; called at ${site}` : "") +
       ". Turn the mode off with setDebugNans(false).",
       prim.name,

@@ -3,7 +3,7 @@
  * `IRTrace` records equations; `evalIR` replays them through `bind` at whatever trace level
  * is current, which is how every transform applies to staged code.
  */
-import { Array } from "./array.js";
+import type { Array } from "./array.js";
 import type { ShapedArray } from "./aval.js";
 import { ConcreteArray } from "./concrete.js";
 import type { Primitive } from "./primitive.js";

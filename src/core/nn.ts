@@ -123,7 +123,7 @@ const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
  * computes by default (approximate=True). The exact form needs erf, which gradsim lacks.
  */
 export function gelu(x: ArrayLike, opts: { approximate?: boolean } = {}): Array {
-  if (opts.approximate === false) throw new Error("gelu: the exact form x·Φ(x) needs erf, which gradsim does not have yet; use the tanh approximation (approximate: true, the default, as in JAX).");
+  if (opts.approximate === false) throw new Error("gelu: the exact form x·Φ(x) needs erf, which gradsim does not have yet; " + "use the tanh approximation (approximate: true, the default, as in JAX).");
   const a = asFloat(x, "gelu");
   const inner = lax.mul(scalar(SQRT_2_OVER_PI, a.dtype), lax.add(a, lax.mul(scalar(0.044715, a.dtype), lax.mul(a, lax.mul(a, a)))));
   return lax.mul(lax.mul(scalar(0.5, a.dtype), a), lax.add(scalar(1, a.dtype), lax.tanh(inner)));

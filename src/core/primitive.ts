@@ -12,7 +12,9 @@ export type BDim = number | null;
 export type ShapeRule<P> = (avals: readonly ShapedArray[], params: P) => ShapedArray[];
 /** CPU reference implementation over host typed arrays (float64-capable; the oracle for jit and webgpu). */
 export type ImplRule<P> = (inputs: readonly HostArray[], params: P, outAvals: readonly ShapedArray[]) => HostArray[];
-/** Forward-mode rule. Primal outputs must be computed from primals only; tangent outputs must be linear in the tangents. */
+/**
+ * Forward-mode rule. Primal outputs must be computed from primals only; tangent outputs must be linear in the tangents.
+ */
 export type JvpRule<P> = (primals: readonly Array[], tangents: readonly Tangent[], params: P) => [Array[], Tangent[]];
 /** Transpose of a linear primitive: cotangents for the UndefPrimal arguments (null for the others). */
 export type TransposeRule<P> = (cts: readonly Tangent[], args: readonly (Array | UndefPrimal)[], params: P) => (Tangent | null)[];

@@ -39,7 +39,7 @@ export abstract class Tracer extends Array {
     if (c) return c.dataSync();
     throw new Error(
       `cannot read the values of a traced ${this.aval} array inside ${this.trace.main.name}: its value is not known ` +
-        `while the function is being traced. Move value-dependent logic outside the transform, or use np.where / lax.cond.`,
+        `while the function is being traced. Move value-dependent ` + `logic outside the transform, or use np.where / lax.cond.`,
     );
   }
   toString(): string { return `Tracer<${this.trace.main.name}>(${this.aval})`; }
@@ -80,7 +80,7 @@ export function currentDynamic(): MainTrace | null { return dynamicMain; }
 
 function leakedError(t: Tracer, op?: string): Error {
   return new Error(
-    `${op ? `${op}: ` : ""}a tracer of ${t.aval} created inside ${t.trace.main.name} was used after that transform finished (a leaked tracer). ` +
+    `${op ? `${op}: ` : ""}a tracer of ${t.aval} created inside ${t.trace.main.name} ` + `was used after that transform finished (a leaked tracer). ` +
       `Return values from the transformed function instead of storing them in outer variables.`,
   );
 }

@@ -99,7 +99,7 @@ export function broadcastPrefix(prefix: unknown, full: unknown, what: string): u
     }
     if (globalThis.Array.isArray(p)) {
       if (!globalThis.Array.isArray(f) || f.length !== p.length) {
-        throw new Error(`${what}: a list of ${p.length} entries does not match the argument structure ${treedefString(flatten(f)[1])}.`);
+        throw new Error(`${what}: a list of ${p.length} entries does not match ` + `the argument structure ${treedefString(flatten(f)[1])}.`);
       }
       p.forEach((pc, i) => rec(pc, f[i]));
       return;
@@ -116,7 +116,9 @@ export function broadcastPrefix(prefix: unknown, full: unknown, what: string): u
 
 /** The leaves of a pytree, in flatten order (`jax.tree_util.tree_leaves`). */
 export const leaves = (tree: unknown): unknown[] => flatten(tree)[0];
-/** The structure of a pytree without its leaves (`jax.tree_util.tree_structure`); `unflatten` rebuilds a tree from it. */
+/**
+ * The structure of a pytree without its leaves (`jax.tree_util.tree_structure`); `unflatten` rebuilds a tree from it.
+ */
 export const structure = (tree: unknown): TreeDef => flatten(tree)[1];
 
 export const tree = { flatten, unflatten, map, leaves, structure, treedefEqual, treedefString, numLeaves, broadcastPrefix };

@@ -34,6 +34,6 @@ export function checkDecodedBytes(what: string, needs: string, bytes: number, o:
   const limit = maxDecodedBytes(o);
   if (bytes <= limit) return;
   throw new Error(`${what}: decoding it needs ${size(bytes)} (${needs}), more than the limit of ${size(limit)}. ` +
-    "A file this large is usually corrupt or made to exhaust memory; if it is genuine, raise the limit with the option " +
-    "{ maxDecodedBytes: bytes } or the environment variable GRADSIM_MAX_DECODED_BYTES (or read fewer frames / a smaller crop).");
+    "A file this large is usually corrupt or made to exhaust " + "memory; if it is genuine, raise the limit with the option " +
+    "{ maxDecodedBytes: bytes } or the environment variable " + "GRADSIM_MAX_DECODED_BYTES (or read fewer frames / a smaller crop).");
 }

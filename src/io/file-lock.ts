@@ -29,7 +29,7 @@ export function withFileLock<T>(path: string, fn: () => T, { timeoutMs = 60_000,
     try { age = Date.now() - statSync(lock).mtimeMs; } catch { continue; /* released meanwhile */ }
     if (age > staleMs && removeIfStale(lock, staleMs)) continue;
     if (Date.now() - start > timeoutMs) {
-      throw new Error(`${lock} has been held by another process for ${(age / 1000).toFixed(0)} s; if no other process is writing ${path}, delete the lock file.`);
+      throw new Error(`${lock} has been held by another process for ${(age / 1000).toFixed(0)} ` + `s; if no other process is writing ${path}, delete the lock file.`);
     }
     Atomics.wait(sleeper, 0, 0, 20); // a synchronous sleep: the holders' critical sections take milliseconds
   }

@@ -39,7 +39,7 @@ class Reader {
   constructor(readonly bytes: Uint8Array) {}
   need(n: number, what: string): void {
     if (this.pos + n > this.bytes.length) {
-      throw new Error(`decodeGif: the file ends inside the ${what} (byte ${this.pos} of ${this.bytes.length}); it is truncated or not a GIF.`);
+      throw new Error(`decodeGif: the file ends inside the ${what} (byte ${this.pos} ` + `of ${this.bytes.length}); it is truncated or not a GIF.`);
     }
   }
   u8(what: string): number { this.need(1, what); return this.bytes[this.pos++]!; }
@@ -98,11 +98,19 @@ export function decodeGif(bytes: Uint8Array, o: DecodeLimits = {}): DecodedGif {
  * (its size is checked against `maxDecodedBytes` first) however many frames the file holds.
  * `onFrame` returning false stops decoding there (the frames after it are not decoded).
  */
-export function decodeGifFrames(bytes: Uint8Array, onFrame: (rgba: Uint8Array, delayMs: number, index: number) => boolean | void, o: DecodeLimits = {}): { width: number; height: number; frames: number } {
+export function decodeGifFrames(
+  bytes: Uint8Array,
+  // biome-ignore lint/suspicious/noConfusingVoidType: onFrame may return nothing (go on) or false (stop).
+  onFrame: (rgba: Uint8Array, delayMs: number, index: number) => boolean | void,
+  o: DecodeLimits = {},
+): { width: number; height: number; frames: number } {
   let canvas: Uint8Array | null = null, count = 0;
   const screen = walk(bytes, (f, width, height) => {
     // Disposal 3 keeps a second copy of the canvas while the frame is drawn.
-    canvas ??= (checkDecodedBytes("decodeGif", `a ${width}×${height} RGBA canvas and its copy`, 2 * width * height * 4, o), new Uint8Array(width * height * 4));
+    if (!canvas) {
+      checkDecodedBytes("decodeGif", `a ${width}×${height} RGBA canvas and its copy`, 2 * width * height * 4, o);
+      canvas = new Uint8Array(width * height * 4);
+    }
     const c: Uint8Array = canvas;
     const before = f.disposal === 3 ? c.slice() : null;
     f.draw(c);
@@ -124,8 +132,14 @@ interface FrameRecord {
   readonly draw: (canvas: Uint8Array) => void;
 }
 
-/** Walk the blocks of a GIF, calling `frame` per image (false: stop there); its `draw` decodes the pixels when called. */
-function walk(bytes: Uint8Array, frame: (f: FrameRecord, width: number, height: number) => boolean | void): { width: number; height: number } {
+/**
+ * Walk the blocks of a GIF, calling `frame` per image (false: stop there); its `draw` decodes the pixels when called.
+ */
+function walk(
+  bytes: Uint8Array,
+  // biome-ignore lint/suspicious/noConfusingVoidType: frame may return nothing (go on) or false (stop).
+  frame: (f: FrameRecord, width: number, height: number) => boolean | void,
+): { width: number; height: number } {
   const r = new Reader(bytes);
   const sig = String.fromCharCode(...r.take(6, "header"));
   if (sig !== "GIF87a" && sig !== "GIF89a") throw new Error(`decodeGif: not a GIF file (it starts with ${JSON.stringify(sig)}, expected "GIF87a" or "GIF89a").`);
@@ -134,7 +148,7 @@ function walk(bytes: Uint8Array, frame: (f: FrameRecord, width: number, height: 
   r.u8("screen descriptor"); // background colour index (unused: disposal clears to transparent)
   r.u8("screen descriptor"); // pixel aspect ratio
   if (width === 0 || height === 0) throw new Error(`decodeGif: the image size is ${width}×${height}; a GIF needs a positive width and height.`);
-  if (width * height > MAX_PIXELS) throw new Error(`decodeGif: the image size ${width}×${height} is too large (more than ${MAX_PIXELS} pixels); the file is probably corrupt.`);
+  if (width * height > MAX_PIXELS) throw new Error(`decodeGif: the image size ${width}×${height} is too large ` + `(more than ${MAX_PIXELS} pixels); the file is probably corrupt.`);
   const globalTable = packed & 0x80 ? r.take(3 * (2 << (packed & 7)), "global colour table") : null;
 
   let transparent = -1, delay = 0, disposal = 0, index = 0;

@@ -42,7 +42,10 @@ export function readPng(path: string, o: DecodeLimits = {}): Array {
   return fromTyped(out, [png.height, png.width, 4], "float32", { backend: "cpu" });
 }
 
-/** Write frames as an animated GIF (encodeGif: `fps` or `delayMs`; RGB as rendered, or straight alpha over `background`). */
+/**
+ * Write frames as an animated GIF (encodeGif: `fps` or `delayMs`; RGB as rendered, or straight alpha over
+ * `background`).
+ */
 export function writeGif(path: string, frames: readonly (Array | Raster)[], opts: GifOptions = {}): void {
   const bytes = encodeGif(frames, opts);
   writeAtomic(path, bytes);

@@ -56,7 +56,9 @@ function tile(images: readonly (Array | Raster)[], direction: "row" | "column", 
   return { width, height, rgba };
 }
 
-/** A raster holding `text` in the 5×7 font at `scale`, dark on `background` (default white), `padding` pixels around it. */
+/**
+ * A raster holding `text` in the 5×7 font at `scale`, dark on `background` (default white), `padding` pixels around it.
+ */
 export function textRaster(text: string, scale = 2, padding = 3, background: Rgba = WHITE): Raster {
   const width = textWidth(text, scale) + 2 * padding, height = GLYPH_HEIGHT * scale + 2 * padding;
   const rgba = new Uint8ClampedArray(width * height * 4);
@@ -141,7 +143,10 @@ interface GifApi {
   quantize: (rgba: Uint8ClampedArray, n: number) => number[][];
   applyPalette: (rgba: Uint8ClampedArray, pal: number[][]) => Uint8Array;
 }
-/** gifenc's API under both module systems: Node loads its CJS build (API on `default`), Vite its ESM build (named exports). */
+/**
+ * gifenc's API under both module systems: Node loads its CJS build (API on `default`), Vite its ESM build (named
+ * exports).
+ */
 function gifApi(): GifApi {
   const m = gifencModule as unknown as Partial<GifApi> & { default?: Partial<GifApi> };
   const api = typeof m.GIFEncoder === "function" ? m : m.default;
@@ -174,7 +179,7 @@ export function encodeGif(frames: readonly (Array | Raster)[], opts: GifOptions 
   if (!frames.length) throw new Error("encodeGif: no frames given.");
   if (opts.fps !== undefined && opts.delayMs !== undefined) throw new Error("encodeGif: give fps or delayMs, not both.");
   const delayMs = opts.delayMs ?? 1000 / (opts.fps ?? 30);
-  if (!(Number.isFinite(delayMs) && delayMs > 0)) throw new Error(`encodeGif: the frame rate must be a positive finite number, got ${opts.fps !== undefined ? `fps ${opts.fps}` : `delayMs ${opts.delayMs}`}.`);
+  if (!(Number.isFinite(delayMs) && delayMs > 0)) throw new Error(`encodeGif: the frame rate must be a positive finite number, ` + `got ${opts.fps !== undefined ? `fps ${opts.fps}` : `delayMs ${opts.delayMs}`}.`);
   // Players show a delay under 2 cs as 10 cs: a faster video plays at 50 fps (slowed), not at 10.
   const shown = Math.max(delayMs, 20);
   const rs = frames.map(toRaster);

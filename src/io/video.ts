@@ -3,13 +3,13 @@
  * side-by-side comparison videos (e.g. estimate | ground truth per frame) as GIF, and
  * compositing RGBA renders over a background colour.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Array, ArrayLike } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import { checkDecodedBytes, type DecodeLimits } from "./decode-limits.js";
-import { readPng, sideBySide, toRaster, writeGif, writePng, type GifOptions, type Raster } from "./image.js";
-import { pngHeader } from "./png-header.js";
+import { readPng, sideBySide, writeGif, writePng, type GifOptions, type Raster } from "./image.js";
+import { pngHeader, type PngHeader } from "./png-header.js";
 
 export interface FrameOptions {
   /** File name prefix. Default "frame". */
@@ -48,7 +48,7 @@ export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> & 
   if (!frames.length) throw new Error(`readPngFrames: no ${prefix}<number>.png files in ${dir}.`);
   const pixels = frames.reduce((sum, n) => {
     const path = join(dir, n);
-    let h;
+    let h: PngHeader;
     try { h = pngHeader(readFileSync(path), `readPngFrames: ${path}`); } catch (e) { throw new Error((e as Error).message.startsWith("readPngFrames") ? (e as Error).message : `readPngFrames: cannot read ${path}: ${(e as Error).message}`); }
     return sum + h.width * h.height;
   }, 0);

@@ -32,7 +32,7 @@ function leaves(tree: unknown, path: string, out: { entry: LeafEntry; value: Arr
     }
     return;
   }
-  throw new Error(`checkpoint: ${path || "(root)"} is ${tree === null ? "null" : typeof tree}; a parameter tree holds only Arrays in records and lists.`);
+  throw new Error(`checkpoint: ${path || "(root)"} is ${tree === null ? "null" : typeof tree}; ` + `a parameter tree holds only Arrays in records and lists.`);
 }
 
 /** The parameter tree as checkpoint bytes. */
@@ -58,7 +58,9 @@ export async function serializeParams(params: unknown): Promise<Uint8Array> {
   return out;
 }
 
-/** Checkpoint bytes → the parameter tree (lists where the path's keys are 0, 1, …). `what` names the source in errors. */
+/**
+ * Checkpoint bytes → the parameter tree (lists where the path's keys are 0, 1, …). `what` names the source in errors.
+ */
 export function parseParams(bytes: Uint8Array, what = "checkpoint"): unknown {
   const bad = (why: string) => new Error(`${what}: ${why}`);
   if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) throw bad(`not a gradsim parameter file (it does not start with "${MAGIC}"); save parameters with saveParams.`);
@@ -79,7 +81,7 @@ export function parseParams(bytes: Uint8Array, what = "checkpoint"): unknown {
     }
     const keys = l.path.split(".");
     const forbidden = keys.find((k) => FORBIDDEN_KEYS.has(k));
-    if (forbidden !== undefined) throw bad(`the parameter path "${l.path}" has the segment "${forbidden}", which no parameter tree has; the file was not written by saveParams — do not load it.`);
+    if (forbidden !== undefined) throw bad(`the parameter path "${l.path}" has the segment "${forbidden}", which no ` + `parameter tree has; the file was not written by saveParams — do not load it.`);
     if (keys.some((k) => k === "")) throw bad(`the parameter path "${l.path}" has an empty segment; the file is corrupt.`);
     if (seen.has(l.path)) throw bad(`the parameter ${l.path} appears twice; the file is corrupt.`);
     for (let i = 1; i < keys.length; i++) {
@@ -132,7 +134,7 @@ export function checkParamsLike(params: unknown, like: unknown, what = "checkpoi
   }
   b.forEach((l, i) => {
     const q = l.entry, p = inFile.get(q.path)!;
-    if (p.shape.join() !== q.shape.join() || p.dtype !== q.dtype) throw new Error(`${what}: parameter ${i} (${p.path}) is ${p.dtype}[${p.shape}] in the file, ${q.dtype}[${q.shape}] in the network. It was trained for another configuration: retrain it, or load it with that configuration.`);
+    if (p.shape.join() !== q.shape.join() || p.dtype !== q.dtype) throw new Error(`${what}: parameter ${i} (${p.path}) is ${p.dtype}[${p.shape}] in the file, ${q.dtype}[${q.shape}] in ` + `the network. It was trained for another configuration: retrain it, or load it with that configuration.`);
   });
 }
 

@@ -46,7 +46,7 @@ export function initConvLstm(key: Array, c: ConvLstmConfig): ConvLstmParams {
 /** The regressor on a video [T, H, W, C] → [outputs]. */
 export function convLstm(p: ConvLstmParams, c: ConvLstmConfig, video: Array): Array {
   if (video.ndim !== 4 || video.shape.slice(1).join() !== c.frame.join()) {
-    throw new Error(`convLstm: the video is [${video.shape}], but this network was built for frames [${c.frame}]: give [frames, ${c.frame}].`);
+    throw new Error(`convLstm: the video is [${video.shape}], but this network ` + `was built for frames [${c.frame}]: give [frames, ${c.frame}].`);
   }
   const Hd = c.hidden ?? 8;
   const [h, w] = [Math.ceil(c.frame[0] / 2), Math.ceil(c.frame[1] / 2)];

@@ -119,7 +119,7 @@ function coordinateChannels(H: number, W: number, dtype: DType): Array {
 /** The feature map [C, h, w] after each stage of N for one image [H, W, C] (what perceptual losses compare). */
 export function predictorFeatures(p: PredictorParams, c: PredictorConfig, image: Array): Array[] {
   if (image.shape.join() !== c.image.join()) {
-    throw new Error(`predictor: the image is [${image.shape}], but this network was built for [${c.image}] (height, width, channels); render or resample the images to that size.`);
+    throw new Error(`predictor: the image is [${image.shape}], but this network was built for ` + `[${c.image}] (height, width, channels); render or resample the images to that size.`);
   }
   const groups = c.groups ?? 4;
   let x = np.transpose(image, [2, 0, 1]);

@@ -12,7 +12,7 @@ export const stateError = (predicted: Array, truth: Array): Array => np.mean(np.
 /** The image derivatives must be [P, ...image shape]: one image-shaped column per rendering parameter. */
 function checkColumns(what: string, image: Array, dImage: Array): void {
   if (dImage.ndim !== image.ndim + 1 || dImage.shape.slice(1).join() !== image.shape.join()) {
-    throw new Error(`${what}: the image derivatives must be [P, ${image.shape}] (one image-shaped column per rendering parameter), got [${dImage.shape}].`);
+    throw new Error(`${what}: the image derivatives must be [P, ${image.shape}] (one ` + `image-shaped column per rendering parameter), got [${dImage.shape}].`);
   }
 }
 

@@ -42,13 +42,16 @@ export interface TrainResult<P> {
   readonly seconds: number;
 }
 
-/** Train `params` on `data` in shuffled minibatches (the last incomplete batch of an epoch is left out, so one compiled step serves all). */
+/**
+ * Train `params` on `data` in shuffled minibatches (the last incomplete batch of an epoch is left out, so one compiled
+ * step serves all).
+ */
 export async function train<P, D>(o: TrainOptions<P, D>): Promise<TrainResult<P>> {
   const [leaves, def] = flatten(o.data);
   if (!leaves.length) throw new Error("networks.train: the data has no Arrays.");
   const n = (leaves[0] as Array).shape[0]!;
   const bad = leaves.find((l) => (l as Array).shape[0] !== n);
-  if (bad) throw new Error(`networks.train: every data array needs the same number of examples along axis 0; got ${n} and ${(bad as Array).shape[0]}.`);
+  if (bad) throw new Error(`networks.train: every data array needs the same number of ` + `examples along axis 0; got ${n} and ${(bad as Array).shape[0]}.`);
   if (!(Number.isInteger(o.batchSize) && o.batchSize >= 1 && o.batchSize <= n)) throw new Error(`networks.train: batchSize must be an integer in [1, ${n}] (the examples), got ${o.batchSize}.`);
   if (!(Number.isInteger(o.epochs) && o.epochs >= 1)) throw new Error(`networks.train: epochs must be a positive integer, got ${o.epochs}.`);
   const batches = Math.floor(n / o.batchSize);
@@ -80,6 +83,6 @@ export async function train<P, D>(o: TrainOptions<P, D>): Promise<TrainResult<P>
     epochLosses.push(sum / batches);
     await o.onEpoch?.({ epoch: e, loss: sum / batches, params, losses });
   }
-  progress.finish(`${o.epochs} epochs of ${batches} batches, loss ${losses[0]!.toExponential(3)} → ${losses[losses.length - 1]!.toExponential(3)}`);
+  progress.finish(`${o.epochs} epochs of ${batches} batches, loss ${losses[0]!.toExponential(3)} ` + `→ ${losses[losses.length - 1]!.toExponential(3)}`);
   return { params, losses, epochLosses, seconds: (performance.now() - t0) / 1000 };
 }

@@ -26,7 +26,10 @@ export class Bijector {
   toString(): string { return `Bijector(${this.name})`; }
 }
 
-/** x = exp(u) > 0; u = log(x). Steps on u are relative changes of x, which suits scale parameters like mass or stiffness. */
+/**
+ * x = exp(u) > 0; u = log(x). Steps on u are relative changes of x, which suits scale parameters like mass or
+ * stiffness.
+ */
 export const logSpace = (): Bijector => new Bijector("logSpace", np.exp, np.log);
 
 /**

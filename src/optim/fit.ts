@@ -32,6 +32,7 @@ export interface FitOptions<P, S> {
   /** Most updates to apply. */
   readonly steps: number;
   /** Called after every step; return `false` to stop. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a callback may return nothing (go on) or a boolean.
   readonly onStep?: (info: StepInfo<P, S>) => void | boolean;
   /** Stop when |L_k − L_{k−1}| ≤ tolerance · max(|L_k|, |L_{k−1}|, 1) (scipy's ftol). */
   readonly tolerance?: number;
@@ -90,7 +91,7 @@ function nonFiniteMessage(step: number, loss: number, prevLoss: number | undefin
   const p = namesWhere(paths, badParams), g = namesWhere(paths, badGrads);
   const where = p.length
     ? `Non-finite parameter leaves at step ${step}: ${p.join(", ")}.`
-    : `All parameter leaves are finite at step ${step}, so the loss function itself produced ${loss} there (log/sqrt of a negative number, 0/0, overflow).`;
+    : `All parameter leaves are finite at step ${step}, so the loss function itself ` + `produced ${loss} there (log/sqrt of a negative number, 0/0, overflow).`;
   const prev = prevLoss === undefined ? "" : ` (loss at step ${step - 1}: ${formatLoss(prevLoss)})`;
   const grads = g.length ? ` Non-finite gradient leaves: ${g.join(", ")}.` : "";
   return `fit: the loss is ${loss} at step ${step}${prev}. ${where}${grads} ` +
@@ -148,15 +149,15 @@ export async function fit<P, S>(lossFn: (params: P) => Array, params: P, opts: F
     const badNext = await readCounts(out.badNext);
     if (badNext.some((c) => c > 0)) {
       const g = namesWhere(paths, await readCounts(out.badGrads));
-      fail(`fit: the update at step ${k} (loss ${formatLoss(loss)}) made parameter leaves non-finite: ${namesWhere(paths, badNext).join(", ")}` +
-        `${g.length ? ` (non-finite gradient leaves: ${g.join(", ")})` : ""}. Try a smaller learning rate or clipByGlobalNorm.`);
+      fail(`fit: the update at step ${k} (loss ${formatLoss(loss)}) made ` + `parameter leaves non-finite: ${namesWhere(paths, badNext).join(", ")}` +
+        `${g.length ? ` (non-finite gradient leaves: ${g.join(", ")})` : ""}. ` + `Try a smaller learning rate or clipByGlobalNorm.`);
     }
     p = out.params;
     s = out.state;
   }
   const seconds = (performance.now() - t0) / 1000;
   const last = losses.length - 1;
-  progress.finish(`${last} steps in ${seconds.toFixed(2)}s, loss ${formatLoss(losses[0]!)} → ${formatLoss(losses[last]!)} (stopped: ${stopReason})`);
+  progress.finish(`${last} steps in ${seconds.toFixed(2)}s, loss ${formatLoss(losses[0]!)} ` + `→ ${formatLoss(losses[last]!)} (stopped: ${stopReason})`);
   writeCurves();
   return { params: p, state: s, losses, gradNorms, steps: last, stopReason, seconds };
 }

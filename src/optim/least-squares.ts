@@ -77,7 +77,7 @@ export async function levenbergMarquardt(residual: (x: Array) => Array, x0: Arra
     losses.push(loss);
   }
   const seconds = (performance.now() - t0) / 1000;
-  progress.finish(`${losses.length - 1} Levenberg–Marquardt steps in ${seconds.toFixed(2)}s, loss ${formatLoss(losses[0]!)} → ${formatLoss(loss)} (stopped: ${stopReason})`);
+  progress.finish(`${losses.length - 1} Levenberg–Marquardt steps in ${seconds.toFixed(2)}s, ` + `loss ${formatLoss(losses[0]!)} → ${formatLoss(loss)} (stopped: ${stopReason})`);
   return { params: x, losses, iterations: losses.length - 1, seconds, stopReason };
 }
 

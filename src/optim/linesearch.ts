@@ -57,7 +57,7 @@ export function scaleByBacktrackingLinesearch(opts: BacktrackingLinesearchOption
       const valueFn = extras?.valueFn;
       if (params === undefined || valueFn === undefined || extras?.grad === undefined) {
         throw new Error("linesearch (lbfgs): update needs params and extras { valueFn, grad } — " +
-          "call opt.update(grads, state, params, { value, grad: grads, valueFn: loss }), or use fit(), which passes them.");
+          "call opt.update(grads, state, params, { value, grad: " + "grads, valueFn: loss }), or use fit(), which passes them.");
       }
       const like = state.stepSize;
       const f0 = (extras.value ?? valueFn(params)).astype(like.dtype);

@@ -26,6 +26,6 @@ export const installLossCurveWriters = (w: LossCurveWriters): void => { writers 
 
 /** The file writers, or a clear error naming the option that asked for a file where there is no file system. */
 export function lossCurveWriters(option: string): LossCurveWriters {
-  if (!writers) throw new Error(`fit: ${option} writes a file, which needs Node: import gradsim in Node (the "gradsim/node" entry, which "gradsim" resolves to there), or plot result.losses yourself.`);
+  if (!writers) throw new Error(`fit: ${option} writes a file, which needs Node: import gradsim in Node (the ` + `"gradsim/node" entry, which "gradsim" resolves to there), or plot result.losses yourself.`);
   return writers;
 }

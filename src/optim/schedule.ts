@@ -50,7 +50,10 @@ export interface CosineDecayOptions {
   readonly alpha?: number;
   readonly exponent?: number;
 }
-/** initValue · ((1 − α)·(½(1 + cos(π·min(count, decaySteps)/decaySteps)))^exponent + α) (Loshchilov & Hutter 2017, no restarts). */
+/**
+ * initValue · ((1 − α)·(½(1 + cos(π·min(count, decaySteps)/decaySteps)))^exponent + α) (Loshchilov & Hutter 2017, no
+ * restarts).
+ */
 export function cosineDecay(o: CosineDecayOptions): Schedule {
   checkSteps("cosineDecay", "decaySteps", o.decaySteps);
   const alpha = o.alpha ?? 0, exponent = o.exponent ?? 1;

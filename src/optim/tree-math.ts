@@ -49,7 +49,8 @@ export function ravelTree<P>(t: P, what: string): { flat: Array; unravel: (flat:
   const arrs = leaves.map((l) => requireArray(l, what));
   if (arrs.length === 0) throw new Error(`${what}: the parameter tree has no leaves.`);
   const flat = arrs.length === 1 ? np.reshape(arrs[0]!, [-1]) : np.concatenate(arrs.map((a) => np.reshape(a, [-1])));
-  const ends = arrs.map((a) => a.size).reduce<number[]>((acc, n) => [...acc, (acc[acc.length - 1] ?? 0) + n], []);
+  const ends: number[] = [];
+  for (const a of arrs) ends.push((ends.at(-1) ?? 0) + a.size);
   const unravel = (v: Array): P => {
     const parts = arrs.length === 1 ? [v] : np.split(v, ends.slice(0, -1));
     return tree.unflatten(def, parts.map((p, i) => {

@@ -59,7 +59,10 @@ export function lookAtRotation(eye: ArrayLike, at: ArrayLike = [0, 0, 0], up: Ar
 
 const rad = (deg: Array): Array => np.mul(deg, Math.PI / 180);
 
-/** An ArrayLike as an Array: Arrays pass through (cast when dtype is given), JS numbers/lists become `dtype` (default float32). */
+/**
+ * An ArrayLike as an Array: Arrays pass through (cast when dtype is given), JS numbers/lists become `dtype` (default
+ * float32).
+ */
 export function toArray(x: ArrayLike, dtype?: DType): Array {
   if (x instanceof ArrayClass) return dtype && x.dtype !== dtype ? np.astype(x, dtype) : x;
   return np.array(x, { dtype: dtype ?? "float32" });
@@ -86,7 +89,10 @@ export function dibrEyeFromAngles(distance: ArrayLike, elevation: ArrayLike, azi
 }
 
 export interface PerspectiveOptions {
-  /** Eye position; or give distance/elevation/azimuth (SoftRas angles, degrees). Default: SoftRas' (0, 0, −(1/tan 30° + 1)). */
+  /**
+   * Eye position; or give distance/elevation/azimuth (SoftRas angles, degrees). Default: SoftRas' (0, 0, −(1/tan 30° +
+   * 1)).
+   */
   readonly eye?: ArrayLike;
   readonly distance?: ArrayLike;
   readonly elevation?: ArrayLike;
@@ -120,7 +126,8 @@ export function perspectiveCamera(opts: PerspectiveOptions = {}): Camera {
   const host3 = (v: unknown): number[] | null => (globalThis.Array.isArray(v) && v.length === 3 && v.every((c) => typeof c === "number") ? (v as number[]) : null);
   const [e3, a3, u3] = [host3(opts.eye), host3(opts.at ?? [0, 0, 0]), host3(opts.up ?? [0, 1, 0])];
   if (e3 && a3 && u3) {
-    // A camera needs a viewing direction, and an up that is not along it: otherwise the image is blank and every gradient zero.
+    // A camera needs a viewing direction, and an up that is not along it: otherwise the image is blank and every
+    // gradient zero.
     const v = [a3[0]! - e3[0]!, a3[1]! - e3[1]!, a3[2]! - e3[2]!];
     const n = Math.hypot(...v);
     if (!(n > 1e-9)) throw bad("eye", opts.eye, `a point other than at (${JSON.stringify(a3)}): the camera needs a direction to look in`);
@@ -151,7 +158,10 @@ export interface Projected {
   readonly depth: Array;
 }
 
-/** Smallest depth used as a divisor: points at or behind the eye project to large finite values (faces with z ≤ 0 are dropped). */
+/**
+ * Smallest depth used as a divisor: points at or behind the eye project to large finite values (faces with z ≤ 0 are
+ * dropped).
+ */
 const MIN_DEPTH = 1e-9;
 
 /** Project world points [..., 3]: x_ndc = fx·x/z + cx, y_ndc = fy·y/z + cy (orthographic: fx·x + cx, fy·y + cy). */
@@ -166,20 +176,22 @@ export function projectPoints(camera: Camera, points: Array): Projected {
   return { xy, depth: np.squeeze(z, -1) };
 }
 
-/** Host K and [R|t] given as nested lists: focal lengths > 0 and R a rotation (not a mirror), or an error saying which. */
+/**
+ * Host K and [R|t] given as nested lists: focal lengths > 0 and R a rotation (not a mirror), or an error saying which.
+ */
 function checkHostMatrices(K: ArrayLike, Rt: ArrayLike): void {
   const rows = (m: unknown, cols: number): number[][] | null =>
     globalThis.Array.isArray(m) && m.length === 3 && m.every((r) => globalThis.Array.isArray(r) && r.length === cols && r.every((x) => typeof x === "number")) ? (m as number[][]) : null;
   const k = rows(K, 3), rt = rows(Rt, 4);
   if (k && !(k[0]![0]! > 0 && k[1]![1]! > 0 && Number.isFinite(k[0]![0]!) && Number.isFinite(k[1]![1]!))) {
-    throw new Error(`cameraFromMatrices: K's focal lengths fx = K[0][0] and fy = K[1][1] must be finite and > 0 pixels, got ${k[0]![0]} and ${k[1]![1]}.`);
+    throw new Error(`cameraFromMatrices: K's focal lengths fx = K[0][0] and fy = K[1][1] ` + `must be finite and > 0 pixels, got ${k[0]![0]} and ${k[1]![1]}.`);
   }
   if (rt) {
     const R = rt.map((r) => r.slice(0, 3));
     const dot = (a: number[], b: number[]) => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
     const orthonormal = [0, 1, 2].every((i) => [0, 1, 2].every((j) => Math.abs(dot(R[i]!, R[j]!) - (i === j ? 1 : 0)) < 1e-4));
     const det = dot(R[0]!, [R[1]![1]! * R[2]![2]! - R[1]![2]! * R[2]![1]!, R[1]![2]! * R[2]![0]! - R[1]![0]! * R[2]![2]!, R[1]![0]! * R[2]![1]! - R[1]![1]! * R[2]![0]!]);
-    if (!orthonormal || !(det > 0)) throw new Error(`cameraFromMatrices: R (the first three columns of [R|t]) must be a rotation — orthonormal rows, determinant +1${orthonormal ? `; its determinant is ${det.toFixed(3)}, a mirror` : ""}.`);
+    if (!orthonormal || !(det > 0)) throw new Error(`cameraFromMatrices: R (the first three columns of [R|t]) must be a rotation — orthonormal ` + `rows, determinant +1${orthonormal ? `; its determinant is ${det.toFixed(3)}, a mirror` : ""}.`);
   }
 }
 

@@ -32,6 +32,6 @@ export function triMeshFromData(d: MeshData): TriMesh {
 export function meshFromTriMesh(m: TriMesh, opts: Parameters<typeof meshFromData>[1] = {}): Mesh {
   const mesh = meshFromData(meshDataFromTriMesh(m), opts);
   if (!m.uvs) return mesh;
-  if (m.uvs.length !== m.faces.length * 2) throw new Error(`meshFromTriMesh: uvs has ${m.uvs.length} numbers; per-corner texture coordinates of ${m.faces.length / 3} faces need ${m.faces.length * 2}.`);
+  if (m.uvs.length !== m.faces.length * 2) throw new Error(`meshFromTriMesh: uvs has ${m.uvs.length} numbers; per-corner texture ` + `coordinates of ${m.faces.length / 3} faces need ${m.faces.length * 2}.`);
   return { ...mesh, uvs: np.reshape(np.array(m.uvs, { dtype: opts.dtype ?? "float32" }), [m.faces.length / 3, 3, 2]) };
 }

@@ -104,7 +104,8 @@ export interface BinOptions {
 
 /**
  * The concrete values behind `x`, if known now: plain arrays, forward-mode/linearize primals and
- * vmap's batched values are; jit/makeIR tracers and GPU buffers (no synchronous read) are not (returns null). For values under vmap
+  * vmap's batched values are; jit/makeIR tracers and GPU buffers (no synchronous read) are not (returns null). For
+  * values under vmap
  * the result is reduced with max over the batch axes, so it has x's logical shape (row-major).
  */
 export function concreteMaxOverBatch(x: Array): Float64Array | null {

@@ -23,7 +23,10 @@ import { fusedBackend } from "./fused/backend.js";
 export interface DibrOptions extends TilingOptions {
   /** 1/δ of the soft silhouette exp(−d²·sigmaInv). Default 7000 (kaolin, gradSim). */
   readonly sigmaInv?: number;
-  /** NDC padding of face boxes for the soft silhouette. Default 0.02 (kaolin); ≥ √(ln(1e4)/sigmaInv) avoids the step (§2). */
+  /**
+   * NDC padding of face boxes for the soft silhouette. Default 0.02 (kaolin); ≥ √(ln(1e4)/sigmaInv) avoids the step
+   * (§2).
+   */
   readonly boxLen?: number;
   /** At most this many faces (in face order) shape a pixel's soft silhouette. Default 30; Infinity disables. */
   readonly knum?: number;
@@ -33,7 +36,10 @@ export interface DibrOptions extends TilingOptions {
   readonly perspectiveCorrect?: boolean;
   /** Feature value of uncovered pixels. Default 0 (kaolin). */
   readonly background?: ArrayLike;
-  /** Rasterize with the fused geometry kernels (fused/dibr-prim.ts) instead of the array program over tiles. Default true. */
+  /**
+   * Rasterize with the fused geometry kernels (fused/dibr-prim.ts) instead of the array program over tiles. Default
+   * true.
+   */
   readonly fused?: boolean;
 }
 

@@ -20,7 +20,7 @@ export {
   defaultLights, pytorch3dLights, defaultMaterial, lightTerms, shade,
 } from "./shading.js";
 export { type TextureOptions, sampleBilinear } from "./texture.js";
-export { type ScreenFaces, type TilingOptions } from "./screen.js";
+export type { ScreenFaces, TilingOptions } from "./screen.js";
 export {
   type SoftRasOptions, type SoftRasResult, type FaceCulling, type Fragment,
   softRasterize, toRGBA, pruneRadius, pruneThreshold, sigmoidAlphaBlend, softRasMargin,

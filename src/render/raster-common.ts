@@ -51,7 +51,8 @@ export interface FaceGeometry {
 
 /**
  * Face data for rasterization from screen-space vertices xy [F,3,2] (NDC) and camera depths z [F,3].
- * Edge function E(p,a,b) = (p.x−a.x)(b.y−a.y) − (p.y−a.y)(b.x−a.x); w_k = E(p, v_{k+1}, v_{k+2}) / E(v2, v0, v1) (§1.1).
+  * Edge function E(p,a,b) = (p.x−a.x)(b.y−a.y) − (p.y−a.y)(b.x−a.x); w_k = E(p, v_{k+1}, v_{k+2}) / E(v2, v0, v1)
+  * (§1.1).
  */
 export function faceGeometry(xy: Array, z: Array): FaceGeometry {
   const [v0, v1, v2] = unstack(xy, 1) as [Array, Array, Array];

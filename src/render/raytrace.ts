@@ -190,7 +190,7 @@ export function traceVideo(object: TracedObject, o: TraceOptions, plate = false)
           const lit = dot(n, L) > 0 && !hit(g, x, L, true);
           const lambert = lit ? dot(n, L) : 0;
           const half = unit([L[0] - d[0], L[1] - d[1], L[2] - d[2]]);
-          const highlight = lit ? spec * Math.pow(Math.max(0, dot(n, half)), shininess) : 0;
+          const highlight = lit ? spec * Math.max(0, dot(n, half)) ** shininess : 0;
           const a = [object.albedo[3 * f]!, object.albedo[3 * f + 1]!, object.albedo[3 * f + 2]!];
           c = [a[0]! * (ambient + intensity * lambert) + highlight, a[1]! * (ambient + intensity * lambert) + highlight, a[2]! * (ambient + intensity * lambert) + highlight];
         } else if (onGround) {

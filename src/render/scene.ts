@@ -63,8 +63,8 @@ function sceneArgs(what: string, third: Lights | SceneOptions | undefined, mater
   const keys = third && typeof third === "object" ? Object.keys(third) : [];
   if (!keys.some((k) => SCENE_KEYS.has(k))) return [third as Lights | undefined, materials, options ?? {}];
   const lightKeys = keys.filter((k) => LIGHT_KEYS.includes(k));
-  if (lightKeys.length) throw new Error(`${what}: the options object mixes image options with light fields (${lightKeys.join(", ")}); put the lights under \`lights: { … }\`.`);
-  if (materials !== undefined || options !== undefined) throw new Error(`${what}: give either one options object (meshes, camera, { lights, materials, width, … }) or the positional form (meshes, camera, lights, materials, options), not both.`);
+  if (lightKeys.length) throw new Error(`${what}: the options object mixes image options with light fields ` + `(${lightKeys.join(", ")}); put the lights under \`lights: { … }\`.`);
+  if (materials !== undefined || options !== undefined) throw new Error(`${what}: give either one options object (meshes, camera, { lights, materials, width, ` + `… }) or the positional form (meshes, camera, lights, materials, options), not both.`);
   const { lights, materials: m, ...rest } = third as SceneOptions;
   return [lights, m, rest];
 }
@@ -105,7 +105,10 @@ export function renderWithInfo(meshes: Mesh | readonly Mesh[], camera: Camera, t
   return { image: np.concatenate([r.features!, np.expandDims(r.alpha, -1)], -1), overflow: r.overflow, faceIndex: r.faceIndex };
 }
 
-/** A ground plane mesh (normal +y) of side `size` at height `y`, subdivided n×n (finer grids help affine texture interpolation and depth). */
+/**
+ * A ground plane mesh (normal +y) of side `size` at height `y`, subdivided n×n (finer grids help affine texture
+ * interpolation and depth).
+ */
 export function groundPlane(opts: { size?: number; y?: number; subdivisions?: number; colors?: ArrayLike; texture?: Array; material?: Material; dtype?: DType } = {}): Mesh {
   const { size, y, subdivisions, dtype, ...rest } = opts;
   const d = planeData(size ?? 10, subdivisions ?? 4, y ?? 0);

@@ -45,7 +45,10 @@ export interface CurriculumSettings {
 /** One stage: the loss of the video's first `frames` frames, scored at candidates and descended from a start. */
 export interface CurriculumStage {
   losses(candidates: readonly Values[]): Promise<number[]>;
-  /** `continuing`: the start is the previous stage's estimate, already inside a basin, so the first steps should be small. */
+  /**
+   * `continuing`: the start is the previous stage's estimate, already inside a basin, so the first steps should be
+   * small.
+   */
   fit(start: Values, continuing: boolean): Promise<{ estimate: Values; loss: number }>;
 }
 
@@ -68,7 +71,9 @@ export function stageFrames(horizons: readonly number[], frames: number): number
   return out;
 }
 
-/** Indices of the `count` lowest losses, skipping candidates equal to a better one (a redraw that kept every unknown). */
+/**
+ * Indices of the `count` lowest losses, skipping candidates equal to a better one (a redraw that kept every unknown).
+ */
 export function distinctBest(candidates: readonly Values[], losses: readonly number[], count: number): number[] {
   if (!(Number.isInteger(count) && count >= 1)) throw new Error(`sysid: finalists must be a positive integer, got ${count}.`);
   const seen = new Set<string>(), out: number[] = [];
@@ -118,8 +123,8 @@ export async function horizonCurriculum(layout: Layout, initial: Values, frames:
     }
     estimate = winner!.estimate;
     const name = (c: number) => (c === 0 ? "kept" : `candidate ${c}`);
-    log(`  curriculum ${n}/${frames} frames: fitted ${order.map((c) => `${name(c)} (loss ${losses[c]!.toExponential(2)})`).join(", ")}; `
-      + `kept the fit from ${name(winner!.start)} (loss ${winner!.loss.toExponential(2)}), estimate ${formatValues(layout, estimate)}`);
+    log(`  curriculum ${n}/${frames} frames: ` + `fitted ${order.map((c) => `${name(c)} (loss ${losses[c]!.toExponential(2)})`).join(", ")}; `
+      + `kept the fit from ${name(winner!.start)} (loss ${winner!.loss.toExponential(2)}), ` + `estimate ${formatValues(layout, estimate)}`);
     records.push({ frames: n, fitted: order.map((c) => ({ candidate: c, score: losses[c]! })), kept: winner!.start, loss: winner!.loss, estimate });
   }
   return { estimate, stages: records };

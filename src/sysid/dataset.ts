@@ -105,7 +105,7 @@ export interface RecordStore<R extends { readonly index: number } = InstanceReco
  * 0, a string as NaN).
  */
 export function validateRecord(r: unknown, index: number, rowNames: readonly string[], columns: readonly string[], where: string): InstanceRecord {
-  const bad = (why: string) => new InputFileError(where, `dataset: ${where} (instance ${index}) ${why}; it was not written by this run's code: delete it to refit that instance.`);
+  const bad = (why: string) => new InputFileError(where, `dataset: ${where} (instance ${index}) ${why}; it was not ` + `written by this run's code: delete it to refit that instance.`);
   const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !globalThis.Array.isArray(x);
   if (!isObject(r)) throw bad("is not a record");
   if (r.index !== index) throw bad(`holds instance ${JSON.stringify(r.index)}`);
@@ -172,7 +172,10 @@ function errors(cols: Record<string, number[]>, est: readonly number[], truth: r
   return Object.fromEntries(Object.entries(cols).map(([c, idx]) => [c, metric(est, truth, idx)]));
 }
 
-/** The observations of a synthetic problem, simulated (and rendered, unless `needVideo` is false) from the true parameters. */
+/**
+ * The observations of a synthetic problem, simulated (and rendered, unless `needVideo` is false) from the true
+ * parameters.
+ */
 export function observe<S>(problem: Problem<S>, truth: Params, needVideo = true): Observed<S> {
   const states = jit((p: Params) => problem.simulate(p, problem.frames))(truth) as S;
   if (!needVideo) return { states };

@@ -41,9 +41,15 @@ export interface DescentSettings {
   readonly optimizer: "adam" | "lbfgs";
   readonly steps: number;
   readonly adam?: AdamSettings;
-  /** L-BFGS steps after Adam, from its best iterate (Adam finds the basin, L-BFGS resolves its ill-conditioned directions). */
+  /**
+   * L-BFGS steps after Adam, from its best iterate (Adam finds the basin, L-BFGS resolves its ill-conditioned
+   * directions).
+   */
   readonly refine?: number;
-  /** Polish steps at the end: Levenberg–Marquardt on the residuals (for fits a line search leaves short of float32 precision), or sign steps (`polishBy`). */
+  /**
+   * Polish steps at the end: Levenberg–Marquardt on the residuals (for fits a line search leaves short of float32
+   * precision), or sign steps (`polishBy`).
+   */
   readonly polish?: number;
   /** How the polish steps move (default Levenberg–Marquardt): sign steps suit L1 losses, whose kink at the minimum no residual model fits. */
   readonly polishBy?: "levenberg-marquardt" | SignStepSettings;
@@ -216,13 +222,13 @@ export function adamOptimizer(a: AdamSettings, steps: number): optim.GradientTra
 async function notFinite(o: Objective, at: Array, label: string, k: number, loss: number, gradNorm: number): Promise<Error> {
   const head = `${label}: the loss or its gradient is not finite at step ${k} (loss ${loss}, ‖∇‖ ${gradNorm})`;
   const d = await o.diagnose(at).catch(() => null);
-  if (d) return new DivergenceError(`${head}, because ${d.message} An unknown may have left its stable range: narrow the prior, start closer, or lower the learning rate.`, d.divergence);
+  if (d) return new DivergenceError(`${head}, because ${d.message} An unknown may have left its stable ` + `range: narrow the prior, start closer, or lower the learning rate.`, d.divergence);
   const culprit = Number.isFinite(loss) ? await o.gradientCulprit(at).catch(() => null) : null;
   if (culprit === "simulation") {
-    return new Error(`${head}; the simulated states stayed finite but the simulation's derivative did not (the rollout's gradient, before any rendering): ` +
-      `run with setDebugNans(true) to find the operation, or narrow the prior, start closer, or lower the learning rate.`);
+    return new Error(`${head}; the simulated states stayed finite but the simulation's ` + `derivative did not (the rollout's gradient, before any rendering): ` +
+      `run with setDebugNans(true) to find the operation, or ` + `narrow the prior, start closer, or lower the learning rate.`);
   }
-  return new Error(`${head}; the simulation${culprit === "render" ? " and its derivative" : ""} stayed finite, so the rendering or the loss produced it: run with setDebugNans(true) to find the operation, or narrow the prior, start closer, or lower the learning rate.`);
+  return new Error(`${head}; the simulation${culprit === "render" ? " and its derivative" : ""} stayed ` + `finite, so the rendering or the loss produced it: run with setDebugNans(true) to ` + `find the operation, or narrow the prior, start closer, or lower the learning rate.`);
 }
 
 /** Adam for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */
@@ -253,7 +259,7 @@ async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings
     if (unchanged >= STALL_STEPS) { stopReason = "parameters unchanged"; break; }
   }
   const seconds = (performance.now() - t0) / 1000;
-  progress.finish(`${losses.length - 1} steps in ${seconds.toFixed(1)}s, loss ${losses[0]!.toExponential(3)} → ${bestLoss.toExponential(3)} (stopped: ${stopReason})`);
+  progress.finish(`${losses.length - 1} steps in ${seconds.toFixed(1)}s, loss ${losses[0]!.toExponential(3)} ` + `→ ${bestLoss.toExponential(3)} (stopped: ${stopReason})`);
   return { params: best, bestLoss, losses, gradNorms, steps: losses.length - 1, seconds, stopReason };
 }
 
@@ -295,7 +301,7 @@ async function lbfgsPhase(o: Objective, w0: Array, steps: number, progressMode: 
   }
   const seconds = (performance.now() - t0) / 1000;
   const last = losses.length - 1;
-  progress.finish(`${last} steps in ${seconds.toFixed(2)}s, loss ${losses[0]!.toExponential(3)} → ${bestLoss.toExponential(3)} (stopped: ${stopReason})`);
+  progress.finish(`${last} steps in ${seconds.toFixed(2)}s, loss ${losses[0]!.toExponential(3)} ` + `→ ${bestLoss.toExponential(3)} (stopped: ${stopReason})`);
   return { params: best, bestLoss, losses, gradNorms, steps: last, seconds, stopReason };
 }
 

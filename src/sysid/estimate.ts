@@ -99,7 +99,10 @@ export interface EstimateResult extends Omit<Descent, "u"> {
   readonly initial: Values;
   /** Where the final descent started (after restarts or a curriculum; a scan point when a scan's descent was kept). */
   readonly start: Values;
-  /** The loss at the start and after each step (all phases of the final descent; REINFORCE: the mean sample loss per step). */
+  /**
+   * The loss at the start and after each step (all phases of the final descent; REINFORCE: the mean sample loss per
+   * step).
+   */
   readonly losses: number[];
   /** Seconds of the whole estimate (scoring starts, a curriculum and every descent). */
   readonly seconds: number;
@@ -192,7 +195,7 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   if (gradientOnly !== final) best = { ...best!, d: await polish(o, best!.d, final) };
   const { d, from } = best!;
   const result = layout.fromU(d.u);
-  log(`  ${label}: ${formatValues(layout, result)} (loss ${d.finalLoss.toExponential(3)}, ${d.steps} steps${d.polishSteps ? ` + ${d.polishSteps} Levenberg–Marquardt` : ""})`);
+  log(`  ${label}: ${formatValues(layout, result)} (loss ${d.finalLoss.toExponential(3)}, ${d.steps} ` + `steps${d.polishSteps ? ` + ${d.polishSteps} Levenberg–Marquardt` : ""})`);
   return {
     method: spec.method, unknowns: described, estimate: result, initial: spec.initial, start: from,
     finalLoss: d.finalLoss, losses: d.losses, gradNorms: d.gradNorms, steps: d.steps, polishSteps: d.polishSteps,

@@ -1,6 +1,9 @@
 /** Small dense linear algebra on host numbers (the preconditioner's and the Gauss–Newton matrices). */
 
-/** Inverse of a small square matrix (Gauss–Jordan with partial pivoting), or null when it is singular (a pivot below 1e-12 of the largest diagonal entry). */
+/**
+ * Inverse of a small square matrix (Gauss–Jordan with partial pivoting), or null when it is singular (a pivot below
+ * 1e-12 of the largest diagonal entry).
+ */
 export function invertHost(a: readonly (readonly number[])[]): number[][] | null {
   const n = a.length, m = a.map((row, i) => [...row, ...globalThis.Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
   const scale = Math.max(...a.map((row, i) => Math.abs(row[i]!)), 1e-300);

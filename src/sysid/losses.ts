@@ -15,7 +15,7 @@ export const mse = (a: Array, b: Array): Array => meanSquare(np.sub(a, b));
 export function poolFrames(x: Array, f: number): Array {
   if (f === 1) return x;
   const [T, H, W, C] = x.shape as [number, number, number, number];
-  if (H % f || W % f) throw new Error(`sysid: an image pyramid level pools by ${f}, which does not divide the frames' ${H}×${W}; use fewer pyramid levels or a resolution divisible by ${f}.`);
+  if (H % f || W % f) throw new Error(`sysid: an image pyramid level pools by ${f}, which does not divide the ` + `frames' ${H}×${W}; use fewer pyramid levels or a resolution divisible by ${f}.`);
   return np.mean(np.reshape(x, [T, H / f, f, W / f, f, C]), [2, 4]);
 }
 
@@ -96,7 +96,7 @@ export function frameIndices(sel: FrameSelection, frames: number): number[] {
     case "firstLast": return [0, frames - 1];
     case "firstMiddle": return [0, Math.floor(frames / 2)];
   }
-  throw new Error(`sysid: unknown frame selection ${JSON.stringify(sel)}; use every, every2, every5, firstLast, firstMiddle or a list of frame indices.`);
+  throw new Error(`sysid: unknown frame selection ${JSON.stringify(sel)}; use every, ` + `every2, every5, firstLast, firstMiddle or a list of frame indices.`);
 }
 
 /** Frames `indices` (static) of every leaf [T, ...] of a state pytree. */

@@ -75,7 +75,10 @@ export interface Objective {
   gradientCulprit(u: Array): Promise<"simulation" | "render">;
 }
 
-/** `render`, compiled (the fused rasterizer kernels make rendering and its derivatives compile quickly on every backend). */
+/**
+ * `render`, compiled (the fused rasterizer kernels make rendering and its derivatives compile quickly on every
+ * backend).
+ */
 export const compileRender = <S>(render: (states: S) => Array): ((states: S) => Array) => jit(render) as (states: S) => Array;
 
 /**
@@ -112,7 +115,7 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     compare = (states) => {
       const frames = render(states as S);
       if (frames.shape.join() !== target.shape.join()) {
-        throw new Error(`sysid: render(states) gave frames [${frames.shape}], but the observed video's frames are [${target.shape}]; render at the video's size and channel count.`);
+        throw new Error(`sysid: render(states) gave frames [${frames.shape}], but the observed video's ` + `frames are [${target.shape}]; render at the video's size and channel count.`);
       }
       return pyramidTerms(frames, target, levels);
     };

@@ -47,7 +47,7 @@ export async function scoreFunctionDescent<S>(
     const finite = raw.filter(Number.isFinite);
     if (!finite.length) {
       progress.finish(`stopped at step ${k}`);
-      throw new Error(`${s.label}: every REINFORCE sample's loss is non-finite at step ${k}; the simulation diverges around the current mean (narrow the prior or start closer).`);
+      throw new Error(`${s.label}: every REINFORCE sample's loss is non-finite at step ${k}; the ` + `simulation diverges around the current mean (narrow the prior or start closer).`);
     }
     const worst = Math.max(...finite);
     const l = raw.map((x) => (Number.isFinite(x) ? x : worst));

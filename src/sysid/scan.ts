@@ -49,7 +49,7 @@ export function priorGrid(k: Unknown, points: number): number[] {
   if (!k.prior) throw new Error(`sysid: the scan covers each unknown's prior range, but "${k.name}" has none (give prior: [lo, hi]).`);
   const [lo, hi] = k.prior;
   const t = (j: number) => (j + 0.5) / points;
-  return Array.from({ length: points }, (_, j) => (k.transform === "log" ? lo * Math.pow(hi / lo, t(j)) : lo + (hi - lo) * t(j)));
+  return Array.from({ length: points }, (_, j) => (k.transform === "log" ? lo * (hi / lo) ** t(j) : lo + (hi - lo) * t(j)));
 }
 
 /** The estimate with one scalar unknown at a time moved to each of its grid values (vector unknowns stay). */

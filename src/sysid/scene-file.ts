@@ -49,7 +49,10 @@ export interface VideoSceneFile {
   readonly gravity: Vec3;
   readonly ground: ContactParams | null;
   readonly background: SceneBackground;
-  /** What the loss compares: the object's silhouette with the video's foreground mask (robust to lighting and paint), or colours. */
+  /**
+   * What the loss compares: the object's silhouette with the video's foreground mask (robust to lighting and paint), or
+   * colours.
+   */
   readonly compare: "silhouette" | "colour";
   readonly mass: number;
   readonly unknowns: Readonly<Partial<Record<RigidUnknown, { readonly initial?: number; readonly prior?: readonly [number, number] }>>>;
@@ -88,7 +91,7 @@ function object(v: unknown, path: string, example: string): Result<Obj> {
 
 function onlyKeys(o: Obj, path: string, known: readonly string[]): Result<Obj> {
   const extra = Object.keys(o).filter((k) => !known.includes(k));
-  return extra.length ? E.left(`"${path}${path ? "." : ""}${extra[0]}" is not a field of ${path ? `"${path}"` : "a scene file"}; the fields are ${known.join(", ")}`) : E.right(o);
+  return extra.length ? E.left(`"${path}${path ? "." : ""}${extra[0]}" is not a field ` + `of ${path ? `"${path}"` : "a scene file"}; the fields are ${known.join(", ")}`) : E.right(o);
 }
 
 const mesh = (v: unknown): Result<VideoSceneFile["mesh"]> => pipe(
@@ -127,7 +130,7 @@ function camera(v: unknown): Result<CameraSpec> {
           const rows = globalThis.Array.isArray(R) && R.length === 3 && R.every((r) => globalThis.Array.isArray(r) && r.length === 3 && r.every(finite)) ? (R as number[][]) : null;
           const orthonormal = rows && [0, 1, 2].every((i) => [0, 1, 2].every((j) => Math.abs(rows[i]!.reduce((s, x, k) => s + x * rows[j]![k]!, 0) - (i === j ? 1 : 0)) < 1e-4));
           const det = rows ? rows[0]![0]! * (rows[1]![1]! * rows[2]![2]! - rows[1]![2]! * rows[2]![1]!) - rows[0]![1]! * (rows[1]![0]! * rows[2]![2]! - rows[1]![2]! * rows[2]![0]!) + rows[0]![2]! * (rows[1]![0]! * rows[2]![1]! - rows[1]![1]! * rows[2]![0]!) : 0;
-          if (rows && orthonormal && det < 0) return E.left(`"camera.pose.R" has determinant −1: it is a mirror, not a rotation (a camera's axes are right, down, forward); negate one row, got ${show(R)}`);
+          if (rows && orthonormal && det < 0) return E.left(`"camera.pose.R" has determinant −1: it is a mirror, not a rotation (a ` + `camera's axes are right, down, forward); negate one row, got ${show(R)}`);
           return rows && orthonormal ? E.right(rows) : fail<number[][]>("camera.pose.R", R, "must be a 3×3 rotation matrix (orthonormal rows)", `"R": [[1, 0, 0], [0, -1, 0], [0, 0, -1]]`);
         }),
         E.map(({ fx, fy, cx, cy, width, height, R, t }) => ({ intrinsics: { fx, fy, cx, cy, width, height }, pose: { R, t: t as unknown as Vec3 } })),
@@ -197,7 +200,7 @@ const background = (v: unknown): Result<SceneBackground> => {
   if (v === "median" || v === "first-frame" || v === "ground") return E.right(v);
   if (isObj(v) && typeof v.image === "string" && Object.keys(v).length === 1) return E.right({ image: v.image });
   if (globalThis.Array.isArray(v) && v.length === 3 && v.every((x) => finite(x) && x >= 0 && x <= 1)) return E.right(v as unknown as readonly [number, number, number]);
-  return fail("background", v, `must be an RGB colour in [0, 1], "median" (the video's per-pixel median), "first-frame", "ground", or { "image": "plate.png" }`, `"background": "median"`);
+  return fail("background", v, `must be an RGB colour in [0, 1], "median" (the video's per-pixel ` + `median), "first-frame", "ground", or { "image": "plate.png" }`, `"background": "median"`);
 };
 
 const rigidUnknownName = (k: string, path: string): Result<RigidUnknown> =>
@@ -232,7 +235,7 @@ const truth = (v: unknown): Result<VideoSceneFile["truth"]> => {
   if (v === undefined) return E.right({});
   return pipe(
     object(v, "truth", `"truth": { "mass": 2.5 }`),
-    E.chain((t) => E.sequenceArray(Object.entries(t).map(([k, x]) => pipe(
+    E.chain((t) => E.sequenceArray(Object.entries(t).map(([k]) => pipe(
       rigidUnknownName(k, `truth.${k}`),
       E.chain((name) => num(t, k, `truth.${k}`, POSITIVE_RIGID_UNKNOWNS.includes(name) ? { min: 0, exclusiveMin: true, example: `"${k}": 2.5` } : { example: `"${k}": 0.1` })),
       E.map((n) => [k, n] as const),
@@ -263,7 +266,7 @@ export function parseVideoScene(raw: unknown): Result<VideoSceneFile> {
       E.map((c) => c as unknown as readonly [number, number, number, number]),
     ))),
     E.bind("initialState", ({ o }) => pipe(
-      object(o.initialState, "initialState", `"initialState": { "position": [0, 0.5, 0], "rotation": [0, 0, 0, 1], "velocity": [0, 0, 0], "angularVelocity": [0, 0, 0] }`),
+      object(o.initialState, "initialState", `"initialState": { "position": [0, 0.5, 0], "rotation": [0, 0, ` + `0, 1], "velocity": [0, 0, 0], "angularVelocity": [0, 0, 0] }`),
       E.chain((s) => onlyKeys(s, "initialState", ["position", "rotation", "velocity", "angularVelocity"])),
       E.bindTo("s"),
       E.bind("position", ({ s }) => vec(s, "position", "initialState.position", 3, `"position": [0, 0.5, 0] (metres, the centre of mass)`)),
@@ -287,7 +290,7 @@ export function parseVideoScene(raw: unknown): Result<VideoSceneFile> {
       E.bind("background", () => background(geometry.o.background)),
       E.bind("compare", () => (geometry.o.compare === undefined || geometry.o.compare === "silhouette" || geometry.o.compare === "colour"
         ? E.right((geometry.o.compare ?? "silhouette") as "silhouette" | "colour")
-        : fail<"silhouette" | "colour">("compare", geometry.o.compare, `must be "silhouette" (the object's outline against the video's foreground) or "colour" (pixel colours)`, `"compare": "silhouette"`))),
+        : fail<"silhouette" | "colour">("compare", geometry.o.compare, `must be "silhouette" (the object's outline against ` + `the video's foreground) or "colour" (pixel colours)`, `"compare": "silhouette"`))),
       E.bind("mass", () => num(geometry.o, "mass", "mass", { min: 0, exclusiveMin: true, example: `"mass": 2 (kg: the known mass, or the first guess when mass is an unknown)` })),
       E.bind("unknowns", () => unknowns(geometry.o.unknowns)),
       E.bind("truth", () => truth(geometry.o.truth)),

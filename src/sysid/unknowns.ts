@@ -99,7 +99,7 @@ export class Layout<N extends string = string> {
     const [lo, hi] = k.prior!;
     if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi >= lo)) throw new Error(`sysid: unknown "${k.name}" has prior [${k.prior}]; a prior range needs finite lo ≤ hi.`);
     const t = k.transform ?? "identity";
-    if (t === "log" && !(lo > 0)) throw new Error(`sysid: unknown "${k.name}" is positive (log transform) but its prior [${lo}, ${hi}] reaches ${lo}; give a range of positive values.`);
+    if (t === "log" && !(lo > 0)) throw new Error(`sysid: unknown "${k.name}" is positive (log transform) but its ` + `prior [${lo}, ${hi}] reaches ${lo}; give a range of positive values.`);
     if (isBox(t) && !(lo > t.box[0] && hi < t.box[1])) throw new Error(`sysid: unknown "${k.name}" has prior [${lo}, ${hi}] outside its box (${t.box[0]}, ${t.box[1]}).`);
   }
 
@@ -165,7 +165,7 @@ export class Layout<N extends string = string> {
     } catch (e) {
       const names = [...this.misreads];
       if (!names.length || !(e instanceof Error)) throw e;
-      throw new Error(`${e.message}\nsysid: the simulator read ${names.map((n) => `params.${n}`).join(", ")}, but ${names.length > 1 ? "these are not unknowns" : `"${names[0]}" is not an unknown`} ` +
+      throw new Error(`${e.message}\nsysid: the simulator read ${names.map((n) => `params.${n}`).join(", ")}, ` + `but ${names.length > 1 ? "these are not unknowns" : `"${names[0]}" is not an unknown`} ` +
         `(unknowns: ${this.names.join(", ")}); check the spelling, or add it to unknowns.`, { cause: e });
     } finally {
       this.misreads.clear();
@@ -181,7 +181,7 @@ export class Layout<N extends string = string> {
   drawPrior(rng: Rng): Values {
     const out: Record<string, Value> = {};
     for (const k of this.unknowns) {
-      if (!k.prior) throw new Error(`sysid: unknown "${k.name}" has no prior range; restarts, curricula and the random baseline draw from it (give prior: [lo, hi]).`);
+      if (!k.prior) throw new Error(`sysid: unknown "${k.name}" has no prior range; restarts, curricula ` + `and the random baseline draw from it (give prior: [lo, hi]).`);
       const xs = globalThis.Array.from({ length: k.size ?? 1 }, () => rng.uniform(k.prior![0], k.prior![1]));
       out[k.name] = k.size === undefined ? xs[0]! : xs;
     }
@@ -201,7 +201,7 @@ export class Layout<N extends string = string> {
     const xs = typeof v === "number" ? [v] : [...v];
     const n = k.size ?? 1;
     if (xs.length !== n || (k.size !== undefined && typeof v === "number")) {
-      throw new Error(`sysid: ${what}: "${k.name}" needs ${k.size === undefined ? "a number" : `${n} numbers`}, got ${JSON.stringify(v)}.`);
+      throw new Error(`sysid: ${what}: "${k.name}" ` + `needs ${k.size === undefined ? "a number" : `${n} numbers`}, got ${JSON.stringify(v)}.`);
     }
     const bad = xs.findIndex((x) => typeof x !== "number" || !Number.isFinite(x));
     if (bad >= 0) throw new Error(`sysid: ${what}: "${k.name}"${n > 1 ? `[${bad}]` : ""} is ${xs[bad]}; every value must be a finite number.`);
@@ -216,6 +216,6 @@ export function formatValues(layout: Layout, v: Values): string {
     if (x === undefined) return `${k.name} ?`;
     const unit = k.unit ? ` ${k.unit}` : "";
     if (typeof x === "number") return `${k.name} ${x.toPrecision(4)}${unit}`;
-    return `${k.name} [${x.length} values in ${Math.min(...x).toPrecision(3)}…${Math.max(...x).toPrecision(3)}]${unit}`;
+    return `${k.name} [${x.length} values ` + `in ${Math.min(...x).toPrecision(3)}…${Math.max(...x).toPrecision(3)}]${unit}`;
   }).join(", ");
 }

@@ -83,7 +83,10 @@ export function colourNoise(video: ArrayLike<number>, mask: ArrayLike<number>, T
   return count ? s / count / 2 : 0;
 }
 
-/** Frames where the model's coverage (Σ alpha) is below `coverage` of the video's (Σ mask), among frames where the video shows the object. */
+/**
+ * Frames where the model's coverage (Σ alpha) is below `coverage` of the video's (Σ mask), among frames where the video
+ * shows the object.
+ */
 export function missedFrames(mask: ArrayLike<number>, alpha: ArrayLike<number>, T: number, n: number): number[] {
   const seen = perFrame(mask, T, n, 1), drawn = perFrame(alpha, T, n, 1);
   const visible = Math.max(...seen) * 0.05;
@@ -101,9 +104,9 @@ export function judge(o: {
   const poor: string[] = [], undetermined: string[] = [];
   if (!Number.isFinite(o.finalLoss)) poor.push(`the final loss is ${o.finalLoss}`);
   if (floorRatio > VERDICT_LIMITS.floorRatio) {
-    poor.push(`the final loss ${o.finalLoss.toExponential(2)} is ${floorRatio.toFixed(1)}× the video's floor ${total.toExponential(2)} (noise ${o.floor.noise.toExponential(2)}, outlines ${o.floor.edges.toExponential(2)}): the model does not explain the video — check the scene file (camera, initial state, pushes, background) or add unknowns`);
+    poor.push(`the final loss ${o.finalLoss.toExponential(2)} is ${floorRatio.toFixed(1)}× the ` + `video's floor ${total.toExponential(2)} (noise ${o.floor.noise.toExponential(2)}, ` + `outlines ${o.floor.edges.toExponential(2)}): the model does not explain the video ` + `— check the scene file (camera, initial state, pushes, background) or add unknowns`);
   }
-  if (explained < VERDICT_LIMITS.explained) poor.push(`the fit explains ${(100 * explained).toFixed(1)}% of the empty-frame loss ${o.emptyLoss.toExponential(2)} (needs ${100 * VERDICT_LIMITS.explained}%)`);
+  if (explained < VERDICT_LIMITS.explained) poor.push(`the fit explains ${(100 * explained).toFixed(1)}% of the empty-frame ` + `loss ${o.emptyLoss.toExponential(2)} (needs ${100 * VERDICT_LIMITS.explained}%)`);
   if (o.framesMissed.length) {
     const f = o.framesMissed;
     poor.push(`the model's object misses the video's in ${f.length} frame${f.length > 1 ? "s" : ""} (${f.slice(0, 6).join(", ")}${f.length > 6 ? ", …" : ""}): it leaves the frame or the view while the video's object is there`);

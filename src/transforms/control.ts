@@ -4,7 +4,7 @@
  * lax.foriLoop (a scan when the bounds are JS numbers, so it is reverse-differentiable).
  */
 import type { Carry } from "./types.js";
-import { Array } from "../core/array.js";
+import type { Array } from "../core/array.js";
 import { closeOverConsts, evalIR, IR, traceToIR, Var, type ClosedIR } from "../core/ir.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { add, broadcastInDim, convert, gt, lt, moveAxis, reduceMax, reshape, select } from "../core/prims/index.js";
@@ -14,7 +14,7 @@ import { bind } from "../core/trace.js";
 import { flatten, treedefEqual, treedefString, unflatten, type TreeDef } from "../core/tree.js";
 import { flattenArgs, flattenFun, leafToArray } from "./api-util.js";
 import { jvpIR, partialEval } from "./partial-eval.js";
-import { runIR } from "./run-ir.js";
+import { runIR } from "../core/run-ir.js";
 import { scan } from "./scan.js";
 import { transposeIR } from "./transpose.js";
 import { instantiate, zerosOf } from "./vjp.js";
@@ -191,7 +191,7 @@ function switchBranches(index: Array, fns: readonly ((...ops: any[]) => unknown)
   const outAvals = traced[0]!.ir.outAvals;
   traced.forEach((c, b) => c.ir.outAvals.forEach((a, k) => {
     if (a.dtype !== outAvals[k]!.dtype || a.shape.join() !== outAvals[k]!.shape.join()) {
-      throw new Error(`${what}: output ${k} is ${outAvals[k]} in branch 0 but ${a} in branch ${b}; branches must return the same shapes and dtypes.`);
+      throw new Error(`${what}: output ${k} is ${outAvals[k]} in branch 0 but ${a} in ` + `branch ${b}; branches must return the same shapes and dtypes.`);
     }
   }));
   const { irs, consts } = unifyConsts(traced.map((c) => ({ ir: strongOuts(c.ir), consts: c.consts })));
@@ -225,7 +225,7 @@ export const whileP: Primitive<WhileParams> = definePrimitive<WhileParams>({
     for (;;) {
       const c = runIR(p.cond, [...cc, ...carry])[0]!;
       const v = concreteIndex(convert(c, "int32"));
-      if (v === null) throw new Error("lax.whileLoop: the loop predicate must be readable on the host; on webgpu use lax.foriLoop/scan with a fixed length.");
+      if (v === null) throw new Error("lax.whileLoop: the loop predicate must be readable on the " + "host; on webgpu use lax.foriLoop/scan with a fixed length.");
       if (!v) return carry;
       carry = runIR(p.body, [...bc, ...carry]);
     }
@@ -285,7 +285,10 @@ export const whileP: Primitive<WhileParams> = definePrimitive<WhileParams>({
   printParams: (p) => `n_cond_consts=${p.nCondConsts} n_body_consts=${p.nBodyConsts}`,
 });
 
-/** whileLoop(cond, body, init): repeat body while cond(carry). Forward-mode differentiable; reverse mode errors (use scan). */
+/**
+ * whileLoop(cond, body, init): repeat body while cond(carry). Forward-mode differentiable; reverse mode errors (use
+ * scan).
+ */
 export function whileLoop<C extends Carry>(condFn: (c: C) => unknown, bodyFn: (c: C) => C, init: C): C {
   const [cl, cDef] = flatten(init);
   const cArr = cl.map((l) => leafToArray(l, "lax.whileLoop init")).map((c) => (c.aval.weak ? convert(c, c.dtype) : c));

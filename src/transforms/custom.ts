@@ -41,7 +41,7 @@ export const customLinP: Primitive<CustomLinParams> = definePrimitive<CustomLinP
   name: "custom_lin",
   shape: (_a, p) => [...p.outAvals],
   evaluate: () => {
-    throw new Error("customVjp: forward-mode differentiation (jvp/jacfwd/hessian) of a function with a custom VJP is not supported; use reverse mode (grad/vjp/jacrev).");
+    throw new Error("customVjp: forward-mode differentiation (jvp/jacfwd/hessian) of a function " + "with a custom VJP is not supported; use reverse mode (grad/vjp/jacrev).");
   },
   jvp: () => { throw new Error("customVjp: forward-mode differentiation of a custom VJP rule is not supported."); },
   transpose: (cts, args, p) => {
@@ -60,7 +60,7 @@ export const customVjpCallP: Primitive<CustomVjpParams> = definePrimitive<Custom
   evaluate: (args, p) => evalIR(p.ir, [], args),
   jvp: (primals, tangents, p) => {
     if (tangents.slice(0, p.nConsts).some((t) => !isZero(t))) {
-      throw new Error("customVjp: the function closes over a value that is being differentiated; pass that value as an argument instead.");
+      throw new Error("customVjp: the function closes over a value that is being " + "differentiated; pass that value as an argument instead.");
     }
     const xs = primals.slice(p.nConsts);
     const [outs, res] = p.fwd(...xs);
@@ -113,7 +113,7 @@ export function customVjp<F extends (...args: any[]) => any, Res>(
     const flatBwd = (res: Array[], cts: Array[]): Array[] => {
       const r = bwd(unflatten(resDef!, res), unflatten(outDef, cts));
       if (!globalThis.Array.isArray(r) || r.length !== args.length) {
-        throw new Error(`customVjp: bwd must return an array with one cotangent per argument (${args.length}), got ${globalThis.Array.isArray(r) ? r.length : typeof r}.`);
+        throw new Error(`customVjp: bwd must return an array with one cotangent per argument ` + `(${args.length}), got ${globalThis.Array.isArray(r) ? r.length : typeof r}.`);
       }
       const out: Array[] = [];
       r.forEach((ct, i) => {
@@ -149,7 +149,8 @@ export const rematLinP: Primitive<RematParams> = definePrimitive<RematParams>({
     const [, touts] = jvpFlat((...xs) => evalIR(p.ir, [], xs), args.slice(0, n), args.slice(n));
     return touts.map(instantiate);
   },
-  // remat_lin(x, t) = jvp(f)(x; t) is itself a function to checkpoint: differentiate it as checkpoint(jvp f), so any order works (grad of grad).
+  // remat_lin(x, t) = jvp(f)(x; t) is itself a function to checkpoint: differentiate it as checkpoint(jvp f), so any
+  // order works (grad of grad).
   jvp: (args, tangents, p) => {
     const closed = traceToIR((...xs) => rematLinP.evaluate!(xs, p), args.map((a) => a.aval), "checkpoint");
     return rematP.jvp([...closed.consts, ...args], [...closed.consts.map((c) => new Zero(c.aval.strong())), ...tangents], { ir: closeOverConsts(closed.ir) });

@@ -5,7 +5,7 @@
  */
 import type { Array } from "../core/array.js";
 import { closeOverConsts, memoOnIR, printIR, traceToIR, type ClosedIR, type IR } from "../core/ir.js";
-import { runIR } from "./run-ir.js";
+import { runIR } from "../core/run-ir.js";
 import { checkFiniteSync } from "../core/check-finite.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { isUndef, isZero, Zero, type Tangent } from "../core/tangent.js";

@@ -1,6 +1,6 @@
 /** Forward mode: JvpTrace carries (primal, tangent) pairs and applies each primitive's jvp rule. */
 import type { Array } from "../core/array.js";
-import { ShapedArray } from "../core/aval.js";
+import type { ShapedArray } from "../core/aval.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { isFloat } from "../core/dtype.js";
 import type { Primitive } from "../core/primitive.js";

@@ -6,7 +6,7 @@
  * boundaries are stored and each segment is recomputed on the way back (memory O(√T)).
  */
 import type { Array } from "../core/array.js";
-import { ShapedArray } from "../core/aval.js";
+import type { ShapedArray } from "../core/aval.js";
 import { closeOverConsts, evalIR, IR, memoOnIR, traceToIR } from "../core/ir.js";
 import { definePrimitive, type Primitive } from "../core/primitive.js";
 import { add, broadcastInDim, concatenate, convert, moveAxis, reshape, rev, sliceAxis } from "../core/prims/index.js";
@@ -22,7 +22,7 @@ import { instantiate, zerosOf } from "./vjp.js";
 import { vmapIR } from "./vmap.js";
 import type { Carry } from "./types.js";
 import { recomputeResiduals } from "./scan-remat.js";
-import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
+import { cpuCompileEnabled, cpuProgramFor, runIR } from "../core/run-ir.js";
 import { hasEffects } from "../core/effects.js";
 import type { CpuProgram } from "../core/compile/cpu-program.js";
 import { ConcreteArray } from "../core/concrete.js";
@@ -175,7 +175,8 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   const primalOps = [...j.consts, ...primals];
   const pOut = bind(scanP, primalOps, { body: knownBody, nConsts: nj + nc, nCarry: ncar, length, reverse });
   const emitted = pOut.slice(ncar + ny);
-  // Tangent scan: consts [invariant residuals, const tangents], carry [carry tangents], xs [emitted, reused xs, xs tangents].
+  // Tangent scan: consts [invariant residuals, const tangents], carry [carry tangents], xs [emitted, reused xs, xs
+  // tangents].
   const nzC = range(nc).filter((i) => nonzero[i]);
   const nzX = range(nx).filter((i) => nonzero[nc + ncar + i]);
   const nRes = split.resFromInput.length;
@@ -270,7 +271,8 @@ export function scan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, 
   if (opts.checkpoint && length > 3) return checkpointedScan(f, init, xs, length, opts.reverse ?? false);
   const [cLeaves, cDef] = flatten(init);
   let cArr = cLeaves.map((l) => leafToArray(l, "lax.scan init")).map((c) => (c.aval.weak ? convert(c, c.dtype) : c));
-  // Read while tracing the body below, so it must exist before traceToIR (it used to be declared after: a TDZ ReferenceError).
+  // Read while tracing the body below, so it must exist before traceToIR (it used to be declared after: a TDZ
+  // ReferenceError).
   const cLeavesWeak = cLeaves.map((l) => typeof l === "number" || (l as Array).aval?.weak === true);
   // As in JAX, a weakly typed initial carry (a JS number) takes the dtype the body gives it when
   // that is its promotion (0 with float64 data carries float64, not a silently rounded float32):
@@ -283,13 +285,13 @@ export function scan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, 
     const r = f(c, x);
     if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("lax.scan: the body must return [newCarry, y] (y may be null).");
     const [c2, d2] = flatten(r[0]);
-    if (!treedefEqual(d2, cDef)) throw new Error(`lax.scan: the body's new carry has structure ${treedefString(d2)}, but the initial carry has ${treedefString(cDef)}.`);
+    if (!treedefEqual(d2, cDef)) throw new Error(`lax.scan: the body's new carry has structure ${treedefString(d2)}, ` + `but the initial carry has ${treedefString(cDef)}.`);
     const c2a = c2.map((l, i) => {
       const a = leafToArray(l, "lax.scan carry");
       const want = cArr[i]!;
-      if (a.shape.join() !== want.shape.join()) throw new Error(`lax.scan: carry leaf ${i} enters the body as ${want.aval} but leaves it with shape ${fmtShape(a.shape)}; carries must keep their shape.`);
+      if (a.shape.join() !== want.shape.join()) throw new Error(`lax.scan: carry leaf ${i} enters the body as ${want.aval} but leaves ` + `it with shape ${fmtShape(a.shape)}; carries must keep their shape.`);
       if (a.dtype !== want.dtype) {
-        if (!a.aval.weak && !cLeavesWeak[i]) throw new Error(`lax.scan: carry leaf ${i} enters as ${want.aval} but leaves as ${a.aval}; cast it (or the initial value) so the dtypes match.`);
+        if (!a.aval.weak && !cLeavesWeak[i]) throw new Error(`lax.scan: carry leaf ${i} enters as ${want.aval} but leaves ` + `as ${a.aval}; cast it (or the initial value) so the dtypes match.`);
         if (!a.aval.weak && promoteTypes([{ dtype: want.dtype, weak: true }, { dtype: a.dtype, weak: false }]).dtype === a.dtype) promoted[i] = a.dtype;
         return convert(a, want.dtype);
       }

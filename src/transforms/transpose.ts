@@ -40,8 +40,8 @@ export function backwardPass(ir: IR, consts: readonly Array[], knownIns: readonl
       throw new Error(
         `reverse-mode differentiation reached ${e.prim.name}, which has no transpose rule: ` +
           (e.prim.name === "while"
-            ? "lax.whileLoop is not reverse-differentiable; use lax.scan with a fixed length, or lax.foriLoop with static bounds."
-            : "this primitive was applied non-linearly to a tangent (a bug in a jvp rule or a customVjp), so it cannot be transposed."),
+            ? "lax.whileLoop is not reverse-differentiable; use lax.scan " + "with a fixed length, or lax.foriLoop with static bounds."
+            : "this primitive was applied non-linearly to a tangent (a bug " + "in a jvp rule or a customVjp), so it cannot be transposed."),
       );
     }
     const args = e.inputs.map((v) => known.get(v) ?? new UndefPrimal(v.aval));

@@ -44,7 +44,10 @@ export type ScalarOut = Array | number;
 
 /** The options `grad`/`valueAndGrad` take. */
 export interface GradOptions {
-  /** Which argument(s) to differentiate: one index (the result is that argument's gradient) or a list (a tuple of gradients). Default 0. */
+  /**
+   * Which argument(s) to differentiate: one index (the result is that argument's gradient) or a list (a tuple of
+   * gradients). Default 0.
+   */
   readonly argnums?: number | readonly number[];
   /** The function returns `[value, aux]`; aux is passed through, not differentiated. */
   readonly hasAux?: boolean;
@@ -63,4 +66,5 @@ export type GradOf<A extends readonly unknown[], N> =
  * The constraint of a loop carry (`lax.scan`, `whileLoop`, `foriLoop`): any pytree. Spelled as a
  * union with the empty tuple so that a body's `[[p, v], y]` is read as tuples, not as `Array[]`.
  */
+// biome-ignore lint/complexity/noBannedTypes: `{}` is meant: any non-nullish value (a pytree of any shape).
 export type Carry = readonly [] | {} | null | undefined;

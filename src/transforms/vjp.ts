@@ -4,7 +4,7 @@
  * every primitive's jvp rule, so they agree by construction.
  */
 import { Array } from "../core/array.js";
-import { ShapedArray } from "../core/aval.js";
+import type { ShapedArray } from "../core/aval.js";
 import { isFloat } from "../core/dtype.js";
 import { evalIR, IRBuilder, IRTrace, type ClosedIR } from "../core/ir.js";
 import { fromTyped } from "../core/create.js";
@@ -71,7 +71,10 @@ export function vjp(f: (...args: any[]) => unknown, ...primals: unknown[]): [unk
   return [unflatten(outDef, outs), vjpFn];
 }
 
-/** `linearize(f, ...primals)` → `[out, jvpFn]` with `jvpFn(...tangents)` → the output tangent (evaluates the stored linear map; f runs once). */
+/**
+ * `linearize(f, ...primals)` → `[out, jvpFn]` with `jvpFn(...tangents)` → the output tangent (evaluates the stored
+ * linear map; f runs once).
+ */
 export function linearize<A extends unknown[], R>(f: (...args: A) => R, ...primals: A): [Arrayed<R>, (...tangents: TreeLikeArgs<A>) => Arrayed<R>];
 export function linearize(f: (...args: any[]) => unknown, ...primals: unknown[]): [unknown, (...tangents: unknown[]) => unknown] {
   const [leaves, inDef] = flattenArgs(primals, "linearize");
@@ -89,7 +92,7 @@ const evalLinear = (lin: ClosedIR, xs: Array[]): Array[] => evalIR(lin.ir, lin.c
 
 // `what` names the transform in the error (the message used to lack the operation).
 function castLike(x: Array, like: Array, what: string): Array {
-  if (x.shape.join() !== like.shape.join()) throw new Error(`${what}: tangent shape ${fmtShape(x.shape)} does not match primal ${like.aval}; give one tangent per primal with the same shape.`);
+  if (x.shape.join() !== like.shape.join()) throw new Error(`${what}: tangent shape ${fmtShape(x.shape)} does not match ` + `primal ${like.aval}; give one tangent per primal with the same shape.`);
   return isFloat(like.dtype) && x.dtype !== like.dtype ? convert(x, like.dtype) : x;
 }
 
@@ -139,6 +142,7 @@ function checkDiffLeaves(args: readonly unknown[], argnums: readonly number[], w
  */
 export function valueAndGrad<A extends unknown[], Aux, const O extends GradOptions & { readonly hasAux: true }>(
   f: (...args: A) => readonly [ScalarOut, Aux], opts: O): (...args: A) => [[Array, Arrayed<Aux>], GradOf<A, ArgnumsOf<O>>];
+// biome-ignore lint/complexity/noBannedTypes: `{}` is the options literal a caller passes no keys in.
 export function valueAndGrad<A extends unknown[], const O extends GradOptions & { readonly hasAux?: false } = {}>(
   f: (...args: A) => ScalarOut, opts?: O): (...args: A) => [Array, GradOf<A, ArgnumsOf<O>>];
 export function valueAndGrad(f: (...args: any[]) => unknown, opts: GradOptions = {}): (...args: any[]) => [unknown, unknown] {
@@ -157,7 +161,7 @@ export function valueAndGrad(f: (...args: any[]) => unknown, opts: GradOptions =
       }
       const v = leafToArray(r, "grad");
       if (v.ndim !== 0 || !isFloat(v.dtype)) {
-        throw new Error(`grad: the function must return a float scalar, got ${v.aval}. Reduce it (e.g. np.sum) or use vjp/jacrev for non-scalar outputs.`);
+        throw new Error(`grad: the function must return a float scalar, got ${v.aval}. ` + `Reduce it (e.g. np.sum) or use vjp/jacrev for non-scalar outputs.`);
       }
       return [v, aux];
     };
@@ -184,6 +188,7 @@ const zerosAux = (aux: unknown): unknown => {
  */
 export function grad<A extends unknown[], Aux, const O extends GradOptions & { readonly hasAux: true }>(
   f: (...args: A) => readonly [ScalarOut, Aux], opts: O): (...args: A) => [GradOf<A, ArgnumsOf<O>>, Arrayed<Aux>];
+// biome-ignore lint/complexity/noBannedTypes: `{}` is the options literal a caller passes no keys in.
 export function grad<A extends unknown[], const O extends GradOptions & { readonly hasAux?: false } = {}>(
   f: (...args: A) => ScalarOut, opts?: O): (...args: A) => GradOf<A, ArgnumsOf<O>>;
 export function grad(f: (...args: any[]) => any, opts: GradOptions = {}): (...args: any[]) => unknown {
@@ -200,7 +205,7 @@ function jacobianArg(args: readonly unknown[], argnums: number | undefined, what
   const a = normArgnums(argnums, args.length, what)[0]!;
   const x = args[a];
   if (!(x instanceof Array) && typeof x !== "number") {
-    throw new Error(`${what}: the differentiated argument must be a single Array (got a pytree); flatten it with np.concatenate first.`);
+    throw new Error(`${what}: the differentiated argument must be a single ` + `Array (got a pytree); flatten it with np.concatenate first.`);
   }
   const arr = leafToArray(x, what);
   if (!isFloat(arr.dtype)) throw new Error(`${what}: argument ${a} is ${arr.aval}; Jacobians need float inputs.`);
@@ -210,7 +215,10 @@ function jacobianArg(args: readonly unknown[], argnums: number | undefined, what
 /** The options of `jacfwd`, `jacrev` and `hessian`: which (single Array) argument to differentiate, default 0. */
 export interface JacobianOptions { readonly argnums?: number }
 
-/** Forward-mode Jacobian: one jvp per input basis vector, batched with vmap. Output leaves have shape out.shape + x.shape. */
+/**
+ * Forward-mode Jacobian: one jvp per input basis vector, batched with vmap. Output leaves have shape out.shape +
+ * x.shape.
+ */
 export function jacfwd<A extends unknown[], R>(f: (...args: A) => R, opts?: JacobianOptions): (...args: A) => Arrayed<R>;
 export function jacfwd(f: (...args: any[]) => unknown, opts: JacobianOptions = {}): (...args: any[]) => unknown {
   return (...args: unknown[]) => {
@@ -229,7 +237,10 @@ export function jacfwd(f: (...args: any[]) => unknown, opts: JacobianOptions = {
   };
 }
 
-/** Reverse-mode Jacobian: one vjp per output basis vector, batched with vmap. Output leaves have shape out.shape + x.shape. */
+/**
+ * Reverse-mode Jacobian: one vjp per output basis vector, batched with vmap. Output leaves have shape out.shape +
+ * x.shape.
+ */
 export function jacrev<A extends unknown[], R>(f: (...args: A) => R, opts?: JacobianOptions): (...args: A) => Arrayed<R>;
 export function jacrev(f: (...args: any[]) => unknown, opts: JacobianOptions = {}): (...args: any[]) => unknown {
   return (...args: unknown[]) => {

@@ -58,10 +58,10 @@ export function vmapFlat(f: (...xs: Array[]) => Array[], args: readonly Array[],
     if (n === undefined) n = s;
     else if (n !== s) {
       const sizes = args.map((x, k) => (inAxes[k] === null ? null : `${x.aval}@${inAxes[k]}`)).filter(Boolean);
-      throw new Error(`vmap: batched arguments have different sizes along their mapped axes (${n} vs ${s}); inputs: ${sizes.join(", ")}.`);
+      throw new Error(`vmap: batched arguments have different sizes along their ` + `mapped axes (${n} vs ${s}); inputs: ${sizes.join(", ")}.`);
     }
   });
-  if (n === undefined) throw new Error("vmap: no argument is mapped (every inAxes entry is null); map at least one argument or call the function directly.");
+  if (n === undefined) throw new Error("vmap: no argument is mapped (every inAxes entry is null); " + "map at least one argument or call the function directly.");
   const size = n;
   return withMain(BatchTrace, "vmap", { axisSize: size } satisfies BatchData, (main: MainTrace) => {
     const trace = new BatchTrace(main);

@@ -37,7 +37,7 @@ export function getBackend(name?: BackendName | string): Backend {
   const b = registry.get(n as BackendName);
   if (!b) {
     if (n !== "cpu" && n !== "webgpu") throw new Error(`unknown backend ${JSON.stringify(n)}: use "cpu" or "webgpu".`);
-    throw new Error(`backend "${n}" is not initialised: call \`await init({ backend: "${n}" })\` first (it throws a clear error if the device is unavailable).`);
+    throw new Error(`backend "${n}" is not initialised: call \`await init({ backend: "${n}" ` + `})\` first (it throws a clear error if the device is unavailable).`);
   }
   return b;
 }

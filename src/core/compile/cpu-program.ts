@@ -4,7 +4,7 @@
  * allocated once per program and reused by each run; they never leave one.
  */
 import type { Array } from "../array.js";
-import { ShapedArray } from "../aval.js";
+import type { ShapedArray } from "../aval.js";
 import { ConcreteArray } from "../concrete.js";
 import { typedArrayFor, type TypedArray } from "../dtype.js";
 import type { IR, Var } from "../ir.js";

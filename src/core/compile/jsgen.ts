@@ -75,7 +75,7 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
       const b = name(n.args[0]!);
       if (n.tag === "argmax" || n.tag === "argmin") {
         const cmp = n.tag === "argmax" ? ">" : "<";
-        lines.push(`${indent}  if (t${n.id} < 0 || (m${n.id} === m${n.id} && (${b} !== ${b} || ${b} ${cmp} m${n.id}))) { m${n.id} = ${b}; t${n.id} = ${v}; }`);
+        lines.push(`${indent}  if (t${n.id} < 0 || (m${n.id} === m${n.id} && (${b} !== ${b} ` + `|| ${b} ${cmp} m${n.id}))) { m${n.id} = ${b}; t${n.id} = ${v}; }`);
         continue;
       }
       const i32 = n.dtype === "int32";

@@ -170,7 +170,10 @@ function halfwayValue(ir: IR, producer: ReadonlyMap<Var, Eqn>, roots: readonly V
   return best;
 }
 
-/** The plan with `forced` values as buffers, its kernels beyond SPLIT_NODES_MAX, its buffered values and each value's producer. */
+/**
+ * The plan with `forced` values as buffers, its kernels beyond SPLIT_NODES_MAX, its buffered values and each value's
+ * producer.
+ */
 function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions, forced: ReadonlySet<Var>):
   { spec: ProgramSpec; oversize: Oversize[]; buffers: ReadonlySet<Var>; producer: ReadonlyMap<Var, Eqn> } {
   const { producer, uses } = producersAndUses(ir);

@@ -19,7 +19,10 @@ export interface Scope {
   readonly parent?: Scope;
 }
 
-/** Free loop variables of each node (the variables it depends on, minus those its reductions bind); `order` is topological. */
+/**
+ * Free loop variables of each node (the variables it depends on, minus those its reductions bind); `order` is
+ * topological.
+ */
 export function freeVariables(order: readonly KNode[]): Map<KNode, Set<KNode>> {
   const free = new Map<KNode, Set<KNode>>();
   for (const n of order) {

@@ -311,7 +311,7 @@ export function dependsOn(n: KNode, v: KNode, memo = new Map<KNode, boolean>()):
   if (n === v) return true;
   const m = memo.get(n);
   if (m !== undefined) return m;
-  let r = n.rvar === v ? false : n.args.some((a) => dependsOn(a, v, memo));
+  const r = n.rvar === v ? false : n.args.some((a) => dependsOn(a, v, memo));
   memo.set(n, r);
   return r;
 }

@@ -12,7 +12,10 @@ export interface CloseOptions {
   readonly equalNan?: boolean;
 }
 
-/** Elementwise |a − b| ≤ atol + rtol·|b| (numpy's isclose: asymmetric in b); infinities are close only to themselves. bool. */
+/**
+ * Elementwise |a − b| ≤ atol + rtol·|b| (numpy's isclose: asymmetric in b); infinities are close only to themselves.
+ * bool.
+ */
 export function isclose(a: ArrayLike, b: ArrayLike, opts: CloseOptions = {}): Array {
   const rtol = opts.rtol ?? 1e-5, atol = opts.atol ?? 1e-8;
   if (!(rtol >= 0 && atol >= 0)) throw new Error(`isclose: rtol and atol must be ≥ 0, got rtol ${rtol}, atol ${atol}.`);

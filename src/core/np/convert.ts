@@ -1,6 +1,6 @@
 /** Turning user input into Arrays, and dtype promotion between operands. */
 import { Array, type ArrayLike } from "../array.js";
-import { ShapedArray } from "../aval.js";
+import type { ShapedArray } from "../aval.js";
 import { exactValue, scalar } from "../constants.js";
 import { ConcreteArray } from "../concrete.js";
 import { fromTyped } from "../create.js";
@@ -57,11 +57,11 @@ export function array(x: unknown, opts: ArrayOptions = {}): Array {
       if (typeof v === "number") flat.push(v);
       else if (typeof v === "boolean") { flat.push(v ? 1 : 0); sawBool = true; }
       else if (v instanceof Array && v.size === 1) flat.push(v.item());
-      else throw new Error(`np.array: element at ${path || "top level"} is ${globalThis.Array.isArray(v) ? "a nested array (ragged input)" : typeof v}; expected a number.`);
+      else throw new Error(`np.array: element at ${path || "top level"} ` + `is ${globalThis.Array.isArray(v) ? "a nested array (ragged input)" : typeof v}; expected a number.`);
       return;
     }
     if (!globalThis.Array.isArray(v) || v.length !== shape[depth]) {
-      throw new Error(`np.array: ragged nested array at ${path || "top level"}: expected length ${shape[depth]}, got ${globalThis.Array.isArray(v) ? v.length : typeof v}.`);
+      throw new Error(`np.array: ragged nested array at ${path || "top level"}: expected ` + `length ${shape[depth]}, got ${globalThis.Array.isArray(v) ? v.length : typeof v}.`);
     }
     v.forEach((e, i) => rec(e, depth + 1, `${path}[${i}]`));
   };
@@ -85,7 +85,7 @@ function requireInt32(values: { readonly length: number; readonly [i: number]: n
     if (Number.isFinite(v) && v >= INT32_MIN && v < INT32_MAX + 1) continue;
     const at: number[] = [];
     for (let k = shape.length - 1, r = i; k >= 0; k--) { at.unshift(r % shape[k]!); r = Math.floor(r / shape[k]!); }
-    throw new Error(`np.array: element [${at.join(", ")}] is ${v}, which int32 cannot hold (${Number.isFinite(v) ? `its range is ${INT32_MIN}…${INT32_MAX}` : "it has no NaN or infinity"}); ` +
+    throw new Error(`np.array: element [${at.join(", ")}] is ${v}, which int32 cannot hold ` + `(${Number.isFinite(v) ? `its range is ${INT32_MIN}…${INT32_MAX}` : "it has no NaN or infinity"}); ` +
       "keep it as float32/float64, or clip and replace non-finite values before converting.");
   }
 }

@@ -24,7 +24,10 @@ export function take(x: ArrayLike, indices: ArrayLike, axis?: number): Array {
   return lax.gather(a, i, normAxis("take", axis, a.ndim));
 }
 
-/** takeAlongAxis(x, idx, axis): out[..., j, ...] = x[..., idx[..., j, ...], ...] (idx broadcasts against x's other axes). */
+/**
+ * takeAlongAxis(x, idx, axis): out[..., j, ...] = x[..., idx[..., j, ...], ...] (idx broadcasts against x's other
+ * axes).
+ */
 export function takeAlongAxis(x: ArrayLike, indices: ArrayLike, axis: number): Array {
   const a = asArray(x, "takeAlongAxis");
   const idx = indexArray(indices, "takeAlongAxis");
@@ -55,7 +58,7 @@ export function scatterAdd(target: ArrayLike, indices: ArrayLike, updates: Array
   let uu = u;
   if (u.shape.join() !== want.join()) {
     try { uu = lax.broadcastTo(u, want); } catch {
-      throw new Error(`scatterAdd: updates ${u.aval} cannot be broadcast to ${fmtShape(want)} (target ${t.aval}, indices ${i.aval}, axis ${ax}).`);
+      throw new Error(`scatterAdd: updates ${u.aval} cannot be broadcast to ${fmtShape(want)} ` + `(target ${t.aval}, indices ${i.aval}, axis ${ax}).`);
     }
   }
   return lax.scatterAdd(t, i, uu, ax);

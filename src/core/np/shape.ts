@@ -1,4 +1,7 @@
-/** Shape manipulation: reshape transpose swapaxes expandDims squeeze concatenate stack split tile repeat broadcastTo flip pad. */
+/**
+ * Shape manipulation: reshape transpose swapaxes expandDims squeeze concatenate stack split tile repeat broadcastTo
+ * flip pad.
+ */
 import type { Array, ArrayLike, Axis } from "../array.js";
 import { scalar } from "../constants.js";
 import * as lax from "../prims/index.js";

@@ -12,7 +12,7 @@ import { scatterAdd, take } from "./indexing.js";
 
 function blockIndices(op: string, x: Array, starts: readonly (number | Array)[], sizes: readonly number[]): Array[] {
   if (starts.length !== x.ndim || sizes.length !== x.ndim) {
-    throw new Error(`${op}: give one start and one size per axis of x ${x.aval}; got ${starts.length} starts and ${sizes.length} sizes.`);
+    throw new Error(`${op}: give one start and one size per axis of x ${x.aval}; ` + `got ${starts.length} starts and ${sizes.length} sizes.`);
   }
   return x.shape.map((dim, d) => {
     const size = sizes[d]!;

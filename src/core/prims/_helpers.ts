@@ -23,7 +23,7 @@ export function requireSameDType(op: string, avals: readonly ShapedArray[]): DTy
   const d = avals[0]!.dtype;
   for (const a of avals) {
     if (a.dtype !== d) {
-      throw new Error(`${op}: operands have different dtypes (${fmtAvals(avals)}); convert one with .astype(...) (np.* functions promote automatically).`);
+      throw new Error(`${op}: operands have different dtypes (${fmtAvals(avals)}); convert ` + `one with .astype(...) (np.* functions promote automatically).`);
     }
   }
   return d;

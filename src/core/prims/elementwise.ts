@@ -35,7 +35,10 @@ const c = (v: number, like: Array): Array => scalar(v, like.dtype);
 // ---------------------------------------------------------------- unary
 
 type UnaryJvp = (x: Array, out: Array, t: Array) => Tangent;
-/** A unary primitive's rules beyond its scalar op (kernel/scalar-ops.ts: value, JS and WGSL): operand kind, jvp, transpose. */
+/**
+ * A unary primitive's rules beyond its scalar op (kernel/scalar-ops.ts: value, JS and WGSL): operand kind, jvp,
+ * transpose.
+ */
 interface UnaryRule {
   readonly kind: "float" | "numeric" | "bool";
   readonly jvp: UnaryJvp | "zero";

@@ -119,7 +119,7 @@ export const scatterAddP: Primitive<GatherParams> = definePrimitive<GatherParams
     if (axis < 0 || axis >= t!.ndim) throw new Error(`scatterAdd: axis ${axis} out of range for ${t}.`);
     const want = gatherShape(t!, idx!, axis);
     if (u!.dtype !== t!.dtype || !shapeEq(u!.shape, want)) {
-      throw new Error(`scatterAdd: updates ${u} must have dtype ${t!.dtype} and shape ${fmtShape(want)} (target ${t}, indices ${idx}, axis ${axis}).`);
+      throw new Error(`scatterAdd: updates ${u} must have dtype ${t!.dtype} and ` + `shape ${fmtShape(want)} (target ${t}, indices ${idx}, axis ${axis}).`);
     }
     return [t!];
   },

@@ -235,7 +235,10 @@ export const conv2dP: Primitive<ConvParams> = definePrimitive<ConvParams>({
 });
 export const conv2dGeneral = (x: Array, w: Array, p: ConvParams): Array => bind1(conv2dP, [x, w], p);
 
-/** Gradient w.r.t. the input: a conv of the cotangent with the flipped, channel-swapped kernel (JAX's _conv_general_dilated_transpose_lhs). */
+/**
+ * Gradient w.r.t. the input: a conv of the cotangent with the flipped, channel-swapped kernel (JAX's
+ * _conv_general_dilated_transpose_lhs).
+ */
 function convTransposeLhs(g: Array, x: ShapedArray, w: Array, p: ConvParams): Array {
   const pads = [0, 1].map((i) => {
     const ld = dilateDim(x.shape[2 + i]!, p.lhsDilation[i]!);

@@ -379,7 +379,7 @@ export const dynamicSliceP: Primitive<DynSliceParams> = definePrimitive<DynSlice
   },
   jvp: ([x, ...s], [t], p) => [[bind1(dynamicSliceP, [x!, ...s], p)],
     [isZero(t) ? new Zero(x!.aval.strong().withShape(p.sizes)) : bind1(dynamicSliceP, [t, ...s], p)]],
-  transpose: ([ct], [x, ...s], p) => {
+  transpose: ([ct], [x, ...s]) => {
     if (!isUndef(x)) return [null, ...s.map(() => null)];
     const r = zeroOr(ct!, x, (c) => dynamicUpdateSlice(broadcastTo(scalar(0, c.dtype), x.aval.shape), c, s as Array[]));
     return [r, ...s.map(() => null)];

@@ -5,7 +5,7 @@ import { scalar } from "../constants.js";
 import { typedArrayFor } from "../dtype.js";
 import { definePrimitive, type BDim, type Primitive } from "../primitive.js";
 import { normAxis, shapeEq, sizeOf, type Shape, range } from "../shape.js";
-import { isUndef, isZero, Zero, type Tangent } from "../tangent.js";
+import { isZero, Zero, type Tangent } from "../tangent.js";
 import { bind1 } from "../trace.js";
 import { host, requireNumeric, transposeHost } from "./_helpers.js";
 import { convert, div, eq, mul, select } from "./elementwise.js";
@@ -95,11 +95,10 @@ const extremumJvp = (x: Array, out: Array, t: Array, axes: readonly number[]): T
   const mask = convert(eq(x, expandReduced(out, x.shape, axes)), t.dtype);
   return div(reduceSum(mul(t, mask), axes), reduceSum(mask, axes));
 };
-const nanMax = (a: number, b: number): number => (a !== a || b !== b ? NaN : a > b ? a : b);
-const nanMin = (a: number, b: number): number => (a !== a || b !== b ? NaN : a < b ? a : b);
-export const reduceMaxP = reduction("reduce_max", () => -Infinity, nanMax, extremumJvp);
+// Math.max and Math.min propagate NaN, as numpy's max and min do.
+export const reduceMaxP = reduction("reduce_max", () => -Infinity, Math.max, extremumJvp);
 export const reduceMax = (x: Array, axes: readonly number[]): Array => (axes.length ? bind1(reduceMaxP, [x], { axes }) : x);
-export const reduceMinP = reduction("reduce_min", () => Infinity, nanMin, extremumJvp);
+export const reduceMinP = reduction("reduce_min", () => Infinity, Math.min, extremumJvp);
 export const reduceMin = (x: Array, axes: readonly number[]): Array => (axes.length ? bind1(reduceMinP, [x], { axes }) : x);
 
 /** d prod = Σ_i t_i Π_{j≠i} x_j, with the exclusive products computed directly (correct at zeros). */
@@ -136,8 +135,8 @@ function argReduction(name: string, better: (a: number, b: number) => boolean): 
         let best = 0, bv = t.data[i * k]!;
         for (let j = 1; j < k; j++) {
           const v = t.data[i * k + j]!;
-          if (bv !== bv) break; // first NaN wins, as in numpy
-          if (v !== v || better(v, bv)) { best = j; bv = v; }
+          if (Number.isNaN(bv)) break; // first NaN wins, as in numpy
+          if (Number.isNaN(v) || better(v, bv)) { best = j; bv = v; }
         }
         o[i] = best;
       }

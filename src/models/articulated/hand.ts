@@ -15,7 +15,10 @@ import type { ArticulatedState, ArticulatedSystem } from "./types.js";
 type Vec3 = readonly [number, number, number];
 
 export interface HandOptions {
-  /** Joint stiffness (N·m/rad, default 1: holds the fingers up against gravity) and damping (N·m·s/rad, default 2e-4: explicit steps need dt < 2·I/b for the lightest link's inertia I), one value for all joints or one per joint (13). */
+  /**
+   * Joint stiffness (N·m/rad, default 1: holds the fingers up against gravity) and damping (N·m·s/rad, default 2e-4:
+   * explicit steps need dt < 2·I/b for the lightest link's inertia I), one value for all joints or one per joint (13).
+   */
   readonly stiffness?: number | readonly number[];
   readonly damping?: number | readonly number[];
   /** Mass of each finger link (kg, default 0.05). */

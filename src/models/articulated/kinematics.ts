@@ -1,4 +1,7 @@
-/** Forward kinematics of an articulated tree: link frames from joint angles, and world positions of points fixed in links. */
+/**
+ * Forward kinematics of an articulated tree: link frames from joint angles, and world positions of points fixed in
+ * links.
+ */
 import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import type { ArticulatedSystem, LinkFrames } from "./types.js";

@@ -1,5 +1,4 @@
 /** Building membrane triangles and bending hinges from a triangle mesh (host-side, float64). */
-import type { Array } from "../../core/array.js";
 import type { DType } from "../../core/dtype.js";
 import { np } from "../../core/np/index.js";
 import { perElementParam, requireParam } from "../common/params.js";

@@ -72,9 +72,9 @@ export function divergenceError(where: string, d: Divergence, o: { frames: numbe
     : o.substep !== undefined ? `, at substep ${o.substep} of that frame's ${o.substeps} (dt = ${o.dt} s)`
     : `, within that frame's ${o.substeps} substep${o.substeps > 1 ? "s" : ""} of dt = ${o.dt} s`;
   return new DivergenceError(
-    `${where}: the simulation diverged — the state ${what} at frame ${d.frame} of ${o.frames} (${d.leaf}[${d.index}])${steps}. ` +
+    `${where}: the simulation diverged — the state ${what} at ` + `frame ${d.frame} of ${o.frames} (${d.leaf}[${d.index}])${steps}. ` +
     "Explicit time stepping is unstable when the step is too long for the stiffest or most damped element" +
-    (o.advice ? `: ${o.advice}` : ", or when a parameter leaves its physical range: lower dt (more substeps), soften or damp less, or narrow the unknowns' prior.") +
+    (o.advice ? `: ${o.advice}` : ", or when a parameter leaves its physical range: lower dt (more " + "substeps), soften or damp less, or narrow the unknowns' prior.") +
     " (Pass checkFinite: false to get the raw states.)",
     d,
   );

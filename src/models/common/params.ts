@@ -7,7 +7,10 @@ import type { Array } from "../../core/array.js";
 import type { DType } from "../../core/dtype.js";
 import { np } from "../../core/np/index.js";
 
-/** positive: finite and > 0 (masses, densities, Lamé μ); nonnegative: finite and ≥ 0 (damping, stiffness); finite: any finite value. */
+/**
+ * positive: finite and > 0 (masses, densities, Lamé μ); nonnegative: finite and ≥ 0 (damping, stiffness); finite: any
+ * finite value.
+ */
 export type ParamRange = "positive" | "nonnegative" | "finite";
 
 const RULE: Record<ParamRange, { ok: (v: number) => boolean; text: string }> = {
@@ -21,7 +24,7 @@ type Numbers = readonly number[] | Float64Array;
 /** `v` if it is in `range`, else an error naming `where`, the parameter, its unit and the value. */
 export function requireParam(where: string, name: string, v: number, range: ParamRange, unit = ""): number {
   if (typeof v !== "number" || !RULE[range].ok(v)) {
-    throw new Error(`${where}: ${name} must be ${RULE[range].text}${unit ? ` (${unit})` : ""}, got ${typeof v === "number" ? v : JSON.stringify(v)}.`);
+    throw new Error(`${where}: ${name} must be ${RULE[range].text}${unit ? ` (${unit})` : ""}, ` + `got ${typeof v === "number" ? v : JSON.stringify(v)}.`);
   }
   return v;
 }

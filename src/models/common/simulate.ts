@@ -58,7 +58,7 @@ export function rollout<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0:
       const estimate = advice?.(system, opts.dt);
       const measured = measuredStableStep(step, system, state0, opts);
       const found = measured
-        ? `Measured: the same rollout stays finite with dt = ${measured.dt.toPrecision(3)} s (${measured.substeps} substeps per frame).`
+        ? `Measured: the same rollout stays finite with dt ` + `= ${measured.dt.toPrecision(3)} s (${measured.substeps} substeps per frame).`
         : "Halving dt did not make the rollout finite within the search: check the initial state and the parameters.";
       const sub = divergentSubstep(step, system, state0, states, d.frame, opts);
       throw divergenceError("simulate", d, { frames: opts.frames, dt: opts.dt, substeps, substep: sub ?? undefined, advice: `${estimate ? `${estimate} ` : ""}${found}` });
@@ -67,7 +67,10 @@ export function rollout<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0:
   return states;
 }
 
-/** The first substep of `frame` whose state is not finite: that frame rerun one substep per stored state (without per-frame controls). */
+/**
+ * The first substep of `frame` whose state is not finite: that frame rerun one substep per stored state (without
+ * per-frame controls).
+ */
 function divergentSubstep<Sys, S, C>(step: StepFn<Sys, S, C>, system: Sys, state0: S, states: S, frame: number, opts: SimulateOptions<C>): number | null {
   const substeps = opts.substeps ?? 1;
   if (substeps === 1 || opts.controls) return null;

@@ -53,7 +53,7 @@ export const RIGID_GROUND_RANGES = { ke: [1e4, 1e5], kd: [0, 600], kf: [0, 600],
 export function rigidGround(o: GroundOptions = {}): GroundContact {
   const d = RIGID_GROUND_DEFAULTS;
   const where = "contact.rigidGround";
-  if (o.smoothing !== undefined && !(o.smoothing > 0)) throw new Error(`${where}: smoothing must be > 0 (the width of the contact ramp, m), got ${o.smoothing}; the default is ${d.smoothing}.`);
+  if (o.smoothing !== undefined && !(o.smoothing > 0)) throw new Error(`${where}: smoothing must be > 0 (the width of the contact ` + `ramp, m), got ${o.smoothing}; the default is ${d.smoothing}.`);
   if (o.ke !== undefined && !(o.ke > 0)) throw new Error(`${where}: ke must be > 0 (N/m per kg of body, s⁻²), got ${o.ke}; the default is ${d.ke}.`);
   const g = ground({ ke: d.ke, kd: d.kd, kf: d.kf, mu: d.mu, smoothing: d.smoothing, ...o });
   return { ...g, scaling: "per-body-mass" };

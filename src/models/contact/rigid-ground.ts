@@ -54,7 +54,8 @@ export function rigidGroundNormal(g: GroundContact, p: Array, pv: Array, radius:
   const touching = np.add(1, penetrationRamp(np.sub(np.scatterAdd(np.zerosLike(mass), body, share, 0), 0.5), np.onesLike(mass)));
   const w = np.take(np.div(mass, touching), body, 0);
   const vn = dot(pv, g.normal);
-  // Damping both ways (a rocking body gains no net lift from approach-only damping), the total kept ≥ 0 (no pull) by a C¹ ramp.
+  // Damping both ways (a rocking body gains no net lift from approach-only damping), the total kept ≥ 0 (no pull) by a
+  // C¹ ramp.
   const push = np.add(np.mul(g.ke, pen), np.mul(np.mul(g.kd, share), np.neg(vn)));
   const fn = np.mul(w, penetrationRamp(push, np.full([], PUSH_SMOOTHING, { dtype: vn.dtype })));
   return { fn, w };

@@ -1,5 +1,4 @@
 /** Building tet elements and lumped masses from a validated tet mesh (host-side, float64). */
-import type { Array } from "../../core/array.js";
 import type { DType } from "../../core/dtype.js";
 import { np } from "../../core/np/index.js";
 import { perElementParam, requireParam } from "../common/params.js";

@@ -100,7 +100,7 @@ export function parseTet(text: string): Either<readonly ParseIssue[], TetMesh> {
       if (xs) verts.push(...xs);
     } else if (parts[0] === "t") {
       const xs = numbers(parts.slice(1), 4, k + 1, "tetrahedron", issues);
-      if (xs && xs.some((i) => !Number.isInteger(i) || i < 0)) issues.push({ line: k + 1, message: `tetrahedron indices must be non-negative integers, got "${parts.slice(1).join(" ")}"` });
+      if (xs?.some((i) => !Number.isInteger(i) || i < 0)) issues.push({ line: k + 1, message: `tetrahedron indices must be non-negative integers, got "${parts.slice(1).join(" ")}"` });
       else if (xs) tets.push(...xs);
     } else if (parts[0] !== "" && parts[0] !== undefined) {
       issues.push({ line: k + 1, message: `unknown record "${parts[0]}" (expected "v" or "t")` });

@@ -35,7 +35,9 @@ function push(out: MeshIssue[], kind: MeshIssueKind, elements: number[], detail:
   if (elements.length) out.push({ kind, elements, detail: `${elements.length} ${detail}` });
 }
 
-/** Length, vertex and index checks; returns the set of elements too broken for geometric checks, or null on bad lengths. */
+/**
+ * Length, vertex and index checks; returns the set of elements too broken for geometric checks, or null on bad lengths.
+ */
 function checkVerticesAndIndices(vertices: Float64Array, idx: Int32Array, k: number, name: string, out: MeshIssue[]): Set<number> | null {
   if (vertices.length % 3 !== 0) out.push({ kind: "bad-length", elements: [], detail: `vertex array length ${vertices.length} is not a multiple of 3` });
   if (idx.length % k !== 0) out.push({ kind: "bad-length", elements: [], detail: `index array length ${idx.length} is not a multiple of ${k}` });
@@ -112,7 +114,9 @@ export interface TriCheckOptions {
   readonly degenerateTolerance?: number;
 }
 
-/** Checks of a triangle mesh: indices, degenerate faces, non-manifold edges, and (if `closed`) holes and orientation. */
+/**
+ * Checks of a triangle mesh: indices, degenerate faces, non-manifold edges, and (if `closed`) holes and orientation.
+ */
 export function checkTriMesh(m: TriMesh, opts: TriCheckOptions = {}): Either<readonly MeshIssue[], TriMesh> {
   const out: MeshIssue[] = [];
   const broken = checkVerticesAndIndices(m.vertices, m.faces, 3, "triangles", out);

@@ -1,4 +1,6 @@
-/** Particles with gravity and any mix of springs, tets, membrane triangles, bending, aerodynamics and ground contact. */
+/**
+ * Particles with gravity and any mix of springs, tets, membrane triangles, bending, aerodynamics and ground contact.
+ */
 export type { ParticleSystem, ParticleState, ParticleControls } from "./types.js";
 export { potentialEnergy, dissipation, kineticEnergy } from "./energy.js";
 export { forces, step, simulate } from "./step.js";

@@ -70,6 +70,6 @@ export function particleAdvice(sys: ParticleSystem, dt: number): string | undefi
   try { limit = stableStep(sys); } catch { return undefined; }
   if (!limit) return undefined;
   const verdict = dt > limit.dt ? `dt = ${dt} s exceeds it` : `dt = ${dt} s is within that single-element estimate, but elements sharing particles lower the limit`;
-  return `by a per-element estimate the most restrictive element is ${limit.what}, stable for dt below about ${limit.dt.toPrecision(3)} s, and ${verdict}; ` +
+  return `by a per-element estimate the most restrictive element is ${limit.what}, ` + `stable for dt below about ${limit.dt.toPrecision(3)} s, and ${verdict}; ` +
     "lower dt (more substeps), lower that stiffness or damping, or make its particles heavier.";
 }

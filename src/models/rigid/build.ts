@@ -46,7 +46,7 @@ export function meshBody(mesh: TriMesh, o: MeshBodyOptions = {}): BodySpec {
   const v = np.array(mesh.vertices, { dtype: "float64", backend: "cpu" }).reshape([vertexCount(mesh), 3]);
   const f = np.array(mesh.faces, { dtype: "int32", backend: "cpu" }).reshape([faceCount(mesh), 3]);
   const mp = massProperties(v, f, o.density ?? 1000);
-  if (!(mp.volume.item() > 0)) throw new Error(`rigid.meshBody: the mesh encloses volume ${mp.volume.item()} ≤ 0; its faces must be wound counter-clockwise seen from outside.`);
+  if (!(mp.volume.item() > 0)) throw new Error(`rigid.meshBody: the mesh encloses volume ${mp.volume.item()} ≤ ` + `0; its faces must be wound counter-clockwise seen from outside.`);
   const com = [...mp.com.dataSync()];
   const local = globalThis.Array.from(mesh.vertices, (c, i) => c - com[i % 3]!);
   return { mass: mp.mass.item(), inertia: [...mp.inertia.dataSync()], contactPoints: local, contactRadius: 0, ...o };
@@ -95,7 +95,7 @@ export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions =
     requireVector(`bodies[${k}].rotation`, b.rotation, 4, "");
     requireVector(`bodies[${k}].velocity`, b.velocity, 3, "m/s");
     requireVector(`bodies[${k}].angularVelocity`, b.angularVelocity, 3, "rad/s");
-    if (b.rotation && !(Math.hypot(...b.rotation) > 0)) throw new Error(`rigidSystem: bodies[${k}].rotation is the zero quaternion; give a unit quaternion (x, y, z, w), e.g. [0, 0, 0, 1].`);
+    if (b.rotation && !(Math.hypot(...b.rotation) > 0)) throw new Error(`rigidSystem: bodies[${k}].rotation is the zero quaternion; ` + `give a unit quaternion (x, y, z, w), e.g. [0, 0, 0, 1].`);
     for (let i = 0; i < b.contactPoints.length; i++) requireParam("rigidSystem", `bodies[${k}].contactPoints[${i}]`, b.contactPoints[i]!, "finite", "m");
     requireParam("rigidSystem", `bodies[${k}].contactRadius`, b.contactRadius, "nonnegative", "m");
   });
@@ -116,7 +116,7 @@ export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions =
     requireParam("rigidSystem", `forceWindows[${i}].start`, w.start, "finite", "s");
     requireParam("rigidSystem", `forceWindows[${i}].end`, w.end, "finite", "s");
     // A window that ends before it starts is never active: almost certainly swapped times, not an intent.
-    if (w.end < w.start) throw new Error(`rigidSystem: forceWindows[${i}] ends (end = ${w.end} s) before it starts (start = ${w.start} s), so it would never be applied; give start ≤ end.`);
+    if (w.end < w.start) throw new Error(`rigidSystem: forceWindows[${i}] ends (end = ${w.end} s) before it starts ` + `(start = ${w.start} s), so it would never be applied; give start ≤ end.`);
   });
   const forceWindows: ForceWindows | undefined = windows.length ? {
     body: np.array(windows.map((w) => w.body), { dtype: "int32" }),

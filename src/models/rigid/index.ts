@@ -1,4 +1,7 @@
-/** Rigid bodies: Newton–Euler with quaternions, mass properties from closed meshes, force windows, ground contact through vertices. */
+/**
+ * Rigid bodies: Newton–Euler with quaternions, mass properties from closed meshes, force windows, ground contact
+ * through vertices.
+ */
 export type { RigidSystem, RigidState, RigidControls, RigidContactPoints, ForceWindows } from "./types.js";
 export { step, simulate, wrench, angularMomentum, kineticEnergy } from "./step.js";
 export { massProperties, type MassProperties } from "./mass-properties.js";

@@ -37,7 +37,9 @@ export interface QuadrotorOptions {
   readonly dtype?: "float32" | "float64";
 }
 
-/** A quadrotor body (a flat cross: inertia of four point masses at the rotors plus a central hub) and its initial state. */
+/**
+ * A quadrotor body (a flat cross: inertia of four point masses at the rotors plus a central hub) and its initial state.
+ */
 export function quadrotor(o: QuadrotorOptions = {}): { quad: Quadrotor; state: RigidState } {
   const m = requireParam("quadrotor", "mass", o.mass ?? 1, "positive", "kg");
   const arm = requireParam("quadrotor", "arm", o.arm ?? 0.2, "positive", "m");
@@ -73,7 +75,7 @@ export const quadrotorStep = (quad: Quadrotor, s: RigidState, thrusts: Array, dt
 /** Per-frame states of a rollout with per-frame thrusts `controls` [frames, 4]. */
 export function simulateQuadrotor(quad: Quadrotor, state0: RigidState, opts: SimulateOptions<Array>): RigidState {
   if (opts.controls && (opts.controls.ndim !== 2 || opts.controls.shape[1] !== 4 || opts.controls.shape[0] !== opts.frames)) {
-    throw new Error(`quadrotor: thrusts must be [frames, 4] = [${opts.frames}, 4] (one per rotor per frame), got [${opts.controls.shape}].`);
+    throw new Error(`quadrotor: thrusts must be [frames, 4] = [${opts.frames}, ` + `4] (one per rotor per frame), got [${opts.controls.shape}].`);
   }
   if (!opts.controls) throw new Error("quadrotor: give the thrusts as controls [frames, 4] (N); hovering needs m·g/4 each.");
   return rollout(quadrotorStep, quad, state0, opts);

@@ -66,7 +66,8 @@ export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls 
       add(c.body, r, np.mul(np.expandDims(fn, -1), g.normal));
       let v = pv;
       if (dt > 0) {
-        // The points' velocities after this step without friction: a = F/m, α = I_w⁻¹·τ (the gyroscopic term is second order here).
+        // The points' velocities after this step without friction: a = F/m, α = I_w⁻¹·τ (the gyroscopic term is second
+        // order here).
         const a = np.div(force, np.expandDims(sys.mass, -1));
         const alpha = matvec(worldInverseInertia(R, inv3(sys.inertia)), torque);
         v = np.add(pv, np.mul(np.add(np.take(a, c.body, 0), cross(np.take(alpha, c.body, 0), r)), dt));

@@ -1,4 +1,7 @@
-/** 2-D smoke (Stam stable fluids): semi-Lagrangian bilinear advection, Jacobi pressure projection, periodic or closed boundaries. */
+/**
+ * 2-D smoke (Stam stable fluids): semi-Lagrangian bilinear advection, Jacobi pressure projection, periodic or closed
+ * boundaries.
+ */
 import type { DType } from "../../core/dtype.js";
 import { np } from "../../core/np/index.js";
 import type { SmokeState, SmokeSystem } from "./types.js";

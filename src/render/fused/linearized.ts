@@ -58,7 +58,7 @@ const zerosOf = (a: ShapedArray): Array => broadcastTo(scalar(0, a.dtype), a.sha
  */
 function vmapByScan<P>(prim: Primitive<P>, args: readonly Array[], dims: readonly BDim[], params: P, n: number): [Array[], BDim[]] {
   const xs = args.flatMap((a, i) => (dims[i] === null || dims[i] === undefined ? [] : [moveaxis(a, dims[i]!, 0)]));
-  const [, ys] = scan((carry: null, slices: Array[]): [null, Array[]] => {
+  const [, ys] = scan((_carry: null, slices: Array[]): [null, Array[]] => {
     let k = 0;
     const item = args.map((a, i) => (dims[i] === null || dims[i] === undefined ? a : slices[k++]!));
     return [null, bind(prim, item, params)];

@@ -15,7 +15,7 @@ import { PNG } from "pngjs";
 import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import { checkDecodedBytes, type DecodeLimits } from "../../io/decode-limits.js";
-import { decodeGifFrames, gifFrameRate, gifInfo } from "../../io/gif-decode.js";
+import { decodeGifFrames, gifFrameRate, gifInfo, type GifInfo } from "../../io/gif-decode.js";
 import { pngDecodedBytes, pngHeader } from "../../io/png-header.js";
 import { resizeInto, type Frame } from "../../io/resample.js";
 
@@ -66,7 +66,7 @@ export function probeVideo(path: string): { format: VideoFile["source"]["format"
     return { format: kind, width: first.width, height: first.height, frames: names.length, fps: null };
   }
   if (kind === "gif") {
-    let info;
+    let info: GifInfo;
     try { info = gifInfo(readBytes(path)); } catch (e) { throw new Error(`video: ${path}: ${(e as Error).message}`); }
     return { format: kind, width: info.width, height: info.height, frames: info.frames, fps: gifFrameRate(info.delaysMs) };
   }
@@ -75,12 +75,12 @@ export function probeVideo(path: string): { format: VideoFile["source"]["format"
 }
 
 function videoKind(path: string): VideoFile["source"]["format"] {
-  if (!existsSync(path)) throw new Error(`video: "${path}" does not exist; give a directory of PNG frames, a .gif, or a video file ffmpeg reads (.mp4, .mov, .webm).`);
+  if (!existsSync(path)) throw new Error(`video: "${path}" does not exist; give a directory of PNG ` + `frames, a .gif, or a video file ffmpeg reads (.mp4, .mov, .webm).`);
   const ext = extname(path).toLowerCase();
   if (statSync(path).isDirectory() || ext === ".png") return "png-frames";
   if (ext === ".gif") return "gif";
   if (VIDEO_EXTENSIONS.has(ext)) return "ffmpeg";
-  throw new Error(`video: "${path}" is neither a directory of PNG frames, a .gif, nor a video file (${[...VIDEO_EXTENSIONS].join(", ")}).`);
+  throw new Error(`video: "${path}" is neither a directory of PNG frames, a ` + `.gif, nor a video file (${[...VIDEO_EXTENSIONS].join(", ")}).`);
 }
 
 export function readVideo(path: string, o: VideoOptions): VideoFile {
@@ -122,7 +122,8 @@ export function readVideo(path: string, o: VideoOptions): VideoFile {
       }, o);
     } catch (e) { throw new Error((e as Error).message.startsWith("video:") ? (e as Error).message : `video: ${path}: ${(e as Error).message}`); }
   } else {
-    // ffmpeg crops and area-resamples while decoding, so a long high-resolution video never sits in memory at full size.
+    // ffmpeg crops and area-resamples while decoding, so a long high-resolution video never sits in memory at full
+    // size.
     const { frames } = readWithFfmpeg(path, { crop, width: o.width, height: o.height, frames: count });
     frames.forEach((f, t) => take(f, t, [0, 0, o.width, o.height], `${path} (frame ${t})`));
   }
@@ -152,7 +153,7 @@ function refuseTransparent(f: Frame, rect: readonly [number, number, number, num
   for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) {
     if (f.rgba[4 * (y * f.width + x) + 3]! < 255) { count++; first ??= [x, y]; }
   }
-  if (count > 0) throw new Error(`video: ${o.what} ${name} has ${count} transparent pixel${count === 1 ? "" : "s"} of ${w * h} (the first at x=${first![0]}, y=${first![1]}); ${o.fix}.`);
+  if (count > 0) throw new Error(`video: ${o.what} ${name} has ${count} transparent pixel${count === 1 ? "" : "s"} ` + `of ${w * h} (the first at x=${first![0]}, y=${first![1]}); ${o.fix}.`);
 }
 
 /** The PNG frames of a directory, or a single PNG file (one frame), as paths relative to `pngDir`. */

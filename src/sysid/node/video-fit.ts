@@ -103,14 +103,17 @@ function croppedCamera(c: CameraSpec, width: number, height: number, crop: reado
   return { intrinsics: { fx, fy, cx: cx - x0, cy: cy - y0, width: w, height: hh }, pose: { R, t } };
 }
 
-/** The estimator's resolution for a source crop: a height (width follows the aspect) or [width, height] of the same aspect. */
+/**
+ * The estimator's resolution for a source crop: a height (width follows the aspect) or [width, height] of the same
+ * aspect.
+ */
 function outputSize(resolution: VideoSceneFile["resolution"], cropW: number, cropH: number): [number, number] {
   const aspect = cropW / cropH;
   if (typeof resolution === "number") return [Math.max(1, Math.round(resolution * aspect)), resolution];
   const [w, h] = resolution;
   if (Math.abs(w / h - aspect) > 0.02 * aspect) {
-    throw new Error(`scene: "resolution" [${w}, ${h}] has aspect ${(w / h).toFixed(3)}, but the video${cropW !== cropH ? " (cropped)" : ""} is ${cropW}×${cropH} (aspect ${aspect.toFixed(3)}); ` +
-      `give a height alone ("resolution": ${h}) or [${Math.round(h * aspect)}, ${h}], or crop the video to that aspect.`);
+    throw new Error(`scene: "resolution" [${w}, ${h}] has aspect ${(w / h).toFixed(3)}, but the ` + `video${cropW !== cropH ? " (cropped)" : ""} is ${cropW}×${cropH} (aspect ${aspect.toFixed(3)}); ` +
+      `give a height alone ("resolution": ${h}) or ` + `[${Math.round(h * aspect)}, ${h}], or crop the video to that aspect.`);
   }
   return [w, h];
 }
@@ -118,8 +121,8 @@ function outputSize(resolution: VideoSceneFile["resolution"], cropW: number, cro
 /** The background image [H, W, 3] (or colour) behind the object, at the estimator's resolution and crop. */
 function backgroundOf(bg: VideoSceneFile["background"], video: Array, width: number, height: number, crop: readonly [number, number, number, number] | null): RigidSceneSpec["background"] {
   if (bg === "ground") {
-    throw new Error(`scene: "background": "ground" is gradsim's own checkerboard floor, which is not what your camera saw; give a clean plate ({ "image": "plate.png" }: ` +
-      `a photo of the scene without the object), "median" (the video's per-pixel median, for an object that keeps moving), "first-frame", or a colour [r, g, b].`);
+    throw new Error(`scene: "background": "ground" is gradsim's own checkerboard floor, which ` + `is not what your camera saw; give a clean plate ({ "image": "plate.png" }: ` +
+      `a photo of the scene without the object), "median" (the video's per-pixel ` + `median, for an object that keeps moving), "first-frame", or a colour [r, g, b].`);
   }
   if (globalThis.Array.isArray(bg)) return bg as readonly [number, number, number];
   if (bg === "first-frame") return np.reshape(np.split(video, [1], 0)[0]!, [height, width, 3]);
@@ -200,16 +203,16 @@ function checkFirstFrame(alpha0: ArrayLike<number>, mask0: ArrayLike<number>, ba
   let drawn = 0, shared = 0, seen = 0;
   for (let i = 0; i < alpha0.length; i++) { drawn += alpha0[i]!; shared += alpha0[i]! * mask0[i]!; seen += mask0[i]!; }
   if (!(drawn > 0)) {
-    throw new Error(`scene: at frame 0 the object is not in view of the camera (it projects outside the image or behind the camera); check "camera" and "initialState.position".`);
+    throw new Error(`scene: at frame 0 the object is not in view of the camera (it projects outside ` + `the image or behind the camera); check "camera" and "initialState.position".`);
   }
   const overlap = shared / drawn;
   if (overlap >= 0.3) return;
   if (background === "median" && seen < 0.3 * drawn) {
-    throw new Error(`scene: with "background": "median", frame 0 shows almost no foreground where the object starts (${(100 * overlap).toFixed(0)}% of its silhouette): ` +
-      `the object rests there for at least half the clip, so the per-pixel median shows the object itself; give a clean plate ({ "image": "plate.png" }) or "first-frame" of a clip that starts without it.`);
+    throw new Error(`scene: with "background": "median", frame 0 shows almost no foreground ` + `where the object starts (${(100 * overlap).toFixed(0)}% of its silhouette): ` +
+      `the object rests there for at least half the clip, so the per-pixel median shows the object itself; ` + `give a clean plate ({ "image": "plate.png" }) or "first-frame" of a clip that starts without it.`);
   }
-  throw new Error(`scene: at frame 0 only ${(100 * overlap).toFixed(0)}% of the model's silhouette lies on the video's foreground: the scene file's camera, initial state or background does not match the video ` +
-    `(frame 0 must show the initial state; an eye/at camera is a physical camera at that pose). Check "camera", "initialState" and "background", e.g. by rendering the scene's frame 0 beside the video's.`);
+  throw new Error(`scene: at frame 0 only ${(100 * overlap).toFixed(0)}% of the model's silhouette lies on the ` + `video's foreground: the scene file's camera, initial state or background does not match the video ` +
+    `(frame 0 must show the initial state; an eye/at camera is a physical camera at that pose). Check ` + `"camera", "initialState" and "background", e.g. by rendering the scene's frame 0 beside the video's.`);
 }
 
 export interface FitVideoOptions {
@@ -282,8 +285,8 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     const initial = f.unknowns[k]?.initial ?? known[k];
     if (initial === undefined) {
       throw new Error(k.startsWith("push")
-        ? `scene: "${k}" is an unknown of the scene's pushes, but it has no "impulses"; add the push you know of (its force and start are first guesses).`
-        : `scene: "${k}" is an unknown of the ground contact, but the scene has no "ground"; add "ground": { "mu": 0.5 } (a first guess).`);
+        ? `scene: "${k}" is an unknown of the scene's pushes, but it has no ` + `"impulses"; add the push you know of (its force and start are first guesses).`
+        : `scene: "${k}" is an unknown of the ground contact, but the scene ` + `has no "ground"; add "ground": { "mu": 0.5 } (a first guess).`);
     }
     const positive = POSITIVE_RIGID_UNKNOWNS.includes(k);
     return { name: k, transform: positive ? "log" : "identity", unit: RIGID_UNITS[k], prior: f.unknowns[k]?.prior ?? defaultPrior(k, initial) };
@@ -305,7 +308,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const observed = silhouette ? foregroundMask(video.frames, spec.background!) : video.frames;
   const layout = new Layout(unknowns);
   log(`video ${o.video}: ${probe.frames} frames of ${sw}×${sh}${crop ? `, cropped to ${cw}×${ch} at (${crop[0]}, ${crop[1]})` : ""}, fitting ${frames} frames at ${width}×${height} ` +
-    `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`);
+    `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); ` + `unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`);
   // Frame 0 is the scene's initial state: the video's object must be where the scene file puts it.
   const alphaOf = compileRender(rigidProblem(buildRigidScene({ ...spec, channels: "alpha" })).render!);
   const mask = silhouette ? observed : foregroundMask(video.frames, spec.background!);
@@ -357,7 +360,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     ];
     log(`  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}${parts.length ? ` (of which ${parts.join(", ")})` : ""}`);
   });
-  log(`verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
+  log(`verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× ` + `the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
     (verdict.reasons.length ? `\n${verdict.reasons.map((x) => `  - ${x}`).join("\n")}` : ""));
   let files: string[] = [];
   if (o.out) {

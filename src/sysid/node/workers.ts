@@ -65,7 +65,7 @@ export async function runWorkers(commands: readonly WorkerCommand[]): Promise<vo
   const children = commands.map((c, k) => {
     const { child, exit } = spawnTagged(c, `worker ${k}`);
     const done = exit.then(({ code, signal }) => {
-      if (code !== 0) throw new Error(`worker ${k} (${[c.command, ...c.args].join(" ")}) exited with ${signal ?? `code ${code}`}; its log is above, tagged [worker ${k}]. ` +
+      if (code !== 0) throw new Error(`worker ${k} (${[c.command, ...c.args].join(" ")}) exited ` + `with ${signal ?? `code ${code}`}; its log is above, tagged [worker ${k}]. ` +
         "Its finished instances are kept: rerun the same command to resume.");
     });
     return { child, done };

@@ -66,7 +66,7 @@ export function calibratedCamera(c: CameraSpec, width: number, height: number): 
     const dot = (a: readonly number[], b: readonly number[]) => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
     const orthonormal = [0, 1, 2].every((i) => [0, 1, 2].every((j) => Math.abs(dot(R[i]!, R[j]!) - (i === j ? 1 : 0)) < 1e-4));
     const det = dot(R[0]!, cross(R[1]! as unknown as Vec3, R[2]! as unknown as Vec3));
-    if (!orthonormal || !(det > 0)) throw new Error(`camera: pose.R must be a rotation (orthonormal rows, determinant +1)${orthonormal ? `; its determinant is ${det.toFixed(3)}, a mirror — negate one row` : ""}.`);
+    if (!orthonormal || !(det > 0)) throw new Error(`camera: pose.R must be a rotation (orthonormal rows, determinant ` + `+1)${orthonormal ? `; its determinant is ${det.toFixed(3)}, a mirror — negate one row` : ""}.`);
     return c;
   }
   const eye = "eye" in c ? c.eye : eyeOfAngles(c);
@@ -76,9 +76,9 @@ export function calibratedCamera(c: CameraSpec, width: number, height: number): 
   const upHint: Vec3 = "up" in c && c.up ? c.up : [0, 1, 0];
   const side = cross(forward, upHint);
   if (!(Math.hypot(...side) > 1e-6 * Math.max(Math.hypot(...upHint), 1e-30))) {
-    throw new Error(`camera: up [${upHint}] is parallel to the viewing direction [${forward.map((x) => x.toFixed(3))}]; give an "up" that is not (e.g. [0, 0, 1] for a camera looking straight down).`);
+    throw new Error(`camera: up [${upHint}] is parallel to the viewing direction [${forward.map((x) => x.toFixed(3))}]; ` + `give an "up" that is not (e.g. [0, 0, 1] for a camera looking straight down).`);
   }
-  if (isMirror(c)) throw new Error(`camera: a "softras-mirror" look-at camera is a mirror image and has no OpenCV intrinsics and pose; use hostCamera or renderCamera.`);
+  if (isMirror(c)) throw new Error(`camera: a "softras-mirror" look-at camera is a mirror image and ` + `has no OpenCV intrinsics and pose; use hostCamera or renderCamera.`);
   const right = unit(side), down = cross(forward, right);
   const f = (height / 2) / Math.tan(((c.fovY * Math.PI) / 180) / 2);
   if (!(f > 0 && Number.isFinite(f))) throw new Error(`camera: fovY must be in (0, 180) degrees, got ${c.fovY}.`);

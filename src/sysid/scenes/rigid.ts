@@ -107,7 +107,9 @@ export interface RigidScene {
   readonly meshes: ShapeMeshes;
   /** Inertia about the COM per kg of mass, row-major 3×3. */
   readonly unitInertia: readonly number[];
-  /** Rendered vertices about the COM in the body frame [V, 3] (also the ground-contact points) and faces int32 [F, 3]. */
+  /**
+   * Rendered vertices about the COM in the body frame [V, 3] (also the ground-contact points) and faces int32 [F, 3].
+   */
   readonly local: Array;
   readonly localPoints: readonly number[];
   readonly faces: Array;
@@ -126,7 +128,7 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
   const [width, height] = size(spec.resolution);
   const meshes = typeof spec.shape === "string" ? shapeMeshes(spec.shape, spec.scale) : scaledMesh(spec.shape.mesh, spec.scale);
   const unit = rigid.meshBody(meshes.physics, { density: 1 });
-  if (!(unit.mass > 0)) throw new Error(`rigid scene: the mesh encloses no volume (${unit.mass} m³); it must be closed and wound counter-clockwise seen from outside.`);
+  if (!(unit.mass > 0)) throw new Error(`rigid scene: the mesh encloses no volume (${unit.mass} m³); it ` + `must be closed and wound counter-clockwise seen from outside.`);
   // meshBody places the mesh's COM at the origin of the body frame; shift the visual mesh the same way.
   const com = [0, 1, 2].map((d) => meshes.physics.vertices[d]! - unit.contactPoints[d]!);
   const v = meshes.visual.vertices;
@@ -147,7 +149,7 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
 }
 
 function checkBackground(img: Array, width: number, height: number): Array {
-  if (img.shape.join() !== [height, width, 3].join()) throw new Error(`rigid scene: the background image is [${img.shape}], expected [${height}, ${width}, 3] (the rendered resolution).`);
+  if (img.shape.join() !== [height, width, 3].join()) throw new Error(`rigid scene: the background image is [${img.shape}], ` + `expected [${height}, ${width}, 3] (the rendered resolution).`);
   return img;
 }
 
@@ -181,7 +183,7 @@ function checkContactStep(spec: RigidSceneSpec, dt: number): void {
   const limit = contact.rigidContactStepLimit(spec.contact);
   if (dt > limit) {
     const need = Math.ceil(1 / (limit * spec.fps));
-    throw new Error(`rigid scene: ${spec.substeps} substeps at ${spec.fps} fps (dt = ${(dt * 1e3).toFixed(2)} ms) cannot resolve ground contact with ke ${spec.contact.ke}, kd ${spec.contact.kd}, kf ${spec.contact.kf} ` +
+    throw new Error(`rigid scene: ${spec.substeps} substeps at ${spec.fps} fps (dt = ${(dt * 1e3).toFixed(2)} ms) cannot ` + `resolve ground contact with ke ${spec.contact.ke}, kd ${spec.contact.kd}, kf ${spec.contact.kf} ` +
       `(stable up to dt = ${(limit * 1e3).toFixed(2)} ms); use "substeps": ${need} or more, or a softer contact.`);
   }
 }

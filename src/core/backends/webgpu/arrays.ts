@@ -44,7 +44,10 @@ export function toWords(data: TypedArray, aval: ShapedArray): Float32Array | Int
   }
 }
 
-/** Copies host data into a new device buffer (one reference). `ownData` = data is immutable and may be kept as the mirror. */
+/**
+ * Copies host data into a new device buffer (one reference). `ownData` = data is immutable and may be kept as the
+ * mirror.
+ */
 export function uploadWords(data: TypedArray, aval: ShapedArray, ownData = false): DeviceBuffer {
   if (aval.dtype === "float64") throw float64Error();
   const ctx = gpu();
@@ -99,7 +102,7 @@ export async function readArray(arr: ConcreteArray): Promise<TypedArray> {
   if (ctx.errors.length > reportedErrors) {
     const fresh = ctx.errors.slice(reportedErrors);
     reportedErrors = ctx.errors.length;
-    throw new Error(`webgpu: the device reported ${fresh.length === 1 ? "an error" : `${fresh.length} errors`}; results computed since may be wrong:\n${fresh.join("\n")}`);
+    throw new Error(`webgpu: the device reported ${fresh.length === 1 ? "an error" : `${fresh.length} errors`}; ` + `results computed since may be wrong:\n${fresh.join("\n")}`);
   }
   switch (arr.dtype) {
     case "float32": return new Float32Array(words.buffer, words.byteOffset, words.length);

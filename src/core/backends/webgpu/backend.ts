@@ -25,7 +25,7 @@ export const webgpuBackend: Backend = {
   read(arr: ConcreteArray): Promise<TypedArray> { return readArray(arr); },
   readSync(arr: ConcreteArray): TypedArray {
     throw new Error(`dataSync() cannot read a webgpu array (${arr.aval}): GPU readback is asynchronous. ` +
-      "Use `await x.data()` (or `await x.toNdarray()`); item() and toList() read synchronously too, so use data() for them on webgpu.");
+      "Use `await x.data()` (or `await x.toNdarray()`); item() and " + "toList() read synchronously too, so use data() for them on webgpu.");
   },
   free(buffer: unknown): void {
     if (isBufferHandle(buffer)) buffer.release();

@@ -26,7 +26,9 @@ export class DeviceBuffer {
   /** Unique per allocation (a recycled GPUBuffer gets a new DeviceBuffer), so it can key caches. */
   readonly id = nextBufferId++;
   refs = 1;
-  /** Host copy of int32 data uploaded from the host (index arrays): lets scatter_add build its inverse incidence once. */
+  /**
+   * Host copy of int32 data uploaded from the host (index arrays): lets scatter_add build its inverse incidence once.
+   */
   host: Int32Array | null = null;
   readonly derived = new Map<string, BufferDerived>();
   /** @internal */
@@ -98,7 +100,7 @@ export class BufferPool {
   allocate(words: number): DeviceBuffer {
     const need = Math.max(1, words) * 4;
     if (need > this.maxBufferSize) {
-      throw new Error(`webgpu: an array of ${words} elements (${need} bytes) exceeds this device's maxBufferSize (${this.maxBufferSize} bytes).`);
+      throw new Error(`webgpu: an array of ${words} elements (${need} bytes) exceeds ` + `this device's maxBufferSize (${this.maxBufferSize} bytes).`);
     }
     const cap = Math.min(sizeClass(need), Math.max(need, Math.floor(this.maxBufferSize / 4) * 4));
     const list = this.free.get(cap);

@@ -42,7 +42,7 @@ async function nodeGpu(): Promise<GPU> {
   try {
     mod = (await import(/* @vite-ignore */ specifier)) as DawnModule;
   } catch (e) {
-    throw new Error(`the "webgpu" package (Dawn for Node) could not be loaded (${(e as Error).message}); install it with \`npm install webgpu\``);
+    throw new Error(`the "webgpu" package (Dawn for Node) could not be loaded ` + `(${(e as Error).message}); install it with \`npm install webgpu\``);
   }
   // Expose GPUBufferUsage & co. for user code that expects browser globals, without overwriting anything.
   const g = globalThis as Record<string, unknown>;

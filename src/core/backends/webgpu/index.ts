@@ -6,7 +6,7 @@
  */
 import { registerBackend, hasBackend } from "../backend.js";
 import { setWebGPULoader } from "../../init.js";
-import { registerIRRunner } from "../../../transforms/run-ir.js";
+import { registerIRRunner } from "../../run-ir.js";
 import { acquireDevice, probeNodeAdapter } from "./device.js";
 import { GpuContext, gpuIfReady, setGpuContext } from "./context.js";
 import { webgpuBackend } from "./backend.js";
@@ -15,7 +15,10 @@ import { finalizedHandles, type GpuMemoryStats } from "./buffers.js";
 
 let loading: Promise<void> | null = null;
 
-/** Node only: a way to run the garbage collector when device memory grows (finalizers free GPU buffers, V8 cannot see their size). */
+/**
+ * Node only: a way to run the garbage collector when device memory grows (finalizers free GPU buffers, V8 cannot see
+ * their size).
+ */
 async function nodeGcHook(): Promise<(() => void) | null> {
   try {
     const v8 = await import("node:v8");

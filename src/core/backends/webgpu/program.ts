@@ -5,7 +5,7 @@
  * last use, so nothing but the outputs outlives a call.
  */
 import type { Array } from "../../array.js";
-import { ConcreteArray } from "../../concrete.js";
+import type { ConcreteArray } from "../../concrete.js";
 import { cse, foldConstants, inlineCalls } from "../../compile/inline.js";
 import { dce } from "../../compile/dce.js";
 import { plan, type KernelStep, type ProgramSpec, type RoutineStep } from "../../compile/plan.js";
@@ -140,7 +140,10 @@ function stepInputs(e: StepExec): number[] {
 }
 const stepOutputs = (e: StepExec): number[] => (e.kind === "routine" ? [...e.step.outputs] : e.step.outputs.map((o) => o.buf));
 
-/** The passes the CPU compiler runs too (inline calls, CSE, folding, DCE), then the fusion plan without CPU-only scatter fusion. */
+/**
+ * The passes the CPU compiler runs too (inline calls, CSE, folding, DCE), then the fusion plan without CPU-only scatter
+ * fusion.
+ */
 export function compileGpuProgram(ir: IR): GpuProgram {
   for (const v of ir.inVars) if (v.aval.dtype === "float64") throw float64Error();
   let prog = dce(cse(inlineCalls(ir)));

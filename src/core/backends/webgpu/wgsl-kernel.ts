@@ -231,7 +231,7 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
     if (guard) { lines.push(`${ind}if (${guard}) {`); ind += "  "; }
     emitScope(child, ind, false);
     const b = name(body);
-    if (better) lines.push(`${ind}if (${better.name}(${accM}, ${acc}, ${b}, ${name(n.rvar!)})) { ${accM} = ${b}; ${acc} = ${name(n.rvar!)}; }`);
+    if (better) lines.push(`${ind}if (${better.name}(${accM}, ${acc}, ${b}, ${name(n.rvar!)})) ` + `{ ${accM} = ${b}; ${acc} = ${name(n.rvar!)}; }`);
     else lines.push(`${ind}${acc} = ${combine(n.tag, bd, acc, b, need)};`);
     if (guard) lines.push(`${indent}  }`);
     lines.push(`${indent}}`);
@@ -301,7 +301,7 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
       lines.push(`${indent}${rm}[lid] = ${accM}; ${ri}[lid] = ${acc};`);
       lines.push(`${indent}workgroupBarrier();`);
       lines.push(`${indent}for (var s = ${wg / 2}u; s > 0u; s = s >> 1u) {`);
-      lines.push(`${i2}if (lid < s && ${better.name}(${rm}[lid], ${ri}[lid], ${rm}[lid + s], ${ri}[lid + s])) { ${rm}[lid] = ${rm}[lid + s]; ${ri}[lid] = ${ri}[lid + s]; }`);
+      lines.push(`${i2}if (lid < s && ${better.name}(${rm}[lid], ${ri}[lid], ${rm}[lid + ` + `s], ${ri}[lid + s])) { ${rm}[lid] = ${rm}[lid + s]; ${ri}[lid] = ${ri}[lid + s]; }`);
       lines.push(`${i2}workgroupBarrier();`);
       lines.push(`${indent}}`);
       lines.push(`${indent}let ${name(n)} = ${ri}[0];`);
@@ -369,15 +369,15 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
   let binding = 0;
   if (bindings) {
     for (const { buf, write } of bindings.direct) {
-      decls.push(`@group(0) @binding(${binding++}) var<storage, ${write ? "read_write" : "read"}> b${buf}: array<${storageType(buffers[buf]!.dtype)}>;`);
+      decls.push(`@group(0) @binding(${binding++}) var<storage, ${write ? "read_write" : "read"}> ` + `b${buf}: array<${storageType(buffers[buf]!.dtype)}>;`);
     }
     if (bindings.packIn.length) decls.push(`@group(0) @binding(${binding++}) var<storage, read> pack_in: array<u32>;`);
     if (bindings.packOut.length) decls.push(`@group(0) @binding(${binding++}) var<storage, read_write> pack_out: array<u32>;`);
-    if (bindings.scratch) decls.push(`@group(0) @binding(${binding++}) var<storage, ${v.kind === "partials" ? "read_write" : "read"}> scratch: array<u32>;`);
+    if (bindings.scratch) decls.push(`@group(0) @binding(${binding++}) ` + `var<storage, ${v.kind === "partials" ? "read_write" : "read"}> scratch: array<u32>;`);
   }
   const entry = v.mode === "thread"
-    ? `@compute @workgroup_size(${wg})\nfn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`
-    : `@compute @workgroup_size(${wg})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {`;
+    ? `@compute @workgroup_size(${wg})\nfn main(@builtin(global_invocation_id) ` + `gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`
+    : `@compute @workgroup_size(${wg})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, ` + `@builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {`;
   const wgDecls = [...workgroupArrays].map(([nm, t]) => `var<workgroup> ${nm}: array<${t}, ${wg}>;`);
   const source = [...decls, ...wgDecls, helpers.render(), ...extraFns.values(), "", entry, ...head, ...lines, "}", ""].join("\n");
   return { source, loads };

@@ -12,7 +12,10 @@ export type { GemmDims, StridedMatrices } from "./strided.js";
 /** "auto": wasm when available and worthwhile; "js"/"wasm" force a path (tests, benchmarks). */
 export type GemmPath = "auto" | "js" | "wasm";
 
-/** Below this many multiply-adds per matrix the JS loop wins (packing + call overhead dominate; measured crossover ≈ 512). */
+/**
+ * Below this many multiply-adds per matrix the JS loop wins (packing + call overhead dominate; measured crossover ≈
+ * 512).
+ */
 const WASM_MIN_MACS = 1024;
 
 let wasm: WasmGemmFn | null | undefined; // undefined: not tried yet

@@ -28,5 +28,5 @@ export function compileRoutine(step: RoutineStep, buffers: readonly BufferSpec[]
   const { prim, params, inputs, outs } = step.eqn;
   if (prim.gpu) return prim.gpu(params, inputs.map((v) => v.aval), outs.map((v) => v.aval));
   if (step.eqn.prim.evaluate) return genericRoutine(step.eqn);
-  throw new Error(`webgpu: primitive ${step.eqn.prim.name} has no WebGPU implementation (it has no kernel lowering and no GPU routine).`);
+  throw new Error(`webgpu: primitive ${step.eqn.prim.name} has no WebGPU ` + `implementation (it has no kernel lowering and no GPU routine).`);
 }

@@ -37,7 +37,10 @@ ${Array.from({ length: MAX_RANK }, (_, k) => MAX_RANK - 1 - k).map((d) => `  add
 }
 `;
 
-/** A copier of arrays of \`shape\` into row-major order of the permuted axes \`perm\` (each call returns a new buffer, one reference). */
+/**
+ * A copier of arrays of \`shape\` into row-major order of the permuted axes \`perm\` (each call returns a new buffer,
+ * one reference).
+ */
 export function transposer(shape: readonly number[], perm: readonly number[]): (src: DeviceBuffer) => DeviceBuffer {
   const ctx = gpu();
   const n = shape.reduce((a, b) => a * b, 1);

@@ -39,7 +39,7 @@ function tiledSource(t: string): string {
   const accDecl = range(16).map((i) => `  var c${i}: ${t} = ${z};`).join("\n");
   const fma = range(4).flatMap((i) => range(4).map((j) => `      c${i * 4 + j} += a${i} * b${j};`)).join("\n");
   const stores = range(4).flatMap((i) => range(4).map((j) =>
-    `  if (m0 + ty * 4u + ${i}u < P.M && n0 + tx * 4u + ${j}u < P.N) { C[cBase + (m0 + ty * 4u + ${i}u) * P.N + n0 + tx * 4u + ${j}u] = c${i * 4 + j}; }`)).join("\n");
+    `  if (m0 + ty * 4u + ${i}u < P.M && n0 + tx * 4u + ${j}u < P.N) { C[cBase ` + `+ (m0 + ty * 4u + ${i}u) * P.N + n0 + tx * 4u + ${j}u] = c${i * 4 + j}; }`)).join("\n");
   return `${header(t)}
 var<workgroup> As: array<${t}, ${TK * TILE}>;
 var<workgroup> Bs: array<${t}, ${TK * TILE}>;

@@ -147,7 +147,10 @@ function deviceCsr(idx: DeviceBuffer, m: number, n: number): Csr {
 interface Recipe { readonly inputs: readonly number[]; readonly inVars: readonly Var[]; readonly eqns: readonly Eqn[]; readonly out: Var }
 const RECIPE_MAX_EQNS = 64;
 
-/** The equations computing `v` from program inputs, if all are int32/bool first-order primitives with CPU implementations. */
+/**
+ * The equations computing `v` from program inputs, if all are int32/bool first-order primitives with CPU
+ * implementations.
+ */
 function hostRecipe(v: Var, info: ProgramIRInfo): Recipe | null {
   const eqns: Eqn[] = [];
   const inVars: Var[] = [];
@@ -158,7 +161,7 @@ function hostRecipe(v: Var, info: ProgramIRInfo): Recipe | null {
     if (x.aval.dtype !== "int32" && x.aval.dtype !== "bool") return false;
     if (info.inputIndex.has(x)) { if (x.aval.dtype !== "int32") return false; inVars.push(x); return true; }
     const e = info.producer.get(x);
-    if (!e || !e.prim.impl || (e.prim.evaluate && e.prim.name !== "literal") || eqns.length >= RECIPE_MAX_EQNS) return false;
+    if (!e?.prim.impl || (e.prim.evaluate && e.prim.name !== "literal") || eqns.length >= RECIPE_MAX_EQNS) return false;
     if (!e.inputs.every(visit)) return false;
     if (!eqns.includes(e)) eqns.push(e);
     return true;

@@ -1,9 +1,9 @@
 /** Evaluate a closed-over IR on concrete values: compiled (CPU JS codegen, WebGPU kernels) where possible. */
-import type { Array } from "../core/array.js";
-import { ConcreteArray } from "../core/concrete.js";
-import { evalIR, type IR } from "../core/ir.js";
-import { compileCpu, type CpuProgram } from "../core/compile/cpu-program.js";
-import { hasEffects } from "../core/effects.js";
+import type { Array } from "./array.js";
+import { ConcreteArray } from "./concrete.js";
+import { evalIR, type IR } from "./ir.js";
+import { compileCpu, type CpuProgram } from "./compile/cpu-program.js";
+import { hasEffects } from "./effects.js";
 
 /** Runs an IR on concrete inputs; compilers register one. Returns null to decline. */
 export type IRRunner = (ir: IR, args: readonly Array[]) => Array[] | null;
