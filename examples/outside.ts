@@ -114,7 +114,13 @@ const val = (x: number | undefined) => (x === undefined ? "—" : x.toPrecision(
 export function outsideMarkdown(rows: readonly OutsideRow[]): string {
   const head = "| case | shape | physics + renderer | camera | video determines | mass: truth → estimate (error) [95% interval] | μ: truth → estimate (error) [95% interval] | verdict | truth in interval | believable |";
   const lines = rows.map((r) => {
-    const iv = (n: string) => (r.interval[n] ? ` [${val(r.interval[n]![0])}, ${val(r.interval[n]![1])}]` : "");
+    // An unbounded interval (the loss ignores the unknown) is ±Infinity, which result.json stores as null.
+    const bounded = (x: number | null | undefined) => typeof x === "number" && Number.isFinite(x);
+    const iv = (n: string) => {
+      const i = r.interval[n];
+      if (!i) return "";
+      return bounded(i[0]) && bounded(i[1]) ? ` [${val(i[0])}, ${val(i[1])}]` : " [unbounded]";
+    };
     const cell = (n: string) => (r.estimate[n] === undefined ? "—" : `${val(r.truth[n])} → ${val(r.estimate[n])} (${pct(r.relError[n])})${iv(n)}`);
     const inside = r.determines === "neither" ? "—" : r.covered ? "yes" : "**no**";
     return `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ${cell("mass")} | ${cell("mu")} | ${r.verdict} | ${inside} | ${r.trustworthy ? "yes" : "**no**"} |`;

@@ -150,7 +150,7 @@ function outsideSection(r: OutsideResult | null): string {
   if (!r) return "_not run yet_";
   return "Each video simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles (examples/data/outside/), fitted by `gradsim fit` " +
     "from the scene file a careful user writes. Believable: every unknown the video determines within 2% of the truth, or a verdict other than \"fits\". " +
-    "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed (the residual's spread over runs of frames, the contact defaults' factor 2, " +
+    "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed (the residual's spread over runs of frames, the contact defaults (ke ×2, kd ×4, kf ×10), " +
     "and the moves of the estimate under the foreground's thresholds halved or doubled and the model outline drawn half or twice as soft).\n\n" + outsideMarkdown(r.cases);
 }
 
