@@ -6,9 +6,9 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { grad, init, models, np, type Array } from "../src/index.js";
+import { grad, init, jit, models, np, type Array } from "../src/index.js";
 import { experiment as walker } from "../examples/control-walker.js";
-import { walkerBody } from "../src/control/index.js";
+import { centreOfMassDistance, clothControlScene, walkerBody } from "../src/control/index.js";
 import { experiment as gear } from "../examples/control-fem.js";
 import { experiment as clothControl } from "../examples/control-cloth.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
@@ -33,6 +33,11 @@ describe.each([["control-walker", walker], ["control-fem", gear], ["control-clot
     expect(diffphysics.distance.mean).toBeLessThan(random.distance.mean);
     // The same seeds start every method from the same control.
     gradsim.runs.forEach((g: { initialImageLoss: number }, i: number) => expect(Math.abs(g.initialImageLoss / random.runs[i].imageLoss - 1)).toBeLessThan(1e-4));
+    if (name === "control-cloth") {
+      // The metric is per particle: never below the centre of mass's distance, and above it for a sheet that lands turned or folded.
+      expect(r.distanceMeaning).toMatch(/per-particle/);
+      for (const m of [random, diffphysics, gradsim]) for (const run of m.runs) expect(run.distance, `seed ${run.seed}`).toBeGreaterThan(run.comDistance);
+    }
     expect(r.peakMemoryMB).toBeGreaterThan(0);
     for (const f of ["fig6-image-loss.png", "fig6-image-loss.csv", "fig6-distance.png", "motion.gif", "frames.png"]) expect(existsSync(join(out, f)), f).toBe(true);
   }, 300_000);
@@ -73,6 +78,44 @@ describe("control gradients", () => {
     const g = expectCentralDifferences(loss, a0, [0, 100, T - 1]);
     expect(Math.max(...globalThis.Array.from(g, Math.abs))).toBeGreaterThan(0);
   });
+});
+
+describe("control-cloth's loss and metric", () => {
+  it("diffphysics' loss sums the squared centre-of-mass error over every frame; the metric is the mean per-particle distance to the target cloth", () => {
+    const scene = clothControlScene({ cells: [4, 4], resolution: 16 }, 3);
+    const x = jit((v: Array) => scene.positions(v))(np.array([2, 1, 0.5], { dtype: "float32" }));
+    const [T, N] = x.shape as [number, number, number];
+    expect(T).toBe(scene.frames);
+    const xs = x.dataSync(), goalCom = scene.goalCom.dataSync();
+    let expected = 0, last = 0;
+    for (let t = 0; t < T; t++) {
+      let se = 0;
+      for (let k = 0; k < 3; k++) {
+        let com = 0;
+        for (let i = 0; i < N; i++) com += xs[(t * N + i) * 3 + k]! / N;
+        se += (com - goalCom[k]!) ** 2 / 3;
+      }
+      expected += se;
+      if (t === T - 1) last = se;
+    }
+    const loss = scene.stateLoss(x).item();
+    expect(Math.abs(loss / expected - 1)).toBeLessThan(1e-4);
+    expect(loss).toBeGreaterThan(2 * last); // not the last frame alone
+
+    // The hidden throw reaches the target cloth; a shifted copy is the shift away; a copy turned about its centre of mass is not at distance 0.
+    const goal = scene.goalPositions;
+    const hit = jit((v: Array) => np.index(scene.positions(v), scene.frames - 1))(scene.hiddenVelocity);
+    expect(scene.goalDistance(hit).item()).toBeLessThan(1e-4);
+    expect(Math.abs(scene.goalDistance(np.add(goal, np.array([0.3, 0.4, 0], { dtype: "float32" }))).item() - 0.5)).toBeLessThan(1e-5);
+    const com = np.mean(goal, 0);
+    const turned = np.add(np.mul(np.sub(goal, com), np.array([-1, 1, -1], { dtype: "float32" })), com); // half a turn about y
+    expect(centreOfMassDistance(turned, scene.goalCom).item()).toBeLessThan(1e-5);
+    const g = goal.dataSync(), c = com.dataSync();
+    let spread = 0;
+    for (let i = 0; i < N; i++) spread += 2 * Math.hypot(g[3 * i]! - c[0]!, g[3 * i + 2]! - c[2]!) / N;
+    expect(spread).toBeGreaterThan(0.05);
+    expect(Math.abs(scene.goalDistance(turned).item() / spread - 1)).toBeLessThan(1e-4);
+  }, 120_000);
 });
 
 describe("control bad input", () => {

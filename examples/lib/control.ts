@@ -10,6 +10,8 @@ export interface ControlResult {
   readonly scene: string;
   readonly settings: control.ControlSettings;
   readonly methods: control.ControlRuns["methods"];
+  /** What each method's `distance` measures. */
+  readonly distanceMeaning: string;
   /** Peak resident memory of the process (MB). */
   readonly peakMemoryMB: number;
   readonly files: string[];
@@ -19,7 +21,7 @@ export interface ControlResult {
 export async function runControl(ctx: ExperimentContext, sceneOf: (seed: number) => control.ControlScene, s: control.ControlSettings): Promise<ControlResult> {
   const r = await control.runControl(sceneOf, s, { firstSeed: ctx.flags.seed, log: (line) => ctx.log(line) });
   const files = await control.writeControlReport(ctx.out, r);
-  return { scene: r.first.scene.name, settings: s, methods: r.methods, peakMemoryMB: Number((process.resourceUsage().maxRSS / 1024).toFixed(1)), files };
+  return { scene: r.first.scene.name, settings: s, methods: r.methods, distanceMeaning: r.distanceMeaning, peakMemoryMB: Number((process.resourceUsage().maxRSS / 1024).toFixed(1)), files };
 }
 
 /** --target FILE as the scene's target image (over its background), or the scene's own goal image. */

@@ -53,7 +53,7 @@ async function writeMotion(out: string, scene: ControlScene, before: Array, afte
   return ["motion.gif", "frames.png"];
 }
 
-function writeCurves(out: string, scene: ControlScene, runs: Record<ControlMethod, MethodRun[]>, what: "imageLosses" | "distances", file: string, label: string, logY: boolean): string[] {
+function writeCurves(out: string, scene: ControlScene, runs: Record<ControlMethod, MethodRun[]>, what: "imageLosses" | "distances" | "comDistances", file: string, label: string, logY: boolean): string[] {
   const colours: Record<ControlMethod, readonly [number, number, number]> = { random: [128, 128, 128], diffphysics: [31, 119, 180], gradsim: [214, 39, 40] };
   const n = runs.gradsim[0]!.imageLosses.length;
   const series = CONTROL_METHODS.map((m) => {
@@ -69,12 +69,13 @@ function writeCurves(out: string, scene: ControlScene, runs: Record<ControlMetho
   return [`${file}.png`, `${file}.csv`];
 }
 
-/** The Fig. 6 curves (image loss and distance per iteration, mean ± std over seeds, PNG and CSV) and the first seed's motion before and after (motion.gif, frames.png) in `out`; returns the file names. */
+/** The Fig. 6 curves (image loss, distance and centre-of-mass distance per iteration, mean ± std over seeds, PNG and CSV) and the first seed's motion before and after (motion.gif, frames.png) in `out`; returns the file names. */
 export async function writeControlReport(out: string, r: ControlRuns): Promise<string[]> {
   const scene = r.first.scene;
   return [
     ...writeCurves(out, scene, r.runs, "imageLosses", "fig6-image-loss", "image loss (MSE of the last frame vs the target)", true),
-    ...writeCurves(out, scene, r.runs, "distances", "fig6-distance", "distance of the final state to the goal (m)", false),
+    ...writeCurves(out, scene, r.runs, "distances", "fig6-distance", scene.goalDistanceMeaning, false),
+    ...writeCurves(out, scene, r.runs, "comDistances", "fig6-com-distance", "centre-of-mass distance to the goal (m)", false),
     ...await writeMotion(out, scene, r.first.before, r.first.after),
   ];
 }

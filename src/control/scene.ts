@@ -27,8 +27,12 @@ export interface ControlScene {
   imageLoss?(frame: Array, target: Array): Array;
   /** The 3-D supervision of diffphysics: a scalar loss of the positions [frames, N, 3]. */
   stateLoss(x: Array): Array;
-  /** Distance (m) of the final positions [N, 3] to the goal state (scalar). */
+  /** Distance (m) of the final positions [N, 3] to the goal state (scalar): the reported metric. */
   goalDistance(last: Array): Array;
+  /** What goalDistance measures, in a few words with its unit (the reports' label). */
+  readonly goalDistanceMeaning: string;
+  /** The goal's centre of mass [3]; every method's final centre-of-mass distance to it is reported beside goalDistance. */
+  readonly goalCom: Array;
 }
 
 /** Phase inputs [T, P] of the policies: P sinusoids of angular frequency ω spread over one period, φ_p(t) = sin(ω t + 2πp/P). */
@@ -46,11 +50,20 @@ export function linearPolicyInit(A: number, P: number, seed: number): Array {
   return np.array(globalThis.Array.from({ length: A }, () => globalThis.Array.from({ length: P }, () => rng.uniform(-1, 1) / Math.sqrt(P))), { dtype: "float32" });
 }
 
+/** |COM(positions [N, 3]) − goal [3]| (m). */
+export const centreOfMassDistance = (x: Array, goalCom: Array): Array => np.sqrt(np.sum(np.square(np.sub(np.mean(x, 0), goalCom))));
+
 /** diffphysics' 3-D supervision and the reported distance, for a goal given as a centre of mass [3]: |COM(final) − goal|. */
-export function centreOfMassGoal(goalCom: Array, frames: number): Pick<ControlScene, "stateLoss" | "goalDistance"> {
-  const goalDistance = (last: Array) => np.sqrt(np.sum(np.square(np.sub(np.mean(last, 0), goalCom))));
-  return { goalDistance, stateLoss: (x) => np.square(goalDistance(np.index(x, frames - 1))) };
+export function centreOfMassGoal(goalCom: Array, frames: number): Pick<ControlScene, "stateLoss" | "goalDistance" | "goalDistanceMeaning" | "goalCom"> {
+  const goalDistance = (last: Array) => centreOfMassDistance(last, goalCom);
+  return { goalCom, goalDistance, goalDistanceMeaning: "centre-of-mass distance to the goal (m)", stateLoss: (x) => np.square(goalDistance(np.index(x, frames - 1))) };
 }
+
+/**
+ * A dense centre-of-mass loss over a rollout's positions [T, N, 3]: Σ_t mean_k (COM_t,k − goal_k)²,
+ * what control_cloth.py's physics-only method sums (torch's mse_loss of the COM, at every sampled step).
+ */
+export const centreOfMassTrackingLoss = (x: Array, goalCom: Array): Array => np.sum(np.mean(np.square(np.sub(np.mean(x, 1), goalCom)), 1));
 
 /** Where a target image is transparent: an RGB colour, or an image [R, R, 3] (the scene's own background). */
 export type TargetBackground = Array | readonly [number, number, number];
