@@ -23,13 +23,13 @@
  *                 (Appendix C.2), not its tables'. No rendering in the loop, so no frame of ours
  *                 that the predictor was not trained on (a tumbling or out-of-view body) is read;
  *   oracle        L1 between simulated and true states (no images).
- * Each optimised row runs Adam (projected onto the unknowns' box) from the same guess, 4
- * rendering configurations × guesses per environment, as the paper; in every task each row then
- * scans each unknown across its box and descends again from a grid point that scores lower
- * (sysid.scanAndDescend via risp.fitTask, as gradsim's Table 2 fits do), and ends with sign steps that halve on
- * overshoot (`polish`); in imitation of actions in time (the quadrotor's thrusts, the rod's
- * forces; not the hand's per-finger torque magnitudes and delays) it descends on growing
- * prefixes of the video first (sysid.horizonCurriculum).
+ * Each optimised row is fitted by risp.fitTask from the same guess, 4 rendering configurations ×
+ * guesses per environment, as the paper: sysid's Adam projected onto the unknowns' box (keeping
+ * its lowest iterate), in imitation of actions in time (the quadrotor's thrusts, the rod's
+ * forces; not the hand's per-finger torque magnitudes and delays) on growing prefixes of the
+ * video first (sysid.horizonCurriculum); then a scan of each unknown across its box with a
+ * descent from a grid point that scores lower (sysid.scanAndDescend, as gradsim's Table 2 fits
+ * do), and sign steps that halve on overshoot (sysid.polish).
  *
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
@@ -112,7 +112,7 @@ interface UnitRecord {
   readonly task: RispTask;
   readonly env: RispEnvName;
   readonly row: OptimisedRow;
-  readonly runs: readonly { readonly guess: number[]; readonly estimate: number[]; readonly look?: number[]; readonly error: number; readonly losses: number[]; readonly scan?: ScanRecord; readonly polish?: { readonly before: number; readonly after: number }; readonly seconds: number; readonly stopped?: string }[];
+  readonly runs: readonly { readonly guess: number[]; readonly estimate: number[]; readonly look?: number[]; readonly error: number; readonly losses: number[]; readonly scan?: ScanRecord; readonly polish?: { readonly before: number; readonly after: number }; readonly seconds: number }[];
 }
 const UNITS = TASKS.flatMap((task) => RISP_TASKS[task].flatMap((env) => OPTIMISED.map((row) => ({ task, env, row }))));
 /**

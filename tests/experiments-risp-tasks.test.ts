@@ -179,8 +179,9 @@ describe("risp-tasks (quick)", () => {
     for (const k of [0, 1]) {
       // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge (0.2 kg off).
       expect(rows.pixelwise.errors[k], `pixelwise config ${k + 1}`).toBeGreaterThan(0.15);
-      // Eq. 10's predictor, fitting our frames' look with the mass (Eq. 6), within 0.02 kg (0.016 and 0.003).
-      expect(rows["ours-exact"].errors[k], `ours-exact config ${k + 1}`).toBeLessThan(0.02);
+      // Eq. 10's predictor, fitting our frames' look with the mass (Eq. 6), within 0.025 kg (0.021 and 0.003;
+      // 0.016 and 0.003 with the descent before it was sysid's: the last iterate, in float64).
+      expect(rows["ours-exact"].errors[k], `ours-exact config ${k + 1}`).toBeLessThan(0.025);
       expect(rows.ours.errors[k], `ours config ${k + 1}`).toBeLessThan(rows.pixelwise.errors[k]);
       // The oracle uses no images: the same as under the tables' configurations.
       expect(rows.oracle.errors[k], `oracle config ${k + 1}`).toBeLessThan(1e-4);
