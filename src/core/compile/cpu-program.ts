@@ -12,9 +12,10 @@ import { bind } from "../trace.js";
 import { cpuBackend } from "../backends/cpu/cpu.js";
 import { cse, foldConstants, inlineCalls } from "./inline.js";
 import { JS_HELPERS, kernelToJs } from "./jsgen.js";
-import { plan, type PlanOptions, type ProgramSpec } from "./plan.js";
+import { plan, type KernelStep, type PlanOptions, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
+import { cpuKernels, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
 
 type KernelFn = (B: TypedArray[], O: Int32Array) => void;
 interface Layout {
@@ -51,6 +52,17 @@ export class CpuProgram {
         throw new Error(`internal: generated kernel does not compile (${(e as Error).message}):\n${src}`);
       }
     });
+  }
+  /** Per kernel step, its WebAssembly forms (index 0: one lane, 1: two), made at first use; null: stays JavaScript. */
+  private readonly wasm: (WasmKernel | null | undefined)[][] = [];
+  private wasmKernel(i: number, lanes: 1 | 2): WasmKernel | null {
+    const forms = (this.wasm[i] ??= []);
+    let w = forms[lanes - 1];
+    if (w === undefined) {
+      const { buffers } = this.spec;
+      w = forms[lanes - 1] = wasmKernelFor(this.spec.steps[i] as KernelStep, (id) => buffers[id]!, lanes, this.offsetBufs, this.spec.graph);
+    }
+    return w;
   }
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] { return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s, this.offsetBufs)] : [])); }
@@ -109,7 +121,9 @@ export class CpuProgram {
             O[id] = t && intoOffsets ? intoOffsets[oi]! : 0;
           }
           for (const a of s.accumulators) (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(exact(a.target));
-          this.fns[i]!(B, O);
+          const form = cpuKernels();
+          const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 2 : 1);
+          if (!w || !w.run(B, O)) this.fns[i]!(B, O);
           for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);
         } else {
           // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.

@@ -1,0 +1,102 @@
+/**
+ * Running a kernel compiled by wasmgen: its buffers are copied into the module's memory, the
+ * loop runs there, and the outputs are copied back (a few elements per iteration against
+ * hundreds of operations in the fused kernels this is for). Which form the CPU jit uses is a
+ * process-wide setting, read at every run, so benchmarks and tests can compare them side by side.
+ */
+import type { DType, TypedArray } from "../dtype.js";
+import type { KGraph } from "../kernel/expr.js";
+import type { KernelStep } from "./plan.js";
+import { kernelToWasm, wasmUnsupported, type WasmRegion } from "./wasmgen.js";
+
+/** "wasm": SIMD (f64x2) kernels where possible; "wasm-scalar": one lane; "js": JavaScript only. */
+export type CpuKernels = "wasm" | "wasm-scalar" | "js";
+
+/**
+ * Float operations per run (iterations × per-iteration nodes) below which a kernel stays
+ * JavaScript: under it, copying the buffers and calling in costs more than the lanes save.
+ */
+export const WASM_MIN_WORK = 4096;
+let minWork = WASM_MIN_WORK;
+
+const SIMD_PROBE = new Uint8Array([ // (func (result v128) v128.const 0)
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
+]);
+const hasWasm = typeof WebAssembly === "object";
+const hasSimd = hasWasm && WebAssembly.validate(SIMD_PROBE);
+
+let mode: CpuKernels = hasSimd ? "wasm" : "js";
+/**
+ * Choose the CPU jit's kernel form (benchmarks and tests compare them); returns the previous one.
+ * Without WebAssembly SIMD, "wasm" means "wasm-scalar". `minWork` (tests: 0, every supported
+ * kernel) applies to kernels compiled from then on.
+ */
+export function setCpuKernels(m: CpuKernels, opts: { minWork?: number } = {}): CpuKernels {
+  const prev = mode;
+  if (opts.minWork !== undefined) minWork = opts.minWork;
+  if (m !== "js" && !hasWasm) throw new Error(`setCpuKernels("${m}"): this JavaScript engine has no WebAssembly; use "js".`);
+  mode = m === "wasm" && !hasSimd ? "wasm-scalar" : m;
+  return prev;
+}
+export const cpuKernels = (): CpuKernels => mode;
+let runs = 0;
+/** How many kernel runs took the WebAssembly path so far (tests check that they exercised it). */
+export const wasmKernelRuns = (): number => runs;
+
+const CTOR: Record<DType, new (n: number) => TypedArray> = { float32: Float32Array, float64: Float64Array, int32: Int32Array, bool: Uint8Array };
+
+interface Bound { readonly region: WasmRegion; readonly view: TypedArray; readonly ctor: new (n: number) => TypedArray; readonly offset: boolean }
+
+export class WasmKernel {
+  private readonly reads: Bound[];
+  private readonly writes: Bound[];
+  private readonly fn: () => void;
+  constructor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph) {
+    const m = kernelToWasm(k, buffer, lanes, graph);
+    const inst = new WebAssembly.Instance(new WebAssembly.Module(m.bytes), { h: m.imports });
+    const memory = inst.exports.mem as WebAssembly.Memory;
+    this.fn = inst.exports.run as () => void;
+    const bind = (r: WasmRegion): Bound => {
+      const ctor = CTOR[r.dtype];
+      const view = new (ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => TypedArray)(memory.buffer, r.byteOffset, r.size);
+      return { region: r, view, ctor, offset: offsetBufs.has(r.buf) };
+    };
+    this.reads = m.reads.map(bind);
+    this.writes = m.writes.map(bind);
+  }
+
+  /** Run on the program's buffer table; false (nothing done) when a buffer is not of the compiled type. */
+  run(B: readonly TypedArray[], O: Int32Array): boolean {
+    for (const b of this.reads) if (!(B[b.region.buf] instanceof b.ctor)) return false;
+    for (const b of this.writes) if (!(B[b.region.buf] instanceof b.ctor)) return false;
+    for (const b of this.reads) {
+      const src = B[b.region.buf]!, at = b.offset ? O[b.region.buf]! : 0, n = b.region.size;
+      b.view.set((at === 0 && src.length === n ? src : src.subarray(at, at + n)) as never);
+    }
+    this.fn();
+    runs++;
+    for (const b of this.writes) B[b.region.buf]!.set(b.view as never, b.offset ? O[b.region.buf]! : 0);
+    return true;
+  }
+}
+
+/** The kernel's WebAssembly form for `lanes`, or null (unsupported kernel, too little work, or no WebAssembly). */
+export function wasmKernelFor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph): WasmKernel | null {
+  if (!hasWasm || wasmUnsupported(k) !== null) return null;
+  if (k.loop.reduce((a, b) => a * b, 1) * floatOps(k) < minWork) return null;
+  return new WasmKernel(k, buffer, lanes, offsetBufs, graph);
+}
+
+/** Float-valued nodes a kernel evaluates per iteration (a measure of its work). */
+function floatOps(k: KernelStep): number {
+  const seen = new Set<unknown>();
+  let n = 0;
+  const visit = (x: KernelStep["outputs"][number]["nodes"][number]): void => {
+    if (seen.has(x)) return;
+    seen.add(x);
+    if (x.op !== "const" && x.op !== "load" && (x.dtype === "float32" || x.dtype === "float64")) n++;
+    x.args.forEach(visit);
+  };
+  for (const o of k.outputs) o.nodes.forEach(visit);
+  return n;
+}
