@@ -24,6 +24,7 @@ import type { Carry } from "./types.js";
 import { recomputeResiduals } from "./scan-remat.js";
 import { cpuCompileEnabled, cpuProgramFor, runIR } from "./run-ir.js";
 import type { CpuProgram } from "../core/compile/cpu-program.js";
+import { markImmutable } from "../core/compile/wasm-kernel.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { cpuBackend } from "../core/backends/cpu/cpu.js";
 import { promoteTypes, typedArrayFor, typedArraysFor, type TypedArray } from "../core/dtype.js";
@@ -124,6 +125,8 @@ function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
   scratch.busy = true;
   try {
     const inputs = args.map((a) => a.buffer as TypedArray);
+    // The constant operands are the same arrays at every step: kernels may keep their copies.
+    for (let k = 0; k < nc; k++) markImmutable(inputs[k]!);
     const into: TypedArray[] = [...scratch.carries[0]!, ...ys];
     const inOffsets = new Int32Array(inputs.length), intoOffsets = new Int32Array(into.length);
     for (let i = 0; i < length; i++) {

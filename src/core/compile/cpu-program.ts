@@ -15,7 +15,7 @@ import { JS_HELPERS, kernelToJs } from "./jsgen.js";
 import { plan, type KernelStep, type PlanOptions, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
-import { cpuKernels, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
+import { cpuKernels, markImmutable, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
 
 type KernelFn = (B: TypedArray[], O: Int32Array) => void;
 interface Layout {
@@ -151,7 +151,7 @@ export class CpuProgram {
   private freshTable(withIntermediates: boolean): TypedArray[] {
     const { buffers, consts } = this.spec;
     const B: TypedArray[] = new globalThis.Array(buffers.length);
-    for (const [id, c] of consts) B[id] = (c as ConcreteArray).buffer as TypedArray;
+    for (const [id, c] of consts) markImmutable(B[id] = (c as ConcreteArray).buffer as TypedArray);
     if (withIntermediates) {
       const { writtenBy, outputsOf } = this.layout;
       writtenBy.forEach((ids, i) => ids.forEach((id) => {

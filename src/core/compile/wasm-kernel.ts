@@ -45,7 +45,18 @@ export const wasmKernelRuns = (): number => runs;
 
 const CTOR: Record<DType, new (n: number) => TypedArray> = { float32: Float32Array, float64: Float64Array, int32: Int32Array, bool: Uint8Array };
 
-interface Bound { readonly region: WasmRegion; readonly view: TypedArray; readonly ctor: new (n: number) => TypedArray; readonly offset: boolean }
+/**
+ * Arrays that never change (a program's constants, a scan's constant operands): a kernel that
+ * copied one into its memory last run, from the same place, need not copy it again.
+ */
+const immutable = new WeakSet<TypedArray>();
+export function markImmutable(a: TypedArray): void { immutable.add(a); }
+
+interface Bound {
+  readonly region: WasmRegion; readonly view: TypedArray; readonly ctor: new (n: number) => TypedArray; readonly offset: boolean;
+  /** The immutable array (and offset) the region holds a copy of, if any. */
+  held: TypedArray | null; heldAt: number;
+}
 
 export class WasmKernel {
   private readonly reads: Bound[];
@@ -59,7 +70,7 @@ export class WasmKernel {
     const bind = (r: WasmRegion): Bound => {
       const ctor = CTOR[r.dtype];
       const view = new (ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => TypedArray)(memory.buffer, r.byteOffset, r.size);
-      return { region: r, view, ctor, offset: offsetBufs.has(r.buf) };
+      return { region: r, view, ctor, offset: offsetBufs.has(r.buf), held: null, heldAt: 0 };
     };
     this.reads = m.reads.map(bind);
     this.writes = m.writes.map(bind);
@@ -71,7 +82,10 @@ export class WasmKernel {
     for (const b of this.writes) if (!(B[b.region.buf] instanceof b.ctor)) return false;
     for (const b of this.reads) {
       const src = B[b.region.buf]!, at = b.offset ? O[b.region.buf]! : 0, n = b.region.size;
+      if (src === b.held && at === b.heldAt) continue;
       b.view.set((at === 0 && src.length === n ? src : src.subarray(at, at + n)) as never);
+      b.held = immutable.has(src) ? src : null;
+      b.heldAt = at;
     }
     this.fn();
     runs++;
