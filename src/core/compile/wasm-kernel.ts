@@ -98,7 +98,13 @@ export class WasmKernel {
 export function wasmKernelFor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph): WasmKernel | null {
   if (!hasWasm || wasmUnsupported(k) !== null) return null;
   if (k.loop.reduce((a, b) => a * b, 1) * floatOps(k) < minWork) return null;
-  return new WasmKernel(k, buffer, lanes, offsetBufs, graph);
+  try {
+    return new WasmKernel(k, buffer, lanes, offsetBufs, graph);
+  } catch (e) {
+    // Too much memory for one module (or none to be had): the JavaScript kernel runs instead.
+    if (e instanceof RangeError) return null;
+    throw e;
+  }
 }
 
 /** Float-valued nodes a kernel evaluates per iteration (a measure of its work). */

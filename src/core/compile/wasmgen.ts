@@ -11,7 +11,7 @@
  */
 import type { DType } from "../dtype.js";
 import type { KGraph, KNode } from "../kernel/expr.js";
-import { isUnaryOp, UNARY_OPS } from "../kernel/scalar-ops.js";
+import { isBinaryOp, isUnaryOp, UNARY_OPS } from "../kernel/scalar-ops.js";
 import { EXPORT, name, section, sleb, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
 import type { KernelStep } from "./plan.js";
 import { topoOrder } from "./scopes.js";
@@ -28,6 +28,8 @@ export interface WasmKernelModule {
   readonly memoryBytes: number;
 }
 
+/** A kernel whose buffers need more memory than this stays JavaScript (32-bit addresses; one copy per kernel). */
+export const WASM_MAX_BYTES = 2 ** 30;
 const BYTES: Record<DType, number> = { float32: 4, float64: 8, int32: 4, bool: 1 };
 const isFloat = (d: DType): boolean => d === "float32" || d === "float64";
 
@@ -97,6 +99,9 @@ export function wasmUnsupported(k: KernelStep): string | null {
     if (n.op === "select" && n.args[0]!.dtype !== "bool") return "a select on a non-bool condition";
     if (n.op === "cast" && n.dtype === "bool" && n.args[0]!.dtype === "bool") return "a bool cast";
     if (n.op === "div" && !isFloat(n.args[0]!.dtype)) return "an int32 true division";
+    if (isBinaryOp(n.op) && !(isFloat(n.args[0]!.dtype) ? F64_BIN[n.op] || JS_F64_BIN[n.op] || n.op === "floordiv" : I32_BIN[n.op] !== undefined || JS_I32_BIN[n.op] || n.op === "max" || n.op === "min")) {
+      return `${n.args[0]!.dtype} ${n.op} (no WebAssembly form)`;
+    }
     if (isUnaryOp(n.op) && !isFloat(n.args[0]!.dtype) && !["neg", "abs", "not"].includes(n.op)) return `int ${n.op}`;
   }
   const written = new Set<number>();
@@ -106,6 +111,7 @@ export function wasmUnsupported(k: KernelStep): string | null {
   }
   if (written.size !== k.outputs.length) return "two outputs to one buffer";
   if (k.loopVars.some((v) => v.value < 1)) return "an empty loop";
+  if (k.loop.reduce((a, b) => a * b, 1) > 2 ** 27) return "a loop beyond 2^27 iterations";
   return null;
 }
 
@@ -161,7 +167,7 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
   for (const x of order) {
     const op = x.op, a0 = x.args[0];
     if (isUnaryOp(op) && a0 && isFloat(a0.dtype) && !F64_UN[op] && op !== "rsqrt" && op !== "isfinite") {
-      callOf.set(x, imp(`u_${op}`, UNARY_OPS[op].eval as (x: number) => number, op === "not" ? 3 : 1));
+      callOf.set(x, imp(`u_${op}`, UNARY_OPS[op].eval as (x: number) => number, isFloat(x.dtype) ? 1 : 3));
     } else if (a0 && isFloat(a0.dtype) && JS_F64_BIN[op]) callOf.set(x, imp(`f_${op}`, JS_F64_BIN[op]!, 2));
     else if (a0 && !isFloat(a0.dtype) && JS_I32_BIN[op] && !(op === "floordiv" || op === "floormod") ) callOf.set(x, imp(`i_${op}`, JS_I32_BIN[op]!, 4));
     else if (a0 && !isFloat(a0.dtype) && (op === "floordiv" || op === "floormod") && !(x.args[1]!.op === "const" && x.args[1]!.value > 0)) callOf.set(x, imp(`i_${op}`, JS_I32_BIN[op]!, 4));
@@ -414,6 +420,7 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
     i = j;
   }
   const func = [...vec(groups), ...code];
+  if (top > WASM_MAX_BYTES) throw new RangeError(`kernel buffers of ${top} bytes exceed the WebAssembly kernels' ${WASM_MAX_BYTES}`);
   const pages = Math.max(1, Math.ceil(top / 65536));
   const bytes = new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
