@@ -22,7 +22,7 @@ export function parseArgs(defaults: Record<string, string | number> = {}): Bench
   return out as BenchArgs;
 }
 
-export async function setup(backend: string | number, kernels: string | number = "wasm"): Promise<void> {
+export async function setup(backend: string | number, kernels: string | number | undefined = "wasm"): Promise<void> {
   if (backend !== "cpu" && backend !== "webgpu") throw new Error(`--backend must be cpu or webgpu, got ${backend}`);
   await init({ backend });
   setKernels(kernels);
