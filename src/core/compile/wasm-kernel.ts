@@ -7,7 +7,7 @@
 import type { DType, TypedArray } from "../dtype.js";
 import type { KGraph } from "../kernel/expr.js";
 import type { KernelStep } from "./plan.js";
-import { kernelToWasm, wasmUnsupported, type WasmRegion } from "./wasmgen.js";
+import { kernelToWasm, kernelWork, wasmUnsupported, type WasmRegion } from "./wasmgen.js";
 
 /** "wasm": SIMD (f64x2) kernels where possible; "wasm-scalar": one lane; "js": JavaScript only. */
 export type CpuKernels = "wasm" | "wasm-scalar" | "js";
@@ -17,6 +17,8 @@ export type CpuKernels = "wasm" | "wasm-scalar" | "js";
  * JavaScript: under it, copying the buffers and calling in costs more than the lanes save.
  */
 export const WASM_MIN_WORK = 4096;
+/** Float operations per JS call a kernel needs to run as WebAssembly (W1's gradient: 4 calls in ~20 operations stays JS). */
+const CALL_COST = 8;
 let minWork = WASM_MIN_WORK;
 
 const SIMD_PROBE = new Uint8Array([ // (func (result v128) v128.const 0)
@@ -29,7 +31,7 @@ let mode: CpuKernels = hasSimd ? "wasm" : "js";
 /**
  * Choose the CPU jit's kernel form (benchmarks and tests compare them); returns the previous one.
  * Without WebAssembly SIMD, "wasm" means "wasm-scalar". `minWork` (tests: 0, every supported
- * kernel) applies to kernels compiled from then on.
+ * kernel, however many JS calls it makes) applies to kernels compiled from then on.
  */
 export function setCpuKernels(m: CpuKernels, opts: { minWork?: number } = {}): CpuKernels {
   const prev = mode;
@@ -97,7 +99,11 @@ export class WasmKernel {
 /** The kernel's WebAssembly form for `lanes`, or null (unsupported kernel, too little work, or no WebAssembly). */
 export function wasmKernelFor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph): WasmKernel | null {
   if (!hasWasm || wasmUnsupported(k) !== null) return null;
-  if (k.loop.reduce((a, b) => a * b, 1) * floatOps(k) < minWork) return null;
+  const { floatOps, calls } = kernelWork(k);
+  if (k.loop.reduce((a, b) => a * b, 1) * floatOps < minWork) return null;
+  // Each lane's call out to JS (exp, sin, …) costs about what JS's own call does, plus moving the
+  // lane out and back: kernels made mostly of such calls (W1's tanh·exp + sin) run faster as JS.
+  if (calls * CALL_COST > floatOps && minWork > 0) return null;
   try {
     return new WasmKernel(k, buffer, lanes, offsetBufs, graph);
   } catch (e) {
@@ -107,16 +113,3 @@ export function wasmKernelFor(k: KernelStep, buffer: (id: number) => { dtype: DT
   }
 }
 
-/** Float-valued nodes a kernel evaluates per iteration (a measure of its work). */
-function floatOps(k: KernelStep): number {
-  const seen = new Set<unknown>();
-  let n = 0;
-  const visit = (x: KernelStep["outputs"][number]["nodes"][number]): void => {
-    if (seen.has(x)) return;
-    seen.add(x);
-    if (x.op !== "const" && x.op !== "load" && (x.dtype === "float32" || x.dtype === "float64")) n++;
-    x.args.forEach(visit);
-  };
-  for (const o of k.outputs) o.nodes.forEach(visit);
-  return n;
-}

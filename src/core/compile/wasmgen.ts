@@ -87,6 +87,26 @@ const toInt32 = (x: number): number => x | 0;
 
 type Rep = { kind: "v"; local: number } | { kind: "l"; locals: number[] } | { kind: "u"; local: number };
 
+/** Whether node x is computed by calling JS (an op without a WebAssembly instruction: exp, sin, pow, …). */
+function callsJs(x: KNode): boolean {
+  const op = x.op, a0 = x.args[0];
+  if (!a0) return false;
+  if (isUnaryOp(op)) return isFloat(a0.dtype) && !F64_UN[op] && op !== "rsqrt" && op !== "isfinite";
+  if (op === "cast") return x.dtype === "int32" && isFloat(a0.dtype);
+  if (isFloat(a0.dtype)) return JS_F64_BIN[op] !== undefined;
+  return JS_I32_BIN[op] !== undefined && !((op === "floordiv" || op === "floormod") && x.args[1]!.op === "const" && x.args[1]!.value > 0);
+}
+
+/** Per loop iteration: float-valued nodes (the work the lanes share) and nodes that call JS (one call per lane each). */
+export function kernelWork(k: KernelStep): { floatOps: number; calls: number } {
+  let floatOps = 0, calls = 0;
+  for (const x of topoOrder(k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]))) {
+    if (x.op !== "const" && x.op !== "load" && isFloat(x.dtype)) floatOps++;
+    if (callsJs(x)) calls++;
+  }
+  return { floatOps, calls };
+}
+
 /** Why a kernel stays JavaScript, or null when it can be compiled. */
 export function wasmUnsupported(k: KernelStep): string | null {
   if (k.loopVars.length === 0) return "no loop";
@@ -165,13 +185,12 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
   // Import indices must be known before function indices: collect them first.
   const callOf = new Map<KNode, number>();
   for (const x of order) {
-    const op = x.op, a0 = x.args[0];
-    if (isUnaryOp(op) && a0 && isFloat(a0.dtype) && !F64_UN[op] && op !== "rsqrt" && op !== "isfinite") {
-      callOf.set(x, imp(`u_${op}`, UNARY_OPS[op].eval as (x: number) => number, isFloat(x.dtype) ? 1 : 3));
-    } else if (a0 && isFloat(a0.dtype) && JS_F64_BIN[op]) callOf.set(x, imp(`f_${op}`, JS_F64_BIN[op]!, 2));
-    else if (a0 && !isFloat(a0.dtype) && JS_I32_BIN[op] && !(op === "floordiv" || op === "floormod") ) callOf.set(x, imp(`i_${op}`, JS_I32_BIN[op]!, 4));
-    else if (a0 && !isFloat(a0.dtype) && (op === "floordiv" || op === "floormod") && !(x.args[1]!.op === "const" && x.args[1]!.value > 0)) callOf.set(x, imp(`i_${op}`, JS_I32_BIN[op]!, 4));
-    else if (op === "cast" && x.dtype === "int32" && a0 && isFloat(a0.dtype)) callOf.set(x, imp("toInt32", toInt32, 3));
+    if (!callsJs(x)) continue;
+    const op = x.op, a0 = x.args[0]!;
+    if (isUnaryOp(op)) callOf.set(x, imp(`u_${op}`, UNARY_OPS[op].eval as (x: number) => number, isFloat(x.dtype) ? 1 : 3));
+    else if (op === "cast") callOf.set(x, imp("toInt32", toInt32, 3));
+    else if (isFloat(a0.dtype)) callOf.set(x, imp(`f_${op}`, JS_F64_BIN[op]!, 2));
+    else callOf.set(x, imp(`i_${op}`, JS_I32_BIN[op]!, 4));
   }
   const nImports = importNames.length;
 
