@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grad, jit, np, type Array } from "../src/index.js";
+import { grad, jit, lax, np, type Array } from "../src/index.js";
 import { setCpuKernels, wasmKernelRuns, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
 import { arbProgram, randomArray } from "../property-tests/gen/programs.js";
 import { contact, fem, meshes, particles } from "../src/models/index.js";
@@ -89,6 +89,24 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
         sameBitsEveryForm(() => f(w), `scatter ${dtype} n=${n}`, n > 16);
       }
     }
+  });
+
+  it("a kernel called on other arrays, then the first again, reads each (its kept copies follow the operands)", () => {
+    const f = jit((x: Array, w: Array) => np.add(np.mul(np.sin(x), w), np.sqrt(np.abs(np.mul(x, w)))));
+    const xs = [1, 2, 3].map((s) => randomArray(s, [2000])), w = randomArray(9, [2000]);
+    setCpuKernels("js");
+    const ref = xs.map((x) => f(x, w).toList());
+    setCpuKernels("wasm");
+    const runs0 = wasmKernelRuns();
+    for (const i of [0, 1, 0, 2, 2, 1]) expect(f(xs[i]!, w).toList()).toEqual(ref[i]);
+    // As an operand of a scan step (the stacked xs, read at each step's offset) too.
+    const g = jit((xs2: Array) => lax.scan((c: Array, x: Array) => [np.add(c, np.mul(np.sin(x), w)), np.cos(np.mul(x, c))], np.zeros([2000], { dtype: "float64" }), xs2));
+    const stacked = np.stack(xs);
+    setCpuKernels("js");
+    const gref = (g(stacked) as Array[]).map((a) => a.toList());
+    setCpuKernels("wasm");
+    expect((g(stacked) as Array[]).map((a) => a.toList())).toEqual(gref);
+    expect(wasmKernelRuns() - runs0).toBeGreaterThan(6);
   });
 
   it("a FEM soft body's rollout, forward and gradient, with ground contact", () => {

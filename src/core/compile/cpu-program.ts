@@ -83,7 +83,10 @@ export class CpuProgram {
    * that computes it, or copied): scan loops use it to write straight into stacked outputs.
    */
   run(args: readonly ConcreteArray[], into?: readonly (TypedArray | undefined)[]): ConcreteArray[] {
-    const outs = this.runBuffers(args.map((a) => a.buffer as TypedArray), into);
+    // Arrays never change: a WebAssembly kernel may keep its copy of one from run to run.
+    const inputs = args.map((a) => a.buffer as TypedArray);
+    for (const b of inputs) markImmutable(b);
+    const outs = this.runBuffers(inputs, into);
     return outs.map((data, i) => new ConcreteArray(this.outAvals[i]!, cpuBackend, data));
   }
 

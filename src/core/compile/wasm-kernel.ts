@@ -48,16 +48,17 @@ export const wasmKernelRuns = (): number => runs;
 const CTOR: Record<DType, new (n: number) => TypedArray> = { float32: Float32Array, float64: Float64Array, int32: Int32Array, bool: Uint8Array };
 
 /**
- * Arrays that never change (a program's constants, a scan's constant operands): a kernel that
- * copied one into its memory last run, from the same place, need not copy it again.
+ * Arrays that never change (the buffers of arrays: a program's operands and constants, a scan's
+ * constant operands; not a scan's carries, which are reused scratch): a kernel that copied one
+ * into its memory last run, from the same place, need not copy it again.
  */
 const immutable = new WeakSet<TypedArray>();
 export function markImmutable(a: TypedArray): void { immutable.add(a); }
 
 interface Bound {
   readonly region: WasmRegion; readonly view: TypedArray; readonly ctor: new (n: number) => TypedArray; readonly offset: boolean;
-  /** The immutable array (and offset) the region holds a copy of, if any. */
-  held: TypedArray | null; heldAt: number;
+  /** The immutable array (and offset) the region holds a copy of, if any (weakly: it may be collected). */
+  held: WeakRef<TypedArray> | null; heldAt: number;
 }
 
 export class WasmKernel {
@@ -84,9 +85,9 @@ export class WasmKernel {
     for (const b of this.writes) if (!(B[b.region.buf] instanceof b.ctor)) return false;
     for (const b of this.reads) {
       const src = B[b.region.buf]!, at = b.offset ? O[b.region.buf]! : 0, n = b.region.size;
-      if (src === b.held && at === b.heldAt) continue;
+      if (b.held !== null && at === b.heldAt && b.held.deref() === src) continue;
       b.view.set((at === 0 && src.length === n ? src : src.subarray(at, at + n)) as never);
-      b.held = immutable.has(src) ? src : null;
+      b.held = immutable.has(src) ? new WeakRef(src) : null;
       b.heldAt = at;
     }
     this.fn();
