@@ -45,6 +45,15 @@ for w, s in keys:
     gj, jx = med.get((w, s, "gradsim-js")), med.get((w, s, "jax"))
     js_jax = "—" if gj is None or jx is None else f"{gj / jx:.2f}"
     print(f"| {w} | {s} | {f(g)} | " + " | ".join(f(v) for v in vals) + f" | {rat('jax')} | {js_jax} | {rat('numba')} | {rat('c-reference-f32')} | {rat('gradsim-js')} | {n} |")
+best = {k: min(v) for k, v in ms.items()}
+print("\nbest rep (the lowest of the per-rep medians, ms: on a loaded machine, closest to each one's unloaded speed):")
+print("| workload | size | gradsim | gradsim-js | jax | numba | C f32 | gradsim/jax | gradsim-js/jax | gradsim/C f32 | gradsim/gradsim-js |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for w, s in keys:
+    b = lambda p: best.get((w, s, p))
+    r = lambda p, q: "—" if b(p) is None or b(q) is None else f"{b(p) / b(q):.2f}"
+    print(f"| {w} | {s} | {f(b('gradsim'))} | {f(b('gradsim-js'))} | {f(b('jax'))} | {f(b('numba'))} | {f(b('c-reference-f32'))} | "
+          f"{r('gradsim', 'jax')} | {r('gradsim-js', 'jax')} | {r('gradsim', 'c-reference-f32')} | {r('gradsim', 'gradsim-js')} |")
 print("\nper-rep spread (min..max of the per-rep medians, ms):")
 for (w, s, who), v in sorted(ms.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
     print(f"  {w} {s} {who}: {min(v):.3g}..{max(v):.3g} (n={len(v)})")
