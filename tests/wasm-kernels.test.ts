@@ -109,6 +109,25 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
     expect(wasmKernelRuns() - runs0).toBeGreaterThan(6);
   });
 
+  it("a scan whose constant operand is a buffer the program around it reuses (the next call's value is read)", () => {
+    const w = randomArray(7, [2000]);
+    const body = (k: Array) => (c: Array, x: Array): [Array, Array] => [np.add(np.mul(c, k), np.mul(np.sin(x), w)), np.cos(np.mul(x, c))];
+    // k = sin(a) is an intermediate of the jitted program: a buffer rewritten by each call.
+    const f = jit((a: Array, xs: Array) => lax.scan(body(np.sin(a)), np.zeros([2000], { dtype: "float64" }), xs));
+    // The same, one level deeper: a scan in a scan's body, its constant an intermediate of the outer body.
+    const g = jit((a: Array, xs: Array) => lax.scan((c: Array, x: Array): [Array, Array] => {
+      const [ci, ys] = lax.scan(body(np.sin(np.add(a, c))), c, np.stack([x, np.mul(x, 2)]));
+      return [ci, np.sum(ys, 0)];
+    }, np.zeros([2000], { dtype: "float64" }), xs));
+    const as = [1, 2].map((s) => randomArray(s, [2000])), xs = np.stack([3, 4, 5].map((s) => randomArray(s, [2000])));
+    for (const h of [f, g]) {
+      setCpuKernels("js");
+      const ref = as.map((a) => (h(a, xs) as Array[]).map((r) => r.toList()));
+      setCpuKernels("wasm");
+      for (const i of [0, 1, 0, 1]) expect((h(as[i]!, xs) as Array[]).map((r) => r.toList())).toEqual(ref[i]);
+    }
+  });
+
   it("a FEM soft body's rollout, forward and gradient, with ground contact", () => {
     const mesh = meshes.tetBox({ cells: [3, 2, 2], size: [0.15, 0.1, 0.1], origin: [0, 0.0005, 0] });
     const { system, state } = fem.softBody(mesh, { density: 1000, mu: 1e4, lambda: 1e4, damping: 1, velocity: [1, -0.5, 0], ground: contact.ground({ ke: 1e4, kd: 10, kf: 10, mu: 0.5 }) });

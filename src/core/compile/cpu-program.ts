@@ -37,6 +37,9 @@ function allowBigKernels(): void {
   v8?.setFlagsFromString?.("--max-optimized-bytecode-size=16000000");
 }
 
+/** How many program runs are under way (nested: a routine of one runs another). */
+let programDepth = 0;
+
 export class CpuProgram {
   private readonly fns: (KernelFn | null)[];
   constructor(readonly spec: ProgramSpec, readonly outAvals: readonly ShapedArray[]) {
@@ -83,9 +86,11 @@ export class CpuProgram {
    * that computes it, or copied): scan loops use it to write straight into stacked outputs.
    */
   run(args: readonly ConcreteArray[], into?: readonly (TypedArray | undefined)[]): ConcreteArray[] {
-    // Arrays never change: a WebAssembly kernel may keep its copy of one from run to run.
+    // A top-level run's operands are arrays, which never change: a WebAssembly kernel may keep its
+    // copy of one from run to run. (Inside another program's run, a routine's operands may be that
+    // program's reused buffers.)
     const inputs = args.map((a) => a.buffer as TypedArray);
-    for (const b of inputs) markImmutable(b);
+    if (programDepth === 0) for (const b of inputs) markImmutable(b);
     const outs = this.runBuffers(inputs, into);
     return outs.map((data, i) => new ConcreteArray(this.outAvals[i]!, cpuBackend, data));
   }
@@ -102,8 +107,9 @@ export class CpuProgram {
     const { buffers, steps, outputs } = this.spec;
     const reentrant = this.running;
     this.running = true;
+    const topLevel = programDepth++ === 0;
     try {
-      const B = reentrant ? this.freshTable(false) : (this.table ??= this.freshTable(true));
+      const B = reentrant ? this.freshTable(false, topLevel) : (this.table ??= this.freshTable(true, topLevel));
       const O = reentrant ? new Int32Array(buffers.length) : (this.offsets ??= new Int32Array(buffers.length));
       const ins = this.spec.inputs;
       for (let i = 0; i < ins.length; i++) { B[ins[i]!] = inputs[i]!; O[ins[i]!] = inOffsets ? inOffsets[i]! : 0; }
@@ -147,14 +153,18 @@ export class CpuProgram {
       return result;
     } finally {
       this.running = reentrant;
+      programDepth--;
     }
   }
 
   /** A buffer table with the consts, and with the intermediates when they are to be reused. */
-  private freshTable(withIntermediates: boolean): TypedArray[] {
+  private freshTable(withIntermediates: boolean, topLevel: boolean): TypedArray[] {
     const { buffers, consts } = this.spec;
     const B: TypedArray[] = new globalThis.Array(buffers.length);
-    for (const [id, c] of consts) markImmutable(B[id] = (c as ConcreteArray).buffer as TypedArray);
+    for (const [id, c] of consts) {
+      B[id] = (c as ConcreteArray).buffer as TypedArray;
+      if (topLevel) markImmutable(B[id]);
+    }
     if (withIntermediates) {
       const { writtenBy, outputsOf } = this.layout;
       writtenBy.forEach((ids, i) => ids.forEach((id) => {

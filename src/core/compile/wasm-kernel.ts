@@ -48,17 +48,29 @@ export const wasmKernelRuns = (): number => runs;
 const CTOR: Record<DType, new (n: number) => TypedArray> = { float32: Float32Array, float64: Float64Array, int32: Int32Array, bool: Uint8Array };
 
 /**
- * Arrays that never change (the buffers of arrays: a program's operands and constants, a scan's
- * constant operands; not a scan's carries, which are reused scratch): a kernel that copied one
- * into its memory last run, from the same place, need not copy it again.
+ * Arrays known not to change, each with the epoch of that knowledge: a kernel that copied one into
+ * its memory, from the same place and in the same epoch, need not copy it again. Permanent: the
+ * operands of a top-level program run and its constants (arrays are immutable). Scoped
+ * (`holdDuring`): a scan's constant operands, fixed for the scan but possibly buffers that the
+ * program around it reuses on its next run.
  */
-const immutable = new WeakSet<TypedArray>();
-export function markImmutable(a: TypedArray): void { immutable.add(a); }
+const immutable = new WeakMap<TypedArray, number>();
+let epoch = 0;
+export function markImmutable(a: TypedArray): void { if (!immutable.has(a)) immutable.set(a, ++epoch); }
+export function holdDuring<T>(arrays: readonly TypedArray[], f: () => T): T {
+  const scoped = arrays.filter((a) => !immutable.has(a));
+  for (const a of scoped) immutable.set(a, ++epoch);
+  try {
+    return f();
+  } finally {
+    for (const a of scoped) immutable.delete(a);
+  }
+}
 
 interface Bound {
   readonly region: WasmRegion; readonly view: TypedArray; readonly ctor: new (n: number) => TypedArray; readonly offset: boolean;
-  /** The immutable array (and offset) the region holds a copy of, if any (weakly: it may be collected). */
-  held: WeakRef<TypedArray> | null; heldAt: number;
+  /** The immutable array (offset, epoch) the region holds a copy of, if any (weakly: it may be collected). */
+  held: WeakRef<TypedArray> | null; heldAt: number; heldEpoch: number;
 }
 
 export class WasmKernel {
@@ -73,7 +85,7 @@ export class WasmKernel {
     const bind = (r: WasmRegion): Bound => {
       const ctor = CTOR[r.dtype];
       const view = new (ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => TypedArray)(memory.buffer, r.byteOffset, r.size);
-      return { region: r, view, ctor, offset: offsetBufs.has(r.buf), held: null, heldAt: 0 };
+      return { region: r, view, ctor, offset: offsetBufs.has(r.buf), held: null, heldAt: 0, heldEpoch: 0 };
     };
     this.reads = m.reads.map(bind);
     this.writes = m.writes.map(bind);
@@ -85,10 +97,12 @@ export class WasmKernel {
     for (const b of this.writes) if (!(B[b.region.buf] instanceof b.ctor)) return false;
     for (const b of this.reads) {
       const src = B[b.region.buf]!, at = b.offset ? O[b.region.buf]! : 0, n = b.region.size;
-      if (b.held !== null && at === b.heldAt && b.held.deref() === src) continue;
+      const e = immutable.get(src);
+      if (e !== undefined && e === b.heldEpoch && at === b.heldAt && b.held?.deref() === src) continue;
       b.view.set((at === 0 && src.length === n ? src : src.subarray(at, at + n)) as never);
-      b.held = immutable.has(src) ? new WeakRef(src) : null;
+      b.held = e !== undefined ? new WeakRef(src) : null;
       b.heldAt = at;
+      b.heldEpoch = e ?? 0;
     }
     this.fn();
     runs++;
