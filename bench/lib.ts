@@ -4,6 +4,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { init, type Array } from "../src/index.js";
+import { setCpuKernels, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
 
 export type BenchArgs = Record<string, string | number> & { readonly runs: number; readonly warmup: number };
 
@@ -21,9 +22,17 @@ export function parseArgs(defaults: Record<string, string | number> = {}): Bench
   return out as BenchArgs;
 }
 
-export async function setup(backend: string | number): Promise<void> {
+export async function setup(backend: string | number, kernels: string | number | undefined = "wasm"): Promise<void> {
   if (backend !== "cpu" && backend !== "webgpu") throw new Error(`--backend must be cpu or webgpu, got ${backend}`);
   await init({ backend });
+  setKernels(kernels);
+}
+
+/** `--kernels js|wasm-scalar|wasm`: the CPU jit's kernel form (default wasm: SIMD where the kernel allows). */
+export function setKernels(kernels: string | number): CpuKernels {
+  if (kernels !== "js" && kernels !== "wasm" && kernels !== "wasm-scalar") throw new Error(`--kernels must be js, wasm-scalar or wasm, got ${kernels}`);
+  setCpuKernels(kernels);
+  return kernels;
 }
 
 export const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;

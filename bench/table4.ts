@@ -8,7 +8,7 @@
  *   DP+DR backward: a video of 8 frames, one substep and one render each, the gradient of its
  *     pixelwise MSE w.r.t. the material — frames per second.
  *
- *   npx tsx bench/table4.ts [--backend cpu|webgpu] [--sizes 100,200,400,1000,2000,5000,10000] [--rows all|dp]
+ *   npx tsx bench/table4.ts [--backend cpu|webgpu] [--sizes 100,200,400,1000,2000,5000,10000] [--rows all|dp] [--kernels js|wasm-scalar|wasm]
  * The body starts half a millimetre above the ground (bench/physics.ts BOX_LIFT) and lands in the
  * second substep, so every timed DP rollout includes contact; the forward row reports the lowest
  * final height, and a scene that never reaches the ground is an error.
@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { grad, init, jit, np, render as R, type Array } from "../src/index.js";
 import { contact, fem, meshes, particles } from "../src/models/index.js";
-import { timeIt } from "./lib.js";
+import { setKernels, timeIt } from "./lib.js";
 import { boxFor, stepsFor } from "./physics.js";
 
 /** gradSim Table 4 (right): forward DP, forward DR, backward DP, backward DP+DR (Hz). */
@@ -32,6 +32,8 @@ export interface Table4Row {
   readonly size: number;
   readonly backend: string;
   readonly mode: "jit";
+  /** The CPU jit's kernel form (`--kernels`). */
+  readonly kernels?: string;
   readonly stepsPerSec: number;
   readonly paperGpuStepsPerSec: number;
   /** DP rows: the first call's ms (tracing, compilation and one run). */
@@ -53,8 +55,9 @@ const ms = async (fn: () => Promise<unknown>, runs: number) => (await timed(fn, 
 /** Which rows: all four, or the physics (DP) rows alone (the peer comparison). */
 export type Table4Rows = "all" | "dp";
 
-export async function table4(backend: "cpu" | "webgpu", sizes: readonly number[], emit: (r: Table4Row) => void, rows: Table4Rows = "all"): Promise<void> {
+export async function table4(backend: "cpu" | "webgpu", sizes: readonly number[], emit: (r: Table4Row) => void, rows: Table4Rows = "all", kernels = "wasm"): Promise<void> {
   await init({ backend });
+  setKernels(kernels);
   for (const target of sizes) {
     const mesh = boxFor(target);
     const tets = meshes.tetCount(mesh);
@@ -121,8 +124,9 @@ function lowestY(x: ArrayLike<number>): number {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const arg = (k: string) => { const i = process.argv.indexOf(`--${k}`); return i > 0 ? process.argv[i + 1] : undefined; };
   const sizes = arg("sizes")?.split(",").map(Number) ?? Object.keys(PAPER_TABLE4).map(Number);
+  const kernels = arg("kernels") ?? "wasm";
   await table4((arg("backend") as "cpu" | "webgpu" | undefined) ?? "cpu", sizes, (r) => {
-    process.stdout.write(JSON.stringify(r) + "\n");
+    process.stdout.write(JSON.stringify({ ...r, kernels }) + "\n");
     process.stderr.write(`${r.workload.padEnd(22)} ${String(r.size).padStart(6)} tets  ${r.backend.padEnd(6)} ${String(r.stepsPerSec).padStart(9)} Hz   (paper GPU ${r.paperGpuStepsPerSec} Hz)\n`);
-  }, (arg("rows") as Table4Rows | undefined) ?? "all");
+  }, (arg("rows") as Table4Rows | undefined) ?? "all", kernels);
 }

@@ -6,7 +6,7 @@ import { w1Input } from "../peers/lib/data.mjs";
 const args = parseArgs({ backend: "cpu", size: 1_000_000, variant: "fwd", jit: 1 });
 const base = { peer: "gradsim", workload: `W1-elementwise-${args.variant}`, size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };
 try {
-  await setup(args.backend);
+  await setup(args.backend, args.kernels);
   const x = np.array(w1Input(Number(args.size)));
   const f = (v: Array) => np.sum(np.add(np.mul(np.tanh(np.add(np.mul(v, 1.5), 0.5)), np.exp(np.neg(np.square(v)))), np.sin(v)));
   let fn: (v: Array) => Array = args.variant === "grad" ? grad(f) : f;

@@ -6,7 +6,7 @@ import { w2Inputs } from "../peers/lib/data.mjs";
 const args = parseArgs({ backend: "cpu", size: 512, jit: 1 });
 const base = { peer: "gradsim", workload: "W2-matmul", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };
 try {
-  await setup(args.backend);
+  await setup(args.backend, args.kernels);
   const { A, B, n } = w2Inputs(Number(args.size));
   const a = np.array(A).reshape([n, n]), b = np.array(B).reshape([n, n]);
   let fn = (p: Array, q: Array) => np.matmul(p, q);

@@ -6,7 +6,7 @@ import { W3_PARAM_NAMES, w3Inputs } from "../peers/lib/data.mjs";
 const args = parseArgs({ backend: "cpu", size: 1024, jit: 1 });
 const base = { peer: "gradsim", workload: "W3-mlp-grad", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };
 try {
-  await setup(args.backend);
+  await setup(args.backend, args.kernels);
   const inp = w3Inputs(Number(args.size));
   const shapes = inp.shapes as Record<string, number[]>;
   const params: Record<string, Array> = Object.fromEntries(W3_PARAM_NAMES.map((k: string) => [k, np.array((inp.params as Record<string, Float32Array>)[k]!).reshape(shapes[k]!)]));

@@ -4,10 +4,10 @@ import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js"
 import { w4Inputs } from "../peers/lib/data.mjs";
 import { femEnergy } from "../workloads/fem.js";
 
-const args = parseArgs({ backend: "cpu", size: 10000, variant: "grad", jit: 1 });
-const base = { peer: "gradsim", workload: args.variant === "grad" ? "W4-fem-energy-grad" : "W4-fem-energy", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };
+const args = parseArgs({ backend: "cpu", size: 10000, variant: "grad", jit: 1, kernels: "wasm" });
+const base = { peer: "gradsim", workload: args.variant === "grad" ? "W4-fem-energy-grad" : "W4-fem-energy", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager", kernels: args.kernels };
 try {
-  await setup(args.backend);
+  await setup(args.backend, args.kernels);
   const d = w4Inputs(Number(args.size));
   const T = d.T as number;
   const x = np.array(d.x).reshape([d.N, 3]);

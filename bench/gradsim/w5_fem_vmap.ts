@@ -7,7 +7,7 @@ import { femEnergy } from "../workloads/fem.js";
 const args = parseArgs({ backend: "cpu", size: "64x1000", jit: 1 });
 const base = { peer: "gradsim", workload: "W5-fem-vmap-energy-grad", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };
 try {
-  await setup(args.backend);
+  await setup(args.backend, args.kernels);
   const [B, T0] = String(args.size).split("x").map(Number) as [number, number];
   const d = w5Inputs(B, T0);
   const T = d.T as number;

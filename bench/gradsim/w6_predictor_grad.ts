@@ -8,7 +8,7 @@ import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js"
 const args = parseArgs({ backend: "cpu", size: 16, jit: 1 });
 const base = { peer: "gradsim", workload: "W6-predictor-grad", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };
 try {
-  await setup(args.backend);
+  await setup(args.backend, args.kernels);
   const B = Number(args.size);
   const cfg: networks.PredictorConfig = { image: [32, 32, 3], outputs: 9, widths: [16, 32, 32], coordinates: true, head: "flatten" };
   const params = networks.initPredictor(random.key(1), cfg);

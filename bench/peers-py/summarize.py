@@ -15,6 +15,8 @@ for r in rows:
     if w is None:
         continue
     who = r.get("peer", "gradsim")
+    if who == "gradsim" and r.get("kernels", "wasm") != "wasm":
+        who = f"gradsim-{r['kernels']}"  # the JavaScript kernels (--kernels js), beside the default
     if who in ("c-reference", "js-reference"):
         who = f"{who}-{r['backend'][-3:]}"
     if "stepsPerSec" in r and r.get("stepsPerSec"):
@@ -31,16 +33,27 @@ for r in rows:
             print(f"{k}: {r[k].strip()}")
 med = {k: statistics.median(v) for k, v in ms.items()}
 keys = sorted({(w, s) for w, s, _ in med})
-peers = ["jax", "numba", "jax-js", "c-reference-f32", "c-reference-f64", "js-reference-f32"]
-print("| workload | size | gradsim ms | " + " | ".join(f"{p} ms" for p in peers) + " | gradsim/jax | gradsim/numba | gradsim/C f32 | reps |")
-print("|---|---:|---:|" + "---:|" * len(peers) + "---:|---:|---:|---:|")
+peers = ["gradsim-js", "jax", "numba", "jax-js", "c-reference-f32", "c-reference-f64", "js-reference-f32"]
+print("| workload | size | gradsim ms | " + " | ".join(f"{p} ms" for p in peers) + " | gradsim/jax | gradsim-js/jax | gradsim/numba | gradsim/C f32 | gradsim/gradsim-js | reps |")
+print("|---|---:|---:|" + "---:|" * len(peers) + "---:|---:|---:|---:|---:|---:|")
 f = lambda v: "—" if v is None else (f"{v:.3g}" if v < 100 else f"{v:.0f}")
 for w, s in keys:
     g = med.get((w, s, "gradsim"))
     vals = [med.get((w, s, p)) for p in peers]
     rat = lambda p: "—" if g is None or med.get((w, s, p)) is None else f"{g / med[(w, s, p)]:.2f}"
     n = len(ms.get((w, s, "gradsim"), []))
-    print(f"| {w} | {s} | {f(g)} | " + " | ".join(f(v) for v in vals) + f" | {rat('jax')} | {rat('numba')} | {rat('c-reference-f32')} | {n} |")
+    gj, jx = med.get((w, s, "gradsim-js")), med.get((w, s, "jax"))
+    js_jax = "—" if gj is None or jx is None else f"{gj / jx:.2f}"
+    print(f"| {w} | {s} | {f(g)} | " + " | ".join(f(v) for v in vals) + f" | {rat('jax')} | {js_jax} | {rat('numba')} | {rat('c-reference-f32')} | {rat('gradsim-js')} | {n} |")
+best = {k: min(v) for k, v in ms.items()}
+print("\nbest rep (the lowest of the per-rep medians, ms: on a loaded machine, closest to each one's unloaded speed):")
+print("| workload | size | gradsim | gradsim-js | jax | numba | C f32 | gradsim/jax | gradsim-js/jax | gradsim/C f32 | gradsim/gradsim-js |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for w, s in keys:
+    b = lambda p: best.get((w, s, p))
+    r = lambda p, q: "—" if b(p) is None or b(q) is None else f"{b(p) / b(q):.2f}"
+    print(f"| {w} | {s} | {f(b('gradsim'))} | {f(b('gradsim-js'))} | {f(b('jax'))} | {f(b('numba'))} | {f(b('c-reference-f32'))} | "
+          f"{r('gradsim', 'jax')} | {r('gradsim-js', 'jax')} | {r('gradsim', 'c-reference-f32')} | {r('gradsim', 'gradsim-js')} |")
 print("\nper-rep spread (min..max of the per-rep medians, ms):")
 for (w, s, who), v in sorted(ms.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
     print(f"  {w} {s} {who}: {min(v):.3g}..{max(v):.3g} (n={len(v)})")

@@ -25,6 +25,7 @@ import { recomputeResiduals } from "./scan-remat.js";
 import { cpuCompileEnabled, cpuProgramFor, runIR } from "../core/run-ir.js";
 import { hasEffects } from "../core/effects.js";
 import type { CpuProgram } from "../core/compile/cpu-program.js";
+import { holdDuring } from "../core/compile/wasm-kernel.js";
 import { ConcreteArray } from "../core/concrete.js";
 import { cpuBackend } from "../core/backends/cpu/cpu.js";
 import { promoteTypes, typedArrayFor, typedArraysFor, type TypedArray } from "../core/dtype.js";
@@ -127,16 +128,19 @@ function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
     const inputs = args.map((a) => a.buffer as TypedArray);
     const into: TypedArray[] = [...scratch.carries[0]!, ...ys];
     const inOffsets = new Int32Array(inputs.length), intoOffsets = new Int32Array(into.length);
-    for (let i = 0; i < length; i++) {
-      const t = reverse ? length - 1 - i : i;
-      // Carries alternate between two sets of buffers: a step never writes the arrays it reads.
-      const carryTo = scratch.carries[i % 2]!;
-      for (let k = 0; k < ncar; k++) into[k] = carryTo[k]!;
-      for (let k = 0; k < nx; k++) inOffsets[nc + ncar + k] = t * xSizes[k]!;
-      for (let k = 0; k < ys.length; k++) intoOffsets[ncar + k] = t * ySizes[k]!;
-      const outs = prog.runBuffers(inputs, into, inOffsets, intoOffsets);
-      for (let k = 0; k < ncar; k++) inputs[nc + k] = outs[k]!;
-    }
+    // The constant operands are the same at every step (kernels may keep their copies for the scan).
+    holdDuring(inputs.slice(0, nc), () => {
+      for (let i = 0; i < length; i++) {
+        const t = reverse ? length - 1 - i : i;
+        // Carries alternate between two sets of buffers: a step never writes the arrays it reads.
+        const carryTo = scratch.carries[i % 2]!;
+        for (let k = 0; k < ncar; k++) into[k] = carryTo[k]!;
+        for (let k = 0; k < nx; k++) inOffsets[nc + ncar + k] = t * xSizes[k]!;
+        for (let k = 0; k < ys.length; k++) intoOffsets[ncar + k] = t * ySizes[k]!;
+        const outs = prog.runBuffers(inputs, into, inOffsets, intoOffsets);
+        for (let k = 0; k < ncar; k++) inputs[nc + k] = outs[k]!;
+      }
+    });
     // The last carries live in the reused buffers: hand out copies.
     const carry = carryAvals.map((a, k) => new ConcreteArray(a, cpuBackend, inputs[nc + k]!.slice()));
     return [...carry, ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d))];

@@ -12,9 +12,10 @@ import { bind } from "../trace.js";
 import { cpuBackend } from "../backends/cpu/cpu.js";
 import { cse, foldConstants, inlineCalls } from "./inline.js";
 import { JS_HELPERS, kernelToJs } from "./jsgen.js";
-import { plan, type PlanOptions, type ProgramSpec } from "./plan.js";
+import { plan, type KernelStep, type PlanOptions, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
+import { cpuKernels, markImmutable, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
 
 type KernelFn = (B: TypedArray[], O: Int32Array) => void;
 interface Layout {
@@ -36,6 +37,9 @@ function allowBigKernels(): void {
   v8?.setFlagsFromString?.("--max-optimized-bytecode-size=16000000");
 }
 
+/** How many program runs are under way (nested: a routine of one runs another). */
+let programDepth = 0;
+
 export class CpuProgram {
   private readonly fns: (KernelFn | null)[];
   constructor(readonly spec: ProgramSpec, readonly outAvals: readonly ShapedArray[]) {
@@ -51,6 +55,17 @@ export class CpuProgram {
         throw new Error(`internal: generated kernel does not compile (${(e as Error).message}):\n${src}`);
       }
     });
+  }
+  /** Per kernel step, its WebAssembly forms (index 0: one lane, 1: two), made at first use; null: stays JavaScript. */
+  private readonly wasm: (WasmKernel | null | undefined)[][] = [];
+  private wasmKernel(i: number, lanes: 1 | 2): WasmKernel | null {
+    const forms = (this.wasm[i] ??= []);
+    let w = forms[lanes - 1];
+    if (w === undefined) {
+      const { buffers } = this.spec;
+      w = forms[lanes - 1] = wasmKernelFor(this.spec.steps[i] as KernelStep, (id) => buffers[id]!, lanes, this.offsetBufs, this.spec.graph);
+    }
+    return w;
   }
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] { return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s, this.offsetBufs)] : [])); }
@@ -71,7 +86,12 @@ export class CpuProgram {
    * that computes it, or copied): scan loops use it to write straight into stacked outputs.
    */
   run(args: readonly ConcreteArray[], into?: readonly (TypedArray | undefined)[]): ConcreteArray[] {
-    const outs = this.runBuffers(args.map((a) => a.buffer as TypedArray), into);
+    // A top-level run's operands are arrays, which never change: a WebAssembly kernel may keep its
+    // copy of one from run to run. (Inside another program's run, a routine's operands may be that
+    // program's reused buffers.)
+    const inputs = args.map((a) => a.buffer as TypedArray);
+    if (programDepth === 0) for (const b of inputs) markImmutable(b);
+    const outs = this.runBuffers(inputs, into);
     return outs.map((data, i) => new ConcreteArray(this.outAvals[i]!, cpuBackend, data));
   }
 
@@ -87,8 +107,9 @@ export class CpuProgram {
     const { buffers, steps, outputs } = this.spec;
     const reentrant = this.running;
     this.running = true;
+    const topLevel = programDepth++ === 0;
     try {
-      const B = reentrant ? this.freshTable(false) : (this.table ??= this.freshTable(true));
+      const B = reentrant ? this.freshTable(false, topLevel) : (this.table ??= this.freshTable(true, topLevel));
       const O = reentrant ? new Int32Array(buffers.length) : (this.offsets ??= new Int32Array(buffers.length));
       const ins = this.spec.inputs;
       for (let i = 0; i < ins.length; i++) { B[ins[i]!] = inputs[i]!; O[ins[i]!] = inOffsets ? inOffsets[i]! : 0; }
@@ -109,7 +130,9 @@ export class CpuProgram {
             O[id] = t && intoOffsets ? intoOffsets[oi]! : 0;
           }
           for (const a of s.accumulators) (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(exact(a.target));
-          this.fns[i]!(B, O);
+          const form = cpuKernels();
+          const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 2 : 1);
+          if (!w || !w.run(B, O)) this.fns[i]!(B, O);
           for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);
         } else {
           // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
@@ -130,14 +153,18 @@ export class CpuProgram {
       return result;
     } finally {
       this.running = reentrant;
+      programDepth--;
     }
   }
 
   /** A buffer table with the consts, and with the intermediates when they are to be reused. */
-  private freshTable(withIntermediates: boolean): TypedArray[] {
+  private freshTable(withIntermediates: boolean, topLevel: boolean): TypedArray[] {
     const { buffers, consts } = this.spec;
     const B: TypedArray[] = new globalThis.Array(buffers.length);
-    for (const [id, c] of consts) B[id] = (c as ConcreteArray).buffer as TypedArray;
+    for (const [id, c] of consts) {
+      B[id] = (c as ConcreteArray).buffer as TypedArray;
+      if (topLevel) markImmutable(B[id]);
+    }
     if (withIntermediates) {
       const { writtenBy, outputsOf } = this.layout;
       writtenBy.forEach((ids, i) => ids.forEach((id) => {

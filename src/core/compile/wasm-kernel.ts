@@ -1,0 +1,130 @@
+/**
+ * Running a kernel compiled by wasmgen: its buffers are copied into the module's memory, the
+ * loop runs there, and the outputs are copied back (a few elements per iteration against
+ * hundreds of operations in the fused kernels this is for). Which form the CPU jit uses is a
+ * process-wide setting, read at every run, so benchmarks and tests can compare them side by side.
+ */
+import type { DType, TypedArray } from "../dtype.js";
+import type { KGraph } from "../kernel/expr.js";
+import type { KernelStep } from "./plan.js";
+import { kernelToWasm, kernelWork, wasmUnsupported, type WasmRegion } from "./wasmgen.js";
+
+/** "wasm": SIMD (f64x2) kernels where possible; "wasm-scalar": one lane; "js": JavaScript only. */
+export type CpuKernels = "wasm" | "wasm-scalar" | "js";
+
+/**
+ * Float operations per run (iterations × per-iteration nodes) below which a kernel stays
+ * JavaScript: under it, copying the buffers and calling in costs more than the lanes save.
+ */
+export const WASM_MIN_WORK = 4096;
+/** Float operations per JS call a kernel needs to run as WebAssembly (W1's gradient: 4 calls in ~20 operations stays JS). */
+const CALL_COST = 8;
+let minWork = WASM_MIN_WORK;
+
+const SIMD_PROBE = new Uint8Array([ // (func (result v128) v128.const 0)
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
+]);
+const hasWasm = typeof WebAssembly === "object";
+const hasSimd = hasWasm && WebAssembly.validate(SIMD_PROBE);
+
+let mode: CpuKernels = hasSimd ? "wasm" : "js";
+/**
+ * Choose the CPU jit's kernel form (benchmarks and tests compare them); returns the previous one.
+ * Without WebAssembly SIMD, "wasm" means "wasm-scalar". `minWork` (tests: 0, every supported
+ * kernel, however many JS calls it makes) applies to kernels compiled from then on.
+ */
+export function setCpuKernels(m: CpuKernels, opts: { minWork?: number } = {}): CpuKernels {
+  const prev = mode;
+  if (opts.minWork !== undefined) minWork = opts.minWork;
+  if (m !== "js" && !hasWasm) throw new Error(`setCpuKernels("${m}"): this JavaScript engine has no WebAssembly; use "js".`);
+  mode = m === "wasm" && !hasSimd ? "wasm-scalar" : m;
+  return prev;
+}
+export const cpuKernels = (): CpuKernels => mode;
+let runs = 0;
+/** How many kernel runs took the WebAssembly path so far (tests check that they exercised it). */
+export const wasmKernelRuns = (): number => runs;
+
+const CTOR: Record<DType, new (n: number) => TypedArray> = { float32: Float32Array, float64: Float64Array, int32: Int32Array, bool: Uint8Array };
+
+/**
+ * Arrays known not to change, each with the epoch of that knowledge: a kernel that copied one into
+ * its memory, from the same place and in the same epoch, need not copy it again. Permanent: the
+ * operands of a top-level program run and its constants (arrays are immutable). Scoped
+ * (`holdDuring`): a scan's constant operands, fixed for the scan but possibly buffers that the
+ * program around it reuses on its next run.
+ */
+const immutable = new WeakMap<TypedArray, number>();
+let epoch = 0;
+export function markImmutable(a: TypedArray): void { if (!immutable.has(a)) immutable.set(a, ++epoch); }
+export function holdDuring<T>(arrays: readonly TypedArray[], f: () => T): T {
+  const scoped = arrays.filter((a) => !immutable.has(a));
+  for (const a of scoped) immutable.set(a, ++epoch);
+  try {
+    return f();
+  } finally {
+    for (const a of scoped) immutable.delete(a);
+  }
+}
+
+interface Bound {
+  readonly region: WasmRegion; readonly view: TypedArray; readonly ctor: new (n: number) => TypedArray; readonly offset: boolean;
+  /** The immutable array (offset, epoch) the region holds a copy of, if any (weakly: it may be collected). */
+  held: WeakRef<TypedArray> | null; heldAt: number; heldEpoch: number;
+}
+
+export class WasmKernel {
+  private readonly reads: Bound[];
+  private readonly writes: Bound[];
+  private readonly fn: () => void;
+  constructor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph) {
+    const m = kernelToWasm(k, buffer, lanes, graph);
+    const inst = new WebAssembly.Instance(new WebAssembly.Module(m.bytes), { h: m.imports });
+    const memory = inst.exports.mem as WebAssembly.Memory;
+    this.fn = inst.exports.run as () => void;
+    const bind = (r: WasmRegion): Bound => {
+      const ctor = CTOR[r.dtype];
+      const view = new (ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => TypedArray)(memory.buffer, r.byteOffset, r.size);
+      return { region: r, view, ctor, offset: offsetBufs.has(r.buf), held: null, heldAt: 0, heldEpoch: 0 };
+    };
+    this.reads = m.reads.map(bind);
+    this.writes = m.writes.map(bind);
+  }
+
+  /** Run on the program's buffer table; false (nothing done) when a buffer is not of the compiled type. */
+  run(B: readonly TypedArray[], O: Int32Array): boolean {
+    for (const b of this.reads) if (!(B[b.region.buf] instanceof b.ctor)) return false;
+    for (const b of this.writes) if (!(B[b.region.buf] instanceof b.ctor)) return false;
+    for (const b of this.reads) {
+      const src = B[b.region.buf]!, at = b.offset ? O[b.region.buf]! : 0, n = b.region.size;
+      const e = immutable.get(src);
+      if (e !== undefined && e === b.heldEpoch && at === b.heldAt && b.held?.deref() === src) continue;
+      b.view.set((at === 0 && src.length === n ? src : src.subarray(at, at + n)) as never);
+      b.held = e !== undefined ? new WeakRef(src) : null;
+      b.heldAt = at;
+      b.heldEpoch = e ?? 0;
+    }
+    this.fn();
+    runs++;
+    for (const b of this.writes) B[b.region.buf]!.set(b.view as never, b.offset ? O[b.region.buf]! : 0);
+    return true;
+  }
+}
+
+/** The kernel's WebAssembly form for `lanes`, or null (unsupported kernel, too little work, or no WebAssembly). */
+export function wasmKernelFor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph): WasmKernel | null {
+  if (!hasWasm || wasmUnsupported(k) !== null) return null;
+  const { floatOps, calls } = kernelWork(k);
+  if (k.loop.reduce((a, b) => a * b, 1) * floatOps < minWork) return null;
+  // Each lane's call out to JS (exp, sin, …) costs about what JS's own call does, plus moving the
+  // lane out and back: kernels made mostly of such calls (W1's tanh·exp + sin) run faster as JS.
+  if (calls * CALL_COST > floatOps && minWork > 0) return null;
+  try {
+    return new WasmKernel(k, buffer, lanes, offsetBufs, graph);
+  } catch (e) {
+    // Too much memory for one module (or none to be had): the JavaScript kernel runs instead.
+    if (e instanceof RangeError) return null;
+    throw e;
+  }
+}
+
