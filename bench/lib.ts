@@ -30,14 +30,18 @@ export async function setup(backend: string | number, kernels: string | number |
 
 /** `--kernels js|wasm-scalar|wasm`: the CPU jit's kernel form (default wasm: SIMD where the kernel allows). */
 export function setKernels(kernels: string | number): CpuKernels {
-  if (kernels !== "js" && kernels !== "wasm" && kernels !== "wasm-scalar") throw new Error(`--kernels must be js, wasm-scalar or wasm, got ${kernels}`);
+  if (kernels !== "js" && kernels !== "wasm" && kernels !== "wasm-scalar")
+    throw new Error(`--kernels must be js, wasm-scalar or wasm, got ${kernels}`);
   setCpuKernels(kernels);
   return kernels;
 }
 
 export const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
 
-export async function timeIt<T>(fn: () => Promise<T>, { warmup, runs, warmupMs = 0, runsMs = 0 }: { warmup: number; runs: number; warmupMs?: number; runsMs?: number }) {
+export async function timeIt<T>(
+  fn: () => Promise<T>,
+  { warmup, runs, warmupMs = 0, runsMs = 0 }: { warmup: number; runs: number; warmupMs?: number; runsMs?: number },
+) {
   let t = performance.now();
   let out = await fn();
   const msFirst = performance.now() - t;
@@ -67,6 +71,12 @@ export function emit(obj: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify(obj) + "\n", () => process.exit(0));
 }
 export function emitError(base: Record<string, unknown>, err: unknown): void {
-  const msg = String((err as Error)?.stack ?? err).split("\n").slice(0, 3).join(" | ");
-  process.stdout.write(JSON.stringify({ ...base, ms_median: null, ms_min: null, runs: 0, checksum: null, error: msg }) + "\n", () => process.exit(1));
+  const msg = String((err as Error)?.stack ?? err)
+    .split("\n")
+    .slice(0, 3)
+    .join(" | ");
+  process.stdout.write(
+    JSON.stringify({ ...base, ms_median: null, ms_min: null, runs: 0, checksum: null, error: msg }) + "\n",
+    () => process.exit(1),
+  );
 }

@@ -41,9 +41,20 @@ export interface FloorRow {
  * scalar arithmetic (a loop-carried chain would measure latency instead).
  */
 function scalarRate(): number {
-  const n = 4096, reps = 20_000, m = 0.9999, k = 1e-4;
-  const x = new Float64Array(n).map((_, i) => i * 1e-3), y = new Float64Array(n).fill(1);
-  const run = () => { for (let r = 0; r < reps; r++) for (let i = 0; i < n; i++) { const a = x[i]!, b = y[i]!; y[i] = (a * m + b * k) * 0.5 + a * 1e-3; } };
+  const n = 4096,
+    reps = 20_000,
+    m = 0.9999,
+    k = 1e-4;
+  const x = new Float64Array(n).map((_, i) => i * 1e-3),
+    y = new Float64Array(n).fill(1);
+  const run = () => {
+    for (let r = 0; r < reps; r++)
+      for (let i = 0; i < n; i++) {
+        const a = x[i]!,
+          b = y[i]!;
+        y[i] = (a * m + b * k) * 0.5 + a * 1e-3;
+      }
+  };
   run();
   const t0 = performance.now();
   run();
@@ -58,37 +69,73 @@ export async function pairCounts(size: number): Promise<{ kept: number; rejected
   const mesh = R.meshFromData(R.icosphereData(3, 1));
   const camera = R.perspectiveCamera({ distance: 3.2, elevation: 20, azimuth: 30 });
   const proj = R.projectPoints(camera, mesh.vertices);
-  const xy = np.take(proj.xy, mesh.faces, 0).dataSync(), z = np.take(proj.depth, mesh.faces, 0).dataSync();
-  const F = mesh.faces.shape[0]!, sigma = 1 / size ** 2, T = pruneThreshold(1e-4);
-  const p = { width: size, height: size, sigma, prune: T, distFunc: "euclidean" as const, gamma: 1e-4, near: 1, far: 100, layers: 1, margin: Math.sqrt(T * sigma) };
+  const xy = np.take(proj.xy, mesh.faces, 0).dataSync(),
+    z = np.take(proj.depth, mesh.faces, 0).dataSync();
+  const F = mesh.faces.shape[0]!,
+    sigma = 1 / size ** 2,
+    T = pruneThreshold(1e-4);
+  const p = {
+    width: size,
+    height: size,
+    sigma,
+    prune: T,
+    distFunc: "euclidean" as const,
+    gamma: 1e-4,
+    near: 1,
+    far: 100,
+    layers: 1,
+    margin: Math.sqrt(T * sigma),
+  };
   const t = faceTableFor(xy, z, F, p);
   const bins = binsOf(t, { include: new Uint8Array(F).fill(1), colour: new Uint8Array(F).fill(1) }, p);
   const pr = new Pair();
-  let kept = 0, rejected = 0;
-  for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) {
-    const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size), px = ndcX(c, size), py = ndcY(r, size);
-    for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
-      const f = bins.faces[i]!;
-      if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
-      pair(t, f, px, py, p, pr);
-      if (pr.keep) kept++; else rejected++;
+  let kept = 0,
+    rejected = 0;
+  for (let r = 0; r < size; r++)
+    for (let c = 0; c < size; c++) {
+      const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size),
+        px = ndcX(c, size),
+        py = ndcY(r, size);
+      for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
+        const f = bins.faces[i]!;
+        if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
+        pair(t, f, px, py, p, pr);
+        if (pr.keep) kept++;
+        else rejected++;
+      }
     }
-  }
   return { kept, rejected };
 }
 
 export async function renderFloor(rows: readonly RenderBenchRow[]): Promise<FloorRow[]> {
   const gflops = scalarRate();
   // The floor is the CPU's: scalar JavaScript on one core.
-  const sizes = [...new Set(rows.filter((r) => r.workload === "softras-forward+backward" && r.backend === "cpu").map((r) => r.size))];
+  const sizes = [
+    ...new Set(rows.filter((r) => r.workload === "softras-forward+backward" && r.backend === "cpu").map((r) => r.size)),
+  ];
   const out: FloorRow[] = [];
   for (const size of sizes) {
     const { kept, rejected } = await pairCounts(size);
     const flops = kept * (OPS.forward + OPS.backward) + 2 * rejected * OPS.rejected;
-    const floorMs = flops / (gflops * 1e9) * 1000;
-    const measured = rows.find((r) => r.workload === "softras-forward+backward" && r.size === size && r.mode === "jit" && r.path === "fused" && r.backend === "cpu");
-    out.push({ workload: "softras-floor", size, keptPairs: kept, rejectedPairs: rejected, mflop: Number((flops / 1e6).toFixed(1)), gflops: Number(gflops.toFixed(2)),
-      floorMs: Number(floorMs.toFixed(1)), measuredMs: measured?.msMedian ?? null });
+    const floorMs = (flops / (gflops * 1e9)) * 1000;
+    const measured = rows.find(
+      (r) =>
+        r.workload === "softras-forward+backward" &&
+        r.size === size &&
+        r.mode === "jit" &&
+        r.path === "fused" &&
+        r.backend === "cpu",
+    );
+    out.push({
+      workload: "softras-floor",
+      size,
+      keptPairs: kept,
+      rejectedPairs: rejected,
+      mflop: Number((flops / 1e6).toFixed(1)),
+      gflops: Number(gflops.toFixed(2)),
+      floorMs: Number(floorMs.toFixed(1)),
+      measuredMs: measured?.msMedian ?? null,
+    });
   }
   return out;
 }

@@ -22,12 +22,20 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const argv = process.argv.slice(2);
 const has = (f: string) => argv.includes(`--${f}`);
-const opt = (f: string) => { const i = argv.indexOf(`--${f}`); return i >= 0 ? argv[i + 1] : undefined; };
-const quick = has("quick"), only = opt("only");
+const opt = (f: string) => {
+  const i = argv.indexOf(`--${f}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const quick = has("quick"),
+  only = opt("only");
 const env = { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir() };
 
 if (argv[0] === "soak") {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(here, "soak.ts"), ...argv.slice(1)], { cwd: root, env, stdio: "inherit" });
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(here, "soak.ts"), ...argv.slice(1)], {
+    cwd: root,
+    env,
+    stdio: "inherit",
+  });
   process.exit(r.status ?? 1);
 }
 
@@ -35,22 +43,35 @@ const rows: Row[] = [];
 const log = (m: string) => process.stderr.write(`${m}\n`);
 function record(line: Row): void {
   rows.push(line);
-  log(`  ${line.peer} ${line.workload} ${line.backend} ${line.size} ${line.mode ?? ""}: ${line.ms_median ?? line.error ?? line.skipped} ms`);
+  log(
+    `  ${line.peer} ${line.workload} ${line.backend} ${line.size} ${line.mode ?? ""}: ${line.ms_median ?? line.error ?? line.skipped} ms`,
+  );
 }
 
 function runScript(id: string, cmd: string, args: string[], cwd: string, timeoutS = 600): void {
   if (only && !id.includes(only)) return;
   const res = spawnSync(cmd, args, { cwd, env, encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 64 << 20 });
   const line = (res.stdout ?? "").split("\n").find((l) => l.startsWith("{"));
-  if (line) { record(JSON.parse(line) as Row); return; }
+  if (line) {
+    record(JSON.parse(line) as Row);
+    return;
+  }
   const [peer, workload, backend, size] = id.split(" ");
-  const why = res.error ? String(res.error.message) : `exit ${res.status}: ${(res.stderr ?? "").trim().split("\n").slice(-2).join(" | ")}`;
+  const why = res.error
+    ? String(res.error.message)
+    : `exit ${res.status}: ${(res.stderr ?? "").trim().split("\n").slice(-2).join(" | ")}`;
   record({ peer: peer!, workload: workload!, backend: backend!, size: size!, ms_median: null, error: why });
 }
 
 function webgpuAvailable(): boolean {
-  const probe = "import { create } from 'webgpu'; const a = await create([]).requestAdapter(); process.stdout.write(a ? 'yes' : 'no'); process.exit(0);";
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: root, env, encoding: "utf8", timeout: 60_000 });
+  const probe =
+    "import { create } from 'webgpu'; const a = await create([]).requestAdapter(); process.stdout.write(a ? 'yes' : 'no'); process.exit(0);";
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", probe], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return r.stdout.trim() === "yes";
 }
 
@@ -61,13 +82,27 @@ log(`gradsim workloads (cpu${gpu ? ", webgpu" : ""})`);
 const W4_SIZES = quick ? [10000] : [10000, 100000];
 for (const backend of gpu ? ["cpu", "webgpu"] : ["cpu"]) {
   const g = (script: string, workload: string, size: string | number, extra: string[]) =>
-    runScript(`gradsim ${workload} ${backend} ${size}`, tsx, [join(here, "gradsim", script), "--backend", backend, "--size", String(size), ...extra], root);
-  for (const variant of ["fwd", "grad"]) for (const jit of ["1", "0"]) g("w1_elementwise.ts", `W1-elementwise-${variant}`, quick ? 100000 : 1e6, ["--variant", variant, "--jit", jit]);
+    runScript(
+      `gradsim ${workload} ${backend} ${size}`,
+      tsx,
+      [join(here, "gradsim", script), "--backend", backend, "--size", String(size), ...extra],
+      root,
+    );
+  for (const variant of ["fwd", "grad"])
+    for (const jit of ["1", "0"])
+      g("w1_elementwise.ts", `W1-elementwise-${variant}`, quick ? 100000 : 1e6, ["--variant", variant, "--jit", jit]);
   g("w2_matmul.ts", "W2-matmul", quick ? 256 : 512, ["--jit", "1"]);
   for (const jit of ["1", "0"]) g("w3_mlp_grad.ts", "W3-mlp-grad", 1024, ["--jit", jit]);
-  for (const T of W4_SIZES) for (const variant of ["energy", "grad"]) for (const jit of ["1", "0"]) {
-    g("w4_fem.ts", variant === "grad" ? "W4-fem-energy-grad" : "W4-fem-energy", T, ["--variant", variant, "--jit", jit]);
-  }
+  for (const T of W4_SIZES)
+    for (const variant of ["energy", "grad"])
+      for (const jit of ["1", "0"]) {
+        g("w4_fem.ts", variant === "grad" ? "W4-fem-energy-grad" : "W4-fem-energy", T, [
+          "--variant",
+          variant,
+          "--jit",
+          jit,
+        ]);
+      }
   for (const jit of ["1", "0"]) g("w5_fem_vmap.ts", "W5-fem-vmap-energy-grad", "64x1000", ["--jit", jit]);
   g("w6_predictor_grad.ts", "W6-predictor-grad", 16, ["--jit", "1"]);
 }
@@ -80,12 +115,21 @@ try {
   execFileSync("gcc", ["-O3", "-march=native", "-o", exe, join(here, "ref", "fem_ref.c"), "-lm"], { stdio: "pipe" });
   for (const T of W4_SIZES) {
     const bin = join(tmp, `w4-${T}.bin`);
-    execFileSync(process.execPath, [join(here, "ref", "mesh-bin.mjs"), "--tets", String(T), "--out", bin], { stdio: "pipe" });
+    execFileSync(process.execPath, [join(here, "ref", "mesh-bin.mjs"), "--tets", String(T), "--out", bin], {
+      stdio: "pipe",
+    });
     const out = execFileSync(exe, [bin, "9"], { encoding: "utf8" });
     for (const l of out.split("\n").filter((x) => x.startsWith("{"))) record(JSON.parse(l) as Row);
-    runScript(`js-reference W4-fem-energy-grad js-f32 ${T}`, process.execPath, [join(here, "ref", "fem_ref.mjs"), String(T)], root);
+    runScript(
+      `js-reference W4-fem-energy-grad js-f32 ${T}`,
+      process.execPath,
+      [join(here, "ref", "fem_ref.mjs"), String(T)],
+      root,
+    );
   }
-} catch (e) { log(`  C reference skipped: ${(e as Error).message.split("\n")[0]}`); }
+} catch (e) {
+  log(`  C reference skipped: ${(e as Error).message.split("\n")[0]}`);
+}
 
 // ---------------------------------------------------------------- peers
 if (!quick && !has("no-peers")) {
@@ -95,10 +139,23 @@ if (!quick && !has("no-peers")) {
     spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: peers, stdio: "inherit", env });
   }
   log("peers (jax-js, TensorFlow.js)");
-  const p = (peer: string, script: string, workload: string, backend: string, size: string | number, extra: string[] = []) =>
-    runScript(`${peer} ${workload} ${backend} ${size} ${extra.join(" ")}`, process.execPath, [join(peers, script), "--backend", backend, "--size", String(size), ...extra], peers);
+  const p = (
+    peer: string,
+    script: string,
+    workload: string,
+    backend: string,
+    size: string | number,
+    extra: string[] = [],
+  ) =>
+    runScript(
+      `${peer} ${workload} ${backend} ${size} ${extra.join(" ")}`,
+      process.execPath,
+      [join(peers, script), "--backend", backend, "--size", String(size), ...extra],
+      peers,
+    );
   for (const be of gpu ? ["wasm", "webgpu"] : ["wasm"]) {
-    for (const v of ["fwd", "grad"]) p("jax-js", "jaxjs/w1_elementwise.mjs", `W1-elementwise-${v}`, be, 1e6, ["--variant", v, "--jit", "1"]);
+    for (const v of ["fwd", "grad"])
+      p("jax-js", "jaxjs/w1_elementwise.mjs", `W1-elementwise-${v}`, be, 1e6, ["--variant", v, "--jit", "1"]);
     p("jax-js", "jaxjs/w2_matmul.mjs", "W2-matmul", be, 512, ["--jit", "0"]);
     p("jax-js", "jaxjs/w3_mlp_grad.mjs", "W3-mlp-grad", be, 1024, ["--jit", "1"]);
     for (const T of W4_SIZES) {
@@ -108,12 +165,18 @@ if (!quick && !has("no-peers")) {
     p("jax-js", "jaxjs/w5_fem_vmap.mjs", "W5-fem-vmap-energy-grad", be, "64x1000", ["--mode", "jit-split"]);
   }
   for (const be of gpu ? ["cpu", "wasm", "webgpu"] : ["cpu", "wasm"]) {
-    for (const v of ["fwd", "grad"]) p("tfjs", "tfjs/w1_elementwise.mjs", `W1-elementwise-${v}`, be, 1e6, ["--variant", v]);
+    for (const v of ["fwd", "grad"])
+      p("tfjs", "tfjs/w1_elementwise.mjs", `W1-elementwise-${v}`, be, 1e6, ["--variant", v]);
     p("tfjs", "tfjs/w2_matmul.mjs", "W2-matmul", be, 512);
     p("tfjs", "tfjs/w3_mlp_grad.mjs", "W3-mlp-grad", be, 1024);
     for (const T of W4_SIZES) {
-      p("tfjs", "tfjs/w4_fem.mjs", "W4-fem-energy", be, T, ["--variant", "energy", ...(be === "webgpu" ? ["--fvia", "bcast"] : [])]);
-      if (be === "webgpu") p("tfjs", "tfjs/w4_fem.mjs", "W4-fem-energy-grad", be, T, ["--variant", "grad", "--fvia", "bcast"]);
+      p("tfjs", "tfjs/w4_fem.mjs", "W4-fem-energy", be, T, [
+        "--variant",
+        "energy",
+        ...(be === "webgpu" ? ["--fvia", "bcast"] : []),
+      ]);
+      if (be === "webgpu")
+        p("tfjs", "tfjs/w4_fem.mjs", "W4-fem-energy-grad", be, T, ["--variant", "grad", "--fvia", "bcast"]);
     }
   }
 }
@@ -125,7 +188,13 @@ if (!has("no-models") && (!only || only.includes("physics") || only.includes("re
   for (const script of ["physics.ts", "render.ts", "divergence.ts", "table4.ts", "sysid-objective.ts"]) {
     if (!existsSync(join(here, script))) continue;
     const sized = script !== "sysid-objective.ts";
-    const r = spawnSync(tsx, [join(here, script), ...(quick && sized ? ["--sizes", "100,1000"] : [])], { cwd: root, env, encoding: "utf8", timeout: 1800_000, maxBuffer: 64 << 20 });
+    const r = spawnSync(tsx, [join(here, script), ...(quick && sized ? ["--sizes", "100,1000"] : [])], {
+      cwd: root,
+      env,
+      encoding: "utf8",
+      timeout: 1800_000,
+      maxBuffer: 64 << 20,
+    });
     for (const l of (r.stdout ?? "").split("\n").filter((x) => x.startsWith("{"))) modelRows.push(JSON.parse(l));
     if (r.status !== 0) log(`  ${script} failed: ${(r.stderr ?? "").trim().split("\n").slice(-2).join(" | ")}`);
   }
@@ -149,6 +218,10 @@ log(`wrote bench/results/${date}.md and .jsonl`);
 
 function machineLine(withGpu: boolean): string {
   let cpu = "";
-  try { cpu = execFileSync("sh", ["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], { encoding: "utf8" }).trim(); } catch { /* not Linux */ }
+  try {
+    cpu = execFileSync("sh", ["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], { encoding: "utf8" }).trim();
+  } catch {
+    /* not Linux */
+  }
   return `Node ${process.version}, ${cpu || "unknown CPU"}${withGpu ? ", WebGPU = Dawn on the adapter found here" : ", no WebGPU adapter"}`;
 }

@@ -15,16 +15,24 @@ const mb = (b: number) => (b / 1048576).toFixed(2);
 for (const dispose of [false, true]) {
   const mode = dispose ? "dispose() each step" : "no dispose (finalization)";
   const samples = await runMemoryLoop(steps, every, (s) => console.log(JSON.stringify({ mode, ...s })), dispose);
-  const warm = samples[Math.min(1, samples.length - 1)]!, last = samples[samples.length - 1]!;
+  const warm = samples[Math.min(1, samples.length - 1)]!,
+    last = samples[samples.length - 1]!;
   const peak = (f: (s: (typeof samples)[number]) => number) => mb(Math.max(...samples.map(f)));
-  console.log(JSON.stringify({
-    summary: mode, steps,
-    deviceLiveMB: { afterWarmup: mb(warm.liveBytes), last: mb(last.liveBytes), peak: peak((s) => s.liveBytes) },
-    deviceAllocatedMB: { afterWarmup: mb(warm.allocatedBytes), last: mb(last.allocatedBytes), peak: peak((s) => s.allocatedBytes) },
-    gpuBuffersCreated: { afterWarmup: warm.buffersCreated, last: last.buffersCreated },
-    rssMB: { afterWarmup: mb(warm.rssBytes), last: mb(last.rssBytes), peak: peak((s) => s.rssBytes) },
-    msPerStep: last.msPerStep.toFixed(3),
-    loss: [samples[0]!.loss, last.loss],
-  }));
+  console.log(
+    JSON.stringify({
+      summary: mode,
+      steps,
+      deviceLiveMB: { afterWarmup: mb(warm.liveBytes), last: mb(last.liveBytes), peak: peak((s) => s.liveBytes) },
+      deviceAllocatedMB: {
+        afterWarmup: mb(warm.allocatedBytes),
+        last: mb(last.allocatedBytes),
+        peak: peak((s) => s.allocatedBytes),
+      },
+      gpuBuffersCreated: { afterWarmup: warm.buffersCreated, last: last.buffersCreated },
+      rssMB: { afterWarmup: mb(warm.rssBytes), last: mb(last.rssBytes), peak: peak((s) => s.rssBytes) },
+      msPerStep: last.msPerStep.toFixed(3),
+      loss: [samples[0]!.loss, last.loss],
+    }),
+  );
 }
 process.exit(0);

@@ -10,18 +10,28 @@ import { timeIt } from "./lib.js";
 
 await init({ backend: "webgpu" });
 
-async function time(name: string, f: () => Promise<unknown>, runs = 15, extra: Record<string, unknown> = {}): Promise<void> {
+async function time(
+  name: string,
+  f: () => Promise<unknown>,
+  runs = 15,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const t = await timeIt(f, { warmup: 3, runs }); // warm-up: compile, pool
   console.log(JSON.stringify({ name, ms_median: t.ms_median, ms_min: t.ms_min, runs, ...extra }));
 }
 
 const x = np.array([1, 2, 3, 4]);
 await time("eager: one small op + read", () => x.add(1).data(), 50);
-await time("eager: 100 chained small ops + read", async () => {
-  let y: Array = x;
-  for (let i = 0; i < 100; i++) y = y.mul(1.0001).add(0.5);
-  return y.data();
-}, 10, { note: "200 ops" });
+await time(
+  "eager: 100 chained small ops + read",
+  async () => {
+    let y: Array = x;
+    for (let i = 0; i < 100; i++) y = y.mul(1.0001).add(0.5);
+    return y.data();
+  },
+  10,
+  { note: "200 ops" },
+);
 
 const N = 1 << 20;
 const big = np.linspace(-1, 1, N);
@@ -38,10 +48,17 @@ await time("W2 matmul 512 (eager)", () => np.matmul(m, m).data());
 const h0 = np.zeros([64]).add(np.array(new Float32Array(64)));
 const xs = np.array(Float32Array.from({ length: 100 * 64 }, (_, i) => Math.cos(i))).reshape([100, 64]);
 const W = np.array(Float32Array.from({ length: 64 * 64 }, (_, i) => Math.sin(i) * 0.1)).reshape([64, 64]);
-const rollout = jit((h: Array, s: Array, w: Array) => lax.scan((c: Array, xt: Array) => {
-  const c2 = np.tanh(np.add(np.matmul(w, c), xt));
-  return [c2, np.sum(c2)];
-}, h, s) as [Array, Array]);
+const rollout = jit(
+  (h: Array, s: Array, w: Array) =>
+    lax.scan(
+      (c: Array, xt: Array) => {
+        const c2 = np.tanh(np.add(np.matmul(w, c), xt));
+        return [c2, np.sum(c2)];
+      },
+      h,
+      s,
+    ) as [Array, Array],
+);
 await time("jit scan, 100 steps of tanh(W h + x), h: 64", async () => (rollout(h0, xs, W) as Array[])[1]!.data());
 console.log(JSON.stringify({ memory: webgpuMemory() }));
 process.exit(0);

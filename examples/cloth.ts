@@ -43,9 +43,12 @@ export const CLOTH_SETTINGS = {
 type Mode = keyof typeof CLOTH_SETTINGS;
 
 /** Dataset distribution of the throw: base velocity (m/s), spin (rad/s), deformation-mode coefficients (m/s). */
-const BASE = { lo: [-0.6, 2.2, -0.6], hi: [0.6, 3.2, 0.6] } as const, SPIN = 1.0, DEFORMATION = 0.4;
+const BASE = { lo: [-0.6, 2.2, -0.6], hi: [0.6, 3.2, 0.6] } as const,
+  SPIN = 1.0,
+  DEFORMATION = 0.4;
 
-const uniform3 = (rng: Rng, lo: readonly number[], hi: readonly number[]) => [0, 1, 2].map((k) => rng.uniform(lo[k]!, hi[k]!));
+const uniform3 = (rng: Rng, lo: readonly number[], hi: readonly number[]) =>
+  [0, 1, 2].map((k) => rng.uniform(lo[k]!, hi[k]!));
 
 function sampleField(rng: Rng, scene: ClothScene): number[] {
   const base = uniform3(rng, BASE.lo, BASE.hi);
@@ -57,13 +60,16 @@ function sampleField(rng: Rng, scene: ClothScene): number[] {
  * c4·(u² + v² − 2/3), with (u, v) ∈ [−1, 1]² the particle's rest coordinates and c ~ U(±DEFORMATION).
  */
 function deformationField(rng: Rng, scene: ClothScene): number[] {
-  const k = scene.spec.cells, coeff = range(12).map(() => rng.uniform(-DEFORMATION, DEFORMATION));
+  const k = scene.spec.cells,
+    coeff = range(12).map(() => rng.uniform(-DEFORMATION, DEFORMATION));
   const out: number[] = [];
-  for (let j = 0; j <= k; j++) for (let i = 0; i <= k; i++) {
-    const u = (2 * i) / k - 1, v = (2 * j) / k - 1;
-    const modes = [u, v, u * v, u * u + v * v - 2 / 3];
-    for (let c = 0; c < 3; c++) out.push(modes.reduce((acc, m, q) => acc + coeff[4 * c + q]! * m, 0));
-  }
+  for (let j = 0; j <= k; j++)
+    for (let i = 0; i <= k; i++) {
+      const u = (2 * i) / k - 1,
+        v = (2 * j) / k - 1;
+      const modes = [u, v, u * v, u * u + v * v - 2 / 3];
+      for (let c = 0; c < 3; c++) out.push(modes.reduce((acc, m, q) => acc + coeff[4 * c + q]! * m, 0));
+    }
   return out;
 }
 
@@ -73,7 +79,13 @@ function sampleUniform(rng: Rng, scene: ClothScene): number[] {
 }
 
 /** A uniform throw at the given base velocity. */
-const uniformThrow = (scene: ClothScene, base: readonly number[]): number[] => velocityField(scene, base, [0, 0, 0], range(3 * scene.particles).map(() => 0));
+const uniformThrow = (scene: ClothScene, base: readonly number[]): number[] =>
+  velocityField(
+    scene,
+    base,
+    [0, 0, 0],
+    range(3 * scene.particles).map(() => 0),
+  );
 
 /**
  * Starting points of the gradient fits besides the initial guess: uniform throws on a 3×2×3 grid
@@ -84,7 +96,11 @@ const uniformThrow = (scene: ClothScene, base: readonly number[]): number[] => v
  */
 const throwGrid = (scene: ClothScene): number[][] => {
   const at = (k: number, f: number) => BASE.lo[k]! + f * (BASE.hi[k]! - BASE.lo[k]!);
-  return [1 / 6, 1 / 2, 5 / 6].flatMap((fx) => [1 / 4, 3 / 4].flatMap((fy) => [1 / 6, 1 / 2, 5 / 6].map((fz) => uniformThrow(scene, [at(0, fx), at(1, fy), at(2, fz)]))));
+  return [1 / 6, 1 / 2, 5 / 6].flatMap((fx) =>
+    [1 / 4, 3 / 4].flatMap((fy) =>
+      [1 / 6, 1 / 2, 5 / 6].map((fz) => uniformThrow(scene, [at(0, fx), at(1, fy), at(2, fz)])),
+    ),
+  );
 };
 
 /** A velocity field's mean over the particles [3]. */
@@ -101,42 +117,79 @@ const SMOOTHING = 2;
 
 /** The 4-neighbour edges of the (cells+1)² particle grid (row-major, as clothGrid numbers them). */
 function gridEdges(cells: number): [number, number][] {
-  const k = cells + 1, edges: [number, number][] = [];
-  for (let j = 0; j < k; j++) for (let i = 0; i < k; i++) {
-    if (i + 1 < k) edges.push([j * k + i, j * k + i + 1]);
-    if (j + 1 < k) edges.push([j * k + i, (j + 1) * k + i]);
-  }
+  const k = cells + 1,
+    edges: [number, number][] = [];
+  for (let j = 0; j < k; j++)
+    for (let i = 0; i < k; i++) {
+      if (i + 1 < k) edges.push([j * k + i, j * k + i + 1]);
+      if (j + 1 < k) edges.push([j * k + i, (j + 1) * k + i]);
+    }
   return edges;
 }
 
-export function clothTask(mode: Mode, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<unknown> & { scene: ClothScene; settings: sysid.EstimateSettings } {
+export function clothTask(
+  mode: Mode,
+  o: { steps?: number; progress: false | "auto" },
+): sysid.DatasetTask<unknown> & { scene: ClothScene; settings: sysid.EstimateSettings } {
   const cfg = CLOTH_SETTINGS[mode];
-  const scene = buildCloth({ ...defaultCloth(cfg.resolution), cells: cfg.cells, cellSize: (6 * 0.15) / cfg.cells, frames: cfg.frames });
+  const scene = buildCloth({
+    ...defaultCloth(cfg.resolution),
+    cells: cfg.cells,
+    cellSize: (6 * 0.15) / cfg.cells,
+    frames: cfg.frames,
+  });
   const n = scene.particles;
   const problem = clothProblem(scene) as sysid.Problem<unknown>;
   const settings: sysid.EstimateSettings = {
-    optimizer: "lbfgs", steps: o.steps ?? cfg.steps, polish: cfg.polish, frames: scene.rendered.slice(),
-    precondition: sysid.smoothingPreconditioner(n, gridEdges(cfg.cells), SMOOTHING), progress: o.progress,
-    starts: throwGrid(scene).map((velocity) => ({ velocity })), descendFromInitial: true,
+    optimizer: "lbfgs",
+    steps: o.steps ?? cfg.steps,
+    polish: cfg.polish,
+    frames: scene.rendered.slice(),
+    precondition: sysid.smoothingPreconditioner(n, gridEdges(cfg.cells), SMOOTHING),
+    progress: o.progress,
+    starts: throwGrid(scene).map((velocity) => ({ velocity })),
+    descendFromInitial: true,
   };
   return {
-    name: "velocity", unknowns: [{ name: "velocity", size: 3 * n, unit: "m/s" }], columns: { V: { unknown: "velocity" } }, trainSize: 100,
+    name: "velocity",
+    unknowns: [{ name: "velocity", size: 3 * n, unit: "m/s" }],
+    columns: { V: { unknown: "velocity" } },
+    trainSize: 100,
     sample: (rng) => {
-      const truth = sampleField(rng, scene), initial = sampleUniform(rng, scene), prior = sampleField(rng, scene);
+      const truth = sampleField(rng, scene),
+        initial = sampleUniform(rng, scene),
+        prior = sampleField(rng, scene);
       return {
-        truth: { velocity: truth }, initial: { velocity: initial }, prior: { velocity: prior }, problem: () => problem,
-        describe: `cloth of ${n} particles thrown with mean velocity (${meanVelocity(truth).map((c) => c.toFixed(2)).join(", ")}) m/s; ` +
-          `initial guess uniform (${meanVelocity(initial).map((c) => c.toFixed(2)).join(", ")}) m/s`,
+        truth: { velocity: truth },
+        initial: { velocity: initial },
+        prior: { velocity: prior },
+        problem: () => problem,
+        describe:
+          `cloth of ${n} particles thrown with mean velocity (${meanVelocity(truth)
+            .map((c) => c.toFixed(2))
+            .join(", ")}) m/s; ` +
+          `initial guess uniform (${meanVelocity(initial)
+            .map((c) => c.toFixed(2))
+            .join(", ")}) m/s`,
       };
     },
     // No REINFORCE row: a score-function estimate over 147 unknowns from 5 samples per step does not move.
     methods: table3Rows(settings, 0, 0),
-    scene, settings,
+    scene,
+    settings,
   };
 }
 
-export interface ClothSceneResult { readonly mode: "scene"; readonly velocity: SceneFitResult; readonly table3: Table3Report }
-export interface ClothDatasetResult { readonly mode: "dataset"; readonly velocity: sysid.DatasetResult; readonly table3: Table3Report }
+export interface ClothSceneResult {
+  readonly mode: "scene";
+  readonly velocity: SceneFitResult;
+  readonly table3: Table3Report;
+}
+export interface ClothDatasetResult {
+  readonly mode: "dataset";
+  readonly velocity: sysid.DatasetResult;
+  readonly table3: Table3Report;
+}
 export type ClothResult = ClothSceneResult | ClothDatasetResult;
 
 async function run(ctx: ExperimentContext): Promise<ClothResult> {
@@ -150,14 +203,28 @@ async function run(ctx: ExperimentContext): Promise<ClothResult> {
     // random uniform throw.
     const initial = mode === "quick" ? meanField(task.scene, truth) : sampleUniform(rng, task.scene);
     const velocity = await fitScene(ctx, {
-      name: "velocity", label: "velocity", describe: `cloth of ${task.scene.particles} particles thrown with a random spinning, deforming velocity field`,
-      problem: clothProblem(task.scene), unknowns: task.unknowns, columns: task.columns, truth: { velocity: truth }, initial: { velocity: initial },
-      settings: task.settings, fps: task.scene.spec.fps, lossLabel: "image loss (pixelwise MSE, RGBA in [0, 1])",
+      name: "velocity",
+      label: "velocity",
+      describe: `cloth of ${task.scene.particles} particles thrown with a random spinning, deforming velocity field`,
+      problem: clothProblem(task.scene),
+      unknowns: task.unknowns,
+      columns: task.columns,
+      truth: { velocity: truth },
+      initial: { velocity: initial },
+      settings: task.settings,
+      fps: task.scene.spec.fps,
+      lossLabel: "image loss (pixelwise MSE, RGBA in [0, 1])",
     });
-    return { mode: "scene", velocity: sceneRecord(velocity), table3: table3Report({ gradsim: { velocity: velocity.relMae.V } }) };
+    return {
+      mode: "scene",
+      velocity: sceneRecord(velocity),
+      table3: table3Report({ gradsim: { velocity: velocity.relMae.V } }),
+    };
   }
   const velocity = await runDatasetTask(ctx, task);
-  const table3 = table3Report(Object.fromEntries(TABLE3_METHODS.map((m) => [m, { velocity: velocity.rows[m]?.relMae?.V ?? null }])));
+  const table3 = table3Report(
+    Object.fromEntries(TABLE3_METHODS.map((m) => [m, { velocity: velocity.rows[m]?.relMae?.V ?? null }])),
+  );
   return { mode: "dataset", velocity, table3 };
 }
 

@@ -20,14 +20,23 @@ export const CLOTH_CONTROL_SETTINGS = {
 
 export const experiment: Experiment<ControlResult> = {
   name: "control-cloth",
-  description: "choose a cloth's initial velocity under lift and drag from a single target image (paper §4.2.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
+  description:
+    "choose a cloth's initial velocity under lift and drag from a single target image (paper §4.2.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the cloth at its goal",
   takes: ["policy", "seeds"],
   run: (ctx) => {
     const cfg = CLOTH_CONTROL_SETTINGS[ctx.flags.quick ? "quick" : "full"];
-    if (ctx.flags.policy !== null) throw new CliError("control-cloth: its control is the cloth's initial velocity (3 numbers), not a phase policy; drop --policy.");
+    if (ctx.flags.policy !== null)
+      throw new CliError(
+        "control-cloth: its control is the cloth's initial velocity (3 numbers), not a phase policy; drop --policy.",
+      );
     const target = targetFlag<readonly [number, number, number]>(ctx, cfg.resolution, "the cloth at its goal");
-    return runControl(ctx, (seed) => control.clothControlScene({ ...cfg, ...(target ? { target } : {}) }, seed), { iters: ctx.flags.iters ?? cfg.iters, lr: 0.5, clip: 1e9, seeds: ctx.flags.seeds ?? cfg.seeds });
+    return runControl(ctx, (seed) => control.clothControlScene({ ...cfg, ...(target ? { target } : {}) }, seed), {
+      iters: ctx.flags.iters ?? cfg.iters,
+      lr: 0.5,
+      clip: 1e9,
+      seeds: ctx.flags.seeds ?? cfg.seeds,
+    });
   },
 };
 

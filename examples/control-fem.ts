@@ -17,13 +17,23 @@ export const FEM_SETTINGS = {
 
 export const experiment: Experiment<ControlResult> = {
   name: "control-fem",
-  description: "train a soft gear's per-tet activation policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
+  description:
+    "train a soft gear's per-tet activation policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the gear at its goal",
   takes: ["policy", "seeds"],
   run: (ctx) => {
     const cfg = FEM_SETTINGS[ctx.flags.quick ? "quick" : "full"];
-    const scene = control.gearScene({ ...cfg, phases: ctx.flags.policy ?? 8, target: targetFlag(ctx, cfg.resolution, "the gear at its goal") });
-    return runControl(ctx, () => scene, { iters: ctx.flags.iters ?? cfg.iters, lr: 0.1, clip: 1, seeds: ctx.flags.seeds ?? cfg.seeds });
+    const scene = control.gearScene({
+      ...cfg,
+      phases: ctx.flags.policy ?? 8,
+      target: targetFlag(ctx, cfg.resolution, "the gear at its goal"),
+    });
+    return runControl(ctx, () => scene, {
+      iters: ctx.flags.iters ?? cfg.iters,
+      lr: 0.1,
+      clip: 1,
+      seeds: ctx.flags.seeds ?? cfg.seeds,
+    });
   },
 };
 

@@ -19,13 +19,23 @@ export const WALKER_SETTINGS = {
 
 export const experiment: Experiment<ControlResult> = {
   name: "control-walker",
-  description: "train a soft walker's policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
+  description:
+    "train a soft walker's policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the walker at its goal",
   takes: ["policy", "seeds"],
   run: (ctx) => {
     const cfg = WALKER_SETTINGS[ctx.flags.quick ? "quick" : "full"];
-    const scene = control.walkerScene({ ...cfg, phases: ctx.flags.policy ?? 8, target: targetFlag(ctx, cfg.resolution, "the walker at its goal") });
-    return runControl(ctx, () => scene, { iters: ctx.flags.iters ?? cfg.iters, lr: 0.03, clip: 1, seeds: ctx.flags.seeds ?? cfg.seeds });
+    const scene = control.walkerScene({
+      ...cfg,
+      phases: ctx.flags.policy ?? 8,
+      target: targetFlag(ctx, cfg.resolution, "the walker at its goal"),
+    });
+    return runControl(ctx, () => scene, {
+      iters: ctx.flags.iters ?? cfg.iters,
+      lr: 0.03,
+      clip: 1,
+      seeds: ctx.flags.seeds ?? cfg.seeds,
+    });
   },
 };
 

@@ -50,34 +50,60 @@ export function sampleLame(rng: Rng): [number, number] {
  */
 const LAME_GRID: number[][] = [600, 830, 1150, 1600].flatMap((mu) => [1, 1.17, 1.37, 1.6].map((r) => [mu, mu * r]));
 /** Density of the uniform beam (kg/m³) and the per-particle heterogeneity of the true masses (±30%). */
-const DENSITY = [2.5, 3.5] as const, HETEROGENEITY = 0.3;
+const DENSITY = [2.5, 3.5] as const,
+  HETEROGENEITY = 0.3;
 
 function beamSpec(mode: Mode, over: Partial<TwistBeamSpec> = {}): TwistBeamSpec {
   const cfg = DEFORMABLE_SETTINGS[mode];
   return { ...defaultTwistBeam(cfg.resolution), frames: cfg.frames, ...over };
 }
 
-const LAME_UNKNOWNS: sysid.Unknown[] = [{ name: "mu", transform: "log", unit: "Pa" }, { name: "lambda", transform: "log", unit: "Pa" }];
+const LAME_UNKNOWNS: sysid.Unknown[] = [
+  { name: "mu", transform: "log", unit: "Pa" },
+  { name: "lambda", transform: "log", unit: "Pa" },
+];
 const lame = (x: readonly number[]): sysid.Values => ({ mu: x[0]!, lambda: x[1]! });
 
 /** The material task: μ, λ with known masses. */
-export function materialTask(mode: Mode, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<unknown> & { problem(truth: sysid.Values): sysid.Problem<unknown>; settings: sysid.EstimateSettings } {
+export function materialTask(
+  mode: Mode,
+  o: { steps?: number; progress: false | "auto" },
+): sysid.DatasetTask<unknown> & {
+  problem(truth: sysid.Values): sysid.Problem<unknown>;
+  settings: sysid.EstimateSettings;
+} {
   const cfg = DEFORMABLE_SETTINGS[mode];
-  const problem = (truth: sysid.Values) => beamProblem(buildTwistBeam(beamSpec(mode, { mu: truth.mu as number, lambda: truth.lambda as number })), (p) => ({ mu: p.mu, lambda: p.lambda })) as sysid.Problem<unknown>;
+  const problem = (truth: sysid.Values) =>
+    beamProblem(buildTwistBeam(beamSpec(mode, { mu: truth.mu as number, lambda: truth.lambda as number })), (p) => ({
+      mu: p.mu,
+      lambda: p.lambda,
+    })) as sysid.Problem<unknown>;
   const settings: sysid.EstimateSettings = {
-    optimizer: "lbfgs", steps: o.steps ?? cfg.materialSteps, starts: LAME_GRID.map(lame), frames: renderedFrames(mode), progress: o.progress,
+    optimizer: "lbfgs",
+    steps: o.steps ?? cfg.materialSteps,
+    starts: LAME_GRID.map(lame),
+    frames: renderedFrames(mode),
+    progress: o.progress,
   };
   return {
-    name: "material", unknowns: LAME_UNKNOWNS, trainSize: 100,
+    name: "material",
+    unknowns: LAME_UNKNOWNS,
+    trainSize: 100,
     sample: (rng) => {
-      const truth = lame(sampleLame(rng)), initial = lame(sampleLame(rng)), prior = lame(sampleLame(rng));
+      const truth = lame(sampleLame(rng)),
+        initial = lame(sampleLame(rng)),
+        prior = lame(sampleLame(rng));
       return {
-        truth, initial, prior, problem: () => problem(truth),
+        truth,
+        initial,
+        prior,
+        problem: () => problem(truth),
         describe: `beam μ = ${(truth.mu as number).toFixed(1)} Pa, λ = ${(truth.lambda as number).toFixed(1)} Pa; initial guess μ = ${(initial.mu as number).toFixed(1)}, λ = ${(initial.lambda as number).toFixed(1)}`,
       };
     },
     methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
-    problem, settings,
+    problem,
+    settings,
   };
 }
 
@@ -91,31 +117,62 @@ function sampleMasses(rng: Rng, lumped: readonly number[], free: readonly number
 }
 
 /** The mass task: per-particle masses with known μ = λ = 1000 Pa. */
-export function massTask(mode: Mode, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<unknown> & { problem(truth: sysid.Values): sysid.Problem<unknown>; settings: sysid.EstimateSettings; uniformGuess(density: number): number[]; sampleMasses(rng: Rng): number[] } {
+export function massTask(
+  mode: Mode,
+  o: { steps?: number; progress: false | "auto" },
+): sysid.DatasetTask<unknown> & {
+  problem(truth: sysid.Values): sysid.Problem<unknown>;
+  settings: sysid.EstimateSettings;
+  uniformGuess(density: number): number[];
+  sampleMasses(rng: Rng): number[];
+} {
   const cfg = DEFORMABLE_SETTINGS[mode];
   // The lumped masses at density 3 kg/m³ (the reference every draw scales).
   const reference = buildTwistBeam(beamSpec(mode));
-  const free = reference.free, lumped = reference.lumped;
+  const free = reference.free,
+    lumped = reference.lumped;
   const uniformGuess = (density: number) => free.map((i) => (lumped[i]! * density) / 3);
   const unknowns: sysid.Unknown[] = [{ name: "mass", size: free.length, transform: "log", unit: "kg" }];
   const problem = (truth: sysid.Values) => {
     const masses = [...lumped];
-    free.forEach((i, k) => { masses[i] = (truth.mass as number[])[k]!; });
-    return beamProblem(buildTwistBeam(beamSpec(mode, { masses })), (p) => ({ freeMass: p.mass })) as sysid.Problem<unknown>;
+    free.forEach((i, k) => {
+      masses[i] = (truth.mass as number[])[k]!;
+    });
+    return beamProblem(buildTwistBeam(beamSpec(mode, { masses })), (p) => ({
+      freeMass: p.mass,
+    })) as sysid.Problem<unknown>;
   };
-  const settings: sysid.EstimateSettings = { optimizer: "lbfgs", steps: o.steps ?? cfg.massSteps, polish: cfg.massPolish, frames: reference.rendered.slice(), progress: o.progress };
+  const settings: sysid.EstimateSettings = {
+    optimizer: "lbfgs",
+    steps: o.steps ?? cfg.massSteps,
+    polish: cfg.massPolish,
+    frames: reference.rendered.slice(),
+    progress: o.progress,
+  };
   return {
-    name: "mass", unknowns, columns: { m: { unknown: "mass" } }, trainSize: 100,
+    name: "mass",
+    unknowns,
+    columns: { m: { unknown: "mass" } },
+    trainSize: 100,
     sample: (rng) => {
-      const truth = { mass: sampleMasses(rng, lumped, free) }, initial = { mass: uniformGuess(rng.uniform(...DENSITY)) }, prior = { mass: sampleMasses(rng, lumped, free) };
+      const truth = { mass: sampleMasses(rng, lumped, free) },
+        initial = { mass: uniformGuess(rng.uniform(...DENSITY)) },
+        prior = { mass: sampleMasses(rng, lumped, free) };
       return {
-        truth, initial, prior, problem: () => problem(truth),
-        describe: `beam with ${free.length} free particles of ${Math.min(...truth.mass).toFixed(4)}–${Math.max(...truth.mass).toFixed(4)} kg; initial guess: uniform density ` +
+        truth,
+        initial,
+        prior,
+        problem: () => problem(truth),
+        describe:
+          `beam with ${free.length} free particles of ${Math.min(...truth.mass).toFixed(4)}–${Math.max(...truth.mass).toFixed(4)} kg; initial guess: uniform density ` +
           `${((3 * initial.mass[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
       };
     },
     methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
-    problem, settings, uniformGuess, sampleMasses: (rng) => sampleMasses(rng, lumped, free),
+    problem,
+    settings,
+    uniformGuess,
+    sampleMasses: (rng) => sampleMasses(rng, lumped, free),
   };
 }
 
@@ -140,17 +197,34 @@ async function runScene(ctx: ExperimentContext, mode: Mode): Promise<Omit<Deform
   const spec = beamSpec(mode);
   const o = { steps: ctx.flags.iters ?? undefined, progress: progressOf(ctx) };
   const material = materialTask(mode, o);
-  const truth = { mu: 1000, lambda: 1000 }, initial = { mu: 1400, lambda: 1900 };
+  const truth = { mu: 1000, lambda: 1000 },
+    initial = { mu: 1400, lambda: 1900 };
   const materialResult = await fitScene(ctx, {
-    name: "material", label: "material", describe: `beam μ = λ = 1000 Pa; initial guess μ = 1400, λ = 1900`,
-    problem: material.problem(truth), unknowns: material.unknowns, truth, initial, settings: material.settings, fps: spec.fps, lossLabel: LOSS_LABEL,
+    name: "material",
+    label: "material",
+    describe: `beam μ = λ = 1000 Pa; initial guess μ = 1400, λ = 1900`,
+    problem: material.problem(truth),
+    unknowns: material.unknowns,
+    truth,
+    initial,
+    settings: material.settings,
+    fps: spec.fps,
+    lossLabel: LOSS_LABEL,
   });
   const mass = massTask(mode, o);
   const masses = { mass: mass.sampleMasses(makeRng(ctx.flags.seed)) };
   const massResult = await fitScene(ctx, {
-    name: "mass", label: "mass", describe: `beam with ${masses.mass.length} free particles of random masses; initial guess: uniform density 3 kg/m³`,
-    problem: mass.problem(masses), unknowns: mass.unknowns, columns: mass.columns, truth: masses, initial: { mass: mass.uniformGuess(3) },
-    settings: mass.settings, fps: spec.fps, lossLabel: LOSS_LABEL,
+    name: "mass",
+    label: "mass",
+    describe: `beam with ${masses.mass.length} free particles of random masses; initial guess: uniform density 3 kg/m³`,
+    problem: mass.problem(masses),
+    unknowns: mass.unknowns,
+    columns: mass.columns,
+    truth: masses,
+    initial: { mass: mass.uniformGuess(3) },
+    settings: mass.settings,
+    fps: spec.fps,
+    lossLabel: LOSS_LABEL,
   });
   return { mode: "scene", material: sceneRecord(materialResult), mass: sceneRecord(massResult) };
 }
@@ -170,11 +244,19 @@ async function run(ctx: ExperimentContext): Promise<DeformableResult> {
 
 /** Table 3's mass, μ, λ columns per method (the single scene has only gradsim). */
 function report(r: Omit<DeformableSceneResult, "table3"> | Omit<DeformableDatasetResult, "table3">): Table3Report {
-  if (r.mode === "scene") return table3Report({ gradsim: { mass: r.mass.relMae.m, mu: r.material.relMae.mu, lambda: r.material.relMae.lambda } });
-  return table3Report(Object.fromEntries(TABLE3_METHODS.map((m) => {
-    const mat = r.material.rows[m]?.relMae, ms = r.mass.rows[m]?.relMae;
-    return [m, { mass: ms?.m ?? null, mu: mat?.mu ?? null, lambda: mat?.lambda ?? null }];
-  })));
+  if (r.mode === "scene")
+    return table3Report({
+      gradsim: { mass: r.mass.relMae.m, mu: r.material.relMae.mu, lambda: r.material.relMae.lambda },
+    });
+  return table3Report(
+    Object.fromEntries(
+      TABLE3_METHODS.map((m) => {
+        const mat = r.material.rows[m]?.relMae,
+          ms = r.mass.rows[m]?.relMae;
+        return [m, { mass: ms?.m ?? null, mu: mat?.mu ?? null, lambda: mat?.lambda ?? null }];
+      }),
+    ),
+  );
 }
 
 export const experiment: Experiment<DeformableResult> = {

@@ -23,7 +23,16 @@ export const DOUBLE_PENDULUM_SETTINGS = {
 } as const;
 
 /** Dataset distribution: L₁, L₂ ~ U[0.5, 0.9] m, θ₁ ~ U[0.5, 1.3] rad, θ₂ ~ U[0.5, 2.0] rad. */
-export const DOUBLE_PENDULUM_PRIOR: PendulumPrior = { length: [[0.5, 0.9], [0.5, 0.9]], theta0: [[0.5, 1.3], [0.5, 2.0]] };
+export const DOUBLE_PENDULUM_PRIOR: PendulumPrior = {
+  length: [
+    [0.5, 0.9],
+    [0.5, 0.9],
+  ],
+  theta0: [
+    [0.5, 1.3],
+    [0.5, 2.0],
+  ],
+};
 
 /** Perturbation of the truth used as the initial guess: lengths ×(1 ± 15%), angles ± 0.15 rad. */
 export function nearbyGuess(rng: Rng, truth: readonly number[]): number[] {
@@ -39,8 +48,13 @@ async function run(ctx: ExperimentContext): Promise<DoublePendulumResult> {
   const cfg = DOUBLE_PENDULUM_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   // gradSim's demo_double_pendulum starts at (3π/7, 3π/4); ours is a little lower so the swing stays in view.
   const r = await runPendulumExperiment(ctx, {
-    name: "double-pendulum", spec: { ...defaultDoublePendulum(cfg.resolution), frames: cfg.frames }, prior: DOUBLE_PENDULUM_PRIOR, settings: cfg,
-    initial: nearbyGuess, truth: [0.7, 0.6, 1.0, 1.6], guess: [0.8, 0.52, 0.88, 1.72],
+    name: "double-pendulum",
+    spec: { ...defaultDoublePendulum(cfg.resolution), frames: cfg.frames },
+    prior: DOUBLE_PENDULUM_PRIOR,
+    settings: cfg,
+    initial: nearbyGuess,
+    truth: [0.7, 0.6, 1.0, 1.6],
+    guess: [0.8, 0.52, 0.88, 1.72],
   });
   return { mode: r.mode, doublePendulum: r.result };
 }

@@ -27,17 +27,30 @@ export const EXAMPLE = {
 };
 
 async function run(ctx: ExperimentContext): Promise<Omit<FitVideoResult, "fit">> {
-  const { video, scene } = ctx.flags.video || ctx.flags.scene
-    ? { video: ctx.flags.video, scene: ctx.flags.scene }
-    : EXAMPLE;
-  if (!video) throw new CliError("--video is missing: give a directory of PNG frames, a .gif or a video file (.mp4, .mov, .webm), with --scene scene.json.");
-  if (!scene) throw new CliError("--scene is missing: give the scene file describing the video (mesh, camera, initial state, fps; see src/sysid/README.md).");
-  const unknowns = ctx.flags.unknowns?.split(",").map((s) => s.trim()).filter(Boolean);
+  const { video, scene } =
+    ctx.flags.video || ctx.flags.scene ? { video: ctx.flags.video, scene: ctx.flags.scene } : EXAMPLE;
+  if (!video)
+    throw new CliError(
+      "--video is missing: give a directory of PNG frames, a .gif or a video file (.mp4, .mov, .webm), with --scene scene.json.",
+    );
+  if (!scene)
+    throw new CliError(
+      "--scene is missing: give the scene file describing the video (mesh, camera, initial state, fps; see src/sysid/README.md).",
+    );
+  const unknowns = ctx.flags.unknowns
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   try {
     const { fit: _fit, ...r } = await fitVideo({
-      video, scene, ...(unknowns ? { unknowns } : {}), out: ctx.out, log: ctx.log,
+      video,
+      scene,
+      ...(unknowns ? { unknowns } : {}),
+      out: ctx.out,
+      log: ctx.log,
       settings: {
-        progress: ctx.flags.json ? false : "auto", ...(ctx.flags.iters ? { steps: ctx.flags.iters } : {}),
+        progress: ctx.flags.json ? false : "auto",
+        ...(ctx.flags.iters ? { steps: ctx.flags.iters } : {}),
         ...(ctx.flags.restarts !== null ? { restarts: ctx.flags.restarts } : {}),
         ...(ctx.flags.scan !== null ? { scan: ctx.flags.scan ? { points: ctx.flags.scan } : undefined } : {}),
       },
@@ -53,7 +66,8 @@ async function run(ctx: ExperimentContext): Promise<Omit<FitVideoResult, "fit">>
 
 export const experiment: Experiment<Omit<FitVideoResult, "fit">> = {
   name: "fit",
-  description: "estimate a rigid object's mass and contact parameters from your own video: --video FILE --scene scene.json [--unknowns mass,mu] [--restarts N] [--scan N]",
+  description:
+    "estimate a rigid object's mass and contact parameters from your own video: --video FILE --scene scene.json [--unknowns mass,mu] [--restarts N] [--scan N]",
   takes: ["video", "scene", "unknowns", "restarts", "scan"],
   run,
   // A poor fit (3) or an unknown the video does not determine (4) is an answer, not a success.

@@ -22,12 +22,34 @@
  * target, the traced target and its mask) and traced.gif.
  */
 import { join } from "node:path";
-import { writeAtomic, writeGif, writeLinePlot, writePng, makeRng, np, render, sysid, type Array, labelledGrid, InputFileError, DivergenceError } from "gradsim/node";
+import {
+  writeAtomic,
+  writeGif,
+  writeLinePlot,
+  writePng,
+  makeRng,
+  np,
+  render,
+  sysid,
+  type Array,
+  labelledGrid,
+  InputFileError,
+  DivergenceError,
+} from "gradsim/node";
 import { displayFrames, fileRecordStore, stripIndices } from "gradsim/sysid/node";
 import { runKey } from "./lib/experiment.js";
 import {
-  IMPERFECT_CAMERA, MASS_RANGE, OBJECT_KINDS, TRUE_MODEL, objectGeometry, objectModel, sampleObject,
-  type ModelChoice, type ObjectKind, type ObjectSpec, type SceneSettings,
+  IMPERFECT_CAMERA,
+  MASS_RANGE,
+  OBJECT_KINDS,
+  TRUE_MODEL,
+  objectGeometry,
+  objectModel,
+  sampleObject,
+  type ModelChoice,
+  type ObjectKind,
+  type ObjectSpec,
+  type SceneSettings,
 } from "./lib/imperfect-scene.js";
 import { LOOKS, TRACED_LIGHT, objectLook, objectVideo, tracedAlbedo, type Look } from "./lib/imperfect-looks.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
@@ -66,10 +88,34 @@ export interface Row {
 
 export const ROWS: readonly Row[] = [
   { name: "perfect model", paper: 0.1071, kinds: OBJECT_KINDS, model: TRUE_MODEL, target: "raster" },
-  { name: "unmodelled friction", paper: 0.1866, kinds: OBJECT_KINDS, model: (s) => ({ ...TRUE_MODEL(s), friction: false }), target: "raster" },
-  { name: "unmodelled elasticity", paper: 0.2281, kinds: OBJECT_KINDS, model: (s) => ({ ...TRUE_MODEL(s), damping: false }), target: "raster" },
-  { name: "rigid-as-deformable", paper: 0.3462, kinds: ["rigid"], model: (s) => ({ ...TRUE_MODEL(s), body: "deformable" }), target: "raster" },
-  { name: "deformable-as-rigid", paper: 0.4974, kinds: ["deformable"], model: (s) => ({ ...TRUE_MODEL(s), body: "rigid" }), target: "raster" },
+  {
+    name: "unmodelled friction",
+    paper: 0.1866,
+    kinds: OBJECT_KINDS,
+    model: (s) => ({ ...TRUE_MODEL(s), friction: false }),
+    target: "raster",
+  },
+  {
+    name: "unmodelled elasticity",
+    paper: 0.2281,
+    kinds: OBJECT_KINDS,
+    model: (s) => ({ ...TRUE_MODEL(s), damping: false }),
+    target: "raster",
+  },
+  {
+    name: "rigid-as-deformable",
+    paper: 0.3462,
+    kinds: ["rigid"],
+    model: (s) => ({ ...TRUE_MODEL(s), body: "deformable" }),
+    target: "raster",
+  },
+  {
+    name: "deformable-as-rigid",
+    paper: 0.4974,
+    kinds: ["deformable"],
+    model: (s) => ({ ...TRUE_MODEL(s), body: "rigid" }),
+    target: "raster",
+  },
   { name: "photorealistic render", paper: 0.1793, kinds: OBJECT_KINDS, model: TRUE_MODEL, target: "traced" },
 ];
 
@@ -132,21 +178,45 @@ function prepare(seed: number, index: number, cfg: ImperfectSettings): PreparedO
   const initial = spec.mass * Math.exp(rng.uniform(-1, 1) * Math.log(GUESS_FACTOR));
   const geometry = objectGeometry(spec);
   const scene = { frames: cfg.frames, fps: FPS, resolution: cfg.resolution };
-  const truePositions = objectModel(spec, geometry, TRUE_MODEL(spec), scene).positions(np.array(spec.mass, { dtype: "float32" }), cfg.frames);
-  return { index, kind, spec, initial, geometry, scene, truePositions, background: sysid.groundImage(IMPERFECT_CAMERA, cfg.resolution, cfg.resolution) };
+  const truePositions = objectModel(spec, geometry, TRUE_MODEL(spec), scene).positions(
+    np.array(spec.mass, { dtype: "float32" }),
+    cfg.frames,
+  );
+  return {
+    index,
+    kind,
+    spec,
+    initial,
+    geometry,
+    scene,
+    truePositions,
+    background: sysid.groundImage(IMPERFECT_CAMERA, cfg.resolution, cfg.resolution),
+  };
 }
 
 /** The traced ("photorealistic") target of an object's true motion. */
 function tracedTarget(o: PreparedObject): render.TracedVideo {
   const [T, N] = o.truePositions.shape as [number, number, number];
-  const V = o.geometry.surface.vertices.length / 3, x = o.truePositions.dataSync();
+  const V = o.geometry.surface.vertices.length / 3,
+    x = o.truePositions.dataSync();
   const frames = globalThis.Array.from({ length: T }, (_, t) => x.subarray(3 * N * t, 3 * N * t + 3 * V));
   const r = o.scene.resolution;
-  return render.traceVideo({ frames, faces: o.geometry.surface.faces, albedo: tracedAlbedo(o.geometry) },
-    { camera: sysid.hostCamera(IMPERFECT_CAMERA, r, r), width: r, height: r, light: TRACED_LIGHT, samples: 4, noise: 0.015, seed: o.index });
+  return render.traceVideo(
+    { frames, faces: o.geometry.surface.faces, albedo: tracedAlbedo(o.geometry) },
+    {
+      camera: sysid.hostCamera(IMPERFECT_CAMERA, r, r),
+      width: r,
+      height: r,
+      light: TRACED_LIGHT,
+      samples: 4,
+      noise: 0.015,
+      seed: o.index,
+    },
+  );
 }
 
-const tracedMasks = (t: render.TracedVideo, T: number): Array => np.reshape(np.array(t.masks, { dtype: "float32" }), [T, t.height, t.width, 1]);
+const tracedMasks = (t: render.TracedVideo, T: number): Array =>
+  np.reshape(np.array(t.masks, { dtype: "float32" }), [T, t.height, t.width, 1]);
 
 interface FitOutcome {
   readonly mass: number;
@@ -158,23 +228,44 @@ interface FitOutcome {
   readonly diverged?: string;
 }
 
-async function fitMass(ctx: ExperimentContext, o: PreparedObject, choice: ModelChoice, look: Look, observed: Array, channels: "rgba" | "alpha",
-  opt: { steps: number; lr: number; lrEnd: number; refine: number }, label: string): Promise<FitOutcome> {
+async function fitMass(
+  ctx: ExperimentContext,
+  o: PreparedObject,
+  choice: ModelChoice,
+  look: Look,
+  observed: Array,
+  channels: "rgba" | "alpha",
+  opt: { steps: number; lr: number; lrEnd: number; refine: number },
+  label: string,
+): Promise<FitOutcome> {
   const model = objectModel(o.spec, o.geometry, choice, o.scene);
   const appearance = objectLook(o.geometry, o.spec, look);
-  const trace: number[] = [], losses: number[] = [];
+  const trace: number[] = [],
+    losses: number[] = [];
   const t0 = performance.now();
   try {
     const r = await sysid.estimate({
       frames: o.scene.frames,
       simulate: (p, frames) => model.positions(p.mass!, frames),
       render: (x) => objectVideo(x, o.geometry, appearance, o.scene, o.background, channels),
-      observed: { video: observed }, unknowns: [{ ...MASS, prior: MASS_RANGE[o.kind] }], initial: { mass: o.initial }, method: "pixels",
+      observed: { video: observed },
+      unknowns: [{ ...MASS, prior: MASS_RANGE[o.kind] }],
+      initial: { mass: o.initial },
+      method: "pixels",
       settings: {
-        optimizer: "adam", steps: opt.steps, adam: { lr: opt.lr, lrEnd: opt.lrEnd }, refine: opt.refine, label,
+        optimizer: "adam",
+        steps: opt.steps,
+        adam: { lr: opt.lr, lrEnd: opt.lrEnd },
+        refine: opt.refine,
+        label,
         progress: ctx.flags.json ? false : "auto",
         // The Adam phase reports under the fit's own label (L-BFGS under "<label> L-BFGS"), from the initial guess on.
-        onStep: (s) => { if (s.label === label) { trace.push(s.estimate.mass as number); losses.push(s.loss); } },
+        onStep: (s) => {
+          if (s.label === label) {
+            trace.push(s.estimate.mass as number);
+            losses.push(s.loss);
+          }
+        },
       },
       log: ctx.log,
     });
@@ -184,8 +275,16 @@ async function fitMass(ctx: ExperimentContext, o: PreparedObject, choice: ModelC
     // than the truth): the row's estimate is then its best iterate before that, flagged.
     if (!(e instanceof DivergenceError) || !losses.length) throw e;
     const best = losses.reduce((b, l, i) => (Number.isFinite(l) && l < losses[b]! ? i : b), 0);
-    ctx.log(`[imperfect-models] ${label}: diverged (${e.message.split(".")[0]}); keeping its lowest-loss iterate, ${trace[best]!.toPrecision(5)} kg`);
-    return { mass: trace[best]!, steps: trace.length, seconds: (performance.now() - t0) / 1000, trace, diverged: e.message };
+    ctx.log(
+      `[imperfect-models] ${label}: diverged (${e.message.split(".")[0]}); keeping its lowest-loss iterate, ${trace[best]!.toPrecision(5)} kg`,
+    );
+    return {
+      mass: trace[best]!,
+      steps: trace.length,
+      seconds: (performance.now() - t0) / 1000,
+      trace,
+      diverged: e.message,
+    };
   }
 }
 
@@ -196,31 +295,73 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
   ctx.log(`[imperfect-models] object ${o.index}: ${describe}`);
   const look = objectLook(o.geometry, o.spec, "default");
   const raster = objectVideo(o.truePositions, o.geometry, look, o.scene, o.background, "rgba");
-  const estimates: Record<string, sysid.Values> = {}, relMae: Record<string, sysid.ColumnErrors> = {}, mae: Record<string, sysid.ColumnErrors> = {};
-  const iterations: Record<string, number> = {}, seconds: Record<string, number> = {}, diverged: Record<string, string> = {};
+  const estimates: Record<string, sysid.Values> = {},
+    relMae: Record<string, sysid.ColumnErrors> = {},
+    mae: Record<string, sysid.ColumnErrors> = {};
+  const iterations: Record<string, number> = {},
+    seconds: Record<string, number> = {},
+    diverged: Record<string, string> = {};
   for (const row of ROWS.filter((r) => r.kinds.includes(o.kind))) {
     const observed = row.target === "traced" ? tracedMasks(tracedTarget(o), o.scene.frames) : raster;
-    const f = await fitMass(ctx, o, row.model(o.spec), "default", observed, row.target === "traced" ? "alpha" : "rgba", cfg, `${o.index} ${row.name}`);
+    const f = await fitMass(
+      ctx,
+      o,
+      row.model(o.spec),
+      "default",
+      observed,
+      row.target === "traced" ? "alpha" : "rgba",
+      cfg,
+      `${o.index} ${row.name}`,
+    );
     estimates[row.name] = { mass: f.mass };
     relMae[row.name] = { mass: rel(f.mass) };
     mae[row.name] = { mass: Math.abs(f.mass - truth) };
     iterations[row.name] = f.steps;
     seconds[row.name] = Number(f.seconds.toFixed(2));
     if (f.diverged) diverged[row.name] = f.diverged;
-    ctx.log(`[imperfect-models] object ${o.index} ${row.name}: mass ${f.mass.toPrecision(5)} kg (truth ${truth.toPrecision(5)}), relative error ${rel(f.mass).toExponential(2)}`);
+    ctx.log(
+      `[imperfect-models] object ${o.index} ${row.name}: mass ${f.mass.toPrecision(5)} kg (truth ${truth.toPrecision(5)}), relative error ${rel(f.mass).toExponential(2)}`,
+    );
   }
   let fig7: ObjectRecord["fig7"];
   if (o.kind === "rigid") {
     fig7 = {};
     for (const l of LOOKS) {
-      const target = objectVideo(o.truePositions, o.geometry, objectLook(o.geometry, o.spec, l), o.scene, o.background, "rgba");
-      const f = await fitMass(ctx, o, TRUE_MODEL(o.spec), l, target, "rgba", { ...cfg, steps: cfg.figSteps, refine: 0 }, `${o.index} fig7 ${l}`);
+      const target = objectVideo(
+        o.truePositions,
+        o.geometry,
+        objectLook(o.geometry, o.spec, l),
+        o.scene,
+        o.background,
+        "rgba",
+      );
+      const f = await fitMass(
+        ctx,
+        o,
+        TRUE_MODEL(o.spec),
+        l,
+        target,
+        "rgba",
+        { ...cfg, steps: cfg.figSteps, refine: 0 },
+        `${o.index} fig7 ${l}`,
+      );
       fig7[l] = f.trace.map(rel);
     }
   }
   return {
-    index: o.index, kind: o.kind, object: o.spec, describe, truth: { mass: truth }, initial: { mass: o.initial }, estimates,
-    initialRelMae: { mass: rel(o.initial) }, relMae, meanAbsError: mae, iterations, seconds, ...(fig7 ? { fig7 } : {}),
+    index: o.index,
+    kind: o.kind,
+    object: o.spec,
+    describe,
+    truth: { mass: truth },
+    initial: { mass: o.initial },
+    estimates,
+    initialRelMae: { mass: rel(o.initial) },
+    relMae,
+    meanAbsError: mae,
+    iterations,
+    seconds,
+    ...(fig7 ? { fig7 } : {}),
     ...(Object.keys(diverged).length ? { diverged } : {}),
   };
 }
@@ -229,59 +370,104 @@ export function summarise(records: readonly ObjectRecord[]): RowResult[] {
   return ROWS.map((row) => {
     const having = records.filter((r) => r.relMae[row.name]);
     const errs = having.map((r) => r.relMae[row.name]!.mass!);
-    const perKind = Object.fromEntries(row.kinds.flatMap((k) => {
-      const of = having.filter((r) => r.kind === k);
-      return of.length ? [[k, mean(of.map((r) => r.relMae[row.name]!.mass!))]] : [];
-    }));
+    const perKind = Object.fromEntries(
+      row.kinds.flatMap((k) => {
+        const of = having.filter((r) => r.kind === k);
+        return of.length ? [[k, mean(of.map((r) => r.relMae[row.name]!.mass!))]] : [];
+      }),
+    );
     return {
-      name: row.name, paper: row.paper, objects: having.length, perKind,
-      mean: errs.length ? mean(errs) : null, std: errs.length ? std(errs) : null, median: errs.length ? median(errs) : null,
+      name: row.name,
+      paper: row.paper,
+      objects: having.length,
+      perKind,
+      mean: errs.length ? mean(errs) : null,
+      std: errs.length ? std(errs) : null,
+      median: errs.length ? median(errs) : null,
       diverged: having.filter((r) => r.diverged?.[row.name]).length,
       seconds: Number(mean(having.map((r) => r.seconds[row.name]!)).toFixed(2)),
     };
   });
 }
 
-const fmt = (x: number | null | undefined) => (x !== null && x !== undefined && Number.isFinite(x) ? (x >= 0.01 ? x.toFixed(4) : x.toExponential(2)) : "—");
+const fmt = (x: number | null | undefined) =>
+  x !== null && x !== undefined && Number.isFinite(x) ? (x >= 0.01 ? x.toFixed(4) : x.toExponential(2)) : "—";
 
 /** Table 4 (left) in the paper's layout, ours beside the paper's. */
 export function tableMarkdown(rows: readonly RowResult[]): string {
   return [
     "| model | paper (mean rel. abs. err.) | ours: mean ± std | median | rigid | deformable | cloth | objects | diverged | s / fit |",
     "|---|---|---|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ${r.objects} | ${r.diverged} | ${r.seconds} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ${r.objects} | ${r.diverged} | ${r.seconds} |`,
+    ),
   ].join("\n");
 }
 
 function fig7Summary(records: readonly ObjectRecord[]): ImperfectResult["fig7"] {
   const rigid = records.filter((r) => r.fig7);
   if (!rigid.length) return null;
-  return Object.fromEntries(LOOKS.map((l) => {
-    const curves = rigid.map((r) => r.fig7![l]!);
-    const n = Math.max(...curves.map((c) => c.length));
-    const at = (c: number[], i: number) => c[Math.min(i, c.length - 1)]!;
-    const cols = globalThis.Array.from({ length: n }, (_, i) => curves.map((c) => at(c, i)));
-    return [l, { mean: cols.map(mean), std: cols.map(std) }];
-  })) as ImperfectResult["fig7"];
+  return Object.fromEntries(
+    LOOKS.map((l) => {
+      const curves = rigid.map((r) => r.fig7![l]!);
+      const n = Math.max(...curves.map((c) => c.length));
+      const at = (c: number[], i: number) => c[Math.min(i, c.length - 1)]!;
+      const cols = globalThis.Array.from({ length: n }, (_, i) => curves.map((c) => at(c, i)));
+      return [l, { mean: cols.map(mean), std: cols.map(std) }];
+    }),
+  ) as ImperfectResult["fig7"];
 }
 
 function writeFig7(out: string, fig7: NonNullable<ImperfectResult["fig7"]>, objects: number): string[] {
-  const names: Record<Look, string> = { default: "default", colour: "only colour", shading: "shading (Phong)", texture: "texture" };
-  writeLinePlot(join(out, "fig7.png"), LOOKS.map((l) => ({
-    label: names[l], y: fig7[l].mean,
-    band: { lower: fig7[l].mean.map((m, i) => Math.max(1e-6, m - fig7[l].std[i]!)), upper: fig7[l].mean.map((m, i) => m + fig7[l].std[i]!) },
-  })), { title: `Fig. 7: mass estimation, mean ± std over ${objects} rigid objects`, xLabel: "iteration (Adam)", yLabel: "relative mass error", logY: true, width: 640, height: 400 });
+  const names: Record<Look, string> = {
+    default: "default",
+    colour: "only colour",
+    shading: "shading (Phong)",
+    texture: "texture",
+  };
+  writeLinePlot(
+    join(out, "fig7.png"),
+    LOOKS.map((l) => ({
+      label: names[l],
+      y: fig7[l].mean,
+      band: {
+        lower: fig7[l].mean.map((m, i) => Math.max(1e-6, m - fig7[l].std[i]!)),
+        upper: fig7[l].mean.map((m, i) => m + fig7[l].std[i]!),
+      },
+    })),
+    {
+      title: `Fig. 7: mass estimation, mean ± std over ${objects} rigid objects`,
+      xLabel: "iteration (Adam)",
+      yLabel: "relative mass error",
+      logY: true,
+      width: 640,
+      height: 400,
+    },
+  );
   const n = fig7.colour.mean.length;
-  const csv = ["iteration," + LOOKS.flatMap((l) => [`${l}_mean`, `${l}_std`]).join(","),
-    ...globalThis.Array.from({ length: n }, (_, i) => [i, ...LOOKS.flatMap((l) => [fig7[l].mean[i], fig7[l].std[i]])].join(","))];
+  const csv = [
+    "iteration," + LOOKS.flatMap((l) => [`${l}_mean`, `${l}_std`]).join(","),
+    ...globalThis.Array.from({ length: n }, (_, i) =>
+      [i, ...LOOKS.flatMap((l) => [fig7[l].mean[i], fig7[l].std[i]])].join(","),
+    ),
+  ];
   writeAtomic(join(out, "fig7.csv"), csv.join("\n") + "\n");
   return ["fig7.png", "fig7.csv"];
 }
 
 /** For the first object of each kind: the rasterized target, the traced one and its mask, as a strip and a GIF. */
 async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
-  const T = o.scene.frames, r = o.scene.resolution;
-  const raster = objectVideo(o.truePositions, o.geometry, objectLook(o.geometry, o.spec, "default"), o.scene, o.background, "rgba");
+  const T = o.scene.frames,
+    r = o.scene.resolution;
+  const raster = objectVideo(
+    o.truePositions,
+    o.geometry,
+    objectLook(o.geometry, o.spec, "default"),
+    o.scene,
+    o.background,
+    "rgba",
+  );
   const traced = tracedTarget(o);
   const rgb = np.reshape(np.array(traced.images, { dtype: "float32" }), [T, r, r, 3]);
   const mask = np.broadcastTo(tracedMasks(traced, T), [T, r, r, 3]);
@@ -293,15 +479,32 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   ];
   const pick = stripIndices(T);
   const name = `looks-${o.kind}`;
-  writePng(join(out, `${name}.png`), labelledGrid(rows.map((x) => ({ label: x.label, images: pick.map((i) => x.frames[i]!) })), pick.map((i) => `${(i / FPS).toFixed(2)} s`), "time:"));
+  writePng(
+    join(out, `${name}.png`),
+    labelledGrid(
+      rows.map((x) => ({ label: x.label, images: pick.map((i) => x.frames[i]!) })),
+      pick.map((i) => `${(i / FPS).toFixed(2)} s`),
+      "time:",
+    ),
+  );
   writeGif(join(out, `traced-${o.kind}.gif`), rows[1]!.frames, { fps: FPS });
   return [`${name}.png`, `traced-${o.kind}.gif`];
 }
 
 /** A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over fewer objects, null as 0, a string as NaN. */
 export function validObjectRecord(r: ObjectRecord, index: number, where: string): ObjectRecord {
-  if (!OBJECT_KINDS.includes(r.kind)) throw new InputFileError(where, `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, not one of ${OBJECT_KINDS.join(", ")}; delete it to refit that object.`);
-  sysid.validateRecord(r, index, ROWS.filter((row) => row.kinds.includes(r.kind)).map((row) => row.name), ["mass"], where);
+  if (!OBJECT_KINDS.includes(r.kind))
+    throw new InputFileError(
+      where,
+      `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, not one of ${OBJECT_KINDS.join(", ")}; delete it to refit that object.`,
+    );
+  sysid.validateRecord(
+    r,
+    index,
+    ROWS.filter((row) => row.kinds.includes(r.kind)).map((row) => row.name),
+    ["mass"],
+    where,
+  );
   return r;
 }
 
@@ -316,14 +519,21 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   // Without --shard over shards' records: a merge, refused while a shard's objects are unfinished.
   if (!shard) {
     const present = globalThis.Array.from({ length: objects }, (_, i) => i).filter((i) => store.load(i) !== null);
-    sysid.refuseIncompleteMerge("imperfect-models", globalThis.Array.from({ length: objects }, (_, i) => i).filter((i) => !present.includes(i)), present.map((i) => store.origin!(i)));
+    sysid.refuseIncompleteMerge(
+      "imperfect-models",
+      globalThis.Array.from({ length: objects }, (_, i) => i).filter((i) => !present.includes(i)),
+      present.map((i) => store.origin!(i)),
+    );
   }
   const records: ObjectRecord[] = [];
   const files: string[] = [];
   for (let i = 0; i < objects; i++) {
     const mine = !shard || i % shard.count === shard.index;
     const kept = store.load(i);
-    if (kept) { records.push(validObjectRecord(kept, i, store.where!(i))); continue; }
+    if (kept) {
+      records.push(validObjectRecord(kept, i, store.where!(i)));
+      continue;
+    }
     if (!mine) continue;
     const o = prepare(ctx.flags.seed, i, settings);
     const record = await fitObject(ctx, o, settings);
@@ -331,9 +541,14 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
     records.push(record);
   }
   // The pictures of each kind's first object (cheap: no fitting).
-  if (!shard) for (let k = 0; k < Math.min(objects, OBJECT_KINDS.length); k++) files.push(...await writeLooks(ctx.out, prepare(ctx.flags.seed, k, settings)));
+  if (!shard)
+    for (let k = 0; k < Math.min(objects, OBJECT_KINDS.length); k++)
+      files.push(...(await writeLooks(ctx.out, prepare(ctx.flags.seed, k, settings))));
   const missing = objects - records.length;
-  if (missing > 0) ctx.log(`[imperfect-models] ${missing} of ${objects} objects are fitted by other shards; rerun without --shard once they are done to merge`);
+  if (missing > 0)
+    ctx.log(
+      `[imperfect-models] ${missing} of ${objects} objects are fitted by other shards; rerun without --shard once they are done to merge`,
+    );
   const rows = summarise(records);
   const fig7 = fig7Summary(records);
   const table = tableMarkdown(rows);
@@ -345,13 +560,16 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
     if (fig7) files.push(...writeFig7(ctx.out, fig7, records.filter((r) => r.fig7).length));
   }
   ctx.log(`\nTable 4 (left), ${records.length} objects:\n${table}`);
-  const perKind = Object.fromEntries(OBJECT_KINDS.map((k) => [k, records.filter((r) => r.kind === k).length])) as Record<ObjectKind, number>;
+  const perKind = Object.fromEntries(
+    OBJECT_KINDS.map((k) => [k, records.filter((r) => r.kind === k).length]),
+  ) as Record<ObjectKind, number>;
   return { objects: records.length, perKind, settings, rows, fig7, table, files };
 }
 
 export const experiment: Experiment<ImperfectResult> = {
   name: "imperfect-models",
-  description: "mass of rigid, deformable and cloth objects with deliberately wrong dynamics or rendering models (paper Table 4 left) and Fig. 7 (colour vs shading vs texture); --dataset N objects",
+  description:
+    "mass of rigid, deformable and cloth objects with deliberately wrong dynamics or rendering models (paper Table 4 left) and Fig. 7 (colour vs shading vs texture); --dataset N objects",
   run,
 };
 

@@ -21,8 +21,20 @@ type FrameSelection = Exclude<sysid.FrameSelection, readonly number[]>;
 
 /** The curves of Fig. 12, in plot colour order (blue, orange, green, red). */
 export const SELECTIONS: readonly FrameSelection[] = ["firstLast", "every", "every5", "firstMiddle"];
-export const PLOT_COLOURS = { firstLast: "blue", every: "orange", every5: "green", firstMiddle: "red", truth: "grey" } as const;
-const SELECTION_NAMES: Record<FrameSelection, string> = { firstLast: "first + last frame", every: "every frame", every5: "every 5th frame", firstMiddle: "first + middle frame", every2: "every 2nd frame" };
+export const PLOT_COLOURS = {
+  firstLast: "blue",
+  every: "orange",
+  every5: "green",
+  firstMiddle: "red",
+  truth: "grey",
+} as const;
+const SELECTION_NAMES: Record<FrameSelection, string> = {
+  firstLast: "first + last frame",
+  every: "every frame",
+  every5: "every 5th frame",
+  firstMiddle: "first + middle frame",
+  every2: "every 2nd frame",
+};
 const UNITS: Record<string, string> = { mass: "kg", mu: "Pa", lambda: "Pa" };
 
 export interface Sweep {
@@ -45,15 +57,27 @@ export interface LandscapeResult {
   readonly files: string[];
 }
 
-const linspace = (lo: number, hi: number, n: number): number[] => globalThis.Array.from({ length: n }, (_, i) => lo + ((hi - lo) * i) / (n - 1));
+const linspace = (lo: number, hi: number, n: number): number[] =>
+  globalThis.Array.from({ length: n }, (_, i) => lo + ((hi - lo) * i) / (n - 1));
 
 /** The 1 kg unit cube of Fig. 4a: pushed off-centre, drifting and tumbling without gravity. */
 export function cubeScene(resolution: number, frames: number): sysid.RigidSceneSpec {
   return {
-    shape: "box", scale: [1, 1, 1], mass: 1,
-    position: [-0.8, 0.3, 0], rotation: [0, 0, 0, 1], velocity: [0, 0, 0], angularVelocity: [0, 0, 0],
+    shape: "box",
+    scale: [1, 1, 1],
+    mass: 1,
+    position: [-0.8, 0.3, 0],
+    rotation: [0, 0, 0, 1],
+    velocity: [0, 0, 0],
+    angularVelocity: [0, 0, 0],
     impulses: [{ force: [8, 3, 2], point: [0, -0.3, 0.2], duration: IMPULSE_SECONDS }],
-    gravity: [0, 0, 0], contact: null, frames, fps: 30, substeps: 2, camera: FREE_CAMERA, resolution,
+    gravity: [0, 0, 0],
+    contact: null,
+    frames,
+    fps: 30,
+    substeps: 2,
+    camera: FREE_CAMERA,
+    resolution,
   };
 }
 
@@ -66,34 +90,60 @@ function selectionLosses(video: Array, target: Array, frames: number): Promise<n
   return Promise.all(losses.map(async (l) => (await l.data())[0]!));
 }
 
-async function sweep(parameter: string, truth: number, values: number[], videoOf: (v: number) => Array, frames: number, log: (m: string) => void): Promise<Sweep> {
+async function sweep(
+  parameter: string,
+  truth: number,
+  values: number[],
+  videoOf: (v: number) => Array,
+  frames: number,
+  log: (m: string) => void,
+): Promise<Sweep> {
   const target = videoOf(truth);
   const losses = Object.fromEntries(SELECTIONS.map((s) => [s, [] as number[]])) as Record<FrameSelection, number[]>;
   const t0 = performance.now();
   for (const [i, v] of values.entries()) {
     const l = await selectionLosses(videoOf(v), target, frames);
     SELECTIONS.forEach((s, k) => losses[s].push(l[k]!));
-    if (i % Math.max(1, Math.floor(values.length / 5)) === 0) log(`  ${parameter} = ${v.toPrecision(4)}: loss (every frame) ${l[1]!.toExponential(3)}  [${((performance.now() - t0) / 1000).toFixed(1)} s]`);
+    if (i % Math.max(1, Math.floor(values.length / 5)) === 0)
+      log(
+        `  ${parameter} = ${v.toPrecision(4)}: loss (every frame) ${l[1]!.toExponential(3)}  [${((performance.now() - t0) / 1000).toFixed(1)} s]`,
+      );
   }
-  const argmin = Object.fromEntries(SELECTIONS.map((s) => [s, values[losses[s].indexOf(Math.min(...losses[s]))]!])) as Record<FrameSelection, number>;
-  const localMinima = Object.fromEntries(SELECTIONS.map((s) => {
-    const y = losses[s];
-    return [s, y.filter((v, i) => (i === 0 || v < y[i - 1]!) && (i === y.length - 1 || v < y[i + 1]!)).length];
-  })) as Record<FrameSelection, number>;
+  const argmin = Object.fromEntries(
+    SELECTIONS.map((s) => [s, values[losses[s].indexOf(Math.min(...losses[s]))]!]),
+  ) as Record<FrameSelection, number>;
+  const localMinima = Object.fromEntries(
+    SELECTIONS.map((s) => {
+      const y = losses[s];
+      return [s, y.filter((v, i) => (i === 0 || v < y[i - 1]!) && (i === y.length - 1 || v < y[i + 1]!)).length];
+    }),
+  ) as Record<FrameSelection, number>;
   return { parameter, truth, values, losses, argmin, localMinima };
 }
 
 function writeSweep(dir: string, s: Sweep): string[] {
   const name = `landscape-${s.parameter}`;
   const rows = s.values.map((v, i) => [v, ...SELECTIONS.map((sel) => s.losses[sel][i])].join(","));
-  writeFileSync(join(dir, `${name}.csv`), [`${s.parameter},${SELECTIONS.map((sel) => `mse_${sel}`).join(",")}`, ...rows].join("\n") + "\n");
+  writeFileSync(
+    join(dir, `${name}.csv`),
+    [`${s.parameter},${SELECTIONS.map((sel) => `mse_${sel}`).join(",")}`, ...rows].join("\n") + "\n",
+  );
   const series: PlotSeries[] = SELECTIONS.map((sel) => {
-    const y = s.losses[sel], lo = Math.min(...y), hi = Math.max(...y);
+    const y = s.losses[sel],
+      lo = Math.min(...y),
+      hi = Math.max(...y);
     return { x: s.values, y: y.map((v) => (v - lo) / (hi - lo || 1)), label: SELECTION_NAMES[sel] };
   });
-  series.push({ x: [s.truth, s.truth], y: [0, 1], color: [150, 150, 150], label: `truth (${s.truth} ${UNITS[s.parameter] ?? ""})`.replace(" )", ")") });
+  series.push({
+    x: [s.truth, s.truth],
+    y: [0, 1],
+    color: [150, 150, 150],
+    label: `truth (${s.truth} ${UNITS[s.parameter] ?? ""})`.replace(" )", ")"),
+  });
   writeLinePlot(join(dir, `${name}.png`), series, {
-    title: `Image loss vs ${s.parameter}`, xLabel: `${s.parameter}${UNITS[s.parameter] ? ` (${UNITS[s.parameter]})` : ""}`, yLabel: "image MSE, scaled to [0, 1] per curve",
+    title: `Image loss vs ${s.parameter}`,
+    xLabel: `${s.parameter}${UNITS[s.parameter] ? ` (${UNITS[s.parameter]})` : ""}`,
+    yLabel: "image MSE, scaled to [0, 1] per curve",
   });
   return [`${name}.csv`, `${name}.png`];
 }
@@ -104,7 +154,8 @@ const gridWithTruth = (lo: number, hi: number, points: number, truth: number): n
 
 async function run(ctx: ExperimentContext): Promise<LandscapeResult> {
   const quick = ctx.flags.quick;
-  const resolution = quick ? 32 : 64, frames = quick ? 30 : 60;
+  const resolution = quick ? 32 : 64,
+    frames = quick ? 30 : 60;
   const points = ctx.flags.iters ?? (quick ? 9 : 50);
   const compile = <F extends (...a: any[]) => Array>(f: F): F => (ctx.backend === "cpu" ? (jit(f) as unknown as F) : f);
 
@@ -131,13 +182,17 @@ async function run(ctx: ExperimentContext): Promise<LandscapeResult> {
   writeGif(join(ctx.out, "cube.gif"), await displayFrames(cubeVideo(f32(1))), { fps: 30 });
   writeGif(join(ctx.out, "beam.gif"), await displayFrames(beamVideo(f32(1000), f32(1000))), { fps: 30 });
   files.push("cube.gif", "beam.gif");
-  for (const s of sweeps) ctx.log(`${s.parameter}: minimum at ${SELECTIONS.map((sel) => `${sel} ${s.argmin[sel].toPrecision(4)}`).join(", ")} (truth ${s.truth})`);
+  for (const s of sweeps)
+    ctx.log(
+      `${s.parameter}: minimum at ${SELECTIONS.map((sel) => `${sel} ${s.argmin[sel].toPrecision(4)}`).join(", ")} (truth ${s.truth})`,
+    );
   return { sweeps, resolution, frames, plotColours: PLOT_COLOURS, files };
 }
 
 export const experiment: Experiment<LandscapeResult> = {
   name: "landscape",
-  description: "image-space loss vs mass (1 kg cube) and vs the Lamé parameters μ, λ (beam, truth 1000) for four frame selections (paper Fig. 4, 12)",
+  description:
+    "image-space loss vs mass (1 kg cube) and vs the Lamé parameters μ, λ (beam, truth 1000) for four frame selections (paper Fig. 4, 12)",
   run,
 };
 

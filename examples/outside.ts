@@ -21,8 +21,14 @@ const DATA = fileURLToPath(new URL("./data/outside/", import.meta.url));
 
 /** One case of examples/data/outside/cases.json. */
 interface OutsideCase {
-  readonly case: string; readonly video: string; readonly scene: string; readonly truth: string;
-  readonly shape: string; readonly engine: string; readonly renderer: string; readonly camera: string;
+  readonly case: string;
+  readonly video: string;
+  readonly scene: string;
+  readonly truth: string;
+  readonly shape: string;
+  readonly engine: string;
+  readonly renderer: string;
+  readonly camera: string;
   /** What the video determines, as its maker judged: "mass and mu", "mu only", "mass only", "neither". */
   readonly determines: string;
 }
@@ -38,7 +44,11 @@ export const TOLERANCE = 0.02;
 
 export interface OutsideRow {
   readonly case: string;
-  readonly shape: string; readonly engine: string; readonly renderer: string; readonly camera: string; readonly determines: string;
+  readonly shape: string;
+  readonly engine: string;
+  readonly renderer: string;
+  readonly camera: string;
+  readonly determines: string;
   readonly truth: Record<string, number>;
   readonly estimate: Record<string, number>;
   readonly relError: Record<string, number>;
@@ -56,7 +66,13 @@ export interface OutsideRow {
 
 export interface OutsideResult {
   readonly cases: readonly OutsideRow[];
-  readonly summary: { readonly cases: number; readonly withinTolerance: number; readonly covered: number; readonly trustworthy: number; readonly fitsButWrong: readonly string[] };
+  readonly summary: {
+    readonly cases: number;
+    readonly withinTolerance: number;
+    readonly covered: number;
+    readonly trustworthy: number;
+    readonly fitsButWrong: readonly string[];
+  };
   readonly files: string[];
 }
 
@@ -76,33 +92,70 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
   const cases = loadCases().filter((c) => !ctx.flags.quick || (QUICK_CASES as readonly string[]).includes(c.case));
   const rows: OutsideRow[] = [];
   for (const [i, c] of cases.entries()) {
-    ctx.log(`[outside ${i + 1}/${cases.length}] ${c.case}: ${c.shape}, ${c.engine} + ${c.renderer}, ${c.camera} camera`);
+    ctx.log(
+      `[outside ${i + 1}/${cases.length}] ${c.case}: ${c.shape}, ${c.engine} + ${c.renderer}, ${c.camera} camera`,
+    );
     const truth = JSON.parse(readFileSync(join(DATA, c.truth), "utf8")) as Record<string, unknown>;
     const r = await fitVideo({
-      video: join(DATA, c.video), scene: join(DATA, c.scene), out: join(ctx.out, c.case), log: (l) => ctx.log(`  ${l}`),
+      video: join(DATA, c.video),
+      scene: join(DATA, c.scene),
+      out: join(ctx.out, c.case),
+      log: (l) => ctx.log(`  ${l}`),
       settings: { progress: ctx.flags.json ? false : "auto", ...(ctx.flags.iters ? { steps: ctx.flags.iters } : {}) },
     });
     const names = r.unknowns.map((u) => u.name);
-    const truthOf = Object.fromEntries(names.filter((n) => typeof truth[n] === "number").map((n) => [n, truth[n] as number]));
-    const relError = Object.fromEntries(Object.entries(truthOf).map(([n, t]) => [n, Math.abs((r.estimate[n] as number) - t) / Math.abs(t)]));
+    const truthOf = Object.fromEntries(
+      names.filter((n) => typeof truth[n] === "number").map((n) => [n, truth[n] as number]),
+    );
+    const relError = Object.fromEntries(
+      Object.entries(truthOf).map(([n, t]) => [n, Math.abs((r.estimate[n] as number) - t) / Math.abs(t)]),
+    );
     const wanted = determined(c, names);
     const withinTolerance = wanted.every((n) => (relError[n] ?? Infinity) <= TOLERANCE);
     const intervals = Object.fromEntries(r.verdict.uncertainty.unknowns.map((u) => [u.name, u.interval]));
-    const covered = wanted.every((n) => truthOf[n] !== undefined && intervals[n] !== undefined && intervals[n]![0] <= truthOf[n]! && truthOf[n]! <= intervals[n]![1]);
+    const covered = wanted.every(
+      (n) =>
+        truthOf[n] !== undefined &&
+        intervals[n] !== undefined &&
+        intervals[n]![0] <= truthOf[n]! &&
+        truthOf[n]! <= intervals[n]![1],
+    );
     rows.push({
-      case: c.case, shape: c.shape, engine: c.engine, renderer: c.renderer, camera: c.camera, determines: c.determines,
-      truth: truthOf, estimate: Object.fromEntries(names.map((n) => [n, r.estimate[n] as number])), relError,
+      case: c.case,
+      shape: c.shape,
+      engine: c.engine,
+      renderer: c.renderer,
+      camera: c.camera,
+      determines: c.determines,
+      truth: truthOf,
+      estimate: Object.fromEntries(names.map((n) => [n, r.estimate[n] as number])),
+      relError,
       interval: intervals,
-      verdict: r.verdict.status, reasons: r.verdict.reasons, withinTolerance, covered, trustworthy: withinTolerance || r.verdict.status !== "fits", seconds: r.fitSeconds,
+      verdict: r.verdict.status,
+      reasons: r.verdict.reasons,
+      withinTolerance,
+      covered,
+      trustworthy: withinTolerance || r.verdict.status !== "fits",
+      seconds: r.fitSeconds,
     });
-    ctx.log(`  → ${r.verdict.status}; ${Object.entries(relError).map(([n, e]) => `${n} ${(100 * e).toFixed(2)}% off`).join(", ")}${withinTolerance ? "" : " (outside 2%)"}`);
+    ctx.log(
+      `  → ${r.verdict.status}; ${Object.entries(relError)
+        .map(([n, e]) => `${n} ${(100 * e).toFixed(2)}% off`)
+        .join(", ")}${withinTolerance ? "" : " (outside 2%)"}`,
+    );
   }
   writeAtomic(join(ctx.out, "outside.md"), outsideMarkdown(rows) + "\n");
   writeAtomic(join(ctx.out, "outside.csv"), outsideCsv(rows));
   const fitsButWrong = rows.filter((r) => !r.trustworthy).map((r) => r.case);
   return {
     cases: rows,
-    summary: { cases: rows.length, withinTolerance: rows.filter((r) => r.withinTolerance && r.determines !== "neither").length, covered: rows.filter((r) => r.covered && r.determines !== "neither").length, trustworthy: rows.filter((r) => r.trustworthy).length, fitsButWrong },
+    summary: {
+      cases: rows.length,
+      withinTolerance: rows.filter((r) => r.withinTolerance && r.determines !== "neither").length,
+      covered: rows.filter((r) => r.covered && r.determines !== "neither").length,
+      trustworthy: rows.filter((r) => r.trustworthy).length,
+      fitsButWrong,
+    },
     files: ["outside.md", "outside.csv", ...rows.map((r) => `${r.case}/`)],
   };
 }
@@ -112,7 +165,8 @@ const val = (x: number | undefined) => (x === undefined ? "—" : x.toPrecision(
 
 /** The table: one row per case. */
 export function outsideMarkdown(rows: readonly OutsideRow[]): string {
-  const head = "| case | shape | physics + renderer | camera | video determines | mass: truth → estimate (error) [95% interval] | μ: truth → estimate (error) [95% interval] | verdict | truth in interval | believable |";
+  const head =
+    "| case | shape | physics + renderer | camera | video determines | mass: truth → estimate (error) [95% interval] | μ: truth → estimate (error) [95% interval] | verdict | truth in interval | believable |";
   const lines = rows.map((r) => {
     // An unbounded interval (the loss ignores the unknown) is ±Infinity, which result.json stores as null.
     const bounded = (x: number | null | undefined) => typeof x === "number" && Number.isFinite(x);
@@ -121,29 +175,82 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
       if (!i) return "";
       return bounded(i[0]) && bounded(i[1]) ? ` [${val(i[0])}, ${val(i[1])}]` : " [unbounded]";
     };
-    const cell = (n: string) => (r.estimate[n] === undefined ? "—" : `${val(r.truth[n])} → ${val(r.estimate[n])} (${pct(r.relError[n])})${iv(n)}`);
+    const cell = (n: string) =>
+      r.estimate[n] === undefined ? "—" : `${val(r.truth[n])} → ${val(r.estimate[n])} (${pct(r.relError[n])})${iv(n)}`;
     const inside = r.determines === "neither" ? "—" : r.covered ? "yes" : "**no**";
     return `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ${cell("mass")} | ${cell("mu")} | ${r.verdict} | ${inside} | ${r.trustworthy ? "yes" : "**no**"} |`;
   });
-  const n = rows.length, trust = rows.filter((r) => r.trustworthy).length;
-  const some = rows.filter((r) => r.determines !== "neither"), within = some.filter((r) => r.withinTolerance).length, covered = some.filter((r) => r.covered).length;
-  return [head, "|---|---|---|---|---|---|---|---|---|---|", ...lines, "",
+  const n = rows.length,
+    trust = rows.filter((r) => r.trustworthy).length;
+  const some = rows.filter((r) => r.determines !== "neither"),
+    within = some.filter((r) => r.withinTolerance).length,
+    covered = some.filter((r) => r.covered).length;
+  return [
+    head,
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...lines,
+    "",
     `${within} of the ${some.length} cases whose video determines an unknown are within ${100 * TOLERANCE}% on every such unknown; ` +
-    `in ${covered} of them every such unknown's truth lies inside the printed 95% interval; ` +
-    `${trust} of ${n} believable (within ${100 * TOLERANCE}%, or a verdict other than "fits").`].join("\n");
+      `in ${covered} of them every such unknown's truth lies inside the printed 95% interval; ` +
+      `${trust} of ${n} believable (within ${100 * TOLERANCE}%, or a verdict other than "fits").`,
+  ].join("\n");
 }
 
 function outsideCsv(rows: readonly OutsideRow[]): string {
-  const cols = ["case", "shape", "engine", "renderer", "camera", "determines", "mass_truth", "mass_estimate", "mass_rel_error", "mass_lo", "mass_hi", "mu_truth", "mu_estimate", "mu_rel_error", "mu_lo", "mu_hi", "verdict", "covered", "believable", "seconds"];
-  const line = (r: OutsideRow) => [r.case, r.shape, r.engine, r.renderer, r.camera, r.determines, r.truth.mass, r.estimate.mass, r.relError.mass, r.interval.mass?.[0], r.interval.mass?.[1],
-    r.truth.mu, r.estimate.mu, r.relError.mu, r.interval.mu?.[0], r.interval.mu?.[1], r.verdict, r.covered, r.trustworthy, r.seconds]
-    .map((x) => (x === undefined ? "" : String(x))).join(",");
+  const cols = [
+    "case",
+    "shape",
+    "engine",
+    "renderer",
+    "camera",
+    "determines",
+    "mass_truth",
+    "mass_estimate",
+    "mass_rel_error",
+    "mass_lo",
+    "mass_hi",
+    "mu_truth",
+    "mu_estimate",
+    "mu_rel_error",
+    "mu_lo",
+    "mu_hi",
+    "verdict",
+    "covered",
+    "believable",
+    "seconds",
+  ];
+  const line = (r: OutsideRow) =>
+    [
+      r.case,
+      r.shape,
+      r.engine,
+      r.renderer,
+      r.camera,
+      r.determines,
+      r.truth.mass,
+      r.estimate.mass,
+      r.relError.mass,
+      r.interval.mass?.[0],
+      r.interval.mass?.[1],
+      r.truth.mu,
+      r.estimate.mu,
+      r.relError.mu,
+      r.interval.mu?.[0],
+      r.interval.mu?.[1],
+      r.verdict,
+      r.covered,
+      r.trustworthy,
+      r.seconds,
+    ]
+      .map((x) => (x === undefined ? "" : String(x)))
+      .join(",");
   return [cols.join(","), ...rows.map(line)].join("\n") + "\n";
 }
 
 export const experiment: Experiment<OutsideResult> = {
   name: "outside",
-  description: "fit every video of the outside validation set (other engines' physics, other renderers) and report how many estimates can be believed",
+  description:
+    "fit every video of the outside validation set (other engines' physics, other renderers) and report how many estimates can be believed",
   run,
 };
 

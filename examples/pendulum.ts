@@ -30,8 +30,13 @@ export interface PendulumResult {
 async function run(ctx: ExperimentContext): Promise<PendulumResult> {
   const cfg = PENDULUM_SETTINGS[ctx.flags.quick ? "quick" : "full"];
   const r = await runPendulumExperiment(ctx, {
-    name: "pendulum", spec: { ...defaultPendulum(cfg.resolution), frames: cfg.frames }, prior: PENDULUM_PRIOR, settings: cfg,
-    initial: (rng) => samplePendulum(rng, PENDULUM_PRIOR), truth: [0.9, 0.8], guess: [0.6, 0.4],
+    name: "pendulum",
+    spec: { ...defaultPendulum(cfg.resolution), frames: cfg.frames },
+    prior: PENDULUM_PRIOR,
+    settings: cfg,
+    initial: (rng) => samplePendulum(rng, PENDULUM_PRIOR),
+    truth: [0.9, 0.8],
+    guess: [0.6, 0.4],
   });
   return { mode: r.mode, pendulum: r.result };
 }

@@ -9,8 +9,12 @@
 import { mkdirSync } from "node:fs";
 import { writePng, compositeOver, writeGif, init, np, type Array, labelledGrid, render as R } from "gradsim/node";
 
-const arg = (k: string, d: number) => { const i = process.argv.indexOf(`--${k}`); return i >= 0 ? Number(process.argv[i + 1]) : d; };
-const size = arg("size", 128), frames = arg("frames", 16);
+const arg = (k: string, d: number) => {
+  const i = process.argv.indexOf(`--${k}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : d;
+};
+const size = arg("size", 128),
+  frames = arg("frames", 16);
 const out = "out/render-demo";
 
 /** Host-side procedural textures ([H, W, 3], row 0 = top). */
@@ -25,11 +29,17 @@ mkdirSync(out, { recursive: true });
 
 // Sphere with latitude bands and longitudinal stripes; ground with a checkerboard.
 const ballTex = texture(32, 64, (u, v) => {
-  const band = Math.floor(v * 8) % 2, stripe = Math.floor(u * 12) % 2;
+  const band = Math.floor(v * 8) % 2,
+    stripe = Math.floor(u * 12) % 2;
   return band ^ stripe ? [0.95, 0.55, 0.15] : [0.2, 0.35, 0.8];
 });
-const groundTex = texture(64, 64, (u, v) => (Math.floor(u * 8) + Math.floor(v * 8)) % 2 ? [0.85, 0.85, 0.8] : [0.35, 0.45, 0.35]);
-const ball = R.meshFromData(R.uvSphereData(16, 24, 0.8, [0, 0.8, 0]), { texture: ballTex, material: { ambient: 1, diffuse: 1, specular: 0.6, shininess: 24 } });
+const groundTex = texture(64, 64, (u, v) =>
+  (Math.floor(u * 8) + Math.floor(v * 8)) % 2 ? [0.85, 0.85, 0.8] : [0.35, 0.45, 0.35],
+);
+const ball = R.meshFromData(R.uvSphereData(16, 24, 0.8, [0, 0.8, 0]), {
+  texture: ballTex,
+  material: { ambient: 1, diffuse: 1, specular: 0.6, shininess: 24 },
+});
 const ground = R.groundPlane({ size: 6, y: 0, subdivisions: 6, texture: groundTex });
 const lights: R.Lights = {
   ambient: 0.3,
@@ -39,8 +49,12 @@ const lights: R.Lights = {
 const camera = (azimuth: number) => R.perspectiveCamera({ distance: 4.6, elevation: 22, azimuth, at: [0, 0.6, 0] });
 const bg: [number, number, number] = [0.75, 0.85, 0.95];
 const opts = (rasterizer: "softras" | "dibr"): R.RenderOptions => ({
-  width: size, rasterizer, shading: "phong", background: bg,
-  softras: { sigma: 1 / size ** 2, gamma: 1e-4 }, dibr: { perspectiveCorrect: true, sigmaInv: size * size / 4, boxLen: 0.05 },
+  width: size,
+  rasterizer,
+  shading: "phong",
+  background: bg,
+  softras: { sigma: 1 / size ** 2, gamma: 1e-4 },
+  dibr: { perspectiveCorrect: true, sigmaInv: (size * size) / 4, boxLen: 0.05 },
 });
 
 const t0 = performance.now();
@@ -54,9 +68,12 @@ const t2 = performance.now();
 // DIB-R where no face is hit); SoftRas' alpha dips to ≥ 0.75 along interior edges (oracle 7).
 const rgb = (img: Array) => np.split(img, [3], -1)[0]!;
 writePng(`${out}/compare.png`, labelledGrid([{ label: "", images: [rgb(dibr), rgb(soft)] }], ["DIB-R", "SoftRas"]));
-console.log(`${size}×${size}: DIB-R ${(t1 - t0).toFixed(0)} ms, SoftRas ${(t2 - t1).toFixed(0)} ms → ${out}/dibr.png, softras.png, compare.png`);
+console.log(
+  `${size}×${size}: DIB-R ${(t1 - t0).toFixed(0)} ms, SoftRas ${(t2 - t1).toFixed(0)} ms → ${out}/dibr.png, softras.png, compare.png`,
+);
 
 const turn: Array[] = [];
-for (let k = 0; k < frames; k++) turn.push(compositeOver(R.render([ball, ground], camera((360 * k) / frames), lights, undefined, opts("dibr")), bg ));
+for (let k = 0; k < frames; k++)
+  turn.push(compositeOver(R.render([ball, ground], camera((360 * k) / frames), lights, undefined, opts("dibr")), bg));
 writeGif(`${out}/turntable.gif`, turn, { delayMs: 80 });
 console.log(`turntable: ${frames} frames in ${((performance.now() - t2) / 1000).toFixed(1)} s → ${out}/turntable.gif`);

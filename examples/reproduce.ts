@@ -26,7 +26,15 @@ import { runExperiment, USAGE } from "./lib/run.js";
 import { RunClock } from "./lib/run-clock.js";
 import { control, writeAtomic, withFileLock } from "gradsim/node";
 import { spawnTagged } from "gradsim/sysid/node";
-import { fmtNumber, instancesOf, table1Markdown, table2Markdown, table3Markdown, type RigidDatasetReport, type Table3Report } from "./lib/tables.js";
+import {
+  fmtNumber,
+  instancesOf,
+  table1Markdown,
+  table2Markdown,
+  table3Markdown,
+  type RigidDatasetReport,
+  type Table3Report,
+} from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
 import { LOOKS } from "./lib/imperfect-looks.js";
 import type { ControlResult } from "./lib/control.js";
@@ -64,7 +72,13 @@ export const PLAN: readonly PlanEntry[] = [
   // Uses risp-state's networks (runs/risp-state); its dataset is the rendering configurations per environment.
   { name: "risp-tasks", dataset: [4, 1, 4], table: "RISP Tables 2–4" },
   // Table 2 again, the references' contrast against the ground reversed (risp-tasks --domain reversed-contrast).
-  { name: "risp-tasks-reversed", experiment: "risp-tasks", args: ["--task", "sysid", "--domain", "reversed-contrast"], dataset: [4, 1, 4], table: "RISP Table 2, contrast reversed" },
+  {
+    name: "risp-tasks-reversed",
+    experiment: "risp-tasks",
+    args: ["--task", "sysid", "--domain", "reversed-contrast"],
+    dataset: [4, 1, 4],
+    table: "RISP Table 2, contrast reversed",
+  },
   // Videos gradsim did not make (MuJoCo/PyBullet physics, POV-Ray/Cycles renders): can the estimates be believed?
   { name: "outside", dataset: null, table: "Own videos (outside engines and renderers)" },
   { name: "control-walker", dataset: null, table: "Figs. 5–6" },
@@ -94,11 +108,25 @@ export interface RunRecord {
 const sharded = (p: PlanEntry) => p.dataset !== null && p.shards !== false;
 
 /** The experiment's own command-line arguments in a reproduction. */
-function experimentArgv(p: PlanEntry, dataset: number | null, flags: Flags, workers: number, out: string, runsDir: string): string[] {
+function experimentArgv(
+  p: PlanEntry,
+  dataset: number | null,
+  flags: Flags,
+  workers: number,
+  out: string,
+  runsDir: string,
+): string[] {
   return [
-    "--out", out, "--seed", String(flags.seed), "--backend", flags.backend,
-    ...(dataset ? ["--dataset", String(dataset), ...(sharded(p) ? ["--workers", String(workers)] : [])] : []), ...(flags.quick ? ["--quick"] : []),
-    ...(flags.iters ? ["--iters", String(flags.iters)] : []), ...(flags.json ? ["--json"] : []),
+    "--out",
+    out,
+    "--seed",
+    String(flags.seed),
+    "--backend",
+    flags.backend,
+    ...(dataset ? ["--dataset", String(dataset), ...(sharded(p) ? ["--workers", String(workers)] : [])] : []),
+    ...(flags.quick ? ["--quick"] : []),
+    ...(flags.iters ? ["--iters", String(flags.iters)] : []),
+    ...(flags.json ? ["--json"] : []),
     // The downstream tasks read the predictors this reproduction trained.
     ...((p.experiment ?? p.name) === "risp-tasks" ? ["--networks", join(runsDir, "risp-state")] : []),
     ...(p.args ?? []),
@@ -109,22 +137,49 @@ function experimentArgv(p: PlanEntry, dataset: number | null, flags: Flags, work
  * Run one experiment, in this process or (`child`) in a child process of its own, whose log lines
  * are tagged with its name: experiments that use one core run side by side that way.
  */
-async function runOne(p: PlanEntry, dataset: number | null, flags: Flags, workers: number, runsDir: string, child: boolean): Promise<Omit<RunRecord, "seconds">> {
-  const { name, table } = p, experiment = p.experiment ?? name;
+async function runOne(
+  p: PlanEntry,
+  dataset: number | null,
+  flags: Flags,
+  workers: number,
+  runsDir: string,
+  child: boolean,
+): Promise<Omit<RunRecord, "seconds">> {
+  const { name, table } = p,
+    experiment = p.experiment ?? name;
   const load = EXPERIMENTS[experiment];
   if (!load) throw new Error(`reproduce: "${experiment}" is not in examples/registry.ts.`);
   const out = join(runsDir, name);
   const argv = experimentArgv(p, dataset, flags, workers, out, runsDir);
   process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}${child ? " (in a child process)" : ""}\n`);
-  const exitCode = child ? await runChild(experiment, name, argv) : await runExperiment((await load()).experiment, argv);
+  const exitCode = child
+    ? await runChild(experiment, name, argv)
+    : await runExperiment((await load()).experiment, argv);
   const file = join(out, "result.json");
-  if (exitCode !== 0 || !existsSync(file)) return { name, table, status: "failed", exitCode, note: `exit code ${exitCode}; see the log above${child ? `, tagged [${name}]` : ""}` };
-  return { name, table, status: "ok", exitCode, ...(dataset ? { dataset } : {}), result: JSON.parse(readFileSync(file, "utf8")) };
+  if (exitCode !== 0 || !existsSync(file))
+    return {
+      name,
+      table,
+      status: "failed",
+      exitCode,
+      note: `exit code ${exitCode}; see the log above${child ? `, tagged [${name}]` : ""}`,
+    };
+  return {
+    name,
+    table,
+    status: "ok",
+    exitCode,
+    ...(dataset ? { dataset } : {}),
+    result: JSON.parse(readFileSync(file, "utf8")),
+  };
 }
 
 async function runChild(experiment: string, name: string, argv: readonly string[]): Promise<number> {
   const bin = fileURLToPath(new URL("../bin/gradsim.ts", import.meta.url));
-  const { exit } = spawnTagged({ command: process.execPath, args: ["--import", import.meta.resolve("tsx"), bin, experiment, ...argv] }, name);
+  const { exit } = spawnTagged(
+    { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), bin, experiment, ...argv] },
+    name,
+  );
   const { code } = await exit;
   return code ?? 1;
 }
@@ -132,9 +187,11 @@ async function runChild(experiment: string, name: string, argv: readonly string[
 /** Run `items` through `run`, at most `slots` at a time, in order. */
 async function sideBySide<T>(items: readonly T[], slots: number, run: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: Math.min(slots, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await run(item);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(slots, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await run(item);
+    }),
+  );
 }
 
 const resultOf = <T>(runs: readonly RunRecord[], name: string): T | null => {
@@ -144,32 +201,54 @@ const resultOf = <T>(runs: readonly RunRecord[], name: string): T | null => {
 
 /** Top-level numbers of a result.json, for experiments without a paper table. */
 const headline = (r: Record<string, unknown>): string =>
-  Object.entries(r).filter(([k, v]) => typeof v === "number" && !["seed", "seconds"].includes(k)).map(([k, v]) => `${k} ${fmtNumber(v as number)}`).join(", ");
+  Object.entries(r)
+    .filter(([k, v]) => typeof v === "number" && !["seed", "seconds"].includes(k))
+    .map(([k, v]) => `${k} ${fmtNumber(v as number)}`)
+    .join(", ");
 
 function outsideSection(r: OutsideResult | null): string {
   if (!r) return "_not run yet_";
-  return "Each video simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles (examples/data/outside/), fitted by `gradsim fit` " +
-    "from the scene file a careful user writes. Believable: every unknown the video determines within 2% of the truth, or a verdict other than \"fits\". " +
+  return (
+    "Each video simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles (examples/data/outside/), fitted by `gradsim fit` " +
+    'from the scene file a careful user writes. Believable: every unknown the video determines within 2% of the truth, or a verdict other than "fits". ' +
     "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed (the residual's spread over runs of frames, the contact defaults (ke ×2, kd ×4, kf ×10), " +
-    "and the moves of the estimate under the foreground's thresholds halved or doubled and the model outline drawn half or twice as soft).\n\n" + outsideMarkdown(r.cases);
+    "and the moves of the estimate under the foreground's thresholds halved or doubled and the model outline drawn half or twice as soft).\n\n" +
+    outsideMarkdown(r.cases)
+  );
 }
 
 function landscapeMarkdown(l: LandscapeResult | null): string {
   if (!l) return "_not run_";
-  const rows = l.sweeps.map((s) => `| ${s.parameter} | ${s.truth} | ${Object.values(s.argmin).map((v) => fmtNumber(v)).join(" | ")} | ${Object.values(s.localMinima).join(" / ")} |`);
+  const rows = l.sweeps.map(
+    (s) =>
+      `| ${s.parameter} | ${s.truth} | ${Object.values(s.argmin)
+        .map((v) => fmtNumber(v))
+        .join(" | ")} | ${Object.values(s.localMinima).join(" / ")} |`,
+  );
   return [
     `Image-space MSE vs the parameter, ${l.frames} frames at ${l.resolution}² (plots: runs/landscape/landscape-*.png; colours ${JSON.stringify(l.plotColours)}).`,
-    "", "| parameter | truth | argmin first+last | every frame | every 5th | first+middle | local minima per curve |", "|---|---|---|---|---|---|---|", ...rows,
+    "",
+    "| parameter | truth | argmin first+last | every frame | every 5th | first+middle | local minima per curve |",
+    "|---|---|---|---|---|---|---|",
+    ...rows,
   ].join("\n");
 }
 
 function imperfectMarkdown(r: ImperfectResult | null): string {
   if (!r) return "_not run_";
-  const fig = r.fig7 ? LOOKS.map((l) => `${l} ${fmtNumber(r.fig7![l].mean[Math.min(10, r.fig7![l].mean.length - 1)]!)}`).join(", ") : "";
+  const fig = r.fig7
+    ? LOOKS.map((l) => `${l} ${fmtNumber(r.fig7![l].mean[Math.min(10, r.fig7![l].mean.length - 1)]!)}`).join(", ")
+    : "";
   return [
     `Mass from video of ${r.objects} objects (${r.perKind.rigid} rigid, ${r.perKind.deformable} deformable, ${r.perKind.cloth} cloth), relative absolute error of the mass; per-object records in runs/imperfect-models/objects.json.`,
-    "", r.table, "",
-    ...(r.fig7 ? [`Fig. 7 (runs/imperfect-models/fig7.png): mean relative error after 10 Adam iterations on the rigid objects: ${fig}.`] : []),
+    "",
+    r.table,
+    "",
+    ...(r.fig7
+      ? [
+          `Fig. 7 (runs/imperfect-models/fig7.png): mean relative error after 10 Adam iterations on the rigid objects: ${fig}.`,
+        ]
+      : []),
   ].join("\n");
 }
 
@@ -179,7 +258,8 @@ function rispStateMarkdown(r: RispStateResult | null): string {
   return [
     `Mean absolute state error per test image (mean ± std over ${4 * s.testPerConfig} ray-traced images: ${s.testPerConfig} states under 4 unseen rendering configurations); ` +
       `networks trained on ${s.train} SoftRas images per environment at ${s.resolution}², ${s.epochs} epochs (runs/risp-state/: looks-*.png, errors-*.csv, <env>/<row>/loss.png). Paper: RISP, ICLR 2022, Table 1.`,
-    "", r.table,
+    "",
+    r.table,
   ].join("\n");
 }
 
@@ -195,35 +275,51 @@ function rispTasksMarkdown(runs: readonly RunRecord[], dir: string): string {
       `${s.iterations} projected Adam iterations (runs/${dir}/: <task>-<env>.gif reference | ours | pixelwise${r.tasks.control ? ", control-<env>.png" : ""}, loss-<task>-<env>.png). ` +
       (r.domain === "reversed-contrast"
         ? "The paper has no reversed-contrast experiment: its columns are RISP (ICLR 2022) Table 2 under the paper's own domains, for scale only."
-        : `Paper: RISP, ICLR 2022, ${(["sysid", "imitation", "control"] as const).filter((t) => r.tasks[t]).map((t) => RISP_PAPER_TABLES[t]).join(", ")}.`),
-    "", r.table,
+        : `Paper: RISP, ICLR 2022, ${(["sysid", "imitation", "control"] as const)
+            .filter((t) => r.tasks[t])
+            .map((t) => RISP_PAPER_TABLES[t])
+            .join(", ")}.`),
+    "",
+    r.table,
   ].join("\n");
 }
 
 const CONTROL = ["control-walker", "control-fem", "control-cloth"] as const;
 
 function controlMarkdown(runs: readonly RunRecord[]): string {
-  const cell = (x: { mean: number; std: number }, digits: (v: number) => string) => `${digits(x.mean)} ± ${digits(x.std)}`;
+  const cell = (x: { mean: number; std: number }, digits: (v: number) => string) =>
+    `${digits(x.mean)} ± ${digits(x.std)}`;
   const rows = CONTROL.flatMap((name) => {
     const r = resultOf<ControlResult>(runs, name);
     if (!r) return [`| ${name} | _not run_ | | | | | | |`];
     // Results written before the centre-of-mass distance was recorded separately measured only that.
     const meaning = r.distanceMeaning ?? "centre-of-mass distance to the goal (m)";
-    const com = (m: control.ControlMethod) => (r.methods[m].comDistance ? cell(r.methods[m].comDistance, (v) => v.toFixed(3)) : "—");
-    return control.CONTROL_METHODS.map((m) => `| ${name} | ${m} | ${cell(r.methods[m].imageLoss, (v) => v.toExponential(2))} | ${cell(r.methods[m].distance, (v) => v.toFixed(3))} | ${meaning} | ${com(m)} | ${r.methods[m].runs.length} | ${m === "random" ? "—" : r.settings.iters} |`);
+    const com = (m: control.ControlMethod) =>
+      r.methods[m].comDistance ? cell(r.methods[m].comDistance, (v) => v.toFixed(3)) : "—";
+    return control.CONTROL_METHODS.map(
+      (m) =>
+        `| ${name} | ${m} | ${cell(r.methods[m].imageLoss, (v) => v.toExponential(2))} | ${cell(r.methods[m].distance, (v) => v.toFixed(3))} | ${meaning} | ${com(m)} | ${r.methods[m].runs.length} | ${m === "random" ? "—" : r.settings.iters} |`,
+    );
   });
   return [
     "Image loss: MSE of the last frame against the target image; distance to goal: each scene's reported metric (its column says which — for control-cloth the mean over particles of each one's final distance to its place in the target cloth, which neither method minimises); centre of mass: the final centre of mass's distance to the goal's; mean ± std over seeds, each method from the same initial control. Plots: runs/<experiment>/fig6-*.png; motion: runs/<experiment>/motion.gif.",
-    "", "| experiment | method | image loss | distance to goal | which distance | centre of mass to goal (m) | seeds | iterations |", "|---|---|---|---|---|---|---|---|", ...rows,
+    "",
+    "| experiment | method | image loss | distance to goal | which distance | centre of mass to goal (m) | seeds | iterations |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows,
   ].join("\n");
 }
 
 function markdown(runs: readonly RunRecord[], meta: Record<string, string>): string {
-  const t1 = resultOf<RigidDatasetReport>(runs, "rigid-mass"), t2 = resultOf<RigidDatasetReport>(runs, "rigid-contact");
+  const t1 = resultOf<RigidDatasetReport>(runs, "rigid-mass"),
+    t2 = resultOf<RigidDatasetReport>(runs, "rigid-contact");
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
   const convlstm = resultOf<ConvLstmResult>(runs, "convlstm")?.tables;
-  const status = runs.map((r) => `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", "risp-tasks", "risp-tasks-reversed", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`);
+  const status = runs.map(
+    (r) =>
+      `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", "risp-tasks", "risp-tasks-reversed", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`,
+  );
   return [
     "# gradsim results",
     "",
@@ -232,17 +328,52 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
       "each experiment's own date and commit are in the Runs table at the end. " +
       "Paper numbers: ∇Sim, ICLR 2021, Tables 1–3. Each run's own outputs (videos, loss curves, per-object JSON) are under `runs/<experiment>/`.",
     "",
-    `## Table 1 — mass from video (${n(t1)})`, "", table1Markdown(t1, convlstm?.["rigid-mass"].instances), "",
-    `## Table 2 — mass, elasticity and friction from video (${n(t2)})`, "", table2Markdown(t2, convlstm?.["rigid-contact"].instances), "",
-    "## Table 3 — deformable solids and cloth", "", table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }), "",
-    "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7", "", imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")), "",
-    "## RISP Table 1 — state estimation across rendering domains", "", rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state")), "",
-    "## RISP Tables 2–4 — system identification, imitation and visuomotor control across rendering domains", "", rispTasksMarkdown(runs, "risp-tasks"), "",
-    "## Stress test designed here, not a table of the RISP paper: RISP Table 2 with the contrast reversed", "", rispTasksMarkdown(runs, "risp-tasks-reversed"), "",
-    "## Own videos: other engines' physics, other renderers", "", outsideSection(resultOf<OutsideResult>(runs, "outside")), "",
-    "## Visuomotor control from a single target image (§4.2, Figs. 5–6)", "", controlMarkdown(runs), "",
-    "## Loss landscapes (Fig. 4, Fig. 12)", "", landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")), "",
-    "## Runs", "", "| experiment | paper | status | seconds | dataset | date | commit | notes |", "|---|---|---|---|---|---|---|---|", ...status, "",
+    `## Table 1 — mass from video (${n(t1)})`,
+    "",
+    table1Markdown(t1, convlstm?.["rigid-mass"].instances),
+    "",
+    `## Table 2 — mass, elasticity and friction from video (${n(t2)})`,
+    "",
+    table2Markdown(t2, convlstm?.["rigid-contact"].instances),
+    "",
+    "## Table 3 — deformable solids and cloth",
+    "",
+    table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }),
+    "",
+    "## Table 4 (left) — imperfect dynamics and rendering models; Fig. 7",
+    "",
+    imperfectMarkdown(resultOf<ImperfectResult>(runs, "imperfect-models")),
+    "",
+    "## RISP Table 1 — state estimation across rendering domains",
+    "",
+    rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state")),
+    "",
+    "## RISP Tables 2–4 — system identification, imitation and visuomotor control across rendering domains",
+    "",
+    rispTasksMarkdown(runs, "risp-tasks"),
+    "",
+    "## Stress test designed here, not a table of the RISP paper: RISP Table 2 with the contrast reversed",
+    "",
+    rispTasksMarkdown(runs, "risp-tasks-reversed"),
+    "",
+    "## Own videos: other engines' physics, other renderers",
+    "",
+    outsideSection(resultOf<OutsideResult>(runs, "outside")),
+    "",
+    "## Visuomotor control from a single target image (§4.2, Figs. 5–6)",
+    "",
+    controlMarkdown(runs),
+    "",
+    "## Loss landscapes (Fig. 4, Fig. 12)",
+    "",
+    landscapeMarkdown(resultOf<LandscapeResult>(runs, "landscape")),
+    "",
+    "## Runs",
+    "",
+    "| experiment | paper | status | seconds | dataset | date | commit | notes |",
+    "|---|---|---|---|---|---|---|---|",
+    ...status,
+    "",
   ].join("\n");
 }
 
@@ -253,12 +384,16 @@ function takeOwnFlag(argv: readonly string[], name: string): { value: string | n
   return { value: argv[i + 1] ?? "", rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
-const OWN_USAGE = "  --only NAME[,NAME]  --full (the paper's dataset sizes)  --resume (continue a stopped reproduction at the same commit: keep its finished experiments and instances)  --tables (rewrite tables.md from tables.json, running nothing)\n";
+const OWN_USAGE =
+  "  --only NAME[,NAME]  --full (the paper's dataset sizes)  --resume (continue a stopped reproduction at the same commit: keep its finished experiments and instances)  --tables (rewrite tables.md from tables.json, running nothing)\n";
 
 /** `--tables`: tables.md again from the runs kept in tables.json (after a change to how tables are drawn). */
 function rewriteTables(out: string): number {
   const file = join(out, "tables.json");
-  if (!existsSync(file)) { process.stderr.write(`reproduce --tables: no ${file}; run reproduce first.\n`); return 2; }
+  if (!existsSync(file)) {
+    process.stderr.write(`reproduce --tables: no ${file}; run reproduce first.\n`);
+    return 2;
+  }
   const { meta, runs } = JSON.parse(readFileSync(file, "utf8")) as { meta: Record<string, string>; runs: RunRecord[] };
   writeAtomic(join(out, "tables.md"), markdown(runs, meta));
   process.stderr.write(`reproduce --tables: ${out}/tables.md rewritten from ${runs.length} runs\n`);
@@ -270,21 +405,42 @@ async function main(argv: readonly string[]): Promise<number> {
     const out = takeOwnFlag(argv, "out").value;
     return rewriteTables(out ?? "results");
   }
-  const full = argv.includes("--full"), resume = argv.includes("--resume");
-  const onlyFlag = takeOwnFlag(argv.filter((a) => a !== "--full" && a !== "--resume"), "only"), workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
+  const full = argv.includes("--full"),
+    resume = argv.includes("--resume");
+  const onlyFlag = takeOwnFlag(
+      argv.filter((a) => a !== "--full" && a !== "--resume"),
+      "only",
+    ),
+    workersFlag = takeOwnFlag(onlyFlag.rest, "workers");
   const only = onlyFlag.value === null ? null : new Set(onlyFlag.value.split(",").filter(Boolean));
   const workers = intFlag("workers", workersFlag.value ?? "1", 1, FLAG_MAX.workers);
-  if (E.isLeft(workers)) { process.stderr.write(`reproduce: ${workers.left.message}\n`); return 2; }
+  if (E.isLeft(workers)) {
+    process.stderr.write(`reproduce: ${workers.left.message}\n`);
+    return 2;
+  }
   const parsed = parseFlags(workersFlag.rest, "results");
-  if (E.isLeft(parsed)) { process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}${OWN_USAGE}`); return 2; }
+  if (E.isLeft(parsed)) {
+    process.stderr.write(`reproduce: ${parsed.left.message}\n${USAGE}${OWN_USAGE}`);
+    return 2;
+  }
   const flags = parsed.right;
-  if (flags.help) { process.stdout.write(`reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}${OWN_USAGE}`); return 0; }
+  if (flags.help) {
+    process.stdout.write(
+      `reproduce: run every experiment and write results/tables.md, results/tables.json\n${USAGE}${OWN_USAGE}`,
+    );
+    return 0;
+  }
   const planned = new Set(PLAN.map((p) => p.name));
-  const extra = Object.keys(EXPERIMENTS).filter((k) => !planned.has(k)).sort().map((name): PlanEntry => ({ name, dataset: null, table: "—" }));
+  const extra = Object.keys(EXPERIMENTS)
+    .filter((k) => !planned.has(k))
+    .sort()
+    .map((name): PlanEntry => ({ name, dataset: null, table: "—" }));
   const plan: readonly PlanEntry[] = [...PLAN, ...extra];
   const unknown = only ? [...only].filter((n) => !plan.some((p) => p.name === n)) : [];
   if (only && (only.size === 0 || unknown.length)) {
-    process.stderr.write(`reproduce: --only takes experiment names separated by commas (${plan.map((p) => p.name).join(", ")}), got "${[...unknown].join(",")}".\n`);
+    process.stderr.write(
+      `reproduce: --only takes experiment names separated by commas (${plan.map((p) => p.name).join(", ")}), got "${[...unknown].join(",")}".\n`,
+    );
     return 2;
   }
   const runsDir = join(flags.out, "runs");
@@ -292,8 +448,9 @@ async function main(argv: readonly string[]): Promise<number> {
   // With --only, the other experiments' rows come from tables.json as it is when the tables are
   // written (not as it was at the start), so --only runs of different experiments can run side by side.
   const tablesJson = join(flags.out, "tables.json");
-  const previous = (): RunRecord[] => existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs : [];
-  const kept = (): RunRecord[] => only ? previous().filter((r) => !only.has(r.name)) : [];
+  const previous = (): RunRecord[] =>
+    existsSync(tablesJson) ? (JSON.parse(readFileSync(tablesJson, "utf8")) as { runs: RunRecord[] }).runs : [];
+  const kept = (): RunRecord[] => (only ? previous().filter((r) => !only.has(r.name)) : []);
   // This run's records by experiment.
   const byName = new Map<string, RunRecord>();
   // Kept rows and this run's, in plan order.
@@ -303,29 +460,44 @@ async function main(argv: readonly string[]): Promise<number> {
   };
   const commit = checkoutCommit();
   let clock: RunClock;
-  try { clock = RunClock.open(join(flags.out, "reproduce-clock.json"), commit, resume); }
-  catch (e) { process.stderr.write(`reproduce --resume: ${(e as Error).message}\n`); return 2; }
+  try {
+    clock = RunClock.open(join(flags.out, "reproduce-clock.json"), commit, resume);
+  } catch (e) {
+    process.stderr.write(`reproduce --resume: ${(e as Error).message}\n`);
+    return 2;
+  }
   const date = new Date().toISOString().slice(0, 10);
   const meta = (runs: readonly RunRecord[]) => ({
-    date, commit,
+    date,
+    commit,
     backend: [...new Set(runs.map((r) => r.result?.backend).filter(Boolean))].join(", ") || flags.backend,
     machine: `${cpus().length} CPU cores (${cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`,
-    args: argv.length ? ` -- ${argv.join(" ")}` : "", totalSeconds: clock.totalSeconds().toFixed(0), segments: String(clock.segmentCount()),
+    args: argv.length ? ` -- ${argv.join(" ")}` : "",
+    totalSeconds: clock.totalSeconds().toFixed(0),
+    segments: String(clock.segmentCount()),
   });
   // Tables are rewritten after every experiment, so an interrupted run keeps what it finished;
   // under a lock, since --only runs side by side each read the others' rows and write their own.
-  const writeTables = () => withFileLock(tablesJson, () => {
-    const runs = ordered(), m = meta(runs);
-    writeAtomic(join(flags.out, "tables.md"), markdown(runs, m));
-    writeAtomic(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
-  });
-  const datasetOf = (p: PlanEntry) => p.dataset ? flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0] : null;
+  const writeTables = () =>
+    withFileLock(tablesJson, () => {
+      const runs = ordered(),
+        m = meta(runs);
+      writeAtomic(join(flags.out, "tables.md"), markdown(runs, m));
+      writeAtomic(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
+    });
+  const datasetOf = (p: PlanEntry) => (p.dataset ? (flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0]) : null);
   const selected = plan.filter((p) => !only || only.has(p.name));
   // --resume: experiments an earlier segment finished at this commit, with these sizes, are kept.
   if (resume) {
     for (const r of previous()) {
       const p = selected.find((x) => x.name === r.name);
-      if (p && r.status === "ok" && r.commit === commit && (r.dataset ?? null) === datasetOf(p) && Boolean(r.result?.quick) === flags.quick) {
+      if (
+        p &&
+        r.status === "ok" &&
+        r.commit === commit &&
+        (r.dataset ?? null) === datasetOf(p) &&
+        Boolean(r.result?.quick) === flags.quick
+      ) {
         byName.set(r.name, r);
         process.stderr.write(`reproduce --resume: ${r.name} finished in an earlier segment; kept\n`);
       }
@@ -349,20 +521,29 @@ async function main(argv: readonly string[]): Promise<number> {
   const runs = ordered();
   const ran = todo.map((p) => byName.get(p.name)!);
   const m = meta(runs);
-  process.stderr.write(`\nreproduce: ${ran.filter((r) => r.status === "ok").length}/${ran.length} experiments ran in ${m.totalSeconds} s` +
-    `${clock.segmentCount() > 1 ? ` over ${m.segments} segments` : ""}` +
-    `${runs.length > ran.length ? ` (${runs.length - ran.length} rows kept from the previous tables)` : ""}; ` +
-    `tables in ${flags.out}/tables.md and ${flags.out}/tables.json\n`);
+  process.stderr.write(
+    `\nreproduce: ${ran.filter((r) => r.status === "ok").length}/${ran.length} experiments ran in ${m.totalSeconds} s` +
+      `${clock.segmentCount() > 1 ? ` over ${m.segments} segments` : ""}` +
+      `${runs.length > ran.length ? ` (${runs.length - ran.length} rows kept from the previous tables)` : ""}; ` +
+      `tables in ${flags.out}/tables.md and ${flags.out}/tables.json\n`,
+  );
   return ran.some((r) => r.status === "failed") ? 1 : 0;
 }
 
 /** The checkout's short commit, marked -dirty when tracked files differ from it. */
 function checkoutCommit(): string {
   try {
-    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
-    const dirty = execSync("git status --porcelain --untracked-files=no", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim() !== "";
+    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+    const dirty =
+      execSync("git status --porcelain --untracked-files=no", { stdio: ["ignore", "pipe", "ignore"] })
+        .toString()
+        .trim() !== "";
     return dirty ? `${head}-dirty` : head;
-  } catch { return "unknown"; /* not a git checkout */ }
+  } catch {
+    return "unknown"; /* not a git checkout */
+  }
 }
 
 process.exit(await main(process.argv.slice(2)));

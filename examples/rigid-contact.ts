@@ -11,9 +11,26 @@
  */
 import { makeRng, sysid } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { contactPriorRanges, FPS, FRAMES, GROUND_CAMERA, IMPULSE_SECONDS, sampleContactScene } from "./lib/rigid-dataset.js";
+import {
+  contactPriorRanges,
+  FPS,
+  FRAMES,
+  GROUND_CAMERA,
+  IMPULSE_SECONDS,
+  sampleContactScene,
+} from "./lib/rigid-dataset.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
-import { gradsimSettings, rigidDatasetTask, rigidSceneProblem, rigidUnknowns, trueValues, type RigidFitConfig, type RigidTaskConfig, type RigidUnknown, type Values } from "./lib/rigid-task.js";
+import {
+  gradsimSettings,
+  rigidDatasetTask,
+  rigidSceneProblem,
+  rigidUnknowns,
+  trueValues,
+  type RigidFitConfig,
+  type RigidTaskConfig,
+  type RigidUnknown,
+  type Values,
+} from "./lib/rigid-task.js";
 import type { DatasetRunResult } from "./rigid-mass.js";
 
 export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "kf", "mu"];
@@ -48,11 +65,37 @@ export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "k
  */
 export const CONTACT_SETTINGS = {
   full: {
-    resolution: 64, frames: 60, substeps: 20, steps: 120, lr: 0.1, lrEnd: 1e-3, patience: 40, refine: 40, polish: 10, select: "every2", scan: { points: 16 },
-    curriculum: { horizons: [1 / 6, 1 / 3, 1 / 2, 3 / 4], candidates: 48, finalists: 3, stageSteps: 80, stageRefine: 30, finalLr: 0.02 },
+    resolution: 64,
+    frames: 60,
+    substeps: 20,
+    steps: 120,
+    lr: 0.1,
+    lrEnd: 1e-3,
+    patience: 40,
+    refine: 40,
+    polish: 10,
+    select: "every2",
+    scan: { points: 16 },
+    curriculum: {
+      horizons: [1 / 6, 1 / 3, 1 / 2, 3 / 4],
+      candidates: 48,
+      finalists: 3,
+      stageSteps: 80,
+      stageRefine: 30,
+      finalLr: 0.02,
+    },
   },
   quick: {
-    resolution: 32, frames: 30, substeps: 20, steps: 30, lr: 0.05, lrEnd: 5e-3, refine: 5, polish: 2, select: "every", scan: { points: 4 },
+    resolution: 32,
+    frames: 30,
+    substeps: 20,
+    steps: 30,
+    lr: 0.05,
+    lrEnd: 5e-3,
+    refine: 5,
+    polish: 2,
+    select: "every",
+    scan: { points: 4 },
     curriculum: { horizons: [1 / 3], candidates: 8, finalists: 2, stageSteps: 15, stageRefine: 3, finalLr: 0.02 },
   },
 } as const;
@@ -65,13 +108,23 @@ export const CONTACT_SETTINGS = {
  */
 export function defaultContactScene(resolution: number, frames = FRAMES): sysid.RigidSceneSpec {
   return {
-    shape: "box", scale: [0.7, 0.3, 0.6], mass: 2,
-    position: [-1.4, 0.6, 0], rotation: [0, Math.sin(0.2), 0, Math.cos(0.2)], velocity: [0.3, 0, 0.1], angularVelocity: [0, 1.0, 0],
+    shape: "box",
+    scale: [0.7, 0.3, 0.6],
+    mass: 2,
+    position: [-1.4, 0.6, 0],
+    rotation: [0, Math.sin(0.2), 0, Math.cos(0.2)],
+    velocity: [0.3, 0, 0.1],
+    angularVelocity: [0, 1.0, 0],
     // Pushed once it has landed (at 0.3 s): Coulomb friction during the landing's impact takes most
     // of a pushed-in-flight box's sideways speed, and a box that barely slides shows μ barely.
     impulses: [{ force: [40, 0, 5], point: [0, 0, 0], start: 0.4, duration: IMPULSE_SECONDS }],
-    gravity: [0, -9.8, 0], contact: { ke: 3e4, kd: 150, kf: 150, mu: 0.6 },
-    frames, fps: FPS, substeps: 20, camera: GROUND_CAMERA, resolution,
+    gravity: [0, -9.8, 0],
+    contact: { ke: 3e4, kd: 150, kf: 150, mu: 0.6 },
+    frames,
+    fps: FPS,
+    substeps: 20,
+    camera: GROUND_CAMERA,
+    resolution,
   };
 }
 
@@ -97,12 +150,19 @@ export interface ContactSceneResult {
  * The scene of a single run: the built-in one for seed 0 (from DEFAULT_INITIAL, or QUICK_INITIAL in
  * quick mode), for other seeds a draw from the Table 2 distribution with its own initial guess.
  */
-function sceneOf(ctx: ExperimentContext, cfg: (typeof CONTACT_SETTINGS)["full" | "quick"]): { spec: sysid.RigidSceneSpec; initial: Values } {
+function sceneOf(
+  ctx: ExperimentContext,
+  cfg: (typeof CONTACT_SETTINGS)["full" | "quick"],
+): { spec: sysid.RigidSceneSpec; initial: Values } {
   const base = ctx.flags.quick ? QUICK_INITIAL : DEFAULT_INITIAL;
-  if (ctx.flags.seed === 0) return { spec: { ...defaultContactScene(cfg.resolution, cfg.frames), substeps: cfg.substeps }, initial: base };
+  if (ctx.flags.seed === 0)
+    return { spec: { ...defaultContactScene(cfg.resolution, cfg.frames), substeps: cfg.substeps }, initial: base };
   const s = sampleContactScene(makeRng(ctx.flags.seed), cfg.resolution);
   const all: Values = { mass: s.initialMass, ...s.initialContact };
-  return { spec: { ...s.spec, frames: cfg.frames, substeps: cfg.substeps }, initial: Object.fromEntries(Object.keys(base).map((k) => [k, all[k as RigidUnknown]!])) };
+  return {
+    spec: { ...s.spec, frames: cfg.frames, substeps: cfg.substeps },
+    initial: Object.fromEntries(Object.keys(base).map((k) => [k, all[k as RigidUnknown]!])),
+  };
 }
 
 async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
@@ -113,24 +173,44 @@ async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
   const unknowns = rigidUnknowns(names);
   const truth = trueValues(spec, names);
   const fit = await fitScene(ctx, {
-    name: null, label: "rigid-contact",
+    name: null,
+    label: "rigid-contact",
     describe: `${typeof spec.shape === "string" ? spec.shape : "mesh"} on the ground, truth ${JSON.stringify(truth)}, initial ${JSON.stringify(initial)}`,
     problem: rigidSceneProblem(scene, unknowns, [truth, initial]),
-    unknowns, truth, initial,
+    unknowns,
+    truth,
+    initial,
     settings: gradsimSettings({ ...fitConfig(cfg), steps: ctx.flags.iters ?? cfg.steps }, progressOf(ctx)),
-    fps: spec.fps, display: { composited: true }, lossLabel: "image loss (pixelwise MSE over a 4-level pyramid)",
+    fps: spec.fps,
+    display: { composited: true },
+    lossLabel: "image loss (pixelwise MSE over a 4-level pyramid)",
   });
   const estimate = fit.estimateValues as Values;
   const relError = Object.fromEntries(names.map((k) => [k, Math.abs(estimate[k]! - truth[k]!) / truth[k]!]));
   ctx.log(`estimate ${JSON.stringify(estimate)}\nrelative errors ${JSON.stringify(relError)}`);
   return {
-    mode: "scene", truth, initial, estimate, relError, iterations: fit.iterations,
-    fitSeconds: fit.fitSeconds, finalLoss: fit.finalLoss, fit: sceneRecord(fit), files: fit.files,
+    mode: "scene",
+    truth,
+    initial,
+    estimate,
+    relError,
+    iterations: fit.iterations,
+    fitSeconds: fit.fitSeconds,
+    finalLoss: fit.finalLoss,
+    fit: sceneRecord(fit),
+    files: fit.files,
   };
 }
 
 const fitConfig = (cfg: (typeof CONTACT_SETTINGS)["full" | "quick"]): RigidFitConfig => ({
-  steps: cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, ...("patience" in cfg ? { patience: cfg.patience } : {}), refine: cfg.refine, polish: cfg.polish, frames: cfg.select, pyramid: 4,
+  steps: cfg.steps,
+  lr: cfg.lr,
+  lrEnd: cfg.lrEnd,
+  ...("patience" in cfg ? { patience: cfg.patience } : {}),
+  refine: cfg.refine,
+  polish: cfg.polish,
+  frames: cfg.select,
+  pyramid: 4,
 });
 
 /** Table 2: mass and contact coefficients of random objects; the random baseline draws every unknown from its range. */
@@ -156,10 +236,21 @@ export function contactBenchmark(quick: boolean): RigidTaskConfig {
 
 export const experiment: Experiment<ContactSceneResult | DatasetRunResult> = {
   name: "rigid-contact",
-  description: "mass, ke, kd, kf and μ of an object bouncing and sliding on the ground, from video (paper Table 2); --dataset N runs the Table 2 protocol with baselines",
-  run: async (ctx) => (ctx.flags.dataset
-    ? { mode: "dataset", dataset: await runDatasetTask(ctx, rigidDatasetTask(contactBenchmark(ctx.flags.quick), { steps: ctx.flags.iters ?? undefined, progress: progressOf(ctx) })) }
-    : runScene(ctx)),
+  description:
+    "mass, ke, kd, kf and μ of an object bouncing and sliding on the ground, from video (paper Table 2); --dataset N runs the Table 2 protocol with baselines",
+  run: async (ctx) =>
+    ctx.flags.dataset
+      ? {
+          mode: "dataset",
+          dataset: await runDatasetTask(
+            ctx,
+            rigidDatasetTask(contactBenchmark(ctx.flags.quick), {
+              steps: ctx.flags.iters ?? undefined,
+              progress: progressOf(ctx),
+            }),
+          ),
+        }
+      : runScene(ctx),
 };
 
 await mainIfEntry(experiment, import.meta.url);

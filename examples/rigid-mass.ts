@@ -14,7 +14,13 @@ import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.
 import { defaultMassScene, massRange, sampleMassScene } from "./lib/rigid-dataset.js";
 import { readSceneFile } from "./lib/scene-file.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
-import { gradsimSettings, rigidDatasetTask, rigidSceneProblem, rigidUnknowns, type RigidTaskConfig } from "./lib/rigid-task.js";
+import {
+  gradsimSettings,
+  rigidDatasetTask,
+  rigidSceneProblem,
+  rigidUnknowns,
+  type RigidTaskConfig,
+} from "./lib/rigid-task.js";
 
 /** Full runs and the seconds-long smoke mode used by the tests. */
 export const MASS_SETTINGS = {
@@ -50,7 +56,11 @@ function sceneOf(ctx: ExperimentContext, mode: "full" | "quick"): { spec: sysid.
     return { spec, initialMass: spec.mass * (DEFAULT_INITIAL_MASS[mode] / base.mass) };
   }
   if (ctx.flags.seed === 0) return { spec: base, initialMass: DEFAULT_INITIAL_MASS[mode] };
-  const draw = sampleMassScene(makeRng(ctx.flags.seed), cfg.resolution, mode === "quick" ? QUICK_SHAPES : sysid.RIGID_SHAPES);
+  const draw = sampleMassScene(
+    makeRng(ctx.flags.seed),
+    cfg.resolution,
+    mode === "quick" ? QUICK_SHAPES : sysid.RIGID_SHAPES,
+  );
   return { spec: draw.spec, initialMass: draw.initialMass };
 }
 
@@ -60,24 +70,41 @@ async function runScene(ctx: ExperimentContext): Promise<SingleSceneResult> {
   const { spec, initialMass } = sceneOf(ctx, mode);
   const scene = sysid.buildRigidScene(spec);
   const unknowns = rigidUnknowns(["mass"]);
-  const shape = typeof spec.shape === "string" ? spec.shape : spec.shape.name ?? "mesh";
+  const shape = typeof spec.shape === "string" ? spec.shape : (spec.shape.name ?? "mesh");
   const fit = await fitScene(ctx, {
-    name: null, label: "rigid-mass",
+    name: null,
+    label: "rigid-mass",
     describe: `${shape} ${spec.scale.join("×")} m, hidden mass ${spec.mass} kg, initial guess ${initialMass.toFixed(3)} kg, ${spec.frames} frames at ${spec.fps} fps, ${scene.width}² pixels`,
     problem: rigidSceneProblem(scene, unknowns, [{ mass: spec.mass }, { mass: initialMass }]),
-    unknowns, truth: { mass: spec.mass }, initial: { mass: initialMass },
-    settings: gradsimSettings({ steps: ctx.flags.iters ?? cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, frames: "every5", pyramid: 1 }, progressOf(ctx)),
-    fps: spec.fps, lossLabel: "image loss (pixelwise MSE, RGBA in [0, 1])",
+    unknowns,
+    truth: { mass: spec.mass },
+    initial: { mass: initialMass },
+    settings: gradsimSettings(
+      { steps: ctx.flags.iters ?? cfg.steps, lr: cfg.lr, lrEnd: cfg.lrEnd, frames: "every5", pyramid: 1 },
+      progressOf(ctx),
+    ),
+    fps: spec.fps,
+    lossLabel: "image loss (pixelwise MSE, RGBA in [0, 1])",
   });
   const estimatedMass = fit.estimateValues.mass as number;
   const absError = Math.abs(estimatedMass - spec.mass);
-  ctx.log(`mass: true ${spec.mass} kg, estimate ${estimatedMass.toPrecision(7)} kg, relative error ${(absError / spec.mass).toExponential(2)}`);
+  ctx.log(
+    `mass: true ${spec.mass} kg, estimate ${estimatedMass.toPrecision(7)} kg, relative error ${(absError / spec.mass).toExponential(2)}`,
+  );
   return {
     mode: "scene",
     scene: { shape, scale: spec.scale, frames: spec.frames, fps: spec.fps, resolution: spec.resolution },
-    trueMass: spec.mass, initialMass, estimatedMass, absError, relError: absError / spec.mass,
-    iterations: fit.iterations, fitSeconds: fit.fitSeconds, finalLoss: fit.finalLoss,
-    gradient: `${sysid.gradientMode("pixels", 1)} mode`, fit: sceneRecord(fit), files: fit.files,
+    trueMass: spec.mass,
+    initialMass,
+    estimatedMass,
+    absError,
+    relError: absError / spec.mass,
+    iterations: fit.iterations,
+    fitSeconds: fit.fitSeconds,
+    finalLoss: fit.finalLoss,
+    gradient: `${sysid.gradientMode("pixels", 1)} mode`,
+    fit: sceneRecord(fit),
+    files: fit.files,
   };
 }
 
@@ -106,16 +133,29 @@ export function massBenchmark(quick: boolean): RigidTaskConfig {
   };
 }
 
-export interface DatasetRunResult { readonly mode: "dataset"; readonly dataset: sysid.DatasetResult }
+export interface DatasetRunResult {
+  readonly mode: "dataset";
+  readonly dataset: sysid.DatasetResult;
+}
 
 export const experiment: Experiment<SingleSceneResult | DatasetRunResult> = {
   name: "rigid-mass",
   target: "a scene JSON whose fields override the default scene",
-  description: "mass of a rigid object from video after a known impulse (paper Table 1); --dataset N runs the Table 1 protocol with baselines",
-  run: async (ctx) => (ctx.flags.dataset
-    ? { mode: "dataset", dataset: await runDatasetTask(ctx, rigidDatasetTask(massBenchmark(ctx.flags.quick), { steps: ctx.flags.iters ?? undefined, progress: progressOf(ctx) })) }
-    : runScene(ctx)),
+  description:
+    "mass of a rigid object from video after a known impulse (paper Table 1); --dataset N runs the Table 1 protocol with baselines",
+  run: async (ctx) =>
+    ctx.flags.dataset
+      ? {
+          mode: "dataset",
+          dataset: await runDatasetTask(
+            ctx,
+            rigidDatasetTask(massBenchmark(ctx.flags.quick), {
+              steps: ctx.flags.iters ?? undefined,
+              progress: progressOf(ctx),
+            }),
+          ),
+        }
+      : runScene(ctx),
 };
 
 await mainIfEntry(experiment, import.meta.url);
-

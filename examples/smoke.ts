@@ -63,11 +63,21 @@ const ADAM_LR = 0.2;
 
 const finalFrame = (d: Array): Array => np.squeeze(np.split(d, [d.shape[0]! - 1], 0)[1]!, 0);
 
-async function optimise(ctx: ExperimentContext, p: SmokeProblem, target: Array, n: number, iters: number, files?: { png: string; csv: string }) {
+async function optimise(
+  ctx: ExperimentContext,
+  p: SmokeProblem,
+  target: Array,
+  n: number,
+  iters: number,
+  files?: { png: string; csv: string },
+) {
   const loss = (u: Array) => np.mean(np.square(np.sub(finalFrame(p.densities(u)), target)));
   return optim.fit(loss, np.zeros([2, n, n], { dtype: "float32" }), {
-    optimizer: optim.adam(optim.cosineDecay({ initValue: ADAM_LR, decaySteps: iters, alpha: 0.05 })), steps: iters, progress: ctx.flags.json ? false : "auto",
-    lossCurvePng: files?.png, lossCurveCsv: files?.csv,
+    optimizer: optim.adam(optim.cosineDecay({ initValue: ADAM_LR, decaySteps: iters, alpha: 0.05 })),
+    steps: iters,
+    progress: ctx.flags.json ? false : "auto",
+    lossCurvePng: files?.png,
+    lossCurveCsv: files?.csv,
   });
 }
 
@@ -84,44 +94,93 @@ async function run(ctx: ExperimentContext): Promise<SmokeResult> {
   const iters = ctx.flags.iters ?? cfg.iters;
   const problem = smokeProblem(n, cfg.steps, cfg.jacobi);
   if (ctx.flags.dataset !== null) {
-    if (ctx.flags.target) throw new CliError("--target and --dataset cannot be combined: the dataset draws its own ring targets.");
+    if (ctx.flags.target)
+      throw new CliError("--target and --dataset cannot be combined: the dataset draws its own ring targets.");
     const rng = makeRng(ctx.flags.seed);
     const runs: SmokeRun[] = [];
     for (let i = 0; i < ctx.flags.dataset; i++) {
-      const ring = { cx: rng.uniform(0.35, 0.65), cy: rng.uniform(0.3, 0.6), outer: rng.uniform(0.28, 0.4), inner: rng.uniform(0.1, 0.2) };
-      ctx.log(`[smoke ${i + 1}/${ctx.flags.dataset}] ring at (${ring.cx.toFixed(2)}, ${ring.cy.toFixed(2)}), radii ${ring.inner.toFixed(2)}–${ring.outer.toFixed(2)}`);
+      const ring = {
+        cx: rng.uniform(0.35, 0.65),
+        cy: rng.uniform(0.3, 0.6),
+        outer: rng.uniform(0.28, 0.4),
+        inner: rng.uniform(0.1, 0.2),
+      };
+      ctx.log(
+        `[smoke ${i + 1}/${ctx.flags.dataset}] ring at (${ring.cx.toFixed(2)}, ${ring.cy.toFixed(2)}), radii ${ring.inner.toFixed(2)}–${ring.outer.toFixed(2)}`,
+      );
       const r = await optimise(ctx, problem, densityArray(ringTarget(n, ring), n), n, iters);
       runs.push(summary(`ring ${JSON.stringify(ring)}`, r));
     }
-    return { mode: "dataset", grid: n, steps: cfg.steps, runs, meanLossRatio: runs.reduce((s, r) => s + r.lossRatio, 0) / runs.length, files: [] };
+    return {
+      mode: "dataset",
+      grid: n,
+      steps: cfg.steps,
+      runs,
+      meanLossRatio: runs.reduce((s, r) => s + r.lossRatio, 0) / runs.length,
+      files: [],
+    };
   }
   const target = densityArray(ctx.flags.target ? await pngTarget(ctx.flags.target, n) : ringTarget(n), n);
-  ctx.log(`smoke: ${n}×${n} grid, ${cfg.steps} steps, ${2 * n * n} initial velocity unknowns; target ${ctx.flags.target ?? "ring (built in)"}`);
-  const r = await optimise(ctx, problem, target, n, iters, { png: join(ctx.out, "loss.png"), csv: join(ctx.out, "loss.csv") });
+  ctx.log(
+    `smoke: ${n}×${n} grid, ${cfg.steps} steps, ${2 * n * n} initial velocity unknowns; target ${ctx.flags.target ?? "ring (built in)"}`,
+  );
+  const r = await optimise(ctx, problem, target, n, iters, {
+    png: join(ctx.out, "loss.png"),
+    csv: join(ctx.out, "loss.csv"),
+  });
   const result = summary(ctx.flags.target ?? "ring", r);
-  ctx.log(`smoke: MSE to the target ${result.initialLoss.toExponential(3)} → ${result.finalLoss.toExponential(3)} (×${result.lossRatio.toExponential(2)})`);
+  ctx.log(
+    `smoke: MSE to the target ${result.initialLoss.toExponential(3)} → ${result.finalLoss.toExponential(3)} (×${result.lossRatio.toExponential(2)})`,
+  );
 
   // What people look at: the smoke from rest and with the optimised velocities, and the target.
   const densities = jit(problem.densities);
   const zoom = Math.max(1, Math.round(192 / n));
   const optimised = await displayFrames(greyFrames(densities(r.params)), { zoom, composited: true });
-  const fromRest = await displayFrames(greyFrames(densities(np.zeros([2, n, n], { dtype: "float32" }))), { zoom, composited: true });
+  const fromRest = await displayFrames(greyFrames(densities(np.zeros([2, n, n], { dtype: "float32" }))), {
+    zoom,
+    composited: true,
+  });
   const targetImg = (await displayFrames(greyFrames(np.expandDims(target, 0)), { zoom, composited: true }))[0]!;
   writeGif(join(ctx.out, "optimised.gif"), optimised, { delayMs: 80 });
   writeGif(join(ctx.out, "from-rest.gif"), fromRest, { delayMs: 80 });
   writePng(join(ctx.out, "target.png"), targetImg);
   const pick = stripIndices(optimised.length);
-  const row = (label: string, frames: typeof optimised) => ({ label, images: [...pick.map((i) => frames[i]!), targetImg] });
+  const row = (label: string, frames: typeof optimised) => ({
+    label,
+    images: [...pick.map((i) => frames[i]!), targetImg],
+  });
   // Grey gaps: the smoke is white.
-  writePng(join(ctx.out, "frames.png"), labelledGrid([row("optimised", optimised), row("from rest", fromRest)], [...pick.map((i) => `frame ${i}`), "target"], "",
-    { background: [190, 190, 200, 255] }));
-  return { mode: "scene", grid: n, steps: cfg.steps, runs: [result], meanLossRatio: result.lossRatio,
-    files: ["optimised.gif", "from-rest.gif", "target.png", "frames.png", "loss.png", "loss.csv"] };
+  writePng(
+    join(ctx.out, "frames.png"),
+    labelledGrid(
+      [row("optimised", optimised), row("from rest", fromRest)],
+      [...pick.map((i) => `frame ${i}`), "target"],
+      "",
+      { background: [190, 190, 200, 255] },
+    ),
+  );
+  return {
+    mode: "scene",
+    grid: n,
+    steps: cfg.steps,
+    runs: [result],
+    meanLossRatio: result.lossRatio,
+    files: ["optimised.gif", "from-rest.gif", "target.png", "frames.png", "loss.png", "loss.csv"],
+  };
 }
 
 function summary(target: string, r: { losses: number[]; steps: number; seconds: number }): SmokeRun {
-  const initialLoss = r.losses[0]!, finalLoss = r.losses[r.losses.length - 1]!;
-  return { target, initialLoss, finalLoss, lossRatio: finalLoss / initialLoss, iterations: r.steps, fitSeconds: Number(r.seconds.toFixed(2)) };
+  const initialLoss = r.losses[0]!,
+    finalLoss = r.losses[r.losses.length - 1]!;
+  return {
+    target,
+    initialLoss,
+    finalLoss,
+    lossRatio: finalLoss / initialLoss,
+    iterations: r.steps,
+    fitSeconds: Number(r.seconds.toFixed(2)),
+  };
 }
 
 export const experiment: Experiment<SmokeResult> = {

@@ -16,13 +16,19 @@ const GRAVITY = 9.81;
 /** [speed (m/s), angle (rad), drag (1/m)] that generated the "observed" trajectory. */
 export const TRUTH = [14, 0.9, 0.08] as const;
 /** Box the guesses are drawn from, per parameter. */
-const LOW = [6, 0.3, 0.0], HIGH = [20, 1.4, 0.2];
+const LOW = [6, 0.3, 0.0],
+  HIGH = [20, 1.4, 0.2];
 
-interface State { readonly pos: Array; readonly vel: Array }
+interface State {
+  readonly pos: Array;
+  readonly vel: Array;
+}
 
 /** Positions [steps, 2] of a projectile with quadratic drag, integrated with semi-implicit Euler. */
 export function trajectory(params: Array, steps: number): Array {
-  const speed = np.take(params, 0), angle = np.take(params, 1), drag = np.take(params, 2);
+  const speed = np.take(params, 0),
+    angle = np.take(params, 1),
+    drag = np.take(params, 2);
   const vel = np.mul(speed, np.stack([np.cos(angle), np.sin(angle)]));
   const gravity = np.array([0, -GRAVITY], { dtype: params.dtype });
   const step = (s: State, _: null): [State, Array] => {
@@ -37,8 +43,10 @@ export function trajectory(params: Array, steps: number): Array {
 }
 
 /** Mean squared distance to the observed positions. */
-export const lossFor = (target: Array) => (params: Array): Array =>
-  np.mean(np.sum(np.square(np.sub(trajectory(params, target.shape[0]!), target)), -1));
+export const lossFor =
+  (target: Array) =>
+  (params: Array): Array =>
+    np.mean(np.sum(np.square(np.sub(trajectory(params, target.shape[0]!), target)), -1));
 
 export interface Options {
   /** Number of parameter guesses (64 in the demo). */
@@ -65,7 +73,9 @@ export interface Result {
 }
 
 export function main(opts: Options = {}): Result {
-  const n = opts.guesses ?? 64, steps = opts.steps ?? 120, log = opts.log ?? console.log;
+  const n = opts.guesses ?? 64,
+    steps = opts.steps ?? 120,
+    log = opts.log ?? console.log;
   const target = trajectory(np.array([...TRUTH], { dtype: "float32" }), steps);
   const loss = lossFor(target);
   const u = random.uniform(random.key(0), [n, 3]);
@@ -82,11 +92,13 @@ export function main(opts: Options = {}): Result {
   t0 = performance.now();
   const each = [...guesses].map((g) => single(g) as [Array, Array]);
   const loopMs = performance.now() - t0;
-  const loopLosses = np.stack(each.map((r) => r[0])), loopGrads = np.stack(each.map((r) => r[1]));
+  const loopLosses = np.stack(each.map((r) => r[0])),
+    loopGrads = np.stack(each.map((r) => r[1]));
 
   const lossValues = losses.dataSync();
   const bestIdx = lossValues.indexOf(Math.min(...lossValues));
-  const fmt = (p: ArrayLike<number>) => `speed ${p[0]!.toFixed(2)} m/s, angle ${p[1]!.toFixed(3)} rad, drag ${p[2]!.toFixed(3)}`;
+  const fmt = (p: ArrayLike<number>) =>
+    `speed ${p[0]!.toFixed(2)} m/s, angle ${p[1]!.toFixed(3)} rad, drag ${p[2]!.toFixed(3)}`;
   const best = globalThis.Array.from(np.take(guesses, bestIdx, 0).dataSync());
   log(`${n} guesses, ${steps}-step rollouts (lax.scan), loss + gradient for each:`);
   log(`  vmap(valueAndGrad(loss)): ${vmapMs.toFixed(0)} ms`);
@@ -108,11 +120,24 @@ export function main(opts: Options = {}): Result {
   const refined = globalThis.Array.from(np.take(params, r, 0).dataSync());
   log(`after ${opts.refine ?? 25} batched gradient steps, best: ${fmt(refined)}  (loss ${rl[r]!.toFixed(4)})`);
   log(`truth:                          ${fmt(TRUTH)}`);
-  return { guesses, losses, grads, loopLosses, loopGrads, best, bestLoss: lossValues[bestIdx]!, refined, refinedLoss: rl[r]!, vmapMs, loopMs };
+  return {
+    guesses,
+    losses,
+    grads,
+    loopLosses,
+    loopGrads,
+    best,
+    bestLoss: lossValues[bestIdx]!,
+    refined,
+    refinedLoss: rl[r]!,
+    vmapMs,
+    loopMs,
+  };
 }
 
 function maxAbsDiff(a: Array, b: Array): number {
-  const x = a.dataSync(), y = b.dataSync();
+  const x = a.dataSync(),
+    y = b.dataSync();
   let m = 0;
   for (let i = 0; i < x.length; i++) m = Math.max(m, Math.abs(x[i]! - y[i]!));
   return m;

@@ -30,16 +30,25 @@ export function makeRng(seed: number): () => number {
 export type Rng = () => number;
 
 export const hostOf = (x: Array): Float64Array => Float64Array.from(x.dataSync());
-export const f64 = (data: ArrayLike<number>, shape: readonly number[]): Array => fromTyped(Float64Array.from(data), shape, "float64");
+export const f64 = (data: ArrayLike<number>, shape: readonly number[]): Array =>
+  fromTyped(Float64Array.from(data), shape, "float64");
 const outList = (y: Array | Array[]): Array[] => (globalThis.Array.isArray(y) ? y : [y]);
 
 /** A random direction with x's shape: entries uniform in [-1, 1] (never all tiny). */
-export const randomLike = (x: Array, rng: Rng): Array => f64(Float64Array.from({ length: x.size }, () => 2 * rng() - 1), x.shape);
+export const randomLike = (x: Array, rng: Rng): Array =>
+  f64(
+    Float64Array.from({ length: x.size }, () => 2 * rng() - 1),
+    x.shape,
+  );
 
 /** x + s·t computed on the host (independent of the primitives under test). */
 const axpy = (x: Array, s: number, t: Array): Array => {
-  const a = hostOf(x), b = hostOf(t);
-  return f64(a.map((v, i) => v + s * b[i]!), x.shape);
+  const a = hostOf(x),
+    b = hostOf(t);
+  return f64(
+    a.map((v, i) => v + s * b[i]!),
+    x.shape,
+  );
 };
 
 const dot = (a: Float64Array, b: Float64Array): number => a.reduce((acc, v, i) => acc + v * b[i]!, 0);
@@ -58,11 +67,20 @@ export function numericalJvp(f: Fn, xs: readonly Array[], ts: readonly Array[], 
  * |D(2h) − D(h)|/3 estimates D(h)'s O(h²) error from f alone (never from the AD result under
  * test). It matters where the derivative is ~0 but the third derivative is not (prod with zeros).
  */
-function numericalJvpWithError(f: Fn, xs: readonly Array[], ts: readonly Array[], eps: number): { fd: Float64Array[]; err: number } {
+function numericalJvpWithError(
+  f: Fn,
+  xs: readonly Array[],
+  ts: readonly Array[],
+  eps: number,
+): { fd: Float64Array[]; err: number } {
   const fd = numericalJvp(f, xs, ts, eps);
   const fd2 = numericalJvp(f, xs, ts, 2 * eps);
   let err = 0;
-  fd.forEach((d, k) => d.forEach((v, i) => { err = Math.max(err, Math.abs(fd2[k]![i]! - v) / 3); }));
+  fd.forEach((d, k) =>
+    d.forEach((v, i) => {
+      err = Math.max(err, Math.abs(fd2[k]![i]! - v) / 3);
+    }),
+  );
   return { fd, err };
 }
 
@@ -85,23 +103,35 @@ export const FIRST_ORDER: Tolerance = { eps: 1e-6, rtol: 1e-6 };
 export const SECOND_ORDER: Tolerance = { eps: 1e-5, rtol: 1e-5 };
 
 /** Absolute floor for FD comparisons: the FD rounding error ≈ 2.2e-16·|f|/eps, with a 10× margin. */
-const fdFloor = (fx: readonly Float64Array[], eps: number): number => (1e-15 / eps) * (1 + Math.max(0, ...fx.map(maxAbs)));
+const fdFloor = (fx: readonly Float64Array[], eps: number): number =>
+  (1e-15 / eps) * (1 + Math.max(0, ...fx.map(maxAbs)));
 
 function fail(what: string, detail: string): never {
   throw new Error(`${what}: ${detail}`);
 }
 
 /** Normwise comparison ‖a − e‖∞ ≤ rtol·‖e‖∞ + atol over a list of outputs. */
-export function expectClose(what: string, actual: readonly Float64Array[], expected: readonly Float64Array[], rtol: number, atol: number): void {
+export function expectClose(
+  what: string,
+  actual: readonly Float64Array[],
+  expected: readonly Float64Array[],
+  rtol: number,
+  atol: number,
+): void {
   if (actual.length !== expected.length) fail(what, `${actual.length} outputs vs ${expected.length} expected`);
   actual.forEach((a, k) => {
     const e = expected[k]!;
     if (a.length !== e.length) fail(what, `output ${k} has ${a.length} elements, expected ${e.length}`);
     let err = 0;
-    a.forEach((v, i) => { err = Math.max(err, Math.abs(v - e[i]!)); });
+    a.forEach((v, i) => {
+      err = Math.max(err, Math.abs(v - e[i]!));
+    });
     if (!(err <= rtol * maxAbs(e) + atol)) {
-      fail(what, `output ${k}: max error ${err.toExponential(3)} > ${rtol}·${maxAbs(e).toExponential(3)} + ${atol.toExponential(2)}\n` +
-        `  actual   [${[...a].slice(0, 12).map((v) => v.toPrecision(10))}]\n  expected [${[...e].slice(0, 12).map((v) => v.toPrecision(10))}]`);
+      fail(
+        what,
+        `output ${k}: max error ${err.toExponential(3)} > ${rtol}·${maxAbs(e).toExponential(3)} + ${atol.toExponential(2)}\n` +
+          `  actual   [${[...a].slice(0, 12).map((v) => v.toPrecision(10))}]\n  expected [${[...e].slice(0, 12).map((v) => v.toPrecision(10))}]`,
+      );
     }
   });
 }
@@ -109,7 +139,10 @@ export function expectClose(what: string, actual: readonly Float64Array[], expec
 /** |a − b| ≤ rtol·scale + atol, where scale is Σ|terms| of the inner products (their rounding scale). */
 function expectCloseScalar(what: string, a: number, b: number, rtol: number, scale: number, atol = 0): void {
   if (!(Math.abs(a - b) <= rtol * scale + atol)) {
-    fail(what, `${a} vs ${b} (|diff| ${Math.abs(a - b).toExponential(3)} > ${rtol}·${scale.toExponential(3)} + ${atol.toExponential(2)})`);
+    fail(
+      what,
+      `${a} vs ${b} (|diff| ${Math.abs(a - b).toExponential(3)} > ${rtol}·${scale.toExponential(3)} + ${atol.toExponential(2)})`,
+    );
   }
 }
 
@@ -131,13 +164,16 @@ export function checkVjp(f: Fn, xs: readonly Array[], rng: Rng, tol: Tolerance =
   const cts = back(globalThis.Array.isArray(y) ? us : us[0]) as Array[];
   if (cts.length !== xs.length) fail("vjp", `returned ${cts.length} cotangents for ${xs.length} inputs`);
   cts.forEach((c, i) => {
-    if (c.shape.join() !== xs[i]!.shape.join()) fail("vjp", `cotangent ${i} has shape [${c.shape}], input has [${xs[i]!.shape}]`);
+    if (c.shape.join() !== xs[i]!.shape.join())
+      fail("vjp", `cotangent ${i} has shape [${c.shape}], input has [${xs[i]!.shape}]`);
   });
   const ts = xs.map((x) => randomLike(x, rng));
   const { fd, err } = numericalJvpWithError(f, xs, ts, tol.eps);
   const lhs = cts.reduce((s, c, i) => s + dot(hostOf(c), hostOf(ts[i]!)), 0);
   const rhs = us.reduce((s, u, k) => s + dot(hostOf(u), fd[k]!), 0);
-  const scale = cts.reduce((s, c, i) => s + absDot(hostOf(c), hostOf(ts[i]!)), 0) + us.reduce((s, u, k) => s + absDot(hostOf(u), fd[k]!), 0);
+  const scale =
+    cts.reduce((s, c, i) => s + absDot(hostOf(c), hostOf(ts[i]!)), 0) +
+    us.reduce((s, u, k) => s + absDot(hostOf(u), fd[k]!), 0);
   // FD rounding enters ⟨u, FD⟩ once per output element (|u| ≤ 1).
   const atol = (fdFloor(ys.map(hostOf), tol.eps) + 2 * err) * us.reduce((s, u) => s + u.size, 0);
   expectCloseScalar("⟨vjp(u), t⟩ vs ⟨u, finite differences(t)⟩", lhs, rhs, tol.rtol, scale, atol);
@@ -153,7 +189,9 @@ export function checkDotProduct(f: Fn, xs: readonly Array[], rng: Rng): void {
   const tys = outList(ty).map(hostOf);
   const lhs = cts.reduce((s, c, i) => s + dot(hostOf(c), hostOf(ts[i]!)), 0);
   const rhs = us.reduce((s, u, k) => s + dot(hostOf(u), tys[k]!), 0);
-  const scale = cts.reduce((s, c, i) => s + absDot(hostOf(c), hostOf(ts[i]!)), 0) + us.reduce((s, u, k) => s + absDot(hostOf(u), tys[k]!), 0);
+  const scale =
+    cts.reduce((s, c, i) => s + absDot(hostOf(c), hostOf(ts[i]!)), 0) +
+    us.reduce((s, u, k) => s + absDot(hostOf(u), tys[k]!), 0);
   expectCloseScalar("⟨vjp(u), t⟩ vs ⟨u, jvp(t)⟩", lhs, rhs, 1e-10, scale, 1e-300);
 }
 
@@ -169,11 +207,22 @@ export interface CheckOptions {
  * vjp-of-jvp, jvp-of-grad (Hessian-vector products) and grad-of-grad, all against FD of the
  * first derivative (at the looser SECOND_ORDER tolerance).
  */
-export function checkGrads(f: Fn, xs: readonly Array[], order: number, rng: Rng, opts: CheckOptions = {}, isDerivative = false): void {
+export function checkGrads(
+  f: Fn,
+  xs: readonly Array[],
+  order: number,
+  rng: Rng,
+  opts: CheckOptions = {},
+  isDerivative = false,
+): void {
   const modes = opts.modes ?? ["fwd", "rev"];
   const tol = isDerivative ? SECOND_ORDER : FIRST_ORDER;
   const ctx = (label: string, body: () => void) => {
-    try { body(); } catch (e) { throw new Error(`[${label}] ${(e as Error).message}`, { cause: e }); }
+    try {
+      body();
+    } catch (e) {
+      throw new Error(`[${label}] ${(e as Error).message}`, { cause: e });
+    }
   };
   if (modes.includes("fwd")) ctx("jvp", () => checkJvp(f, xs, rng, tol));
   if (modes.includes("rev")) ctx("vjp", () => checkVjp(f, xs, rng, tol));
@@ -201,23 +250,38 @@ const toF32 = (x: Array): Array => fromTyped(Float32Array.from(x.dataSync()), x.
  * and agree with the float64 results to float32 accuracy (normwise 1e-4, floor 1e-5·max(1, ‖·‖∞));
  * catches rules that hard-code float64 constants or break under float32's weak-type promotion.
  */
-export function checkFloat32Agrees(f: Fn, xs: readonly Array[], rng: Rng, modes: readonly Mode[] = ["fwd", "rev"]): void {
+export function checkFloat32Agrees(
+  f: Fn,
+  xs: readonly Array[],
+  rng: Rng,
+  modes: readonly Mode[] = ["fwd", "rev"],
+): void {
   const xs32 = xs.map(toF32);
   const near = (what: string, a: readonly Array[], b: readonly Array[]) => {
-    a.forEach((v) => { if (v.dtype !== "float32") fail(what, `expected float32, got ${v.aval}`); });
+    a.forEach((v) => {
+      if (v.dtype !== "float32") fail(what, `expected float32, got ${v.aval}`);
+    });
     const e = b.map(hostOf);
     expectClose(what, a.map(hostOf), e, 1e-4, 1e-5 * Math.max(1, ...e.map(maxAbs)));
   };
   near("float32 output vs float64", outList(f(...xs32)), outList(f(...xs)));
   if (modes.includes("fwd")) {
     const ts = xs.map((x) => randomLike(x, rng));
-    near("float32 jvp vs float64", outList(jvp((...a: Array[]) => f(...a), xs32, ts.map(toF32))[1]), outList(jvp((...a: Array[]) => f(...a), [...xs], ts)[1]));
+    near(
+      "float32 jvp vs float64",
+      outList(jvp((...a: Array[]) => f(...a), xs32, ts.map(toF32))[1]),
+      outList(jvp((...a: Array[]) => f(...a), [...xs], ts)[1]),
+    );
   }
   if (modes.includes("rev")) {
     const [y, back] = vjp((...a: Array[]) => f(...a), ...xs);
     const us = outList(y).map((o) => randomLike(o, rng));
     const [y32, back32] = vjp((...a: Array[]) => f(...a), ...xs32);
     const ct = (isList: boolean, u: Array[]) => (isList ? u : u[0]);
-    near("float32 vjp vs float64", back32(ct(globalThis.Array.isArray(y32), us.map(toF32))) as Array[], back(ct(globalThis.Array.isArray(y), us)) as Array[]);
+    near(
+      "float32 vjp vs float64",
+      back32(ct(globalThis.Array.isArray(y32), us.map(toF32))) as Array[],
+      back(ct(globalThis.Array.isArray(y), us)) as Array[],
+    );
   }
 }

@@ -17,31 +17,52 @@ import { arbProgram, randomArray } from "./gen/programs.js";
 
 describe("jit equals eager", () => {
   it("random programs: values (float64)", () => {
-    fc.assert(fc.property(arbProgram({ nInputs: 2, maxSteps: 8, dataIndices: true }), fc.integer({ min: 0, max: 1e6 }), (p, seed) => {
-      const xs = p.inShapes.map((s, i) => randomArray(seed + i, s));
-      expectClose(jit(p.fn)(...xs), p.fn(...xs), { rtol: 1e-10, atol: 1e-12 }, `jit vs eager\n${p.text}`);
-    }), { numRuns: 60 });
+    fc.assert(
+      fc.property(
+        arbProgram({ nInputs: 2, maxSteps: 8, dataIndices: true }),
+        fc.integer({ min: 0, max: 1e6 }),
+        (p, seed) => {
+          const xs = p.inShapes.map((s, i) => randomArray(seed + i, s));
+          expectClose(jit(p.fn)(...xs), p.fn(...xs), { rtol: 1e-10, atol: 1e-12 }, `jit vs eager\n${p.text}`);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it("random programs: gradients of jitted functions and jitted gradients", () => {
-    fc.assert(fc.property(arbProgram({ nInputs: 1, maxSteps: 7, smooth: true }), fc.integer({ min: 0, max: 1e6 }), (p, seed) => {
-      const x = randomArray(seed, p.inShapes[0]!);
-      const L = (v: Array) => np.sum(np.square(p.fn(v)));
-      const ref = grad(L)(x);
-      expectClose(grad(jit(L))(x), ref, { rtol: 1e-9, atol: 1e-11 }, `grad(jit)\n${p.text}`);
-      expectClose(jit(grad(L))(x), ref, { rtol: 1e-9, atol: 1e-11 }, `jit(grad)\n${p.text}`);
-    }), { numRuns: 40 });
+    fc.assert(
+      fc.property(
+        arbProgram({ nInputs: 1, maxSteps: 7, smooth: true }),
+        fc.integer({ min: 0, max: 1e6 }),
+        (p, seed) => {
+          const x = randomArray(seed, p.inShapes[0]!);
+          const L = (v: Array) => np.sum(np.square(p.fn(v)));
+          const ref = grad(L)(x);
+          expectClose(grad(jit(L))(x), ref, { rtol: 1e-9, atol: 1e-11 }, `grad(jit)\n${p.text}`);
+          expectClose(jit(grad(L))(x), ref, { rtol: 1e-9, atol: 1e-11 }, `jit(grad)\n${p.text}`);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it("float32 programs agree with float64 within float32 rounding", () => {
     let checked = 0;
-    fc.assert(fc.property(arbProgram({ nInputs: 1, maxSteps: 6, smooth: true }), fc.integer({ min: 0, max: 1e6 }), (p, seed) => {
-      const x64 = randomArray(seed, p.inShapes[0]!);
-      const out = jit(p.fn)(x64.astype("float32"));
-      if (out.dtype !== "float32") return; // the program's own float64 constants promoted it
-      checked++;
-      expectClose(out.astype("float64"), p.fn(x64), { rtol: 1e-4, atol: 1e-5 }, `float32 jit\n${p.text}`);
-    }), { numRuns: 30 });
+    fc.assert(
+      fc.property(
+        arbProgram({ nInputs: 1, maxSteps: 6, smooth: true }),
+        fc.integer({ min: 0, max: 1e6 }),
+        (p, seed) => {
+          const x64 = randomArray(seed, p.inShapes[0]!);
+          const out = jit(p.fn)(x64.astype("float32"));
+          if (out.dtype !== "float32") return; // the program's own float64 constants promoted it
+          checked++;
+          expectClose(out.astype("float64"), p.fn(x64), { rtol: 1e-4, atol: 1e-5 }, `float32 jit\n${p.text}`);
+        },
+      ),
+      { numRuns: 30 },
+    );
     expect(checked).toBeGreaterThan(5);
   });
 });
@@ -49,9 +70,17 @@ describe("jit equals eager", () => {
 describe("compiled program cache", () => {
   it("traces once per signature; a new shape, dtype or static argument traces again", () => {
     let calls = 0;
-    const f = jit((x: Array, k: number) => { calls++; return np.mul(x, k); }, { staticArgnums: [1] });
+    const f = jit(
+      (x: Array, k: number) => {
+        calls++;
+        return np.mul(x, k);
+      },
+      { staticArgnums: [1] },
+    );
     const a = np.ones([3]);
-    f(a, 2); f(a, 2); f(np.zeros([3]), 2);
+    f(a, 2);
+    f(a, 2);
+    f(np.zeros([3]), 2);
     expect(f.traceCount).toBe(1);
     expect(calls).toBe(1);
     f(np.ones([4]), 2);
@@ -88,7 +117,8 @@ describe("fusion", () => {
   });
 
   it("an elementwise chain and its sum become one loop", () => {
-    const f = (v: Array) => np.sum(np.add(np.mul(np.tanh(np.add(np.mul(v, 1.5), 0.5)), np.exp(np.neg(np.square(v)))), np.sin(v)));
+    const f = (v: Array) =>
+      np.sum(np.add(np.mul(np.tanh(np.add(np.mul(v, 1.5), 0.5)), np.exp(np.neg(np.square(v)))), np.sin(v)));
     const x = np.linspace(-3, 3, 1000);
     const spec = cpuProgramFor(jit(f).lower(x).ir).spec;
     expect(spec.steps.length).toBe(1);
@@ -110,7 +140,10 @@ describe("memory", () => {
       return [l, np.sub(p, np.mul(g, 100))];
     });
     let p = np.zeros([2000]);
-    const heap = () => { gc(); return process.memoryUsage().heapUsed; };
+    const heap = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
     for (let i = 0; i < 200; i++) p = (step(p) as Array[])[1]!;
     const before = heap();
     for (let i = 0; i < 3000; i++) p = (step(p) as Array[])[1]!;

@@ -9,12 +9,18 @@ export interface Nd {
 }
 
 export const size = (s: readonly number[]): number => s.reduce((a, b) => a * b, 1);
-export const nd = (shape: readonly number[], data?: ArrayLike<number>): Nd => ({ shape: [...shape], data: data ? Float64Array.from(data) : new Float64Array(size(shape)) });
+export const nd = (shape: readonly number[], data?: ArrayLike<number>): Nd => ({
+  shape: [...shape],
+  data: data ? Float64Array.from(data) : new Float64Array(size(shape)),
+});
 
 function strides(s: readonly number[]): number[] {
   const out = new globalThis.Array<number>(s.length);
   let acc = 1;
-  for (let i = s.length - 1; i >= 0; i--) { out[i] = acc; acc *= s[i]!; }
+  for (let i = s.length - 1; i >= 0; i--) {
+    out[i] = acc;
+    acc *= s[i]!;
+  }
   return out;
 }
 /** Calls fn for every multi-index of `shape` in row-major order. */
@@ -23,7 +29,10 @@ export function forEachIndex(shape: readonly number[], fn: (idx: readonly number
   const idx = new globalThis.Array<number>(shape.length).fill(0);
   for (let k = 0; k < n; k++) {
     fn(idx, k);
-    for (let d = shape.length - 1; d >= 0; d--) { if (++idx[d]! < shape[d]!) break; idx[d] = 0; }
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++idx[d]! < shape[d]!) break;
+      idx[d] = 0;
+    }
   }
 }
 export const at = (x: Nd, idx: readonly number[]): number => {
@@ -36,7 +45,8 @@ export function broadcastShape(a: readonly number[], b: readonly number[]): numb
   const n = Math.max(a.length, b.length);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
-    const x = a[a.length - n + i] ?? 1, y = b[b.length - n + i] ?? 1;
+    const x = a[a.length - n + i] ?? 1,
+      y = b[b.length - n + i] ?? 1;
     if (x !== y && x !== 1 && y !== 1) return null;
     out.push(Math.max(x, y));
   }
@@ -44,17 +54,28 @@ export function broadcastShape(a: readonly number[], b: readonly number[]): numb
 }
 /** x read at an output index of a broadcast result (size-1 and missing leading dims repeat). */
 const atBroadcast = (x: Nd, outIdx: readonly number[]): number =>
-  at(x, x.shape.map((d, i) => (d === 1 ? 0 : outIdx[outIdx.length - x.shape.length + i]!)));
+  at(
+    x,
+    x.shape.map((d, i) => (d === 1 ? 0 : outIdx[outIdx.length - x.shape.length + i]!)),
+  );
 
 export function binaryRef(a: Nd, b: Nd, fn: (x: number, y: number) => number): Nd {
   const shape = broadcastShape(a.shape, b.shape)!;
   const out = nd(shape);
-  forEachIndex(shape, (idx, k) => { out.data[k] = fn(atBroadcast(a, idx), atBroadcast(b, idx)); });
+  forEachIndex(shape, (idx, k) => {
+    out.data[k] = fn(atBroadcast(a, idx), atBroadcast(b, idx));
+  });
   return out;
 }
 
 /** Reduce over `axes` (already non-negative, deduplicated), optionally keeping size-1 dims. */
-export function reduceRef(x: Nd, axes: readonly number[], init: number, fn: (acc: number, v: number) => number, keepdims = false): Nd {
+export function reduceRef(
+  x: Nd,
+  axes: readonly number[],
+  init: number,
+  fn: (acc: number, v: number) => number,
+  keepdims = false,
+): Nd {
   const kept = x.shape.map((d, i) => (axes.includes(i) ? 1 : d));
   const acc = nd(kept, new Float64Array(size(kept)).fill(init));
   forEachIndex(x.shape, (idx, k) => {
@@ -63,7 +84,12 @@ export function reduceRef(x: Nd, axes: readonly number[], init: number, fn: (acc
     const j = o.reduce((s, v, d) => s + v * st[d]!, 0);
     acc.data[j] = fn(acc.data[j]!, x.data[k]!);
   });
-  return keepdims ? acc : nd(x.shape.filter((_, i) => !axes.includes(i)), acc.data);
+  return keepdims
+    ? acc
+    : nd(
+        x.shape.filter((_, i) => !axes.includes(i)),
+        acc.data,
+      );
 }
 
 /** argmax/argmin along one axis: index of the first best value. */
@@ -71,10 +97,14 @@ export function argRef(x: Nd, axis: number, better: (a: number, b: number) => bo
   const outShape = x.shape.filter((_, i) => i !== axis);
   const out = nd(outShape);
   forEachIndex(outShape, (o, k) => {
-    let best = 0, bv = NaN;
+    let best = 0,
+      bv = NaN;
     for (let j = 0; j < x.shape[axis]!; j++) {
       const v = at(x, [...o.slice(0, axis), j, ...o.slice(axis)]);
-      if (j === 0 || better(v, bv)) { best = j; bv = v; }
+      if (j === 0 || better(v, bv)) {
+        best = j;
+        bv = v;
+      }
     }
     out.data[k] = best;
   });
@@ -91,7 +121,9 @@ export function matmulRef(a: Nd, b: Nd): Nd {
   const full = [...batch, m, n];
   const out = nd(full);
   forEachIndex(full, (idx, q) => {
-    const bi = idx.slice(0, -2), i = idx[idx.length - 2]!, j = idx[idx.length - 1]!;
+    const bi = idx.slice(0, -2),
+      i = idx[idx.length - 2]!,
+      j = idx[idx.length - 1]!;
     let s = 0;
     for (let r = 0; r < k; r++) s += atBroadcast(A, [...bi, i, r]) * atBroadcast(B, [...bi, r, j]);
     out.data[q] = s;
@@ -110,12 +142,20 @@ export function einsumRef(spec: string, ...ops: Nd[]): Nd {
   const outShape = [...outLabels].map((c) => sizes.get(c)!);
   const out = nd(outShape);
   const ost = strides(outShape);
-  forEachIndex(labels.map((c) => sizes.get(c)!), (vals) => {
-    const v = (c: string) => vals[labels.indexOf(c)]!;
-    let p = 1;
-    ins.forEach((s, i) => { p *= at(ops[i]!, [...s].map((c, d) => (ops[i]!.shape[d] === 1 ? 0 : v(c)))); });
-    out.data[[...outLabels].reduce((o, c, d) => o + v(c) * ost[d]!, 0)] += p;
-  });
+  forEachIndex(
+    labels.map((c) => sizes.get(c)!),
+    (vals) => {
+      const v = (c: string) => vals[labels.indexOf(c)]!;
+      let p = 1;
+      ins.forEach((s, i) => {
+        p *= at(
+          ops[i]!,
+          [...s].map((c, d) => (ops[i]!.shape[d] === 1 ? 0 : v(c))),
+        );
+      });
+      out.data[[...outLabels].reduce((o, c, d) => o + v(c) * ost[d]!, 0)] += p;
+    },
+  );
   return out;
 }
 
@@ -123,12 +163,22 @@ const wrap = (i: number, n: number): number => (i < 0 ? i + n : i);
 
 /** numpy take_along_axis, with the non-axis dims of x and idx broadcast against each other. */
 export function takeAlongAxisRef(x: Nd, idx: Nd, axis: number): Nd {
-  const xs = x.shape.map((d, i) => (i === axis ? 1 : d)), is = idx.shape.map((d, i) => (i === axis ? 1 : d));
+  const xs = x.shape.map((d, i) => (i === axis ? 1 : d)),
+    is = idx.shape.map((d, i) => (i === axis ? 1 : d));
   const shape = broadcastShape(xs, is)!.map((d, i) => (i === axis ? idx.shape[axis]! : d));
   const out = nd(shape);
   forEachIndex(shape, (o, k) => {
-    const j = wrap(at(idx, o.map((v, i) => (idx.shape[i] === 1 ? 0 : v))), x.shape[axis]!);
-    out.data[k] = at(x, o.map((v, i) => (i === axis ? j : x.shape[i] === 1 ? 0 : v)));
+    const j = wrap(
+      at(
+        idx,
+        o.map((v, i) => (idx.shape[i] === 1 ? 0 : v)),
+      ),
+      x.shape[axis]!,
+    );
+    out.data[k] = at(
+      x,
+      o.map((v, i) => (i === axis ? j : x.shape[i] === 1 ? 0 : v)),
+    );
   });
   return out;
 }
@@ -148,8 +198,13 @@ export function scatterAddRef(t: Nd, idx: Nd, u: Nd, axis: number): Nd {
 }
 
 /** Cross-correlation, x [N,C,H,W], w [O,C,kh,kw], padding [[top, bottom], [left, right]], zero padding. */
-export function conv2dRef(x: Nd, w: Nd, stride: readonly [number, number], padding: readonly [readonly [number, number], readonly [number, number]],
-  dilation: readonly [number, number] = [1, 1]): Nd {
+export function conv2dRef(
+  x: Nd,
+  w: Nd,
+  stride: readonly [number, number],
+  padding: readonly [readonly [number, number], readonly [number, number]],
+  dilation: readonly [number, number] = [1, 1],
+): Nd {
   const [N, C, H, W] = x.shape as [number, number, number, number];
   const [O, , KH, KW] = w.shape as [number, number, number, number];
   const OH = Math.floor((H + padding[0][0] + padding[0][1] - dilation[0] * (KH - 1) - 1) / stride[0]) + 1;
@@ -157,10 +212,13 @@ export function conv2dRef(x: Nd, w: Nd, stride: readonly [number, number], paddi
   const out = nd([N, O, OH, OW]);
   forEachIndex(out.shape, ([n, o, i, j], k) => {
     let s = 0;
-    for (let c = 0; c < C; c++) for (let p = 0; p < KH; p++) for (let q = 0; q < KW; q++) {
-      const y = i! * stride[0] + p * dilation[0] - padding[0][0], z = j! * stride[1] + q * dilation[1] - padding[1][0];
-      if (y >= 0 && y < H && z >= 0 && z < W) s += at(x, [n!, c, y, z]) * at(w, [o!, c, p, q]);
-    }
+    for (let c = 0; c < C; c++)
+      for (let p = 0; p < KH; p++)
+        for (let q = 0; q < KW; q++) {
+          const y = i! * stride[0] + p * dilation[0] - padding[0][0],
+            z = j! * stride[1] + q * dilation[1] - padding[1][0];
+          if (y >= 0 && y < H && z >= 0 && z < W) s += at(x, [n!, c, y, z]) * at(w, [o!, c, p, q]);
+        }
     out.data[k] = s;
   });
   return out;

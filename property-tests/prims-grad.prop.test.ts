@@ -13,13 +13,25 @@ import { missingSpecs, specEntries, staleSpecs, type PrimName } from "./prim-spe
 import type { PrimCase, PrimSpec } from "./spec-types.js";
 
 /** Runs per spec: 30 keeps the whole file around 10–25 s on 2 shared cores; the heavier higher-order ones get fewer. */
-const RUNS: Partial<Record<PrimName, number>> = { conv2d: 20, scan: 10, jit_call: 10, while: 10, checkpoint: 10, custom_vjp_call: 10, cond: 10 };
+const RUNS: Partial<Record<PrimName, number>> = {
+  conv2d: 20,
+  scan: 10,
+  jit_call: 10,
+  while: 10,
+  checkpoint: 10,
+  custom_vjp_call: 10,
+  cond: 10,
+};
 const DEFAULT_RUNS = 30;
 
 const inputsOf = (c: PrimCase): Array[] => c.inputs.map((t) => f64(t.data, t.shape));
 const allZero = (x: Array): boolean => hostOf(x).every((v) => v === 0);
 const withLabel = (c: PrimCase, body: () => void): void => {
-  try { body(); } catch (e) { throw new Error(`${c.label}: ${(e as Error).message}`, { cause: e }); }
+  try {
+    body();
+  } catch (e) {
+    throw new Error(`${c.label}: ${(e as Error).message}`, { cause: e });
+  }
 };
 
 function checkCase(spec: Exclude<PrimSpec, { kind: "covered-elsewhere" }>, c: PrimCase): void {
@@ -34,12 +46,24 @@ function checkCase(spec: Exclude<PrimSpec, { kind: "covered-elsewhere" }>, c: Pr
       const [y, ty] = jvp(c.apply, xs, ts);
       expect(allZero(ty), "jvp tangent is zero").toBe(true);
       const [, back] = vjp(c.apply, ...xs);
-      (back(randomLike(y as Array, rng)) as Array[]).forEach((ct) => expect(allZero(ct), "vjp cotangent is zero").toBe(true));
-      if (spec.fdIsZero) numericalJvp(c.apply, xs, ts, 1e-5).forEach((d) => expect(d.every((v) => v === 0), "no jump within the FD step").toBe(true));
+      (back(randomLike(y as Array, rng)) as Array[]).forEach((ct) =>
+        expect(allZero(ct), "vjp cotangent is zero").toBe(true),
+      );
+      if (spec.fdIsZero)
+        numericalJvp(c.apply, xs, ts, 1e-5).forEach((d) =>
+          expect(
+            d.every((v) => v === 0),
+            "no jump within the FD step",
+          ).toBe(true),
+        );
       return;
     }
     case "non-differentiable": {
-      const [y, ty] = jvp(c.apply, xs, xs.map((x) => randomLike(x, rng)));
+      const [y, ty] = jvp(
+        c.apply,
+        xs,
+        xs.map((x) => randomLike(x, rng)),
+      );
       expect((ty as Array).shape).toEqual((y as Array).shape);
       expect(allZero(ty), "jvp tangent of a non-float output is zero").toBe(true);
       return;
@@ -49,7 +73,9 @@ function checkCase(spec: Exclude<PrimSpec, { kind: "covered-elsewhere" }>, c: Pr
 
 describe("spec table", () => {
   it("has a spec for every registered primitive", () => {
-    expect(missingSpecs(), "add these primitives to PrimName and the table in property-tests/prim-specs.ts").toEqual([]);
+    expect(missingSpecs(), "add these primitives to PrimName and the table in property-tests/prim-specs.ts").toEqual(
+      [],
+    );
   });
   it("has no entries for primitives that are not registered", () => {
     expect(staleSpecs(), "remove (or rename) these entries in property-tests/prim-specs.ts").toEqual([]);
@@ -60,11 +86,19 @@ describe.each(specEntries().filter(([, s]) => s.kind !== "covered-elsewhere"))("
   const s = spec as Exclude<PrimSpec, { kind: "covered-elsewhere" }>;
   const what = s.kind === "differentiable" ? `${s.kind} to order ${s.order} (${s.domain})` : `${s.kind}: ${s.why}`;
   it(what, () => {
-    fc.assert(fc.property(s.cases, (c) => withLabel(c, () => checkCase(s, c))), { numRuns: RUNS[name] ?? DEFAULT_RUNS });
+    fc.assert(
+      fc.property(s.cases, (c) => withLabel(c, () => checkCase(s, c))),
+      { numRuns: RUNS[name] ?? DEFAULT_RUNS },
+    );
   });
   if (s.kind === "differentiable") {
     it("float32 values and derivatives agree with float64", () => {
-      fc.assert(fc.property(s.cases, (c) => withLabel(c, () => checkFloat32Agrees(c.apply, inputsOf(c), makeRng(c.seed), s.modes))), { numRuns: 10 });
+      fc.assert(
+        fc.property(s.cases, (c) =>
+          withLabel(c, () => checkFloat32Agrees(c.apply, inputsOf(c), makeRng(c.seed), s.modes)),
+        ),
+        { numRuns: 10 },
+      );
     });
   }
 });

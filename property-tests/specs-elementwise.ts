@@ -11,15 +11,23 @@ import type { DifferentiableSpec, NonDifferentiableSpec, PrimSpec, ZeroDerivativ
 
 const domainText = (d: Domain): string => {
   switch (d.kind) {
-    case "uniform": return `uniform [${d.lo}, ${d.hi}]`;
-    case "away-from-zero": return `|x| in [${d.lo}, ${d.hi}], random sign`;
-    case "off-grid": return `[${d.lo}, ${d.hi}], ≥ ${d.margin} away from integers + ${d.offset}`;
-    case "distinct": return `distinct values in [${d.lo}, ${d.hi}] (no ties)`;
+    case "uniform":
+      return `uniform [${d.lo}, ${d.hi}]`;
+    case "away-from-zero":
+      return `|x| in [${d.lo}, ${d.hi}], random sign`;
+    case "off-grid":
+      return `[${d.lo}, ${d.hi}], ≥ ${d.margin} away from integers + ${d.offset}`;
+    case "distinct":
+      return `distinct values in [${d.lo}, ${d.hi}] (no ties)`;
   }
 };
 
 const unaryCases = (prim: Primitive, d: Domain) =>
-  caseArb(shapeArb(), (s, rng) => ({ label: `${prim.name} ${fmt(s)}`, inputs: tensors([s], d, rng), apply: (x: Array) => bind1(prim, [x], {}) }));
+  caseArb(shapeArb(), (s, rng) => ({
+    label: `${prim.name} ${fmt(s)}`,
+    inputs: tensors([s], d, rng),
+    apply: (x: Array) => bind1(prim, [x], {}),
+  }));
 
 export function unary(prim: Primitive, d: Domain, why = ""): DifferentiableSpec {
   return { kind: "differentiable", domain: domainText(d) + why, cases: unaryCases(prim, d), order: 2 };
@@ -29,13 +37,21 @@ export function unary(prim: Primitive, d: Domain, why = ""): DifferentiableSpec 
 export function binary(prim: Primitive, da: Domain, db: Domain = da, why = ""): DifferentiableSpec {
   const cases = caseArb(broadcastShapesArb(2), ([sa, sb], rng) => {
     const inputs = da === db ? tensors([sa, sb], da, rng) : [...tensors([sa], da, rng), ...tensors([sb], db, rng)];
-    return { label: `${prim.name} ${fmt(sa)} ${fmt(sb)}`, inputs, apply: (a: Array, b: Array) => bind1(prim, [a, b], {}) };
+    return {
+      label: `${prim.name} ${fmt(sa)} ${fmt(sb)}`,
+      inputs,
+      apply: (a: Array, b: Array) => bind1(prim, [a, b], {}),
+    };
   });
   return { kind: "differentiable", domain: `a: ${domainText(da)}; b: ${domainText(db)}${why}`, cases, order: 2 };
 }
 
-const zeroDerivative = (prim: Primitive, d: Domain, why: string, fdIsZero = true): ZeroDerivativeSpec =>
-  ({ kind: "zero-derivative", why: `${why}; inputs ${domainText(d)}`, cases: unaryCases(prim, d), fdIsZero });
+const zeroDerivative = (prim: Primitive, d: Domain, why: string, fdIsZero = true): ZeroDerivativeSpec => ({
+  kind: "zero-derivative",
+  why: `${why}; inputs ${domainText(d)}`,
+  cases: unaryCases(prim, d),
+  fdIsZero,
+});
 
 /** Comparisons: bool output, tangents are symbolic zeros. */
 const comparison = (prim: Primitive): NonDifferentiableSpec => ({
@@ -96,10 +112,14 @@ const atan2Spec: DifferentiableSpec = {
   order: 2,
   cases: caseArb(shapeArb(), (s, rng) => {
     const n = s.reduce((a, b) => a * b, 1);
-    const r = sample(U(0.5, 2), n, rng), th = sample(U(-0.9 * Math.PI, 0.9 * Math.PI), n, rng);
+    const r = sample(U(0.5, 2), n, rng),
+      th = sample(U(-0.9 * Math.PI, 0.9 * Math.PI), n, rng);
     return {
       label: `atan2 ${fmt(s)}`,
-      inputs: [{ shape: s, data: r.map((v, i) => v * Math.sin(th[i]!)) }, { shape: s, data: r.map((v, i) => v * Math.cos(th[i]!)) }],
+      inputs: [
+        { shape: s, data: r.map((v, i) => v * Math.sin(th[i]!)) },
+        { shape: s, data: r.map((v, i) => v * Math.cos(th[i]!)) },
+      ],
       apply: (y: Array, x: Array) => lax.atan2(y, x),
     };
   }),
@@ -112,8 +132,16 @@ const selectSpec: DifferentiableSpec = {
   order: 2,
   cases: caseArb(broadcastShapesArb(3), ([sp, sa, sb], rng) => {
     const [p, ...ab] = tensors([sp, sa, sb], U(-1, 1), rng);
-    const pred = fromTyped(Uint8Array.from(p!.data, (v) => (v > 0 ? 1 : 0)), p!.shape, "bool");
-    return { label: `select p${fmt(sp)} ${fmt(sa)} ${fmt(sb)}`, inputs: ab, apply: (a: Array, b: Array) => lax.select(pred, a, b) };
+    const pred = fromTyped(
+      Uint8Array.from(p!.data, (v) => (v > 0 ? 1 : 0)),
+      p!.shape,
+      "bool",
+    );
+    return {
+      label: `select p${fmt(sp)} ${fmt(sa)} ${fmt(sb)}`,
+      inputs: ab,
+      apply: (a: Array, b: Array) => lax.select(pred, a, b),
+    };
   }),
 };
 
@@ -158,15 +186,36 @@ export const elementwiseSpecs = {
   erf: unary(lax.erfP, U(-3, 3)),
   erfinv: unary(lax.erfinvP, U(-0.9, 0.9), " (singular at ±1)"),
   sign: zeroDerivative(lax.signP, AWAY(0.1, 2), "piecewise constant (jump at 0)"),
-  floor: zeroDerivative(lax.floorP, { kind: "off-grid", lo: -3, hi: 3, offset: 0, margin: 0.05 }, "piecewise constant (jumps at integers)"),
-  ceil: zeroDerivative(lax.ceilP, { kind: "off-grid", lo: -3, hi: 3, offset: 0, margin: 0.05 }, "piecewise constant (jumps at integers)"),
-  round: zeroDerivative(lax.roundP, { kind: "off-grid", lo: -3, hi: 3, offset: 0.5, margin: 0.05 }, "piecewise constant (jumps at half-integers)"),
-  stop_gradient: zeroDerivative(lax.stopGradientP, U(-2, 2), "gradient defined as zero (finite differences see the identity)", false),
+  floor: zeroDerivative(
+    lax.floorP,
+    { kind: "off-grid", lo: -3, hi: 3, offset: 0, margin: 0.05 },
+    "piecewise constant (jumps at integers)",
+  ),
+  ceil: zeroDerivative(
+    lax.ceilP,
+    { kind: "off-grid", lo: -3, hi: 3, offset: 0, margin: 0.05 },
+    "piecewise constant (jumps at integers)",
+  ),
+  round: zeroDerivative(
+    lax.roundP,
+    { kind: "off-grid", lo: -3, hi: 3, offset: 0.5, margin: 0.05 },
+    "piecewise constant (jumps at half-integers)",
+  ),
+  stop_gradient: zeroDerivative(
+    lax.stopGradientP,
+    U(-2, 2),
+    "gradient defined as zero (finite differences see the identity)",
+    false,
+  ),
   isfinite: { kind: "non-differentiable", why: "bool output", cases: unaryCases(lax.isfiniteP, U(-2, 2)) },
   not: {
     kind: "non-differentiable",
     why: "bool operand and output",
-    cases: caseArb(shapeArb(), (s, rng) => ({ label: `not ${fmt(s)}`, inputs: tensors([s], U(-1, 1), rng), apply: (x: Array) => lax.logicalNot(lax.lt(x, zero64)) })),
+    cases: caseArb(shapeArb(), (s, rng) => ({
+      label: `not ${fmt(s)}`,
+      inputs: tensors([s], U(-1, 1), rng),
+      apply: (x: Array) => lax.logicalNot(lax.lt(x, zero64)),
+    })),
   },
   add: binary(lax.addP, U(-2, 2)),
   sub: binary(lax.subP, U(-2, 2)),

@@ -29,14 +29,22 @@ const scanSpec: DifferentiableSpec = {
   kind: "differentiable",
   domain: "uniform; carry c ← c·sin(x_t) + x_t, ys = c·x_t, forward or reverse (scan-vs-unrolled: issue 3's suite)",
   order: 2,
-  cases: caseArb(fc.tuple(fc.integer({ min: 1, max: 4 }), shapeArb({ maxRank: 1, maxDim: 3 }), fc.boolean()), ([T, s, reverse], rng) => ({
-    label: `scan T=${T} carry${fmt(s)} reverse=${reverse}`,
-    inputs: tensors([s, [T, ...s]], U, rng),
-    apply: (c0: Array, xs: Array) => {
-      const [c, ys] = control.scan((c: Array, x: Array) => [lax.add(lax.mul(c, lax.sin(x)), x), lax.mul(c, x)], c0, xs, { reverse });
-      return lax.concatenate([lax.reshape(c, [1, ...s]), ys], 0);
-    },
-  })),
+  cases: caseArb(
+    fc.tuple(fc.integer({ min: 1, max: 4 }), shapeArb({ maxRank: 1, maxDim: 3 }), fc.boolean()),
+    ([T, s, reverse], rng) => ({
+      label: `scan T=${T} carry${fmt(s)} reverse=${reverse}`,
+      inputs: tensors([s, [T, ...s]], U, rng),
+      apply: (c0: Array, xs: Array) => {
+        const [c, ys] = control.scan(
+          (c: Array, x: Array) => [lax.add(lax.mul(c, lax.sin(x)), x), lax.mul(c, x)],
+          c0,
+          xs,
+          { reverse },
+        );
+        return lax.concatenate([lax.reshape(c, [1, ...s]), ys], 0);
+      },
+    }),
+  ),
 };
 
 /** cond with a staged (Array) predicate; both branches smooth. */
@@ -49,7 +57,13 @@ const condSpec: DifferentiableSpec = {
     return {
       label: `cond ${fmt(s)} pred=${which}`,
       inputs: tensors([s], U, rng),
-      apply: (x: Array) => control.cond(pred, (a: Array) => lax.mul(a, lax.sin(a)), (a: Array) => lax.exp(lax.neg(a)), x),
+      apply: (x: Array) =>
+        control.cond(
+          pred,
+          (a: Array) => lax.mul(a, lax.sin(a)),
+          (a: Array) => lax.exp(lax.neg(a)),
+          x,
+        ),
     };
   }),
 };
@@ -65,8 +79,12 @@ const whileSpec: DifferentiableSpec = {
     inputs: tensors([s], U, rng),
     apply: (x: Array) => {
       const i0 = fromTyped(Int32Array.of(0), [], "int32");
-      const [, y] = control.whileLoop(([i]: [Array, Array]) => lax.lt(i, fromTyped(Int32Array.of(n), [], "int32")),
-        ([i, c]: [Array, Array]) => [lax.add(i, fromTyped(Int32Array.of(1), [], "int32")), lax.sin(lax.add(c, c))] as [Array, Array], [i0, x] as [Array, Array]);
+      const [, y] = control.whileLoop(
+        ([i]: [Array, Array]) => lax.lt(i, fromTyped(Int32Array.of(n), [], "int32")),
+        ([i, c]: [Array, Array]) =>
+          [lax.add(i, fromTyped(Int32Array.of(1), [], "int32")), lax.sin(lax.add(c, c))] as [Array, Array],
+        [i0, x] as [Array, Array],
+      );
       return y;
     },
   })),
@@ -85,7 +103,8 @@ const checkpointSpec: DifferentiableSpec = {
 /** customVjp with the true derivative as its bwd, so finite differences apply; reverse mode only. */
 const customVjpSpec: DifferentiableSpec = {
   kind: "differentiable",
-  domain: "uniform; f = sin(x)·y with a hand-written bwd; reverse mode only, to second order (grad of grad differentiates bwd); forward mode raises a clear error",
+  domain:
+    "uniform; f = sin(x)·y with a hand-written bwd; reverse mode only, to second order (grad of grad differentiates bwd); forward mode raises a clear error",
   order: 2,
   modes: ["rev"],
   cases: caseArb(vec, (s, rng) => {
@@ -94,7 +113,11 @@ const customVjpSpec: DifferentiableSpec = {
       (x: Array, y: Array) => [lax.mul(lax.sin(x), y), [x, y]],
       ([x, y]: Array[], g: Array) => [lax.mul(g, lax.mul(lax.cos(x!), y!)), lax.mul(g, lax.sin(x!))],
     );
-    return { label: `custom_vjp_call ${fmt(s)}`, inputs: tensors([s, s], U, rng), apply: (x: Array, y: Array) => f(x, y) };
+    return {
+      label: `custom_vjp_call ${fmt(s)}`,
+      inputs: tensors([s, s], U, rng),
+      apply: (x: Array, y: Array) => f(x, y),
+    };
   }),
 };
 
@@ -107,6 +130,10 @@ export const higherOrderSpecs = {
   while: whileSpec,
   checkpoint: checkpointSpec,
   custom_vjp_call: customVjpSpec,
-  remat_lin: internal("the tangent of checkpoint: exercised by the `checkpoint` spec (jvp evaluates it, vjp transposes it) and by tests/api-transforms.test.ts"),
-  custom_lin: internal("the tangent of custom_vjp_call: exercised by the `custom_vjp_call` spec (vjp transposes it) and by tests/api-transforms.test.ts"),
+  remat_lin: internal(
+    "the tangent of checkpoint: exercised by the `checkpoint` spec (jvp evaluates it, vjp transposes it) and by tests/api-transforms.test.ts",
+  ),
+  custom_lin: internal(
+    "the tangent of custom_vjp_call: exercised by the `custom_vjp_call` spec (vjp transposes it) and by tests/api-transforms.test.ts",
+  ),
 };

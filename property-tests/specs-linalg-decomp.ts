@@ -23,7 +23,8 @@ function shifted(a: Array, s: number): Array {
   return lax.add(a, lax.broadcastTo(lax.mul(eye, scalar(s, a.dtype)), a.shape));
 }
 const bmm = (x: Array, y: Array): Array => {
-  const nb = x.ndim - 2, bd = globalThis.Array.from({ length: nb }, (_, i) => i);
+  const nb = x.ndim - 2,
+    bd = globalThis.Array.from({ length: nb }, (_, i) => i);
   return lax.dotGeneral(x, y, { contract: [[nb + 1], [nb]], batch: [bd, bd] });
 };
 
@@ -33,7 +34,14 @@ const solveSpec: DifferentiableSpec = {
   order: 2,
   cases: caseArb(fc.tuple(batchArb, nArb, fc.integer({ min: 1, max: 2 })), ([b, n, k], rng) => ({
     label: `linalg_solve A${fmt([...b, n, n])} B${fmt([...b, n, k])}`,
-    inputs: tensors([[...b, n, n], [...b, n, k]], U, rng),
+    inputs: tensors(
+      [
+        [...b, n, n],
+        [...b, n, k],
+      ],
+      U,
+      rng,
+    ),
     apply: (a: Array, y: Array) => solve(shifted(a, 3), y),
   })),
 };
@@ -67,9 +75,18 @@ const customJvpSpec: DifferentiableSpec = {
   domain: "uniform; f = sin(x)·y with a hand-written jvp rule; to second order (the rule is differentiated)",
   order: 2,
   cases: caseArb(vec, (s, rng) => {
-    const f = customJvp((x: Array, y: Array) => lax.mul(lax.sin(x), y),
-      ([x, y], [tx, ty]) => [lax.mul(lax.sin(x), y), lax.add(lax.mul(tx, lax.mul(lax.cos(x), y)), lax.mul(ty, lax.sin(x)))]);
-    return { label: `custom_jvp_call ${fmt(s)}`, inputs: tensors([s, s], U, rng), apply: (x: Array, y: Array) => f(x, y) };
+    const f = customJvp(
+      (x: Array, y: Array) => lax.mul(lax.sin(x), y),
+      ([x, y], [tx, ty]) => [
+        lax.mul(lax.sin(x), y),
+        lax.add(lax.mul(tx, lax.mul(lax.cos(x), y)), lax.mul(ty, lax.sin(x))),
+      ],
+    );
+    return {
+      label: `custom_jvp_call ${fmt(s)}`,
+      inputs: tensors([s, s], U, rng),
+      apply: (x: Array, y: Array) => f(x, y),
+    };
   }),
 };
 
@@ -78,5 +95,9 @@ export const linalgDecompSpecs = {
   slogdet: slogdetSpec,
   cholesky: choleskySpec,
   custom_jvp_call: customJvpSpec,
-  debug_print: { kind: "covered-elsewhere", where: "an effect with no outputs (nothing to differentiate): tests/debug-print.test.ts prints under jit, vmap, grad and scan" } satisfies CoveredElsewhereSpec,
+  debug_print: {
+    kind: "covered-elsewhere",
+    where:
+      "an effect with no outputs (nothing to differentiate): tests/debug-print.test.ts prints under jit, vmap, grad and scan",
+  } satisfies CoveredElsewhereSpec,
 };

@@ -11,7 +11,8 @@ const against = (what: string): CoveredElsewhereSpec => ({
 });
 const tangent = (of: string): CoveredElsewhereSpec => ({
   kind: "covered-elsewhere",
-  where: `the linear tangent/adjoint of ${of}, exercised by jvp and vjp of ${of} in property-tests/fused-raster.prop.test.ts; ` +
+  where:
+    `the linear tangent/adjoint of ${of}, exercised by jvp and vjp of ${of} in property-tests/fused-raster.prop.test.ts; ` +
     "its own derivatives (second order, through the reference program) there against the array program's, and in tests/render-second-order.test.ts against central differences",
 });
 

@@ -6,19 +6,37 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  checkpoint, customVjp, grad, hessian, jacfwd, jacrev, jit, jvp, lax, linearize, makeIR, np, stopGradient, valueAndGrad, vjp, vmap, type Array,
+  checkpoint,
+  customVjp,
+  grad,
+  hessian,
+  jacfwd,
+  jacrev,
+  jit,
+  jvp,
+  lax,
+  linearize,
+  makeIR,
+  np,
+  stopGradient,
+  valueAndGrad,
+  vjp,
+  vmap,
+  type Array,
 } from "../src/index.js";
 
 const f64 = (v: number | number[] | number[][]) => np.array(v, { dtype: "float64" });
 type Nested = number | readonly Nested[];
 const flat = (v: Nested): number[] => (typeof v === "number" ? [v] : v.flatMap(flat));
 function expectValues(x: Array, expected: Nested, digits = 10): void {
-  const got = [...x.dataSync()], want = flat(expected);
+  const got = [...x.dataSync()],
+    want = flat(expected);
   expect(got.length).toBe(want.length);
   got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, digits));
 }
 const maxAbsDiff = (a: Array, b: Array): number => {
-  const x = Float64Array.from(a.dataSync()), y = b.dataSync();
+  const x = Float64Array.from(a.dataSync()),
+    y = b.dataSync();
   expect(a.shape).toEqual(b.shape);
   return x.reduce((m, v, i) => Math.max(m, Math.abs(v - y[i]!)), 0);
 };
@@ -45,7 +63,8 @@ describe("grad and valueAndGrad", () => {
   });
   it("argnums: a number gives one gradient, a list a tuple, negatives count from the end", () => {
     const h = (a: Array, b: Array) => np.sum(a.mul(b).mul(b)); // ∂a = b², ∂b = 2ab
-    const a = f64([1, 2]), b = f64([3, -1]);
+    const a = f64([1, 2]),
+      b = f64([3, -1]);
     expectValues(grad(h, { argnums: 1 })(a, b), [6, -4]);
     const [ga, gb] = grad(h, { argnums: [0, 1] })(a, b);
     expectValues(ga, [9, 1]);
@@ -53,14 +72,19 @@ describe("grad and valueAndGrad", () => {
     expectValues(grad(h, { argnums: -1 })(a, b), [6, -4]);
   });
   it("hasAux returns [grads, aux] (aux leaves as Arrays, as in JAX) and does not differentiate aux", () => {
-    const [g, aux] = grad((v: Array) => [np.sum(v.mul(v)), { norm: np.norm(v), label: 7 }], { hasAux: true })(f64([3, 4]));
+    const [g, aux] = grad((v: Array) => [np.sum(v.mul(v)), { norm: np.norm(v), label: 7 }], { hasAux: true })(
+      f64([3, 4]),
+    );
     expectValues(g, [6, 8]);
     expectValues(aux.norm, 5);
     expectValues(aux.label, 7);
   });
   it("valueAndGrad returns [value, grads] (and [[value, aux], grads] with hasAux)", () => {
     const [v, g] = valueAndGrad(f)(x);
-    expectValues(v, [0.5, -1, 2].reduce((s, t) => s + Math.sin(t) * t, 0));
+    expectValues(
+      v,
+      [0.5, -1, 2].reduce((s, t) => s + Math.sin(t) * t, 0),
+    );
     expectValues(g, [0.5, -1, 2].map(df));
     const [[v2, aux], g2] = valueAndGrad((y: Array) => [np.sum(y), y.mul(2)], { hasAux: true })(f64([1, 2]));
     expectValues(v2, 3);
@@ -86,7 +110,8 @@ describe("grad and valueAndGrad", () => {
 
 describe("jvp, vjp, linearize", () => {
   const f = (a: Array, b: Array) => np.mul(np.exp(a), b); // J = [diag(e^a b), diag(e^a)]
-  const a = f64([0, 1]), b = f64([2, 3]);
+  const a = f64([0, 1]),
+    b = f64([2, 3]);
   it("jvp(f, primals, tangents) → [f(x), J·t]", () => {
     const [y, t] = jvp(f, [a, b], [f64([1, 0]), f64([0, 1])]);
     expectValues(y, [2, 3 * Math.E]);
@@ -114,21 +139,35 @@ describe("jvp, vjp, linearize", () => {
 describe("Jacobians and Hessians", () => {
   const f = (v: Array) => np.stack([np.mul(v.at([0]).squeeze(), v.at([1]).squeeze()), np.sin(v.at([2]).squeeze())]); // [x0 x1, sin x2]
   const x = f64([2, 3, 0.5]);
-  const J = [[3, 2, 0], [0, 0, Math.cos(0.5)]];
+  const J = [
+    [3, 2, 0],
+    [0, 0, Math.cos(0.5)],
+  ];
   it("jacfwd and jacrev give out.shape + in.shape", () => {
-    const jf = jacfwd(f)(x), jr = jacrev(f)(x);
+    const jf = jacfwd(f)(x),
+      jr = jacrev(f)(x);
     expect(jf.shape).toEqual([2, 3]);
     expectValues(jf, J);
     expectValues(jr, J);
   });
   it("hessian", () => {
     const h = hessian((v: Array) => np.sum(v.mul(v).mul(v)))(f64([1, -2]));
-    expectValues(h, [[6, 0], [0, -12]]);
+    expectValues(h, [
+      [6, 0],
+      [0, -12],
+    ]);
     const h2 = hessian((v: Array) => np.prod(v))(f64([2, 3, 4]));
-    expectValues(h2, [[0, 4, 3], [4, 0, 2], [3, 2, 0]]);
+    expectValues(h2, [
+      [0, 4, 3],
+      [4, 0, 2],
+      [3, 2, 0],
+    ]);
   });
   it("argnums selects the differentiated argument", () => {
-    expectValues(jacrev((a: Array, b: Array) => a.mul(b), { argnums: 1 })(f64([2, 3]), f64([1, 1])), [[2, 0], [0, 3]]);
+    expectValues(jacrev((a: Array, b: Array) => a.mul(b), { argnums: 1 })(f64([2, 3]), f64([1, 1])), [
+      [2, 0],
+      [0, 3],
+    ]);
   });
 });
 
@@ -183,10 +222,16 @@ describe("nested transforms", () => {
     const f = (v: Array) => np.sum(np.exp(v.at([0])).mul(v.at([1]).mul(v.at([1]))));
     // f = e^a b²: H = [[e^a b², 2 e^a b], [2 e^a b, 2 e^a]]
     const [a, b] = [0.4, -1.3];
-    const H = [[Math.exp(a) * b * b, 2 * Math.exp(a) * b], [2 * Math.exp(a) * b, 2 * Math.exp(a)]];
+    const H = [
+      [Math.exp(a) * b * b, 2 * Math.exp(a) * b],
+      [2 * Math.exp(a) * b, 2 * Math.exp(a)],
+    ];
     const v = [0.5, 2];
     const [, hv] = jvp(grad(f), [x], [f64(v)]);
-    expectValues(hv, H.map((row) => row[0]! * v[0]! + row[1]! * v[1]!));
+    expectValues(
+      hv,
+      H.map((row) => row[0]! * v[0]! + row[1]! * v[1]!),
+    );
   });
   it("grad of a function that itself calls vjp", () => {
     // g(x) = Σ (u ⊙ cos x)² (the squared vjp of sin), dg/dx = −2 u² cos x sin x.
@@ -196,15 +241,23 @@ describe("nested transforms", () => {
       const [ct] = back(u) as Array[];
       return np.sum(ct!.mul(ct!));
     };
-    const us = [1.5, -2], xs = [0.4, -1.3];
-    expectValues(grad(g)(x), xs.map((t, i) => -2 * us[i]! ** 2 * Math.cos(t) * Math.sin(t)));
+    const us = [1.5, -2],
+      xs = [0.4, -1.3];
+    expectValues(
+      grad(g)(x),
+      xs.map((t, i) => -2 * us[i]! ** 2 * Math.cos(t) * Math.sin(t)),
+    );
   });
   it("jacfwd(jacrev(f)) equals the analytic Hessian and jacrev(jacfwd(f))", () => {
     const f = (v: Array) => np.sum(np.sin(v).mul(np.cos(v.at([0]))));
-    const h1 = jacfwd(jacrev(f))(x), h2 = jacrev(jacfwd(f))(x);
+    const h1 = jacfwd(jacrev(f))(x),
+      h2 = jacrev(jacfwd(f))(x);
     const [a, b] = [0.4, -1.3];
     // f = sin a cos a + sin b cos a
-    const H = [[-2 * Math.sin(2 * a) - Math.sin(b) * Math.cos(a), -Math.cos(b) * Math.sin(a)], [-Math.cos(b) * Math.sin(a), -Math.sin(b) * Math.cos(a)]];
+    const H = [
+      [-2 * Math.sin(2 * a) - Math.sin(b) * Math.cos(a), -Math.cos(b) * Math.sin(a)],
+      [-Math.cos(b) * Math.sin(a), -Math.sin(b) * Math.cos(a)],
+    ];
     expectValues(h1, H);
     expect(maxAbsDiff(h1, h2)).toBeLessThan(1e-14);
   });
@@ -215,7 +268,11 @@ describe("nested transforms", () => {
   });
   it("vmap(grad(f)) matches a loop of grads and grad(vmap) agrees", () => {
     const f = (v: Array) => np.sum(np.sin(v).mul(v));
-    const xs = f64([[0.1, 0.2], [0.3, -0.4], [1, 2]]);
+    const xs = f64([
+      [0.1, 0.2],
+      [0.3, -0.4],
+      [1, 2],
+    ]);
     const batched = vmap(grad(f))(xs);
     const loop = np.stack([0, 1, 2].map((i) => grad(f)(xs.at([i]).squeeze(0))));
     expect(maxAbsDiff(batched, loop)).toBeLessThan(1e-15);
@@ -225,14 +282,27 @@ describe("nested transforms", () => {
 
 describe("vmap and jit", () => {
   it("vmap with inAxes / outAxes", () => {
-    const a = f64([[1, 2], [3, 4]]), b = f64([10, 20]);
-    expectValues(vmap((r: Array, s: Array) => r.mul(s), { inAxes: [1, null] })(a, b), [[10, 60], [20, 80]]); // columns times b
+    const a = f64([
+        [1, 2],
+        [3, 4],
+      ]),
+      b = f64([10, 20]);
+    expectValues(vmap((r: Array, s: Array) => r.mul(s), { inAxes: [1, null] })(a, b), [
+      [10, 60],
+      [20, 80],
+    ]); // columns times b
     expectValues(vmap((r: Array) => np.sum(r))(a), [3, 7]);
-    expectValues(vmap((r: Array) => r.mul(2), { outAxes: 1 })(a), [[2, 6], [4, 8]]);
+    expectValues(vmap((r: Array) => r.mul(2), { outAxes: 1 })(a), [
+      [2, 6],
+      [4, 8],
+    ]);
   });
   it("jit gives eager results and traces once per signature", () => {
     let calls = 0;
-    const f = jit((v: Array) => { calls++; return np.sum(np.exp(v)); });
+    const f = jit((v: Array) => {
+      calls++;
+      return np.sum(np.exp(v));
+    });
     expectValues(f(f64([0, 1])), 1 + Math.E);
     expectValues(f(f64([1, 2])), Math.E + Math.exp(2));
     expect(calls).toBe(1);
@@ -281,15 +351,37 @@ describe("lax control flow", () => {
     expectValues(g, [6, 3, 2]);
   });
   it("foriLoop and whileLoop", () => {
-    expectValues(lax.foriLoop(0, 4, (i: Array, c: Array) => c.add(i.astype("float64")), f64(0)), 6);
-    const [i, v] = lax.whileLoop(([k]: [Array, Array]) => k.less(3), ([k, s]: [Array, Array]) => [k.add(1), s.mul(2)] as [Array, Array], [np.array(0, { dtype: "int32" }), f64(1.5)] as [Array, Array]);
+    expectValues(
+      lax.foriLoop(0, 4, (i: Array, c: Array) => c.add(i.astype("float64")), f64(0)),
+      6,
+    );
+    const [i, v] = lax.whileLoop(
+      ([k]: [Array, Array]) => k.less(3),
+      ([k, s]: [Array, Array]) => [k.add(1), s.mul(2)] as [Array, Array],
+      [np.array(0, { dtype: "int32" }), f64(1.5)] as [Array, Array],
+    );
     expectValues(i, 3);
     expectValues(v, 12);
-    const [, tv] = jvp((s: Array) => lax.whileLoop(([k]: [Array, Array]) => k.less(3), ([k, c]: [Array, Array]) => [k.add(1), c.mul(c)] as [Array, Array], [np.array(0, { dtype: "int32" }), s] as [Array, Array])[1], [f64(1.1)], [f64(1)]);
+    const [, tv] = jvp(
+      (s: Array) =>
+        lax.whileLoop(
+          ([k]: [Array, Array]) => k.less(3),
+          ([k, c]: [Array, Array]) => [k.add(1), c.mul(c)] as [Array, Array],
+          [np.array(0, { dtype: "int32" }), s] as [Array, Array],
+        )[1],
+      [f64(1.1)],
+      [f64(1)],
+    );
     expectValues(tv, 8 * 1.1 ** 7); // d/ds s^8
   });
   it("cond with a JS boolean or an Array predicate, and its gradient", () => {
-    const f = (p: Array | boolean, v: Array) => lax.cond(p, (w: Array) => w.mul(w), (w: Array) => w.neg(), v);
+    const f = (p: Array | boolean, v: Array) =>
+      lax.cond(
+        p,
+        (w: Array) => w.mul(w),
+        (w: Array) => w.neg(),
+        v,
+      );
     expectValues(f(true, f64(3)), 9);
     expectValues(f(np.array(false), f64(3)), -3);
     expectValues(grad((v: Array) => f(v.greater(0), v))(f64(3)), 6);

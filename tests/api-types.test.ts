@@ -4,7 +4,22 @@
  * At run time the same calls run, so the types describe what really comes back.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { grad, hessian, jacfwd, jacrev, jit, jvp, lax, linearize, np, valueAndGrad, vjp, vmap, type Array, type NDArray } from "../src/index.js";
+import {
+  grad,
+  hessian,
+  jacfwd,
+  jacrev,
+  jit,
+  jvp,
+  lax,
+  linearize,
+  np,
+  valueAndGrad,
+  vjp,
+  vmap,
+  type Array,
+  type NDArray,
+} from "../src/index.js";
 
 type Params = { mass: Array; friction: Array };
 const loss = (p: Params) => np.sum(np.add(np.square(p.mass), p.friction));
@@ -50,7 +65,9 @@ describe("transform types", () => {
     expectTypeOf<NDArray>().toEqualTypeOf<Array>();
   });
   it("lax.scan reads a body's [[p, v], y] as tuples", () => {
-    const [[p], ys] = lax.scan(([p, v]: [Array, Array]) => [[np.add(p, v), v], p], [np.zeros([]), np.ones([])], null, { length: 3 });
+    const [[p], ys] = lax.scan(([p, v]: [Array, Array]) => [[np.add(p, v), v], p], [np.zeros([]), np.ones([])], null, {
+      length: 3,
+    });
     expectTypeOf(p).toEqualTypeOf<Array>();
     expectTypeOf(ys).toEqualTypeOf<Array>();
     expect(ys.toList()).toEqual([0, 1, 2]);

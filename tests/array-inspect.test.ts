@@ -10,7 +10,9 @@ describe("console.log(x)", () => {
     expect(inspect({ x: np.array(2.5) })).toBe("{ x: Array(f32[]) 2.5 }");
   });
   it("summarises a large array instead of printing thousands of values", () => {
-    expect(inspect(np.zeros([40, 40]))).toBe("Array(f32[40,40]) (1600 values; x.toList() or await x.data() reads them)");
+    expect(inspect(np.zeros([40, 40]))).toBe(
+      "Array(f32[40,40]) (1600 values; x.toList() or await x.data() reads them)",
+    );
     expect(inspect(np.zeros([40, 40]))).not.toContain("backend");
   });
 });

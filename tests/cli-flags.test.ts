@@ -32,10 +32,12 @@ describe("command-line flags", () => {
     expect(refused(["--dataset", "1e20"])).toContain('--dataset expects an integer ≥ 1 and ≤ 1000000, got "1e20"');
     expect(refused(["--dataset", "100000000000000000000"])).toContain("--dataset expects an integer ≥ 1 and ≤ 1000000");
     // 2^53 + 1 would read as 2^53: two seeds, one run.
-    expect(refused(["--seed", "9007199254740993"])).toContain('--seed expects an integer ≥ 0 and ≤ 4294967295, got "9007199254740993"');
+    expect(refused(["--seed", "9007199254740993"])).toContain(
+      '--seed expects an integer ≥ 0 and ≤ 4294967295, got "9007199254740993"',
+    );
     expect(refused(["--seed", "4294967296"])).toContain("--seed expects an integer ≥ 0 and ≤ 4294967295");
     expect(parsed(["--seed", "4294967295"]).seed).toBe(4294967295);
-    expect(refused(["--iters", "0x10"])).toContain('--iters expects an integer ≥ 1');
+    expect(refused(["--iters", "0x10"])).toContain("--iters expects an integer ≥ 1");
     expect(refused(["--dataset", "5", "--shard", "0/9007199254740993"])).toContain("--shard expects K/N");
   });
 });
@@ -44,7 +46,8 @@ describe("OBJ numbers", () => {
   const tri = (v: string) => `v 0 0 0\nv 1 0 0\nv ${v}\nf 1 2 3\n`;
   it("takes decimal numbers only: 0x10, 0b1, Infinity and an empty token are refused with their line", () => {
     expect([...models.meshes.loadObj(tri("0 1.5e0 -.5")).vertices]).toEqual([0, 0, 0, 1, 0, 0, 0, 1.5, -0.5]);
-    for (const bad of ["0x10 0 0", "0 0b1 0", "0 0 Infinity", "0 0 1_000"]) expect(() => models.meshes.loadObj(tri(bad))).toThrow(/line 3: vertex needs 3 numbers/);
+    for (const bad of ["0x10 0 0", "0 0b1 0", "0 0 Infinity", "0 0 1_000"])
+      expect(() => models.meshes.loadObj(tri(bad))).toThrow(/line 3: vertex needs 3 numbers/);
     expect(() => models.meshes.loadObj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0x3\n")).toThrow(/line 4: face "1 2 0x3"/);
   });
 });

@@ -33,21 +33,32 @@ function batchedAndPlain(x: Array, w: Array): [Array, Array] {
 
 /** Both outputs of the jitted f agree with op by op (the kernel keeps intermediates in float64, op by op rounds each to float32). */
 async function expectMatchesEager(f: (a: Array, b: Array) => [Array, Array], a: Array, b: Array): Promise<void> {
-  const compiled = jit(f)(a, b), eager = f(a, b);
+  const compiled = jit(f)(a, b),
+    eager = f(a, b);
   for (const k of [0, 1]) {
-    const got = await compiled[k]!.data(), want = await eager[k]!.data();
+    const got = await compiled[k]!.data(),
+      want = await eager[k]!.data();
     got.forEach((g, i) => expect(g).toBeCloseTo(want[i]!, 5));
   }
 }
 
 /** Loop extents of the `for` statements of a generated kernel's source. */
-const loopExtents = (src: string): number[] => [...src.matchAll(/for \(let \w+ = 0; \w+ < (\d+);/g)].map((m) => Number(m[1]));
+const loopExtents = (src: string): number[] =>
+  [...src.matchAll(/for \(let \w+ = 0; \w+ < (\d+);/g)].map((m) => Number(m[1]));
 
 describe("fusion plan", () => {
   it("a multi-output kernel loops over the shared leading dims and unrolls the trailing ones", () => {
-    const x = np.reshape(np.array(globalThis.Array.from({ length: 8 * 5 }, (_, i) => Math.sin(i) * 2), { dtype: "float32" }), [8, 5]);
+    const x = np.reshape(
+      np.array(
+        globalThis.Array.from({ length: 8 * 5 }, (_, i) => Math.sin(i) * 2),
+        { dtype: "float32" },
+      ),
+      [8, 5],
+    );
     const { ir } = makeIR(twoBroadcasts)(x, ramp);
-    const kernels = compileCpu(ir).kernelSources().filter((s) => s.includes("Math.sin("));
+    const kernels = compileCpu(ir)
+      .kernelSources()
+      .filter((s) => s.includes("Math.sin("));
     expect(kernels).toHaveLength(1);
     // One iteration per (row, column): the costly value is computed 40 times, not 40·9.
     expect(loopExtents(kernels[0]!)).toEqual([8, 5]);
@@ -55,10 +66,18 @@ describe("fusion plan", () => {
   });
 
   it("roots whose elements do not line up on a common loop get their own kernels, and the shared value a buffer", async () => {
-    const x = np.reshape(np.array(globalThis.Array.from({ length: 30 * 3 }, (_, i) => Math.cos(i)), { dtype: "float32" }), [30, 3]);
+    const x = np.reshape(
+      np.array(
+        globalThis.Array.from({ length: 30 * 3 }, (_, i) => Math.cos(i)),
+        { dtype: "float32" },
+      ),
+      [30, 3],
+    );
     const w = np.reshape(np.arange(0, 16, 1, { dtype: "float32" }), [16, 1, 1]);
     const { ir } = makeIR(batchedAndPlain)(x, w);
-    const kernels = compileCpu(ir).kernelSources().filter((s) => s.includes("Math.sin("));
+    const kernels = compileCpu(ir)
+      .kernelSources()
+      .filter((s) => s.includes("Math.sin("));
     // Computed once per element of x (a loop over its 30 rows, 3 per row), not once per element of each output.
     expect(kernels).toHaveLength(1);
     expect(loopExtents(kernels[0]!)).toEqual([30]);
@@ -67,7 +86,13 @@ describe("fusion plan", () => {
   });
 
   it("computes the same values as the op-by-op program (to float32 rounding)", async () => {
-    const x = np.reshape(np.array(globalThis.Array.from({ length: 6 * 7 }, (_, i) => Math.cos(3 * i)), { dtype: "float32" }), [6, 7]);
+    const x = np.reshape(
+      np.array(
+        globalThis.Array.from({ length: 6 * 7 }, (_, i) => Math.cos(3 * i)),
+        { dtype: "float32" },
+      ),
+      [6, 7],
+    );
     await expectMatchesEager(twoBroadcasts, x, ramp);
   });
 
@@ -78,7 +103,8 @@ describe("fusion plan", () => {
       const sq = np.square(u);
       return [np.scatterAdd(t, idx, u), np.add(np.scatterAdd(t, idx, sq), np.sum(sq, 0))];
     };
-    const u = np.reshape(np.arange(0, 10, 1, { dtype: "float32" }), [5, 2]), t = np.ones([3, 2], { dtype: "float32" });
+    const u = np.reshape(np.arange(0, 10, 1, { dtype: "float32" }), [5, 2]),
+      t = np.ones([3, 2], { dtype: "float32" });
     const steps = compileCpu(makeIR(scatters)(u, t).ir).spec.steps;
     expect(steps.filter((s) => s.kind === "routine")).toEqual([]);
     expect(steps.flatMap((s) => (s.kind === "kernel" ? s.accumulators : []))).toHaveLength(2);
@@ -90,8 +116,14 @@ describe("fusion plan", () => {
     const chain = (theta: Array): Array => {
       let R = np.eye(3, undefined, { dtype: theta.dtype });
       for (let k = 0; k < 10; k++) {
-        const c = np.cos(np.index(theta, k)), s = np.sin(np.index(theta, k)), zero = np.zerosLike(c), one = np.onesLike(c);
-        R = np.matmul(R, np.stack([np.stack([c, np.neg(s), zero]), np.stack([s, c, zero]), np.stack([zero, zero, one])]));
+        const c = np.cos(np.index(theta, k)),
+          s = np.sin(np.index(theta, k)),
+          zero = np.zerosLike(c),
+          one = np.onesLike(c);
+        R = np.matmul(
+          R,
+          np.stack([np.stack([c, np.neg(s), zero]), np.stack([s, c, zero]), np.stack([zero, zero, one])]),
+        );
       }
       return R;
     };
@@ -99,7 +131,10 @@ describe("fusion plan", () => {
       const g = grad((x: Array) => np.sum(np.mul(w, jacfwd(chain)(x) as Array)))(theta);
       return [g, np.sum(g)];
     };
-    const theta = np.array(globalThis.Array.from({ length: 10 }, (_, i) => 0.3 * i - 1), { dtype: "float32" });
+    const theta = np.array(
+      globalThis.Array.from({ length: 10 }, (_, i) => 0.3 * i - 1),
+      { dtype: "float32" },
+    );
     const w = np.reshape(np.linspace(0.5, 1.5, 90, { dtype: "float32" }), [3, 3, 10]);
     const kernels = compileCpu(jit(f).lower(theta, w).ir).kernelSources();
     // Measured: 175 KB at most (splits stop under 8,000 nodes); 586 KB in one kernel without them.
@@ -120,7 +155,10 @@ describe("fusion plan", () => {
       });
       return [np.stack(outs), np.sum(np.stack(outs))];
     };
-    const x = np.array(globalThis.Array.from({ length: 400 }, (_, i) => Math.sin(i)), { dtype: "float32" });
+    const x = np.array(
+      globalThis.Array.from({ length: 400 }, (_, i) => Math.sin(i)),
+      { dtype: "float32" },
+    );
     const kernels = compileCpu(makeIR(many)(x, x).ir).kernelSources();
     expect(Math.max(...kernels.map((k) => k.split("\n").length))).toBeLessThan(6000);
   });

@@ -20,12 +20,18 @@ const softplus = customJvp(
   ([x], [t]) => [np.log1p(np.exp(x)), np.mul(t, np.div(1, np.add(1, np.exp(np.neg(x)))))],
 );
 /** A rule that is deliberately not f's derivative: proves which one is used. */
-const scaledRule = customJvp((x: Array) => np.sin(x), ([x], [t]) => [np.sin(x), np.mul(t, 3)]);
+const scaledRule = customJvp(
+  (x: Array) => np.sin(x),
+  ([x], [t]) => [np.sin(x), np.mul(t, 3)],
+);
 /** sqrt with derivative 0 at 0 (autodiff gives inf there). */
-const safeSqrt = customJvp((x: Array) => np.sqrt(x), ([x], [t]) => {
-  const y = np.sqrt(x);
-  return [y, np.where(np.equal(x, 0), 0, np.div(t, np.mul(2, np.where(np.equal(x, 0), 1, y))))];
-});
+const safeSqrt = customJvp(
+  (x: Array) => np.sqrt(x),
+  ([x], [t]) => {
+    const y = np.sqrt(x);
+    return [y, np.where(np.equal(x, 0), 0, np.div(t, np.mul(2, np.where(np.equal(x, 0), 1, y))))];
+  },
+);
 
 describe("customJvp", () => {
   it("the rule decides jvp, grad, vjp, jacfwd and jacrev; f decides the value", () => {
@@ -50,18 +56,27 @@ describe("customJvp", () => {
 
   it("a correct rule: gradients (to second order, the rule's own derivative) agree with central differences", () => {
     // f(x, y) = sin(x)·y + x²: rule written out; the second order differentiates the rule.
-    const f = customJvp((x: Array, y: Array) => np.add(np.mul(np.sin(x), y), np.square(x)),
-      ([x, y], [tx, ty]) => [np.add(np.mul(np.sin(x), y), np.square(x)),
-        np.add(np.mul(tx, np.add(np.mul(np.cos(x), y), np.mul(2, x))), np.mul(ty, np.sin(x)))]);
-    fc.assert(fc.property(fc.integer({ min: 1, max: 4 }), fc.nat(), (n, seed) => {
-      checkGrads((a, b) => f(a, b), [randomArray(seed, [n]), randomArray(seed + 1, [n])], 2, makeRng(seed));
-    }), { numRuns: 10 });
+    const f = customJvp(
+      (x: Array, y: Array) => np.add(np.mul(np.sin(x), y), np.square(x)),
+      ([x, y], [tx, ty]) => [
+        np.add(np.mul(np.sin(x), y), np.square(x)),
+        np.add(np.mul(tx, np.add(np.mul(np.cos(x), y), np.mul(2, x))), np.mul(ty, np.sin(x))),
+      ],
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4 }), fc.nat(), (n, seed) => {
+        checkGrads((a, b) => f(a, b), [randomArray(seed, [n]), randomArray(seed + 1, [n])], 2, makeRng(seed));
+      }),
+      { numRuns: 10 },
+    );
     expect(vals(hessian((v: Array) => np.sum(scaledRule(v)))(f64([0.5])))).toEqual([0]); // the rule 3·t has no second derivative
   });
 
   it("pytrees in and out", () => {
-    const f = customJvp((p: { a: Array; b: Array }) => ({ s: np.mul(p.a, p.b) }),
-      ([p], [t]) => [{ s: np.mul(p.a, p.b) }, { s: np.add(np.mul(t.a, p.b), np.mul(p.a, t.b)) }]);
+    const f = customJvp(
+      (p: { a: Array; b: Array }) => ({ s: np.mul(p.a, p.b) }),
+      ([p], [t]) => [{ s: np.mul(p.a, p.b) }, { s: np.add(np.mul(t.a, p.b), np.mul(p.a, t.b)) }],
+    );
     const g = grad((p: { a: Array; b: Array }) => np.sum(f(p).s))({ a: f64([2, 3]), b: f64([5, 7]) });
     expect(vals(g.a)).toEqual([5, 7]);
     expect(vals(g.b)).toEqual([2, 3]);
@@ -81,16 +96,39 @@ describe("customJvp", () => {
   });
 
   it("bad rules: clear errors", () => {
-    const wrongShape = customJvp((x: Array) => np.sum(x), ([x], [t]) => [np.sum(x), t]);
-    expect(() => jvp(wrongShape, [f64([1, 2])], [f64([1, 1])])).toThrow(/customJvp: the rule's tangent output 0 has shape \[2\], f's output has \[\]/);
-    const wrongArity = customJvp((x: Array) => x, ([x]) => [x] as unknown as [Array, Array]);
+    const wrongShape = customJvp(
+      (x: Array) => np.sum(x),
+      ([x], [t]) => [np.sum(x), t],
+    );
+    expect(() => jvp(wrongShape, [f64([1, 2])], [f64([1, 1])])).toThrow(
+      /customJvp: the rule's tangent output 0 has shape \[2\], f's output has \[\]/,
+    );
+    const wrongArity = customJvp(
+      (x: Array) => x,
+      ([x]) => [x] as unknown as [Array, Array],
+    );
     expect(() => jvp(wrongArity, [f64([1])], [f64([1])])).toThrow(/must return \[primalOut, tangentOut\]/);
     const w = f64([2]);
-    const closes = customJvp((x: Array) => np.mul(x, w), ([x], [t]) => [np.mul(x, w), np.mul(t, w)]);
-    expect(() => grad((v: Array) => np.sum(customJvp((x: Array) => np.mul(x, v), ([x], [t]) => [np.mul(x, v), np.mul(t, v)])(f64([1]))))(w)).toThrow(/closes over a value that is being differentiated/);
+    const closes = customJvp(
+      (x: Array) => np.mul(x, w),
+      ([x], [t]) => [np.mul(x, w), np.mul(t, w)],
+    );
+    expect(() =>
+      grad((v: Array) =>
+        np.sum(
+          customJvp(
+            (x: Array) => np.mul(x, v),
+            ([x], [t]) => [np.mul(x, v), np.mul(t, v)],
+          )(f64([1])),
+        ),
+      )(w),
+    ).toThrow(/closes over a value that is being differentiated/);
     expect(vals(grad((v: Array) => np.sum(closes(v)))(f64([1])))).toEqual([2]);
     // A tangent output that is not linear in the tangents works forward but cannot be transposed.
-    const nonlinear = customJvp((x: Array) => np.sin(x), ([x], [t]) => [np.sin(x), np.mul(t, t)]);
+    const nonlinear = customJvp(
+      (x: Array) => np.sin(x),
+      ([x], [t]) => [np.sin(x), np.mul(t, t)],
+    );
     expect(() => grad((v: Array) => np.sum(nonlinear(v)))(f64([1]))).toThrow(/non-linear use of a tangent/);
   });
 });

@@ -26,20 +26,34 @@ const flagError = (argv: string[]): string => {
 
 /** A result without its timings (which differ between runs). */
 const untimed = (x: unknown): unknown =>
-  globalThis.Array.isArray(x) ? x.map(untimed)
-  : x && typeof x === "object" ? Object.fromEntries(Object.entries(x).filter(([k]) => k !== "seconds").map(([k, v]) => [k, untimed(v)]))
-  : x;
+  globalThis.Array.isArray(x)
+    ? x.map(untimed)
+    : x && typeof x === "object"
+      ? Object.fromEntries(
+          Object.entries(x)
+            .filter(([k]) => k !== "seconds")
+            .map(([k, v]) => [k, untimed(v)]),
+        )
+      : x;
 
 /** A toy task: y(t) = a·t + b for t = 0..7 observed as 3-D states; gradsim and diffphysics both fit the states. */
 const lineTask: sysid.DatasetTask<Array> = {
   name: "line",
-  unknowns: [{ name: "a", prior: [-2, 2] }, { name: "b", prior: [-1, 1] }],
+  unknowns: [
+    { name: "a", prior: [-2, 2] },
+    { name: "b", prior: [-1, 1] },
+  ],
   trainSize: 10,
   sample: (rng) => {
     const draw = () => ({ a: rng.uniform(-2, 2), b: rng.uniform(-1, 1) });
-    const truth = draw(), initial = draw(), prior = draw();
+    const truth = draw(),
+      initial = draw(),
+      prior = draw();
     return {
-      truth, initial, prior, describe: `a ${truth.a.toFixed(3)}, b ${truth.b.toFixed(3)}`,
+      truth,
+      initial,
+      prior,
+      describe: `a ${truth.a.toFixed(3)}, b ${truth.b.toFixed(3)}`,
       problem: () => ({ frames: 8, simulate: (p, frames) => np.add(np.mul(p.a!, np.arange(frames)), p.b!) }),
     };
   },
@@ -62,8 +76,12 @@ describe("dataset protocol", () => {
     expect(Object.keys(whole.rows)).toEqual(["average", "random", "fit"]);
     expect(whole.rows.fit!.relMae!.a).toBeLessThan(1e-4);
     expect(whole.rows.random!.relMae!.a).toBeGreaterThan(0.05);
-    const shards = await Promise.all([0, 1, 2].map((index) => sysid.runDataset(lineTask, { instances: 7, seed: 4, shard: { index, count: 3 } })));
-    shards.forEach((s, k) => expect(s.records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6].filter((i) => i % 3 === k)));
+    const shards = await Promise.all(
+      [0, 1, 2].map((index) => sysid.runDataset(lineTask, { instances: 7, seed: 4, shard: { index, count: 3 } })),
+    );
+    shards.forEach((s, k) =>
+      expect(s.records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6].filter((i) => i % 3 === k)),
+    );
     const merged = shards.flatMap((s) => s.records).sort((x, y) => x.index - y.index);
     expect(untimed(merged)).toEqual(untimed(whole.records));
   });
@@ -71,17 +89,36 @@ describe("dataset protocol", () => {
   it("keeps each finished instance in its own file, resumes from them, and refuses records of another run", async () => {
     const dir = outDir("store");
     const logged: string[] = [];
-    const first = await sysid.runDataset(lineTask, { instances: 3, seed: 1, store: fileRecordStore(dir, "line", "run A"), shard: { index: 0, count: 2 } });
+    const first = await sysid.runDataset(lineTask, {
+      instances: 3,
+      seed: 1,
+      store: fileRecordStore(dir, "line", "run A"),
+      shard: { index: 0, count: 2 },
+    });
     expect(readdirSync(join(dir, "line-instances")).sort()).toEqual(["00000.json", "00002.json"]);
     // A second process (another machine, say) fits the other shard into the same directory; the merge run fits nothing.
-    await sysid.runDataset(lineTask, { instances: 3, seed: 1, store: fileRecordStore(dir, "line", "run A"), shard: { index: 1, count: 2 } });
-    const merged = await sysid.runDataset(lineTask, { instances: 3, seed: 1, store: fileRecordStore(dir, "line", "run A"), log: (l) => logged.push(l) });
+    await sysid.runDataset(lineTask, {
+      instances: 3,
+      seed: 1,
+      store: fileRecordStore(dir, "line", "run A"),
+      shard: { index: 1, count: 2 },
+    });
+    const merged = await sysid.runDataset(lineTask, {
+      instances: 3,
+      seed: 1,
+      store: fileRecordStore(dir, "line", "run A"),
+      log: (l) => logged.push(l),
+    });
     expect(logged.filter((l) => l.includes("finished earlier"))).toHaveLength(3);
     expect(merged.records.map((r) => r.index)).toEqual([0, 1, 2]);
     expect(merged.records[0]).toEqual(first.records[0]);
-    expect(() => fileRecordStore(dir, "line", "run B").load(0)).toThrow(/was written by another run \(run A\), not this one \(run B\)/);
+    expect(() => fileRecordStore(dir, "line", "run B").load(0)).toThrow(
+      /was written by another run \(run A\), not this one \(run B\)/,
+    );
     writeFileSync(join(dir, "line-instances", "00001.json"), "{ not json");
-    expect(() => fileRecordStore(dir, "line", "run A").load(1)).toThrow(/00001.json is not a readable record.*delete it to refit/);
+    expect(() => fileRecordStore(dir, "line", "run A").load(1)).toThrow(
+      /00001.json is not a readable record.*delete it to refit/,
+    );
   });
 
   it("refuses kept records that would lie in the table: a missing row, null, a string, another run's settings; names the file", async () => {
@@ -90,56 +127,134 @@ describe("dataset protocol", () => {
     await sysid.runDataset(lineTask, { instances: 2, seed: 1, store });
     const file = join(dir, "line-instances", "00001.json");
     const original = JSON.parse(readFileSync(file, "utf8"));
-    const edited = (edit: (r: any) => void) => { const x = structuredClone(original); edit(x.record); writeFileSync(file, JSON.stringify(x)); };
-    const rerun = () => sysid.runDataset(lineTask, { instances: 2, seed: 1, store: fileRecordStore(dir, "line", "run A") });
-    edited((r) => { delete r.relMae.fit; });
-    await expect(rerun()).rejects.toThrow(/00001\.json \(instance 1\) has no relMae for the row "fit".*delete it to refit/);
-    edited((r) => { r.relMae.fit.a = null; });
+    const edited = (edit: (r: any) => void) => {
+      const x = structuredClone(original);
+      edit(x.record);
+      writeFileSync(file, JSON.stringify(x));
+    };
+    const rerun = () =>
+      sysid.runDataset(lineTask, { instances: 2, seed: 1, store: fileRecordStore(dir, "line", "run A") });
+    edited((r) => {
+      delete r.relMae.fit;
+    });
+    await expect(rerun()).rejects.toThrow(
+      /00001\.json \(instance 1\) has no relMae for the row "fit".*delete it to refit/,
+    );
+    edited((r) => {
+      r.relMae.fit.a = null;
+    });
     await expect(rerun()).rejects.toThrow(/relMae\.fit\.a = null, not a finite number/);
-    edited((r) => { r.meanAbsError.random.b = "0.1"; });
+    edited((r) => {
+      r.meanAbsError.random.b = "0.1";
+    });
     await expect(rerun()).rejects.toThrow(/meanAbsError\.random\.b = "0\.1", not a finite number/);
     await expect(rerun()).rejects.toBeInstanceOf(InputFileError);
     writeFileSync(file, JSON.stringify(original));
     expect((await rerun()).records).toHaveLength(2);
     // Through the experiment layer: the run key holds the code version and the task's resolved settings.
-    const ctx = { experiment: "line", flags: { seed: 1, dataset: 2, quick: true, iters: null, shard: null }, out: outDir("store-key"), backend: "cpu", log: () => {} } as unknown as ExperimentContext;
+    const ctx = {
+      experiment: "line",
+      flags: { seed: 1, dataset: 2, quick: true, iters: null, shard: null },
+      out: outDir("store-key"),
+      backend: "cpu",
+      log: () => {},
+    } as unknown as ExperimentContext;
     expect(runKey(ctx)).toMatch(/^line code=\d+\.\d+\.\d+\+[0-9a-f]{12} seed=1/);
     await runDatasetTask(ctx, lineTask);
-    const changed = { ...lineTask, methods: () => ({ fit: { method: "states" as const, settings: { optimizer: "lbfgs" as const, steps: 11, progress: false as const } } }) };
-    await expect(runDatasetTask(ctx, changed)).rejects.toThrow(/was written by another run \(line code=.* settings=[0-9a-f]{12}\), not this one/);
+    const changed = {
+      ...lineTask,
+      methods: () => ({
+        fit: {
+          method: "states" as const,
+          settings: { optimizer: "lbfgs" as const, steps: 11, progress: false as const },
+        },
+      }),
+    };
+    await expect(runDatasetTask(ctx, changed)).rejects.toThrow(
+      /was written by another run \(line code=.* settings=[0-9a-f]{12}\), not this one/,
+    );
   });
 
   it("a merge (no --shard) over shards' records refuses to fit a shard's unfinished instances itself", async () => {
     const dir = outDir("store-merge");
-    await sysid.runDataset(lineTask, { instances: 5, seed: 2, shard: { index: 0, count: 2 }, store: fileRecordStore(dir, "line", "run A", { shard: { index: 0, count: 2 } }) });
-    const merge = () => sysid.runDataset(lineTask, { instances: 5, seed: 2, store: fileRecordStore(dir, "line", "run A") });
-    await expect(merge()).rejects.toThrow(/line: merging the shards' records, but instances 1, 3 \(of shard 1\/2\) have no record: run that shard to the end/);
+    await sysid.runDataset(lineTask, {
+      instances: 5,
+      seed: 2,
+      shard: { index: 0, count: 2 },
+      store: fileRecordStore(dir, "line", "run A", { shard: { index: 0, count: 2 } }),
+    });
+    const merge = () =>
+      sysid.runDataset(lineTask, { instances: 5, seed: 2, store: fileRecordStore(dir, "line", "run A") });
+    await expect(merge()).rejects.toThrow(
+      /line: merging the shards' records, but instances 1, 3 \(of shard 1\/2\) have no record: run that shard to the end/,
+    );
     await expect(merge()).rejects.toBeInstanceOf(sysid.IncompleteMergeError);
-    await sysid.runDataset(lineTask, { instances: 5, seed: 2, shard: { index: 1, count: 2 }, store: fileRecordStore(dir, "line", "run A", { shard: { index: 1, count: 2 } }) });
+    await sysid.runDataset(lineTask, {
+      instances: 5,
+      seed: 2,
+      shard: { index: 1, count: 2 },
+      store: fileRecordStore(dir, "line", "run A", { shard: { index: 1, count: 2 } }),
+    });
     expect((await merge()).records.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
     // An unsharded run's own records resume as before: the missing ones are fitted.
     const single = outDir("store-resume");
     await sysid.runDataset(lineTask, { instances: 2, seed: 2, store: fileRecordStore(single, "line", "run A") });
-    expect((await sysid.runDataset(lineTask, { instances: 4, seed: 2, store: fileRecordStore(single, "line", "run A") })).records).toHaveLength(4);
+    expect(
+      (await sysid.runDataset(lineTask, { instances: 4, seed: 2, store: fileRecordStore(single, "line", "run A") }))
+        .records,
+    ).toHaveLength(4);
   });
 
   it("--workers children end with their parent: on its SIGTERM and on its SIGKILL", async () => {
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
       const out = outDir(`workers-${signal}`);
-      const parent = spawn(process.execPath, ["--import", "tsx", "bin/gradsim.ts", "pendulum", "--backend", "cpu", "--dataset", "4", "--workers", "2", "--out", out], { stdio: ["ignore", "ignore", "pipe"] });
+      const parent = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "bin/gradsim.ts",
+          "pendulum",
+          "--backend",
+          "cpu",
+          "--dataset",
+          "4",
+          "--workers",
+          "2",
+          "--out",
+          out,
+        ],
+        { stdio: ["ignore", "ignore", "pipe"] },
+      );
       let stderr = "";
-      parent.stderr!.setEncoding("utf8").on("data", (c: string) => { stderr += c; });
+      parent.stderr!.setEncoding("utf8").on("data", (c: string) => {
+        stderr += c;
+      });
       const children = async (): Promise<number[]> => {
         // The workers (tsx also starts an esbuild service, which is not ours to check).
         const ps = spawnSync("ps", ["-o", "pid=,args=", "--ppid", String(parent.pid)], { encoding: "utf8" });
-        return ps.stdout.split("\n").filter((l) => l.includes("--shard")).map((l) => Number(l.trim().split(/\s+/)[0]));
+        return ps.stdout
+          .split("\n")
+          .filter((l) => l.includes("--shard"))
+          .map((l) => Number(l.trim().split(/\s+/)[0]));
       };
       // Wait until both workers have started.
       let kids: number[] = [];
-      for (let t = 0; t < 600 && kids.length < 2; t++) { await new Promise((r) => setTimeout(r, 100)); kids = await children(); }
+      for (let t = 0; t < 600 && kids.length < 2; t++) {
+        await new Promise((r) => setTimeout(r, 100));
+        kids = await children();
+      }
       expect(kids.length).toBe(2);
       parent.kill(signal);
-      const alive = () => kids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } });
+      const alive = () =>
+        kids.filter((pid) => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        });
       for (let t = 0; t < 200 && alive().length; t++) await new Promise((r) => setTimeout(r, 100));
       expect(alive(), `${signal}: workers still running; parent's log: ${stderr}`).toEqual([]);
     }
@@ -150,8 +265,13 @@ describe("dataset protocol", () => {
     const single = await runQuiet(pendulum, args);
     const split = await runQuiet(pendulum, [...args, "--workers", "2"]);
     expect([single.code, split.code]).toEqual([0, 0]);
-    expect(readdirSync(join(split.out, "pendulum-instances")).sort()).toEqual(["00000.json", "00001.json", "00002.json"]);
-    const one = readResult(single.out).pendulum, two = readResult(split.out).pendulum;
+    expect(readdirSync(join(split.out, "pendulum-instances")).sort()).toEqual([
+      "00000.json",
+      "00001.json",
+      "00002.json",
+    ]);
+    const one = readResult(single.out).pendulum,
+      two = readResult(split.out).pendulum;
     expect(two.records.map((r: { index: number }) => r.index)).toEqual([0, 1, 2]);
     expect(untimed(two)).toEqual(untimed(one));
   }, 240_000);
@@ -161,7 +281,25 @@ describe("dataset protocol", () => {
     mkdirSync(join(out, "pendulum-instances"), { recursive: true });
     // Instance 1 belongs to worker 1 of 2; a corrupt record there stops that worker.
     writeFileSync(join(out, "pendulum-instances", "00001.json"), "corrupt");
-    const r = spawnSync(process.execPath, ["--import", "tsx", "bin/gradsim.ts", "pendulum", "--backend", "cpu", "--quick", "--dataset", "2", "--workers", "2", "--out", out], { encoding: "utf8", timeout: 150_000 });
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "bin/gradsim.ts",
+        "pendulum",
+        "--backend",
+        "cpu",
+        "--quick",
+        "--dataset",
+        "2",
+        "--workers",
+        "2",
+        "--out",
+        out,
+      ],
+      { encoding: "utf8", timeout: 150_000 },
+    );
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("--workers: worker 1");
     expect(r.stderr).toContain("00001.json is not a readable record");

@@ -6,7 +6,9 @@ const x = () => np.array([1, 0, 2], { dtype: "float64" });
 // log(0) = −∞ at the second element, deliberately.
 const logLoss = (v: Array) => np.sum(np.mul(np.log(v), 2));
 
-afterEach(() => { setDebugNans(false); });
+afterEach(() => {
+  setDebugNans(false);
+});
 
 describe("debug-NaN mode", () => {
   it("is off by default: the NaN flows through silently, as without it", () => {
@@ -14,11 +16,15 @@ describe("debug-NaN mode", () => {
   });
   it("names log, its shapes and the call site in eager code", () => {
     setDebugNans(true);
-    expect(() => logLoss(x())).toThrow(/debug NaNs: log produced -Infinity from finite inputs .*f64\[3\].*debug-nans\.test\.ts/);
+    expect(() => logLoss(x())).toThrow(
+      /debug NaNs: log produced -Infinity from finite inputs .*f64\[3\].*debug-nans\.test\.ts/,
+    );
   });
   it("re-runs a jitted function op by op and names log inside it", () => {
     setDebugNans(true);
-    expect(() => jit(logLoss)(x())).toThrow(/debug NaNs: log produced -Infinity from finite inputs inside jit\(logLoss\)/);
+    expect(() => jit(logLoss)(x())).toThrow(
+      /debug NaNs: log produced -Infinity from finite inputs inside jit\(logLoss\)/,
+    );
   });
   it("finds the primitive of a gradient that is not finite (1/v at 0 in log's derivative)", () => {
     setDebugNans(true);

@@ -9,14 +9,33 @@ import { debug, evalShape, grad, init, jit, lax, makeIR, np, vmap, type Array } 
 
 let lines: string[] = [];
 let prev: (l: string) => void;
-beforeEach(() => { lines = []; prev = debug.setPrintSink((l) => lines.push(l)); });
-afterEach(() => { debug.setPrintSink(prev); });
+beforeEach(() => {
+  lines = [];
+  prev = debug.setPrintSink((l) => lines.push(l));
+});
+afterEach(() => {
+  debug.setPrintSink(prev);
+});
 const f64 = (v: unknown) => np.array(v, { dtype: "float64" });
 
 describe("debug.print", () => {
   it("formats positional, numbered and named fields, specs and pytrees", () => {
     debug.print("{} and {1} and {0}", 1, np.array([2, 3]));
-    debug.print("x = {x:.2f}; p = {p}; {{literal}}", { x: f64([1, 2.5]), p: { a: np.array(true), b: [np.array([[1, 2], [3, 4]], { dtype: "int32" })] } });
+    debug.print("x = {x:.2f}; p = {p}; {{literal}}", {
+      x: f64([1, 2.5]),
+      p: {
+        a: np.array(true),
+        b: [
+          np.array(
+            [
+              [1, 2],
+              [3, 4],
+            ],
+            { dtype: "int32" },
+          ),
+        ],
+      },
+    });
     debug.print("e: {:.3e}, g: {:.3g}, pct: {:.1%}", 12345.678, 0.000123456, 0.25);
     expect(lines).toEqual([
       "1 and [2, 3] and 1",
@@ -32,26 +51,63 @@ describe("debug.print", () => {
       debug.print("second {y}", { y });
       return np.sum(y);
     });
-    expect(makeIR((x: Array) => { debug.print("{}", x); return x; })(np.array(1)).toString()).toMatch(/debug_print/);
+    expect(
+      makeIR((x: Array) => {
+        debug.print("{}", x);
+        return x;
+      })(np.array(1)).toString(),
+    ).toMatch(/debug_print/);
     expect(lines).toEqual([]); // tracing alone prints nothing
     f(np.array([1, 2]));
     f(np.array([5, 6]));
     expect(f.traceCount).toBe(1);
     expect(lines).toEqual(["first [1, 2]", "second [2, 4]", "first [5, 6]", "second [10, 12]"]);
-    evalShape((x: Array) => { debug.print("{}", x); return x; }, np.array(1));
+    evalShape((x: Array) => {
+      debug.print("{}", x);
+      return x;
+    }, np.array(1));
     expect(lines).toHaveLength(4);
   });
 
   it("vmap prints each batch element; batched and unbatched arguments together", () => {
-    vmap((x: Array, w: Array) => { debug.print("x={} w={}", x, w); return np.mul(x, w); }, { inAxes: [0, null] })(np.array([[1, 2], [3, 4], [5, 6]]), np.array(7));
+    vmap(
+      (x: Array, w: Array) => {
+        debug.print("x={} w={}", x, w);
+        return np.mul(x, w);
+      },
+      { inAxes: [0, null] },
+    )(
+      np.array([
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ]),
+      np.array(7),
+    );
     expect(lines).toEqual(["x=[1, 2] w=7", "x=[3, 4] w=7", "x=[5, 6] w=7"]);
     lines.length = 0;
-    jit(vmap((x: Array) => { debug.print("{}", x); return x; }, { inAxes: 1 }))(np.array([[1, 2], [3, 4]]));
+    jit(
+      vmap(
+        (x: Array) => {
+          debug.print("{}", x);
+          return x;
+        },
+        { inAxes: 1 },
+      ),
+    )(
+      np.array([
+        [1, 2],
+        [3, 4],
+      ]),
+    );
     expect(lines).toEqual(["[1, 3]", "[2, 4]"]);
   });
 
   it("grad prints the primal values once, also through jit and a scan", () => {
-    const L = (x: Array) => { debug.print("x = {}", x); return np.sum(np.sin(x)); };
+    const L = (x: Array) => {
+      debug.print("x = {}", x);
+      return np.sum(np.sin(x));
+    };
     const g = grad(L)(f64([0, 1]));
     expect(lines).toEqual(["x = [0, 1]"]);
     expect([...g.dataSync()][0]).toBe(1);
@@ -59,7 +115,17 @@ describe("debug.print", () => {
     grad(jit(L))(f64([2]));
     expect(lines).toEqual(["x = [2]"]);
     lines.length = 0;
-    const loop = (c0: Array) => np.sum(lax.scan((c: Array, x: Array) => { debug.print("step c={} x={}", c, x); return [np.mul(c, x), c]; }, c0, f64([1, 2, 3]))[0]);
+    const loop = (c0: Array) =>
+      np.sum(
+        lax.scan(
+          (c: Array, x: Array) => {
+            debug.print("step c={} x={}", c, x);
+            return [np.mul(c, x), c];
+          },
+          c0,
+          f64([1, 2, 3]),
+        )[0],
+      );
     const dg = grad(jit(loop))(f64(2));
     expect(lines).toEqual(["step c=2 x=1", "step c=2 x=2", "step c=4 x=3"]);
     expect(dg.item()).toBe(6);
@@ -73,13 +139,28 @@ describe("debug.print", () => {
     expect(() => debug.print("{}", "text")).toThrow(/debug.print: a pytree leaf of type string/);
   });
 
-  it.runIf(process.platform === "linux")("WebGPU values print after their asynchronous read, in order (flush waits)", async () => {
-    try { await init({ backend: "webgpu" }); } catch (e) { if (process.env.CI === "true") throw e; return; }
-    try {
-      const f = jit((x: Array) => { debug.print("gpu {}", x); const y = np.add(x, 1); debug.print("then {}", y); return y; });
-      f(np.array([1, 2], { backend: "webgpu" }));
-      await debug.flush();
-      expect(lines).toEqual(["gpu [1, 2]", "then [2, 3]"]);
-    } finally { await init({ backend: "cpu" }); }
-  });
+  it.runIf(process.platform === "linux")(
+    "WebGPU values print after their asynchronous read, in order (flush waits)",
+    async () => {
+      try {
+        await init({ backend: "webgpu" });
+      } catch (e) {
+        if (process.env.CI === "true") throw e;
+        return;
+      }
+      try {
+        const f = jit((x: Array) => {
+          debug.print("gpu {}", x);
+          const y = np.add(x, 1);
+          debug.print("then {}", y);
+          return y;
+        });
+        f(np.array([1, 2], { backend: "webgpu" }));
+        await debug.flush();
+        expect(lines).toEqual(["gpu [1, 2]", "then [2, 3]"]);
+      } finally {
+        await init({ backend: "cpu" });
+      }
+    },
+  );
 });

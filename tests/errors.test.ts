@@ -4,11 +4,26 @@
  */
 import { describe, expect, it } from "vitest";
 import * as lax from "../src/core/prims/index.js";
-import { customVjp, grad, init, jit, jvp, lax as control, nn, np, random, vjp, vmap, type Array } from "../src/index.js";
+import {
+  customVjp,
+  grad,
+  init,
+  jit,
+  jvp,
+  lax as control,
+  nn,
+  np,
+  random,
+  vjp,
+  vmap,
+  type Array,
+} from "../src/index.js";
 
 /** The message of the error `f` throws (fails the test when nothing is thrown). */
 function messageOf(f: () => unknown): string {
-  try { f(); } catch (e) {
+  try {
+    f();
+  } catch (e) {
     expect(e).toBeInstanceOf(Error);
     return (e as Error).message;
   }
@@ -71,13 +86,17 @@ describe("shape and dtype mismatches", () => {
 });
 
 describe("axes", () => {
-  it.each([["sum", () => np.sum(np.ones([2, 3]), 5)], ["max", () => np.max(np.ones([2, 3]), -3)], ["cumsum", () => np.cumsum(np.ones([2, 3]), 2)],
-    ["argmax", () => np.argmax(np.ones([2, 3]), 2)], ["transpose", () => np.transpose(np.ones([2, 3]), [0, 2])]] as const)(
-    "%s: out-of-range axis names the op, the axis, the rank and the valid range", (op, f) => {
-      const m = messageOf(f);
-      expect(m.startsWith(`${op}:`)).toBe(true);
-      expect(m).toMatch(/axis -?\d+ is out of range for an array of rank 2 \(valid: -2\.\.1\)/);
-    });
+  it.each([
+    ["sum", () => np.sum(np.ones([2, 3]), 5)],
+    ["max", () => np.max(np.ones([2, 3]), -3)],
+    ["cumsum", () => np.cumsum(np.ones([2, 3]), 2)],
+    ["argmax", () => np.argmax(np.ones([2, 3]), 2)],
+    ["transpose", () => np.transpose(np.ones([2, 3]), [0, 2])],
+  ] as const)("%s: out-of-range axis names the op, the axis, the rank and the valid range", (op, f) => {
+    const m = messageOf(f);
+    expect(m.startsWith(`${op}:`)).toBe(true);
+    expect(m).toMatch(/axis -?\d+ is out of range for an array of rank 2 \(valid: -2\.\.1\)/);
+  });
   it("vmap inAxes out of range", () => {
     const m = messageOf(() => vmap((a: Array) => a, { inAxes: 2 })(np.ones([2])));
     expect(m).toMatch(/^vmap.*axis 2.*rank 1/);
@@ -99,7 +118,9 @@ describe("differentiation errors", () => {
     expect(m).toMatch(/np\.sum|vjp|jacrev/);
   });
   it("argnums out of range", () => {
-    expect(messageOf(() => grad((a: Array) => np.sum(a), { argnums: 3 })(np.ones([2])))).toMatch(/^grad: argnums 3 is out of range for a call with 1 argument/);
+    expect(messageOf(() => grad((a: Array) => np.sum(a), { argnums: 3 })(np.ones([2])))).toMatch(
+      /^grad: argnums 3 is out of range for a call with 1 argument/,
+    );
   });
   it("vjp cotangent of the wrong shape", () => {
     const m = messageOf(() => vjp((a: Array) => a.mul(2), np.array([1, 2]))[1](np.ones([3])));
@@ -110,12 +131,24 @@ describe("differentiation errors", () => {
     expect(m).toMatch(/^jvp:.*\[3\].*f32\[2\]/);
   });
   it("whileLoop under reverse mode points to scan", () => {
-    const m = messageOf(() => grad((a: Array) => control.whileLoop((c: Array) => c.less(10), (c: Array) => c.mul(2), a))(np.array(1)));
+    const m = messageOf(() =>
+      grad((a: Array) =>
+        control.whileLoop(
+          (c: Array) => c.less(10),
+          (c: Array) => c.mul(2),
+          a,
+        ),
+      )(np.array(1)),
+    );
     expect(m).toContain("whileLoop");
     expect(m).toContain("lax.scan");
   });
   it("customVjp under forward mode says to use reverse mode", () => {
-    const f = customVjp((x: Array) => x.mul(2), (x: Array) => [x.mul(2), null], (_res: unknown, g: Array) => [g.mul(2)]);
+    const f = customVjp(
+      (x: Array) => x.mul(2),
+      (x: Array) => [x.mul(2), null],
+      (_res: unknown, g: Array) => [g.mul(2)],
+    );
     const m = messageOf(() => jvp(f, [np.ones([1])], [np.ones([1])]));
     expect(m).toMatch(/^customVjp: forward-mode .* not supported; use reverse mode/);
   });
@@ -124,7 +157,10 @@ describe("differentiation errors", () => {
 describe("leaked tracers", () => {
   it("a tracer stored during grad and used afterwards names its aval, the transform and the fix", () => {
     let leaked: Array | null = null;
-    grad((a: Array) => { leaked = a; return np.sum(a); })(np.array([1, 2]));
+    grad((a: Array) => {
+      leaked = a;
+      return np.sum(a);
+    })(np.array([1, 2]));
     const m = messageOf(() => leaked!.add(1));
     expect(m).toContain("leaked tracer");
     expect(m).toContain("f32[2]");
@@ -133,18 +169,28 @@ describe("leaked tracers", () => {
   });
   it("a tracer leaked from jit cannot be used either", () => {
     let leaked: Array | null = null;
-    jit((a: Array) => { leaked = a.mul(2); return a; })(np.array([1, 2]));
+    jit((a: Array) => {
+      leaked = a.mul(2);
+      return a;
+    })(np.array([1, 2]));
     expect(messageOf(() => np.sum(leaked!))).toContain("leaked tracer");
   });
   it("reading a traced value inside jit explains why", () => {
-    const m = messageOf(() => jit((a: Array) => { a.dataSync(); return a; })(np.array([1])));
+    const m = messageOf(() =>
+      jit((a: Array) => {
+        a.dataSync();
+        return a;
+      })(np.array([1])),
+    );
     expect(m).toMatch(/cannot read the values of a traced f32\[1\] array inside jit/);
   });
 });
 
 describe("backends", () => {
   it("unknown backend names it and lists the valid ones", async () => {
-    await expect(init({ backend: "tpu" as never })).rejects.toThrow(/^init: unknown backend "tpu"; use "cpu", "webgpu" or "auto"/);
+    await expect(init({ backend: "tpu" as never })).rejects.toThrow(
+      /^init: unknown backend "tpu"; use "cpu", "webgpu" or "auto"/,
+    );
   });
 });
 
@@ -154,46 +200,69 @@ describe("invalid sizes and arguments (these used to return garbage or fail with
     expect(messageOf(() => np.eye(2.5))).toMatch(/^np\.eye: sizes must be non-negative integers/);
   });
   it("np.arange with non-finite bounds", () => {
-    expect(messageOf(() => np.arange(NaN))).toMatch(/^np\.arange: start and stop must be finite numbers, got 0 and NaN/);
+    expect(messageOf(() => np.arange(NaN))).toMatch(
+      /^np\.arange: start and stop must be finite numbers, got 0 and NaN/,
+    );
     expect(messageOf(() => np.arange(0, Infinity))).toMatch(/^np\.arange: .*Infinity/);
   });
   it("np.tile with negative reps", () => {
     expect(messageOf(() => np.tile(np.ones([2]), -1))).toMatch(/^tile: reps must be non-negative integers, got -1/);
   });
   it("np.transpose with a perm that does not cover every axis", () => {
-    expect(messageOf(() => np.transpose(np.ones([2, 3]), [0]))).toMatch(/^transpose: perm \[0\] is not a permutation of the 2 axes of f32\[2,3\]/);
-    expect(messageOf(() => np.transpose(np.ones([2, 3]), [1, -1]))).toMatch(/^transpose: perm \[1,-1\] is not a permutation/);
+    expect(messageOf(() => np.transpose(np.ones([2, 3]), [0]))).toMatch(
+      /^transpose: perm \[0\] is not a permutation of the 2 axes of f32\[2,3\]/,
+    );
+    expect(messageOf(() => np.transpose(np.ones([2, 3]), [1, -1]))).toMatch(
+      /^transpose: perm \[1,-1\] is not a permutation/,
+    );
   });
   it("astype to an unknown dtype", () => {
     expect(messageOf(() => np.ones([2]).astype("float16" as never))).toMatch(/^astype: unknown dtype "float16"/);
   });
   it("maxPool2d with a window larger than the input", () => {
-    expect(messageOf(() => nn.maxPool2d(np.ones([1, 1, 2, 2]), 3))).toMatch(/^maxPool2d: window 3x3 does not fit input f32\[1,1,2,2\]/);
+    expect(messageOf(() => nn.maxPool2d(np.ones([1, 1, 2, 2]), 3))).toMatch(
+      /^maxPool2d: window 3x3 does not fit input f32\[1,1,2,2\]/,
+    );
   });
 });
 
 describe("indices and input data", () => {
   it("out-of-range take index names the index, the axis and its size", () => {
-    expect(messageOf(() => np.take(np.array([1, 2, 3]), np.array([5], { dtype: "int32" }))))
-      .toMatch(/^take \(gather\): index 5 is out of bounds for axis 0 with size 3/);
-    expect(messageOf(() => np.take(np.array([1, 2, 3]), [-4]))).toMatch(/index -4 is out of bounds for axis 0 with size 3/);
+    expect(messageOf(() => np.take(np.array([1, 2, 3]), np.array([5], { dtype: "int32" })))).toMatch(
+      /^take \(gather\): index 5 is out of bounds for axis 0 with size 3/,
+    );
+    expect(messageOf(() => np.take(np.array([1, 2, 3]), [-4]))).toMatch(
+      /index -4 is out of bounds for axis 0 with size 3/,
+    );
   });
   it("float indices are refused, not rounded (Arrays and JS lists)", () => {
-    expect(messageOf(() => np.take(np.array([1, 2, 3]), np.array([1.0])))).toMatch(/^take: indices must be int32, got f32\[1\]/);
-    expect(messageOf(() => np.take(np.array([1, 2, 3]), [[0, 1.5]]))).toMatch(/^take: indices must be integers, got \[\[0,1\.5\]\]/);
+    expect(messageOf(() => np.take(np.array([1, 2, 3]), np.array([1.0])))).toMatch(
+      /^take: indices must be int32, got f32\[1\]/,
+    );
+    expect(messageOf(() => np.take(np.array([1, 2, 3]), [[0, 1.5]]))).toMatch(
+      /^take: indices must be integers, got \[\[0,1\.5\]\]/,
+    );
   });
   it("out-of-range scatterAdd index", () => {
-    expect(messageOf(() => np.scatterAdd(np.zeros([2]), np.array([2], { dtype: "int32" }), np.ones([1])))).toMatch(/^scatterAdd: index 2 is out of bounds for axis 0 with size 2/);
+    expect(messageOf(() => np.scatterAdd(np.zeros([2]), np.array([2], { dtype: "int32" }), np.ones([1])))).toMatch(
+      /^scatterAdd: index 2 is out of bounds for axis 0 with size 2/,
+    );
   });
   it("ragged np.array input names the position", () => {
-    expect(messageOf(() => np.array([[1, 2], [3]]))).toMatch(/^np\.array: ragged nested array at \[1\]: expected length 2, got 1/);
-    expect(messageOf(() => np.array([1, [2, 3]] as never))).toMatch(/^np\.array: element at \[1\] is a nested array \(ragged input\)/);
+    expect(messageOf(() => np.array([[1, 2], [3]]))).toMatch(
+      /^np\.array: ragged nested array at \[1\]: expected length 2, got 1/,
+    );
+    expect(messageOf(() => np.array([1, [2, 3]] as never))).toMatch(
+      /^np\.array: element at \[1\] is a nested array \(ragged input\)/,
+    );
   });
   it("non-numeric np.array elements", () => {
     expect(messageOf(() => np.array(["a"] as never))).toMatch(/^np\.array: element at \[0\] is string/);
   });
   it("random functions check their key", () => {
-    expect(messageOf(() => random.uniform(np.ones([2]), [2]))).toMatch(/^random\.uniform: expected a key .*got f32\[2\]/);
+    expect(messageOf(() => random.uniform(np.ones([2]), [2]))).toMatch(
+      /^random\.uniform: expected a key .*got f32\[2\]/,
+    );
   });
   it("item() of a non-scalar", () => {
     expect(messageOf(() => np.ones([2, 3]).item())).toMatch(/^item: array has shape \[2,3\]/);

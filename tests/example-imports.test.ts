@@ -21,16 +21,20 @@ function sources(dir: string): string[] {
 }
 
 /** Module specifiers of static imports and re-exports, dynamic import() and require() calls. */
-export function specifiers(code: string): string[] {
+function specifiers(code: string): string[] {
   const found: string[] = [];
-  for (const re of [/\b(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']/g, /\bimport\s*["']([^"']+)["']/g, /\b(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)/g]) {
+  for (const re of [
+    /\b(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*["']([^"']+)["']/g,
+    /\b(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ]) {
     for (const m of code.matchAll(re)) found.push(m[1]!);
   }
   return found;
 }
 
 /** The specifiers of `file` that are relative paths into src/. */
-export function intoSrc(file: string, code: string): string[] {
+function intoSrc(file: string, code: string): string[] {
   return specifiers(code).filter((s) => s.startsWith(".") && (resolve(dirname(file), s) + sep).startsWith(src + sep));
 }
 
@@ -38,17 +42,31 @@ describe("examples and web import the package, not src/", () => {
   it("finds relative imports into src/ in every form (the check itself)", () => {
     const file = join(root, "examples", "lib", "x.ts");
     const code = [
-      `import { np } from "../../src/index.js";`, `import type { Rng } from '../../src/core/host-rng.js';`,
-      `export { a } from "../../src/io/atomic.js";`, `const m = await import("../../src/node.js");`,
-      `import "../../src/optim/loss-curve-files.js";`, `import {\n  b,\n} from "../../src/models/index.js";`,
+      `import { np } from "../../src/index.js";`,
+      `import type { Rng } from '../../src/core/host-rng.js';`,
+      `export { a } from "../../src/io/atomic.js";`,
+      `const m = await import("../../src/node.js");`,
+      `import "../../src/optim/loss-curve-files.js";`,
+      `import {\n  b,\n} from "../../src/models/index.js";`,
       `import { ok } from "gradsim"; import { fine } from "./stats.js"; import { alsoFine } from "../lib/run.js";`,
     ].join("\n");
-    expect(intoSrc(file, code).sort()).toEqual(["../../src/core/host-rng.js", "../../src/index.js", "../../src/io/atomic.js", "../../src/models/index.js", "../../src/node.js", "../../src/optim/loss-curve-files.js"]);
+    expect(intoSrc(file, code).sort()).toEqual([
+      "../../src/core/host-rng.js",
+      "../../src/index.js",
+      "../../src/io/atomic.js",
+      "../../src/models/index.js",
+      "../../src/node.js",
+      "../../src/optim/loss-curve-files.js",
+    ]);
   });
 
   it("no file under examples/ or web/ imports a relative path into src/", () => {
-    const offenders = ["examples", "web"].flatMap((d) => sources(join(root, d))).flatMap((file) =>
-      intoSrc(file, readFileSync(file, "utf8")).map((s) => `${relative(root, file)}: "${s}"`));
-    expect(offenders, `import these from "gradsim", "gradsim/node" or "gradsim/sysid/node" instead (export what is missing from src/index.ts or src/node.ts)`).toEqual([]);
+    const offenders = ["examples", "web"]
+      .flatMap((d) => sources(join(root, d)))
+      .flatMap((file) => intoSrc(file, readFileSync(file, "utf8")).map((s) => `${relative(root, file)}: "${s}"`));
+    expect(
+      offenders,
+      `import these from "gradsim", "gradsim/node" or "gradsim/sysid/node" instead (export what is missing from src/index.ts or src/node.ts)`,
+    ).toEqual([]);
   });
 });

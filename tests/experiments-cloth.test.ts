@@ -19,10 +19,14 @@ describe("cloth (quick)", () => {
     expect(v.polishSteps).toBe(2);
     expect(v.relMae.V).toBeLessThan(0.03);
     expect(v.finalLoss).toBeLessThan(0.01 * v.initialLoss);
-    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"]) expect(existsSync(join(out, "velocity", f))).toBe(true);
+    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"])
+      expect(existsSync(join(out, "velocity", f))).toBe(true);
     expect(lossColumn(join(out, "velocity", "loss.csv"))).toHaveLength(v.iterations + v.polishSteps + 1);
     expect(r.table3).toEqual({ gradsim: { velocity: v.relMae.V } });
-    expect(table3Cells({ deformable: null, cloth: r.table3 })("∇Sim", "velocity")).toEqual([fmtNumber(v.relMae.V), fmtNumber(0.026)]);
+    expect(table3Cells({ deformable: null, cloth: r.table3 })("∇Sim", "velocity")).toEqual([
+      fmtNumber(v.relMae.V),
+      fmtNumber(0.026),
+    ]);
   }, 180_000);
 
   it("the gradient fits also score 18 uniform throws over the distribution's base velocities as starting points, and descend from the initial guess too", () => {
@@ -32,8 +36,11 @@ describe("cloth (quick)", () => {
     expect(task.settings.descendFromInitial).toBe(true);
     const starts = task.settings.starts!.map((s) => s.velocity as number[]);
     expect(starts).toHaveLength(18);
-    const meanOf = (v: number[], k: number) => v.filter((_, i) => i % 3 === k).reduce((a, b) => a + b, 0) / (v.length / 3);
-    for (const v of starts) for (let k = 0; k < 3; k++) expect(v.filter((_, i) => i % 3 === k).every((c) => Math.abs(c - meanOf(v, k)) < 1e-12)).toBe(true);
+    const meanOf = (v: number[], k: number) =>
+      v.filter((_, i) => i % 3 === k).reduce((a, b) => a + b, 0) / (v.length / 3);
+    for (const v of starts)
+      for (let k = 0; k < 3; k++)
+        expect(v.filter((_, i) => i % 3 === k).every((c) => Math.abs(c - meanOf(v, k)) < 1e-12)).toBe(true);
     // Sideways (x, z) from −0.4 to 0.4 m/s, up from 2.45 to 2.95.
     expect([...new Set(starts.map((v) => meanOf(v, 0).toFixed(2)))].sort()).toEqual(["-0.40", "0.00", "0.40"]);
     expect([...new Set(starts.map((v) => meanOf(v, 1).toFixed(2)))].sort()).toEqual(["2.45", "2.95"]);

@@ -27,7 +27,9 @@ describe("networks.convLstm", () => {
     expect(y.shape).toEqual([2]);
     const reversed = np.take(video, np.array([3, 2, 1, 0], { dtype: "int32" }), 0);
     expect(np.max(np.abs(np.sub(networks.convLstm(p, cfg, reversed), y))).item()).toBeGreaterThan(1e-4);
-    expect(() => networks.convLstm(p, cfg, np.zeros([4, 6, 6, 3], { dtype: "float64" }))).toThrow(/built for frames \[6,6,2\]/);
+    expect(() => networks.convLstm(p, cfg, np.zeros([4, 6, 6, 3], { dtype: "float64" }))).toThrow(
+      /built for frames \[6,6,2\]/,
+    );
   });
 
   it("its parameter gradient through the scan over frames matches central differences (float64)", () => {
@@ -35,9 +37,12 @@ describe("networks.convLstm", () => {
     const f = (p: networks.ConvLstmParams) => np.sum(np.square(networks.convLstm(p, cfg, video)));
     const g = grad(f)(p0);
     const dir = tree.map((x: Array) => random.normal(random.key(x.size + 3), x.shape, { dtype: "float64" }), p0);
-    const dot = tree.flatten(tree.map((a: Array, b: Array) => np.sum(np.mul(a, b)), g, dir))[0].reduce((s: number, x) => s + (x as Array).item(), 0);
+    const dot = tree
+      .flatten(tree.map((a: Array, b: Array) => np.sum(np.mul(a, b)), g, dir))[0]
+      .reduce((s: number, x) => s + (x as Array).item(), 0);
     const at = (t: number) => f(tree.map((a: Array, b: Array) => np.add(a, np.mul(t, b)), p0, dir)).item();
-    const h = 1e-5, fd = (at(h) - at(-h)) / (2 * h);
+    const h = 1e-5,
+      fd = (at(h) - at(-h)) / (2 * h);
     expect(Math.abs(dot - fd)).toBeLessThan(1e-6 * Math.max(1, Math.abs(fd)));
   });
 });
@@ -53,7 +58,10 @@ describe("convlstm (quick)", () => {
     const rng = makeRng(0);
     const describes = globalThis.Array.from({ length: cfg.instances }, () => task.sample(rng).describe);
     expect(r.tables["rigid-mass"].instances.map((x: { describe: string }) => x.describe)).toEqual(describes);
-    for (const [name, columns] of [["rigid-mass", ["mass"]], ["rigid-contact", ["mass", "ke", "kd", "kf", "mu"]]] as const) {
+    for (const [name, columns] of [
+      ["rigid-mass", ["mass"]],
+      ["rigid-contact", ["mass", "ke", "kd", "kf", "mu"]],
+    ] as const) {
       const t = r.tables[name];
       expect(Object.keys(t.relMae)).toEqual(columns);
       for (const c of columns) expect(t.relMae[c]).toBeGreaterThan(0);
@@ -64,8 +72,13 @@ describe("convlstm (quick)", () => {
   }, 300_000);
 
   it("Table 1's ConvLSTM row averages the learned errors over exactly the objects the table's run fitted", () => {
-    const records = [{ index: 0, describe: "box" }, { index: 1, describe: "cone" }];
-    const report = { dataset: { task: "rigid-mass", instances: 2, unknowns: [{ name: "mass" }], columns: ["mass"], rows: {}, records } } as unknown as RigidDatasetReport;
+    const records = [
+      { index: 0, describe: "box" },
+      { index: 1, describe: "cone" },
+    ];
+    const report = {
+      dataset: { task: "rigid-mass", instances: 2, unknowns: [{ name: "mass" }], columns: ["mass"], rows: {}, records },
+    } as unknown as RigidDatasetReport;
     const learned = [
       { index: 0, describe: "box", relMae: { mass: 0.1 }, meanAbsError: { mass: 0.2 } },
       { index: 1, describe: "cone", relMae: { mass: 0.3 }, meanAbsError: { mass: 0.4 } },
@@ -74,11 +87,35 @@ describe("convlstm (quick)", () => {
     const row = (md: string) => md.split("\n").find((l) => l.includes("ConvLSTM"))!;
     expect(row(table1Markdown(report, learned))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
     // Other objects (another seed): no row rather than a wrong one.
-    expect(row(table1Markdown(report, learned.map((l) => ({ ...l, describe: "x" }))))).toMatch(/\| — \| 0\.135 \| — \|/);
+    expect(
+      row(
+        table1Markdown(
+          report,
+          learned.map((l) => ({ ...l, describe: "x" })),
+        ),
+      ),
+    ).toMatch(/\| — \| 0\.135 \| — \|/);
     // Earlier runs' records carry the true values instead of descriptions.
-    const earlier = { dataset: 2, methods: {}, objects: [{ index: 0, truth: { mass: 0.51577 } }, { index: 1, truth: { mass: 1.5 } }] } as unknown as RigidDatasetReport;
-    const described = [{ ...learned[0]!, describe: "cone 0.60×0.73×0.69, truth mass 0.5158, initial mass 0.2225" }, { ...learned[1]!, describe: "box 1×1×1, truth mass 1.500, initial mass 2" }];
+    const earlier = {
+      dataset: 2,
+      methods: {},
+      objects: [
+        { index: 0, truth: { mass: 0.51577 } },
+        { index: 1, truth: { mass: 1.5 } },
+      ],
+    } as unknown as RigidDatasetReport;
+    const described = [
+      { ...learned[0]!, describe: "cone 0.60×0.73×0.69, truth mass 0.5158, initial mass 0.2225" },
+      { ...learned[1]!, describe: "box 1×1×1, truth mass 1.500, initial mass 2" },
+    ];
     expect(row(table1Markdown(earlier, described))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
-    expect(row(table1Markdown(earlier, [described[0]!, { ...described[1]!, describe: "box 1×1×1, truth mass 1.400, initial mass 2" }]))).toMatch(/\| — \| 0\.135 \| — \|/);
+    expect(
+      row(
+        table1Markdown(earlier, [
+          described[0]!,
+          { ...described[1]!, describe: "box 1×1×1, truth mass 1.400, initial mass 2" },
+        ]),
+      ),
+    ).toMatch(/\| — \| 0\.135 \| — \|/);
   });
 });

@@ -24,19 +24,28 @@ describe("deformable (quick)", () => {
     expect(r.material.relMae.lambda).toBeLessThan(0.01);
     const { mu, lambda } = r.material.estimate;
     expect(Math.abs(mu - r.material.truth.mu) / r.material.truth.mu).toBeCloseTo(r.material.relMae.mu, 10);
-    expect(Math.abs(lambda - r.material.truth.lambda) / r.material.truth.lambda).toBeCloseTo(r.material.relMae.lambda, 10);
-    expect(r.material.unknowns).toEqual([{ name: "mu", unit: "Pa", transform: "log" }, { name: "lambda", unit: "Pa", transform: "log" }]);
+    expect(Math.abs(lambda - r.material.truth.lambda) / r.material.truth.lambda).toBeCloseTo(
+      r.material.relMae.lambda,
+      10,
+    );
+    expect(r.material.unknowns).toEqual([
+      { name: "mu", unit: "Pa", transform: "log" },
+      { name: "lambda", unit: "Pa", transform: "log" },
+    ]);
     // Masses: 16 unknowns, 12 L-BFGS steps (0.17 → 0.10) and 3 Levenberg–Marquardt steps (→ 0.044).
     expect(r.mass.initialRelMae.m).toBeGreaterThan(0.1);
     expect(r.mass.polishSteps).toBe(3);
     expect(r.mass.relMae.m).toBeLessThan(0.06);
     for (const task of ["material", "mass"]) {
-      for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"]) expect(existsSync(join(out, task, f))).toBe(true);
+      for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"])
+        expect(existsSync(join(out, task, f))).toBe(true);
       const losses = lossColumn(join(out, task, "loss.csv"));
       expect(Math.min(...losses)).toBeLessThan(losses[0]! * 0.05);
     }
     // The reproduce harness's Table 3 contract: relative MAEs per method and column.
-    expect(r.table3).toEqual({ gradsim: { mass: r.mass.relMae.m, mu: r.material.relMae.mu, lambda: r.material.relMae.lambda } });
+    expect(r.table3).toEqual({
+      gradsim: { mass: r.mass.relMae.m, mu: r.material.relMae.mu, lambda: r.material.relMae.lambda },
+    });
     const cell = table3Cells({ deformable: r.table3, cloth: null });
     expect(cell("∇Sim", "mu")[0]).toBe(fmtNumber(r.material.relMae.mu));
     expect(cell("∇Sim", "velocity")[0]).toBe("—");
@@ -52,7 +61,8 @@ describe("deformable (quick)", () => {
     for (const task of [r.material, r.mass]) {
       // Quick mode skips the score-function baseline (its row is then absent, not invented).
       expect(Object.keys(task.rows).sort()).toEqual(["average", "diffphysics", "gradsim", "random"]);
-      for (const m of ["average", "random", "diffphysics", "gradsim"]) for (const v of Object.values(task.rows[m].relMae)) expect(Number.isFinite(v)).toBe(true);
+      for (const m of ["average", "random", "diffphysics", "gradsim"])
+        for (const v of Object.values(task.rows[m].relMae)) expect(Number.isFinite(v)).toBe(true);
     }
     // Even four steps move both gradient methods towards the truth.
     const rec = r.material.records[0];
@@ -69,7 +79,10 @@ describe("deformable (quick)", () => {
   it("rejects bad flags with exit code 2", async () => {
     const err = process.stderr.write;
     let text = "";
-    process.stderr.write = ((s: string) => { text += s; return true; }) as typeof process.stderr.write;
+    process.stderr.write = ((s: string) => {
+      text += s;
+      return true;
+    }) as typeof process.stderr.write;
     try {
       expect(await runExperiment(deformable, ["--iters", "many"])).toBe(2);
       expect(text).toContain("--iters expects an integer");

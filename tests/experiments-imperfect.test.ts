@@ -8,7 +8,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { models, np } from "../src/index.js";
-import { experiment as imperfect, IMPERFECT_SETTINGS, ROWS, validObjectRecord, type ObjectRecord } from "../examples/imperfect-models.js";
+import {
+  experiment as imperfect,
+  IMPERFECT_SETTINGS,
+  ROWS,
+  validObjectRecord,
+  type ObjectRecord,
+} from "../examples/imperfect-models.js";
 import { centroidFan, objectGeometry, objectModel, sampleObject, TRUE_MODEL } from "../examples/lib/imperfect-scene.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -33,7 +39,11 @@ describe("imperfect-models (quick)", () => {
     expect(objects.map((o: { kind: string }) => o.kind)).toEqual(["rigid", "deformable", "cloth"]);
     for (const o of objects) {
       expect(o.initialRelMae.mass).toBeGreaterThan(0.01);
-      expect(Object.keys(o.estimates).sort()).toEqual(ROWS.filter((x) => x.kinds.includes(o.kind)).map((x) => x.name).sort());
+      expect(Object.keys(o.estimates).sort()).toEqual(
+        ROWS.filter((x) => x.kinds.includes(o.kind))
+          .map((x) => x.name)
+          .sort(),
+      );
       expect(o.object.mass).toBe(o.truth.mass);
     }
     // Fig. 7: one curve per look on the rigid object, from the initial guess over every Adam iterate, and the mean error falls.
@@ -43,7 +53,16 @@ describe("imperfect-models (quick)", () => {
       expect(curve[curve.length - 1]!).toBeLessThan(curve[0]! / 10);
     }
     expect(r.table).toContain("| perfect model | 0.1071 |");
-    for (const f of ["objects.json", "table.md", "fig7.png", "fig7.csv", "looks-rigid.png", "looks-cloth.png", "traced-deformable.gif"]) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const f of [
+      "objects.json",
+      "table.md",
+      "fig7.png",
+      "fig7.csv",
+      "looks-rigid.png",
+      "looks-cloth.png",
+      "traced-deformable.gif",
+    ])
+      expect(existsSync(join(out, f)), f).toBe(true);
   }, 300_000);
 });
 
@@ -59,7 +78,10 @@ describe("imperfect-models objects", () => {
       volume += six / 6;
     }
     expect(volume).toBeCloseTo(models.rigid.meshBody(m, { density: 1 }).mass, 8);
-    const key = (f: ArrayLike<number>) => Array.from({ length: f.length / 3 }, (_, i) => [f[3 * i]!, f[3 * i + 1]!, f[3 * i + 2]!].sort((a, b) => a - b).join()).sort();
+    const key = (f: ArrayLike<number>) =>
+      Array.from({ length: f.length / 3 }, (_, i) =>
+        [f[3 * i]!, f[3 * i + 1]!, f[3 * i + 2]!].sort((a, b) => a - b).join(),
+      ).sort();
     expect(key(models.meshes.tetSurface(fan))).toEqual(key(m.faces));
   });
 
@@ -69,17 +91,29 @@ describe("imperfect-models objects", () => {
       const spec = sampleObject(makeRng(3), kind);
       const g = objectGeometry(spec);
       const V = g.surface.vertices.length / 3;
-      const choices = [TRUE_MODEL(spec), ...(kind === "rigid" ? [{ ...TRUE_MODEL(spec), body: "deformable" as const }] : kind === "deformable" ? [{ ...TRUE_MODEL(spec), body: "rigid" as const }] : [])];
+      const choices = [
+        TRUE_MODEL(spec),
+        ...(kind === "rigid"
+          ? [{ ...TRUE_MODEL(spec), body: "deformable" as const }]
+          : kind === "deformable"
+            ? [{ ...TRUE_MODEL(spec), body: "rigid" as const }]
+            : []),
+      ];
       for (const choice of choices) {
         const model = objectModel(spec, g, choice, s);
         const travel = (scale: number) => {
           const x = model.positions(np.array(spec.mass * scale, { dtype: "float32" }), s.frames).dataSync();
           const N = x.length / (3 * s.frames);
-          let first = 0, last = 0;
-          for (let i = 0; i < V; i++) { first += x[3 * i]! / V; last += x[3 * ((s.frames - 1) * N + i)]! / V; }
+          let first = 0,
+            last = 0;
+          for (let i = 0; i < V; i++) {
+            first += x[3 * i]! / V;
+            last += x[3 * ((s.frames - 1) * N + i)]! / V;
+          }
           return { first, last };
         };
-        const a = travel(1), b = travel(2);
+        const a = travel(1),
+          b = travel(2);
         // After one frame the surface is still near where it was placed (≤ 5 cm: one frame of fall and push).
         let rest = 0;
         for (let i = 0; i < V; i++) rest += g.surface.vertices[3 * i]! / V;
@@ -92,7 +126,14 @@ describe("imperfect-models objects", () => {
 
   it("a body model the object cannot have is a clear error", () => {
     const spec = sampleObject(makeRng(1), "cloth");
-    expect(() => objectModel(spec, objectGeometry(spec), { ...TRUE_MODEL(spec), body: "rigid" }, { frames: 4, fps: 30, resolution: 16 })).toThrow(/rigid body|cannot/);
+    expect(() =>
+      objectModel(
+        spec,
+        objectGeometry(spec),
+        { ...TRUE_MODEL(spec), body: "rigid" },
+        { frames: 4, fps: 30, resolution: 16 },
+      ),
+    ).toThrow(/rigid body|cannot/);
   });
 });
 
@@ -100,13 +141,38 @@ describe("imperfect-models records", () => {
   it("a kept record with a row missing, null or a string is refused naming its file", () => {
     const rows = ROWS.filter((r) => r.kinds.includes("rigid")).map((r) => r.name);
     const errors = Object.fromEntries(rows.map((r) => [r, { mass: 0.1 }]));
-    const record = { index: 3, kind: "rigid", describe: "a box", initialRelMae: { mass: 0.5 }, relMae: errors, meanAbsError: errors, iterations: {}, seconds: {} } as unknown as ObjectRecord;
+    const record = {
+      index: 3,
+      kind: "rigid",
+      describe: "a box",
+      initialRelMae: { mass: 0.5 },
+      relMae: errors,
+      meanAbsError: errors,
+      iterations: {},
+      seconds: {},
+    } as unknown as ObjectRecord;
     expect(validObjectRecord(record, 3, "x/00003.json")).toBe(record);
     const { [rows[1]!]: _gone, ...fewer } = errors;
-    expect(() => validObjectRecord({ ...record, relMae: fewer }, 3, "x/00003.json")).toThrow(/x\/00003\.json \(instance 3\) has no relMae for the row "unmodelled friction"/);
-    expect(() => validObjectRecord({ ...record, meanAbsError: { ...errors, [rows[0]!]: { mass: null } } } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/mass = null, not a finite number/);
-    expect(() => validObjectRecord({ ...record, relMae: { ...errors, [rows[0]!]: { mass: "0.1" } } } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/mass = "0\.1", not a finite number/);
-    expect(() => validObjectRecord({ ...record, kind: "gas" } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(/kind "gas"/);
+    expect(() => validObjectRecord({ ...record, relMae: fewer }, 3, "x/00003.json")).toThrow(
+      /x\/00003\.json \(instance 3\) has no relMae for the row "unmodelled friction"/,
+    );
+    expect(() =>
+      validObjectRecord(
+        { ...record, meanAbsError: { ...errors, [rows[0]!]: { mass: null } } } as unknown as ObjectRecord,
+        3,
+        "x/00003.json",
+      ),
+    ).toThrow(/mass = null, not a finite number/);
+    expect(() =>
+      validObjectRecord(
+        { ...record, relMae: { ...errors, [rows[0]!]: { mass: "0.1" } } } as unknown as ObjectRecord,
+        3,
+        "x/00003.json",
+      ),
+    ).toThrow(/mass = "0\.1", not a finite number/);
+    expect(() => validObjectRecord({ ...record, kind: "gas" } as unknown as ObjectRecord, 3, "x/00003.json")).toThrow(
+      /kind "gas"/,
+    );
   });
 });
 
@@ -116,21 +182,46 @@ describe("imperfect-models shards", () => {
     expect(first.code).toBe(0);
     expect(existsSync(join(first.out, "result.json"))).toBe(false);
     expect(existsSync(join(first.out, "objects.json"))).toBe(false);
-    expect(JSON.parse(readFileSync(join(first.out, "result.shard-1-of-2.json"), "utf8"))).toMatchObject({ objects: 1, shard: { index: 1, count: 2, partial: true } });
+    expect(JSON.parse(readFileSync(join(first.out, "result.shard-1-of-2.json"), "utf8"))).toMatchObject({
+      objects: 1,
+      shard: { index: 1, count: 2, partial: true },
+    });
     const { runExperiment } = await import("../examples/lib/run.js");
-    const write = process.stdout.write, errors = process.stderr.write;
+    const write = process.stdout.write,
+      errors = process.stderr.write;
     let stderr = "";
-    const run = (args: string[]) => runExperiment(imperfect, ["--backend", "cpu", "--quick", "--json", "--out", first.out, "--dataset", "2", "--iters", "3", ...args]);
+    const run = (args: string[]) =>
+      runExperiment(imperfect, [
+        "--backend",
+        "cpu",
+        "--quick",
+        "--json",
+        "--out",
+        first.out,
+        "--dataset",
+        "2",
+        "--iters",
+        "3",
+        ...args,
+      ]);
     process.stdout.write = (() => true) as typeof process.stdout.write;
-    process.stderr.write = ((s: string) => { stderr += s; return true; }) as typeof process.stderr.write;
+    process.stderr.write = ((s: string) => {
+      stderr += s;
+      return true;
+    }) as typeof process.stderr.write;
     try {
       expect(await run([])).toBe(2);
       expect(stderr).toMatch(/instance 0 \(of shard 0\/2\) has no record: run that shard to the end/);
       expect(await run(["--shard", "0/2"])).toBe(0);
       expect(await run([])).toBe(0);
-    } finally { process.stdout.write = write; process.stderr.write = errors; }
+    } finally {
+      process.stdout.write = write;
+      process.stderr.write = errors;
+    }
     const merged = JSON.parse(readFileSync(join(first.out, "objects.json"), "utf8"));
     expect(merged.map((o: { index: number }) => o.index)).toEqual([0, 1]);
-    expect(merged[1]).toEqual(JSON.parse(readFileSync(join(first.out, "imperfect-models-instances", "00001.json"), "utf8")).record);
+    expect(merged[1]).toEqual(
+      JSON.parse(readFileSync(join(first.out, "imperfect-models-instances", "00001.json"), "utf8")).record,
+    );
   }, 300_000);
 });

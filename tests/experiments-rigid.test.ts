@@ -22,7 +22,8 @@ describe("rigid-mass (quick)", () => {
     expect(Math.abs(r.initialMass - r.trueMass) / r.trueMass).toBeGreaterThan(0.2);
     expect(r.relError).toBeLessThan(0.01);
     expect(Math.abs(r.estimatedMass - r.trueMass)).toBeCloseTo(r.absError, 12);
-    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"]) expect(existsSync(join(out, f))).toBe(true);
+    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv"])
+      expect(existsSync(join(out, f))).toBe(true);
     const losses = lossColumn(join(out, "loss.csv"));
     expect(Math.min(...losses)).toBeLessThan(losses[0]! * 1e-3);
   }, 150_000);
@@ -69,7 +70,8 @@ describe("rigid-contact (quick)", () => {
     expect(rel(o.initial, "mass")).toBeGreaterThan(0.3);
     expect(rel(o.estimates.gradsim, "mass")).toBeLessThan(0.5 * rel(o.initial, "mass"));
     // Both gradient methods started their whole-video fit where the curriculum left them, nearer the truth.
-    for (const m of ["gradsim", "diffphysics"]) expect(rel(o.curriculumEstimates[m], "mass")).toBeLessThan(0.5 * rel(o.initial, "mass"));
+    for (const m of ["gradsim", "diffphysics"])
+      expect(rel(o.curriculumEstimates[m], "mass")).toBeLessThan(0.5 * rel(o.initial, "mass"));
     // Both end with Levenberg–Marquardt steps on the residuals.
     for (const m of ["gradsim", "diffphysics"]) expect(o.polishSteps[m]).toBeGreaterThan(0);
     // Both scanned each unknown across its prior after the whole video's descent (kept descents counted).
@@ -91,7 +93,8 @@ describe("landscape (quick)", () => {
         expect(s.localMinima[sel]).toBe(1);
       }
     }
-    for (const f of ["landscape-mass.png", "landscape-mass.csv", "landscape-mu.png", "landscape-lambda.csv"]) expect(existsSync(join(out, f))).toBe(true);
+    for (const f of ["landscape-mass.png", "landscape-mass.csv", "landscape-mu.png", "landscape-lambda.csv"])
+      expect(existsSync(join(out, f))).toBe(true);
   }, 150_000);
 });
 
@@ -121,10 +124,14 @@ describe("gradsim CLI input errors", () => {
   it("rejects another experiment's flags (--envs, --task) with exit code 2, saying who takes them", () => {
     const envs = cli(["pendulum", "--envs", "rod"]);
     expect(envs.code).toBe(2);
-    expect(envs.stderr).toContain("gradsim pendulum: does not take --envs; only risp-state and risp-tasks choose environments.");
+    expect(envs.stderr).toContain(
+      "gradsim pendulum: does not take --envs; only risp-state and risp-tasks choose environments.",
+    );
     const task = cli(["risp-state", "--task", "sysid"]);
     expect(task.code).toBe(2);
-    expect(task.stderr).toContain("gradsim risp-state: does not take --task; only risp-tasks (RISP Tables 2–4) takes --task, --networks and --domain.");
+    expect(task.stderr).toContain(
+      "gradsim risp-state: does not take --task; only risp-tasks (RISP Tables 2–4) takes --task, --networks and --domain.",
+    );
   });
 
   it("rejects a missing --target file with exit code 2", () => {

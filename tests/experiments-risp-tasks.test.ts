@@ -21,7 +21,8 @@ describe("RISP's downstream problems", () => {
     const rng = makeRng(4);
     for (let i = 0; i < 20; i++) {
       const q = [rng.normal(), rng.normal(), rng.normal(), rng.normal()];
-      const n = Math.hypot(...q), unit = q.map((c) => c / n);
+      const n = Math.hypot(...q),
+        unit = q.map((c) => c / n);
       const x = [rng.normal(), rng.normal(), rng.normal()];
       const host = rigidPoseState(x, unit);
       // Away from pitch = ±90° (where yaw and roll are not defined), the two agree.
@@ -41,9 +42,14 @@ describe("RISP's downstream problems", () => {
         if (task !== "control") expect(p.error(p.truth, p.start), `${task} ${env}`).toBeLessThan(1e-6);
         const guess = p.guess(makeRng(2));
         expect(p.error(guess, start), `${task} ${env}`).toBeGreaterThan(0);
-        guess.forEach((g, i) => { expect(g).toBeGreaterThanOrEqual(p.lower[i]!); expect(g).toBeLessThanOrEqual(p.upper[i]!); });
+        guess.forEach((g, i) => {
+          expect(g).toBeGreaterThanOrEqual(p.lower[i]!);
+          expect(g).toBeLessThanOrEqual(p.upper[i]!);
+        });
         const states = f32(p.reference.states);
-        const g = jit(grad((u: Array) => np.mean(np.abs(np.sub(p.rollout(u, f32(start)).states, states)))))(f32(guess)) as Array;
+        const g = jit(grad((u: Array) => np.mean(np.abs(np.sub(p.rollout(u, f32(start)).states, states)))))(
+          f32(guess),
+        ) as Array;
         const values = globalThis.Array.from(g.dataSync());
         expect(values.every(Number.isFinite), `${task} ${env}`).toBe(true);
         expect(Math.max(...values.map(Math.abs)), `${task} ${env}`).toBeGreaterThan(1e-4);
@@ -52,8 +58,13 @@ describe("RISP's downstream problems", () => {
   }, 240_000);
 
   it("the quadrotor's and the cube's reference videos keep the whole body in view (control's target image is the imitation's last frame)", () => {
-    for (const [env, task] of [["quadrotor", "sysid"], ["quadrotor", "imitation"], ["cube", "sysid"]] as const) {
-      const p = rispProblem(env, task), camera = sysid.renderCamera(p.env.camera, 32, 32);
+    for (const [env, task] of [
+      ["quadrotor", "sysid"],
+      ["quadrotor", "imitation"],
+      ["cube", "sysid"],
+    ] as const) {
+      const p = rispProblem(env, task),
+        camera = sysid.renderCamera(p.env.camera, 32, 32);
       for (const [t, v] of p.reference.vertices.entries()) {
         // The renderer's own projection: NDC coordinates in [−1, 1] are in the image.
         const { xy, depth } = render.projectPoints(camera, np.reshape(np.array(v, { dtype: "float64" }), [-1, 3]));
@@ -77,10 +88,14 @@ describe("RISP's downstream problems", () => {
   it("the hand's joint stiffness is identifiable from its motion (a softer finger swings further) and its imitation and control rollouts stay finite", () => {
     const p = rispProblem("hand", "sysid");
     // The mean |joint angle| over the video's frames and joints.
-    const swing = (u: number[]) => { const q = globalThis.Array.from(p.rollout(f32(u), f32(p.start)).states.dataSync()); return q.reduce((a, x) => a + Math.abs(x), 0) / q.length; };
+    const swing = (u: number[]) => {
+      const q = globalThis.Array.from(p.rollout(f32(u), f32(p.start)).states.dataSync());
+      return q.reduce((a, x) => a + Math.abs(x), 0) / q.length;
+    };
     expect(swing([0.5, 0.5, 0.5, 0.5, 0.5])).toBeGreaterThan(1.2 * swing([1, 1, 1, 1, 1]));
     for (const task of ["imitation", "control"] as const) {
-      const q = rispProblem("hand", task), rng = makeRng(3);
+      const q = rispProblem("hand", task),
+        rng = makeRng(3);
       // Each finger's torque magnitude and delay shape its whole motion: fitted on the whole video at once.
       expect(q.timedActions).toBe(false);
       const states = globalThis.Array.from(q.rollout(f32(q.guess(rng)), f32(q.randomStart(rng))).states.dataSync());
@@ -104,7 +119,8 @@ describe("risp-tasks (quick)", () => {
     // held at the training distribution's middle, Eq. 12's predictor ends 0.045 kg off in configuration 1.
     for (const k of [0, 1]) {
       expect(rows.random.errors[k], `config ${k + 1}`).toBeGreaterThan(0.1);
-      for (const row of ["ours", "ours-exact"] as const) expect(rows[row].errors[k], `${row} config ${k + 1}`).toBeLessThan(0.02);
+      for (const row of ["ours", "ours-exact"] as const)
+        expect(rows[row].errors[k], `${row} config ${k + 1}`).toBeLessThan(0.02);
       expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
       // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg off).
       expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e-4);
@@ -115,7 +131,9 @@ describe("risp-tasks (quick)", () => {
     // already in the deepest dip and the scan finds nothing lower (5.9e-5 kg off). (Before the
     // descent was sysid's, which keeps the lowest iterate, it ended at its last one, 0.101, and needed
     // the scan in both: 3.7e-4 and 0.0073 kg off.)
-    const records = readdirSync(join(out, "risp-tasks-instances")).map((f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record);
+    const records = readdirSync(join(out, "risp-tasks-instances")).map(
+      (f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record,
+    );
     // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within `bound`.
     const runsOf = (task: string, row: string) => {
       const runs = records.find((x) => x.task === task && x.row === row).runs;
@@ -129,7 +147,8 @@ describe("risp-tasks (quick)", () => {
       });
     const ours = runsOf("sysid", "ours");
     expect(ours[0].scan.kept).toBe(true);
-    for (const run of ours.filter((x: { scan: { kept: boolean } }) => x.scan.kept)) expect(run.scan.after).toBeLessThan(run.scan.before);
+    for (const run of ours.filter((x: { scan: { kept: boolean } }) => x.scan.kept))
+      expect(run.scan.after).toBeLessThan(run.scan.before);
     // The cube's contact stiffness (log10 kn, box [5.5, 6.5], truth 6): the pixelwise loss ends at the
     // box's edge in both configurations (0.5); the unregularised predictor and the exact regulariser's
     // (Eq. 10) end nearer in both: the unregularised one 0.13 and 0.095 off, Eq. 10's 0.017 and 0.17.
@@ -140,9 +159,14 @@ describe("risp-tasks (quick)", () => {
     const cube = r.tasks.sysid.cube.rows;
     for (const k of [0, 1]) {
       expect(cube.pixelwise.errors[k], `cube config ${k + 1}`).toBeGreaterThan(0.45);
-      for (const row of ["ours-no-grad", "ours-exact"] as const) expect(cube[row].errors[k], `cube ${row} config ${k + 1}`).toBeLessThan(cube.pixelwise.errors[k]);
+      for (const row of ["ours-no-grad", "ours-exact"] as const)
+        expect(cube[row].errors[k], `cube ${row} config ${k + 1}`).toBeLessThan(cube.pixelwise.errors[k]);
     }
-    for (const k of [0, 1]) expect(Math.min(cube["ours-no-grad"].errors[k], cube["ours-exact"].errors[k]), `cube config ${k + 1}`).toBeLessThan(0.12);
+    for (const k of [0, 1])
+      expect(
+        Math.min(cube["ours-no-grad"].errors[k], cube["ours-exact"].errors[k]),
+        `cube config ${k + 1}`,
+      ).toBeLessThan(0.12);
     expect(cube["ours-exact"].errors[0]).toBeLessThan(0.06);
     // Imitation: the quadrotor's 20 thrusts from its 3-D states, fitted on growing prefixes of the
     // video, 30 iterations each, then the scan and polish (0.053 and 0.057 per frame from guesses 0.48
@@ -163,12 +187,30 @@ describe("risp-tasks (quick)", () => {
       expect(control["ours-read"].errors[k], `control config ${k + 1}`).toBeLessThan(control.average.errors[k]);
     }
     expect(r.table).toContain("| ours-exact |");
-    expect(r.table).toContain(`| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`);
-    for (const f of ["table.md", "table-sysid.csv", "loss-sysid-quadrotor.png", "landscape-sysid-quadrotor.png", "sysid-quadrotor.gif", "sysid-cube.gif", "loss-imitation-quadrotor.png", "table-imitation.csv", "control-quadrotor.png", "table-control.csv"]) expect(existsSync(join(out, f)), f).toBe(true);
+    expect(r.table).toContain(
+      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
+    );
+    for (const f of [
+      "table.md",
+      "table-sysid.csv",
+      "loss-sysid-quadrotor.png",
+      "landscape-sysid-quadrotor.png",
+      "sysid-quadrotor.gif",
+      "sysid-cube.gif",
+      "loss-imitation-quadrotor.png",
+      "table-imitation.csv",
+      "control-quadrotor.png",
+      "table-control.csv",
+    ])
+      expect(existsSync(join(out, f)), f).toBe(true);
   }, 600_000);
 
   it("with the reference's contrast against the ground reversed from our frames' (--domain reversed-contrast: a bright quadrotor on a dark ground), the pixelwise loss misses the quadrotor's mass and Eq. 10's predictor recovers it", async () => {
-    const { code, out } = await runQuiet(rispTasks, ["--task", "sysid", "--envs", "quadrotor", "--domain", "reversed-contrast"], outDir("risp-tasks-reversed"));
+    const { code, out } = await runQuiet(
+      rispTasks,
+      ["--task", "sysid", "--envs", "quadrotor", "--domain", "reversed-contrast"],
+      outDir("risp-tasks-reversed"),
+    );
     expect(code).toBe(0);
     const r = readResult(out);
     expect(r.domain).toBe("reversed-contrast");
@@ -196,7 +238,9 @@ describe("risp-tasks (quick)", () => {
     expect(said.stderr).toContain(`gradsim risp-tasks: --task must be one of sysid, imitation, control, got "dance".`);
     const domain = cli(["risp-tasks", "--domain", "sideways", "--out", outDir("bad-domain")]);
     expect(domain.code).toBe(2);
-    expect(domain.stderr).toContain(`gradsim risp-tasks: --domain must be one of table, reversed-contrast, got "sideways".`);
+    expect(domain.stderr).toContain(
+      `gradsim risp-tasks: --domain must be one of table, reversed-contrast, got "sideways".`,
+    );
     expect((await runQuiet(rispTasks, ["--envs", "rod,boat"])).code).toBe(2);
     const empty = outDir("no-networks");
     mkdirSync(join(empty, "quadrotor"), { recursive: true });
@@ -210,7 +254,9 @@ describe("risp-tasks (quick)", () => {
       mkdirSync(join(old, "quadrotor", row), { recursive: true });
       copyFileSync(join(DEFAULT_NETWORKS, "quadrotor", row, "params.gsp"), join(old, "quadrotor", row, "params.gsp"));
     }
-    expect(() => loadPredictors(old, "quadrotor", 9)).toThrow(/quadrotor\/ours\/standardisation\.json is missing: .* retrain it/);
+    expect(() => loadPredictors(old, "quadrotor", 9)).toThrow(
+      /quadrotor\/ours\/standardisation\.json is missing: .* retrain it/,
+    );
     expect(loadPredictors(DEFAULT_NETWORKS, "quadrotor", 9).oursStandardisation.mu).toHaveLength(9);
   });
 });

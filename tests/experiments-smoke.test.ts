@@ -20,7 +20,8 @@ describe("smoke (quick)", () => {
 
   it("reads a PNG target (grey, resized to the grid) and fits it", async () => {
     const dir = outDir("smoke-target");
-    const n = 64, ring = ringTarget(n, { cx: 0.4, cy: 0.5 });
+    const n = 64,
+      ring = ringTarget(n, { cx: 0.4, cy: 0.5 });
     const target = join(dir, "target.png");
     writePng(target, np.reshape(np.array(ring, { dtype: "float32" }), [n, n]));
     const { code, out } = await runQuiet(smoke, ["--target", target]);
@@ -31,7 +32,16 @@ describe("smoke (quick)", () => {
   }, 120_000);
 
   it("exits with code 2 and a clear message when the target file is missing", () => {
-    const r = cli(["smoke", "--quick", "--backend", "cpu", "--target", "/nonexistent/target.png", "--out", outDir("smoke-missing")]);
+    const r = cli([
+      "smoke",
+      "--quick",
+      "--backend",
+      "cpu",
+      "--target",
+      "/nonexistent/target.png",
+      "--out",
+      outDir("smoke-missing"),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("no such file");
   });

@@ -13,7 +13,9 @@ import { outDir } from "./experiments-helpers.js";
 /** A process adding 1 to the number in `file` `times` times, each a slow read-modify-write under the lock. */
 function incrementer(script: string, file: string, times: number): Promise<number> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, file, String(times)], { stdio: ["ignore", "ignore", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", script, file, String(times)], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     child.on("error", fail);
     child.on("exit", (code) => done(code ?? -1));
   });
@@ -23,18 +25,22 @@ describe("withFileLock", () => {
   it("two processes' read-modify-writes of one file lose no update", async () => {
     const dir = outDir("file-lock");
     mkdirSync(dir, { recursive: true });
-    const script = join(dir, "increment.ts"), file = join(dir, "counter.txt");
-    writeFileSync(script, [
-      `import { readFileSync, writeFileSync } from "node:fs";`,
-      `import { withFileLock } from ${JSON.stringify(resolve("src/io/file-lock.ts"))};`,
-      `const [file, times] = [process.argv[2]!, Number(process.argv[3])];`,
-      `const pause = new Int32Array(new SharedArrayBuffer(4));`,
-      `for (let i = 0; i < times; i++) withFileLock(file, () => {`,
-      `  const n = Number(readFileSync(file, "utf8"));`,
-      `  Atomics.wait(pause, 0, 0, 3); // widen the window between read and write`,
-      `  writeFileSync(file, String(n + 1));`,
-      `});`,
-    ].join("\n"));
+    const script = join(dir, "increment.ts"),
+      file = join(dir, "counter.txt");
+    writeFileSync(
+      script,
+      [
+        `import { readFileSync, writeFileSync } from "node:fs";`,
+        `import { withFileLock } from ${JSON.stringify(resolve("src/io/file-lock.ts"))};`,
+        `const [file, times] = [process.argv[2]!, Number(process.argv[3])];`,
+        `const pause = new Int32Array(new SharedArrayBuffer(4));`,
+        `for (let i = 0; i < times; i++) withFileLock(file, () => {`,
+        `  const n = Number(readFileSync(file, "utf8"));`,
+        `  Atomics.wait(pause, 0, 0, 3); // widen the window between read and write`,
+        `  writeFileSync(file, String(n + 1));`,
+        `});`,
+      ].join("\n"),
+    );
     writeFileSync(file, "0");
     const codes = await Promise.all([incrementer(script, file, 40), incrementer(script, file, 40)]);
     expect(codes).toEqual([0, 0]);
@@ -64,9 +70,15 @@ describe("withFileLock", () => {
     for (const f of [`${file}.lock`, `${file}.lock.break`]) expect(existsSync(f)).toBe(false);
 
     writeFileSync(`${file}.lock`, "");
-    expect(() => withFileLock(file, () => 7, { timeoutMs: 100 })).toThrow(/tables\.json\.lock has been held by another process.*delete the lock file/);
+    expect(() => withFileLock(file, () => 7, { timeoutMs: 100 })).toThrow(
+      /tables\.json\.lock has been held by another process.*delete the lock file/,
+    );
 
-    expect(() => withFileLock(join(dir, "other.json"), () => { throw new Error("body"); })).toThrow("body");
+    expect(() =>
+      withFileLock(join(dir, "other.json"), () => {
+        throw new Error("body");
+      }),
+    ).toThrow("body");
     expect(existsSync(join(dir, "other.json.lock"))).toBe(false);
   });
 });

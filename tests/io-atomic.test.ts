@@ -9,8 +9,14 @@ vi.mock("node:fs", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs")>();
   return {
     ...fs,
-    fsyncSync: (fd: number) => { calls.push("fsync"); return fs.fsyncSync(fd); },
-    renameSync: (a: string, b: string) => { calls.push("rename"); return fs.renameSync(a, b); },
+    fsyncSync: (fd: number) => {
+      calls.push("fsync");
+      return fs.fsyncSync(fd);
+    },
+    renameSync: (a: string, b: string) => {
+      calls.push("rename");
+      return fs.renameSync(a, b);
+    },
   };
 });
 const { writeAtomic } = await import("../src/io/atomic.js");

@@ -19,7 +19,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** 4×2: the left half opaque red, the right half fully transparent (its colour channels green). */
 const halfTransparent = (): Raster => {
   const rgba = new Uint8ClampedArray(4 * 2 * 4);
-  for (let y = 0; y < 2; y++) for (let x = 0; x < 4; x++) rgba.set(x < 2 ? [255, 0, 0, 255] : [0, 255, 0, 0], 4 * (y * 4 + x));
+  for (let y = 0; y < 2; y++)
+    for (let x = 0; x < 4; x++) rgba.set(x < 2 ? [255, 0, 0, 255] : [0, 255, 0, 0], 4 * (y * 4 + x));
   return { width: 4, height: 2, rgba };
 };
 
@@ -27,7 +28,9 @@ describe("transparency", () => {
   it("a background plate with transparent pixels is refused, saying what to do; an opaque one is read", () => {
     const plate = join(dir, "plate.png");
     writePng(plate, halfTransparent());
-    expect(() => readBackgroundPlate(plate, { width: 2, height: 1 })).toThrow(/the background plate .*plate\.png has 4 transparent pixels of 8 \(the first at x=2, y=0\); a plate is a photo of the scene without the object: save it without transparency/);
+    expect(() => readBackgroundPlate(plate, { width: 2, height: 1 })).toThrow(
+      /the background plate .*plate\.png has 4 transparent pixels of 8 \(the first at x=2, y=0\); a plate is a photo of the scene without the object: save it without transparency/,
+    );
     // Cropped to its opaque half, it is a plate.
     const ok = readBackgroundPlate(plate, { width: 1, height: 1, crop: [0, 0, 2, 2] });
     expect(ok.shape).toEqual([1, 1, 3]);
@@ -45,9 +48,13 @@ describe("transparency", () => {
     const target = join(dir, "target.png");
     writePng(target, halfTransparent());
     const grey = [0.5, 0.25, 0.125] as const;
-    expect([...readTargetImage(target, 2, "a test", grey).dataSync()].map((x) => Number(x.toFixed(4)))).toEqual([1, 0, 0, 0.5, 0.25, 0.125, 1, 0, 0, 0.5, 0.25, 0.125]);
+    expect([...readTargetImage(target, 2, "a test", grey).dataSync()].map((x) => Number(x.toFixed(4)))).toEqual([
+      1, 0, 0, 0.5, 0.25, 0.125, 1, 0, 0, 0.5, 0.25, 0.125,
+    ]);
     const image = np.reshape(np.arange(12, undefined, undefined, { dtype: "float32" }), [2, 2, 3]);
-    const over = [...readTargetImage(target, 2, "a test", np.div(image, 12)).dataSync()].map((x) => Number(x.toFixed(4)));
+    const over = [...readTargetImage(target, 2, "a test", np.div(image, 12)).dataSync()].map((x) =>
+      Number(x.toFixed(4)),
+    );
     expect(over.slice(3, 6)).toEqual([3, 4, 5].map((x) => Number((x / 12).toFixed(4))));
     expect(over.slice(0, 3)).toEqual([1, 0, 0]);
   });

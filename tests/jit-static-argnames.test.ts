@@ -16,7 +16,11 @@ describe("parameterNames", () => {
     expect(parameterNames((x: number, steps: number) => x + steps)).toEqual(["x", "steps"]);
     expect(parameterNames((x: number) => x)).toEqual(["x"]);
     // eslint-disable-next-line prefer-arrow-callback
-    expect(parameterNames(function named(a: number, mode = "a,b", { k } = { k: 1 }, ...rest: number[]) { return [a, mode, k, rest]; })).toEqual(["a", "mode", null, null]);
+    expect(
+      parameterNames(function named(a: number, mode = "a,b", { k } = { k: 1 }, ...rest: number[]) {
+        return [a, mode, k, rest];
+      }),
+    ).toEqual(["a", "mode", null, null]);
     expect(parameterNames(async (p: { a: number }, /* c, */ n = [1, 2]) => [p, n])).toEqual(["p", "n"]);
     expect(parameterNames(Math.max)).toEqual([]);
   });
@@ -40,7 +44,9 @@ describe("jit staticArgnames", () => {
   });
 
   it("a string parameter (untraceable) is accepted by name", () => {
-    function act(x: Array, kind: string) { return kind === "square" ? x.mul(x) : x.neg(); }
+    function act(x: Array, kind: string) {
+      return kind === "square" ? x.mul(x) : x.neg();
+    }
     const jf = jit(act, { staticArgnames: ["kind"] });
     expect(values(jf(f64([3]), "square"))).toEqual([9]);
     expect(values(jf(f64([3]), "neg"))).toEqual([-3]);
@@ -60,27 +66,44 @@ describe("jit staticArgnames", () => {
     expect(values(jf(f64([1]), { substeps: 3, dt: f64([1]) }))[0]).toBeCloseTo(8, 12);
     expect(jf.traceCount).toBe(2);
     // The printed program has one multiply-add per substep: dt is an input, substeps is not.
-    expect(String(makeIR(step, { staticArgnames: ["substeps"] })(f64([1]), { substeps: 3, dt: f64([1]) })).match(/\bmul\b/g)).toHaveLength(3);
+    expect(
+      String(makeIR(step, { staticArgnames: ["substeps"] })(f64([1]), { substeps: 3, dt: f64([1]) })).match(/\bmul\b/g),
+    ).toHaveLength(3);
   });
 
   it("a destructured parameter's key", () => {
-    const jf = jit((x: Array, { n, w }: { n: number; w: Array }) => (n === 2 ? x.mul(w) : x.add(w)), { staticArgnames: ["n"] });
+    const jf = jit((x: Array, { n, w }: { n: number; w: Array }) => (n === 2 ? x.mul(w) : x.add(w)), {
+      staticArgnames: ["n"],
+    });
     expect(values(jf(f64([3]), { n: 2, w: f64([4]) }))).toEqual([12]);
     expect(values(jf(f64([3]), { n: 1, w: f64([4]) }))).toEqual([7]);
   });
 
   it("composes with grad and vmap, and mixes with staticArgnums", () => {
-    const jf = jit((x: Array, p: number, o: { scale: number }) => x.pow(p).mul(o.scale).sum(), { staticArgnames: ["p"], staticArgnums: [2] });
+    const jf = jit((x: Array, p: number, o: { scale: number }) => x.pow(p).mul(o.scale).sum(), {
+      staticArgnames: ["p"],
+      staticArgnums: [2],
+    });
     const g = grad((x: Array) => jf(x, 3, { scale: 2 }))(f64([1, 2]));
     expect(values(g)).toEqual([6, 24]); // d/dx 2x³ = 6x²
-    const v = vmap((x: Array) => jf(x, 2, { scale: 1 }))(np.array([[1, 2], [3, 4]], { dtype: "float64" }));
+    const v = vmap((x: Array) => jf(x, 2, { scale: 1 }))(
+      np.array(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        { dtype: "float64" },
+      ),
+    );
     expect(values(v)).toEqual([5, 25]);
     expect(evalShape((x: Array) => jf(x, 2, { scale: 1 }), f64([1, 2])).shape).toEqual([]);
   });
 
   it("a name the call does not carry is a clear error", () => {
     const jf = jit((x: Array, o: { steps: number }) => x.mul(o.steps), { staticArgnames: ["stpes"] });
-    expect(() => jf(f64([1]), { steps: 2 })).toThrow(/staticArgnames names "stpes", but .*\(x, o\) has no parameter "stpes" and no object argument of this call has a "stpes" key \(its object arguments' keys: steps\)/);
+    expect(() => jf(f64([1]), { steps: 2 })).toThrow(
+      /staticArgnames names "stpes", but .*\(x, o\) has no parameter "stpes" and no object argument of this call has a "stpes" key \(its object arguments' keys: steps\)/,
+    );
     expect(() => jit((x: Array) => x, { staticArgnames: [""] })).toThrow(/staticArgnames must hold/);
   });
 });

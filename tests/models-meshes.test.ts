@@ -4,7 +4,8 @@ import { meshes } from "../src/models/index.js";
 
 const totalVolume = (m: meshes.TetMesh) => {
   let v = 0;
-  for (let e = 0; e < meshes.tetCount(m); e++) v += meshes.tetVolume6(m.vertices, m.tets[4 * e]!, m.tets[4 * e + 1]!, m.tets[4 * e + 2]!, m.tets[4 * e + 3]!) / 6;
+  for (let e = 0; e < meshes.tetCount(m); e++)
+    v += meshes.tetVolume6(m.vertices, m.tets[4 * e]!, m.tets[4 * e + 1]!, m.tets[4 * e + 2]!, m.tets[4 * e + 3]!) / 6;
   return v;
 };
 /** A tet mesh is conforming when its boundary is a closed, consistently wound, manifold surface. */
@@ -32,7 +33,14 @@ describe("procedural meshes", () => {
   it("extruded gear: valid, conforming tets with the profile's area × depth", () => {
     const profile = meshes.gearProfile({ teeth: 8 });
     let area = 0;
-    for (let t = 0; t < meshes.faceCount(profile); t++) area += meshes.triangleArea2(profile.vertices, profile.faces[3 * t]!, profile.faces[3 * t + 1]!, profile.faces[3 * t + 2]!) / 2;
+    for (let t = 0; t < meshes.faceCount(profile); t++)
+      area +=
+        meshes.triangleArea2(
+          profile.vertices,
+          profile.faces[3 * t]!,
+          profile.faces[3 * t + 1]!,
+          profile.faces[3 * t + 2]!,
+        ) / 2;
     const gear = meshes.tetGear({ teeth: 8, depth: 0.6, layers: 3 });
     expect(E.isRight(meshes.checkTetMesh(gear))).toBe(true);
     expect(surfaceIsClosed(gear)).toBe(true);
@@ -49,12 +57,23 @@ describe("procedural meshes", () => {
     expect(meshes.bendingHinges(c).length / 4).toBe(edges - boundary);
     const w = meshes.walker();
     expect(E.isRight(meshes.checkTriMesh(w))).toBe(true);
-    expect(Array.from(w.vertices).filter((_, i) => i % 3 === 2).every((z) => z === 0)).toBe(true);
+    expect(
+      Array.from(w.vertices)
+        .filter((_, i) => i % 3 === 2)
+        .every((z) => z === 0),
+    ).toBe(true);
     expect(meshes.faceCount(w)).toBeGreaterThan(40);
   });
 
   it("rigid primitives are closed, consistently wound, with positive volume", () => {
-    for (const m of [meshes.box(), meshes.icosphere(1, 2), meshes.cylinder(), meshes.cone(), meshes.capsule(), meshes.torus()]) {
+    for (const m of [
+      meshes.box(),
+      meshes.icosphere(1, 2),
+      meshes.cylinder(),
+      meshes.cone(),
+      meshes.capsule(),
+      meshes.torus(),
+    ]) {
       expect(E.isRight(meshes.checkTriMesh(m, { closed: true }))).toBe(true);
     }
     expect(meshes.faceCount(meshes.icosphere(1, 2))).toBe(320);
@@ -82,7 +101,9 @@ describe("file formats", () => {
     const m = meshes.tetBox({ cells: [1, 1, 1] });
     const again = meshes.loadTet(meshes.formatTet(m));
     expect(Array.from(again.tets)).toEqual(Array.from(m.tets));
-    expect(() => meshes.loadTet("v 0 0 0\nt 0 1 2\nq 1\n")).toThrow(/line 2: tetrahedron needs 4 numbers[\s\S]*line 3: unknown record "q"/);
+    expect(() => meshes.loadTet("v 0 0 0\nt 0 1 2\nq 1\n")).toThrow(
+      /line 2: tetrahedron needs 4 numbers[\s\S]*line 3: unknown record "q"/,
+    );
   });
 });
 
@@ -111,7 +132,10 @@ describe("mesh validation lists the offending elements", () => {
     const v = Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0.2, 0.2, 1]);
     const r = meshes.checkTetMesh({ vertices: v, tets: Int32Array.from([0, 1, 2, 3, 0, 2, 1, 4, 0, 1, 2, 5]) });
     expect(E.isLeft(r) && r.left.find((i) => i.kind === "non-manifold")?.elements).toEqual([0, 1, 2]);
-    const fan = { vertices: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1]), faces: Int32Array.from([0, 1, 2, 1, 0, 3, 0, 1, 4]) };
+    const fan = {
+      vertices: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1]),
+      faces: Int32Array.from([0, 1, 2, 1, 0, 3, 0, 1, 4]),
+    };
     const rt = meshes.checkTriMesh(fan);
     expect(E.isLeft(rt) && rt.left[0]!.kind).toBe("non-manifold");
     expect(E.isLeft(rt) && rt.left[0]!.elements).toEqual([0, 1, 2]);
@@ -123,6 +147,8 @@ describe("mesh validation lists the offending elements", () => {
     [flipped[4], flipped[5]] = [flipped[5]!, flipped[4]!]; // flip triangle 1
     const r = meshes.checkTriMesh({ vertices: b.vertices, faces: flipped }, { closed: true });
     expect(E.isLeft(r) && r.left.find((i) => i.kind === "inconsistent-orientation")?.elements).toContain(1);
-    expect(() => meshes.validateTriMesh({ vertices: b.vertices, faces: b.faces.slice(3) }, { closed: true })).toThrow(/boundary edge/);
+    expect(() => meshes.validateTriMesh({ vertices: b.vertices, faces: b.faces.slice(3) }, { closed: true })).toThrow(
+      /boundary edge/,
+    );
   });
 });

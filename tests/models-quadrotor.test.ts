@@ -9,12 +9,15 @@ import { grad, init, models, np, type Array } from "../src/index.js";
 await init({ backend: "cpu" });
 const { rigid } = models;
 const f64 = (x: unknown) => np.array(x, { dtype: "float64" });
-const frames = 30, dt = 1 / 240, substeps = 8;
+const frames = 30,
+  dt = 1 / 240,
+  substeps = 8;
 
 describe("quadrotor", () => {
   const { quad, state } = rigid.quadrotor({ mass: 1.2, dtype: "float64" });
-  const hover = 1.2 * 9.8 / 4;
-  const run = (thrusts: Array) => rigid.simulateQuadrotor(quad, state, { dt, substeps, frames, controls: np.broadcastTo(thrusts, [frames, 4]) });
+  const hover = (1.2 * 9.8) / 4;
+  const run = (thrusts: Array) =>
+    rigid.simulateQuadrotor(quad, state, { dt, substeps, frames, controls: np.broadcastTo(thrusts, [frames, 4]) });
 
   it("hovers at m·g/4 per rotor and climbs with more", () => {
     const still = run(f64([hover, hover, hover, hover]));
@@ -40,7 +43,14 @@ describe("quadrotor", () => {
   });
 
   it("the final pose's gradient with respect to per-frame thrusts matches central differences (float64)", () => {
-    const u0 = f64(globalThis.Array.from({ length: frames }, (_, t) => [hover + 0.05 * Math.sin(t), hover, hover - 0.03, hover + 0.02 * Math.cos(t)]));
+    const u0 = f64(
+      globalThis.Array.from({ length: frames }, (_, t) => [
+        hover + 0.05 * Math.sin(t),
+        hover,
+        hover - 0.03,
+        hover + 0.02 * Math.cos(t),
+      ]),
+    );
     const w = f64([0.3, 1, -0.7]);
     const loss = (u: Array) => {
       const s = rigid.simulateQuadrotor(quad, state, { dt, substeps, frames, controls: u });
@@ -49,14 +59,18 @@ describe("quadrotor", () => {
     const g = grad(loss)(u0).dataSync();
     const h = 1e-6;
     for (const k of [0, 13, 4 * frames - 1]) {
-      const e = f64(globalThis.Array.from({ length: frames }, (_, t) => [0, 1, 2, 3].map((r) => (4 * t + r === k ? h : 0))));
+      const e = f64(
+        globalThis.Array.from({ length: frames }, (_, t) => [0, 1, 2, 3].map((r) => (4 * t + r === k ? h : 0))),
+      );
       const fd = (loss(np.add(u0, e)).item() - loss(np.sub(u0, e)).item()) / (2 * h);
       expect(Math.abs(g[k]! - fd)).toBeLessThan(1e-6 * Math.max(1, Math.abs(fd)));
     }
   });
 
   it("thrusts of the wrong shape are a clear error", () => {
-    expect(() => rigid.simulateQuadrotor(quad, state, { dt, frames, controls: f64([[1, 2, 3]]) })).toThrow(/thrusts must be \[frames, 4\] = \[30, 4\]/);
+    expect(() => rigid.simulateQuadrotor(quad, state, { dt, frames, controls: f64([[1, 2, 3]]) })).toThrow(
+      /thrusts must be \[frames, 4\] = \[30, 4\]/,
+    );
     expect(() => rigid.simulateQuadrotor(quad, state, { dt, frames })).toThrow(/give the thrusts/);
     expect(() => rigid.quadrotor({ mass: -1 })).toThrow(/mass/);
   });

@@ -20,7 +20,12 @@ function boxBody(h: Vec3, mass: number, o: rigid.MeshBodyOptions = {}): rigid.Bo
 
 const stepFor = (c: { ke: number; kd: number; kf: number }) => Math.min(1 / 480, contact.rigidContactStepLimit(c));
 
-function heights(body: rigid.BodySpec, g: contact.GroundContact, dt: number, steps: number): { y: number[]; x: number[] } {
+function heights(
+  body: rigid.BodySpec,
+  g: contact.GroundContact,
+  dt: number,
+  steps: number,
+): { y: number[]; x: number[] } {
   const { system, state } = rigid.rigidSystem([body], { ground: g, dtype: "float64" });
   const s = rigid.simulate(system, state, { dt, substeps: 1, frames: steps });
   const x = globalThis.Array.from(s.x.dataSync());
@@ -29,14 +34,24 @@ function heights(body: rigid.BodySpec, g: contact.GroundContact, dt: number, ste
 
 describe("rigid contact: a body at rest is at rest", () => {
   const settings = [
-    { ke: 1e4, kd: 0, kf: 0, smoothing: 1e-3 }, { ke: 3e4, kd: 150, kf: 200, smoothing: 5e-3 },
-    { ke: 1e5, kd: 600, kf: 600, smoothing: 2e-2 }, { ke: 1e4, kd: 600, kf: 50, smoothing: 2e-2 },
+    { ke: 1e4, kd: 0, kf: 0, smoothing: 1e-3 },
+    { ke: 3e4, kd: 150, kf: 200, smoothing: 5e-3 },
+    { ke: 1e5, kd: 600, kf: 600, smoothing: 2e-2 },
+    { ke: 1e4, kd: 600, kf: 50, smoothing: 2e-2 },
   ];
   it.each(settings)("boxes of 0.3–10 kg stay within 1 mm of their rest height for 1 s (%o)", (c) => {
     const dt = stepFor(c);
     for (const mass of [0.3, 0.7, 2.5, 6, 10]) {
-      for (const h of [[0.2, 0.2, 0.2], [0.3, 0.05, 0.1]] as Vec3[]) {
-        const { y } = heights(boxBody(h, mass, { position: [0, h[1], 0] }), contact.rigidGround({ ...c, mu: 0.5, dtype: "float64" }), dt, Math.round(1 / dt));
+      for (const h of [
+        [0.2, 0.2, 0.2],
+        [0.3, 0.05, 0.1],
+      ] as Vec3[]) {
+        const { y } = heights(
+          boxBody(h, mass, { position: [0, h[1], 0] }),
+          contact.rigidGround({ ...c, mu: 0.5, dtype: "float64" }),
+          dt,
+          Math.round(1 / dt),
+        );
         const worst = Math.max(...y.map((v) => Math.abs(v - h[1])));
         expect(worst, `mass ${mass}, box ${h}`).toBeLessThan(1e-3);
       }
@@ -51,21 +66,37 @@ describe("rigid contact: a body at rest is at rest", () => {
 
   it("a resting body carries exactly its weight at t = 0 (friction acts from the first substep)", () => {
     const body = boxBody([0.2, 0.1, 0.15], 2.5, { position: [0, 0.1, 0] });
-    const { system, state } = rigid.rigidSystem([body], { ground: contact.rigidGround({ dtype: "float64" }), dtype: "float64" });
+    const { system, state } = rigid.rigidSystem([body], {
+      ground: contact.rigidGround({ dtype: "float64" }),
+      dtype: "float64",
+    });
     const f = rigid.wrench(system, state).force.dataSync();
     expect(Math.abs(f[1]!)).toBeLessThan(1e-9 * 2.5 * G);
   });
 });
 
 describe("rigid contact: Coulomb sliding", () => {
-  it.each([[0.1, 1.5], [0.3, 2], [0.5, 2.5], [0.8, 3]])("μ = %f, v0 = %f m/s: the box slides v0²/(2μg) to within 1%", (mu, v0) => {
+  it.each([
+    [0.1, 1.5],
+    [0.3, 2],
+    [0.5, 2.5],
+    [0.8, 3],
+  ])("μ = %f, v0 = %f m/s: the box slides v0²/(2μg) to within 1%", (mu, v0) => {
     for (const mass of [0.3, 2.5, 10]) {
       const c = { ...contact.RIGID_GROUND_DEFAULTS };
       const dt = 1 / 960;
       const expected = (v0 * v0) / (2 * mu * G);
       const steps = Math.ceil((v0 / (mu * G) + 0.3) / dt);
-      const { x } = heights(boxBody([0.1, 0.1, 0.1], mass, { position: [0, 0.1, 0], velocity: [v0, 0, 0] }), contact.rigidGround({ ...c, mu, dtype: "float64" }), dt, steps);
-      expect(Math.abs(x[x.length - 1]! / expected - 1), `mass ${mass}: ${x[x.length - 1]} m vs ${expected} m`).toBeLessThan(0.01);
+      const { x } = heights(
+        boxBody([0.1, 0.1, 0.1], mass, { position: [0, 0.1, 0], velocity: [v0, 0, 0] }),
+        contact.rigidGround({ ...c, mu, dtype: "float64" }),
+        dt,
+        steps,
+      );
+      expect(
+        Math.abs(x[x.length - 1]! / expected - 1),
+        `mass ${mass}: ${x[x.length - 1]} m vs ${expected} m`,
+      ).toBeLessThan(0.01);
     }
   });
 });
@@ -73,22 +104,47 @@ describe("rigid contact: Coulomb sliding", () => {
 describe("rigid contact: gradients agree with central differences at the defaults (float64)", () => {
   type P = Record<string, Array>;
   const scenes: Record<string, { options: rigid.MeshBodyOptions; window: rigid.ForceWindow }> = {
-    sliding: { options: { position: [0, 0.1, 0], velocity: [0.3, 0, 0.05] }, window: { body: 0, force: [6, 0, 0], start: 0, end: 0.1 } },
-    bouncing: {
-      options: { position: [0, 0.45, 0], rotation: rigid.quatFromAxisAngle([1, 0, 1], 0.3), velocity: [0.4, 0, 0], angularVelocity: [0.5, 1, 0] },
+    sliding: {
+      options: { position: [0, 0.1, 0], velocity: [0.3, 0, 0.05] },
       window: { body: 0, force: [6, 0, 0], start: 0, end: 0.1 },
     },
-    tipping: { options: { position: [0, 0.1, 0], angularVelocity: [0, 0, -1] }, window: { body: 0, force: [8, 0, 0], point: [0, 0.08, 0], start: 0, end: 0.1 } },
+    bouncing: {
+      options: {
+        position: [0, 0.45, 0],
+        rotation: rigid.quatFromAxisAngle([1, 0, 1], 0.3),
+        velocity: [0.4, 0, 0],
+        angularVelocity: [0.5, 1, 0],
+      },
+      window: { body: 0, force: [6, 0, 0], start: 0, end: 0.1 },
+    },
+    tipping: {
+      options: { position: [0, 0.1, 0], angularVelocity: [0, 0, -1] },
+      window: { body: 0, force: [8, 0, 0], point: [0, 0.08, 0], start: 0, end: 0.1 },
+    },
   };
   it.each(Object.keys(scenes))("%s: mass, ke, kd, kf, μ and the initial velocity", (name) => {
     const sc = scenes[name]!;
     const g = contact.rigidGround({ mu: 0.4, dtype: "float64" });
-    const { system, state } = rigid.rigidSystem([boxBody([0.15, 0.1, 0.1], 2.4, sc.options)], { ground: g, dtype: "float64", forceWindows: [sc.window] });
+    const { system, state } = rigid.rigidSystem([boxBody([0.15, 0.1, 0.1], 2.4, sc.options)], {
+      ground: g,
+      dtype: "float64",
+      forceWindows: [sc.window],
+    });
     const unitI = np.div(system.inertia, np.reshape(system.mass, [1, 1, 1]));
     const frames = 30;
-    const w = np.array(globalThis.Array.from({ length: frames * 3 }, (_, i) => Math.sin(1.7 * i + 0.3)), { dtype: "float64" }).reshape([frames, 1, 3]);
+    const w = np
+      .array(
+        globalThis.Array.from({ length: frames * 3 }, (_, i) => Math.sin(1.7 * i + 0.3)),
+        { dtype: "float64" },
+      )
+      .reshape([frames, 1, 3]);
     const loss = (p: P) => {
-      const sys = { ...system, mass: p.mass!, inertia: np.mul(np.reshape(p.mass!, [1, 1, 1]), unitI), ground: { ...g, ke: p.ke!, kd: p.kd!, kf: p.kf!, mu: p.mu! } };
+      const sys = {
+        ...system,
+        mass: p.mass!,
+        inertia: np.mul(np.reshape(p.mass!, [1, 1, 1]), unitI),
+        ground: { ...g, ke: p.ke!, kd: p.kd!, kf: p.kf!, mu: p.mu! },
+      };
       const out = rigid.simulate(sys, { ...state, v: p.v0! }, { dt: 1 / 480, substeps: 16, frames });
       return np.add(np.sum(np.mul(out.x, w)), np.mul(0.3, np.sum(out.q)));
     };
@@ -100,7 +156,10 @@ describe("rigid contact: gradients agree with central differences at the default
       const x = theta[k]!;
       const d = np.add(np.abs(x), 0.1);
       const ad = np.sum(np.mul(gr[k]!, d)).item();
-      const fd = (L({ ...theta, [k]: np.add(x, np.mul(d, eps)) }).item() - L({ ...theta, [k]: np.sub(x, np.mul(d, eps)) }).item()) / (2 * eps);
+      const fd =
+        (L({ ...theta, [k]: np.add(x, np.mul(d, eps)) }).item() -
+          L({ ...theta, [k]: np.sub(x, np.mul(d, eps)) }).item()) /
+        (2 * eps);
       expect(Math.abs(fd), `${name}: ∂L/∂${k} is not negligible`).toBeGreaterThan(1e-6);
       expect(Math.abs(ad - fd), `${name}: ∂L/∂${k} AD ${ad} vs FD ${fd}`).toBeLessThan(2e-3 * Math.abs(fd));
     }
@@ -111,10 +170,18 @@ describe("rigid contact in float32", () => {
   it("has finite gradients for a body in the air, landing, resting and sliding (no overflow where a point does not touch)", () => {
     type P = Record<string, Array>;
     const g = contact.rigidGround({ mu: 0.4 });
-    const { system, state } = rigid.rigidSystem([boxBody([0.15, 0.1, 0.12], 0.7, { position: [0, 0.3, 0], velocity: [1, 0, 0] })], { ground: g, forceWindows: [{ body: 0, force: [5, 0, 0], start: 0.1, end: 0.4 }] });
+    const { system, state } = rigid.rigidSystem(
+      [boxBody([0.15, 0.1, 0.12], 0.7, { position: [0, 0.3, 0], velocity: [1, 0, 0] })],
+      { ground: g, forceWindows: [{ body: 0, force: [5, 0, 0], start: 0.1, end: 0.4 }] },
+    );
     const unitI = np.div(system.inertia, np.reshape(system.mass, [1, 1, 1]));
     const loss = (p: P) => {
-      const sys = { ...system, mass: p.mass!, inertia: np.mul(np.reshape(p.mass!, [1, 1, 1]), unitI), ground: { ...g, mu: p.mu! } };
+      const sys = {
+        ...system,
+        mass: p.mass!,
+        inertia: np.mul(np.reshape(p.mass!, [1, 1, 1]), unitI),
+        ground: { ...g, mu: p.mu! },
+      };
       return np.sum(np.square(rigid.simulate(sys, state, { dt: 1 / 570, substeps: 19, frames: 30 }).x));
     };
     const gr = jit(grad(loss))({ mass: system.mass, mu: g.mu }) as P;

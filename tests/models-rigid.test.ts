@@ -4,15 +4,25 @@ import { contact, meshes, rigid } from "../src/models/index.js";
 import { matvec, mT } from "../src/models/common/vec.js";
 import { maxAbs } from "./models-helpers.js";
 
-const frame = (s: rigid.RigidState, f: number): rigid.RigidState =>
-  ({ x: np.index(s.x, f), q: np.index(s.q, f), v: np.index(s.v, f), w: np.index(s.w, f), t: np.index(s.t, f) });
+const frame = (s: rigid.RigidState, f: number): rigid.RigidState => ({
+  x: np.index(s.x, f),
+  q: np.index(s.q, f),
+  v: np.index(s.v, f),
+  w: np.index(s.w, f),
+  t: np.index(s.t, f),
+});
 
 describe("rigid bodies", () => {
   it("without gravity or contact, linear and angular momentum are conserved (tumbling asymmetric box)", () => {
-    const body = rigid.meshBody(meshes.box(0.5, 0.2, 0.1), { density: 300, velocity: [1, 2, 3], angularVelocity: [0.1, 3, 0.2] });
+    const body = rigid.meshBody(meshes.box(0.5, 0.2, 0.1), {
+      density: 300,
+      velocity: [1, 2, 3],
+      angularVelocity: [0.1, 3, 0.2],
+    });
     const { system, state } = rigid.rigidSystem([body], { gravity: [0, 0, 0], dtype: "float64" });
     const out = rigid.simulate(system, state, { dt: 1e-2, substeps: 4, frames: 50 });
-    const L0 = rigid.angularMomentum(system, state), p0 = np.mul(system.mass, state.v);
+    const L0 = rigid.angularMomentum(system, state),
+      p0 = np.mul(system.mass, state.v);
     for (const f of [9, 29, 49]) {
       const s = frame(out, f);
       expect(maxAbs(np.sub(rigid.angularMomentum(system, s), L0)) / maxAbs(L0)).toBeLessThan(1e-12);
@@ -32,18 +42,24 @@ describe("rigid bodies", () => {
     const body = rigid.meshBody(meshes.cylinder(0.3, 0.05, 32), { density: 500, angularVelocity: [0.4, 6, 0] });
     const { system, state } = rigid.rigidSystem([body], { gravity: [0, 0, 0], dtype: "float64" });
     const I = system.inertia.dataSync();
-    const A = I[0]!, C = I[4]!;
+    const A = I[0]!,
+      C = I[4]!;
     expect(Math.abs(I[8]! - A) / A).toBeLessThan(1e-9);
     const rate = ((C - A) * 6) / A;
-    const dt = 2e-3, substeps = 5, frames = 40;
+    const dt = 2e-3,
+      substeps = 5,
+      frames = 40;
     const out = rigid.simulate(system, state, { dt, substeps, frames });
     const R = rigid.quatToMatrix(out.q);
     const wb = matvec(mT(R), out.w).dataSync() as Float64Array; // body-frame ω per frame
-    let prev = 0, unwrapped = 0;
+    let prev = 0,
+      unwrapped = 0;
     for (let f = 0; f < frames; f++) {
       const ang = Math.atan2(wb[3 * f + 2]!, wb[3 * f]!);
-      let d = ang - prev; d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
-      unwrapped += d; prev = ang;
+      let d = ang - prev;
+      d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
+      unwrapped += d;
+      prev = ang;
       expect(unwrapped).toBeCloseTo(-rate * (f + 1) * substeps * dt, 3);
       expect(wb[3 * f + 1]).toBeCloseTo(6, 7);
     }
@@ -54,7 +70,9 @@ describe("rigid bodies", () => {
     const body = rigid.sphereBody(0.2, { density: 100 });
     const F = [3, -1, 2] as const;
     const { system, state } = rigid.rigidSystem([body], {
-      gravity: [0, 0, 0], dtype: "float64", forceWindows: [{ body: 0, force: F, point: [0, 0.2, 0], start: 0.025, end: 0.105 }],
+      gravity: [0, 0, 0],
+      dtype: "float64",
+      forceWindows: [{ body: 0, force: F, point: [0, 0.2, 0], start: 0.025, end: 0.105 }],
     });
     const out = rigid.simulate(system, state, { dt: 0.01, frames: 20 });
     const v = np.index(np.index(out.v, 19), 0).toList() as number[];
@@ -74,10 +92,16 @@ describe("rigid bodies", () => {
   });
 
   it("a box sliding with friction stops near v²/(2μg) (contact through its 8 vertices)", () => {
-    const ke = 2e4, mu = 0.4, v0 = 2;
+    const ke = 2e4,
+      mu = 0.4,
+      v0 = 2;
     const m = 1000 * 0.2 ** 3;
     const ground = contact.ground({ ke, kd: 200, kf: 1e4, mu, dtype: "float64" });
-    const box = rigid.meshBody(meshes.box(0.1, 0.1, 0.1), { density: 1000, position: [0, 0.1 - (m * 9.8) / (4 * ke), 0], velocity: [v0, 0, 0] });
+    const box = rigid.meshBody(meshes.box(0.1, 0.1, 0.1), {
+      density: 1000,
+      position: [0, 0.1 - (m * 9.8) / (4 * ke), 0],
+      velocity: [v0, 0, 0],
+    });
     const { system, state } = rigid.rigidSystem([box], { ground, dtype: "float64" });
     const out = rigid.simulate(system, state, { dt: 5e-4, substeps: 20, frames: 70 });
     const xs = out.x.dataSync();
@@ -88,8 +112,12 @@ describe("rigid bodies", () => {
 });
 
 describe("mass properties from closed meshes", () => {
-  const props = (m: meshes.TriMesh, density = 1) => rigid.massProperties(
-    np.array(m.vertices, { dtype: "float64" }).reshape([-1, 3]), np.array(m.faces, { dtype: "int32" }).reshape([-1, 3]), density);
+  const props = (m: meshes.TriMesh, density = 1) =>
+    rigid.massProperties(
+      np.array(m.vertices, { dtype: "float64" }).reshape([-1, 3]),
+      np.array(m.faces, { dtype: "int32" }).reshape([-1, 3]),
+      density,
+    );
 
   it("box: m = ρ·8hxhyhz, I = m/3·diag(hy²+hz², hx²+hz², hx²+hy²), COM at the centre", () => {
     const shifted = meshes.box(0.5, 1, 1.5);
@@ -98,7 +126,11 @@ describe("mass properties from closed meshes", () => {
     expect(p.mass.item()).toBeCloseTo(m, 12);
     expect(p.com.toList()).toEqual([1, 2, 3].map((c) => expect.closeTo(c, 12)));
     const I = p.inertia.toList() as number[][];
-    [[1 + 2.25, 0, 0], [0, 0.25 + 2.25, 0], [0, 0, 0.25 + 1]].forEach((row, i) => row.forEach((c, j) => expect(I[i]![j]).toBeCloseTo((m / 3) * c, 10)));
+    [
+      [1 + 2.25, 0, 0],
+      [0, 0.25 + 2.25, 0],
+      [0, 0, 0.25 + 1],
+    ].forEach((row, i) => row.forEach((c, j) => expect(I[i]![j]).toBeCloseTo((m / 3) * c, 10)));
   });
 
   it("icosphere, cylinder, cone, capsule, torus: volumes and inertias approach the closed forms", () => {

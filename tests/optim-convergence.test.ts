@@ -15,13 +15,21 @@ const rosenbrock = (p: { xy: Array }): Array => {
 
 describe("Rosenbrock from (−1.2, 1)", () => {
   it("adam reaches the minimum (1, 1)", async () => {
-    const r = await optim.fit(rosenbrock, { xy: f64([-1.2, 1]) }, { optimizer: optim.adam(0.02), steps: 3000, ...quiet });
+    const r = await optim.fit(
+      rosenbrock,
+      { xy: f64([-1.2, 1]) },
+      { optimizer: optim.adam(0.02), steps: 3000, ...quiet },
+    );
     expect(r.losses[r.steps]!).toBeLessThan(1e-5);
     expectClose(nums(r.params.xy), [1, 1], 5e-3);
   });
 
   it("lbfgs reaches it to 1e-8 in under 100 steps", async () => {
-    const r = await optim.fit(rosenbrock, { xy: f64([-1.2, 1]) }, { optimizer: optim.lbfgs(), steps: 100, gradTolerance: 1e-10, ...quiet });
+    const r = await optim.fit(
+      rosenbrock,
+      { xy: f64([-1.2, 1]) },
+      { optimizer: optim.lbfgs(), steps: 100, gradTolerance: 1e-10, ...quiet },
+    );
     expect(r.stopReason).toBe("gradTolerance");
     expect(r.steps).toBeLessThan(100);
     expectClose(nums(r.params.xy), [1, 1], 1e-8);
@@ -31,7 +39,9 @@ describe("Rosenbrock from (−1.2, 1)", () => {
 /** Solve the normal equations AᵀA x = Aᵀb by Cholesky, in plain JS. */
 function leastSquaresJs(A: number[][], b: number[]): number[] {
   const n = A[0]!.length;
-  const M = globalThis.Array.from({ length: n }, (_, i) => globalThis.Array.from({ length: n }, (_, j) => A.reduce((s, row) => s + row[i]! * row[j]!, 0)));
+  const M = globalThis.Array.from({ length: n }, (_, i) =>
+    globalThis.Array.from({ length: n }, (_, j) => A.reduce((s, row) => s + row[i]! * row[j]!, 0)),
+  );
   const v = globalThis.Array.from({ length: n }, (_, i) => A.reduce((s, row, k) => s + row[i]! * b[k]!, 0));
   const L = M.map(() => new globalThis.Array<number>(n).fill(0));
   for (let i = 0; i < n; i++) {
@@ -41,9 +51,14 @@ function leastSquaresJs(A: number[][], b: number[]): number[] {
       L[i]![j] = i === j ? Math.sqrt(s) : s / L[j]![j]!;
     }
   }
-  const z = new globalThis.Array<number>(n).fill(0), x = new globalThis.Array<number>(n).fill(0);
+  const z = new globalThis.Array<number>(n).fill(0),
+    x = new globalThis.Array<number>(n).fill(0);
   for (let i = 0; i < n; i++) z[i] = (v[i]! - L[i]!.slice(0, i).reduce((s, l, k) => s + l * z[k]!, 0)) / L[i]![i]!;
-  for (let i = n - 1; i >= 0; i--) { let s = z[i]!; for (let k = i + 1; k < n; k++) s -= L[k]![i]! * x[k]!; x[i] = s / L[i]![i]!; }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = z[i]!;
+    for (let k = i + 1; k < n; k++) s -= L[k]![i]! * x[k]!;
+    x[i] = s / L[i]![i]!;
+  }
   return x;
 }
 
@@ -53,7 +68,11 @@ describe("least squares", () => {
     const A = np.add(random.normal(kA!, [40, 6], { dtype: "float64" }), np.mul(np.arange(6).astype("float64"), 0.5)); // correlated columns
     const b = random.normal(kb!, [40], { dtype: "float64" });
     const loss = (p: { x: Array }) => np.mean(np.square(np.sub(np.matmul(A, p.x), b)));
-    const r = await optim.fit(loss, { x: np.zeros([6], { dtype: "float64" }) }, { optimizer: optim.lbfgs(), steps: 200, gradTolerance: 1e-13, ...quiet });
+    const r = await optim.fit(
+      loss,
+      { x: np.zeros([6], { dtype: "float64" }) },
+      { optimizer: optim.lbfgs(), steps: 200, gradTolerance: 1e-13, ...quiet },
+    );
     const ref = leastSquaresJs(A.toList() as number[][], nums(b));
     const err = Math.max(...nums(r.params.x).map((x, i) => Math.abs(x - ref[i]!)));
     expect(err).toBeLessThan(1e-8);
@@ -70,8 +89,10 @@ describe("MLP regression", () => {
   const initMlp = (seed: number): Mlp => {
     const [k1, k2] = random.split(random.key(seed));
     return {
-      w1: np.mul(random.normal(k1!, [1, 32]), 1.5), b1: np.zeros([32]),
-      w2: np.mul(random.normal(k2!, [32, 1]), 1 / Math.sqrt(32)), b2: np.zeros([1]),
+      w1: np.mul(random.normal(k1!, [1, 32]), 1.5),
+      b1: np.zeros([32]),
+      w2: np.mul(random.normal(k2!, [32, 1]), 1 / Math.sqrt(32)),
+      b2: np.zeros([1]),
     };
   };
 
@@ -90,14 +111,19 @@ describe("MLP regression", () => {
 
 describe("parabola: every optimizer converges", () => {
   const target = f64([1, -2, 0.5]);
-  const bowl = (p: { x: Array }) => np.sum(np.mul(np.array([1, 4, 0.25], { dtype: "float64" }), np.square(np.sub(p.x, target))));
+  const bowl = (p: { x: Array }) =>
+    np.sum(np.mul(np.array([1, 4, 0.25], { dtype: "float64" }), np.square(np.sub(p.x, target))));
   const table: [string, optim.GradientTransformation<unknown>, number][] = [
     ["sgd", optim.sgd(0.1), 300],
     ["momentum", optim.momentum(0.05, 0.9), 300],
     ["nesterov", optim.momentum(0.05, 0.9, { nesterov: true }), 300],
     ["adam", optim.adam(0.05), 1500],
     ["adamw", optim.adamw(0.05, { weightDecay: 1e-7 }), 1500],
-    ["rmsprop (cosine-decayed rate)", optim.rmsprop(optim.cosineDecay({ initValue: 0.02, decaySteps: 1500 }), { momentum: 0.5 }), 1500],
+    [
+      "rmsprop (cosine-decayed rate)",
+      optim.rmsprop(optim.cosineDecay({ initValue: 0.02, decaySteps: 1500 }), { momentum: 0.5 }),
+      1500,
+    ],
     ["lbfgs", optim.lbfgs(), 20],
   ];
   it.each(table)("%s", async (_name, optimizer, steps) => {
@@ -128,6 +154,10 @@ describe("bounded parameters", () => {
 
   it("the sigmoid box is lo + (hi − lo)·nn.sigmoid", () => {
     const u = f64([0.3, -4]);
-    expectClose(nums(optim.sigmoidBox(-1, 2).forward(u)), nums(nn.sigmoid(u)).map((s) => -1 + 3 * s), 1e-14);
+    expectClose(
+      nums(optim.sigmoidBox(-1, 2).forward(u)),
+      nums(nn.sigmoid(u)).map((s) => -1 + 3 * s),
+      1e-14,
+    );
   });
 });

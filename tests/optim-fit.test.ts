@@ -28,7 +28,8 @@ describe("stopping", () => {
     const tol = 1e-6;
     const r = await optim.fit(bowl, x0(), { optimizer: optim.sgd(0.05), steps: 10_000, tolerance: tol, ...quiet });
     const L = r.losses;
-    const converged = (k: number) => Math.abs(L[k]! - L[k - 1]!) <= tol * Math.max(Math.abs(L[k]!), Math.abs(L[k - 1]!), 1);
+    const converged = (k: number) =>
+      Math.abs(L[k]! - L[k - 1]!) <= tol * Math.max(Math.abs(L[k]!), Math.abs(L[k - 1]!), 1);
     expect(r.stopReason).toBe("tolerance");
     expect(r.steps).toBeLessThan(10_000);
     expect(converged(r.steps)).toBe(true);
@@ -50,8 +51,14 @@ describe("stopping", () => {
 
     const seen: number[] = [];
     const cb = await optim.fit(bowl, x0(), {
-      optimizer: optim.adam(0.1), steps: 500, ...quiet,
-      onStep: ({ step, loss, params }) => { seen.push(step); expect(bowl(params).item()).toBe(loss); return step < 4; },
+      optimizer: optim.adam(0.1),
+      steps: 500,
+      ...quiet,
+      onStep: ({ step, loss, params }) => {
+        seen.push(step);
+        expect(bowl(params).item()).toBe(loss);
+        return step < 4;
+      },
     });
     expect(cb.stopReason).toBe("callback");
     expect(seen).toEqual([0, 1, 2, 3, 4]);
@@ -66,8 +73,12 @@ describe("non-finite values", () => {
   it("a NaN loss names the step; finite parameters are reported as such", async () => {
     // loss = log(m) + f²: gradient descent m ← m − η/m crosses zero, and log turns NaN.
     const loss = (p: Body) => np.add(np.sum(np.log(p.mass)), np.sum(np.square(p.friction)));
-    let m = 1, step = 0;
-    while (m > 0) { m -= 0.3 / m; step++; }
+    let m = 1,
+      step = 0;
+    while (m > 0) {
+      m -= 0.3 / m;
+      step++;
+    }
     const run = optim.fit(loss, start(1, 0.5), { optimizer: optim.sgd(0.3), steps: 50, ...quiet });
     await expect(run).rejects.toThrow(new RegExp(`loss is NaN at step ${step} .*All parameter leaves are finite`));
   });
@@ -76,7 +87,9 @@ describe("non-finite values", () => {
     // The gradient 1e300 times η = 1e10 overflows the mass to −Infinity in the first update.
     // (f64(1e300), not a bare 1e300: core makes JS numbers weak float32 first, and 1e300 overflows.)
     const loss = (p: Body) => np.add(np.sum(np.mul(p.mass, f64(1e300))), np.sum(np.square(p.friction)));
-    const err = await optim.fit(loss, start(1, 0.5), { optimizer: optim.sgd(1e10), steps: 5, ...quiet }).catch((e: Error) => e);
+    const err = await optim
+      .fit(loss, start(1, 0.5), { optimizer: optim.sgd(1e10), steps: 5, ...quiet })
+      .catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(/update at step 0 .*non-finite: mass\b/);
     expect((err as Error).message).not.toMatch(/friction/);
@@ -84,8 +97,9 @@ describe("non-finite values", () => {
 
   it("lists non-finite parameter leaves when the loss is non-finite because of them", async () => {
     const loss = (p: Body) => np.add(np.sum(np.square(p.mass)), np.sum(np.square(p.friction)));
-    await expect(optim.fit(loss, start(1, NaN), { optimizer: optim.adam(0.1), steps: 5, ...quiet }))
-      .rejects.toThrow(/loss is NaN at step 0\. Non-finite parameter leaves at step 0: friction\./);
+    await expect(optim.fit(loss, start(1, NaN), { optimizer: optim.adam(0.1), steps: 5, ...quiet })).rejects.toThrow(
+      /loss is NaN at step 0\. Non-finite parameter leaves at step 0: friction\./,
+    );
   });
 });
 
@@ -127,8 +141,15 @@ describe("loss curve files", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("writes the CSV with every loss at full precision and a PNG with the curve drawn", async () => {
-    const csv = join(dir, "curves/loss.csv"), png = join(dir, "curves/loss.png");
-    const r = await optim.fit(bowl, x0(), { optimizer: optim.adam(0.3), steps: 80, lossCurveCsv: csv, lossCurvePng: png, ...quiet });
+    const csv = join(dir, "curves/loss.csv"),
+      png = join(dir, "curves/loss.png");
+    const r = await optim.fit(bowl, x0(), {
+      optimizer: optim.adam(0.3),
+      steps: 80,
+      lossCurveCsv: csv,
+      lossCurvePng: png,
+      ...quiet,
+    });
     const [header, ...rows] = readFileSync(csv, "utf8").trim().split("\n");
     expect(header).toBe("step,loss,grad_norm");
     expect(rows).toHaveLength(r.losses.length);
@@ -140,7 +161,8 @@ describe("loss curve files", () => {
     const img = readPng(png);
     expect(img.shape).toEqual([360, 640, 4]);
     const px = nums(img);
-    let curve = 0, white = 0;
+    let curve = 0,
+      white = 0;
     for (let i = 0; i < px.length; i += 4) {
       const [R, G, B] = [px[i]!, px[i + 1]!, px[i + 2]!];
       if (B > 0.5 && R < 0.35 && G < 0.6) curve++; // the default blue
@@ -153,7 +175,9 @@ describe("loss curve files", () => {
   it("still writes the curve up to the failure when fit throws", async () => {
     const csv = join(dir, "failed.csv");
     const loss = (p: P) => np.sum(np.log(p.x));
-    await expect(optim.fit(loss, { x: f64([1]) }, { optimizer: optim.sgd(0.5), steps: 10, lossCurveCsv: csv, ...quiet })).rejects.toThrow(/NaN/);
+    await expect(
+      optim.fit(loss, { x: f64([1]) }, { optimizer: optim.sgd(0.5), steps: 10, lossCurveCsv: csv, ...quiet }),
+    ).rejects.toThrow(/NaN/);
     const rows = readFileSync(csv, "utf8").trim().split("\n");
     expect(rows[rows.length - 1]).toMatch(/,NaN,/);
   });

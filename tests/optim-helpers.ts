@@ -2,7 +2,8 @@
 import { expect } from "vitest";
 import { np, type Array } from "../src/index.js";
 
-export const f64 = (x: number | readonly number[] | readonly (readonly number[])[]): Array => np.array(x as never, { dtype: "float64" });
+export const f64 = (x: number | readonly number[] | readonly (readonly number[])[]): Array =>
+  np.array(x as never, { dtype: "float64" });
 
 export const nums = (x: Array): number[] => globalThis.Array.from(x.dataSync(), Number);
 
@@ -12,7 +13,8 @@ export function expectClose(actual: readonly number[], expected: readonly number
   actual.forEach((a, i) => {
     const e = expected[i]!;
     const err = Math.abs(a - e) / Math.max(1, Math.abs(e));
-    if (!(err <= tol)) throw new Error(`${what}[${i}]: got ${a}, expected ${e} (relative error ${err.toExponential(2)} > ${tol})`);
+    if (!(err <= tol))
+      throw new Error(`${what}[${i}]: got ${a}, expected ${e} (relative error ${err.toExponential(2)} > ${tol})`);
   });
 }
 

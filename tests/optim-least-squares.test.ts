@@ -13,9 +13,16 @@ const quiet = { progress: false } as const;
 describe("host linear algebra", () => {
   it("choleskySolve solves an SPD system and rejects an indefinite one", () => {
     // A = MᵀM + I for a fixed M, b = A·x★.
-    const n = 4, m = [[2, -1, 0, 3], [1, 4, -2, 0], [0, 1, 1, -1], [3, 0, 2, 1]];
+    const n = 4,
+      m = [
+        [2, -1, 0, 3],
+        [1, 4, -2, 0],
+        [0, 1, 1, -1],
+        [3, 0, 2, 1],
+      ];
     const a = new Float64Array(n * n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j] = m.reduce((s, row) => s + row[i]! * row[j]!, 0) + (i === j ? 1 : 0);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) a[i * n + j] = m.reduce((s, row) => s + row[i]! * row[j]!, 0) + (i === j ? 1 : 0);
     const xStar = [0.5, -2, 3, 1.25];
     const b = Float64Array.from({ length: n }, (_, i) => xStar.reduce((s, x, j) => s + a[i * n + j]! * x, 0));
     expectClose([...choleskySolve(a, b, n)!], xStar, 1e-12);
@@ -23,7 +30,8 @@ describe("host linear algebra", () => {
   });
 
   it("normalEquations equals JᵀJ and Jᵀr written out", () => {
-    const j = [1, 2, 0, -1, 3, 0.5], r = [0.5, -1, 2]; // J is 3×2
+    const j = [1, 2, 0, -1, 3, 0.5],
+      r = [0.5, -1, 2]; // J is 3×2
     const { jtj, jtr } = normalEquations(j, r, 2);
     expectClose([...jtj], [1 + 0 + 9, 2 + 0 + 1.5, 2 + 0 + 1.5, 4 + 1 + 0.25], 1e-15);
     expectClose([...jtr], [0.5 + 0 + 6, 1 + 1 + 1], 1e-15);
@@ -52,14 +60,22 @@ describe("levenbergMarquardt", () => {
     const model = (p: Array) => np.add(np.mul(p.at(0), np.exp(np.neg(np.mul(p.at(1), t)))), p.at(2));
     const truth = np.array([2.5, 1.3, 0.4], { dtype: "float32" });
     const data = model(truth);
-    const r = await optim.levenbergMarquardt((p) => np.sub(model(p), data), np.array([1, 0.5, 0], { dtype: "float32" }), { iterations: 30, ...quiet });
+    const r = await optim.levenbergMarquardt(
+      (p) => np.sub(model(p), data),
+      np.array([1, 0.5, 0], { dtype: "float32" }),
+      { iterations: 30, ...quiet },
+    );
     expect(r.params.dtype).toBe("float32");
     expectClose(nums(r.params), [2.5, 1.3, 0.4], 1e-4);
     expect(r.losses[r.losses.length - 1]!).toBeLessThan(1e-10);
   });
 
   it("stops as stalled without moving when started at the exact minimum", async () => {
-    const r = await optim.levenbergMarquardt((p: Array) => np.sub(p, np.array([1, 2], { dtype: "float64" })), f64([1, 2]), { iterations: 5, ...quiet });
+    const r = await optim.levenbergMarquardt(
+      (p: Array) => np.sub(p, np.array([1, 2], { dtype: "float64" })),
+      f64([1, 2]),
+      { iterations: 5, ...quiet },
+    );
     expect(r.stopReason).toBe("stalled");
     expect(r.iterations).toBe(0);
     expect(r.losses).toEqual([0]);
@@ -67,8 +83,14 @@ describe("levenbergMarquardt", () => {
   });
 
   it("names bad input", async () => {
-    await expect(optim.levenbergMarquardt((p: Array) => p, np.zeros([2, 2]), { iterations: 1, ...quiet })).rejects.toThrow(/x0 must be 1-D/);
-    await expect(optim.levenbergMarquardt((p: Array) => p, f64([1]), { iterations: -1, ...quiet })).rejects.toThrow(/iterations must be a non-negative integer/);
-    await expect(optim.levenbergMarquardt((p: Array) => np.log(p), f64([-1]), { iterations: 1, ...quiet })).rejects.toThrow(/not finite at x0/);
+    await expect(
+      optim.levenbergMarquardt((p: Array) => p, np.zeros([2, 2]), { iterations: 1, ...quiet }),
+    ).rejects.toThrow(/x0 must be 1-D/);
+    await expect(optim.levenbergMarquardt((p: Array) => p, f64([1]), { iterations: -1, ...quiet })).rejects.toThrow(
+      /iterations must be a non-negative integer/,
+    );
+    await expect(
+      optim.levenbergMarquardt((p: Array) => np.log(p), f64([-1]), { iterations: 1, ...quiet }),
+    ).rejects.toThrow(/not finite at x0/);
   });
 });

@@ -11,13 +11,15 @@ import { nums } from "./optim-helpers.js";
 function curveRows(r: Raster, isCurve: (R: number, G: number, B: number) => boolean): Map<number, number> {
   const rows = new Map<number, number>();
   for (let x = 0; x < r.width; x++) {
-    let sw = 0, sy = 0;
+    let sw = 0,
+      sy = 0;
     for (let y = 0; y < r.height; y++) {
       const o = 4 * (y * r.width + x);
       const [R, G, B] = [r.rgba[o]!, r.rgba[o + 1]!, r.rgba[o + 2]!];
       if (!isCurve(R, G, B)) continue;
       const w = (Math.max(R, G, B) - Math.min(R, G, B)) / 255; // colour saturation: 0 on grey
-      sw += w; sy += w * y;
+      sw += w;
+      sy += w * y;
     }
     if (sw > 0.2) rows.set(x, sy / sw);
   }
@@ -28,8 +30,11 @@ const orange = (R: number, _G: number, B: number) => R - B > 30;
 
 /** Least-squares line through (x, row) points: slope and worst residual in pixels. */
 function lineFit(points: Map<number, number>): { slope: number; maxResidual: number } {
-  const xs = [...points.keys()], ys = [...points.values()];
-  const n = xs.length, mx = xs.reduce((a, b) => a + b) / n, my = ys.reduce((a, b) => a + b) / n;
+  const xs = [...points.keys()],
+    ys = [...points.values()];
+  const n = xs.length,
+    mx = xs.reduce((a, b) => a + b) / n,
+    my = ys.reduce((a, b) => a + b) / n;
   const slope = xs.reduce((s, x, i) => s + (x - mx) * (ys[i]! - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
   const maxResidual = Math.max(...xs.map((x, i) => Math.abs(ys[i]! - (my + slope * (x - mx)))));
   return { slope, maxResidual };
@@ -37,7 +42,10 @@ function lineFit(points: Map<number, number>): { slope: number; maxResidual: num
 
 describe("linePlot", () => {
   it("draws y = x as a straight rising line across the plot", () => {
-    const r = linePlot(Array.from({ length: 50 }, (_, i) => i), { width: 400, height: 300 });
+    const r = linePlot(
+      Array.from({ length: 50 }, (_, i) => i),
+      { width: 400, height: 300 },
+    );
     expect([r.width, r.height, r.rgba.length]).toEqual([400, 300, 400 * 300 * 4]);
     const rows = curveRows(r, blue);
     expect(rows.size).toBeGreaterThan(250); // spans most of the width
@@ -67,7 +75,8 @@ describe("linePlot", () => {
 
   it("draws several series in different colours, each where its data is", () => {
     const r = linePlot([{ y: [0, 0, 0, 0] }, { y: [10, 10, 10, 10] }], { width: 300, height: 200 });
-    const low = curveRows(r, blue), high = curveRows(r, orange);
+    const low = curveRows(r, blue),
+      high = curveRows(r, orange);
     expect(low.size).toBeGreaterThan(150);
     expect(high.size).toBeGreaterThan(150);
     const mean = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b) / m.size;
@@ -83,8 +92,13 @@ describe("linePlot", () => {
   it("draws the title, axis titles and a legend where they belong, and shades a band between its edges", () => {
     const y = Array.from({ length: 20 }, (_, i) => i);
     const plain = linePlot(y, { width: 400, height: 300 });
-    const named = linePlot([{ y, label: "mean", band: { lower: y.map((v) => v - 3), upper: y.map((v) => v + 3) } }],
-      { width: 400, height: 300, title: "Loss", xLabel: "step", yLabel: "loss (MSE)" });
+    const named = linePlot([{ y, label: "mean", band: { lower: y.map((v) => v - 3), upper: y.map((v) => v + 3) } }], {
+      width: 400,
+      height: 300,
+      title: "Loss",
+      xLabel: "step",
+      yLabel: "loss (MSE)",
+    });
     const dark = (r: Raster, x0: number, x1: number, y0: number, y1: number) => {
       let n = 0;
       for (let yy = y0; yy < y1; yy++) for (let xx = x0; xx < x1; xx++) if (r.rgba[4 * (yy * r.width + xx)]! < 120) n++;
@@ -102,7 +116,8 @@ describe("linePlot", () => {
       for (let x = 0; x < r.width; x++) {
         let n = 0;
         for (let yy = 0; yy < r.height; yy++) {
-          const o = 4 * (yy * r.width + x), [R, B] = [r.rgba[o]!, r.rgba[o + 2]!];
+          const o = 4 * (yy * r.width + x),
+            [R, B] = [r.rgba[o]!, r.rgba[o + 2]!];
           if (R > 190 && B - R >= 20 && B - R <= 35) n++;
         }
         if (n >= 8) columns++;
@@ -117,13 +132,21 @@ describe("linePlot", () => {
     const options = { width: 400, height: 300, title: "Loss", xLabel: "step", yLabel: "loss (MSE)" };
     const legendPixels = (values: number[]) => {
       const band = { lower: values.map((v) => v - 3), upper: values.map((v) => v + 3) };
-      const [withLabel, without] = [linePlot([{ y: values, label: "mean", band }], options), linePlot([{ y: values, band }], options)];
+      const [withLabel, without] = [
+        linePlot([{ y: values, label: "mean", band }], options),
+        linePlot([{ y: values, band }], options),
+      ];
       const changed: [number, number][] = [];
       for (let i = 0; i < withLabel.rgba.length; i += 4) {
-        if ([0, 1, 2].some((k) => withLabel.rgba[i + k] !== without.rgba[i + k])) changed.push([(i / 4) % 400, Math.floor(i / 4 / 400)]);
+        if ([0, 1, 2].some((k) => withLabel.rgba[i + k] !== without.rgba[i + k]))
+          changed.push([(i / 4) % 400, Math.floor(i / 4 / 400)]);
       }
       expect(changed.length).toBeGreaterThan(50);
-      expect(changed.some(([x, yy]) => blue(withLabel.rgba[4 * (yy * 400 + x)]!, 0, withLabel.rgba[4 * (yy * 400 + x) + 2]!))).toBe(true);
+      expect(
+        changed.some(([x, yy]) =>
+          blue(withLabel.rgba[4 * (yy * 400 + x)]!, 0, withLabel.rgba[4 * (yy * 400 + x) + 2]!),
+        ),
+      ).toBe(true);
       return { xs: changed.map(([x]) => x), ys: changed.map(([, yy]) => yy) };
     };
     const rising = legendPixels(y);

@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
 const root = new URL("..", import.meta.url).pathname;
 function run(script: string): { stdout: string; stderr: string; status: number | null } {
   const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    cwd: root, encoding: "utf8", env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? "/tmp" },
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? "/tmp" },
   });
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
@@ -27,19 +29,22 @@ describe("a CPU run is quiet on stderr", () => {
     expect(r.stdout).toContain("sum:9");
     expect(r.stderr).toBe("");
   });
-  it.runIf(process.platform === "linux")("init() (auto) shows no Dawn warning; with only a software adapter, its one notice and nothing else", () => {
-    const r = run(`import { init, devices } from "./src/index.ts";
+  it.runIf(process.platform === "linux")(
+    "init() (auto) shows no Dawn warning; with only a software adapter, its one notice and nothing else",
+    () => {
+      const r = run(`import { init, devices } from "./src/index.ts";
       const b = await init();
       console.log("auto:" + b + " webgpu-loaded:" + devices().some((d) => d.name === "webgpu"));
       ${compute}`);
-    expect(r.stdout).toContain("sum:9");
-    expect(r.stderr).not.toMatch(/Warning|artificially reduced/);
-    if (r.stdout.includes("auto:cpu")) {
-      // The CPU was chosen without loading Dawn in this process.
-      expect(r.stdout).toContain("webgpu-loaded:false");
-      const lines = r.stderr.split("\n").filter(Boolean);
-      expect(lines.length).toBeLessThanOrEqual(1);
-      if (lines.length) expect(lines[0]).toMatch(/^gradsim: the only WebGPU adapter is a software one/);
-    }
-  });
+      expect(r.stdout).toContain("sum:9");
+      expect(r.stderr).not.toMatch(/Warning|artificially reduced/);
+      if (r.stdout.includes("auto:cpu")) {
+        // The CPU was chosen without loading Dawn in this process.
+        expect(r.stdout).toContain("webgpu-loaded:false");
+        const lines = r.stderr.split("\n").filter(Boolean);
+        expect(lines.length).toBeLessThanOrEqual(1);
+        if (lines.length) expect(lines[0]).toMatch(/^gradsim: the only WebGPU adapter is a software one/);
+      }
+    },
+  );
 });

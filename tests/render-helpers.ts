@@ -13,7 +13,13 @@ export const C_A = 33 / 64;
 export function setupA(dx = 0, dy = 0): R.ScreenFaces {
   const c = C_A;
   return {
-    xy: f64([[[-c + dx, -c + dy], [c + dx, -c + dy], [-c + dx, c + dy]]]),
+    xy: f64([
+      [
+        [-c + dx, -c + dy],
+        [c + dx, -c + dy],
+        [-c + dx, c + dy],
+      ],
+    ]),
     z: f64([[2.732, 2.732, 2.732]]),
   };
 }
@@ -35,7 +41,8 @@ export function onePixel(H: number, W: number, row: number, col: number): Array 
 
 export const maxAbsDiff = (a: Array, b: Array): number => {
   expect(a.shape).toEqual(b.shape);
-  const x = a.dataSync(), y = b.dataSync();
+  const x = a.dataSync(),
+    y = b.dataSync();
   let m = 0;
   for (let i = 0; i < x.length; i++) m = Math.max(m, Math.abs(x[i]! - y[i]!));
   return m;
@@ -49,7 +56,8 @@ export function pseudoRandom(n: number, seed = 1): Float64Array {
     return (s / 2 ** 32) * 2 - 1;
   });
 }
-export const randomLike = (x: Array, seed: number): Array => np.reshape(np.array(pseudoRandom(x.size, seed), { dtype: "float64" }), [...x.shape]);
+export const randomLike = (x: Array, seed: number): Array =>
+  np.reshape(np.array(pseudoRandom(x.size, seed), { dtype: "float64" }), [...x.shape]);
 
 /** Central difference of a scalar function along direction d. */
 export function centralDifference(loss: (t: Array) => Array, theta: Array, d: Array, eps = 1e-6): number {
@@ -60,7 +68,13 @@ export function centralDifference(loss: (t: Array) => Array, theta: Array, d: Ar
  * Check ⟨∇L, d⟩ against central differences for a few random directions d.
  * Returns the relative errors (|fd − ad| / max(|fd|, scale)).
  */
-export function directionalErrors(loss: (t: Array) => Array, grad: Array, theta: Array, seeds: readonly number[], eps = 1e-6): { ad: number; fd: number; rel: number }[] {
+export function directionalErrors(
+  loss: (t: Array) => Array,
+  grad: Array,
+  theta: Array,
+  seeds: readonly number[],
+  eps = 1e-6,
+): { ad: number; fd: number; rel: number }[] {
   return seeds.map((s) => {
     const d = randomLike(theta, s);
     const ad = np.sum(np.mul(grad, d)).item();
@@ -72,8 +86,24 @@ export function directionalErrors(loss: (t: Array) => Array, grad: Array, theta:
 /** A small generic scene: one tilted triangle pair in front of a default SoftRas camera. */
 export function smallMesh(): R.Mesh {
   return {
-    vertices: f64([[-0.7, -0.5, 0.1], [0.6, -0.6, -0.2], [-0.2, 0.7, 0.0], [0.75, 0.55, 0.3]]),
-    faces: np.array([[0, 2, 1], [1, 2, 3]], { dtype: "int32" }),
-    colors: f64([[0.9, 0.2, 0.1], [0.1, 0.8, 0.2], [0.2, 0.3, 0.9], [0.8, 0.8, 0.1]]),
+    vertices: f64([
+      [-0.7, -0.5, 0.1],
+      [0.6, -0.6, -0.2],
+      [-0.2, 0.7, 0.0],
+      [0.75, 0.55, 0.3],
+    ]),
+    faces: np.array(
+      [
+        [0, 2, 1],
+        [1, 2, 3],
+      ],
+      { dtype: "int32" },
+    ),
+    colors: f64([
+      [0.9, 0.2, 0.1],
+      [0.1, 0.8, 0.2],
+      [0.2, 0.3, 0.9],
+      [0.8, 0.8, 0.1],
+    ]),
   };
 }

@@ -14,11 +14,19 @@ import * as R from "../src/render/index.js";
 import { maxAbsDiff } from "./render-helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gradsim-render-io-"));
-beforeAll(async () => { await init({ backend: "cpu" }); });
+beforeAll(async () => {
+  await init({ backend: "cpu" });
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const frame = (az: number) => R.render(R.meshFromData(R.icosphereData(1, 0.8), { colors: [0.9, 0.4, 0.2] }),
-  R.perspectiveCamera({ distance: 3, elevation: 20, azimuth: az }), undefined, undefined, { width: 16, softras: { sigma: 2e-3 }, background: [0.2, 0.3, 0.4] });
+const frame = (az: number) =>
+  R.render(
+    R.meshFromData(R.icosphereData(1, 0.8), { colors: [0.9, 0.4, 0.2] }),
+    R.perspectiveCamera({ distance: 3, elevation: 20, azimuth: az }),
+    undefined,
+    undefined,
+    { width: 16, softras: { sigma: 2e-3 }, background: [0.2, 0.3, 0.4] },
+  );
 
 /** Count image descriptors (0x2C after a block) in a GIF by walking its blocks. */
 function gifFrames(buf: Buffer): number {
@@ -26,9 +34,15 @@ function gifFrames(buf: Buffer): number {
   let p = 13;
   if (buf[10]! & 0x80) p += 3 * (1 << ((buf[10]! & 7) + 1));
   let frames = 0;
-  const skipSub = () => { while (buf[p]! !== 0) p += buf[p]! + 1; p++; };
+  const skipSub = () => {
+    while (buf[p]! !== 0) p += buf[p]! + 1;
+    p++;
+  };
   while (p < buf.length && buf[p] !== 0x3b) {
-    if (buf[p] === 0x21) { p += 2; skipSub(); } else if (buf[p] === 0x2c) {
+    if (buf[p] === 0x21) {
+      p += 2;
+      skipSub();
+    } else if (buf[p] === 0x2c) {
       frames++;
       const packed = buf[p + 9]!;
       p += 10;
@@ -54,7 +68,9 @@ describe("render I/O", () => {
     expect(paths.map((p) => p.slice(-8))).toEqual(["f000.png", "f001.png", "f002.png"]);
     const back = readPngFrames(join(dir, "seq"), { prefix: "f" });
     expect(back.length).toBe(3);
-    back.forEach((b, i) => expect(maxAbsDiff(b, np.astype(np.clip(frames[i]!, 0, 1), "float32"))).toBeLessThanOrEqual(0.5 / 255 + 1e-7));
+    back.forEach((b, i) =>
+      expect(maxAbsDiff(b, np.astype(np.clip(frames[i]!, 0, 1), "float32"))).toBeLessThanOrEqual(0.5 / 255 + 1e-7),
+    );
     expect(() => readPngFrames(join(dir, "seq"), { prefix: "nope" })).toThrow(/no nope/);
   });
   it("turntable GIF and side-by-side comparison GIF have one image per frame", () => {
@@ -68,7 +84,20 @@ describe("render I/O", () => {
     expect(() => writeComparisonGif(join(dir, "bad.gif"), [frames, frames.slice(1)])).toThrow(/different lengths/);
   });
   it("compositeOver blends RGB by alpha over the background", () => {
-    const rgba = np.array([[[1, 0, 0, 0.25], [0, 1, 0, 1]]], { dtype: "float64" });
-    expect(compositeOver(rgba, [0, 0, 1]).toList()).toEqual([[[0.25, 0, 0.75], [0, 1, 0]]]);
+    const rgba = np.array(
+      [
+        [
+          [1, 0, 0, 0.25],
+          [0, 1, 0, 1],
+        ],
+      ],
+      { dtype: "float64" },
+    );
+    expect(compositeOver(rgba, [0, 0, 1]).toList()).toEqual([
+      [
+        [0.25, 0, 0.75],
+        [0, 1, 0],
+      ],
+    ]);
   });
 });

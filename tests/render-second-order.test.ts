@@ -13,13 +13,22 @@ describe("second derivatives through the fused rasterizers (CPU, float64)", () =
   for (const kind of KINDS) {
     it(`${kind}: jvp(grad) and grad-of-grad match central differences of the gradient`, () => {
       const L = lossOf(kind, "float64", "cpu");
-      const xs = arrays("float64", "cpu"), v = direction(xs, "cpu");
+      const xs = arrays("float64", "cpu"),
+        v = direction(xs, "cpu");
       const fwdRev = host(hvp(L, xs, v));
       const fd = fdHvp(L, xs, v);
       expect(maxAbs(fd), "a nonzero Hessian-vector product").toBeGreaterThan(1e-3);
       expect(relErr(fwdRev, fd), "forward-over-reverse vs central differences").toBeLessThan(1e-6);
       // Reverse over reverse: ∇_x ⟨∇L(x), v⟩ = H v.
-      const revRev = host(grad((...p: Array[]) => gradAll(L)(...p).map((g, i) => np.sum(np.mul(g, v[i]!))).reduce((a, b) => np.add(a, b)), { argnums: [0, 1, 2] })(...xs) as Array[]);
+      const revRev = host(
+        grad(
+          (...p: Array[]) =>
+            gradAll(L)(...p)
+              .map((g, i) => np.sum(np.mul(g, v[i]!)))
+              .reduce((a, b) => np.add(a, b)),
+          { argnums: [0, 1, 2] },
+        )(...xs) as Array[],
+      );
       expect(relErr(revRev, fwdRev), "reverse-over-reverse vs forward-over-reverse").toBeLessThan(1e-10);
     });
   }
@@ -35,7 +44,8 @@ describe("second derivatives through the fused rasterizers (CPU, float64)", () =
       const h = 1e-5;
       const fd = [0, 1].flatMap((j) => {
         const e = np.array(j === 0 ? [h, 0] : [0, h], { dtype: "float64", backend: "cpu" });
-        const p = g(np.add(s0, e)), m = g(np.sub(s0, e));
+        const p = g(np.add(s0, e)),
+          m = g(np.sub(s0, e));
         return p.map((a, i) => (a - m[i]!) / (2 * h));
       }); // column j of the Hessian, transposed: fd[2j + i] = H[i][j]
       const want = [fd[0]!, fd[2]!, fd[1]!, fd[3]!];
@@ -44,4 +54,3 @@ describe("second derivatives through the fused rasterizers (CPU, float64)", () =
     }
   });
 });
-

@@ -12,21 +12,40 @@ import { outDir, runQuiet } from "./experiments-helpers.js";
 
 /** The key runQuiet's run (--backend cpu --quick --json) has. */
 const keyOf = (experiment: string, out: string) =>
-  runKey({ experiment, flags: { seed: 0, dataset: null, quick: true, iters: null }, out, backend: "cpu" } as unknown as ExperimentContext);
+  runKey({
+    experiment,
+    flags: { seed: 0, dataset: null, quick: true, iters: null },
+    out,
+    backend: "cpu",
+  } as unknown as ExperimentContext);
 
 describe("risp merges", () => {
-  for (const [name, exp] of [["risp-state", rispState], ["risp-tasks", rispTasks]] as const) {
+  for (const [name, exp] of [
+    ["risp-state", rispState],
+    ["risp-tasks", rispTasks],
+  ] as const) {
     it(`${name}: a merge refuses while a shard's units have no record`, async () => {
       const out = outDir(`${name}-merge`);
       // Unit 0's record, written by shard 0/2 (its content is never read: the refusal comes first).
-      fileRecordStore<{ index: number }>(out, name, keyOf(name, out), { shard: { index: 0, count: 2 } }).save({ index: 0 });
+      fileRecordStore<{ index: number }>(out, name, keyOf(name, out), { shard: { index: 0, count: 2 } }).save({
+        index: 0,
+      });
       let stderr = "";
       const errors = process.stderr.write;
-      process.stderr.write = ((s: string) => { stderr += s; return true; }) as typeof process.stderr.write;
+      process.stderr.write = ((s: string) => {
+        stderr += s;
+        return true;
+      }) as typeof process.stderr.write;
       try {
         expect((await runQuiet(exp, [], out)).code).toBe(2);
-      } finally { process.stderr.write = errors; }
-      expect(stderr).toMatch(new RegExp(`${name}: merging the shards' records, but instances [0-9, …]+ \\(of shards 1/2, 0/2\\) have no record: run those shards to the end`));
+      } finally {
+        process.stderr.write = errors;
+      }
+      expect(stderr).toMatch(
+        new RegExp(
+          `${name}: merging the shards' records, but instances [0-9, …]+ \\(of shards 1/2, 0/2\\) have no record: run those shards to the end`,
+        ),
+      );
     }, 60_000);
   }
 });

@@ -21,15 +21,24 @@ if ((mode !== "plain" && mode !== "checkpoint") || (evaluator !== "compiled" && 
 }
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with node --expose-gc");
-const live = (): number => { gc(); const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
+const live = (): number => {
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
 
 setCpuCompile(evaluator === "compiled");
 const { c0, loss } = rollout(mode === "checkpoint");
 const baseLive = live();
 const baseRss = process.memoryUsage().rss;
-let calls = 0, samples = 0, livePeak = 0;
+let calls = 0,
+  samples = 0,
+  livePeak = 0;
 registerIRRunner(() => {
-  if (++calls % 2000 === 0) { samples++; livePeak = Math.max(livePeak, live() - baseLive); }
+  if (++calls % 2000 === 0) {
+    samples++;
+    livePeak = Math.max(livePeak, live() - baseLive);
+  }
   return null; // observe only: the IR still runs the normal way
 });
 const t0 = performance.now();
@@ -40,4 +49,16 @@ const [g] = backward(np.ones([], { dtype: "float64" })) as [Array];
 const ms = performance.now() - t0;
 const rssPeak = process.resourceUsage().maxRSS * 1024 - baseRss; // maxRSS is in KiB
 const gd = globalThis.Array.from(g.dataSync());
-console.log(JSON.stringify({ mode, evaluator, ms, samples, heldAfterForward, livePeak, rssPeak, grad: gd.slice(0, 4), gradSum: gd.reduce((s, v) => s + v, 0) }));
+console.log(
+  JSON.stringify({
+    mode,
+    evaluator,
+    ms,
+    samples,
+    heldAfterForward,
+    livePeak,
+    rssPeak,
+    grad: gd.slice(0, 4),
+    gradSum: gd.reduce((s, v) => s + v, 0),
+  }),
+);

@@ -26,14 +26,27 @@ const mb = (b: number) => `${(b / MB).toFixed(1)} MB`;
 type Mode = "plain" | "checkpoint";
 type Evaluator = "compiled" | "interpreted";
 interface ChildReport {
-  mode: Mode; evaluator: Evaluator; ms: number; samples: number;
-  heldAfterForward: number; livePeak: number; rssPeak: number; grad: number[]; gradSum: number;
+  mode: Mode;
+  evaluator: Evaluator;
+  ms: number;
+  samples: number;
+  heldAfterForward: number;
+  livePeak: number;
+  rssPeak: number;
+  grad: number[];
+  gradSum: number;
 }
 function runChild(mode: Mode, evaluator: Evaluator): ChildReport {
   // A 1 MB semi-space makes V8 collect short-lived arrays promptly, so maxRSS is not dominated by GC slack.
-  const out = execFileSync(process.execPath, ["--expose-gc", "--max-semi-space-size=1", "--import", "tsx", join(here, "scan-memory.child.ts"), mode, evaluator], {
-    cwd: join(here, ".."), encoding: "utf8", timeout: 180_000,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ["--expose-gc", "--max-semi-space-size=1", "--import", "tsx", join(here, "scan-memory.child.ts"), mode, evaluator],
+    {
+      cwd: join(here, ".."),
+      encoding: "utf8",
+      timeout: 180_000,
+    },
+  );
   return JSON.parse(out.trim().split("\n").at(-1)!) as ChildReport;
 }
 function expectSameGradient(a: ChildReport, b: ChildReport): void {
@@ -44,13 +57,19 @@ function expectSameGradient(a: ChildReport, b: ChildReport): void {
 function residualBytes(checkpoint: boolean): number {
   const { c0, loss } = rollout(checkpoint);
   const { lin } = linearizeFlat((c) => [loss(c)], [c0]);
-  return lin.consts.reduce((s, a) => s + (a instanceof ConcreteArray ? a.size * (a.dtype === "float64" ? 8 : 4) : 0), 0);
+  return lin.consts.reduce(
+    (s, a) => s + (a instanceof ConcreteArray ? a.size * (a.dtype === "float64" ? 8 : 4) : 0),
+    0,
+  );
 }
 
 describe(`scan gradient memory (${STEPS} steps, ${STATE} float64 state)`, () => {
   it("stores O(√T) residual bytes with checkpoint: true instead of O(T)", () => {
-    const plain = residualBytes(false), ckpt = residualBytes(true);
-    console.log(`[scan-memory] stored residuals: plain ${(plain / MB).toFixed(2)} MB, checkpointed ${(ckpt / MB).toFixed(3)} MB (${(plain / ckpt).toFixed(0)}x less)`);
+    const plain = residualBytes(false),
+      ckpt = residualBytes(true);
+    console.log(
+      `[scan-memory] stored residuals: plain ${(plain / MB).toFixed(2)} MB, checkpointed ${(ckpt / MB).toFixed(3)} MB (${(plain / ckpt).toFixed(0)}x less)`,
+    );
     // plain keeps at least one state-sized residual per step; checkpointing keeps ~√T carries
     expect(plain).toBeGreaterThanOrEqual(STEPS * STATE * 8);
     expect(ckpt).toBeLessThan(plain / 20);
@@ -58,11 +77,16 @@ describe(`scan gradient memory (${STEPS} steps, ${STATE} float64 state)`, () => 
   });
 
   it("memory held for the backward pass and peak RSS are far lower with checkpointing (child processes)", () => {
-    const plain = runChild("plain", "compiled"), ckpt = runChild("checkpoint", "compiled");
-    console.log(`[scan-memory] held between forward and backward: plain ${mb(plain.heldAfterForward)}, checkpointed ${mb(ckpt.heldAfterForward)} ` +
-      `(${(plain.heldAfterForward / ckpt.heldAfterForward).toFixed(0)}x less)`);
-    console.log(`[scan-memory] peak RSS above baseline (whole gradient): plain ${mb(plain.rssPeak)}, checkpointed ${mb(ckpt.rssPeak)}; ` +
-      `time plain ${plain.ms.toFixed(0)} ms, checkpointed ${ckpt.ms.toFixed(0)} ms`);
+    const plain = runChild("plain", "compiled"),
+      ckpt = runChild("checkpoint", "compiled");
+    console.log(
+      `[scan-memory] held between forward and backward: plain ${mb(plain.heldAfterForward)}, checkpointed ${mb(ckpt.heldAfterForward)} ` +
+        `(${(plain.heldAfterForward / ckpt.heldAfterForward).toFixed(0)}x less)`,
+    );
+    console.log(
+      `[scan-memory] peak RSS above baseline (whole gradient): plain ${mb(plain.rssPeak)}, checkpointed ${mb(ckpt.rssPeak)}; ` +
+        `time plain ${plain.ms.toFixed(0)} ms, checkpointed ${ckpt.ms.toFixed(0)} ms`,
+    );
     expectSameGradient(plain, ckpt);
     expect(plain.heldAfterForward).toBeGreaterThan(STEPS * STATE * 8);
     expect(ckpt.heldAfterForward).toBeLessThan(plain.heldAfterForward / 10);
@@ -72,12 +96,18 @@ describe(`scan gradient memory (${STEPS} steps, ${STATE} float64 state)`, () => 
     expect(ckpt.rssPeak).toBeLessThan(plain.heldAfterForward);
   });
 
-  it.runIf(process.env.GRADSIM_MEMORY_SAMPLED === "1")("sampled live peak with the IR interpreter (GRADSIM_MEMORY_SAMPLED=1)", () => {
-    const plain = runChild("plain", "interpreted"), ckpt = runChild("checkpoint", "interpreted");
-    console.log(`[scan-memory] interpreter, sampled live peak: plain ${mb(plain.livePeak)}, checkpointed ${mb(ckpt.livePeak)} ` +
-      `(${plain.samples}/${ckpt.samples} samples); peak RSS plain ${mb(plain.rssPeak)}, checkpointed ${mb(ckpt.rssPeak)}`);
-    expectSameGradient(plain, ckpt);
-    expect(Math.min(plain.samples, ckpt.samples)).toBeGreaterThanOrEqual(5);
-    expect(ckpt.livePeak).toBeLessThan(plain.livePeak / 5);
-  });
+  it.runIf(process.env.GRADSIM_MEMORY_SAMPLED === "1")(
+    "sampled live peak with the IR interpreter (GRADSIM_MEMORY_SAMPLED=1)",
+    () => {
+      const plain = runChild("plain", "interpreted"),
+        ckpt = runChild("checkpoint", "interpreted");
+      console.log(
+        `[scan-memory] interpreter, sampled live peak: plain ${mb(plain.livePeak)}, checkpointed ${mb(ckpt.livePeak)} ` +
+          `(${plain.samples}/${ckpt.samples} samples); peak RSS plain ${mb(plain.rssPeak)}, checkpointed ${mb(ckpt.rssPeak)}`,
+      );
+      expectSameGradient(plain, ckpt);
+      expect(Math.min(plain.samples, ckpt.samples)).toBeGreaterThanOrEqual(5);
+      expect(ckpt.livePeak).toBeLessThan(plain.livePeak / 5);
+    },
+  );
 });

@@ -6,16 +6,33 @@
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
 import { sysid } from "../src/index.js";
-import { horizonCurriculum, stageFrames, type CurriculumStage, type CurriculumSettings } from "../src/sysid/curriculum.js";
+import {
+  horizonCurriculum,
+  stageFrames,
+  type CurriculumStage,
+  type CurriculumSettings,
+} from "../src/sysid/curriculum.js";
 
 type Values = Partial<Record<"mass" | "mu" | "kd", number>>;
 type PriorRanges = Partial<Record<"mass" | "mu" | "kd", readonly [number, number]>>;
 const layoutOf = (initial: Values, prior: PriorRanges) =>
-  new sysid.Layout(Object.keys(initial).map((name) => ({ name, ...(prior[name as keyof PriorRanges] ? { prior: prior[name as keyof PriorRanges] } : {}) })));
+  new sysid.Layout(
+    Object.keys(initial).map((name) => ({
+      name,
+      ...(prior[name as keyof PriorRanges] ? { prior: prior[name as keyof PriorRanges] } : {}),
+    })),
+  );
 /** The curriculum's estimate for priors as ranges by name (the old signature, kept for the tests' readability). */
-const curriculum = async (initial: Values, prior: PriorRanges, frames: number, s: CurriculumSettings,
-  stage: (frames: number) => Promise<CurriculumStage>, rng: ReturnType<typeof makeRng>): Promise<Values> =>
-  (await horizonCurriculum(layoutOf(initial, prior), initial as sysid.Values, frames, s, stage, rng)).estimate as Values;
+const curriculum = async (
+  initial: Values,
+  prior: PriorRanges,
+  frames: number,
+  s: CurriculumSettings,
+  stage: (frames: number) => Promise<CurriculumStage>,
+  rng: ReturnType<typeof makeRng>,
+): Promise<Values> =>
+  (await horizonCurriculum(layoutOf(initial, prior), initial as sysid.Values, frames, s, stage, rng))
+    .estimate as Values;
 
 const TRUTH: Values = { mass: 2, mu: 0.4 };
 const PRIOR: PriorRanges = { mass: [1, 10], mu: [0.2, 1] };
@@ -33,8 +50,14 @@ function toyStage(frames: number, seen: number[]): CurriculumStage {
   return {
     losses: async (cs) => cs.map(loss),
     fit: async (start) => {
-      const estimate = Object.fromEntries(Object.entries(start).map(([k, v]) =>
-        [k, (ks as readonly string[]).includes(k) && relErr(start, k as keyof Values) < 0.1 ? TRUTH[k as keyof Values]! : v]));
+      const estimate = Object.fromEntries(
+        Object.entries(start).map(([k, v]) => [
+          k,
+          (ks as readonly string[]).includes(k) && relErr(start, k as keyof Values) < 0.1
+            ? TRUTH[k as keyof Values]!
+            : v,
+        ]),
+      );
       return { estimate, loss: loss(estimate) };
     },
   };
@@ -55,11 +78,21 @@ describe("horizonCurriculum", () => {
   it("keeps the current estimate when no candidate scores lower, and draws only inside the prior", async () => {
     const drawn: Values[] = [];
     const stage: CurriculumStage = {
-      losses: async (cs) => { drawn.push(...cs.slice(1)); return cs.map((_, i) => (i === 0 ? 0 : 1)); },
+      losses: async (cs) => {
+        drawn.push(...cs.slice(1));
+        return cs.map((_, i) => (i === 0 ? 0 : 1));
+      },
       fit: async (start) => ({ estimate: start, loss: 0 }),
     };
     const initial: Values = { mass: 3, mu: 0.5 };
-    const estimate = await curriculum(initial, PRIOR, FRAMES, { horizons: [0.5], candidates: 50, stageSteps: 1, stageRefine: 0, finalLr: 0.02 }, async () => stage, makeRng(2));
+    const estimate = await curriculum(
+      initial,
+      PRIOR,
+      FRAMES,
+      { horizons: [0.5], candidates: 50, stageSteps: 1, stageRefine: 0, finalLr: 0.02 },
+      async () => stage,
+      makeRng(2),
+    );
     expect(estimate).toEqual(initial);
     expect(drawn).toHaveLength(50);
     for (const c of drawn) {
@@ -80,9 +113,20 @@ describe("horizonCurriculum", () => {
         return { estimate: { mass: num(start, "mass") * 1.01, mu: num(start, "mu") }, loss: 0 };
       },
     });
-    await curriculum({ mass: 3, mu: 0.5 }, PRIOR, FRAMES, { horizons: [0.25, 0.5], candidates: 4, finalists: 2, stageSteps: 1, stageRefine: 0, finalLr: 0.02 },
-      stage, makeRng(5));
-    expect(calls.map((c) => [c.frames, c.continuing])).toEqual([[15, false], [15, false], [30, true], [30, false]]);
+    await curriculum(
+      { mass: 3, mu: 0.5 },
+      PRIOR,
+      FRAMES,
+      { horizons: [0.25, 0.5], candidates: 4, finalists: 2, stageSteps: 1, stageRefine: 0, finalLr: 0.02 },
+      stage,
+      makeRng(5),
+    );
+    expect(calls.map((c) => [c.frames, c.continuing])).toEqual([
+      [15, false],
+      [15, false],
+      [30, true],
+      [30, false],
+    ]);
     // The continuing fit starts where the first stage left off.
     expect(calls[2]!.start).toEqual({ mass: 3 * 1.01, mu: 0.5 });
   });
@@ -95,11 +139,20 @@ describe("horizonCurriculum", () => {
       losses: async (cs) => cs.map((c) => Math.abs(num(c, "mass") - 5)),
       fit: async (start) => {
         fits++;
-        return Math.abs(num(start, "mass") - 2) < 1 ? { estimate: { mass: 2 }, loss: 0 } : { estimate: { mass: 5 }, loss: 0.5 };
+        return Math.abs(num(start, "mass") - 2) < 1
+          ? { estimate: { mass: 2 }, loss: 0 }
+          : { estimate: { mass: 5 }, loss: 0.5 };
       },
     };
-    const run = (finalists: number) => curriculum({ mass: 9 }, { mass: [1, 10] }, FRAMES,
-      { horizons: [0.5], candidates: 60, finalists, stageSteps: 1, stageRefine: 0, finalLr: 0.02 }, async () => stage, makeRng(4));
+    const run = (finalists: number) =>
+      curriculum(
+        { mass: 9 },
+        { mass: [1, 10] },
+        FRAMES,
+        { horizons: [0.5], candidates: 60, finalists, stageSteps: 1, stageRefine: 0, finalLr: 0.02 },
+        async () => stage,
+        makeRng(4),
+      );
     expect(await run(1)).toEqual({ mass: 5 });
     expect(fits).toBe(1);
     fits = 0;
@@ -110,8 +163,16 @@ describe("horizonCurriculum", () => {
 
   it("rejects an unknown without a prior range and horizons outside (0, 1)", async () => {
     const stage = async () => toyStage(10, []);
-    await expect(curriculum({ mass: 1, kd: 3 }, PRIOR, FRAMES, { horizons: [0.5], candidates: 1, stageSteps: 1, stageRefine: 0, finalLr: 0.02 }, stage, makeRng(3)))
-      .rejects.toThrow(/redraws unknowns from their prior, but "kd" has none/);
+    await expect(
+      curriculum(
+        { mass: 1, kd: 3 },
+        PRIOR,
+        FRAMES,
+        { horizons: [0.5], candidates: 1, stageSteps: 1, stageRefine: 0, finalLr: 0.02 },
+        stage,
+        makeRng(3),
+      ),
+    ).rejects.toThrow(/redraws unknowns from their prior, but "kd" has none/);
     expect(() => stageFrames([0.5, 1], FRAMES)).toThrow(/fractions of the video in \(0, 1\), got 1/);
     expect(stageFrames([0.01, 0.5, 0.5001], FRAMES)).toEqual([2, 30]);
   });

@@ -33,20 +33,34 @@ describe("Layout (unknowns and their transforms)", () => {
     expect(p.v!.shape).toEqual([3]);
     expect((await host(p.mu!))[0]).toBeCloseTo(0.6, 12);
     // ∂mass/∂u₀ = mass (log transform); ∂μ/∂u₄ = (hi − lo)·σ(u)(1 − σ(u)) = μ(2 − μ)/2.
-    const [, dm] = jvp((x: Array) => layout.params(x).mass!, [np.array(u, { dtype: "float64" })], [np.array([1, 0, 0, 0, 0], { dtype: "float64" })]) as [Array, Array];
+    const [, dm] = jvp(
+      (x: Array) => layout.params(x).mass!,
+      [np.array(u, { dtype: "float64" })],
+      [np.array([1, 0, 0, 0, 0], { dtype: "float64" })],
+    ) as [Array, Array];
     expect((await host(dm))[0]).toBeCloseTo(2.5, 10);
-    const [, dmu] = jvp((x: Array) => layout.params(x).mu!, [np.array(u, { dtype: "float64" })], [np.array([0, 0, 0, 0, 1], { dtype: "float64" })]) as [Array, Array];
+    const [, dmu] = jvp(
+      (x: Array) => layout.params(x).mu!,
+      [np.array(u, { dtype: "float64" })],
+      [np.array([0, 0, 0, 0, 1], { dtype: "float64" })],
+    ) as [Array, Array];
     expect((await host(dmu))[0]).toBeCloseTo((0.6 * 1.4) / 2, 10);
   });
 
   it("names what is wrong with bad unknowns and values", () => {
-    expect(() => layout.toU({ mass: -1, v: [0, 0, 0], mu: 0.5 })).toThrow(/"mass" is -1, but it must be positive \(it is estimated in log space\)/);
+    expect(() => layout.toU({ mass: -1, v: [0, 0, 0], mu: 0.5 })).toThrow(
+      /"mass" is -1, but it must be positive \(it is estimated in log space\)/,
+    );
     expect(() => layout.toU({ mass: 1, v: [0, 0], mu: 0.5 })).toThrow(/"v" needs 3 numbers, got \[0,0\]/);
-    expect(() => layout.toU({ mass: 1, v: [0, NaN, 0], mu: 0.5 })).toThrow(/"v"\[1\] is NaN; every value must be a finite number/);
+    expect(() => layout.toU({ mass: 1, v: [0, NaN, 0], mu: 0.5 })).toThrow(
+      /"v"\[1\] is NaN; every value must be a finite number/,
+    );
     expect(() => layout.toU({ mass: 1, v: [0, 0, 0], mu: 2 })).toThrow(/"mu" is 2, outside its box \(0, 2\)/);
     expect(() => layout.toU({ mass: 1, v: [0, 0, 0] })).toThrow(/no value for the unknown "mu"/);
     expect(() => new sysid.Layout([{ name: "a" }, { name: "a" }])).toThrow(/"a" is listed twice/);
-    expect(() => new sysid.Layout([{ name: "k", transform: "log", prior: [0, 1] }])).toThrow(/positive \(log transform\) but its prior \[0, 1\] reaches 0/);
+    expect(() => new sysid.Layout([{ name: "k", transform: "log", prior: [0, 1] }])).toThrow(
+      /positive \(log transform\) but its prior \[0, 1\] reaches 0/,
+    );
     expect(() => new sysid.Layout([])).toThrow(/no unknowns given/);
     expect(() => layout.drawPrior(makeRng(1))).toThrow(/"mass" has no prior range/);
   });
@@ -63,12 +77,22 @@ const blobProblem: sysid.Problem<Array> = {
   simulate: (p, frames) => np.add(p.x0!, np.mul(p.v!, np.array(range(frames), { dtype: "float32" }))),
   render: (x) => np.exp(np.mul(-0.5 / 4, np.square(np.sub(PIXELS, np.reshape(x, [-1, 1, 1, 1]))))),
 };
-const blobUnknowns: sysid.Unknown[] = [{ name: "x0", unit: "px", prior: [2, 20] }, { name: "v", transform: "log", unit: "px/frame", prior: [0.2, 2] }];
+const blobUnknowns: sysid.Unknown[] = [
+  { name: "x0", unit: "px", prior: [2, 20] },
+  { name: "v", transform: "log", unit: "px/frame", prior: [0.2, 2] },
+];
 const blobTruth = { x0: 4, v: 1.3 };
 const blobObserved = sysid.observe(blobProblem, sysid.paramsOf(blobUnknowns, blobTruth));
 
 const blob = (method: sysid.Method, settings: sysid.EstimateSettings, initial: sysid.Values = { x0: 6, v: 1 }) =>
-  sysid.estimate({ ...blobProblem, observed: blobObserved, unknowns: blobUnknowns, initial, method, settings: { ...quiet, ...settings } });
+  sysid.estimate({
+    ...blobProblem,
+    observed: blobObserved,
+    unknowns: blobUnknowns,
+    initial,
+    method,
+    settings: { ...quiet, ...settings },
+  });
 
 describe("estimate", () => {
   it("recovers the unknowns from pixels (Adam, then L-BFGS) and from 3-D states", async () => {
@@ -100,27 +124,86 @@ describe("estimate", () => {
   }, 60_000);
 
   it("fits growing prefixes of the video first with a curriculum", async () => {
-    const r = await blob("pixels", {
-      optimizer: "adam", steps: 30, adam: { lr: 0.05 }, refine: 10,
-      curriculum: { horizons: [0.25, 0.5], candidates: 10, finalists: 1, stageSteps: 20, stageRefine: 5, finalLr: 0.01 }, seed: 2,
-    }, { x0: 15, v: 0.5 });
+    const r = await blob(
+      "pixels",
+      {
+        optimizer: "adam",
+        steps: 30,
+        adam: { lr: 0.05 },
+        refine: 10,
+        curriculum: {
+          horizons: [0.25, 0.5],
+          candidates: 10,
+          finalists: 1,
+          stageSteps: 20,
+          stageRefine: 5,
+          finalLr: 0.01,
+        },
+        seed: 2,
+      },
+      { x0: 15, v: 0.5 },
+    );
     expect(r.curriculum!.map((s) => s.frames)).toEqual([3, 6]);
     expect(r.estimate.x0 as number).toBeCloseTo(4, 3);
   }, 60_000);
 
   it("names what is missing", async () => {
-    await expect(sysid.estimate({ ...blobProblem, render: undefined, observed: blobObserved, unknowns: blobUnknowns, initial: { x0: 6, v: 1 }, method: "pixels", settings: { optimizer: "lbfgs", steps: 1, ...quiet } }))
-      .rejects.toThrow(/pixels method needs problem.render/);
-    await expect(sysid.estimate({ ...blobProblem, observed: { states: blobObserved.states }, unknowns: blobUnknowns, initial: { x0: 6, v: 1 }, method: "pixels", settings: { optimizer: "lbfgs", steps: 1, ...quiet } }))
-      .rejects.toThrow(/needs an observed video/);
-    await expect(blob("pixels", { optimizer: "lbfgs", steps: 1 }, { x0: 6 })).rejects.toThrow(/initial guess has no value for the unknown "v"/);
-    await expect(sysid.estimate({ ...blobProblem, observed: blobObserved, unknowns: blobUnknowns, prior: { mass: [1, 2] }, initial: { x0: 6, v: 1 }, method: "pixels", settings: { optimizer: "lbfgs", steps: 1, ...quiet } }))
-      .rejects.toThrow(/prior given for mass, which is not an unknown/);
-    await expect(sysid.estimate({ ...blobProblem, observed: blobObserved, unknowns: blobUnknowns, initial: { x0: 6, v: 1 }, method: "magic" as never, settings: { optimizer: "lbfgs", steps: 1, ...quiet } }))
-      .rejects.toThrow(/unknown method "magic"/);
+    await expect(
+      sysid.estimate({
+        ...blobProblem,
+        render: undefined,
+        observed: blobObserved,
+        unknowns: blobUnknowns,
+        initial: { x0: 6, v: 1 },
+        method: "pixels",
+        settings: { optimizer: "lbfgs", steps: 1, ...quiet },
+      }),
+    ).rejects.toThrow(/pixels method needs problem.render/);
+    await expect(
+      sysid.estimate({
+        ...blobProblem,
+        observed: { states: blobObserved.states },
+        unknowns: blobUnknowns,
+        initial: { x0: 6, v: 1 },
+        method: "pixels",
+        settings: { optimizer: "lbfgs", steps: 1, ...quiet },
+      }),
+    ).rejects.toThrow(/needs an observed video/);
+    await expect(blob("pixels", { optimizer: "lbfgs", steps: 1 }, { x0: 6 })).rejects.toThrow(
+      /initial guess has no value for the unknown "v"/,
+    );
+    await expect(
+      sysid.estimate({
+        ...blobProblem,
+        observed: blobObserved,
+        unknowns: blobUnknowns,
+        prior: { mass: [1, 2] },
+        initial: { x0: 6, v: 1 },
+        method: "pixels",
+        settings: { optimizer: "lbfgs", steps: 1, ...quiet },
+      }),
+    ).rejects.toThrow(/prior given for mass, which is not an unknown/);
+    await expect(
+      sysid.estimate({
+        ...blobProblem,
+        observed: blobObserved,
+        unknowns: blobUnknowns,
+        initial: { x0: 6, v: 1 },
+        method: "magic" as never,
+        settings: { optimizer: "lbfgs", steps: 1, ...quiet },
+      }),
+    ).rejects.toThrow(/unknown method "magic"/);
     const wrongSize: sysid.Problem<Array> = { ...blobProblem, render: (x) => np.zeros([x.shape[0]!, 1, 5, 1]) };
-    await expect(sysid.estimate({ ...wrongSize, observed: blobObserved, unknowns: blobUnknowns, initial: { x0: 6, v: 1 }, method: "pixels", settings: { optimizer: "lbfgs", steps: 1, ...quiet } }))
-      .rejects.toThrow(/render\(states\) gave frames \[12,1,5,1\], but the observed video's frames are \[12,1,24,1\]/);
+    await expect(
+      sysid.estimate({
+        ...wrongSize,
+        observed: blobObserved,
+        unknowns: blobUnknowns,
+        initial: { x0: 6, v: 1 },
+        method: "pixels",
+        settings: { optimizer: "lbfgs", steps: 1, ...quiet },
+      }),
+    ).rejects.toThrow(/render\(states\) gave frames \[12,1,5,1\], but the observed video's frames are \[12,1,24,1\]/);
   });
 });
 
@@ -140,12 +223,27 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     const stiff = sysid.smoothingPreconditioner(N, path, 3).inverse;
     const rng = makeRng(5);
     const truth = range(2 * N).map((i) => Math.sin((i >> 1) / 4) + (i % 2) + 0.3 * rng.uniform(-1, 1));
-    const problem: sysid.Problem<Array> = { frames: N, simulate: (p) => np.matmul(stiff, np.reshape(p.field!, [N, 2])) };
+    const problem: sysid.Problem<Array> = {
+      frames: N,
+      simulate: (p) => np.matmul(stiff, np.reshape(p.field!, [N, 2])),
+    };
     const unknowns = [{ name: "field", size: 2 * N }];
     const observed = sysid.observe(problem, sysid.paramsOf(unknowns, { field: truth }), false);
     const fit = async (steps: number, precondition?: sysid.Preconditioner) =>
-      sysid.relMae((await sysid.estimate({ ...problem, observed, unknowns, initial: { field: range(2 * N).map(() => 0.5) }, method: "states",
-        settings: { optimizer: "lbfgs", steps, precondition, ...quiet } })).estimate.field as number[], truth, range(2 * N));
+      sysid.relMae(
+        (
+          await sysid.estimate({
+            ...problem,
+            observed,
+            unknowns,
+            initial: { field: range(2 * N).map(() => 0.5) },
+            method: "states",
+            settings: { optimizer: "lbfgs", steps, precondition, ...quiet },
+          })
+        ).estimate.field as number[],
+        truth,
+        range(2 * N),
+      );
     // Measured: 6 steps 0.60 plain, 6e-5 preconditioned; 24 steps 0.027 plain.
     expect(await fit(6)).toBeGreaterThan(0.1);
     expect(await fit(6, sysid.smoothingPreconditioner(N, path, 2))).toBeLessThan(1e-3);
@@ -168,10 +266,28 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     frames: 2,
     simulate: (p) => np.stack([np.sub(np.cos(np.mul(4, p.x!)), Math.cos(8)), np.mul(0.1, np.sub(p.x!, 2))]),
   };
-  const wavyFit = (s: { starts?: number[]; polish?: number; steps?: number; initial?: number; descendFromInitial?: boolean }) => sysid.estimate({
-    ...wavy, observed: { states: np.zeros([2], { dtype: "float32" }) }, unknowns: [{ name: "x" }], initial: { x: s.initial ?? 0.3 }, method: "states",
-    settings: { optimizer: "lbfgs", steps: s.steps ?? 40, polish: s.polish, starts: s.starts?.map((x) => ({ x })), descendFromInitial: s.descendFromInitial, ...quiet },
-  });
+  const wavyFit = (s: {
+    starts?: number[];
+    polish?: number;
+    steps?: number;
+    initial?: number;
+    descendFromInitial?: boolean;
+  }) =>
+    sysid.estimate({
+      ...wavy,
+      observed: { states: np.zeros([2], { dtype: "float32" }) },
+      unknowns: [{ name: "x" }],
+      initial: { x: s.initial ?? 0.3 },
+      method: "states",
+      settings: {
+        optimizer: "lbfgs",
+        steps: s.steps ?? 40,
+        polish: s.polish,
+        starts: s.starts?.map((x) => ({ x })),
+        descendFromInitial: s.descendFromInitial,
+        ...quiet,
+      },
+    });
 
   it("starts from the lowest-loss candidate, so a far basin is reached", async () => {
     expect(Math.abs(((await wavyFit({})).estimate.x as number) - 2)).toBeGreaterThan(0.5);
@@ -187,11 +303,22 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     expect(both.start).toEqual({ x: 1.9 });
     expect(both.finalLoss).toBeLessThan(byScore.finalLoss);
     // Only the best fit is polished, and exactly as a lone descent polishes its own.
-    const polished = await wavyFit({ initial: 1.9, starts: [2 - Math.PI / 2], descendFromInitial: true, steps: 2, polish: 4 });
+    const polished = await wavyFit({
+      initial: 1.9,
+      starts: [2 - Math.PI / 2],
+      descendFromInitial: true,
+      steps: 2,
+      polish: 4,
+    });
     const alone = await wavyFit({ initial: 1.9, steps: 2, polish: 4 });
     expect(polished.polishSteps).toBeGreaterThan(0);
-    expect([polished.estimate, polished.losses, polished.steps, polished.polishSteps, polished.stopReason])
-      .toEqual([alone.estimate, alone.losses, alone.steps, alone.polishSteps, alone.stopReason]);
+    expect([polished.estimate, polished.losses, polished.steps, polished.polishSteps, polished.stopReason]).toEqual([
+      alone.estimate,
+      alone.losses,
+      alone.steps,
+      alone.polishSteps,
+      alone.stopReason,
+    ]);
   });
 
   // Two unknowns, states (0.1·(x − 2), √0.4·sin πx, 0.5·(y − 1)): along x a gentle trend towards 2
@@ -200,15 +327,26 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
   const rippled = (nanBelow?: number): sysid.Problem<Array> => ({
     frames: 3,
     simulate: (p) => {
-      const states = np.stack([np.mul(0.1, np.sub(p.x!, 2)), np.mul(Math.sqrt(0.4), np.sin(np.mul(Math.PI, p.x!))), np.mul(0.5, np.sub(p.y!, 1))]);
+      const states = np.stack([
+        np.mul(0.1, np.sub(p.x!, 2)),
+        np.mul(Math.sqrt(0.4), np.sin(np.mul(Math.PI, p.x!))),
+        np.mul(0.5, np.sub(p.y!, 1)),
+      ]);
       return nanBelow === undefined ? states : np.add(states, np.mul(0, np.sqrt(np.sub(p.x!, nanBelow))));
     },
   });
-  const rippledFit = (initial: sysid.Values, scan?: sysid.ScanSettings, polish?: number, nanBelow?: number) => sysid.estimate({
-    ...rippled(nanBelow), observed: { states: np.zeros([3], { dtype: "float32" }) }, initial, method: "states",
-    unknowns: [{ name: "x", prior: [0, 6] }, { name: "y", transform: "log", prior: [0.1, 10] }],
-    settings: { optimizer: "lbfgs", steps: 40, scan, polish, ...quiet },
-  });
+  const rippledFit = (initial: sysid.Values, scan?: sysid.ScanSettings, polish?: number, nanBelow?: number) =>
+    sysid.estimate({
+      ...rippled(nanBelow),
+      observed: { states: np.zeros([3], { dtype: "float32" }) },
+      initial,
+      method: "states",
+      unknowns: [
+        { name: "x", prior: [0, 6] },
+        { name: "y", transform: "log", prior: [0.1, 10] },
+      ],
+      settings: { optimizer: "lbfgs", steps: 40, scan, polish, ...quiet },
+    });
 
   it("scan: a grid over each unknown's prior, the others at the estimate, leads out of a local minimum", async () => {
     const stuck = await rippledFit({ x: 4.8, y: 0.2 });
@@ -254,14 +392,22 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     expect(() => sysid.priorGrid({ name: "mu" }, 4)).toThrow(/"mu" has none \(give prior: \[lo, hi\]\)/);
     const vectors = new sysid.Layout([{ name: "v", size: 3, prior: [0, 1] }]);
     expect(() => sysid.scanCandidates(vectors, { v: [0, 0, 0] }, 4)).toThrow(/every unknown here is a vector/);
-    expect(() => sysid.scanCandidates(vectors, { v: [0, 0, 0] }, 1.5)).toThrow(/scan.points must be a whole number ≥ 2, got 1.5/);
+    expect(() => sysid.scanCandidates(vectors, { v: [0, 0, 0] }, 1.5)).toThrow(
+      /scan.points must be a whole number ≥ 2, got 1.5/,
+    );
   });
 
   // One unknown, states max(x, 0) against 0: the loss reaches its floor (exactly 0) at x ≤ 0 and stays there.
-  const floorFit = (settings: sysid.EstimateSettings) => sysid.estimate({
-    frames: 1, simulate: (p) => np.reshape(np.maximum(p.x!, 0), [1]), observed: { states: np.zeros([1], { dtype: "float32" }) },
-    unknowns: [{ name: "x" }], initial: { x: 1 }, method: "states", settings: { ...settings, ...quiet },
-  });
+  const floorFit = (settings: sysid.EstimateSettings) =>
+    sysid.estimate({
+      frames: 1,
+      simulate: (p) => np.reshape(np.maximum(p.x!, 0), [1]),
+      observed: { states: np.zeros([1], { dtype: "float32" }) },
+      unknowns: [{ name: "x" }],
+      initial: { x: 1 },
+      method: "states",
+      settings: { ...settings, ...quiet },
+    });
 
   it("Adam with patience stops after that many steps without a lower loss", async () => {
     const adam = { lr: 0.3, lrEnd: 0.3 };
@@ -273,7 +419,9 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     // The first zero loss, then 5 more steps.
     expect(patient.steps).toBe(patient.losses.indexOf(0) + 5);
     expect(patient.estimate).toEqual(all.estimate); // the first iterate at the floor, in both
-    await expect(floorFit({ optimizer: "adam", steps: 10, adam: { ...adam, patience: 0 } })).rejects.toThrow(/patience must be a whole number of steps ≥ 1, got 0/);
+    await expect(floorFit({ optimizer: "adam", steps: 10, adam: { ...adam, patience: 0 } })).rejects.toThrow(
+      /patience must be a whole number of steps ≥ 1, got 0/,
+    );
   });
 
   it("L-BFGS stops when its line search finds the loss unchanged", async () => {
@@ -321,13 +469,32 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
 describe("a non-finite gradient names the part that made it", () => {
   // √(0·m): the state is finite (0), its derivative 0/0.
   const kink = (p: sysid.Params) => np.reshape(np.sqrt(np.mul(0, p.m!)), [1, 1, 1, 1]);
-  const base = { frames: 1, observed: { video: np.ones([1, 1, 1, 1], { dtype: "float32" }) }, unknowns: [{ name: "m", transform: "log" as const }], initial: { m: 2 }, method: "pixels" as const, log: () => {} };
+  const base = {
+    frames: 1,
+    observed: { video: np.ones([1, 1, 1, 1], { dtype: "float32" }) },
+    unknowns: [{ name: "m", transform: "log" as const }],
+    initial: { m: 2 },
+    method: "pixels" as const,
+    log: () => {},
+  };
   it("blames the simulation's derivative when the states stay finite but their gradient does not", async () => {
-    await expect(sysid.estimate({ ...base, simulate: (p) => kink(p), render: (s) => s, settings: { optimizer: "adam", steps: 3, progress: false, gradient: "reverse" } }))
-      .rejects.toThrow(/the simulated states stayed finite but the simulation's derivative did not/);
+    await expect(
+      sysid.estimate({
+        ...base,
+        simulate: (p) => kink(p),
+        render: (s) => s,
+        settings: { optimizer: "adam", steps: 3, progress: false, gradient: "reverse" },
+      }),
+    ).rejects.toThrow(/the simulated states stayed finite but the simulation's derivative did not/);
   });
   it("blames the rendering when the simulation and its derivative are finite", async () => {
-    await expect(sysid.estimate({ ...base, simulate: (p) => np.reshape(np.mul(0, p.m!), [1, 1, 1, 1]), render: (s) => np.sqrt(s), settings: { optimizer: "adam", steps: 3, progress: false, gradient: "reverse" } }))
-      .rejects.toThrow(/the simulation and its derivative stayed finite, so the rendering or the loss produced it/);
+    await expect(
+      sysid.estimate({
+        ...base,
+        simulate: (p) => np.reshape(np.mul(0, p.m!), [1, 1, 1, 1]),
+        render: (s) => np.sqrt(s),
+        settings: { optimizer: "adam", steps: 3, progress: false, gradient: "reverse" },
+      }),
+    ).rejects.toThrow(/the simulation and its derivative stayed finite, so the rendering or the loss produced it/);
   });
 });

@@ -7,7 +7,8 @@ await init({ backend: "cpu" });
 /** A 32×32 single-channel image with a small square at column x (fractional: antialiased edges). */
 function dot(x: number): Array {
   const img = new Float64Array(32 * 32);
-  for (let r = 14; r < 18; r++) for (let c = 0; c < 32; c++) img[r * 32 + c] = Math.max(0, Math.min(1, Math.min(c + 1 - x, x + 3 - c)));
+  for (let r = 14; r < 18; r++)
+    for (let c = 0; c < 32; c++) img[r * 32 + c] = Math.max(0, Math.min(1, Math.min(c + 1 - x, x + 3 - c)));
   return np.reshape(np.array(img, { dtype: "float64" }), [32, 32, 1]);
 }
 
@@ -35,10 +36,19 @@ describe("sysid image losses", () => {
     expect(sysid.mse(dot(2), target).item()).toBeCloseTo(sysid.mse(dot(10), target).item(), 12);
     // Its gradient pulls the object towards the target from far away (the same square, differentiable in its column).
     const columns = np.reshape(np.arange(32, undefined, 1, { dtype: "float64" }), [1, 32, 1]);
-    const rows = np.reshape(np.array(globalThis.Array.from({ length: 32 }, (_, r) => (r >= 14 && r < 18 ? 1 : 0)), { dtype: "float64" }), [32, 1, 1]);
-    const square = (x: Array) => np.mul(rows, np.clip(np.minimum(np.sub(np.add(columns, 1), x), np.sub(np.add(x, 3), columns)), 0, 1));
+    const rows = np.reshape(
+      np.array(
+        globalThis.Array.from({ length: 32 }, (_, r) => (r >= 14 && r < 18 ? 1 : 0)),
+        { dtype: "float64" },
+      ),
+      [32, 1, 1],
+    );
+    const square = (x: Array) =>
+      np.mul(rows, np.clip(np.minimum(np.sub(np.add(columns, 1), x), np.sub(np.add(x, 3), columns)), 0, 1));
     expect(square(np.array(6, { dtype: "float64" })).dataSync()).toEqual(dot(6).dataSync());
-    const g = grad((x: Array) => sysid.blurredCorrelationLoss(square(x), target, [0, 2, 4, 8]))(np.array(6, { dtype: "float64" })).item();
+    const g = grad((x: Array) => sysid.blurredCorrelationLoss(square(x), target, [0, 2, 4, 8]))(
+      np.array(6, { dtype: "float64" }),
+    ).item();
     expect(g).toBeLessThan(0);
   });
 });

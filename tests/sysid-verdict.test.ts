@@ -16,32 +16,59 @@ import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 describe("laplaceUncertainty", () => {
   // r(u) = (A·u − b)/√N over T frames of 5 residuals each: J = A/√N exactly.
-  const T = 16, per = 5, N = T * per;
+  const T = 16,
+    per = 5,
+    N = T * per;
   const A = Array.from({ length: N }, (_, k) => [Math.sin(0.7 * k + 0.2), Math.cos(1.3 * k), 0.1 * ((k * 7) % 5)]);
   const b = Array.from({ length: N }, (_, k) => 0.3 * Math.sin(2.1 * k + 1) + 0.05 * Math.cos(17.3 * k));
   const layout = new sysid.Layout([{ name: "a" }, { name: "b" }, { name: "c", transform: "log" }]);
-  const residual = (u: NDArray) => np.div(np.sub(np.matmul(np.array(A, { dtype: "float32" }), u), np.array(b, { dtype: "float32" })), Math.sqrt(N));
+  const residual = (u: NDArray) =>
+    np.div(np.sub(np.matmul(np.array(A, { dtype: "float32" }), u), np.array(b, { dtype: "float32" })), Math.sqrt(N));
   /** Least squares on the host (normal equations), and the sandwich covariance over runs of ⌈√T⌉ frames. */
   const solve3 = (M: number[][], v: number[]) => {
     const m = M.map((row, i) => [...row, v[i]!]);
-    for (let c = 0; c < 3; c++) for (let r = 0; r < 3; r++) if (r !== c) { const f = m[r]![c]! / m[c]![c]!; for (let j = 0; j < 4; j++) m[r]![j]! -= f * m[c]![j]!; }
+    for (let c = 0; c < 3; c++)
+      for (let r = 0; r < 3; r++)
+        if (r !== c) {
+          const f = m[r]![c]! / m[c]![c]!;
+          for (let j = 0; j < 4; j++) m[r]![j]! -= f * m[c]![j]!;
+        }
     return m.map((row, i) => row[3]! / row[i]!);
   };
   const H = [0, 1, 2].map((i) => [0, 1, 2].map((j) => A.reduce((s, row) => s + row[i]! * row[j]!, 0) / N));
-  const u = solve3(H, [0, 1, 2].map((i) => A.reduce((s, row, k) => s + row[i]! * b[k]!, 0) / N));
-  const Hinv = [0, 1, 2].map((j) => solve3(H, [0, 1, 2].map((i) => (i === j ? 1 : 0))));
+  const u = solve3(
+    H,
+    [0, 1, 2].map((i) => A.reduce((s, row, k) => s + row[i]! * b[k]!, 0) / N),
+  );
+  const Hinv = [0, 1, 2].map((j) =>
+    solve3(
+      H,
+      [0, 1, 2].map((i) => (i === j ? 1 : 0)),
+    ),
+  );
 
   it("gives the cluster-robust (sandwich) covariance over runs of ⌈√T⌉ frames", () => {
-    const run = Math.ceil(Math.sqrt(T)), C = Math.ceil(T / run);
+    const run = Math.ceil(Math.sqrt(T)),
+      C = Math.ceil(T / run);
     const r = A.map((row, k) => (row.reduce((s, a, i) => s + a * u[i]!, 0) - b[k]!) / Math.sqrt(N));
     const meat = [0, 1, 2].map(() => [0, 0, 0]);
     for (let c = 0; c < C; c++) {
-      const g = [0, 1, 2].map((i) => { let s = 0; for (let k = c * run * per; k < Math.min(N, (c + 1) * run * per); k++) s += (A[k]![i]! / Math.sqrt(N)) * r[k]!; return s; });
+      const g = [0, 1, 2].map((i) => {
+        let s = 0;
+        for (let k = c * run * per; k < Math.min(N, (c + 1) * run * per); k++) s += (A[k]![i]! / Math.sqrt(N)) * r[k]!;
+        return s;
+      });
       for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) meat[i]![j]! += g[i]! * g[j]!;
     }
     const HinvN = Hinv.map((row) => row.map((x) => x)); // (JᵀJ)⁻¹ = H⁻¹ since J = A/√N and H = AᵀA/N
     // Student's t for the C − 1 degrees of freedom of the runs' sum (C = 4 here: t = 3.182), folded into the covariance.
-    const cov = (i: number) => (C / (C - 1)) * (3.182 / 1.96) ** 2 * [0, 1, 2].reduce((s, a) => s + HinvN[i]![a]! * [0, 1, 2].reduce((q, bb) => q + meat[a]![bb]! * HinvN[bb]![i]!, 0), 0);
+    const cov = (i: number) =>
+      (C / (C - 1)) *
+      (3.182 / 1.96) ** 2 *
+      [0, 1, 2].reduce(
+        (s, a) => s + HinvN[i]![a]! * [0, 1, 2].reduce((q, bb) => q + meat[a]![bb]! * HinvN[bb]![i]!, 0),
+        0,
+      );
     const got = sysid.laplaceUncertainty(residual, layout, u, T);
     expect(got.clusters).toBe(C);
     expect(got.runsQuantile).toBe(3.182);
@@ -53,16 +80,21 @@ describe("laplaceUncertainty", () => {
 
   it("adds the largest move of the minimiser under an alternative as a 95% bound", () => {
     const base = sysid.laplaceUncertainty(residual, layout, u, T);
-    const near = u.map((x, i) => x + 0.001 * (i + 1)), far = u.map((x, i) => x - 0.01 * (i + 1));
+    const near = u.map((x, i) => x + 0.001 * (i + 1)),
+      far = u.map((x, i) => x - 0.01 * (i + 1));
     const got = sysid.laplaceUncertainty(residual, layout, u, T, undefined, [{ name: "data", estimates: [near, far] }]);
     got.alternativesSd!.data!.forEach((sd, i) => expect(sd).toBeCloseTo((0.01 * (i + 1)) / 1.96, 10));
-    got.unknowns.forEach((x, i) => expect(x.sd).toBeCloseTo(Math.hypot(base.unknowns[i]!.sd, (0.01 * (i + 1)) / 1.96), 6));
-    expect(() => sysid.laplaceUncertainty(residual, layout, u, T, undefined, [{ name: "short", estimates: [[1, 2]] }])).toThrow(/"short" gives \[1, 2\]; it needs 3 finite values/);
+    got.unknowns.forEach((x, i) =>
+      expect(x.sd).toBeCloseTo(Math.hypot(base.unknowns[i]!.sd, (0.01 * (i + 1)) / 1.96), 6),
+    );
+    expect(() =>
+      sysid.laplaceUncertainty(residual, layout, u, T, undefined, [{ name: "short", estimates: [[1, 2]] }]),
+    ).toThrow(/"short" gives \[1, 2\]; it needs 3 finite values/);
   });
 
   it("falls back to σ²(JᵀJ)⁻¹ without frames, and calls an unknown the residual ignores undetermined", () => {
     const plain = sysid.laplaceUncertainty(residual, layout, u, 1);
-    const rss = A.reduce((s, row, k) => s + ((row.reduce((q, a, i) => q + a * u[i]!, 0) - b[k]!) ** 2) / N, 0);
+    const rss = A.reduce((s, row, k) => s + (row.reduce((q, a, i) => q + a * u[i]!, 0) - b[k]!) ** 2 / N, 0);
     plain.unknowns.forEach((x, i) => expect(x.sd).toBeCloseTo(Math.sqrt((rss / (N - 3)) * Hinv[i]![i]!), 4));
     const ignored = (v: NDArray) => residual(np.mul(v, np.array([1, 1, 0], { dtype: "float32" })));
     const flat = sysid.laplaceUncertainty(ignored, layout, u, T);
@@ -72,7 +104,12 @@ describe("laplaceUncertainty", () => {
 });
 
 describe("judge", () => {
-  const sure = { unknowns: [{ name: "mass", sd: 0.01, interval: [1.95, 2.05] as const, relativeHalfWidth: 0.025 }], clusters: 7, runsQuantile: 2.447, condition: 1 };
+  const sure = {
+    unknowns: [{ name: "mass", sd: 0.01, interval: [1.95, 2.05] as const, relativeHalfWidth: 0.025 }],
+    clusters: 7,
+    runsQuantile: 2.447,
+    condition: 1,
+  };
   const floor = { noise: 1e-4, edges: 9e-4 };
   it("fits only when the loss is near the floor, explains the video, covers every frame and pins every unknown", () => {
     const ok = sysid.judge({ finalLoss: 2e-3, emptyLoss: 0.05, floor, framesMissed: [], uncertainty: sure });
@@ -84,8 +121,14 @@ describe("judge", () => {
     expect(sysid.verdictExitCode(far)).toBe(3);
     const missed = sysid.judge({ finalLoss: 2e-3, emptyLoss: 0.05, floor, framesMissed: [30, 31], uncertainty: sure });
     expect(missed.reasons.join()).toMatch(/misses the video's in 2 frames \(30, 31\)/);
-    const loose = sysid.judge({ finalLoss: 2e-3, emptyLoss: 0.05, floor, framesMissed: [], units: { mass: "kg" },
-      uncertainty: { ...sure, unknowns: [{ name: "mass", sd: 0.5, interval: [0.8, 5], relativeHalfWidth: 1.05 }] } });
+    const loose = sysid.judge({
+      finalLoss: 2e-3,
+      emptyLoss: 0.05,
+      floor,
+      framesMissed: [],
+      units: { mass: "kg" },
+      uncertainty: { ...sure, unknowns: [{ name: "mass", sd: 0.5, interval: [0.8, 5], relativeHalfWidth: 1.05 }] },
+    });
     expect(loose.status).toBe("undetermined");
     expect(loose.reasons[0]).toMatch(/does not determine mass: its 95% interval is 0\.800–5\.00 kg/);
     expect(sysid.verdictExitCode(loose)).toBe(4);
@@ -106,8 +149,22 @@ describe("gradsim fit's verdict", () => {
   const scene = JSON.parse(readFileSync(EXAMPLE.scene, "utf8"));
   it("a wrong spin in the scene file is a poor fit: exit code 3 and why", async () => {
     const dir = outDir("verdict-poor");
-    writeFileSync(join(dir, "scene.json"), JSON.stringify({ ...scene, background: { image: join(EXAMPLE.scene, "../plate.png") }, initialState: { ...scene.initialState, angularVelocity: [-2, 3, 1] } }));
-    const { code, out } = await runQuiet(fit, ["--video", EXAMPLE.video, "--scene", join(dir, "scene.json"), "--iters", "10"]);
+    writeFileSync(
+      join(dir, "scene.json"),
+      JSON.stringify({
+        ...scene,
+        background: { image: join(EXAMPLE.scene, "../plate.png") },
+        initialState: { ...scene.initialState, angularVelocity: [-2, 3, 1] },
+      }),
+    );
+    const { code, out } = await runQuiet(fit, [
+      "--video",
+      EXAMPLE.video,
+      "--scene",
+      join(dir, "scene.json"),
+      "--iters",
+      "10",
+    ]);
     expect(code).toBe(3);
     const r = readResult(out);
     expect(r.verdict.status).toBe("poor");
@@ -119,15 +176,36 @@ describe("gradsim fit's verdict", () => {
     const dir = outDir("verdict-undetermined");
     const still = { ...scene, impulses: [], background: [0, 0, 0], frames: 12 };
     const spec: sysid.RigidSceneSpec = {
-      shape: still.mesh.shape, scale: still.mesh.scale, mass: 2, position: still.initialState.position, rotation: still.initialState.rotation,
-      velocity: still.initialState.velocity, angularVelocity: still.initialState.angularVelocity, impulses: [], gravity: still.gravity, contact: null,
-      frames: 12, fps: still.fps, substeps: still.substeps, camera: still.camera, resolution: [48, 36], background: [0, 0, 0], channels: "rgb",
+      shape: still.mesh.shape,
+      scale: still.mesh.scale,
+      mass: 2,
+      position: still.initialState.position,
+      rotation: still.initialState.rotation,
+      velocity: still.initialState.velocity,
+      angularVelocity: still.initialState.angularVelocity,
+      impulses: [],
+      gravity: still.gravity,
+      contact: null,
+      frames: 12,
+      fps: still.fps,
+      substeps: still.substeps,
+      camera: still.camera,
+      resolution: [48, 36],
+      background: [0, 0, 0],
+      channels: "rgb",
     };
     const built = sysid.buildRigidScene(spec);
     const frames = sysid.rigidVideo(built, sysid.rigidVertices(built, {}, 12));
-    np.split(frames, 12, 0).forEach((f, t) => writePng(join(dir, `frame-${String(t).padStart(2, "0")}.png`), np.squeeze(f, 0)));
+    np.split(frames, 12, 0).forEach((f, t) =>
+      writePng(join(dir, `frame-${String(t).padStart(2, "0")}.png`), np.squeeze(f, 0)),
+    );
     writeFileSync(join(dir, "scene.json"), JSON.stringify({ ...still, resolution: 36 }));
-    const r = await fitVideo({ video: dir, scene: join(dir, "scene.json"), settings: { steps: 3, refine: 0, restarts: 0, scan: undefined, progress: false }, log: () => {} });
+    const r = await fitVideo({
+      video: dir,
+      scene: join(dir, "scene.json"),
+      settings: { steps: 3, refine: 0, restarts: 0, scan: undefined, progress: false },
+      log: () => {},
+    });
     expect(r.verdict.status).toBe("undetermined");
     expect(r.verdict.reasons[0]).toMatch(/does not determine mass/);
     expect(sysid.verdictExitCode(r.verdict)).toBe(4);

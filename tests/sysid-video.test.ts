@@ -33,7 +33,11 @@ describe("readVideo", () => {
     const frames = join(dir, "frames");
     mkdirSync(frames, { recursive: true });
     // frame10 must come after frame2; every frame is a 4×4 image whose value encodes (x, y, t).
-    for (const t of [0, 1, 2, 10]) writePng(join(frames, `frame${t}.png`), raster(4, 4, (x, y) => [10 * x + 40 * y, 20 * t, 0]));
+    for (const t of [0, 1, 2, 10])
+      writePng(
+        join(frames, `frame${t}.png`),
+        raster(4, 4, (x, y) => [10 * x + 40 * y, 20 * t, 0]),
+      );
     const v = readVideo(frames, { width: 2, height: 2, crop: [0, 0, 4, 4] });
     expect(v.frames.shape).toEqual([4, 2, 2, 3]);
     expect(v.source).toMatchObject({ format: "png-frames", width: 4, height: 4, frames: 4 });
@@ -45,29 +49,65 @@ describe("readVideo", () => {
     // A crop of the bottom-right pixel only, upsampled to 2×2: every output pixel is that pixel.
     const c = await readVideo(frames, { width: 2, height: 2, crop: [3, 3, 1, 1], frames: 1 }).frames.data();
     for (let i = 0; i < 4; i++) expect(c[3 * i]! * 255).toBeCloseTo(30 + 120, 3);
-    expect(() => readVideo(frames, { width: 2, height: 2, crop: [2, 2, 4, 4] })).toThrow(/crop \[2,2,4,4\] .* is not inside the 4×4 frames/);
+    expect(() => readVideo(frames, { width: 2, height: 2, crop: [2, 2, 4, 4] })).toThrow(
+      /crop \[2,2,4,4\] .* is not inside the 4×4 frames/,
+    );
     expect(() => readVideo(frames, { width: 2, height: 2, frames: 9 })).toThrow(/has 4 frames, but 9 were asked for/);
   });
 
   it("reads a GIF with its frame rate, and names files it cannot read", () => {
     const gif = join(dir, "clip.gif");
-    writeGif(gif, [0, 1, 2].map((t) => raster(8, 6, (x) => [x * 30, t * 80, 0])), { delayMs: 50 });
+    writeGif(
+      gif,
+      [0, 1, 2].map((t) => raster(8, 6, (x) => [x * 30, t * 80, 0])),
+      { delayMs: 50 },
+    );
     const p = probeVideo(gif);
     expect(p).toMatchObject({ format: "gif", width: 8, height: 6, frames: 3, fps: 20 });
     expect(readVideo(gif, { width: 4, height: 3 }).frames.shape).toEqual([3, 3, 4, 3]);
     writeFileSync(join(dir, "bad.gif"), "GIF89a\x10\x00");
-    expect(() => readVideo(join(dir, "bad.gif"), { width: 4, height: 3 })).toThrow(/bad\.gif: decodeGif: the file ends inside/);
+    expect(() => readVideo(join(dir, "bad.gif"), { width: 4, height: 3 })).toThrow(
+      /bad\.gif: decodeGif: the file ends inside/,
+    );
     expect(() => readVideo(join(dir, "none.mp4"), { width: 4, height: 3 })).toThrow(/does not exist/);
     writeFileSync(join(dir, "notes.txt"), "hello");
-    expect(() => readVideo(join(dir, "notes.txt"), { width: 4, height: 3 })).toThrow(/neither a directory of PNG frames, a \.gif, nor a video file/);
+    expect(() => readVideo(join(dir, "notes.txt"), { width: 4, height: 3 })).toThrow(
+      /neither a directory of PNG frames, a \.gif, nor a video file/,
+    );
   });
 
   it.runIf(hasFfmpeg)("reads an MP4 through ffmpeg, cropped and resampled by ffmpeg", async () => {
     const frames = join(dir, "mp4-frames");
     mkdirSync(frames, { recursive: true });
-    for (let t = 0; t < 5; t++) writePng(join(frames, `f${String(t).padStart(2, "0")}.png`), raster(64, 48, (x, y) => (x < 32 ? [200, 40, 40] : [40, 40, 200]).map((c, k) => (k === 1 && y < 24 ? 160 : c)) as [number, number, number]));
+    for (let t = 0; t < 5; t++)
+      writePng(
+        join(frames, `f${String(t).padStart(2, "0")}.png`),
+        raster(
+          64,
+          48,
+          (x, y) =>
+            (x < 32 ? [200, 40, 40] : [40, 40, 200]).map((c, k) => (k === 1 && y < 24 ? 160 : c)) as [
+              number,
+              number,
+              number,
+            ],
+        ),
+      );
     const mp4 = join(dir, "clip.mp4");
-    execFileSync("ffmpeg", ["-v", "error", "-y", "-framerate", "25", "-i", join(frames, "f%02d.png"), "-pix_fmt", "yuv444p", "-crf", "0", mp4]);
+    execFileSync("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-framerate",
+      "25",
+      "-i",
+      join(frames, "f%02d.png"),
+      "-pix_fmt",
+      "yuv444p",
+      "-crf",
+      "0",
+      mp4,
+    ]);
     expect(probeVideo(mp4)).toMatchObject({ format: "ffmpeg", width: 64, height: 48, frames: 5, fps: 25 });
     const v = readVideo(mp4, { width: 8, height: 6, crop: [0, 24, 32, 24] });
     expect(v.frames.shape).toEqual([5, 6, 8, 3]);
@@ -82,7 +122,9 @@ describe("readVideo", () => {
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
     try {
-      expect(() => readVideo(join(dir, "fake.mp4"), { width: 4, height: 3 })).toThrow(/needs ffprobe, which is not installed here \(Debian: apt-get install ffmpeg\).*PNG frames or a GIF/);
+      expect(() => readVideo(join(dir, "fake.mp4"), { width: 4, height: 3 })).toThrow(
+        /needs ffprobe, which is not installed here \(Debian: apt-get install ffmpeg\).*PNG frames or a GIF/,
+      );
     } finally {
       process.env.PATH = path;
     }
@@ -99,30 +141,74 @@ describe("the scene file", () => {
 
   it("accepts the shipped example and rejects bad fields with the path, what it got, and what to write", () => {
     expect(E.isRight(sysid.parseVideoScene(good))).toBe(true);
-    expect(error({ fps: "thirty" })).toBe(`"fps" must be a number > 0 and ≤ 1000, got "thirty"; write e.g. "fps": 30 (the video's frames per second)`);
-    expect(error({ camera: { eye: [0, 1], at: [0, 0, 0], fovY: 40 } })).toMatch(/^"camera\.eye" must be a list of 3 numbers, got \[0,1\]; write e\.g\. "eye": \[0, 2, -6\]/);
-    expect(error({ camera: { eye: [0, 1, 2], at: [0, 1, 2], fovY: 40 } })).toMatch(/"camera\.eye" and "camera\.at" are the same point/);
+    expect(error({ fps: "thirty" })).toBe(
+      `"fps" must be a number > 0 and ≤ 1000, got "thirty"; write e.g. "fps": 30 (the video's frames per second)`,
+    );
+    expect(error({ camera: { eye: [0, 1], at: [0, 0, 0], fovY: 40 } })).toMatch(
+      /^"camera\.eye" must be a list of 3 numbers, got \[0,1\]; write e\.g\. "eye": \[0, 2, -6\]/,
+    );
+    expect(error({ camera: { eye: [0, 1, 2], at: [0, 1, 2], fovY: 40 } })).toMatch(
+      /"camera\.eye" and "camera\.at" are the same point/,
+    );
     expect(error({ mesh: { shape: "teapot" } })).toMatch(/"mesh" needs either "shape" \(one of box, cone/);
-    expect(error({ impulses: [{ force: [1, 2, 3] }] })).toMatch(/"impulses\[0\]\.duration" must be a number > 0, got nothing/);
-    expect(error({ unknowns: { volume: {} } })).toMatch(/"unknowns\.volume" names "volume", which a rigid scene cannot estimate; its unknowns are mass, ke, kd, kf, mu/);
-    expect(error({ unknowns: { mass: { prior: [5, 1] } } })).toMatch(/must be \[low, high\] with low < high, got \[5,1\]/);
+    expect(error({ impulses: [{ force: [1, 2, 3] }] })).toMatch(
+      /"impulses\[0\]\.duration" must be a number > 0, got nothing/,
+    );
+    expect(error({ unknowns: { volume: {} } })).toMatch(
+      /"unknowns\.volume" names "volume", which a rigid scene cannot estimate; its unknowns are mass, ke, kd, kf, mu/,
+    );
+    expect(error({ unknowns: { mass: { prior: [5, 1] } } })).toMatch(
+      /must be \[low, high\] with low < high, got \[5,1\]/,
+    );
     expect(error({ colour: "red" })).toMatch(/"colour" is not a field of a scene file; the fields are mesh, camera/);
-    expect(error({ camera: { intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240, width: 640, height: 480 }, pose: { R: [[1, 0, 0], [0, 2, 0], [0, 0, 1]], t: [0, 0, 4] } } }))
-      .toMatch(/"camera\.pose\.R" must be a 3×3 rotation matrix/);
+    expect(
+      error({
+        camera: {
+          intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240, width: 640, height: 480 },
+          pose: {
+            R: [
+              [1, 0, 0],
+              [0, 2, 0],
+              [0, 0, 1],
+            ],
+            t: [0, 0, 4],
+          },
+        },
+      }),
+    ).toMatch(/"camera\.pose\.R" must be a 3×3 rotation matrix/);
     expect(error({ compare: "edges" })).toMatch(/"compare" must be "silhouette"/);
     expect(error({ fps: 1e308 })).toMatch(/"fps" must be a number > 0 and ≤ 1000, got 1e\+308/);
-    expect(error({ camera: { intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240, width: 640, height: 480 }, pose: { R: [[1, 0, 0], [0, 1, 0], [0, 0, -1]], t: [0, 0, 4] } } }))
-      .toMatch(/"camera\.pose\.R" has determinant −1: it is a mirror/);
+    expect(
+      error({
+        camera: {
+          intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240, width: 640, height: 480 },
+          pose: {
+            R: [
+              [1, 0, 0],
+              [0, 1, 0],
+              [0, 0, -1],
+            ],
+            t: [0, 0, 4],
+          },
+        },
+      }),
+    ).toMatch(/"camera\.pose\.R" has determinant −1: it is a mirror/);
     // A floor needs no coefficients: they default to the documented contact, and the substeps to what it needs.
     const floor = sysid.parseVideoScene({ ...good, ground: { mu: 0.4 }, substeps: undefined });
     expect(E.isRight(floor) && floor.right.ground).toEqual({ ...sysid.RIGID_CONTACT_DEFAULTS, mu: 0.4 });
-    expect(E.isRight(floor) && floor.right.substeps).toBeGreaterThanOrEqual(Math.ceil(1 / (30 * models.contact.rigidContactStepLimit(sysid.RIGID_CONTACT_DEFAULTS))));
+    expect(E.isRight(floor) && floor.right.substeps).toBeGreaterThanOrEqual(
+      Math.ceil(1 / (30 * models.contact.rigidContactStepLimit(sysid.RIGID_CONTACT_DEFAULTS))),
+    );
   });
 
   it("resolves files next to the scene file and names missing ones", () => {
-    expect(() => resolveScene({ ...good, mesh: { obj: "missing.obj" } }, join(dir, "scene.json"))).toThrow(/"mesh\.obj" names .*missing\.obj, which does not exist/);
+    expect(() => resolveScene({ ...good, mesh: { obj: "missing.obj" } }, join(dir, "scene.json"))).toThrow(
+      /"mesh\.obj" names .*missing\.obj, which does not exist/,
+    );
     writeFileSync(join(dir, "broken.obj"), "v 0 0 0\nf 1 2 3\n");
-    expect(() => resolveScene({ ...good, mesh: { obj: "broken.obj" } }, join(dir, "scene.json"))).toThrow(/the mesh .*broken\.obj cannot be read: line 2/);
+    expect(() => resolveScene({ ...good, mesh: { obj: "broken.obj" } }, join(dir, "scene.json"))).toThrow(
+      /the mesh .*broken\.obj cannot be read: line 2/,
+    );
   });
 });
 
@@ -131,35 +217,72 @@ describe("cameras", () => {
   const sub = (a: V, b: V): V => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
   const dot = (a: V, b: V) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
   const crossV = (a: V, b: V): V => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-  const unitV = (a: V): V => { const n = Math.hypot(...a); return [a[0] / n, a[1] / n, a[2] / n]; };
+  const unitV = (a: V): V => {
+    const n = Math.hypot(...a);
+    return [a[0] / n, a[1] / n, a[2] / n];
+  };
   const [W, H] = [80, 60];
-  const points: V[] = [[0, 0, 0], [0.3, 0.5, -0.2], [-0.4, 0.1, 0.6], [1, 0, 0]];
+  const points: V[] = [
+    [0, 0, 0],
+    [0.3, 0.5, -0.2],
+    [-0.4, 0.1, 0.6],
+    [1, 0, 0],
+  ];
   /** Pixel (column, row) of world points through a gradsim camera (NDC → pixels, centres at integers). */
   async function pixels(c: sysid.CameraSpec): Promise<number[][]> {
-    const xy = await render.projectPoints(sysid.renderCamera(c, W, H), np.array(points, { dtype: "float32" })).xy.data();
+    const xy = await render
+      .projectPoints(sysid.renderCamera(c, W, H), np.array(points, { dtype: "float32" }))
+      .xy.data();
     return points.map((_, i) => [xy[2 * i]! * (W / 2) + (W - 1) / 2, (H - 1) / 2 - xy[2 * i + 1]! * (H / 2)]);
   }
   /** The OpenCV reference, written out: x_cam = R(x − eye) with rows right = forward × up, down = forward × right, forward. */
   function opencv(eye: V, at: V, up: V, fovY: number): number[][] {
-    const z = unitV(sub(at, eye)), x = unitV(crossV(z, up)), y = crossV(z, x);
+    const z = unitV(sub(at, eye)),
+      x = unitV(crossV(z, up)),
+      y = crossV(z, x);
     const f = H / 2 / Math.tan((fovY * Math.PI) / 360);
-    return points.map((p) => { const d = sub(p, eye); return [f * dot(x, d) / dot(z, d) + (W - 1) / 2, f * dot(y, d) / dot(z, d) + (H - 1) / 2]; });
+    return points.map((p) => {
+      const d = sub(p, eye);
+      return [(f * dot(x, d)) / dot(z, d) + (W - 1) / 2, (f * dot(y, d)) / dot(z, d) + (H - 1) / 2];
+    });
   }
-  const expectPixels = (a: number[][], b: number[][]) => a.forEach((p, i) => { expect(p[0]).toBeCloseTo(b[i]![0]!, 2); expect(p[1]).toBeCloseTo(b[i]![1]!, 2); });
+  const expectPixels = (a: number[][], b: number[][]) =>
+    a.forEach((p, i) => {
+      expect(p[0]).toBeCloseTo(b[i]![0]!, 2);
+      expect(p[1]).toBeCloseTo(b[i]![1]!, 2);
+    });
 
   it("every form is the physical camera: eye/at, angles and OpenCV project points as the OpenCV reference does", async () => {
-    const eye: V = [0.5, 1.2, -3], at: V = [0, 0.2, 0.1];
+    const eye: V = [0.5, 1.2, -3],
+      at: V = [0, 0.2, 0.1];
     const reference = opencv(eye, at, [0, 1, 0], 40);
     expectPixels(await pixels({ eye, at, fovY: 40 }), reference);
-    const d = sub(eye, at), distance = Math.hypot(...d);
-    const angles: sysid.CameraSpec = { distance, elevation: (Math.asin(d[1] / distance) * 180) / Math.PI, azimuth: (Math.atan2(d[0], -d[2]) * 180) / Math.PI, at, fovY: 40 };
+    const d = sub(eye, at),
+      distance = Math.hypot(...d);
+    const angles: sysid.CameraSpec = {
+      distance,
+      elevation: (Math.asin(d[1] / distance) * 180) / Math.PI,
+      azimuth: (Math.atan2(d[0], -d[2]) * 180) / Math.PI,
+      at,
+      fovY: 40,
+    };
     expectPixels(await pixels(angles), reference);
     const cal = sysid.calibratedCamera({ eye, at, fovY: 40 }, W, H);
     expectPixels(await pixels(cal), reference);
     // A calibrated camera written by hand (rows of R: right, down, forward; t = −R·eye).
-    const z = unitV(sub(at, eye)), x = unitV(crossV(z, [0, 1, 0])), y = crossV(z, x), f = H / 2 / Math.tan((40 * Math.PI) / 360);
-    const R = [x, y, z], t = R.map((r) => -dot(r, eye)) as V;
-    expectPixels(await pixels({ intrinsics: { fx: f, fy: f, cx: (W - 1) / 2, cy: (H - 1) / 2, width: W, height: H }, pose: { R, t } }), reference);
+    const z = unitV(sub(at, eye)),
+      x = unitV(crossV(z, [0, 1, 0])),
+      y = crossV(z, x),
+      f = H / 2 / Math.tan((40 * Math.PI) / 360);
+    const R = [x, y, z],
+      t = R.map((r) => -dot(r, eye)) as V;
+    expectPixels(
+      await pixels({
+        intrinsics: { fx: f, fy: f, cx: (W - 1) / 2, cy: (H - 1) / 2, width: W, height: H },
+        pose: { R, t },
+      }),
+      reference,
+    );
   });
 
   it("world +x lands on the image's left for a camera on −z looking at +z with +y up (a right-handed world)", async () => {
@@ -170,19 +293,55 @@ describe("cameras", () => {
   });
 
   it("refuses degenerate cameras, naming what to change", () => {
-    expect(() => sysid.calibratedCamera({ eye: [0, 5, 0], at: [0, 0, 0], fovY: 40 }, W, H)).toThrow(/up \[0,1,0\] is parallel to the viewing direction.*give an "up"/);
+    expect(() => sysid.calibratedCamera({ eye: [0, 5, 0], at: [0, 0, 0], fovY: 40 }, W, H)).toThrow(
+      /up \[0,1,0\] is parallel to the viewing direction.*give an "up"/,
+    );
     expect(() => sysid.calibratedCamera({ eye: [1, 1, 1], at: [1, 1, 1], fovY: 40 }, W, H)).toThrow(/same point/);
-    const pose = { R: [[1, 0, 0], [0, -1, 0], [0, 0, -1]], t: [0, 0, 5] as V };
-    expect(() => sysid.calibratedCamera({ intrinsics: { fx: 0, fy: 50, cx: 40, cy: 30, width: W, height: H }, pose }, W, H)).toThrow(/focal lengths/);
-    expect(() => sysid.calibratedCamera({ intrinsics: { fx: 50, fy: 50, cx: 40, cy: 30, width: W, height: H }, pose: { ...pose, R: [[1, 0, 0], [0, 1, 0], [0, 0, -1]] } }, W, H)).toThrow(/determinant.*mirror/);
+    const pose = {
+      R: [
+        [1, 0, 0],
+        [0, -1, 0],
+        [0, 0, -1],
+      ],
+      t: [0, 0, 5] as V,
+    };
+    expect(() =>
+      sysid.calibratedCamera({ intrinsics: { fx: 0, fy: 50, cx: 40, cy: 30, width: W, height: H }, pose }, W, H),
+    ).toThrow(/focal lengths/);
+    expect(() =>
+      sysid.calibratedCamera(
+        {
+          intrinsics: { fx: 50, fy: 50, cx: 40, cy: 30, width: W, height: H },
+          pose: {
+            ...pose,
+            R: [
+              [1, 0, 0],
+              [0, 1, 0],
+              [0, 0, -1],
+            ],
+          },
+        },
+        W,
+        H,
+      ),
+    ).toThrow(/determinant.*mirror/);
   });
 });
 
 describe("foregroundMask", () => {
   it("marks the object and not the background or a cast shadow", async () => {
-    const bg = np.reshape(np.array(Array.from({ length: 4 * 3 }, (_, i) => [0.6, 0.45, 0.3][i % 3]!), { dtype: "float32" }), [1, 4, 3]);
+    const bg = np.reshape(
+      np.array(
+        Array.from({ length: 4 * 3 }, (_, i) => [0.6, 0.45, 0.3][i % 3]!),
+        { dtype: "float32" },
+      ),
+      [1, 4, 3],
+    );
     // Pixels: background, shadow (same colour × 0.5), object (blue), noise (+0.02).
-    const video = np.reshape(np.array([0.6, 0.45, 0.3, 0.3, 0.225, 0.15, 0.2, 0.3, 0.8, 0.62, 0.46, 0.31], { dtype: "float32" }), [1, 1, 4, 3]);
+    const video = np.reshape(
+      np.array([0.6, 0.45, 0.3, 0.3, 0.225, 0.15, 0.2, 0.3, 0.8, 0.62, 0.46, 0.31], { dtype: "float32" }),
+      [1, 1, 4, 3],
+    );
     const m = await foregroundMask(video, np.reshape(bg, [1, 4, 3])).data();
     expect(Array.from(m)).toEqual([0, 0, 1, 0]);
   });
@@ -199,7 +358,17 @@ describe("gradsim fit", () => {
     expect(Math.abs(r.initial.mass - r.truth.mass) / r.truth.mass).toBeGreaterThan(0.5);
     expect(r.relError.mass).toBeLessThan(0.01);
     expect(Math.abs(r.estimate.mass - r.truth.mass) / r.truth.mass).toBeCloseTo(r.relError.mass, 12);
-    for (const f of ["ground-truth.gif", "estimate.gif", "frames.png", "loss.png", "loss.csv", "residual-mean.png", "residual-frames.png", "result.json"]) expect(r.files).toContain(f);
+    for (const f of [
+      "ground-truth.gif",
+      "estimate.gif",
+      "frames.png",
+      "loss.png",
+      "loss.csv",
+      "residual-mean.png",
+      "residual-frames.png",
+      "result.json",
+    ])
+      expect(r.files).toContain(f);
     // The verdict: it fits the video, and the mass interval covers the truth.
     expect(r.verdict.status).toBe("fits");
     expect(r.verdict.floorRatio).toBeLessThan(sysid.VERDICT_LIMITS.floorRatio);
@@ -214,11 +383,24 @@ describe("gradsim fit", () => {
     const noScene = cli(["fit", "--video", EXAMPLE.video, "--out", out]);
     expect(noScene.code).toBe(2);
     expect(noScene.stderr).toContain("--scene is missing");
-    writeFileSync(join(out, "scene.json"), JSON.stringify({ ...JSON.parse(readFileSync(EXAMPLE.scene, "utf8")), fps: -1 }));
+    writeFileSync(
+      join(out, "scene.json"),
+      JSON.stringify({ ...JSON.parse(readFileSync(EXAMPLE.scene, "utf8")), fps: -1 }),
+    );
     const bad = cli(["fit", "--video", EXAMPLE.video, "--scene", join(out, "scene.json"), "--out", out]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`"fps" must be a number > 0 and ≤ 1000, got -1`);
-    const unknown = cli(["fit", "--video", EXAMPLE.video, "--scene", EXAMPLE.scene, "--unknowns", "mass,colour", "--out", out]);
+    const unknown = cli([
+      "fit",
+      "--video",
+      EXAMPLE.video,
+      "--scene",
+      EXAMPLE.scene,
+      "--unknowns",
+      "mass,colour",
+      "--out",
+      out,
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`--unknowns: "colour" is not something a rigid scene can estimate`);
     const contact = cli(["fit", "--video", EXAMPLE.video, "--scene", EXAMPLE.scene, "--unknowns", "mu", "--out", out]);

@@ -23,7 +23,8 @@ describe("examples/vmap-guesses.ts", () => {
   it("the rollout's gradient matches finite differences (float64)", () => {
     const target = trajectory(np.array([...TRUTH], { dtype: "float64" }), 30);
     const loss = lossFor(target);
-    const p = np.array([11, 0.7, 0.05], { dtype: "float64" }), v = np.array([1, 0.1, 0.01], { dtype: "float64" });
+    const p = np.array([11, 0.7, 0.05], { dtype: "float64" }),
+      v = np.array([1, 0.1, 0.01], { dtype: "float64" });
     const g = grad(loss)(p) as Array;
     expectClose(dotAll(g, v), fdDirectional(loss, p, v).item(), { rtol: 1e-6 }, "<grad, v> vs FD");
   });

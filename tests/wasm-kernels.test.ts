@@ -13,8 +13,12 @@ import { contact, fem, meshes, particles } from "../src/models/index.js";
 
 const FORMS: readonly CpuKernels[] = ["js", "wasm-scalar", "wasm"];
 let before: CpuKernels;
-beforeAll(() => { before = setCpuKernels("wasm", { minWork: 0 }); });
-afterAll(() => { setCpuKernels(before, { minWork: 4096 }); });
+beforeAll(() => {
+  before = setCpuKernels("wasm", { minWork: 0 });
+});
+afterAll(() => {
+  setCpuKernels(before, { minWork: 4096 });
+});
 
 /**
  * Each output's values under each kernel form, exactly (−0 is not 0; every NaN is one value: its
@@ -24,8 +28,10 @@ function sameBitsEveryForm(f: () => Array | Array[] | Record<string, Array>, wha
   const bits = (form: CpuKernels): string[] => {
     setCpuKernels(form);
     const out = f();
-    const leaves = out instanceof globalThis.Array ? out : "dtype" in out ? [out as Array] : Object.values(out);
-    return leaves.map((a) => [...a.dataSync()].map((x) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : String(x))).join(" "));
+    const leaves = globalThis.Array.isArray(out) ? out : "dtype" in out ? [out as Array] : Object.values(out);
+    return leaves.map((a) =>
+      [...a.dataSync()].map((x) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : String(x))).join(" "),
+    );
   };
   const runs0 = wasmKernelRuns();
   const [js, ...rest] = FORMS.map(bits);
@@ -37,40 +43,125 @@ function sameBitsEveryForm(f: () => Array | Array[] | Record<string, Array>, wha
 describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
   it("random programs and their gradients, float64 and float32", () => {
     const runs0 = wasmKernelRuns();
-    for (const shapes of [[[33], [33]], [[9, 7], [9, 7]], [[5, 3, 6], [6]], [[17, 2], [2]]]) {
-      fc.assert(fc.property(arbProgram({ inShapes: shapes, maxSteps: 8, dataIndices: true, maxSize: 400 }), fc.integer({ min: 0, max: 1e6 }), fc.boolean(), (p, seed, f32) => {
-        const xs = p.inShapes.map((s, i) => (f32 ? randomArray(seed + i, s).astype("float32") : randomArray(seed + i, s)));
-        const fn = jit(p.fn);
-        sameBitsEveryForm(() => fn(...xs), `values\n${p.text}`);
-      }), { numRuns: 15 });
-      fc.assert(fc.property(arbProgram({ inShapes: shapes.slice(0, 1), maxSteps: 7, dataIndices: true, maxSize: 400 }), fc.integer({ min: 0, max: 1e6 }), (p, seed) => {
-        const x = randomArray(seed, p.inShapes[0]!);
-        const g = jit(grad((v: Array) => np.sum(np.square(p.fn(v)))));
-        sameBitsEveryForm(() => g(x) as Array, `gradient\n${p.text}`);
-      }), { numRuns: 10 });
+    for (const shapes of [
+      [[33], [33]],
+      [
+        [9, 7],
+        [9, 7],
+      ],
+      [[5, 3, 6], [6]],
+      [[17, 2], [2]],
+    ]) {
+      fc.assert(
+        fc.property(
+          arbProgram({ inShapes: shapes, maxSteps: 8, dataIndices: true, maxSize: 400 }),
+          fc.integer({ min: 0, max: 1e6 }),
+          fc.boolean(),
+          (p, seed, f32) => {
+            const xs = p.inShapes.map((s, i) =>
+              f32 ? randomArray(seed + i, s).astype("float32") : randomArray(seed + i, s),
+            );
+            const fn = jit(p.fn);
+            sameBitsEveryForm(() => fn(...xs), `values\n${p.text}`);
+          },
+        ),
+        { numRuns: 15 },
+      );
+      fc.assert(
+        fc.property(
+          arbProgram({ inShapes: shapes.slice(0, 1), maxSteps: 7, dataIndices: true, maxSize: 400 }),
+          fc.integer({ min: 0, max: 1e6 }),
+          (p, seed) => {
+            const x = randomArray(seed, p.inShapes[0]!);
+            const g = jit(grad((v: Array) => np.sum(np.square(p.fn(v)))));
+            sameBitsEveryForm(() => g(x) as Array, `gradient\n${p.text}`);
+          },
+        ),
+        { numRuns: 10 },
+      );
     }
     expect(wasmKernelRuns() - runs0).toBeGreaterThan(100);
   });
 
   it("every scalar op on special values, odd and even lengths", () => {
-    const special = [0, -0, 1, -1, 0.5, -0.5, 1.5, -2.5, 3, 1e300, -1e300, 1e-310, Infinity, -Infinity, NaN, 2 ** 31, -(2 ** 31) - 1, 7.25, -7.75];
+    const special = [
+      0,
+      -0,
+      1,
+      -1,
+      0.5,
+      -0.5,
+      1.5,
+      -2.5,
+      3,
+      1e300,
+      -1e300,
+      1e-310,
+      Infinity,
+      -Infinity,
+      NaN,
+      2 ** 31,
+      -(2 ** 31) - 1,
+      7.25,
+      -7.75,
+    ];
     for (const n of [special.length, special.length - 1]) {
       const a = np.array(special.slice(0, n), { dtype: "float64" });
       const b = np.array(special.slice(0, n).reverse(), { dtype: "float64" });
-      const ints = np.array(special.slice(0, n).map((v, i) => (Number.isFinite(v) ? (v * 7) | 0 : i - 5)), { dtype: "int32" });
+      const ints = np.array(
+        special.slice(0, n).map((v, i) => (Number.isFinite(v) ? (v * 7) | 0 : i - 5)),
+        { dtype: "int32" },
+      );
       const f = jit((x: Array, y: Array, k: Array) => {
         const fl = [
-          np.neg(x), np.abs(x), np.sign(x), np.exp(x), np.log(x), np.log1p(x), np.expm1(x), np.sin(x), np.cos(x), np.tan(x), np.tanh(x),
-          np.arcsin(x), np.arccos(x), np.arctan(x), np.sqrt(x), np.floor(x), np.ceil(x), np.round(x),
-          np.add(x, y), np.sub(x, y), np.mul(x, y), np.div(x, y), np.power(x, y), np.maximum(x, y), np.minimum(x, y), np.arctan2(x, y),
-          np.remainder(x, y), np.floorDivide(x, y), np.where(np.less(x, y), x, y), np.where(np.isfinite(x), y, x),
+          np.neg(x),
+          np.abs(x),
+          np.sign(x),
+          np.exp(x),
+          np.log(x),
+          np.log1p(x),
+          np.expm1(x),
+          np.sin(x),
+          np.cos(x),
+          np.tan(x),
+          np.tanh(x),
+          np.arcsin(x),
+          np.arccos(x),
+          np.arctan(x),
+          np.sqrt(x),
+          np.floor(x),
+          np.ceil(x),
+          np.round(x),
+          np.add(x, y),
+          np.sub(x, y),
+          np.mul(x, y),
+          np.div(x, y),
+          np.power(x, y),
+          np.maximum(x, y),
+          np.minimum(x, y),
+          np.arctan2(x, y),
+          np.remainder(x, y),
+          np.floorDivide(x, y),
+          np.where(np.less(x, y), x, y),
+          np.where(np.isfinite(x), y, x),
           np.where(np.logicalOr(np.equal(x, y), np.greaterEqual(x, 0.5)), x, np.astype(k, "float64")),
-          np.astype(np.astype(x, "float32"), "float64"), np.astype(np.notEqual(x, 0), "float64"), np.astype(np.astype(x, "int32"), "float64"),
+          np.astype(np.astype(x, "float32"), "float64"),
+          np.astype(np.notEqual(x, 0), "float64"),
+          np.astype(np.astype(x, "int32"), "float64"),
         ];
         const k2 = np.add(k, 3);
         const it = [
-          np.mul(k, k2), np.sub(k, k2), np.neg(k), np.abs(k), np.maximum(k, k2), np.minimum(k, k2), np.floorDivide(k, 3), np.remainder(k, 4),
-          np.floorDivide(k, k2), np.remainder(k, k2), np.where(np.less(k, 0), k, k2),
+          np.mul(k, k2),
+          np.sub(k, k2),
+          np.neg(k),
+          np.abs(k),
+          np.maximum(k, k2),
+          np.minimum(k, k2),
+          np.floorDivide(k, 3),
+          np.remainder(k, 4),
+          np.floorDivide(k, k2),
+          np.remainder(k, k2),
+          np.where(np.less(k, 0), k, k2),
         ];
         return [np.stack(fl), np.stack(it), np.astype(np.greater(x, y), "int32")];
       });
@@ -83,9 +174,14 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
       for (const n of [9, 17, 18, 101, 1000]) {
         // Elements 2j and 2j+1 (lanes 0 and 1) add into one bin, with values spanning e^±30 (the sum depends on the order);
         // the last element has a bin of its own (an odd length's last pair repeats it in lane 1, which must not add).
-        const idx = np.array(globalThis.Array.from({ length: n }, (_, i) => (i === n - 1 ? 4 : (i >> 1) % 3)), { dtype: "int32" });
+        const idx = np.array(
+          globalThis.Array.from({ length: n }, (_, i) => (i === n - 1 ? 4 : (i >> 1) % 3)),
+          { dtype: "int32" },
+        );
         const w = randomArray(n, [n], -1e4, 1e4).astype(dtype);
-        const f = jit((x: Array) => np.scatterAdd(np.zeros([5], { dtype }), idx, np.mul(np.sin(x), np.exp(np.mul(np.cos(x), 30)))));
+        const f = jit((x: Array) =>
+          np.scatterAdd(np.zeros([5], { dtype }), idx, np.mul(np.sin(x), np.exp(np.mul(np.cos(x), 30)))),
+        );
         sameBitsEveryForm(() => f(w), `scatter ${dtype} n=${n}`, n > 16);
       }
     }
@@ -93,14 +189,21 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
 
   it("a kernel called on other arrays, then the first again, reads each (its kept copies follow the operands)", () => {
     const f = jit((x: Array, w: Array) => np.add(np.mul(np.sin(x), w), np.sqrt(np.abs(np.mul(x, w)))));
-    const xs = [1, 2, 3].map((s) => randomArray(s, [2000])), w = randomArray(9, [2000]);
+    const xs = [1, 2, 3].map((s) => randomArray(s, [2000])),
+      w = randomArray(9, [2000]);
     setCpuKernels("js");
     const ref = xs.map((x) => f(x, w).toList());
     setCpuKernels("wasm");
     const runs0 = wasmKernelRuns();
     for (const i of [0, 1, 0, 2, 2, 1]) expect(f(xs[i]!, w).toList()).toEqual(ref[i]);
     // As an operand of a scan step (the stacked xs, read at each step's offset) too.
-    const g = jit((xs2: Array) => lax.scan((c: Array, x: Array) => [np.add(c, np.mul(np.sin(x), w)), np.cos(np.mul(x, c))], np.zeros([2000], { dtype: "float64" }), xs2));
+    const g = jit((xs2: Array) =>
+      lax.scan(
+        (c: Array, x: Array) => [np.add(c, np.mul(np.sin(x), w)), np.cos(np.mul(x, c))],
+        np.zeros([2000], { dtype: "float64" }),
+        xs2,
+      ),
+    );
     const stacked = np.stack(xs);
     setCpuKernels("js");
     const gref = (g(stacked) as Array[]).map((a) => a.toList());
@@ -111,15 +214,24 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
 
   it("a scan whose constant operand is a buffer the program around it reuses (the next call's value is read)", () => {
     const w = randomArray(7, [2000]);
-    const body = (k: Array) => (c: Array, x: Array): [Array, Array] => [np.add(np.mul(c, k), np.mul(np.sin(x), w)), np.cos(np.mul(x, c))];
+    const body =
+      (k: Array) =>
+      (c: Array, x: Array): [Array, Array] => [np.add(np.mul(c, k), np.mul(np.sin(x), w)), np.cos(np.mul(x, c))];
     // k = sin(a) is an intermediate of the jitted program: a buffer rewritten by each call.
     const f = jit((a: Array, xs: Array) => lax.scan(body(np.sin(a)), np.zeros([2000], { dtype: "float64" }), xs));
     // The same, one level deeper: a scan in a scan's body, its constant an intermediate of the outer body.
-    const g = jit((a: Array, xs: Array) => lax.scan((c: Array, x: Array): [Array, Array] => {
-      const [ci, ys] = lax.scan(body(np.sin(np.add(a, c))), c, np.stack([x, np.mul(x, 2)]));
-      return [ci, np.sum(ys, 0)];
-    }, np.zeros([2000], { dtype: "float64" }), xs));
-    const as = [1, 2].map((s) => randomArray(s, [2000])), xs = np.stack([3, 4, 5].map((s) => randomArray(s, [2000])));
+    const g = jit((a: Array, xs: Array) =>
+      lax.scan(
+        (c: Array, x: Array): [Array, Array] => {
+          const [ci, ys] = lax.scan(body(np.sin(np.add(a, c))), c, np.stack([x, np.mul(x, 2)]));
+          return [ci, np.sum(ys, 0)];
+        },
+        np.zeros([2000], { dtype: "float64" }),
+        xs,
+      ),
+    );
+    const as = [1, 2].map((s) => randomArray(s, [2000])),
+      xs = np.stack([3, 4, 5].map((s) => randomArray(s, [2000])));
     for (const h of [f, g]) {
       setCpuKernels("js");
       const ref = as.map((a) => (h(a, xs) as Array[]).map((r) => r.toList()));
@@ -130,9 +242,19 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
 
   it("a FEM soft body's rollout, forward and gradient, with ground contact", () => {
     const mesh = meshes.tetBox({ cells: [3, 2, 2], size: [0.15, 0.1, 0.1], origin: [0, 0.0005, 0] });
-    const { system, state } = fem.softBody(mesh, { density: 1000, mu: 1e4, lambda: 1e4, damping: 1, velocity: [1, -0.5, 0], ground: contact.ground({ ke: 1e4, kd: 10, kf: 10, mu: 0.5 }) });
-    const sim = (mu: Array) => particles.simulate({ ...system, tets: { ...system.tets!, mu } }, state, { dt: 1 / 1920, substeps: 5, frames: 1 }).x;
-    const fwd = jit(sim), bwd = jit(grad((mu: Array) => np.sum(np.square(sim(mu)))));
+    const { system, state } = fem.softBody(mesh, {
+      density: 1000,
+      mu: 1e4,
+      lambda: 1e4,
+      damping: 1,
+      velocity: [1, -0.5, 0],
+      ground: contact.ground({ ke: 1e4, kd: 10, kf: 10, mu: 0.5 }),
+    });
+    const sim = (mu: Array) =>
+      particles.simulate({ ...system, tets: { ...system.tets!, mu } }, state, { dt: 1 / 1920, substeps: 5, frames: 1 })
+        .x;
+    const fwd = jit(sim),
+      bwd = jit(grad((mu: Array) => np.sum(np.square(sim(mu)))));
     expect(meshes.tetCount(mesh)).toBeGreaterThan(10);
     sameBitsEveryForm(() => fwd(system.tets!.mu), "rollout", true);
     sameBitsEveryForm(() => bwd(system.tets!.mu) as Array, "rollout gradient", true);

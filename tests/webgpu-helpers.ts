@@ -16,7 +16,9 @@ async function detect(): Promise<boolean> {
     return true;
   } catch (e) {
     if (process.env.CI === "true") {
-      throw new Error(`CI=true: the WebGPU tests need an adapter (Mesa lavapipe on CI; set XDG_RUNTIME_DIR), but init failed: ${(e as Error).message}`);
+      throw new Error(
+        `CI=true: the WebGPU tests need an adapter (Mesa lavapipe on CI; set XDG_RUNTIME_DIR), but init failed: ${(e as Error).message}`,
+      );
     }
     return false;
   }
@@ -30,7 +32,10 @@ export const hasWebGPU: boolean = await detect();
  */
 export const describeGpu = (name: string, body: () => void): void => {
   if (hasWebGPU) describe(name, body);
-  else describe.skip(name, () => { it("needs a WebGPU adapter", () => {}); });
+  else
+    describe.skip(name, () => {
+      it("needs a WebGPU adapter", () => {});
+    });
 };
 
 /** Deterministic float32-representable samples in [lo, hi). */
@@ -38,7 +43,11 @@ export function samples(n: number, seed: number, lo = -1, hi = 1): Float32Array 
   let s = (seed * 2654435761) >>> 0 || 1;
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     out[i] = lo + ((s >>> 0) / 4294967296) * (hi - lo);
   }
   return out;
@@ -48,10 +57,21 @@ export function intSamples(n: number, seed: number, lo: number, hi: number): Int
 }
 
 /** The same data on webgpu (float32) and on the CPU (float64 for floats): the pair a test compares. */
-export interface Pair { readonly gpu: Array; readonly cpu: Array }
-export function pair(data: Float32Array | Int32Array | Uint8Array | readonly number[], shape: readonly number[], dtype: DType = "float32"): Pair {
-  const typed = dtype === "float32" ? Float32Array.from(data as ArrayLike<number>)
-    : dtype === "int32" ? Int32Array.from(data as ArrayLike<number>) : Uint8Array.from(data as ArrayLike<number>);
+export interface Pair {
+  readonly gpu: Array;
+  readonly cpu: Array;
+}
+export function pair(
+  data: Float32Array | Int32Array | Uint8Array | readonly number[],
+  shape: readonly number[],
+  dtype: DType = "float32",
+): Pair {
+  const typed =
+    dtype === "float32"
+      ? Float32Array.from(data as ArrayLike<number>)
+      : dtype === "int32"
+        ? Int32Array.from(data as ArrayLike<number>)
+        : Uint8Array.from(data as ArrayLike<number>);
   const cpuTyped = dtype === "float32" ? Float64Array.from(typed) : typed;
   return {
     gpu: fromTyped(typed, shape, dtype, { backend: "webgpu" }),
@@ -59,9 +79,20 @@ export function pair(data: Float32Array | Int32Array | Uint8Array | readonly num
   };
 }
 export const randPair = (shape: readonly number[], seed: number, lo = -1, hi = 1): Pair =>
-  pair(samples(shape.reduce((a, b) => a * b, 1), seed, lo, hi), shape);
+  pair(
+    samples(
+      shape.reduce((a, b) => a * b, 1),
+      seed,
+      lo,
+      hi,
+    ),
+    shape,
+  );
 
-export interface Tolerance { readonly rtol?: number; readonly atol?: number }
+export interface Tolerance {
+  readonly rtol?: number;
+  readonly atol?: number;
+}
 
 /**
  * webgpu result vs CPU reference: same shape; float32 vs float64 within
@@ -78,18 +109,28 @@ export async function expectMatch(gpu: Array, cpu: Array, tol: Tolerance = {}, l
   expect(g.length).toBe(c.length);
   const bad: string[] = [];
   if (wantDType !== "float32") {
-    for (let i = 0; i < c.length && bad.length < 5; i++) if (Number(g[i]) !== Number(c[i])) bad.push(`[${i}] webgpu ${g[i]} cpu ${c[i]}`);
+    for (let i = 0; i < c.length && bad.length < 5; i++)
+      if (Number(g[i]) !== Number(c[i])) bad.push(`[${i}] webgpu ${g[i]} cpu ${c[i]}`);
   } else {
-    const rtol = tol.rtol ?? 2e-6, atol = tol.atol ?? 2e-6;
+    const rtol = tol.rtol ?? 2e-6,
+      atol = tol.atol ?? 2e-6;
     let scale = 1;
     for (let i = 0; i < c.length; i++) if (Number.isFinite(c[i]!)) scale = Math.max(scale, Math.abs(c[i]!));
     for (let i = 0; i < c.length && bad.length < 5; i++) {
-      const a = g[i]!, b = c[i]!;
-      if (Number.isNaN(b)) { if (!Number.isNaN(a)) bad.push(`[${i}] webgpu ${a} cpu NaN`); continue; }
-      if (!Number.isFinite(b)) { if (a !== b) bad.push(`[${i}] webgpu ${a} cpu ${b}`); continue; }
+      const a = g[i]!,
+        b = c[i]!;
+      if (Number.isNaN(b)) {
+        if (!Number.isNaN(a)) bad.push(`[${i}] webgpu ${a} cpu NaN`);
+        continue;
+      }
+      if (!Number.isFinite(b)) {
+        if (a !== b) bad.push(`[${i}] webgpu ${a} cpu ${b}`);
+        continue;
+      }
       // The reference rounded to float32 is what float32 can represent at best.
       const bf = Math.fround(b);
-      if (!(Math.abs(a - b) <= atol * scale + rtol * Math.abs(b)) && a !== bf) bad.push(`[${i}] webgpu ${a} cpu ${b} (diff ${Math.abs(a - b).toExponential(2)})`);
+      if (!(Math.abs(a - b) <= atol * scale + rtol * Math.abs(b)) && a !== bf)
+        bad.push(`[${i}] webgpu ${a} cpu ${b} (diff ${Math.abs(a - b).toExponential(2)})`);
     }
   }
   expect(bad, `mismatches${where}`).toEqual([]);
@@ -97,8 +138,11 @@ export async function expectMatch(gpu: Array, cpu: Array, tol: Tolerance = {}, l
 
 /** Bit-level equality of two webgpu results (determinism). */
 export async function expectIdentical(a: Array, b: Array): Promise<void> {
-  const x = await a.data(), y = await b.data();
-  expect(new Uint8Array(x.buffer, x.byteOffset, x.byteLength)).toEqual(new Uint8Array(y.buffer, y.byteOffset, y.byteLength));
+  const x = await a.data(),
+    y = await b.data();
+  expect(new Uint8Array(x.buffer, x.byteOffset, x.byteLength)).toEqual(
+    new Uint8Array(y.buffer, y.byteOffset, y.byteLength),
+  );
 }
 
 /** No asynchronous device errors (validation, out-of-memory) so far. */

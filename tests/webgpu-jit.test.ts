@@ -11,63 +11,85 @@ import { webgpuMemory } from "../src/core/backends/webgpu/index.js";
 import { compiledProgramCount } from "../src/core/backends/webgpu/runner.js";
 import { forceMatmulKernel, type MatmulKernel } from "../src/core/backends/webgpu/routines/matmul.js";
 import * as laxp from "../src/core/prims/index.js";
-import { describeGpu, expectIdentical, expectMatch, expectNoDeviceErrors, pair, randPair, samples } from "./webgpu-helpers.js";
+import {
+  describeGpu,
+  expectIdentical,
+  expectMatch,
+  expectNoDeviceErrors,
+  pair,
+  randPair,
+  samples,
+} from "./webgpu-helpers.js";
 import { arbGpuProgram } from "./webgpu-programs.js";
 
 const FC_SEED = Number(process.env.FC_SEED ?? 20261121);
-const inputsFor = (shapes: readonly (readonly number[])[], seed: number) => shapes.map((s, i) => randPair(s, seed + i, -1.5, 1.5));
+const inputsFor = (shapes: readonly (readonly number[])[], seed: number) =>
+  shapes.map((s, i) => randPair(s, seed + i, -1.5, 1.5));
 const TOL = { rtol: 2e-4, atol: 2e-5 };
 
 describeGpu("webgpu jit: random programs", () => {
   it("jit(f)(x) on webgpu matches eager f on the CPU (float64)", async () => {
-    await fc.assert(fc.asyncProperty(arbGpuProgram(2, 7), fc.integer({ min: 1, max: 1000 }), async (p, seed) => {
-      const ins = inputsFor(p.inShapes, seed);
-      const g = jit(p.fn)(...ins.map((x) => x.gpu));
-      const c = p.fn(...ins.map((x) => x.cpu));
-      try {
-        await expectMatch(g, c, TOL);
-      } catch (e) {
-        throw new Error(`${(e as Error).message}\nprogram:\n${p.text}`);
-      }
-    }), { numRuns: 24, seed: FC_SEED, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(arbGpuProgram(2, 7), fc.integer({ min: 1, max: 1000 }), async (p, seed) => {
+        const ins = inputsFor(p.inShapes, seed);
+        const g = jit(p.fn)(...ins.map((x) => x.gpu));
+        const c = p.fn(...ins.map((x) => x.cpu));
+        try {
+          await expectMatch(g, c, TOL);
+        } catch (e) {
+          throw new Error(`${(e as Error).message}\nprogram:\n${p.text}`);
+        }
+      }),
+      { numRuns: 24, seed: FC_SEED, endOnFailure: true },
+    );
   });
 
   it("gradients: jit(grad(f)) and grad(jit(f)) on webgpu match grad(f) on the CPU", async () => {
-    await fc.assert(fc.asyncProperty(arbGpuProgram(2, 5), fc.integer({ min: 1, max: 1000 }), async (p, seed) => {
-      const ins = inputsFor(p.inShapes, seed);
-      const loss = (a: Array, b: Array) => np.sum(np.sin(p.fn(a, b)));
-      const want = grad(loss, { argnums: [0, 1] })(...ins.map((x) => x.cpu) as [Array, Array]);
-      const viaJitGrad = jit(grad(loss, { argnums: [0, 1] }))(...ins.map((x) => x.gpu) as [Array, Array]);
-      const viaGradJit = grad(jit(loss), { argnums: [0, 1] })(...ins.map((x) => x.gpu) as [Array, Array]);
-      try {
-        for (let i = 0; i < 2; i++) {
-          await expectMatch(viaJitGrad[i]!, want[i]!, TOL, `jit(grad) d/dx${i}`);
-          await expectMatch(viaGradJit[i]!, want[i]!, TOL, `grad(jit) d/dx${i}`);
+    await fc.assert(
+      fc.asyncProperty(arbGpuProgram(2, 5), fc.integer({ min: 1, max: 1000 }), async (p, seed) => {
+        const ins = inputsFor(p.inShapes, seed);
+        const loss = (a: Array, b: Array) => np.sum(np.sin(p.fn(a, b)));
+        const want = grad(loss, { argnums: [0, 1] })(...(ins.map((x) => x.cpu) as [Array, Array]));
+        const viaJitGrad = jit(grad(loss, { argnums: [0, 1] }))(...(ins.map((x) => x.gpu) as [Array, Array]));
+        const viaGradJit = grad(jit(loss), { argnums: [0, 1] })(...(ins.map((x) => x.gpu) as [Array, Array]));
+        try {
+          for (let i = 0; i < 2; i++) {
+            await expectMatch(viaJitGrad[i]!, want[i]!, TOL, `jit(grad) d/dx${i}`);
+            await expectMatch(viaGradJit[i]!, want[i]!, TOL, `grad(jit) d/dx${i}`);
+          }
+        } catch (e) {
+          throw new Error(`${(e as Error).message}\nprogram:\n${p.text}`);
         }
-      } catch (e) {
-        throw new Error(`${(e as Error).message}\nprogram:\n${p.text}`);
-      }
-    }), { numRuns: 12, seed: FC_SEED + 1, endOnFailure: true });
+      }),
+      { numRuns: 12, seed: FC_SEED + 1, endOnFailure: true },
+    );
   });
 });
 
 describeGpu("webgpu jit: composition and control flow", () => {
   const W = pair(samples(16, 90, -0.5, 0.5), [4, 4]);
   const step = (h: Array, x: Array, w: Array) => np.tanh(np.add(np.matmul(w, h), x));
-  const rollout = (h0: Array, xs: Array, w: Array) => lax.scan((h: Array, x: Array) => {
-    const h2 = step(h, x, w);
-    return [h2, np.sum(np.square(h2))];
-  }, h0, xs) as [Array, Array];
+  const rollout = (h0: Array, xs: Array, w: Array) =>
+    lax.scan(
+      (h: Array, x: Array) => {
+        const h2 = step(h, x, w);
+        return [h2, np.sum(np.square(h2))];
+      },
+      h0,
+      xs,
+    ) as [Array, Array];
 
   it("jit of lax.scan runs the compiled body on the device (carry and stacked ys)", async () => {
-    const h0 = randPair([4], 91), xs = randPair([12, 4], 92);
+    const h0 = randPair([4], 91),
+      xs = randPair([12, 4], 92);
     const [hg, yg] = jit(rollout)(h0.gpu, xs.gpu, W.gpu);
     const [hc, yc] = rollout(h0.cpu, xs.cpu, W.cpu);
     await expectMatch(hg, hc, TOL, "final carry");
     await expectMatch(yg, yc, TOL, "ys");
   });
   it("reverse-mode through a jitted scan (a reverse scan on the device)", async () => {
-    const h0 = randPair([4], 93), xs = randPair([12, 4], 94);
+    const h0 = randPair([4], 93),
+      xs = randPair([12, 4], 94);
     const loss = (h: Array, x: Array, w: Array) => np.sum(rollout(h, x, w)[1]);
     const want = grad(loss, { argnums: [0, 2] })(h0.cpu, xs.cpu, W.cpu) as Array[];
     const got = jit(grad(loss, { argnums: [0, 2] }))(h0.gpu, xs.gpu, W.gpu) as Array[];
@@ -82,7 +104,13 @@ describeGpu("webgpu jit: composition and control flow", () => {
     await expectMatch(jit(vmap(f))(x.gpu), want, TOL, "jit(vmap)");
   });
   it("lax.cond with a device predicate evaluates both branches and selects", async () => {
-    const f = (x: Array) => lax.cond(np.greater(np.sum(x), 0), (y: Array) => np.sin(y), (y: Array) => np.cos(y).mul(2), x);
+    const f = (x: Array) =>
+      lax.cond(
+        np.greater(np.sum(x), 0),
+        (y: Array) => np.sin(y),
+        (y: Array) => np.cos(y).mul(2),
+        x,
+      );
     for (const seed of [96, 97]) {
       const x = randPair([6], seed, seed === 96 ? 0 : -1, seed === 96 ? 1 : 0);
       await expectMatch(jit(f)(x.gpu), f(x.cpu), TOL, `seed ${seed}`);
@@ -90,8 +118,13 @@ describeGpu("webgpu jit: composition and control flow", () => {
   });
   it("lax.whileLoop needs a host-readable predicate: clear error on webgpu", () => {
     const x = randPair([3], 98);
-    expect(() => lax.whileLoop((c: Array) => np.less(np.sum(c), 10), (c: Array) => c.add(1), x.gpu))
-      .toThrow(/predicate must be readable on the host; on webgpu use lax.foriLoop\/scan/);
+    expect(() =>
+      lax.whileLoop(
+        (c: Array) => np.less(np.sum(c), 10),
+        (c: Array) => c.add(1),
+        x.gpu,
+      ),
+    ).toThrow(/predicate must be readable on the host; on webgpu use lax.foriLoop\/scan/);
   });
   it("a fused kernel reading more buffers than the device binds packs them (binding limit)", async () => {
     const xs = globalThis.Array.from({ length: 20 }, (_, i) => randPair([33], 100 + i));
@@ -111,10 +144,19 @@ describeGpu("webgpu jit: matmul kernels", () => {
       forceMatmulKernel(k);
       try {
         const mm = (a: Array, b: Array) => laxp.dotGeneral(a, b, { contract: [[2], [1]], batch: [[0], [0]] });
-        await expectMatch(mm(randPair([2, 70, 130], 110).gpu, randPair([2, 130, 45], 111).gpu),
-          mm(randPair([2, 70, 130], 110).cpu, randPair([2, 130, 45], 111).cpu), TOL, "[2,70,130]×[2,130,45]");
+        await expectMatch(
+          mm(randPair([2, 70, 130], 110).gpu, randPair([2, 130, 45], 111).gpu),
+          mm(randPair([2, 70, 130], 110).cpu, randPair([2, 130, 45], 111).cpu),
+          TOL,
+          "[2,70,130]×[2,130,45]",
+        );
         const t = (a: Array, b: Array) => laxp.dotGeneral(a, b, { contract: [[0], [0]], batch: [[], []] });
-        await expectMatch(t(randPair([90, 5], 112).gpu, randPair([90, 3], 113).gpu), t(randPair([90, 5], 112).cpu, randPair([90, 3], 113).cpu), TOL, "Aᵀ·B");
+        await expectMatch(
+          t(randPair([90, 5], 112).gpu, randPair([90, 3], 113).gpu),
+          t(randPair([90, 5], 112).cpu, randPair([90, 3], 113).cpu),
+          TOL,
+          "Aᵀ·B",
+        );
       } finally {
         forceMatmulKernel(null);
       }
@@ -123,15 +165,21 @@ describeGpu("webgpu jit: matmul kernels", () => {
 });
 
 describeGpu("webgpu jit: determinism and caching", () => {
-  const w1 = (x: Array) => np.sum(np.add(np.mul(np.tanh(x.mul(1.5).add(0.5)), np.exp(np.neg(np.square(x)))), np.sin(x)));
+  const w1 = (x: Array) =>
+    np.sum(np.add(np.mul(np.tanh(x.mul(1.5).add(0.5)), np.exp(np.neg(np.square(x)))), np.sin(x)));
   it("two runs are bit-identical (big reduction, scatter, matmul, gradient)", async () => {
     const x = randPair([300000], 120);
     const f = jit(w1);
     await expectIdentical(f(x.gpu), f(x.gpu));
     const g = jit(grad(w1));
     await expectIdentical(g(x.gpu), g(x.gpu));
-    const idx = pair(Int32Array.from({ length: 5000 }, (_, i) => (i * 7919) % 100), [5000], "int32");
-    const u = randPair([5000, 3], 121), t = randPair([100, 3], 122);
+    const idx = pair(
+      Int32Array.from({ length: 5000 }, (_, i) => (i * 7919) % 100),
+      [5000],
+      "int32",
+    );
+    const u = randPair([5000, 3], 121),
+      t = randPair([100, 3], 122);
     const sc = jit((a: Array, i: Array, v: Array) => np.scatterAdd(a, i, v, 0));
     await expectIdentical(sc(t.gpu, idx.gpu, u.gpu), sc(t.gpu, idx.gpu, u.gpu));
     const m = randPair([200, 300], 123);
@@ -139,9 +187,11 @@ describeGpu("webgpu jit: determinism and caching", () => {
   });
   it("the second call with the same signature compiles nothing", async () => {
     const f = jit((x: Array, y: Array) => np.sum(np.mul(np.sin(x), y), [0]));
-    const x = randPair([50, 3], 124), y = randPair([50, 3], 125);
+    const x = randPair([50, 3], 124),
+      y = randPair([50, 3], 125);
     await f(x.gpu, y.gpu).data();
-    const programs = compiledProgramCount(), pipelines = webgpuMemory()!.pipelines;
+    const programs = compiledProgramCount(),
+      pipelines = webgpuMemory()!.pipelines;
     await f(randPair([50, 3], 126).gpu, y.gpu).data();
     expect(f.traceCount).toBe(1);
     expect(compiledProgramCount()).toBe(programs);

@@ -22,7 +22,13 @@ export interface DemoScene {
   readonly id: string;
   readonly title: string;
   /** The hidden parameter: name, unit, slider range, default truth and the estimator's first guess. */
-  readonly unknown: { readonly name: string; readonly unit: string; readonly range: readonly [number, number]; readonly truth: number; readonly initial: number };
+  readonly unknown: {
+    readonly name: string;
+    readonly unit: string;
+    readonly range: readonly [number, number];
+    readonly truth: number;
+    readonly initial: number;
+  };
   /** The estimation problem at these settings (simulate + render). */
   problem(s: DemoSettings): sysid.Problem<Array>;
   /** Adam's learning rate (log-space units) and its end value. */
@@ -42,7 +48,12 @@ const rigidMass: DemoScene = {
   lr: [0.15, 0.005],
   problem: (s) => {
     // The demo's scene (examples/rigid-mass.ts), shorter, on a light background, as a camera sees it.
-    const scene = sysid.buildRigidScene({ ...defaultMassScene(s.size), frames: s.frames, background: [...BACKGROUND], channels: "rgb" });
+    const scene = sysid.buildRigidScene({
+      ...defaultMassScene(s.size),
+      frames: s.frames,
+      background: [...BACKGROUND],
+      channels: "rgb",
+    });
     return sysid.rigidProblem(scene);
   },
 };
@@ -57,7 +68,10 @@ const softBeam: DemoScene = {
   unknown: { name: "mu", unit: "Pa", range: [500, 2500], truth: 1000, initial: 1600 },
   lr: [0.1, 0.005],
   problem: (s) => {
-    const beam = beamProblem(buildTwistBeam({ ...defaultTwistBeam(s.size), frames: s.frames }), (p) => ({ mu: p.mu, lambda: p.mu }));
+    const beam = beamProblem(buildTwistBeam({ ...defaultTwistBeam(s.size), frames: s.frames }), (p) => ({
+      mu: p.mu,
+      lambda: p.mu,
+    }));
     const bg = np.array([...BACKGROUND], { dtype: "float32" });
     return { ...beam, render: (x: Array) => sysid.overBackground(beam.render!(x), bg, "rgb") };
   },
@@ -71,8 +85,9 @@ export const sceneById = (id: string): DemoScene => {
   return s;
 };
 
-const unknownsOf = (scene: DemoScene): sysid.Unknown[] =>
-  [{ name: scene.unknown.name, transform: "log", unit: scene.unknown.unit, prior: scene.unknown.range }];
+const unknownsOf = (scene: DemoScene): sysid.Unknown[] => [
+  { name: scene.unknown.name, transform: "log", unit: scene.unknown.unit, prior: scene.unknown.range },
+];
 
 /** The video of the scene with the parameter at `value`: [frames, H, W, 3] RGB in [0, 1]. */
 export function renderVideo(scene: DemoScene, s: DemoSettings, value: number): Array {
@@ -81,7 +96,11 @@ export function renderVideo(scene: DemoScene, s: DemoSettings, value: number): A
   return problem.render!(problem.simulate(params, problem.frames));
 }
 
-export interface DemoStep { readonly step: number; readonly loss: number; readonly estimate: number }
+export interface DemoStep {
+  readonly step: number;
+  readonly loss: number;
+  readonly estimate: number;
+}
 
 /**
  * How well the estimate explains the video: the loss over every frame against the loss of an empty
@@ -100,28 +119,53 @@ export interface DemoVerdict {
 /** A fit explains the video when it accounts for at least this share of the empty-frame loss. */
 export const EXPLAINED_NEEDED = 0.9;
 
-export interface DemoResult { readonly estimate: number; readonly losses: number[]; readonly seconds: number; readonly verdict: DemoVerdict }
+export interface DemoResult {
+  readonly estimate: number;
+  readonly losses: number[];
+  readonly seconds: number;
+  readonly verdict: DemoVerdict;
+}
 
 /** Recover the parameter from `observed` ([frames, H, W, 3]), calling `onStep` at every iterate. */
-export async function recover(scene: DemoScene, s: DemoSettings, observed: Array, onStep: (st: DemoStep) => void | Promise<void>): Promise<DemoResult> {
+export async function recover(
+  scene: DemoScene,
+  s: DemoSettings,
+  observed: Array,
+  onStep: (st: DemoStep) => void | Promise<void>,
+): Promise<DemoResult> {
   const problem = scene.problem(s);
   const want = [problem.frames, s.size, s.size, 3];
-  if (observed.shape.join() !== want.join()) throw new Error(`the target video has shape [${observed.shape}], the scene needs [${want}]`);
+  if (observed.shape.join() !== want.join())
+    throw new Error(`the target video has shape [${observed.shape}], the scene needs [${want}]`);
   const name = scene.unknown.name;
   const r = await sysid.estimate({
-    ...problem, observed: { video: observed }, unknowns: unknownsOf(scene),
-    initial: { [name]: scene.unknown.initial }, method: "pixels",
+    ...problem,
+    observed: { video: observed },
+    unknowns: unknownsOf(scene),
+    initial: { [name]: scene.unknown.initial },
+    method: "pixels",
     settings: {
-      optimizer: "adam", steps: s.steps, adam: { lr: scene.lr[0], lrEnd: scene.lr[1], b1: 0.5 }, frames: "every5", progress: false,
+      optimizer: "adam",
+      steps: s.steps,
+      adam: { lr: scene.lr[0], lrEnd: scene.lr[1], b1: 0.5 },
+      frames: "every5",
+      progress: false,
       onStep: (i) => onStep({ step: i.step, loss: i.loss, estimate: i.estimate[name] as number }),
     },
     log: () => {},
   });
   const estimate = r.estimate[name] as number;
   const finalLoss = (await np.mean(np.square(np.sub(renderVideo(scene, s, estimate), observed))).data())[0]!;
-  const emptyLoss = (await np.mean(np.square(np.sub(observed, np.array([...BACKGROUND], { dtype: "float32" })))).data())[0]!;
+  const emptyLoss = (
+    await np.mean(np.square(np.sub(observed, np.array([...BACKGROUND], { dtype: "float32" })))).data()
+  )[0]!;
   const explained = emptyLoss > 0 ? 1 - finalLoss / emptyLoss : 0;
-  return { estimate, losses: r.losses, seconds: r.seconds, verdict: { status: explained >= EXPLAINED_NEEDED ? "fits" : "poor", finalLoss, emptyLoss, explained } };
+  return {
+    estimate,
+    losses: r.losses,
+    seconds: r.seconds,
+    verdict: { status: explained >= EXPLAINED_NEEDED ? "fits" : "poor", finalLoss, emptyLoss, explained },
+  };
 }
 
 /** Frames from a visitor (RGBA bytes per frame, any size) as the scene's target video: RGB, area-resampled to the scene's size and spread over its length. */

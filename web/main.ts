@@ -15,7 +15,17 @@
  * The page's state is mirrored on window.gradsimDemo for scripts (the end-to-end test reads it).
  */
 import { decodeGif, devices, init, linePlot, type Array, type Frame } from "gradsim";
-import { DEFAULT_SETTINGS, EXPLAINED_NEEDED, recover, renderVideo, SCENES, sceneById, videoFromFrames, type DemoScene, type DemoSettings } from "./demo.js";
+import {
+  DEFAULT_SETTINGS,
+  EXPLAINED_NEEDED,
+  recover,
+  renderVideo,
+  SCENES,
+  sceneById,
+  videoFromFrames,
+  type DemoScene,
+  type DemoSettings,
+} from "./demo.js";
 import { failure, fileProblem } from "./messages.js";
 import { VideoWall, type RgbVideo } from "./player.js";
 
@@ -38,8 +48,18 @@ interface PageState {
   longestPauseMs: number | null;
 }
 const state: PageState = {
-  phase: "starting", backend: "", adapter: "", backendNote: "", truth: null, estimate: null, losses: [], seconds: null, error: null,
-  verdict: null, progress: "", longestPauseMs: null,
+  phase: "starting",
+  backend: "",
+  adapter: "",
+  backendNote: "",
+  truth: null,
+  estimate: null,
+  losses: [],
+  seconds: null,
+  error: null,
+  verdict: null,
+  progress: "",
+  longestPauseMs: null,
 };
 (globalThis as { gradsimDemo?: PageState }).gradsimDemo = state;
 
@@ -55,7 +75,13 @@ async function rgbVideo(video: Array): Promise<RgbVideo> {
 
 function showLosses(losses: readonly number[]): void {
   const canvas = $<HTMLCanvasElement>("plot");
-  const r = linePlot([{ y: [...losses], label: "image MSE" }], { width: canvas.width, height: canvas.height, logY: true, xLabel: "step", yLabel: "loss" });
+  const r = linePlot([{ y: [...losses], label: "image MSE" }], {
+    width: canvas.width,
+    height: canvas.height,
+    logY: true,
+    xLabel: "step",
+    yLabel: "loss",
+  });
   canvas.getContext("2d")!.putImageData(new ImageData(new Uint8ClampedArray(r.rgba), r.width, r.height), 0, 0);
 }
 
@@ -76,11 +102,18 @@ function showError(text: string): void {
 }
 
 /** Let the browser paint what was just written (in a background tab, where no frames come, just yield). */
-const painted = () => new Promise<void>((resolve) => { if (document.hidden) setTimeout(resolve, 0); else requestAnimationFrame(() => setTimeout(resolve, 0)); });
+const painted = () =>
+  new Promise<void>((resolve) => {
+    if (document.hidden) setTimeout(resolve, 0);
+    else requestAnimationFrame(() => setTimeout(resolve, 0));
+  });
 
 function settings(): DemoSettings {
   const steps = Number($<HTMLInputElement>("steps").value);
-  if (!(Number.isInteger(steps) && steps >= 1 && steps <= 200)) throw new Error(`Steps: enter a whole number from 1 to 200 (the box says “${$<HTMLInputElement>("steps").value}”).`);
+  if (!(Number.isInteger(steps) && steps >= 1 && steps <= 200))
+    throw new Error(
+      `Steps: enter a whole number from 1 to 200 (the box says “${$<HTMLInputElement>("steps").value}”).`,
+    );
   return { ...DEFAULT_SETTINGS, steps };
 }
 
@@ -96,7 +129,8 @@ const busy = (on: boolean) => {
   running = on;
   stopAsked = false;
   $("stop").hidden = !on;
-  for (const id of ["run", "run-file", "scene", "file-scene", "truth", "steps", "file"]) $<HTMLInputElement>(id).disabled = on || (id === "run-file" && !canRunFile());
+  for (const id of ["run", "run-file", "scene", "file-scene", "truth", "steps", "file"])
+    $<HTMLInputElement>(id).disabled = on || (id === "run-file" && !canRunFile());
 };
 
 /**
@@ -104,18 +138,36 @@ const busy = (on: boolean) => {
  * then every step with its loss), the target and gradsim's video at the current estimate playing
  * side by side, yielding to the browser between steps.
  */
-async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Array>, truth: number | null, preparing: string): Promise<void> {
+async function run(
+  scene: DemoScene,
+  s: DemoSettings,
+  target: () => Promise<Array>,
+  truth: number | null,
+  preparing: string,
+): Promise<void> {
   busy(true);
-  Object.assign(state, { phase: "rendering", truth, estimate: null, losses: [], seconds: null, error: null, verdict: null, longestPauseMs: null });
+  Object.assign(state, {
+    phase: "rendering",
+    truth,
+    estimate: null,
+    losses: [],
+    seconds: null,
+    error: null,
+    verdict: null,
+    longestPauseMs: null,
+  });
   for (const id of ["error", "estimate", "verdict"]) $(id).textContent = "";
   $("verdict").className = "";
-  const u = scene.unknown, t0 = performance.now();
+  const u = scene.unknown,
+    t0 = performance.now();
   const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
   let doing = preparing.toLowerCase();
   // Until the first step, the status line says what is being waited for, with a clock that keeps
   // ticking while the work awaits the GPU.
   let waiting = preparing;
-  const tick = () => { if (!state.losses.length) progress(`${waiting} (${elapsed()})…`, 0); };
+  const tick = () => {
+    if (!state.losses.length) progress(`${waiting} (${elapsed()})…`, 0);
+  };
   const ticker = setInterval(tick, 500);
   try {
     tick();
@@ -123,7 +175,8 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
     wall.resetPause();
     const video = await target();
     wall.show($("target"), await rgbVideo(video));
-    $("target-caption").textContent = truth !== null ? `target video (hidden ${u.name}: ${fmt(truth)} ${u.unit})` : "your video, as gradsim sees it";
+    $("target-caption").textContent =
+      truth !== null ? `target video (hidden ${u.name}: ${fmt(truth)} ${u.unit})` : "your video, as gradsim sees it";
     state.phase = "recovering";
     doing = `recovering the ${u.name}`;
     waiting = "Compiling the simulation, the renderer and their gradient — the first step takes the longest";
@@ -132,14 +185,18 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
     let lastRender = -Infinity;
     const showEstimate = async (value: number, step: number | null) => {
       wall.show($("current"), await rgbVideo(renderVideo(scene, s, value)));
-      $("current-caption").textContent = `gradsim's video at ${u.name} ≈ ${fmt(value)} ${u.unit}${step !== null ? ` (step ${step})` : ""}`;
+      $("current-caption").textContent =
+        `gradsim's video at ${u.name} ≈ ${fmt(value)} ${u.unit}${step !== null ? ` (step ${step})` : ""}`;
       lastRender = performance.now();
     };
     const r = await recover(scene, s, video, async (st) => {
       if (stopAsked) throw new Stopped();
       state.losses.push(st.loss);
       state.estimate = st.estimate;
-      progress(`Step ${st.step} of ${s.steps} · loss ${st.loss.toExponential(2)} · ${u.name} ≈ ${fmt(st.estimate)} ${u.unit} · ${elapsed()}`, st.step / s.steps);
+      progress(
+        `Step ${st.step} of ${s.steps} · loss ${st.loss.toExponential(2)} · ${u.name} ≈ ${fmt(st.estimate)} ${u.unit} · ${elapsed()}`,
+        st.step / s.steps,
+      );
       showLosses(state.losses);
       // Re-render the estimate's video a few times a second, not at every step (it costs a forward pass).
       if (performance.now() - lastRender > 400) await showEstimate(st.estimate, st.step);
@@ -147,24 +204,38 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
     });
     clearInterval(ticker);
     await showEstimate(r.estimate, null);
-    Object.assign(state, { phase: "done", estimate: r.estimate, seconds: r.seconds, verdict: r.verdict.status, longestPauseMs: wall.longestPauseMs });
-    const err = truth !== null ? `, off by ${(100 * Math.abs(r.estimate - truth) / truth).toFixed(2)}%` : "";
+    Object.assign(state, {
+      phase: "done",
+      estimate: r.estimate,
+      seconds: r.seconds,
+      verdict: r.verdict.status,
+      longestPauseMs: wall.longestPauseMs,
+    });
+    const err = truth !== null ? `, off by ${((100 * Math.abs(r.estimate - truth)) / truth).toFixed(2)}%` : "";
     const explained = `gradsim's video explains ${(100 * r.verdict.explained).toFixed(1)}% of the target's difference from an empty background`;
     if (r.verdict.status === "fits") {
-      $("estimate").textContent = `Recovered ${u.name} = ${fmt(r.estimate)} ${u.unit}${truth !== null ? ` (hidden: ${fmt(truth)} ${u.unit}${err})` : ""}`;
+      $("estimate").textContent =
+        `Recovered ${u.name} = ${fmt(r.estimate)} ${u.unit}${truth !== null ? ` (hidden: ${fmt(truth)} ${u.unit}${err})` : ""}`;
       $("verdict").textContent = `Verdict: fits — ${explained}.`;
     } else {
       $("estimate").textContent = `No estimate: this video is not “${scene.title}” as gradsim simulates it`;
       $("current-caption").textContent = "gradsim's closest video — not a match";
-      $("verdict").textContent = `Verdict: poor fit — ${explained} (a fit needs ${100 * EXPLAINED_NEEDED}%). The best ${u.name} found, ${fmt(r.estimate)} ${u.unit}, means nothing. ` +
+      $("verdict").textContent =
+        `Verdict: poor fit — ${explained} (a fit needs ${100 * EXPLAINED_NEEDED}%). The best ${u.name} found, ${fmt(r.estimate)} ${u.unit}, means nothing. ` +
         "Check that you chose the scene your video shows and that it is filmed as that scene's video on the right; for your own object or camera, describe the scene to gradsim's library (guide “Your own video”).";
     }
     $("verdict").className = r.verdict.status;
-    progress(`Done: ${r.losses.length - 1} steps in ${r.seconds.toFixed(1)} s on ${state.backend === "webgpu" ? "WebGPU" : "the CPU"}.`, 1);
+    progress(
+      `Done: ${r.losses.length - 1} steps in ${r.seconds.toFixed(1)} s on ${state.backend === "webgpu" ? "WebGPU" : "the CPU"}.`,
+      1,
+    );
   } catch (e) {
     if (e instanceof Stopped) {
       Object.assign(state, { phase: "stopped", longestPauseMs: wall.longestPauseMs });
-      const at = state.estimate !== null ? ` at ${u.name} ≈ ${fmt(state.estimate)} ${u.unit} — not a result: the fit had not converged` : "";
+      const at =
+        state.estimate !== null
+          ? ` at ${u.name} ≈ ${fmt(state.estimate)} ${u.unit} — not a result: the fit had not converged`
+          : "";
       progress(`Stopped after ${Math.max(0, state.losses.length - 1)} of ${s.steps} steps${at}.`);
       return;
     }
@@ -172,7 +243,10 @@ async function run(scene: DemoScene, s: DemoSettings, target: () => Promise<Arra
     Object.assign(state, { phase: "error", longestPauseMs: wall.longestPauseMs });
     showError(failure(doing, e, state.backend));
     progress("Stopped.");
-  } finally { clearInterval(ticker); busy(false); }
+  } finally {
+    clearInterval(ticker);
+    busy(false);
+  }
 }
 
 /** The visitor's files as RGBA frames: a GIF's frames, or PNGs in name order. */
@@ -185,9 +259,14 @@ async function framesOf(files: readonly File[]): Promise<Frame[]> {
   const out = [];
   for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }))) {
     const bitmap = await createImageBitmap(f);
-    const c = new OffscreenCanvas(bitmap.width, bitmap.height), ctx = c.getContext("2d")!;
+    const c = new OffscreenCanvas(bitmap.width, bitmap.height),
+      ctx = c.getContext("2d")!;
     ctx.drawImage(bitmap, 0, 0);
-    out.push({ width: bitmap.width, height: bitmap.height, rgba: ctx.getImageData(0, 0, bitmap.width, bitmap.height).data });
+    out.push({
+      width: bitmap.width,
+      height: bitmap.height,
+      rgba: ctx.getImageData(0, 0, bitmap.width, bitmap.height).data,
+    });
   }
   return out;
 }
@@ -215,8 +294,10 @@ async function chooseBackend(): Promise<void> {
   }
   const gpuInfo = () => devices().find((d) => d.name === "webgpu");
   const adapterName = (info: Record<string, unknown>) =>
-    [info.vendor, info.architecture, info.description].filter((x) => typeof x === "string" && x).join(" ") || "an unnamed adapter";
-  let backend: string, link: HTMLAnchorElement | null = null;
+    [info.vendor, info.architecture, info.description].filter((x) => typeof x === "string" && x).join(" ") ||
+    "an unnamed adapter";
+  let backend: string,
+    link: HTMLAnchorElement | null = null;
   if (asked === "cpu") {
     backend = await init({ backend: "cpu" });
     note += "Computing on the CPU, as this page's address asks.";
@@ -225,13 +306,17 @@ async function chooseBackend(): Promise<void> {
     try {
       backend = await init({ backend: "webgpu" });
       state.adapter = adapterName(gpuInfo()!);
-      note += `Computing on WebGPU (${state.adapter}), as this page's address asks.` +
-        (gpuInfo()!.software === true ? " It is a software adapter: it runs on the CPU, where gradsim's own CPU code is usually faster." : "");
+      note +=
+        `Computing on WebGPU (${state.adapter}), as this page's address asks.` +
+        (gpuInfo()!.software === true
+          ? " It is a software adapter: it runs on the CPU, where gradsim's own CPU code is usually faster."
+          : "");
       link = withBackend("auto", "choose automatically");
     } catch (e) {
       console.warn(e);
       backend = await init({ backend: "cpu" });
-      note += `This page's address asks for WebGPU, but ${"gpu" in navigator ? "the browser found no graphics adapter for it" : "this browser does not offer WebGPU"}. ` +
+      note +=
+        `This page's address asks for WebGPU, but ${"gpu" in navigator ? "the browser found no graphics adapter for it" : "this browser does not offer WebGPU"}. ` +
         "Computing on the CPU instead: the same fit, slower for large scenes.";
     }
   } else {
@@ -242,11 +327,13 @@ async function chooseBackend(): Promise<void> {
       note += `Computing on WebGPU (${state.adapter}).`;
       link = withBackend("cpu", "compute on the CPU instead");
     } else if (info?.software === true) {
-      note += `Computing on the CPU: this browser's only WebGPU adapter (${state.adapter}) is a software one — it runs on the CPU too, ` +
+      note +=
+        `Computing on the CPU: this browser's only WebGPU adapter (${state.adapter}) is a software one — it runs on the CPU too, ` +
         "and more slowly than gradsim's own CPU code.";
       link = withBackend("webgpu", "use WebGPU anyway");
     } else {
-      note += `Computing on the CPU: ${"gpu" in navigator ? "the browser found no graphics adapter for WebGPU" : "this browser does not offer WebGPU"}. ` +
+      note +=
+        `Computing on the CPU: ${"gpu" in navigator ? "the browser found no graphics adapter for WebGPU" : "this browser does not offer WebGPU"}. ` +
         "The fit is the same, only slower for large scenes.";
     }
   }
@@ -281,7 +368,10 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   for (const key of ["scene", "fileScene"]) {
     const id = query.get(key);
-    if (id !== null && !known(id)) notes.push(`The address names a scene “${id}” that this page does not have (it has ${SCENES.map((s) => s.id).join(", ")}).`);
+    if (id !== null && !known(id))
+      notes.push(
+        `The address names a scene “${id}” that this page does not have (it has ${SCENES.map((s) => s.id).join(", ")}).`,
+      );
   }
   setScene(known(query.get("scene")) ? query.get("scene")! : SCENES[0]!.id);
   if (known(query.get("fileScene"))) fileScene.value = query.get("fileScene")!;
@@ -292,28 +382,48 @@ async function main(): Promise<void> {
   truthInput.oninput = sync;
 
   const start = () => {
-    const scene = sceneById(select.value), truth = Number(truthInput.value);
+    const scene = sceneById(select.value),
+      truth = Number(truthInput.value);
     let s: DemoSettings;
-    try { s = settings(); } catch (e) { showError((e as Error).message); return; }
+    try {
+      s = settings();
+    } catch (e) {
+      showError((e as Error).message);
+      return;
+    }
     void run(scene, s, async () => renderVideo(scene, s, truth), truth, "Rendering the target video");
   };
   $("run").onclick = start;
-  $("stop").onclick = () => { stopAsked = true; progress(`${state.progress} — stopping…`); };
+  $("stop").onclick = () => {
+    stopAsked = true;
+    progress(`${state.progress} — stopping…`);
+  };
 
   /** What the chosen scene looks like: its video (at its default value) plays beside the visitor's. */
   let preview = 0;
   const previewScene = async () => {
     if (running || !fileScene.value) return;
-    const token = ++preview, scene = sceneById(fileScene.value), u = scene.unknown;
+    const token = ++preview,
+      scene = sceneById(fileScene.value),
+      u = scene.unknown;
     const video = await rgbVideo(renderVideo(scene, DEFAULT_SETTINGS, u.truth));
     if (token !== preview || running) return;
     wall.show($("current"), video);
-    $("current-caption").textContent = `“${scene.title}” as gradsim films it (${u.name} ${u.truth} ${u.unit}): your video should look like this`;
+    $("current-caption").textContent =
+      `“${scene.title}” as gradsim films it (${u.name} ${u.truth} ${u.unit}): your video should look like this`;
   };
   fileScene.onchange = () => {
     busy(false);
-    if (dropped) progress(fileScene.value ? "Your video is ready: press “recover from my video”." : "Your video is ready: now choose the scene it shows.");
-    previewScene().catch((e) => { console.error(e); showError(failure("drawing the scene", e, state.backend)); });
+    if (dropped)
+      progress(
+        fileScene.value
+          ? "Your video is ready: press “recover from my video”."
+          : "Your video is ready: now choose the scene it shows.",
+      );
+    previewScene().catch((e) => {
+      console.error(e);
+      showError(failure("drawing the scene", e, state.backend));
+    });
   };
 
   /** Files from the chooser or a drop: decoded now, so a bad file is explained before anything runs. */
@@ -328,8 +438,13 @@ async function main(): Promise<void> {
       dropped = { files, frames };
       wall.show($("target"), await rgbVideo(videoFromFrames(frames, DEFAULT_SETTINGS)));
       const f = frames[0]!;
-      $("target-caption").textContent = `your video (${frames.length} frame${frames.length > 1 ? "s" : ""}, ${f.width}×${f.height}), as gradsim sees it`;
-      progress(fileScene.value ? "Your video is ready: press “recover from my video”." : "Your video is ready: now choose the scene it shows.");
+      $("target-caption").textContent =
+        `your video (${frames.length} frame${frames.length > 1 ? "s" : ""}, ${f.width}×${f.height}), as gradsim sees it`;
+      progress(
+        fileScene.value
+          ? "Your video is ready: press “recover from my video”."
+          : "Your video is ready: now choose the scene it shows.",
+      );
     } catch (e) {
       console.error(e);
       wall.clear($("target"));
@@ -339,22 +454,44 @@ async function main(): Promise<void> {
     }
     busy(false);
   };
-  $<HTMLInputElement>("file").onchange = (ev) => { void take([...((ev.target as HTMLInputElement).files ?? [])]); };
+  $<HTMLInputElement>("file").onchange = (ev) => {
+    void take([...((ev.target as HTMLInputElement).files ?? [])]);
+  };
   const own = $("own");
-  document.addEventListener("dragover", (ev) => { ev.preventDefault(); own.classList.add("dragging"); });
-  document.addEventListener("dragleave", (ev) => { if (!ev.relatedTarget) own.classList.remove("dragging"); });
+  document.addEventListener("dragover", (ev) => {
+    ev.preventDefault();
+    own.classList.add("dragging");
+  });
+  document.addEventListener("dragleave", (ev) => {
+    if (!ev.relatedTarget) own.classList.remove("dragging");
+  });
   document.addEventListener("drop", (ev) => {
     ev.preventDefault(); // the browser would open the file instead of the page
     own.classList.remove("dragging");
-    if (running) { showError("A fit is running: drop your video again when it has finished."); return; }
+    if (running) {
+      showError("A fit is running: drop your video again when it has finished.");
+      return;
+    }
     void take([...(ev.dataTransfer?.files ?? [])]);
   });
   $("run-file").onclick = () => {
-    if (!dropped) { showError("Drop a GIF or PNG frames first, or choose them with the file button."); return; }
-    if (!fileScene.value) { showError("Choose the scene your video shows first: gradsim fits it to that scene's object and camera."); return; }
-    const scene = sceneById(fileScene.value), { frames } = dropped;
+    if (!dropped) {
+      showError("Drop a GIF or PNG frames first, or choose them with the file button.");
+      return;
+    }
+    if (!fileScene.value) {
+      showError("Choose the scene your video shows first: gradsim fits it to that scene's object and camera.");
+      return;
+    }
+    const scene = sceneById(fileScene.value),
+      { frames } = dropped;
     let s: DemoSettings;
-    try { s = settings(); } catch (e) { showError((e as Error).message); return; }
+    try {
+      s = settings();
+    } catch (e) {
+      showError((e as Error).message);
+      return;
+    }
     void run(scene, s, async () => videoFromFrames(frames, s), null, "Preparing your video");
   };
   state.phase = "idle";

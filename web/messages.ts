@@ -6,20 +6,28 @@
 /** The first sentence of an error's message, without the library's "decodeGif: " style prefix. */
 function reason(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e);
-  return text.replace(/^[A-Za-z.]+: /, "").replace(/\s+at\s+\S+:\d+[\s\S]*$/, "").trim().replace(/\.$/, "");
+  return text
+    .replace(/^[A-Za-z.]+: /, "")
+    .replace(/\s+at\s+\S+:\d+[\s\S]*$/, "")
+    .trim()
+    .replace(/\.$/, "");
 }
 
 /** A file the visitor gave could not be turned into a video. */
 export function fileProblem(files: readonly { name: string; type: string }[], e: unknown): string {
   const names = files.map((f) => `“${f.name}”`).join(", ");
-  if (files.length === 0) return "No file arrived. Drop an animated GIF or PNG frames on the page, or use the file chooser.";
+  if (files.length === 0)
+    return "No file arrived. Drop an animated GIF or PNG frames on the page, or use the file chooser.";
   const kinds = new Set(files.map((f) => f.type));
   const notImages = files.filter((f) => f.type !== "image/gif" && f.type !== "image/png");
   if (notImages.length) {
-    return `${notImages.map((f) => `“${f.name}”`).join(", ")} ${notImages.length === 1 ? "is not" : "are not"} a GIF or PNG image. ` +
-      "Give one animated GIF, or the video's frames as PNG files (they are played in name order).";
+    return (
+      `${notImages.map((f) => `“${f.name}”`).join(", ")} ${notImages.length === 1 ? "is not" : "are not"} a GIF or PNG image. ` +
+      "Give one animated GIF, or the video's frames as PNG files (they are played in name order)."
+    );
   }
-  if (kinds.has("image/gif") && files.length > 1) return "Give one GIF, or PNG frames — not several GIFs, and not GIFs and PNGs mixed.";
+  if (kinds.has("image/gif") && files.length > 1)
+    return "Give one GIF, or PNG frames — not several GIFs, and not GIFs and PNGs mixed.";
   const what = kinds.has("image/gif") ? "an animated GIF" : "a PNG image";
   return `${names} could not be read as ${what} (${reason(e)}). Check that the file opens in an image viewer, or export the video again as a GIF or as PNG frames.`;
 }

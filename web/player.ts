@@ -25,7 +25,10 @@ export class VideoWall {
       if (this.lastTick) this.longestPauseMs = Math.max(this.longestPauseMs, now - this.lastTick);
       this.lastTick = now;
       const k = Math.floor((now / 1000) * this.fps);
-      if (k !== this.shownFrame) { this.shownFrame = k; for (const c of this.videos.keys()) this.draw(c, k); }
+      if (k !== this.shownFrame) {
+        this.shownFrame = k;
+        for (const c of this.videos.keys()) this.draw(c, k);
+      }
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
@@ -35,14 +38,17 @@ export class VideoWall {
   show(canvas: HTMLCanvasElement, video: RgbVideo): void {
     const { frames, height: h, width: w, rgb } = video;
     const images = Array.from({ length: frames }, (_, k) => {
-      const img = new ImageData(w, h), o = k * h * w * 3;
+      const img = new ImageData(w, h),
+        o = k * h * w * 3;
       for (let i = 0; i < w * h; i++) {
-        for (let c = 0; c < 3; c++) img.data[4 * i + c] = Math.round(Math.min(1, Math.max(0, rgb[o + 3 * i + c]!)) * 255);
+        for (let c = 0; c < 3; c++)
+          img.data[4 * i + c] = Math.round(Math.min(1, Math.max(0, rgb[o + 3 * i + c]!)) * 255);
         img.data[4 * i + 3] = 255;
       }
       return img;
     });
-    canvas.width = w; canvas.height = h;
+    canvas.width = w;
+    canvas.height = h;
     this.videos.set(canvas, images);
     this.draw(canvas, Math.max(0, this.shownFrame));
   }
@@ -53,7 +59,9 @@ export class VideoWall {
     canvas.getContext("2d")!.clearRect(0, 0, canvas.width, canvas.height);
   }
 
-  resetPause(): void { this.longestPauseMs = 0; }
+  resetPause(): void {
+    this.longestPauseMs = 0;
+  }
 
   private draw(canvas: HTMLCanvasElement, k: number): void {
     const images = this.videos.get(canvas)!;

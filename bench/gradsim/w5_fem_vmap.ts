@@ -5,7 +5,13 @@ import { w5Inputs } from "../peers/lib/data.mjs";
 import { femEnergy } from "../workloads/fem.js";
 
 const args = parseArgs({ backend: "cpu", size: "64x1000", jit: 1 });
-const base = { peer: "gradsim", workload: "W5-fem-vmap-energy-grad", size: args.size, backend: args.backend, mode: args.jit ? "jit" : "eager" };
+const base = {
+  peer: "gradsim",
+  workload: "W5-fem-vmap-energy-grad",
+  size: args.size,
+  backend: args.backend,
+  mode: args.jit ? "jit" : "eager",
+};
 try {
   await setup(args.backend, args.kernels);
   const [B, T0] = String(args.size).split("x").map(Number) as [number, number];
@@ -18,6 +24,19 @@ try {
   const vol = np.array(d.vol);
   let f = vmap(valueAndGrad((x: Array, m: Array) => femEnergy(x, tets, DmInv, vol, m, d.lam)));
   if (args.jit) f = jit(f);
-  const r = await timeIt(async () => { const [E, g] = f(xb, mu) as [Array, Array]; return { E: sum(await read(E)), g: await read(g) }; }, args);
-  emit({ ...base, ms_median: r.ms_median, ms_min: r.ms_min, runs: r.runs, checksum: sum(r.out.g, true), ms_first: r.ms_first, energy: r.out.E });
-} catch (e) { emitError(base, e); }
+  const r = await timeIt(async () => {
+    const [E, g] = f(xb, mu) as [Array, Array];
+    return { E: sum(await read(E)), g: await read(g) };
+  }, args);
+  emit({
+    ...base,
+    ms_median: r.ms_median,
+    ms_min: r.ms_min,
+    runs: r.runs,
+    checksum: sum(r.out.g, true),
+    ms_first: r.ms_first,
+    energy: r.out.E,
+  });
+} catch (e) {
+  emitError(base, e);
+}

@@ -18,14 +18,29 @@ export interface ControlResult {
 }
 
 /** Every method on seeds --seed, --seed + 1, …, the report in --out. */
-export async function runControl(ctx: ExperimentContext, sceneOf: (seed: number) => control.ControlScene, s: control.ControlSettings): Promise<ControlResult> {
+export async function runControl(
+  ctx: ExperimentContext,
+  sceneOf: (seed: number) => control.ControlScene,
+  s: control.ControlSettings,
+): Promise<ControlResult> {
   const r = await control.runControl(sceneOf, s, { firstSeed: ctx.flags.seed, log: (line) => ctx.log(line) });
   const files = await control.writeControlReport(ctx.out, r);
-  return { scene: r.first.scene.name, settings: s, methods: r.methods, distanceMeaning: r.distanceMeaning, peakMemoryMB: Number((process.resourceUsage().maxRSS / 1024).toFixed(1)), files };
+  return {
+    scene: r.first.scene.name,
+    settings: s,
+    methods: r.methods,
+    distanceMeaning: r.distanceMeaning,
+    peakMemoryMB: Number((process.resourceUsage().maxRSS / 1024).toFixed(1)),
+    files,
+  };
 }
 
 /** --target FILE as the scene's target image (over its background), or the scene's own goal image. */
-export const targetFlag = <B extends control.TargetBackground>(ctx: ExperimentContext, resolution: number, what: string): ((background: B) => Array) | undefined => {
+export const targetFlag = <B extends control.TargetBackground>(
+  ctx: ExperimentContext,
+  resolution: number,
+  what: string,
+): ((background: B) => Array) | undefined => {
   const file = ctx.flags.target;
   return file ? (background) => control.readTargetImage(file, resolution, what, background) : undefined;
 };

@@ -37,7 +37,10 @@ export interface Flags {
   readonly domain: string | null;
 }
 
-export interface Shard { readonly index: number; readonly count: number }
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
 
 export class CliError extends Error {}
 
@@ -46,29 +49,70 @@ export function chosenNames<T extends string>(flag: string, value: string | null
   if (value === null) return null;
   const names = value.split(",");
   const unknown = names.find((n) => !known.includes(n as T));
-  if (unknown !== undefined) throw new CliError(`--${flag} takes ${known.join(", ")} (comma-separated), got "${unknown}".`);
+  if (unknown !== undefined)
+    throw new CliError(`--${flag} takes ${known.join(", ")} (comma-separated), got "${unknown}".`);
   return names as T[];
 }
 
 const BOOL = new Set(["json", "quick", "help"]);
-const KNOWN = new Set(["seed", "backend", "out", "iters", "json", "quick", "dataset", "target", "help", "workers", "shard", "video", "scene", "unknowns", "restarts", "scan", "policy", "seeds", "task", "envs", "networks", "domain"]);
+const KNOWN = new Set([
+  "seed",
+  "backend",
+  "out",
+  "iters",
+  "json",
+  "quick",
+  "dataset",
+  "target",
+  "help",
+  "workers",
+  "shard",
+  "video",
+  "scene",
+  "unknowns",
+  "restarts",
+  "scan",
+  "policy",
+  "seeds",
+  "task",
+  "envs",
+  "networks",
+  "domain",
+]);
 
 /**
  * An integer flag in [min, max]. Digits only (no "1e3", "0x10"), and never beyond `max`: past
  * 2^53 neighbouring integers collide silently, and a huge --dataset would only fail deep inside.
  */
-export const intFlag = (name: string, v: string, min: number, max: number = Number.MAX_SAFE_INTEGER): E.Either<CliError, number> =>
+export const intFlag = (
+  name: string,
+  v: string,
+  min: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): E.Either<CliError, number> =>
   /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v)) && Number(v) >= min && Number(v) <= max
     ? E.right(Number(v))
     : E.left(new CliError(`--${name} expects an integer ≥ ${min} and ≤ ${max}, got "${v}".`));
 
 /** Upper bounds of the integer flags: seeds are 32-bit (derived seeds such as seed·7919 + k stay exact), sizes what a run can hold. */
-export const FLAG_MAX = { seed: 2 ** 32 - 1, iters: 100_000_000, dataset: 1_000_000, policy: 1000, seeds: 100_000, workers: 1024, shards: 1_000_000, restarts: 10_000, scan: 10_000 } as const;
+export const FLAG_MAX = {
+  seed: 2 ** 32 - 1,
+  iters: 100_000_000,
+  dataset: 1_000_000,
+  policy: 1000,
+  seeds: 100_000,
+  workers: 1024,
+  shards: 1_000_000,
+  restarts: 10_000,
+  scan: 10_000,
+} as const;
 
 const shardFlag = (v: string): E.Either<CliError, Shard | null> => {
   const m = /^(\d+)\/(\d+)$/.exec(v);
   const [index, count] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
-  return index < count && count <= FLAG_MAX.shards ? E.right({ index, count }) : E.left(new CliError(`--shard expects K/N with 0 ≤ K < N (fit instances i with i mod N = K), got "${v}".`));
+  return index < count && count <= FLAG_MAX.shards
+    ? E.right({ index, count })
+    : E.left(new CliError(`--shard expects K/N with 0 ≤ K < N (fit instances i with i mod N = K), got "${v}".`));
 };
 
 /** Parse `--name value`, `--name=value` and boolean `--flag`s; `defaultOut` is used when --out is absent. */
@@ -80,10 +124,15 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     // Only the first "=" separates: --out=results/run=1 keeps "results/run=1".
     const eq = a.indexOf("=");
     const [k, inline] = eq < 0 ? [a.slice(2), undefined] : [a.slice(2, eq), a.slice(eq + 1)];
-    if (!KNOWN.has(k)) return E.left(new CliError(`unknown flag --${k}; known flags: ${[...KNOWN].map((f) => `--${f}`).join(", ")}.`));
-    if (BOOL.has(k)) { raw.set(k, inline ?? "true"); continue; }
+    if (!KNOWN.has(k))
+      return E.left(new CliError(`unknown flag --${k}; known flags: ${[...KNOWN].map((f) => `--${f}`).join(", ")}.`));
+    if (BOOL.has(k)) {
+      raw.set(k, inline ?? "true");
+      continue;
+    }
     const v = inline ?? argv[++i];
-    if (v === undefined || (inline === undefined && v.startsWith("--"))) return E.left(new CliError(`--${k} needs a value.`));
+    if (v === undefined || (inline === undefined && v.startsWith("--")))
+      return E.left(new CliError(`--${k} needs a value.`));
     if (v.trim() === "") return E.left(new CliError(`--${k} needs a value, got an empty string.`));
     raw.set(k, v);
   }
@@ -98,19 +147,35 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("seeds", () => opt("seeds", (v) => intFlag("seeds", v, 1, FLAG_MAX.seeds))),
     E.bind("restarts", () => opt("restarts", (v) => intFlag("restarts", v, 0, FLAG_MAX.restarts))),
     E.bind("scan", () => opt("scan", (v) => intFlag("scan", v, 0, FLAG_MAX.scan))),
-    E.bind("workers", () => (raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1, FLAG_MAX.workers) : E.right(1))),
+    E.bind("workers", () =>
+      raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1, FLAG_MAX.workers) : E.right(1),
+    ),
     E.bind("shard", () => (raw.has("shard") ? shardFlag(raw.get("shard")!) : E.right(null))),
     E.filterOrElse(
       ({ dataset, workers, shard }) => dataset !== null || (workers === 1 && shard === null),
       () => new CliError("--workers and --shard split a dataset run: use them with --dataset N."),
     ),
-    E.filterOrElse(({ workers, shard }) => workers === 1 || shard === null, () => new CliError("use either --workers or --shard, not both.")),
+    E.filterOrElse(
+      ({ workers, shard }) => workers === 1 || shard === null,
+      () => new CliError("use either --workers or --shard, not both."),
+    ),
     E.bind("backend", () => {
       const b = raw.get("backend") ?? "auto";
-      return b === "cpu" || b === "webgpu" || b === "auto" ? E.right<CliError, Flags["backend"]>(b) : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
+      return b === "cpu" || b === "webgpu" || b === "auto"
+        ? E.right<CliError, Flags["backend"]>(b)
+        : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
     E.map(({ seed, iters, dataset, backend, workers, shard, policy, seeds, restarts, scan }) => ({
-      seed, iters, dataset, backend, workers, shard, policy, seeds, restarts, scan,
+      seed,
+      iters,
+      dataset,
+      backend,
+      workers,
+      shard,
+      policy,
+      seeds,
+      restarts,
+      scan,
       out: raw.get("out") ?? defaultOut,
       json: raw.get("json") === "true",
       quick: raw.get("quick") === "true",

@@ -3,8 +3,14 @@
  * default, and Fig. 7's flat colour, Phong shading and texture), its video of an object's motion,
  * and the paint and light of the ray-traced ("photorealistic") targets.
  */
-import { np, render, sysid, type Array } from "gradsim";
-import { IMPERFECT_CAMERA, type ObjectGeometry, type ObjectSpec, type SceneSettings, type Vec3 } from "./imperfect-scene.js";
+import { np, type render, sysid, type Array } from "gradsim";
+import {
+  IMPERFECT_CAMERA,
+  type ObjectGeometry,
+  type ObjectSpec,
+  type SceneSettings,
+  type Vec3,
+} from "./imperfect-scene.js";
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 
@@ -14,7 +20,8 @@ export function objectColors(g: ObjectGeometry, spec: ObjectSpec): Array {
 }
 
 /** The rasterizer's camera for the scene. */
-export const sceneCamera = (s: SceneSettings): render.Camera => sysid.renderCamera(IMPERFECT_CAMERA, s.resolution, s.resolution);
+export const sceneCamera = (s: SceneSettings): render.Camera =>
+  sysid.renderCamera(IMPERFECT_CAMERA, s.resolution, s.resolution);
 
 /**
  * How the object looks to the rasterizer. "default": octant colours under the scenes' light (the
@@ -37,20 +44,32 @@ const SHADED: render.Lights = { ambient: 0.3, directional: [{ direction: [0.4, 1
 /** A smooth random colour texture (16×16 texels, bilinear), the same for every object. */
 function noiseTexture(): Array {
   let seed = 12345;
-  const next = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed / 2 ** 32; };
-  const rows = globalThis.Array.from({ length: 16 }, () => globalThis.Array.from({ length: 16 }, () => [0.2 + 0.75 * next(), 0.2 + 0.75 * next(), 0.2 + 0.75 * next()]));
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const rows = globalThis.Array.from({ length: 16 }, () =>
+    globalThis.Array.from({ length: 16 }, () => [0.2 + 0.75 * next(), 0.2 + 0.75 * next(), 0.2 + 0.75 * next()]),
+  );
   return f32(rows);
 }
 
 /** Per-face-corner uvs [F, 3, 2] by box projection of the rest surface: each face takes the plane its normal is closest to. */
 function boxUvs(g: ObjectGeometry, spec: ObjectSpec): Array {
-  const v = g.surface.vertices, f = g.surface.faces, c = spec.position;
+  const v = g.surface.vertices,
+    f = g.surface.faces,
+    c = spec.position;
   const extent = Math.max(spec.size[0], spec.size[1], spec.size[2]);
   const out: number[][][] = [];
   for (let k = 0; k < f.length; k += 3) {
     const p = [0, 1, 2].map((j) => [0, 1, 2].map((d) => v[3 * f[k + j]! + d]! - c[d]!));
-    const e1 = p[1]!.map((x, d) => x - p[0]![d]!), e2 = p[2]!.map((x, d) => x - p[0]![d]!);
-    const n = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!].map(Math.abs);
+    const e1 = p[1]!.map((x, d) => x - p[0]![d]!),
+      e2 = p[2]!.map((x, d) => x - p[0]![d]!);
+    const n = [
+      e1[1]! * e2[2]! - e1[2]! * e2[1]!,
+      e1[2]! * e2[0]! - e1[0]! * e2[2]!,
+      e1[0]! * e2[1]! - e1[1]! * e2[0]!,
+    ].map(Math.abs);
     const axis = n.indexOf(Math.max(...n));
     const [a, b] = [0, 1, 2].filter((d) => d !== axis) as [number, number];
     out.push(p.map((q) => [0.5 + q[a]! / extent, 0.5 + q[b]! / extent]));
@@ -63,10 +82,22 @@ export function objectLook(g: ObjectGeometry, spec: ObjectSpec, look: Look): Obj
   const V = g.surface.vertices.length / 3;
   const uniform = f32(globalThis.Array.from({ length: V }, () => PAINT));
   switch (look) {
-    case "default": return { mesh: { faces, colors: objectColors(g, spec) }, lights: sysid.SCENE_LIGHTS };
-    case "colour": return { mesh: { faces, colors: uniform }, lights: { ambient: 1 } };
-    case "shading": return { mesh: { faces, colors: uniform, material: { specular: 0.6, shininess: 12 } }, lights: SHADED, shading: "phong" };
-    case "texture": return { mesh: { faces, uvs: boxUvs(g, spec), texture: noiseTexture(), material: { specular: 0.6, shininess: 12 } }, lights: SHADED, shading: "phong" };
+    case "default":
+      return { mesh: { faces, colors: objectColors(g, spec) }, lights: sysid.SCENE_LIGHTS };
+    case "colour":
+      return { mesh: { faces, colors: uniform }, lights: { ambient: 1 } };
+    case "shading":
+      return {
+        mesh: { faces, colors: uniform, material: { specular: 0.6, shininess: 12 } },
+        lights: SHADED,
+        shading: "phong",
+      };
+    case "texture":
+      return {
+        mesh: { faces, uvs: boxUvs(g, spec), texture: noiseTexture(), material: { specular: 0.6, shininess: 12 } },
+        lights: SHADED,
+        shading: "phong",
+      };
   }
 }
 
@@ -74,24 +105,46 @@ export function objectLook(g: ObjectGeometry, spec: ObjectSpec, look: Look): Obj
  * Frames of the object at positions [T, N, 3] (the surface's V vertices first): premultiplied RGBA
  * over the ground image [T, H, W, 4], or the soft silhouette alone [T, H, W, 1].
  */
-export function objectVideo(positions: Array, g: ObjectGeometry, look: ObjectLook, s: SceneSettings, background: Array, channels: "rgba" | "alpha"): Array {
+export function objectVideo(
+  positions: Array,
+  g: ObjectGeometry,
+  look: ObjectLook,
+  s: SceneSettings,
+  background: Array,
+  channels: "rgba" | "alpha",
+): Array {
   const V = g.surface.vertices.length / 3;
   const x = positions.shape[1] === V ? positions : np.take(positions, np.arange(V), 1);
-  const frames = sysid.softVideo(x, look.mesh, { resolution: s.resolution, camera: sceneCamera(s), lights: look.lights, ...(look.shading ? { shading: look.shading } : {}) });
+  const frames = sysid.softVideo(x, look.mesh, {
+    resolution: s.resolution,
+    camera: sceneCamera(s),
+    lights: look.lights,
+    ...(look.shading ? { shading: look.shading } : {}),
+  });
   return channels === "alpha" ? np.split(frames, [3], -1)[1]! : sysid.overBackground(frames, background, "rgba");
 }
 
 /** Per-face paint of the traced ("photorealistic") target: warm and cool by rest normal, unlike the rasterizer's colours. */
 export function tracedAlbedo(g: ObjectGeometry): Float32Array {
-  const v = g.surface.vertices, f = g.surface.faces, out = new Float32Array(f.length);
-  const paints = [[0.85, 0.35, 0.2], [0.2, 0.55, 0.85], [0.9, 0.8, 0.25]];
+  const v = g.surface.vertices,
+    f = g.surface.faces,
+    out = new Float32Array(f.length);
+  const paints = [
+    [0.85, 0.35, 0.2],
+    [0.2, 0.55, 0.85],
+    [0.9, 0.8, 0.25],
+  ];
   for (let k = 0; k < f.length; k += 3) {
     const p = [0, 1, 2].map((j) => [0, 1, 2].map((d) => v[3 * f[k + j]! + d]!));
-    const e1 = p[1]!.map((x, d) => x - p[0]![d]!), e2 = p[2]!.map((x, d) => x - p[0]![d]!);
+    const e1 = p[1]!.map((x, d) => x - p[0]![d]!),
+      e2 = p[2]!.map((x, d) => x - p[0]![d]!);
     const n = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!];
     const axis = n.map(Math.abs).indexOf(Math.max(...n.map(Math.abs)));
     const dim = n[axis]! > 0 ? 1 : 0.7;
-    out.set(paints[axis]!.map((c) => c * dim), k);
+    out.set(
+      paints[axis]!.map((c) => c * dim),
+      k,
+    );
   }
   return out;
 }

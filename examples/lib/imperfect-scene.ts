@@ -87,15 +87,20 @@ export interface ObjectGeometry {
 }
 
 function rotation(yaw: number, tilt: number): (p: Vec3) => Vec3 {
-  const cy = Math.cos(yaw), sy = Math.sin(yaw), ct = Math.cos(tilt), st = Math.sin(tilt);
+  const cy = Math.cos(yaw),
+    sy = Math.sin(yaw),
+    ct = Math.cos(tilt),
+    st = Math.sin(tilt);
   return ([x, y, z]) => {
-    const x1 = cy * x + sy * z, z1 = -sy * x + cy * z; // about y
+    const x1 = cy * x + sy * z,
+      z1 = -sy * x + cy * z; // about y
     return [x1, ct * y - st * z1, st * y + ct * z1]; // about x
   };
 }
 
 function placed(v: Float64Array, spec: ObjectSpec, center: Vec3): Float64Array {
-  const R = rotation(spec.yaw, spec.tilt), out = new Float64Array(v.length);
+  const R = rotation(spec.yaw, spec.tilt),
+    out = new Float64Array(v.length);
   for (let i = 0; i < v.length; i += 3) {
     const p = R([v[i]! - center[0], v[i + 1]! - center[1], v[i + 2]! - center[2]]);
     for (let d = 0; d < 3; d++) out[i + d] = p[d]! + spec.position[d]!;
@@ -105,11 +110,14 @@ function placed(v: Float64Array, spec: ObjectSpec, center: Vec3): Float64Array {
 
 /** A centroid fan: one tet per surface triangle and the centroid (valid for shapes star-shaped about it, e.g. convex ones). */
 export function centroidFan(surface: TriMesh): TetMesh {
-  const v = surface.vertices, n = v.length / 3, c = [0, 0, 0];
+  const v = surface.vertices,
+    n = v.length / 3,
+    c = [0, 0, 0];
   for (let i = 0; i < n; i++) for (let d = 0; d < 3; d++) c[d]! += v[3 * i + d]! / n;
   const vertices = Float64Array.from([...v, ...c]);
   const tets: number[] = [];
-  for (let f = 0; f < surface.faces.length; f += 3) meshes.pushOriented(vertices, tets, n, surface.faces[f]!, surface.faces[f + 1]!, surface.faces[f + 2]!);
+  for (let f = 0; f < surface.faces.length; f += 3)
+    meshes.pushOriented(vertices, tets, n, surface.faces[f]!, surface.faces[f + 1]!, surface.faces[f + 2]!);
   return { vertices, tets: Int32Array.from(tets) };
 }
 
@@ -122,12 +130,20 @@ export function objectGeometry(spec: ObjectSpec): ObjectGeometry {
     return { surface, tets: centroidFan(surface) };
   }
   if (spec.kind === "deformable") {
-    const t = spec.shape === "ball" ? meshes.tetSphere(sx / 2, 2) : meshes.tetBox({ cells: [3, 2, 2], size: [sx, sy, sz], origin: [-sx / 2, -sy / 2, -sz / 2] });
+    const t =
+      spec.shape === "ball"
+        ? meshes.tetSphere(sx / 2, 2)
+        : meshes.tetBox({ cells: [3, 2, 2], size: [sx, sy, sz], origin: [-sx / 2, -sy / 2, -sz / 2] });
     const tets = { vertices: placed(t.vertices, spec, [0, 0, 0]), tets: t.tets };
     return { surface: { vertices: tets.vertices, faces: meshes.tetSurface(tets) }, tets };
   }
   const cells = 5;
-  const sheet = meshes.clothGrid({ cells: [cells, cells], cellSize: sx / cells, plane: "xz", origin: [-sx / 2, 0, sx / 2] });
+  const sheet = meshes.clothGrid({
+    cells: [cells, cells],
+    cellSize: sx / cells,
+    plane: "xz",
+    origin: [-sx / 2, 0, sx / 2],
+  });
   return { surface: { vertices: placed(sheet.vertices, spec, [0, 0, 0]), faces: sheet.faces }, tets: null };
 }
 
@@ -141,9 +157,14 @@ export interface ObjectModel {
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 
 /** The ground with the object's coefficients, as the model sees them. */
-const groundOf = (spec: ObjectSpec, m: ModelChoice) => contact.ground({
-  ke: spec.contact.ke, kd: m.damping ? spec.contact.kd : 0, kf: spec.contact.kf, mu: m.friction ? spec.contact.mu : 0, smoothing: SMOOTHING,
-});
+const groundOf = (spec: ObjectSpec, m: ModelChoice) =>
+  contact.ground({
+    ke: spec.contact.ke,
+    kd: m.damping ? spec.contact.kd : 0,
+    kf: spec.contact.kf,
+    mu: m.friction ? spec.contact.mu : 0,
+    smoothing: SMOOTHING,
+  });
 
 /**
  * Substeps per frame for a particle system: from 0.3 of its most restrictive element's stable-step
@@ -155,7 +176,10 @@ function stableSubsteps(system: ParticleSystem, fps: number, probe: (substeps: n
   const limit = stableStep({ ...system, mass: np.mul(system.mass, MASS_MARGIN) });
   let n = Math.max(16, limit ? Math.ceil(1 / (fps * 0.3 * limit.dt)) : 16);
   for (;;) {
-    try { probe(n); return n; } catch (e) {
+    try {
+      probe(n);
+      return n;
+    } catch (e) {
       if (!(e instanceof DivergenceError) || n > 4096) throw e;
       n *= 2;
     }
@@ -166,7 +190,12 @@ function stableSubsteps(system: ParticleSystem, fps: number, probe: (substeps: n
 const MASS_MARGIN = 0.25;
 
 /** Per-vertex coefficients (N/m, N·s/m) of a vertex carrying `share` kg as the rigid scenes' per-kilogram ones. */
-const perKilogram = (c: ObjectSpec["contact"], share: number): ObjectSpec["contact"] => ({ ke: c.ke / share, kd: c.kd / share, kf: c.kf / share, mu: c.mu });
+const perKilogram = (c: ObjectSpec["contact"], share: number): ObjectSpec["contact"] => ({
+  ke: c.ke / share,
+  kd: c.kd / share,
+  kf: c.kf / share,
+  mu: c.mu,
+});
 
 /** The object simulated as a rigid body with vertex contacts (its rest surface, uniform density). */
 function rigidModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings): ObjectModel {
@@ -175,51 +204,102 @@ function rigidModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: Scen
   const com = [0, 1, 2].map((d) => g.surface.vertices[d]! - unit.contactPoints[d]!) as unknown as Vec3;
   const substeps = 16;
   const scene = sysid.buildRigidScene({
-    shape: { mesh: g.surface, name: spec.shape }, scale: [1, 1, 1], mass: spec.mass,
-    position: com, rotation: [0, 0, 0, 1], velocity: [0, 0, 0], angularVelocity: [0, 0, 0],
+    shape: { mesh: g.surface, name: spec.shape },
+    scale: [1, 1, 1],
+    mass: spec.mass,
+    position: com,
+    rotation: [0, 0, 0, 1],
+    velocity: [0, 0, 0],
+    angularVelocity: [0, 0, 0],
     impulses: [{ force: spec.push, point: [0, 0, 0], start: 0, duration: spec.pushFrames / s.fps }],
     // The scene's contact is mass-normalised (per kg of the body, shared by its touching points):
     // the sampled per-vertex coefficients are per eighth of the mass (8 vertices' worth).
-    gravity: GRAVITY, contact: perKilogram({ ...spec.contact, kd: m.damping ? spec.contact.kd : 0, mu: m.friction ? spec.contact.mu : 0 }, spec.mass / 8),
-    frames: s.frames, fps: s.fps, substeps, camera: IMPERFECT_CAMERA, resolution: s.resolution,
+    gravity: GRAVITY,
+    contact: perKilogram(
+      { ...spec.contact, kd: m.damping ? spec.contact.kd : 0, mu: m.friction ? spec.contact.mu : 0 },
+      spec.mass / 8,
+    ),
+    frames: s.frames,
+    fps: s.fps,
+    substeps,
+    camera: IMPERFECT_CAMERA,
+    resolution: s.resolution,
   });
-  return { describe: "rigid body", substeps, positions: (mass, frames) => sysid.rigidVertices(scene, { mass }, frames) };
+  return {
+    describe: "rigid body",
+    substeps,
+    positions: (mass, frames) => sysid.rigidVertices(scene, { mass }, frames),
+  };
 }
 
 /** The object simulated as a particle system (tets, or cloth triangles) with per-particle contact. */
-function particleModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings, stiff: boolean): ObjectModel {
+function particleModel(
+  spec: ObjectSpec,
+  g: ObjectGeometry,
+  m: ModelChoice,
+  s: SceneSettings,
+  stiff: boolean,
+): ObjectModel {
   const ground = groundOf(spec, m);
   let built: { system: ParticleSystem; state: ParticleState }, lumped: Float64Array, describe: string;
   if (m.body === "cloth") {
     const area = spec.size[0] * spec.size[2];
     lumped = cloth.clothMasses(g.surface, spec.mass / area);
-    built = cloth.clothBody(g.surface, { density: spec.mass / area, mu: 60, lambda: 60, damping: 0.2, bending: { stiffness: 0.02, damping: 0.001 }, gravity: GRAVITY, ground });
+    built = cloth.clothBody(g.surface, {
+      density: spec.mass / area,
+      mu: 60,
+      lambda: 60,
+      damping: 0.2,
+      bending: { stiffness: 0.02, damping: 0.001 },
+      gravity: GRAVITY,
+      ground,
+    });
     describe = "cloth (membrane + bending)";
   } else {
     const mesh = g.tets!;
     const volume = fem.lumpedMasses(mesh, 1).reduce((a, b) => a + b, 0);
     // A "rigid" solid as FEM: stiff enough that it deforms by well under a pixel, soft enough for a few dozen substeps.
-    const mat = stiff ? { mu: 500 * spec.mass / volume, lambda: 500 * spec.mass / volume, damping: 2 } : spec.material!;
+    const mat = stiff
+      ? { mu: (500 * spec.mass) / volume, lambda: (500 * spec.mass) / volume, damping: 2 }
+      : spec.material!;
     lumped = fem.lumpedMasses(mesh, spec.mass / volume);
     built = fem.softBody(mesh, { density: spec.mass / volume, ...mat, gravity: GRAVITY, ground });
-    describe = stiff ? `stiff FEM solid (μ = λ = ${mat.mu.toPrecision(3)} Pa)` : `FEM solid (μ ${mat.mu.toPrecision(3)} Pa, λ ${mat.lambda.toPrecision(3)} Pa)`;
+    describe = stiff
+      ? `stiff FEM solid (μ = λ = ${mat.mu.toPrecision(3)} Pa)`
+      : `FEM solid (μ ${mat.mu.toPrecision(3)} Pa, λ ${mat.lambda.toPrecision(3)} Pa)`;
   }
   const total = lumped.reduce((a, b) => a + b, 0);
   const share = globalThis.Array.from(lumped, (x) => x / total); // m_i / M
   const unitMass = f32(share);
   // Per-frame external force [frames, N, 3]: m_i/M · F during the push, zero after (host constants).
-  const force = (frames: number) => f32(globalThis.Array.from({ length: frames }, (_, t) =>
-    share.map((w) => spec.push.map((c) => (t < spec.pushFrames ? w * c : 0)))));
-  const rollout = (mass: Array, frames: number, substeps: number, checkFinite = false) => particles.simulate({ ...built.system, mass: np.mul(unitMass, mass) },
-    built.state, { dt: 1 / (s.fps * substeps), substeps, frames, controls: { force: force(frames) }, checkFinite }).x;
+  const force = (frames: number) =>
+    f32(
+      globalThis.Array.from({ length: frames }, (_, t) =>
+        share.map((w) => spec.push.map((c) => (t < spec.pushFrames ? w * c : 0))),
+      ),
+    );
+  const rollout = (mass: Array, frames: number, substeps: number, checkFinite = false) =>
+    particles.simulate({ ...built.system, mass: np.mul(unitMass, mass) }, built.state, {
+      dt: 1 / (s.fps * substeps),
+      substeps,
+      frames,
+      controls: { force: force(frames) },
+      checkFinite,
+    }).x;
   const substeps = stableSubsteps(built.system, s.fps, (n) => rollout(f32(MASS_MARGIN * spec.mass), s.frames, n, true));
   return { describe, substeps, positions: (mass, frames) => rollout(mass, frames, substeps) };
 }
 
 /** The estimator's simulation of `spec` under a model choice (the true one: body = spec.kind, friction and damping on). */
 export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings): ObjectModel {
-  if (m.body === "cloth" && spec.kind !== "cloth") throw new Error(`imperfect-models: a ${spec.kind} object cannot be modelled as cloth (a cloth model needs a sheet).`);
-  if (m.body !== "cloth" && spec.kind === "cloth") throw new Error(`imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} (it encloses no volume).`);
+  if (m.body === "cloth" && spec.kind !== "cloth")
+    throw new Error(
+      `imperfect-models: a ${spec.kind} object cannot be modelled as cloth (a cloth model needs a sheet).`,
+    );
+  if (m.body !== "cloth" && spec.kind === "cloth")
+    throw new Error(
+      `imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} (it encloses no volume).`,
+    );
   if (m.body === "rigid") return rigidModel(spec, g, m, s);
   return particleModel(spec, g, m, s, m.body === "deformable" && spec.kind === "rigid");
 }
@@ -227,12 +307,17 @@ export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice,
 export const TRUE_MODEL = (spec: ObjectSpec): ModelChoice => ({ body: spec.kind, friction: true, damping: true });
 
 /** Mass range (kg) of a kind: the prior of the random baseline and of initial guesses. */
-export const MASS_RANGE: Readonly<Record<ObjectKind, readonly [number, number]>> = { rigid: [0.5, 4], deformable: [0.5, 4], cloth: [0.1, 0.8] };
+export const MASS_RANGE: Readonly<Record<ObjectKind, readonly [number, number]>> = {
+  rigid: [0.5, 4],
+  deformable: [0.5, 4],
+  cloth: [0.1, 0.8],
+};
 
 /** A random object of a kind. */
 export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
   const mass = Math.exp(rng.uniform(Math.log(MASS_RANGE[kind][0]), Math.log(MASS_RANGE[kind][1])));
-  const x0 = rng.uniform(-0.55, -0.3), z0 = rng.uniform(-0.1, 0.2);
+  const x0 = rng.uniform(-0.55, -0.3),
+    z0 = rng.uniform(-0.1, 0.2);
   const push: Vec3 = [mass * rng.uniform(8, 14), 0, mass * rng.uniform(-2, 2)]; // Δv ≈ 0.8–1.4 m/s over 0.1 s
   const common = { mass, yaw: rng.uniform(-0.6, 0.6), push, pushFrames: 3 };
   if (kind === "rigid") {
@@ -240,8 +325,18 @@ export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
     const size: Vec3 = [rng.uniform(0.25, 0.4), rng.uniform(0.25, 0.4), rng.uniform(0.25, 0.4)];
     const perPoint = mass / 8; // contact coefficients per vertex, scaled like the rigid dataset's per kg
     return {
-      ...common, kind, shape, size, tilt: rng.uniform(-0.3, 0.3), position: [x0, 0.5 * Math.max(...size) + rng.uniform(0.1, 0.25), z0],
-      contact: { ke: 4000 * perPoint * rng.uniform(0.7, 1.4), kd: 20 * perPoint * rng.uniform(0.7, 1.4), kf: 100 * perPoint, mu: rng.uniform(0.3, 0.7) },
+      ...common,
+      kind,
+      shape,
+      size,
+      tilt: rng.uniform(-0.3, 0.3),
+      position: [x0, 0.5 * Math.max(...size) + rng.uniform(0.1, 0.25), z0],
+      contact: {
+        ke: 4000 * perPoint * rng.uniform(0.7, 1.4),
+        kd: 20 * perPoint * rng.uniform(0.7, 1.4),
+        kf: 100 * perPoint,
+        mu: rng.uniform(0.3, 0.7),
+      },
     };
   }
   if (kind === "deformable") {
@@ -249,18 +344,39 @@ export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
     const a = rng.uniform(0.3, 0.4);
     const size: Vec3 = shape === "ball" ? [a, a, a] : [a, rng.uniform(0.2, 0.3), rng.uniform(0.25, 0.35)];
     const volume = shape === "ball" ? (Math.PI / 6) * a ** 3 : size[0] * size[1] * size[2];
-    const density = mass / volume, soft = rng.uniform(15, 30); // wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing
+    const density = mass / volume,
+      soft = rng.uniform(15, 30); // wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing
     const perPoint = mass / 20;
     return {
-      ...common, kind, shape, size, tilt: rng.uniform(-0.2, 0.2), position: [x0, 0.5 * size[1] + rng.uniform(0.1, 0.25), z0],
+      ...common,
+      kind,
+      shape,
+      size,
+      tilt: rng.uniform(-0.2, 0.2),
+      position: [x0, 0.5 * size[1] + rng.uniform(0.1, 0.25), z0],
       material: { mu: soft * density, lambda: soft * density, damping: 1 },
-      contact: { ke: 4000 * perPoint * rng.uniform(0.7, 1.4), kd: 20 * perPoint * rng.uniform(0.7, 1.4), kf: 100 * perPoint, mu: rng.uniform(0.3, 0.7) },
+      contact: {
+        ke: 4000 * perPoint * rng.uniform(0.7, 1.4),
+        kd: 20 * perPoint * rng.uniform(0.7, 1.4),
+        kf: 100 * perPoint,
+        mu: rng.uniform(0.3, 0.7),
+      },
     };
   }
   const side = rng.uniform(0.45, 0.6);
   const perPoint = mass / 36;
   return {
-    ...common, kind, shape: "sheet", size: [side, 0, side], tilt: rng.uniform(-0.35, 0.35), position: [x0 + 0.1, 0.25 + rng.uniform(0, 0.15), z0],
-    contact: { ke: 4000 * perPoint * rng.uniform(0.7, 1.4), kd: 20 * perPoint * rng.uniform(0.7, 1.4), kf: 100 * perPoint, mu: rng.uniform(0.3, 0.7) },
+    ...common,
+    kind,
+    shape: "sheet",
+    size: [side, 0, side],
+    tilt: rng.uniform(-0.35, 0.35),
+    position: [x0 + 0.1, 0.25 + rng.uniform(0, 0.15), z0],
+    contact: {
+      ke: 4000 * perPoint * rng.uniform(0.7, 1.4),
+      kd: 20 * perPoint * rng.uniform(0.7, 1.4),
+      kf: 100 * perPoint,
+      mu: rng.uniform(0.3, 0.7),
+    },
   };
 }

@@ -14,9 +14,13 @@ const { shapeMeshes } = sysid;
 
 /** Density range of the paper's dataset and of its initial guesses (kg/m³). */
 export const DENSITY_RANGE = [2, 12] as const;
-export const FRAMES = 60, FPS = 30;
+export const FRAMES = 60,
+  FPS = 30;
 /** The prior's mass range of an object of the given volume (m³). */
-export const massRange = (volume: number): readonly [number, number] => [DENSITY_RANGE[0] * volume, DENSITY_RANGE[1] * volume];
+export const massRange = (volume: number): readonly [number, number] => [
+  DENSITY_RANGE[0] * volume,
+  DENSITY_RANGE[1] * volume,
+];
 /** Impulse duration (s): gradSim's exp01 pushes for t ∈ [0, 0.1]. */
 export const IMPULSE_SECONDS = 0.1;
 
@@ -37,11 +41,21 @@ const scaled = (a: Vec3, s: number): Vec3 => [a[0] * s, a[1] * s, a[2] * s];
  */
 export function defaultMassScene(resolution = 64): RigidSceneSpec {
   return {
-    shape: "box", scale: [0.8, 0.5, 0.6], mass: 2.5,
-    position: [-1.0, 0.3, 0], rotation: [0, 0, 0, 1], velocity: [0.1, 0.05, 0.05], angularVelocity: [0.3, 0.6, 0.1],
+    shape: "box",
+    scale: [0.8, 0.5, 0.6],
+    mass: 2.5,
+    position: [-1.0, 0.3, 0],
+    rotation: [0, 0, 0, 1],
+    velocity: [0.1, 0.05, 0.05],
+    angularVelocity: [0.3, 0.6, 0.1],
     impulses: [{ force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: IMPULSE_SECONDS }],
-    gravity: [0, 0, 0], contact: null, frames: FRAMES, fps: FPS, substeps: 2,
-    camera: FREE_CAMERA, resolution,
+    gravity: [0, 0, 0],
+    contact: null,
+    frames: FRAMES,
+    fps: FPS,
+    substeps: 2,
+    camera: FREE_CAMERA,
+    resolution,
   };
 }
 
@@ -52,7 +66,12 @@ export interface SampledScene {
   readonly volume: number;
 }
 
-function sampleShape(rng: Rng, shapes: readonly RigidShape[], lo: number, hi: number): { shape: RigidShape; scale: Vec3; volume: number } {
+function sampleShape(
+  rng: Rng,
+  shapes: readonly RigidShape[],
+  lo: number,
+  hi: number,
+): { shape: RigidShape; scale: Vec3; volume: number } {
   const shape = rng.pick(shapes);
   const scale: Vec3 = [rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)];
   return { shape, scale, volume: shapeVolume(shape, scale) };
@@ -64,7 +83,11 @@ function sampleShape(rng: Rng, shapes: readonly RigidShape[], lo: number, hi: nu
  * 0.25–2.4 m in 2 s whatever its density; it starts where its straight-line path is centred in
  * view.
  */
-export function sampleMassScene(rng: Rng, resolution = 64, shapes: readonly RigidShape[] = sysid.RIGID_SHAPES): SampledScene {
+export function sampleMassScene(
+  rng: Rng,
+  resolution = 64,
+  shapes: readonly RigidShape[] = sysid.RIGID_SHAPES,
+): SampledScene {
   const { shape, scale, volume } = sampleShape(rng, shapes, 0.6, 1.2);
   const density = rng.uniform(...DENSITY_RANGE);
   const mass = density * volume;
@@ -78,18 +101,30 @@ export function sampleMassScene(rng: Rng, resolution = 64, shapes: readonly Rigi
   const position = add(add(FREE_CAMERA.at, travel, -seconds / 2), jitter);
   const point = scaled([rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)], 0.25 * Math.cbrt(volume));
   const spec: RigidSceneSpec = {
-    shape, scale, mass, position, rotation: rng.quaternion(), velocity: v0,
+    shape,
+    scale,
+    mass,
+    position,
+    rotation: rng.quaternion(),
+    velocity: v0,
     angularVelocity: scaled(rng.direction(), rng.uniform(0, 0.8)),
     impulses: [{ force, point, duration: IMPULSE_SECONDS }],
-    gravity: [0, 0, 0], contact: null, frames: FRAMES, fps: FPS, substeps: 2,
-    camera: FREE_CAMERA, resolution,
+    gravity: [0, 0, 0],
+    contact: null,
+    frames: FRAMES,
+    fps: FPS,
+    substeps: 2,
+    camera: FREE_CAMERA,
+    resolution,
   };
   return { spec, initialMass: rng.uniform(...DENSITY_RANGE) * volume, volume };
 }
 
 /** A random heading about y composed with a tilt of at most `maxDeg` degrees about a horizontal axis. */
 function tiltedHeading(rng: Rng, maxDeg: number): [number, number, number, number] {
-  const yaw = rng.uniform(-Math.PI, Math.PI) / 2, tilt = (rng.uniform(0, maxDeg) * Math.PI) / 360, axis = rng.uniform(0, 2 * Math.PI);
+  const yaw = rng.uniform(-Math.PI, Math.PI) / 2,
+    tilt = (rng.uniform(0, maxDeg) * Math.PI) / 360,
+    axis = rng.uniform(0, 2 * Math.PI);
   const [tx, tz, tw] = [Math.cos(axis) * Math.sin(tilt), Math.sin(axis) * Math.sin(tilt), Math.cos(tilt)];
   const [yy, yw] = [Math.sin(yaw), Math.cos(yaw)];
   // tilt ⊗ yaw (x, y, z, w), with yaw = (0, yy, 0, yw) and tilt = (tx, 0, tz, tw).
@@ -105,11 +140,16 @@ function tiltedHeading(rng: Rng, maxDeg: number): [number, number, number, numbe
  * sliding object's stop.
  */
 export const CONTACT_RANGES: Readonly<Record<keyof ContactParams, readonly [number, number]>> = {
-  ke: [1e4, 3e4], kd: [30, 120], kf: [20, 120], mu: [0.2, 1.0],
+  ke: [1e4, 3e4],
+  kd: [30, 120],
+  kf: [20, 120],
+  mu: [0.2, 1.0],
 };
 
 /** The prior's ranges of the Table 2 unknowns for an object of the given volume (m³). */
-export function contactPriorRanges(volume: number): Readonly<Record<"mass" | keyof ContactParams, readonly [number, number]>> {
+export function contactPriorRanges(
+  volume: number,
+): Readonly<Record<"mass" | keyof ContactParams, readonly [number, number]>> {
   return { mass: massRange(volume), ...CONTACT_RANGES };
 }
 
@@ -118,8 +158,10 @@ export interface SampledContactScene extends SampledScene {
 }
 
 const sampleContact = (rng: Rng): ContactParams => ({
-  ke: rng.uniform(...CONTACT_RANGES.ke), kd: rng.uniform(...CONTACT_RANGES.kd),
-  kf: rng.uniform(...CONTACT_RANGES.kf), mu: rng.uniform(...CONTACT_RANGES.mu),
+  ke: rng.uniform(...CONTACT_RANGES.ke),
+  kd: rng.uniform(...CONTACT_RANGES.kd),
+  kf: rng.uniform(...CONTACT_RANGES.kf),
+  mu: rng.uniform(...CONTACT_RANGES.mu),
 });
 
 /**
@@ -128,23 +170,36 @@ const sampleContact = (rng: Rng): ContactParams => ({
  * ke, kd, kf and μ — per kilogram, as the contact is written), bounces and slides on the ground under gravity. 16 substeps per frame
  * keep the stiff penalty contact stable.
  */
-export function sampleContactScene(rng: Rng, resolution = 64, shapes: readonly RigidShape[] = sysid.RIGID_SHAPES): SampledContactScene {
+export function sampleContactScene(
+  rng: Rng,
+  resolution = 64,
+  shapes: readonly RigidShape[] = sysid.RIGID_SHAPES,
+): SampledContactScene {
   const { shape, scale, volume } = sampleShape(rng, shapes, 0.5, 0.9);
   const density = rng.uniform(...DENSITY_RANGE);
   const mass = density * volume;
   const side = rng.next() < 0.5 ? -1 : 1;
   const push = 3 * volume * rng.uniform(0.5, 0.8);
-  const force: Vec3 = [side * push / IMPULSE_SECONDS, 0, rng.uniform(-0.3, 0.3) * push / IMPULSE_SECONDS];
+  const force: Vec3 = [(side * push) / IMPULSE_SECONDS, 0, (rng.uniform(-0.3, 0.3) * push) / IMPULSE_SECONDS];
   const velocity: Vec3 = [side * rng.uniform(0.3, 0.8), rng.uniform(0, 1), rng.uniform(-0.2, 0.2)];
   const spec: RigidSceneSpec = {
-    shape, scale, mass,
+    shape,
+    scale,
+    mass,
     position: [-side * rng.uniform(0.8, 1.3), 0.5 * Math.max(...scale) + rng.uniform(0.5, 1.0), rng.uniform(-0.3, 0.3)],
     // Upright up to 10° of tilt, any heading, spinning about the vertical: tumbling landings settle
     // on a face chosen by a bifurcation, which no gradient can follow.
-    rotation: tiltedHeading(rng, 10), velocity, angularVelocity: [rng.uniform(-0.2, 0.2), rng.uniform(-1.5, 1.5), rng.uniform(-0.2, 0.2)],
+    rotation: tiltedHeading(rng, 10),
+    velocity,
+    angularVelocity: [rng.uniform(-0.2, 0.2), rng.uniform(-1.5, 1.5), rng.uniform(-0.2, 0.2)],
     impulses: [{ force, point: [0, 0, 0], duration: IMPULSE_SECONDS }],
-    gravity: [0, -9.8, 0], contact: sampleContact(rng), frames: FRAMES, fps: FPS, substeps: 16,
-    camera: GROUND_CAMERA, resolution,
+    gravity: [0, -9.8, 0],
+    contact: sampleContact(rng),
+    frames: FRAMES,
+    fps: FPS,
+    substeps: 16,
+    camera: GROUND_CAMERA,
+    resolution,
   };
   const initialMass = rng.uniform(...DENSITY_RANGE) * volume;
   return { spec, initialMass, volume, initialContact: sampleContact(rng) };

@@ -11,8 +11,16 @@ export type RigidUnknown = sysid.RigidUnknown;
 export type Values = Partial<Record<RigidUnknown, number>>;
 
 /** Every rigid unknown in log space, with its unit. */
-export const rigidUnknowns = (names: readonly RigidUnknown[], ranges: Partial<Record<RigidUnknown, readonly [number, number]>> = {}): sysid.Unknown[] =>
-  names.map((name) => ({ name, transform: "log" as const, unit: sysid.RIGID_UNITS[name], ...(ranges[name] ? { prior: ranges[name] } : {}) }));
+export const rigidUnknowns = (
+  names: readonly RigidUnknown[],
+  ranges: Partial<Record<RigidUnknown, readonly [number, number]>> = {},
+): sysid.Unknown[] =>
+  names.map((name) => ({
+    name,
+    transform: "log" as const,
+    unit: sysid.RIGID_UNITS[name],
+    ...(ranges[name] ? { prior: ranges[name] } : {}),
+  }));
 
 /** A scene's true values of the unknowns. */
 export function trueValues(s: sysid.RigidSceneSpec, unknowns: readonly RigidUnknown[]): Values {
@@ -25,10 +33,17 @@ export function trueValues(s: sysid.RigidSceneSpec, unknowns: readonly RigidUnkn
  * the tile capacity is measured on the trajectories of the given parameter values (the truth and
  * the initial guess), with headroom for the motion between iterates.
  */
-export function rigidSceneProblem(scene: sysid.RigidScene, unknowns: readonly sysid.Unknown[], at: readonly sysid.Values[]): sysid.Problem<Array> {
+export function rigidSceneProblem(
+  scene: sysid.RigidScene,
+  unknowns: readonly sysid.Unknown[],
+  at: readonly sysid.Values[],
+): sysid.Problem<Array> {
   const frames = scene.spec.frames;
   const trajectory = jit((p: sysid.Params) => sysid.rigidVertices(scene, p, frames));
-  const tiling = sysid.measureTiling(scene, at.map((v) => trajectory(sysid.paramsOf(unknowns, v))));
+  const tiling = sysid.measureTiling(
+    scene,
+    at.map((v) => trajectory(sysid.paramsOf(unknowns, v))),
+  );
   return sysid.rigidProblem(scene, { tiling });
 }
 
@@ -51,14 +66,27 @@ export interface RigidFitConfig {
 }
 
 export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sysid.EstimateSettings => ({
-  optimizer: "adam", steps: c.steps, adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5, patience: c.patience }, refine: c.refine, polish: c.polish, frames: c.frames, pyramid: c.pyramid, scan: c.scan, progress,
+  optimizer: "adam",
+  steps: c.steps,
+  adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5, patience: c.patience },
+  refine: c.refine,
+  polish: c.polish,
+  frames: c.frames,
+  pyramid: c.pyramid,
+  scan: c.scan,
+  progress,
 });
 
 export interface RigidTaskConfig {
   readonly name: string;
   readonly unknowns: readonly RigidUnknown[];
   /** A random scene, the gradient methods' start, a draw from the prior (the "random" baseline) and the prior's ranges. */
-  sample(rng: Rng): { spec: sysid.RigidSceneSpec; initial: Values; prior: Values; ranges: Partial<Record<RigidUnknown, readonly [number, number]>> };
+  sample(rng: Rng): {
+    spec: sysid.RigidSceneSpec;
+    initial: Values;
+    prior: Values;
+    ranges: Partial<Record<RigidUnknown, readonly [number, number]>>;
+  };
   readonly fit: RigidFitConfig;
   /** Both gradient methods first fit growing prefixes of the video (sysid's curriculum), then the whole video. */
   readonly curriculum?: sysid.CurriculumSettings;
@@ -67,12 +95,18 @@ export interface RigidTaskConfig {
 }
 
 const describe = (s: sysid.RigidSceneSpec, truth: Values, initial: Values) =>
-  `${typeof s.shape === "string" ? s.shape : s.shape.name ?? "mesh"} ${s.scale.map((x) => x.toFixed(2)).join("×")}, truth ${fmt(truth)}, initial ${fmt(initial)}`;
+  `${typeof s.shape === "string" ? s.shape : (s.shape.name ?? "mesh")} ${s.scale.map((x) => x.toFixed(2)).join("×")}, truth ${fmt(truth)}, initial ${fmt(initial)}`;
 
-export const fmt = (v: Values): string => Object.entries(v).map(([k, x]) => `${k} ${(x as number).toPrecision(4)}`).join(", ");
+export const fmt = (v: Values): string =>
+  Object.entries(v)
+    .map(([k, x]) => `${k} ${(x as number).toPrecision(4)}`)
+    .join(", ");
 
 /** The Table 1 / Table 2 protocol over random rigid scenes. */
-export function rigidDatasetTask(c: RigidTaskConfig, o: { steps?: number; progress: false | "auto" }): sysid.DatasetTask<Array> {
+export function rigidDatasetTask(
+  c: RigidTaskConfig,
+  o: { steps?: number; progress: false | "auto" },
+): sysid.DatasetTask<Array> {
   const steps = o.steps ?? c.fit.steps;
   return {
     name: c.name,
@@ -83,16 +117,47 @@ export function rigidDatasetTask(c: RigidTaskConfig, o: { steps?: number; progre
       const truth = trueValues(d.spec, c.unknowns);
       const unknowns = rigidUnknowns(c.unknowns, d.ranges);
       return {
-        truth, initial: d.initial, prior: d.prior, priorRanges: d.ranges, describe: describe(d.spec, truth, d.initial),
+        truth,
+        initial: d.initial,
+        prior: d.prior,
+        priorRanges: d.ranges,
+        describe: describe(d.spec, truth, d.initial),
         problem: () => rigidSceneProblem(sysid.buildRigidScene(d.spec), unknowns, [truth, d.initial]),
       };
     },
     methods: (i, seed) => ({
       // The same restarts for both gradient methods: one seed per object.
-      gradsim: { method: "pixels", settings: { ...gradsimSettings({ ...c.fit, steps }, o.progress), ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
-      diffphysics: { method: "states", settings: { optimizer: "lbfgs", steps, polish: c.fit.polish, scan: c.fit.scan, progress: o.progress, ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}) } },
+      gradsim: {
+        method: "pixels",
+        settings: {
+          ...gradsimSettings({ ...c.fit, steps }, o.progress),
+          ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}),
+        },
+      },
+      diffphysics: {
+        method: "states",
+        settings: {
+          optimizer: "lbfgs",
+          steps,
+          polish: c.fit.polish,
+          scan: c.fit.scan,
+          progress: o.progress,
+          ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}),
+        },
+      },
       // REINFORCE scores the same loss as gradsim (its frames and pyramid): every frame cost it 5× the renders on Table 1.
-      reinforce: { method: "reinforce", settings: { optimizer: "adam", steps: c.reinforceSteps, adam: { lr: c.fit.lr, lrEnd: c.fit.lrEnd, b1: 0.5 }, frames: c.fit.frames, pyramid: c.fit.pyramid, seed: seed * 7919 + i, progress: o.progress } },
+      reinforce: {
+        method: "reinforce",
+        settings: {
+          optimizer: "adam",
+          steps: c.reinforceSteps,
+          adam: { lr: c.fit.lr, lrEnd: c.fit.lrEnd, b1: 0.5 },
+          frames: c.fit.frames,
+          pyramid: c.fit.pyramid,
+          seed: seed * 7919 + i,
+          progress: o.progress,
+        },
+      },
     }),
   };
 }

@@ -22,7 +22,11 @@ export class RunClock {
   private readonly finished: Record<string, number>;
   private readonly timer: ReturnType<typeof setInterval>;
 
-  private constructor(private readonly file: string, private readonly commit: string, private readonly earlier: ClockFile | null) {
+  private constructor(
+    private readonly file: string,
+    private readonly commit: string,
+    private readonly earlier: ClockFile | null,
+  ) {
     this.finished = { ...earlier?.experiments };
     this.timer = setInterval(() => this.write(), HEARTBEAT_MS);
     this.timer.unref();
@@ -36,13 +40,17 @@ export class RunClock {
   static open(file: string, commit: string, resume: boolean): RunClock {
     const earlier = resume && existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as ClockFile) : null;
     if (earlier && earlier.commit !== commit) {
-      throw new Error(`the earlier segments of this reproduction (${file}) ran at commit ${earlier.commit}, this checkout is ${commit}: ` +
-        `resume from a checkout of ${earlier.commit}, or start a new reproduction without --resume.`);
+      throw new Error(
+        `the earlier segments of this reproduction (${file}) ran at commit ${earlier.commit}, this checkout is ${commit}: ` +
+          `resume from a checkout of ${earlier.commit}, or start a new reproduction without --resume.`,
+      );
     }
     return new RunClock(file, commit, earlier);
   }
 
-  begin(name: string): void { this.running.set(name, Date.now()); }
+  begin(name: string): void {
+    this.running.set(name, Date.now());
+  }
 
   /** Ends an experiment's time in this segment; returns its seconds over every segment. */
   end(name: string): number {
@@ -54,13 +62,21 @@ export class RunClock {
 
   /** Seconds over every segment, this one included. */
   totalSeconds(): number {
-    const before = (this.earlier?.segments ?? []).reduce((s, g) => s + (Date.parse(g.end) - Date.parse(g.start)) / 1000, 0);
+    const before = (this.earlier?.segments ?? []).reduce(
+      (s, g) => s + (Date.parse(g.end) - Date.parse(g.start)) / 1000,
+      0,
+    );
     return before + (Date.now() - this.start) / 1000;
   }
 
-  segmentCount(): number { return (this.earlier?.segments.length ?? 0) + 1; }
+  segmentCount(): number {
+    return (this.earlier?.segments.length ?? 0) + 1;
+  }
 
-  stop(): void { clearInterval(this.timer); this.write(); }
+  stop(): void {
+    clearInterval(this.timer);
+    this.write();
+  }
 
   private seconds(name: string): number {
     const since = this.running.get(name);
@@ -68,8 +84,19 @@ export class RunClock {
   }
 
   private write(): void {
-    const experiments = Object.fromEntries([...new Set([...Object.keys(this.finished), ...this.running.keys()])].map((n) => [n, Number(this.seconds(n).toFixed(1))]));
-    const segments = [...(this.earlier?.segments ?? []), { start: new Date(this.start).toISOString(), end: new Date().toISOString() }];
-    writeAtomic(this.file, JSON.stringify({ commit: this.commit, segments, experiments } satisfies ClockFile, null, 2) + "\n");
+    const experiments = Object.fromEntries(
+      [...new Set([...Object.keys(this.finished), ...this.running.keys()])].map((n) => [
+        n,
+        Number(this.seconds(n).toFixed(1)),
+      ]),
+    );
+    const segments = [
+      ...(this.earlier?.segments ?? []),
+      { start: new Date(this.start).toISOString(), end: new Date().toISOString() },
+    ];
+    writeAtomic(
+      this.file,
+      JSON.stringify({ commit: this.commit, segments, experiments } satisfies ClockFile, null, 2) + "\n",
+    );
   }
 }

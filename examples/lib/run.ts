@@ -39,12 +39,22 @@ const POLICY = "only the control experiments (control-walker, control-fem, contr
 const RISP_TASKS = "only risp-tasks (RISP Tables 2–4) takes --task, --networks and --domain";
 /** Flags that only some experiments read, and where to go instead when given to another. */
 const OWN_FLAGS = {
-  video: FIT, scene: FIT, unknowns: FIT, restarts: FIT, scan: FIT, policy: POLICY, seeds: POLICY, task: RISP_TASKS, networks: RISP_TASKS, domain: RISP_TASKS,
+  video: FIT,
+  scene: FIT,
+  unknowns: FIT,
+  restarts: FIT,
+  scan: FIT,
+  policy: POLICY,
+  seeds: POLICY,
+  task: RISP_TASKS,
+  networks: RISP_TASKS,
+  domain: RISP_TASKS,
   envs: "only risp-state and risp-tasks choose environments",
 } as const;
 export type OwnFlag = keyof typeof OWN_FLAGS;
 
-export const USAGE = "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b --restarts N --scan N (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors, and the references' rendering: table|reversed-contrast)";
+export const USAGE =
+  "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b --restarts N --scan N (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors, and the references' rendering: table|reversed-contrast)";
 
 /** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for a finished run). */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
@@ -59,7 +69,9 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     return 0;
   }
   if (flags.target !== null && !exp.target) {
-    process.stderr.write(`gradsim ${exp.name}: does not take --target: its scene is built in (use --seed and --dataset to vary it).\n`);
+    process.stderr.write(
+      `gradsim ${exp.name}: does not take --target: its scene is built in (use --seed and --dataset to vary it).\n`,
+    );
     return 2;
   }
   const refused = (Object.keys(OWN_FLAGS) as OwnFlag[]).find((k) => flags[k] !== null && !exp.takes?.includes(k));
@@ -72,22 +84,39 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
   try {
     const backend = await init({ backend: flags.backend });
     mkdirSync(flags.out, { recursive: true });
-    const log = (msg: string) => { if (!flags.json) process.stderr.write(`${msg}\n`); };
+    const log = (msg: string) => {
+      if (!flags.json) process.stderr.write(`${msg}\n`);
+    };
     log(`gradsim ${exp.name} on ${backend}${flags.quick ? " (quick)" : ""}, writing to ${flags.out}/`);
     const t0 = performance.now();
     if (flags.workers > 1 && flags.dataset) await startWorkers(exp.name, argv, flags, backend, log);
     const result = await exp.run({ experiment: exp.name, flags, out: flags.out, backend, log });
-    const full = { experiment: exp.name, ...result, seconds: Number(((performance.now() - t0) / 1000).toFixed(2)), backend: defaultBackend(), seed: flags.seed, quick: flags.quick };
+    const full = {
+      experiment: exp.name,
+      ...result,
+      seconds: Number(((performance.now() - t0) / 1000).toFixed(2)),
+      backend: defaultBackend(),
+      seed: flags.seed,
+      quick: flags.quick,
+    };
     // A shard's result covers 1/N of the instances: never the merged run's result.json, which the merge writes.
     const file = flags.shard ? shardResultName(flags.shard) : "result.json";
     const written = flags.shard ? { ...full, shard: { ...flags.shard, partial: true } } : full;
     writeAtomic(join(flags.out, file), JSON.stringify(written, null, 2) + "\n");
     if (flags.json) process.stdout.write(JSON.stringify(written) + "\n");
-    else log(`done in ${full.seconds} s; results in ${flags.out}/${file}${flags.shard ? " (this shard's part only: rerun without --shard once every shard is done, to merge into result.json)" : ""}`);
+    else
+      log(
+        `done in ${full.seconds} s; results in ${flags.out}/${file}${flags.shard ? " (this shard's part only: rerun without --shard once every shard is done, to merge into result.json)" : ""}`,
+      );
     return exp.exitCode ? exp.exitCode(result) : 0;
   } catch (e) {
     // Bad input and simulations made unstable by the input's parameters: a message, not a stack.
-    if (e instanceof CliError || e instanceof DivergenceError || e instanceof InputFileError || e instanceof IncompleteMergeError) {
+    if (
+      e instanceof CliError ||
+      e instanceof DivergenceError ||
+      e instanceof InputFileError ||
+      e instanceof IncompleteMergeError
+    ) {
       process.stderr.write(`gradsim ${exp.name}: ${e.message}\n`);
       return 2;
     }
@@ -97,18 +126,28 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
 }
 
 /** The file a `--shard K/N` run writes its partial result to (beside the records; result.json is the merge's). */
-export const shardResultName = (shard: { readonly index: number; readonly count: number }): string => `result.shard-${shard.index}-of-${shard.count}.json`;
+export const shardResultName = (shard: { readonly index: number; readonly count: number }): string =>
+  `result.shard-${shard.index}-of-${shard.count}.json`;
 
 /**
  * `--workers N` on a dataset run: N child processes of the same command, worker k with
  * `--shard k/N`, each writing its instances' records into the shared --out directory; the run then
  * continues here and finds every instance finished (sysid/node/dataset-store.ts).
  */
-async function startWorkers(name: string, argv: readonly string[], flags: Flags, backend: string, log: (m: string) => void): Promise<void> {
+async function startWorkers(
+  name: string,
+  argv: readonly string[],
+  flags: Flags,
+  backend: string,
+  log: (m: string) => void,
+): Promise<void> {
   const count = Math.min(flags.workers, flags.dataset!); // no idle workers: each fits at least one instance
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--workers") { i++; continue; }
+    if (argv[i] === "--workers") {
+      i++;
+      continue;
+    }
     if (argv[i]!.startsWith("--workers=")) continue;
     rest.push(argv[i]!);
   }
@@ -116,9 +155,24 @@ async function startWorkers(name: string, argv: readonly string[], flags: Flags,
   const bin = fileURLToPath(new URL("../../bin/gradsim.ts", import.meta.url));
   const tsx = import.meta.resolve("tsx");
   try {
-    await runWorkers(Array.from({ length: count }, (_, k) => ({
-      command: process.execPath, args: ["--import", tsx, bin, name, ...rest, "--out", flags.out, "--backend", backend, "--shard", `${k}/${count}`],
-    })));
+    await runWorkers(
+      Array.from({ length: count }, (_, k) => ({
+        command: process.execPath,
+        args: [
+          "--import",
+          tsx,
+          bin,
+          name,
+          ...rest,
+          "--out",
+          flags.out,
+          "--backend",
+          backend,
+          "--shard",
+          `${k}/${count}`,
+        ],
+      })),
+    );
   } catch (e) {
     throw new Error(`--workers: ${(e as Error).message}`);
   }

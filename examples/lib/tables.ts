@@ -23,8 +23,16 @@ export const TABLE1: readonly sysid.PaperRow<"absError" | "relError">[] = [
   // The extraction reads "-071031-" for Average's relative error; 0.1031 is the reading consistent with its other digits.
   { label: "Average", ours: "average", paper: { absError: 0.2022, relError: 0.1031 } },
   { label: "Random", ours: "random", paper: { absError: 0.2653, relError: 0.1344 } },
-  { label: "ConvLSTM (Xu et al. 2019b; ours: trained here on rendered videos)", ours: "convlstm", paper: { absError: 0.1347, relError: 0.0094 } },
-  { label: "PyBullet + REINFORCE (ours: REINFORCE through our simulator)", ours: "reinforce", paper: { absError: 0.0928, relError: 0.3668 } },
+  {
+    label: "ConvLSTM (Xu et al. 2019b; ours: trained here on rendered videos)",
+    ours: "convlstm",
+    paper: { absError: 0.1347, relError: 0.0094 },
+  },
+  {
+    label: "PyBullet + REINFORCE (ours: REINFORCE through our simulator)",
+    ours: "reinforce",
+    paper: { absError: 0.0928, relError: 0.3668 },
+  },
   { label: "DiffPhysics (3D sup.)", ours: "diffphysics", paper: { absError: 1.35e-9, relError: 5.17e-9 } },
   { label: "∇Sim (gradsim)", ours: "gradsim", paper: { absError: 2.36e-5, relError: 9.01e-5 } },
 ];
@@ -35,9 +43,17 @@ export type Table2Column = (typeof TABLE2_COLUMNS)[number];
 export const TABLE2: readonly sysid.PaperRow<Table2Column>[] = [
   { label: "Average", ours: "average", paper: { mass: 1.7713, kd: 3.7145, ke: 2.341, kf: 4.1157, mu: 0.4463 } },
   { label: "Random", ours: "random", paper: { mass: 10.0007, kd: 4.18, ke: 2.5454, kf: 5.0241, mu: 0.5558 } },
-  { label: "ConvLSTM (Xu et al. 2019b; ours: trained here on rendered videos)", ours: "convlstm", paper: { mass: 0.029, kd: 0.14, ke: 0.14, kf: 0.17, mu: 0.096 } },
+  {
+    label: "ConvLSTM (Xu et al. 2019b; ours: trained here on rendered videos)",
+    ours: "convlstm",
+    paper: { mass: 0.029, kd: 0.14, ke: 0.14, kf: 0.17, mu: 0.096 },
+  },
   { label: "REINFORCE through our simulator (not in the paper's Table 2)", ours: "reinforce", paper: {} },
-  { label: "DiffPhysics (3D sup.)", ours: "diffphysics", paper: { mass: 1.7e-8, kd: 0.036, ke: 0.002, kf: 0.0007, mu: 0.0107 } },
+  {
+    label: "DiffPhysics (3D sup.)",
+    ours: "diffphysics",
+    paper: { mass: 1.7e-8, kd: 0.036, ke: 0.002, kf: 0.0007, mu: 0.0107 },
+  },
   { label: "∇Sim (gradsim)", ours: "gradsim", paper: { mass: 2.87e-4, kd: 0.4, ke: 0.0026, kf: 0.0017, mu: 0.0073 } },
 ];
 
@@ -48,14 +64,20 @@ export const TABLE3: readonly sysid.PaperRow<Table3Column>[] = [
   { label: "Random", ours: "random", paper: {} },
   { label: "REINFORCE through our simulator", ours: "reinforce", paper: {} },
   // The extraction reads "07127" for DiffPhysics' cloth velocity error (0.127) and "00054" for ∇Sim's μ (0.0054).
-  { label: "DiffPhysics (3D sup.)", ours: "diffphysics", paper: { mass: 0.032, mu: 0.0025, lambda: 0.0024, velocity: 0.127 } },
+  {
+    label: "DiffPhysics (3D sup.)",
+    ours: "diffphysics",
+    paper: { mass: 0.032, mu: 0.0025, lambda: 0.0024, velocity: 0.127 },
+  },
   { label: "∇Sim (gradsim)", ours: "gradsim", paper: { mass: 0.048, mu: 0.0054, lambda: 0.0056, velocity: 0.026 } },
 ];
 
 export const TABLE3_METHODS = TABLE3.map((r) => r.ours) as Table3Method[];
 
 /** A report from per-row column errors (null or missing: not run, left out). */
-export function table3Report(errors: Partial<Record<Table3Method, Partial<Record<Table3Column, number | null>> | null>>): Table3Report {
+export function table3Report(
+  errors: Partial<Record<Table3Method, Partial<Record<Table3Column, number | null>> | null>>,
+): Table3Report {
   const out: Table3Report = {};
   for (const m of TABLE3_METHODS) {
     const cols = Object.entries(errors[m] ?? {}).filter(([, v]) => typeof v === "number") as [Table3Column, number][];
@@ -65,14 +87,29 @@ export function table3Report(errors: Partial<Record<Table3Method, Partial<Record
 }
 
 /** The fitted rows of a Table 3 task: gradsim and DiffPhysics with the same settings, REINFORCE unless its steps are 0. */
-export function table3Rows(fit: sysid.EstimateSettings, reinforceSteps: number, reinforceLr: number): sysid.DatasetTask<unknown>["methods"] {
+export function table3Rows(
+  fit: sysid.EstimateSettings,
+  reinforceSteps: number,
+  reinforceLr: number,
+): sysid.DatasetTask<unknown>["methods"] {
   return (i, seed) => ({
     gradsim: { method: "pixels", settings: fit },
     diffphysics: { method: "states", settings: fit },
-    ...(reinforceSteps > 0 ? {
-      // Adam with a cosine decay to 1% of the rate (β1 0.9), 5 samples of noise 0.05 per step (paper Table 5).
-      reinforce: { method: "reinforce" as const, settings: { optimizer: "adam" as const, steps: reinforceSteps, adam: { lr: reinforceLr, lrEnd: reinforceLr / 100, schedule: "cosine" as const, b1: 0.9 }, seed: seed * 7919 + i, progress: fit.progress } },
-    } : {}),
+    ...(reinforceSteps > 0
+      ? {
+          // Adam with a cosine decay to 1% of the rate (β1 0.9), 5 samples of noise 0.05 per step (paper Table 5).
+          reinforce: {
+            method: "reinforce" as const,
+            settings: {
+              optimizer: "adam" as const,
+              steps: reinforceSteps,
+              adam: { lr: reinforceLr, lrEnd: reinforceLr / 100, schedule: "cosine" as const, b1: 0.9 },
+              seed: seed * 7919 + i,
+              progress: fit.progress,
+            },
+          },
+        }
+      : {}),
   });
 }
 
@@ -90,50 +127,90 @@ type Rows = Record<string, { relMae: Record<string, number> | null; meanAbsError
 function rowsOf(r: RigidDatasetReport): Rows | null {
   if (!r) return null;
   if (r.dataset && typeof r.dataset === "object") return r.dataset.rows;
-  if (r.methods) return Object.fromEntries(Object.entries(r.methods).map(([m, s]) => [m, { relMae: s.meanRelError, meanAbsError: s.meanAbsError }]));
+  if (r.methods)
+    return Object.fromEntries(
+      Object.entries(r.methods).map(([m, s]) => [m, { relMae: s.meanRelError, meanAbsError: s.meanAbsError }]),
+    );
   return null;
 }
 
 /** Instances in a rigid dataset run (either format). */
 export const instancesOf = (r: RigidDatasetReport): number | null =>
-  !r ? null : typeof r.dataset === "number" ? r.dataset : r.dataset?.instances ?? null;
+  !r ? null : typeof r.dataset === "number" ? r.dataset : (r.dataset?.instances ?? null);
 
 /** Per-object errors of a learned baseline (the `convlstm` experiment) on a table's objects, by index. */
-export type LearnedInstances = readonly { readonly index: number; readonly describe: string; readonly relMae: Record<string, number>; readonly meanAbsError: Record<string, number> }[];
+export type LearnedInstances = readonly {
+  readonly index: number;
+  readonly describe: string;
+  readonly relMae: Record<string, number>;
+  readonly meanAbsError: Record<string, number>;
+}[];
 
 /**
  * The dataset run's rows plus a learned baseline's, averaged over the same objects the run fitted
  * (absent when the baseline did not see every one of them, or saw other objects: another seed).
  */
-function withLearned(r: RigidDatasetReport, learned: LearnedInstances | null | undefined, name = "convlstm"): Rows | null {
+function withLearned(
+  r: RigidDatasetReport,
+  learned: LearnedInstances | null | undefined,
+  name = "convlstm",
+): Rows | null {
   const rows = rowsOf(r);
   // The same object: the same description, or (earlier records carry none) the same index and true values.
-  const records: readonly { index: number; same: (describe: string) => boolean }[] | null = !r ? null
-    : typeof r.dataset === "object" ? r.dataset.records.map((x) => ({ index: x.index, same: (d: string) => d === x.describe }))
-    : r.objects ? r.objects.map((x) => ({ index: x.index, same: (d: string) => d.includes(`truth ${fmt(x.truth)},`) || d.endsWith(`truth ${fmt(x.truth)}`) }))
-    : null;
+  const records: readonly { index: number; same: (describe: string) => boolean }[] | null = !r
+    ? null
+    : typeof r.dataset === "object"
+      ? r.dataset.records.map((x) => ({ index: x.index, same: (d: string) => d === x.describe }))
+      : r.objects
+        ? r.objects.map((x) => ({
+            index: x.index,
+            same: (d: string) => d.includes(`truth ${fmt(x.truth)},`) || d.endsWith(`truth ${fmt(x.truth)}`),
+          }))
+        : null;
   if (!rows || !records || !learned) return rows;
   const mine = records.map((x) => learned.find((l) => l.index === x.index && x.same(l.describe)));
   if (mine.some((m) => !m)) return rows;
   const avg = (pick: (l: LearnedInstances[number]) => Record<string, number>) =>
-    Object.fromEntries(Object.keys(pick(mine[0]!)).map((c) => [c, mine.reduce((s, m) => s + pick(m!)[c]!, 0) / mine.length]));
+    Object.fromEntries(
+      Object.keys(pick(mine[0]!)).map((c) => [c, mine.reduce((s, m) => s + pick(m!)[c]!, 0) / mine.length]),
+    );
   return { ...rows, [name]: { relMae: avg((l) => l.relMae), meanAbsError: avg((l) => l.meanAbsError) } };
 }
 
 export function table1Markdown(r: RigidDatasetReport, learned?: LearnedInstances | null): string {
   const rows = withLearned(r, learned);
-  return sysid.comparisonTable(TABLE1, [{ key: "absError", title: "Mean abs. err. (kg)" }, { key: "relError", title: "Abs. rel. err." }],
-    (row, c) => (c === "absError" ? rows?.[row]?.meanAbsError?.mass : rows?.[row]?.relMae?.mass));
+  return sysid.comparisonTable(
+    TABLE1,
+    [
+      { key: "absError", title: "Mean abs. err. (kg)" },
+      { key: "relError", title: "Abs. rel. err." },
+    ],
+    (row, c) => (c === "absError" ? rows?.[row]?.meanAbsError?.mass : rows?.[row]?.relMae?.mass),
+  );
 }
 
 export function table2Markdown(r: RigidDatasetReport, learned?: LearnedInstances | null): string {
   const rows = withLearned(r, learned);
   const title = (k: Table2Column) => (k === "mu" ? "μ" : k === "mass" ? "m" : k);
-  return sysid.comparisonTable(TABLE2, TABLE2_COLUMNS.map((k) => ({ key: k, title: title(k) })), (row, c) => rows?.[row]?.relMae?.[c], "Approach (abs. rel. err.)");
+  return sysid.comparisonTable(
+    TABLE2,
+    TABLE2_COLUMNS.map((k) => ({ key: k, title: title(k) })),
+    (row, c) => rows?.[row]?.relMae?.[c],
+    "Approach (abs. rel. err.)",
+  );
 }
 
 export function table3Markdown(reports: { deformable: Table3Report | null; cloth: Table3Report | null }): string {
-  const names: Record<Table3Column, string> = { mass: "per-particle mass", mu: "μ", lambda: "λ", velocity: "cloth per-particle velocity" };
-  return sysid.comparisonTable(TABLE3, TABLE3_COLUMNS.map((c) => ({ key: c, title: names[c] })),
-    (row, c) => (c === "velocity" ? reports.cloth : reports.deformable)?.[row as Table3Method]?.[c], "Approach (rel. MAE)");
+  const names: Record<Table3Column, string> = {
+    mass: "per-particle mass",
+    mu: "μ",
+    lambda: "λ",
+    velocity: "cloth per-particle velocity",
+  };
+  return sysid.comparisonTable(
+    TABLE3,
+    TABLE3_COLUMNS.map((c) => ({ key: c, title: names[c] })),
+    (row, c) => (c === "velocity" ? reports.cloth : reports.deformable)?.[row as Table3Method]?.[c],
+    "Approach (rel. MAE)",
+  );
 }

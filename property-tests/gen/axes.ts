@@ -18,7 +18,8 @@ export function insertAxis(shape: readonly number[], axis: number, n: number): n
 }
 
 /** Example i of a mapped argument (null axis = broadcast, returned unchanged). */
-export const exampleOf = (x: Array, axis: number | null, i: number): Array => (axis === null ? x : sliceAt(x, normAxis(axis, x.ndim), i));
+export const exampleOf = (x: Array, axis: number | null, i: number): Array =>
+  axis === null ? x : sliceAt(x, normAxis(axis, x.ndim), i);
 
 /** The results of a loop, stacked along `axis` (null: every example must give the same value; the first is returned). */
 export function stackResults(items: readonly Array[], axis: number | null): Array {

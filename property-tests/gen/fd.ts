@@ -14,8 +14,10 @@ const perturbed = (x: Array, dir: Float64Array, h: number): Array => {
 /** (f(x + h v) - f(x - h v)) / 2h, for any output shape. */
 export function fdDirectional(f: (x: Array) => Array, x: Array, v: Array, h = 1e-6): Array {
   const dir = Float64Array.from(v.dataSync());
-  const up = f(perturbed(x, dir, h)), down = f(perturbed(x, dir, -h));
-  const a = up.dataSync(), b = down.dataSync();
+  const up = f(perturbed(x, dir, h)),
+    down = f(perturbed(x, dir, -h));
+  const a = up.dataSync(),
+    b = down.dataSync();
   const out = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) out[i] = (a[i]! - b[i]!) / (2 * h);
   return np.array(out, { dtype: "float64" }).reshape([...up.shape]);
@@ -29,7 +31,8 @@ export function fdGrad(f: (x: Array) => Array, x: Array, h = 1e-6): Array {
   for (let i = 0; i < n; i++) {
     e.fill(0);
     e[i] = 1;
-    const up = f(perturbed(x, e, h)).item(), down = f(perturbed(x, e, -h)).item();
+    const up = f(perturbed(x, e, h)).item(),
+      down = f(perturbed(x, e, -h)).item();
     out[i] = (up - down) / (2 * h);
   }
   return np.array(out, { dtype: "float64" }).reshape([...x.shape]);
@@ -51,14 +54,20 @@ export function fdJacobian(f: (x: Array) => Array, x: Array, h = 1e-6): Array {
 
 /** Σ a·b as a JS number (for directional-derivative checks <grad, v>). */
 export function dotAll(a: Array, b: Array): number {
-  const x = a.dataSync(), y = b.dataSync();
+  const x = a.dataSync(),
+    y = b.dataSync();
   let s = 0;
   for (let i = 0; i < x.length; i++) s += x[i]! * y[i]!;
   return s;
 }
 
 /** d/ds f(args + s·dirs) at s = 0 by central differences, for a scalar function of several Arrays. */
-export function fdDirectionalArgs(f: (...xs: Array[]) => Array, args: readonly Array[], dirs: readonly Array[], h = 1e-6): number {
+export function fdDirectionalArgs(
+  f: (...xs: Array[]) => Array,
+  args: readonly Array[],
+  dirs: readonly Array[],
+  h = 1e-6,
+): number {
   const at = (s: number) => f(...args.map((a, i) => perturbed(a, Float64Array.from(dirs[i]!.dataSync()), s))).item();
   return (at(h) - at(-h)) / (2 * h);
 }
@@ -68,8 +77,15 @@ export function fdDirectionalArgs(f: (...xs: Array[]) => Array, args: readonly A
  * differences agree. Generated programs can sit exactly on a kink (where(x > mean(x)) with tied
  * x, max of equal values), where central differences measure a jump rather than the derivative.
  */
-export function smoothAlong(f: (...xs: Array[]) => Array, args: readonly Array[], dirs: readonly Array[], h = 1e-6): boolean {
+export function smoothAlong(
+  f: (...xs: Array[]) => Array,
+  args: readonly Array[],
+  dirs: readonly Array[],
+  h = 1e-6,
+): boolean {
   const at = (s: number) => f(...args.map((a, i) => perturbed(a, Float64Array.from(dirs[i]!.dataSync()), s))).item();
-  const f0 = at(0), up = at(h) - f0, down = f0 - at(-h);
+  const f0 = at(0),
+    up = at(h) - f0,
+    down = f0 - at(-h);
   return Math.abs(up - down) <= 1e-3 * (Math.abs(up) + Math.abs(down)) + 1e-12;
 }

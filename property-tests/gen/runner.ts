@@ -11,6 +11,10 @@ export const COMPILE_IN_PROPERTIES = process.env.GRADSIM_PROPS_COMPILE !== "0";
 /** Call at the top level of a test file. */
 export function useEvaluatorForProperties(): void {
   let previous = true;
-  beforeAll(() => { previous = setCpuCompile(COMPILE_IN_PROPERTIES); });
-  afterAll(() => { setCpuCompile(previous); });
+  beforeAll(() => {
+    previous = setCpuCompile(COMPILE_IN_PROPERTIES);
+  });
+  afterAll(() => {
+    setCpuCompile(previous);
+  });
 }

@@ -11,17 +11,22 @@ const sizeOf = (s: readonly number[]): number => s.reduce((a, b) => a * b, 1);
 /** Any array as `shape`: its flattened values gathered cyclically (keeps every element's dependence). */
 export function fitTo(v: Array, shape: readonly number[]): Array {
   const n = v.size;
-  const idx = i32(globalThis.Array.from({ length: sizeOf(shape) }, (_, k) => k % n), shape);
+  const idx = i32(
+    globalThis.Array.from({ length: sizeOf(shape) }, (_, k) => k % n),
+    shape,
+  );
   return np.take(np.reshape(v, [n]), idx, 0);
 }
 
 export type Body = (c: Array, x: Array) => [Array, Array];
 
 /** The scan body of a two-input program (inputs: carry shape, step-input shape), closed over θ (a scalar). */
-export const bodyOf = (p: Program, theta: Array): Body => (c, x) => {
-  const out = p.fn(c, x);
-  return [np.add(np.mul(0.5, c), np.tanh(np.mul(theta, fitTo(out, p.inShapes[0]!)))), out];
-};
+export const bodyOf =
+  (p: Program, theta: Array): Body =>
+  (c, x) => {
+    const out = p.fn(c, x);
+    return [np.add(np.mul(0.5, c), np.tanh(np.mul(theta, fitTo(out, p.inShapes[0]!)))), out];
+  };
 
 /** The reference: a plain JS loop over the steps (reverse walks t = T-1 … 0; ys[t] is step t's output). */
 export function unrolled(body: Body, c0: Array, xs: Array, reverse = false): [Array, Array] {

@@ -36,42 +36,70 @@ export function applyLevel(s: Stage, kind: LevelKind, rng: Rng, h: number): Stag
       return { ...s, f: checkpoint(s.f), text: `checkpoint(${s.text})` };
     case "vmap": {
       const B = rng.between(1, 2);
-      const a = randomAxis(rng, s.inShape.length + 1)!, o = randomAxis(rng, s.outShape.length + 1)!;
+      const a = randomAxis(rng, s.inShape.length + 1)!,
+        o = randomAxis(rng, s.outShape.length + 1)!;
       return {
         f: vmap(s.f, { inAxes: a, outAxes: o }),
-        ref: (x) => stackResults(range(B).map((i) => s.ref(exampleOf(x, a, i))), o),
-        inShape: insertAxis(s.inShape, a, B), outShape: insertAxis(s.outShape, o, B),
+        ref: (x) =>
+          stackResults(
+            range(B).map((i) => s.ref(exampleOf(x, a, i))),
+            o,
+          ),
+        inShape: insertAxis(s.inShape, a, B),
+        outShape: insertAxis(s.outShape, o, B),
         text: `vmap[in ${a}, out ${o}](${s.text})`,
       };
     }
     case "scan": {
       // Map over a new leading axis with a carried scalar that feeds back into the outputs.
       const T = rng.between(1, 3);
-      const step = (g: (x: Array) => Array) => (c: Array, xi: Array): [Array, Array] => {
-        const y = g(xi);
-        return [np.add(np.mul(0.5, c), np.mul(0.1, np.sum(np.tanh(y)))), np.mul(y, np.add(1, np.mul(0.3, c)))];
-      };
+      const step =
+        (g: (x: Array) => Array) =>
+        (c: Array, xi: Array): [Array, Array] => {
+          const y = g(xi);
+          return [np.add(np.mul(0.5, c), np.mul(0.1, np.sum(np.tanh(y)))), np.mul(y, np.add(1, np.mul(0.3, c)))];
+        };
       const zero = np.zeros([], { dtype: "float64" });
       return {
         f: (x) => lax.scan(step(s.f), zero, x)[1],
         ref: (x) => {
           let c = zero;
           const ys: Array[] = [];
-          for (let t = 0; t < T; t++) { const [c2, y] = step(s.ref)(c, np.take(x, t, 0)); c = c2; ys.push(y); }
+          for (let t = 0; t < T; t++) {
+            const [c2, y] = step(s.ref)(c, np.take(x, t, 0));
+            c = c2;
+            ys.push(y);
+          }
           return np.stack(ys, 0);
         },
-        inShape: [T, ...s.inShape], outShape: [T, ...s.outShape], text: `scan(${s.text})`,
+        inShape: [T, ...s.inShape],
+        outShape: [T, ...s.outShape],
+        text: `scan(${s.text})`,
       };
     }
     case "iterate": {
       // Apply the function repeatedly to a pytree carry (scan with xs = null and a length).
-      const T = rng.between(1, 3), ckpt = rng.chance(0.3);
-      const step = (g: (x: Array) => Array) => (c: { v: Array }): { v: Array } =>
-        ({ v: np.add(np.mul(0.5, c.v), np.mul(0.3, np.tanh(fitTo(g(c.v), s.inShape)))) });
+      const T = rng.between(1, 3),
+        ckpt = rng.chance(0.3);
+      const step =
+        (g: (x: Array) => Array) =>
+        (c: { v: Array }): { v: Array } => ({
+          v: np.add(np.mul(0.5, c.v), np.mul(0.3, np.tanh(fitTo(g(c.v), s.inShape)))),
+        });
       return {
-        f: (x) => lax.scan((c: { v: Array }, _: null) => [step(s.f)(c), null], { v: x }, null, { length: T, checkpoint: ckpt })[0].v,
-        ref: (x) => { let c = { v: x }; for (let t = 0; t < T; t++) c = step(s.ref)(c); return c.v; },
-        inShape: s.inShape, outShape: s.inShape, text: `iterate${T}${ckpt ? "[checkpoint]" : ""}(${s.text})`,
+        f: (x) =>
+          lax.scan((c: { v: Array }, _: null) => [step(s.f)(c), null], { v: x }, null, {
+            length: T,
+            checkpoint: ckpt,
+          })[0].v,
+        ref: (x) => {
+          let c = { v: x };
+          for (let t = 0; t < T; t++) c = step(s.ref)(c);
+          return c.v;
+        },
+        inShape: s.inShape,
+        outShape: s.inShape,
+        text: `iterate${T}${ckpt ? "[checkpoint]" : ""}(${s.text})`,
       };
     }
     case "cond": {
@@ -81,21 +109,32 @@ export function applyLevel(s: Stage, kind: LevelKind, rng: Rng, h: number): Stag
       return {
         f: (x) => lax.cond(pred(x), s.f, other(s.f), x),
         ref: (x) => (pred(x).item() ? s.ref : other(s.ref))(x),
-        inShape: s.inShape, outShape: s.outShape, text: `cond(${s.text})`,
+        inShape: s.inShape,
+        outShape: s.outShape,
+        text: `cond(${s.text})`,
       };
     }
-    case "grad": case "vjp": {
+    case "grad":
+    case "vjp": {
       const w = randomArray(rng.int(1e9), s.outShape);
       const scalarOf = (g: (x: Array) => Array) => (x: Array) => np.sum(np.mul(g(x), w));
       const f = kind === "grad" ? grad(scalarOf(s.f)) : (x: Array) => vjp(s.f, x)[1](w)[0] as Array;
-      return { f, ref: (x) => fdGrad(scalarOf(s.ref), x, h), inShape: s.inShape, outShape: s.inShape, text: `${kind}(${s.text})` };
+      return {
+        f,
+        ref: (x) => fdGrad(scalarOf(s.ref), x, h),
+        inShape: s.inShape,
+        outShape: s.inShape,
+        text: `${kind}(${s.text})`,
+      };
     }
     case "jvp": {
       const t = randomArray(rng.int(1e9), s.inShape);
       return {
         f: (x) => jvp(s.f, [x], [t])[1] as Array,
         ref: (x) => fdDirectional(s.ref, x, t, h),
-        inShape: s.inShape, outShape: s.outShape, text: `jvp(${s.text})`,
+        inShape: s.inShape,
+        outShape: s.outShape,
+        text: `jvp(${s.text})`,
       };
     }
   }
@@ -108,7 +147,10 @@ export function randomLevels(rng: Rng, depth: number, maxDiff: number): LevelKin
   let diff = 0;
   while (out.length < depth) {
     const k = rng.pick(all);
-    if (DIFF_LEVELS.includes(k)) { if (diff >= maxDiff) continue; diff++; }
+    if (DIFF_LEVELS.includes(k)) {
+      if (diff >= maxDiff) continue;
+      diff++;
+    }
     out.push(k);
   }
   return out;

@@ -5,8 +5,28 @@
  * untrained parameters (random); the paper's three scenes (walker, soft gear, thrown cloth).
  * Node-only parts (a target PNG, the report files) are in gradsim/node's `control`.
  */
-export { centreOfMassDistance, centreOfMassGoal, centreOfMassTrackingLoss, linearPolicyInit, phaseInputs, sinusoidPolicy, targetImage, type ControlScene, type TargetBackground } from "./scene.js";
-export { CONTROL_METHODS, controlObjective, optimiseControl, runControl, type ControlMethod, type ControlRuns, type ControlSettings, type MethodRun, type Summary } from "./run.js";
+export {
+  centreOfMassDistance,
+  centreOfMassGoal,
+  centreOfMassTrackingLoss,
+  linearPolicyInit,
+  phaseInputs,
+  sinusoidPolicy,
+  targetImage,
+  type ControlScene,
+  type TargetBackground,
+} from "./scene.js";
+export {
+  CONTROL_METHODS,
+  controlObjective,
+  optimiseControl,
+  runControl,
+  type ControlMethod,
+  type ControlRuns,
+  type ControlSettings,
+  type MethodRun,
+  type Summary,
+} from "./run.js";
 export { WALKER_CAMERA, walkerBody, walkerScene, type WalkerOptions } from "./scenes/walker.js";
 export { GEAR_CAMERA, gearScene, type GearOptions } from "./scenes/gear.js";
 export { CLOTH_CAMERA, clothControlScene, type ClothControlOptions, type ClothControlScene } from "./scenes/cloth.js";

@@ -37,33 +37,55 @@ export interface ControlScene {
 
 /** Phase inputs [T, P] of the policies: P sinusoids of angular frequency ω spread over one period, φ_p(t) = sin(ω t + 2πp/P). */
 export const phaseInputs = (frames: number, fps: number, P: number, omega: number, dtype: DType = "float32"): Array => {
-  if (!(Number.isInteger(P) && P >= 2)) throw new Error(`control: a policy needs a whole number of phases ≥ 2, got ${P}.`);
-  return np.array(globalThis.Array.from({ length: frames }, (_, t) => globalThis.Array.from({ length: P }, (_, p) => Math.sin(omega * (t / fps) + (2 * Math.PI * p) / P))), { dtype });
+  if (!(Number.isInteger(P) && P >= 2))
+    throw new Error(`control: a policy needs a whole number of phases ≥ 2, got ${P}.`);
+  return np.array(
+    globalThis.Array.from({ length: frames }, (_, t) =>
+      globalThis.Array.from({ length: P }, (_, p) => Math.sin(omega * (t / fps) + (2 * Math.PI * p) / P)),
+    ),
+    { dtype },
+  );
 };
 
 /** Per-frame actuations [T, A] = amplitude·tanh(φ Wᵀ) of policy weights W [A, P]. */
-export const sinusoidPolicy = (W: Array, phases: Array, amplitude: number): Array => np.mul(amplitude, np.tanh(np.matmul(phases, np.transpose(W))));
+export const sinusoidPolicy = (W: Array, phases: Array, amplitude: number): Array =>
+  np.mul(amplitude, np.tanh(np.matmul(phases, np.transpose(W))));
 
 /** Policy weights [A, P] as torch.nn.Linear initialises them: U(−1/√P, 1/√P), seeded. */
 export function linearPolicyInit(A: number, P: number, seed: number): Array {
   const rng = makeRng(seed + 1);
-  return np.array(globalThis.Array.from({ length: A }, () => globalThis.Array.from({ length: P }, () => rng.uniform(-1, 1) / Math.sqrt(P))), { dtype: "float32" });
+  return np.array(
+    globalThis.Array.from({ length: A }, () =>
+      globalThis.Array.from({ length: P }, () => rng.uniform(-1, 1) / Math.sqrt(P)),
+    ),
+    { dtype: "float32" },
+  );
 }
 
 /** |COM(positions [N, 3]) − goal [3]| (m). */
-export const centreOfMassDistance = (x: Array, goalCom: Array): Array => np.sqrt(np.sum(np.square(np.sub(np.mean(x, 0), goalCom))));
+export const centreOfMassDistance = (x: Array, goalCom: Array): Array =>
+  np.sqrt(np.sum(np.square(np.sub(np.mean(x, 0), goalCom))));
 
 /** diffphysics' 3-D supervision and the reported distance, for a goal given as a centre of mass [3]: |COM(final) − goal|. */
-export function centreOfMassGoal(goalCom: Array, frames: number): Pick<ControlScene, "stateLoss" | "goalDistance" | "goalDistanceMeaning" | "goalCom"> {
+export function centreOfMassGoal(
+  goalCom: Array,
+  frames: number,
+): Pick<ControlScene, "stateLoss" | "goalDistance" | "goalDistanceMeaning" | "goalCom"> {
   const goalDistance = (last: Array) => centreOfMassDistance(last, goalCom);
-  return { goalCom, goalDistance, goalDistanceMeaning: "centre-of-mass distance to the goal (m)", stateLoss: (x) => np.square(goalDistance(np.index(x, frames - 1))) };
+  return {
+    goalCom,
+    goalDistance,
+    goalDistanceMeaning: "centre-of-mass distance to the goal (m)",
+    stateLoss: (x) => np.square(goalDistance(np.index(x, frames - 1))),
+  };
 }
 
 /**
  * A dense centre-of-mass loss over a rollout's positions [T, N, 3]: Σ_t mean_k (COM_t,k − goal_k)²,
  * what control_cloth.py's physics-only method sums (torch's mse_loss of the COM, at every sampled step).
  */
-export const centreOfMassTrackingLoss = (x: Array, goalCom: Array): Array => np.sum(np.mean(np.square(np.sub(np.mean(x, 1), goalCom)), 1));
+export const centreOfMassTrackingLoss = (x: Array, goalCom: Array): Array =>
+  np.sum(np.mean(np.square(np.sub(np.mean(x, 1), goalCom)), 1));
 
 /** Where a target image is transparent: an RGB colour, or an image [R, R, 3] (the scene's own background). */
 export type TargetBackground = Array | readonly [number, number, number];
@@ -73,16 +95,20 @@ export type TargetBackground = Array | readonly [number, number, number];
  * composited over the scene's background where it is transparent, as the scene's own frames are.
  */
 export function targetImage(rgbaImage: Array, resolution: number, background: TargetBackground): Array {
-  if (rgbaImage.ndim !== 3 || rgbaImage.shape[2] !== 4) throw new Error(`control: a target image is RGBA [h, w, 4], got [${rgbaImage.shape}].`);
+  if (rgbaImage.ndim !== 3 || rgbaImage.shape[2] !== 4)
+    throw new Error(`control: a target image is RGBA [h, w, 4], got [${rgbaImage.shape}].`);
   const [h, w] = rgbaImage.shape as [number, number, number];
   const rgba = Uint8ClampedArray.from(rgbaImage.dataSync(), (x) => Math.round(255 * x));
   const n = resolution * resolution;
-  const premultiplied = new Float32Array(n * 3), coverage = new Float32Array(n * 3);
+  const premultiplied = new Float32Array(n * 3),
+    coverage = new Float32Array(n * 3);
   resizeInto({ width: w, height: h, rgba }, [0, 0, w, h], resolution, resolution, premultiplied, 0);
   // The resampled alpha: the same resampling of a white image with this alpha.
   const white = Uint8ClampedArray.from(rgba, (v, i) => (i % 4 === 3 ? v : 255));
   resizeInto({ width: w, height: h, rgba: white }, [0, 0, w, h], resolution, resolution, coverage, 0);
   const bg = "shape" in background ? background.dataSync() : null;
-  const out = premultiplied.map((c, i) => c + (1 - coverage[i]!) * (bg ? bg[i]! : (background as readonly number[])[i % 3]!));
+  const out = premultiplied.map(
+    (c, i) => c + (1 - coverage[i]!) * (bg ? bg[i]! : (background as readonly number[])[i % 3]!),
+  );
   return np.reshape(np.array(out, { dtype: "float32" }), [resolution, resolution, 3]);
 }

@@ -13,7 +13,12 @@ import { ConcreteArray } from "./concrete.js";
 import { flatten } from "./tree.js";
 
 export class NonFiniteError extends Error {
-  constructor(message: string, readonly output: number, readonly index: number, readonly value: number) {
+  constructor(
+    message: string,
+    readonly output: number,
+    readonly index: number,
+    readonly value: number,
+  ) {
     super(message);
     this.name = "NonFiniteError";
   }
@@ -28,17 +33,22 @@ function firstNonFinite(d: ArrayLike<number>): number {
 
 function error(what: string, k: number, count: number, a: Array, i: number, value: number): NonFiniteError {
   return new NonFiniteError(
-    `${what}: output ${k}${count > 1 ? ` of ${count}` : ""} ` + `(${a.dtype}[${a.shape}]) holds ${value} at flat index ${i}. ` +
-    "The computation diverged or took an invalid value (log or sqrt of a negative, 0/0, an overflow); " +
-    "turn on setDebugNans(true) (or GRADSIM_DEBUG_NANS=1) to name the operation that produced it.",
-    k, i, value);
+    `${what}: output ${k}${count > 1 ? ` of ${count}` : ""} ` +
+      `(${a.dtype}[${a.shape}]) holds ${value} at flat index ${i}. ` +
+      "The computation diverged or took an invalid value (log or sqrt of a negative, 0/0, an overflow); " +
+      "turn on setDebugNans(true) (or GRADSIM_DEBUG_NANS=1) to name the operation that produced it.",
+    k,
+    i,
+    value,
+  );
 }
 
 /** Check concrete CPU float leaves now (others are skipped: see assertFinite). */
 export function checkFiniteSync(leaves: readonly Array[], what: string): void {
   leaves.forEach((a, k) => {
     if (!(a instanceof ConcreteArray) || a.backend.name !== "cpu" || !isFloat(a)) return;
-    const d = a.dataSync(), i = firstNonFinite(d);
+    const d = a.dataSync(),
+      i = firstNonFinite(d);
     if (i >= 0) throw error(what, k, leaves.length, a, i, d[i]!);
   });
 }

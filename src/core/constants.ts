@@ -8,7 +8,14 @@ import { cpuBackend } from "./backends/cpu/cpu.js";
  * was made from, so a weak literal promoted to float64 keeps its full precision (0.1 stays 0.1).
  */
 export class ConstantArray extends ConcreteArray {
-  constructor(aval: ShapedArray, backend: typeof cpuBackend, buffer: unknown, readonly exact: number) { super(aval, backend, buffer); }
+  constructor(
+    aval: ShapedArray,
+    backend: typeof cpuBackend,
+    buffer: unknown,
+    readonly exact: number,
+  ) {
+    super(aval, backend, buffer);
+  }
   dispose(): void {}
 }
 /** The exact value of a scalar literal (a JS number's own value for weak constants). */

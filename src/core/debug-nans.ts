@@ -15,11 +15,16 @@ import { evalIR, type IR } from "./ir.js";
 import type { Primitive } from "./primitive.js";
 import { setPrimitiveChecker } from "./trace.js";
 
-const envOn = typeof process !== "undefined" && (process as { env?: Record<string, string | undefined> }).env?.GRADSIM_DEBUG_NANS === "1";
+const envOn =
+  typeof process !== "undefined" &&
+  (process as { env?: Record<string, string | undefined> }).env?.GRADSIM_DEBUG_NANS === "1";
 let enabled = false;
 
 export class DebugNanError extends Error {
-  constructor(message: string, readonly primitive: string) {
+  constructor(
+    message: string,
+    readonly primitive: string,
+  ) {
     super(message);
     this.name = "DebugNanError";
   }
@@ -36,15 +41,24 @@ const firstBad = (d: ArrayLike<number>): number => {
 
 /** The first stack frame outside gradsim's core and transforms: where the user called in. */
 function callSite(): string | null {
-  const lines = (new Error().stack ?? "").split("\n").slice(1).map((l) => l.trim());
-  const user = lines.find((l) => l.startsWith("at ") && !/[/\\]src[/\\](core|transforms|optim)[/\\]|node_modules|node:internal|\(node:/.test(l));
+  const lines = (new Error().stack ?? "")
+    .split("\n")
+    .slice(1)
+    .map((l) => l.trim());
+  const user = lines.find(
+    (l) =>
+      l.startsWith("at ") && !/[/\\]src[/\\](core|transforms|optim)[/\\]|node_modules|node:internal|\(node:/.test(l),
+  );
   return user ? user.slice(3) : null;
 }
 
 const jitNames: string[] = [];
 
 function check(prim: Primitive, args: readonly Array[], outs: readonly Array[], params: unknown): void {
-  const inputsFinite = args.every((a) => { const d = hostFloats(a); return !d || firstBad(d) < 0; });
+  const inputsFinite = args.every((a) => {
+    const d = hostFloats(a);
+    return !d || firstBad(d) < 0;
+  });
   if (!inputsFinite) return;
   for (const [k, out] of outs.entries()) {
     const d = hostFloats(out);
@@ -54,14 +68,20 @@ function check(prim: Primitive, args: readonly Array[], outs: readonly Array[], 
     if (prim.name === "jit_call" && p.ir) {
       // Compiled as a whole: run its equations one by one to find the primitive (this check then throws).
       jitNames.push(p.name ?? "fn");
-      try { evalIR(p.ir, [], args); } finally { jitNames.pop(); }
+      try {
+        evalIR(p.ir, [], args);
+      } finally {
+        jitNames.pop();
+      }
     }
     const site = callSite();
     const within = jitNames.length ? ` inside jit(${jitNames.join(" → ")})` : "";
     throw new DebugNanError(
-      `debug NaNs: ${prim.name} produced ${d![i]} from finite ` + `inputs${within} — output ${k} ${out.aval} at flat index ${i}; ` +
-      `inputs ${args.map((a) => String(a.aval)).join(", ") || "none"}` + (site ? `; called at ${site}` : "") +
-      ". Turn the mode off with setDebugNans(false).",
+      `debug NaNs: ${prim.name} produced ${d![i]} from finite ` +
+        `inputs${within} — output ${k} ${out.aval} at flat index ${i}; ` +
+        `inputs ${args.map((a) => String(a.aval)).join(", ") || "none"}` +
+        (site ? `; called at ${site}` : "") +
+        ". Turn the mode off with setDebugNans(false).",
       prim.name,
     );
   }

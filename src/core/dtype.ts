@@ -19,10 +19,14 @@ export function checkDType(d: unknown, op: string): DType {
 
 export function typedArrayFor(d: DType, n: number): TypedArray {
   switch (d) {
-    case "float32": return new Float32Array(n);
-    case "float64": return new Float64Array(n);
-    case "int32": return new Int32Array(n);
-    case "bool": return new Uint8Array(n);
+    case "float32":
+      return new Float32Array(n);
+    case "float64":
+      return new Float64Array(n);
+    case "int32":
+      return new Int32Array(n);
+    case "bool":
+      return new Uint8Array(n);
   }
 }
 

@@ -8,8 +8,11 @@ const nestedIRs = (v: unknown): IR[] =>
 export function hasEffects(ir: IR): boolean {
   let r = memo.get(ir);
   if (r === undefined) {
-    r = ir.eqns.some((e) => e.prim.effect === true ||
-      Object.values((e.params ?? {}) as Record<string, unknown>).some((v) => nestedIRs(v).some(hasEffects)));
+    r = ir.eqns.some(
+      (e) =>
+        e.prim.effect === true ||
+        Object.values((e.params ?? {}) as Record<string, unknown>).some((v) => nestedIRs(v).some(hasEffects)),
+    );
     memo.set(ir, r);
   }
   return r;

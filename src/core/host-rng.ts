@@ -53,12 +53,17 @@ export function makeRng(seed: number): Rng {
       return a;
     },
     quaternion: () => {
-      const u1 = next(), u2 = 2 * Math.PI * next(), u3 = 2 * Math.PI * next();
-      const s1 = Math.sqrt(1 - u1), s2 = Math.sqrt(u1);
+      const u1 = next(),
+        u2 = 2 * Math.PI * next(),
+        u3 = 2 * Math.PI * next();
+      const s1 = Math.sqrt(1 - u1),
+        s2 = Math.sqrt(u1);
       return [s1 * Math.sin(u2), s1 * Math.cos(u2), s2 * Math.sin(u3), s2 * Math.cos(u3)];
     },
     direction: () => {
-      const z = 2 * next() - 1, phi = 2 * Math.PI * next(), r = Math.sqrt(1 - z * z);
+      const z = 2 * next() - 1,
+        phi = 2 * Math.PI * next(),
+        r = Math.sqrt(1 - z * z);
       return [r * Math.cos(phi), r * Math.sin(phi), z];
     },
   };

@@ -3,10 +3,19 @@
  * a software adapter (lavapipe, SwiftShader) runs the same kernels on the CPU's cores, slower than
  * the CPU backend, so auto says so and uses the CPU; `init({ backend: "webgpu" })` insists.
  */
-import { defaultBackend, getBackend, hasBackend, registeredBackends, setDefaultBackend, type BackendName } from "./backends/backend.js";
+import {
+  defaultBackend,
+  getBackend,
+  hasBackend,
+  registeredBackends,
+  setDefaultBackend,
+  type BackendName,
+} from "./backends/backend.js";
 import "./backends/cpu/cpu.js";
 
-export interface InitOptions { readonly backend?: BackendName | "auto" }
+export interface InitOptions {
+  readonly backend?: BackendName | "auto";
+}
 
 /** What the WebGPU module's probe reports (null: it could not tell, so load and look). */
 type AdapterProbe = { readonly found: boolean; readonly software: boolean; readonly description: string } | null;
@@ -23,13 +32,19 @@ let softwareNoticeShown = false;
 function softwareNotice(description: string): void {
   if (softwareNoticeShown) return;
   softwareNoticeShown = true;
-  console.error(`gradsim: the only WebGPU adapter is a software one (${description}), slower than the CPU backend here; computing on the CPU. Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`);
+  console.error(
+    `gradsim: the only WebGPU adapter is a software one (${description}), slower than the CPU backend here; computing on the CPU. Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`,
+  );
 }
 
 export async function init(opts: InitOptions = {}): Promise<BackendName> {
   const want = opts.backend ?? "auto";
-  if (want !== "auto" && want !== "cpu" && want !== "webgpu") throw new Error(`init: unknown backend ${JSON.stringify(want)}; use "cpu", "webgpu" or "auto".`);
-  if (want === "cpu") { setDefaultBackend("cpu"); return "cpu"; }
+  if (want !== "auto" && want !== "cpu" && want !== "webgpu")
+    throw new Error(`init: unknown backend ${JSON.stringify(want)}; use "cpu", "webgpu" or "auto".`);
+  if (want === "cpu") {
+    setDefaultBackend("cpu");
+    return "cpu";
+  }
   if (want === "auto" && !hasBackend("webgpu") && webgpuProbe) {
     // Auto in Node: look at the adapter from a child process first, so a run that ends up on the
     // CPU never loads Dawn here (and never shows its start-up warnings).
@@ -45,12 +60,16 @@ export async function init(opts: InitOptions = {}): Promise<BackendName> {
       if (!webgpuLoader) throw new Error("the WebGPU backend is not part of this build");
       await webgpuLoader();
     } catch (e) {
-      if (want === "webgpu") throw new Error(`init: WebGPU is unavailable: ${(e as Error).message}. Use init({ backend: "cpu" }).`);
+      if (want === "webgpu")
+        throw new Error(`init: WebGPU is unavailable: ${(e as Error).message}. Use init({ backend: "cpu" }).`);
     }
   }
   if (hasBackend("webgpu")) {
     const info = getBackend("webgpu").info();
-    if (want === "webgpu" || info.software !== true) { setDefaultBackend("webgpu"); return "webgpu"; }
+    if (want === "webgpu" || info.software !== true) {
+      setDefaultBackend("webgpu");
+      return "webgpu";
+    }
     softwareNotice(String(info.description || info.architecture));
   }
   setDefaultBackend("cpu");

@@ -32,9 +32,15 @@ export class IR {
     readonly eqns: readonly Eqn[],
     readonly outs: readonly Var[],
   ) {}
-  get inAvals(): ShapedArray[] { return this.inVars.map((v) => v.aval); }
-  get outAvals(): ShapedArray[] { return this.outs.map((v) => v.aval); }
-  toString(): string { return printIR(this); }
+  get inAvals(): ShapedArray[] {
+    return this.inVars.map((v) => v.aval);
+  }
+  get outAvals(): ShapedArray[] {
+    return this.outs.map((v) => v.aval);
+  }
+  toString(): string {
+    return printIR(this);
+  }
 }
 
 /** An IR with values for its constVars (captured arrays or outer tracers). */
@@ -45,7 +51,8 @@ export interface ClosedIR {
 
 /** Evaluate an IR by binding each equation at the current trace level. */
 export function evalIR(ir: IR, consts: readonly Array[], args: readonly Array[]): Array[] {
-  if (args.length !== ir.inVars.length) throw new Error(`internal: evalIR got ${args.length} args for ${ir.inVars.length} inputs.`);
+  if (args.length !== ir.inVars.length)
+    throw new Error(`internal: evalIR got ${args.length} args for ${ir.inVars.length} inputs.`);
   const env = new Map<Var, Array>();
   ir.constVars.forEach((v, i) => env.set(v, consts[i]!));
   ir.inVars.forEach((v, i) => env.set(v, args[i]!));
@@ -79,15 +86,24 @@ export const closeOverConsts = (ir: IR): IR => new IR([...ir.constVars, ...ir.in
 // ---------------------------------------------------------------- staging trace
 
 export class IRTracer extends Tracer {
-  constructor(trace: Trace, readonly v: Var) { super(trace); }
-  get aval(): ShapedArray { return this.v.aval; }
+  constructor(
+    trace: Trace,
+    readonly v: Var,
+  ) {
+    super(trace);
+  }
+  get aval(): ShapedArray {
+    return this.v.aval;
+  }
 }
 
 export class IRBuilder {
   readonly eqns: Eqn[] = [];
   readonly constOf = new Map<Array, IRTracer>();
   readonly constVals = new Map<Var, Array>();
-  newInput(trace: Trace, aval: ShapedArray): IRTracer { return new IRTracer(trace, new Var(aval)); }
+  newInput(trace: Trace, aval: ShapedArray): IRTracer {
+    return new IRTracer(trace, new Var(aval));
+  }
   private readonly literals = new Map<string, IRTracer>();
   /**
    * Staged form of a value from outside (a concrete array or an outer-level tracer): a constVar,
@@ -102,7 +118,12 @@ export class IRBuilder {
       t = this.literals.get(key);
       if (!t) {
         t = new IRTracer(trace, new Var(x.aval));
-        this.eqns.push({ prim: literalP, inputs: [], params: { value, dtype: x.dtype, weak: x.aval.weak }, outs: [t.v] });
+        this.eqns.push({
+          prim: literalP,
+          inputs: [],
+          params: { value, dtype: x.dtype, weak: x.aval.weak },
+          outs: [t.v],
+        });
         this.literals.set(key, t);
       }
       return t;
@@ -126,16 +147,28 @@ export class IRBuilder {
     }
     kept.reverse();
     const constVars = [...this.constVals.keys()].filter((v) => live.has(v));
-    const ir = new IR(ins.map((t) => t.v), constVars, kept, outVars);
+    const ir = new IR(
+      ins.map((t) => t.v),
+      constVars,
+      kept,
+      outVars,
+    );
     return { ir, consts: constVars.map((v) => this.constVals.get(v)!) };
   }
 }
 
 export class IRTrace extends Trace {
-  get builder(): IRBuilder { return this.main.globalData as IRBuilder; }
-  pure(x: Array): Tracer { return this.builder.constTracer(this, x); }
+  get builder(): IRBuilder {
+    return this.main.globalData as IRBuilder;
+  }
+  pure(x: Array): Tracer {
+    return this.builder.constTracer(this, x);
+  }
   processPrimitive(prim: Primitive, tracers: Tracer[], params: unknown): Array[] {
-    const avals = prim.shape(tracers.map((t) => t.aval), params);
+    const avals = prim.shape(
+      tracers.map((t) => t.aval),
+      params,
+    );
     const outs = avals.map((a) => new IRTracer(this, new Var(a)));
     this.builder.eqns.push({ prim, inputs: tracers.map((t) => (t as IRTracer).v), params, outs: outs.map((o) => o.v) });
     return outs;
@@ -154,12 +187,18 @@ export function traceToIR(
   dynamic = true,
 ): ClosedIR {
   const builder = new IRBuilder();
-  return withMain(IRTrace, name, builder, (main: MainTrace) => {
-    const trace = new IRTrace(main);
-    const ins = inAvals.map((a) => builder.newInput(trace, a));
-    const outs = f(...ins);
-    return builder.build(trace, ins, outs);
-  }, dynamic);
+  return withMain(
+    IRTrace,
+    name,
+    builder,
+    (main: MainTrace) => {
+      const trace = new IRTrace(main);
+      const ins = inAvals.map((a) => builder.newInput(trace, a));
+      const outs = f(...ins);
+      return builder.build(trace, ins, outs);
+    },
+    dynamic,
+  );
 }
 
 // ---------------------------------------------------------------- printing
@@ -169,8 +208,12 @@ export function printIR(ir: IR, consts?: readonly Array[]): string {
   const name = (v: Var): string => {
     let n = names.get(v);
     if (!n) {
-      let k = names.size, s = "";
-      do { s = String.fromCharCode(97 + (k % 26)) + s; k = Math.floor(k / 26) - 1; } while (k >= 0);
+      let k = names.size,
+        s = "";
+      do {
+        s = String.fromCharCode(97 + (k % 26)) + s;
+        k = Math.floor(k / 26) - 1;
+      } while (k >= 0);
       names.set(v, (n = s));
     }
     return n;

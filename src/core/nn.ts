@@ -17,7 +17,10 @@ export function relu(x: ArrayLike): Array {
   const z = lax.zerosLikeA(a);
   return lax.select(lax.gt(a, z), a, z);
 }
-export const swish = (x: ArrayLike): Array => { const a = asFloat(x, "swish"); return lax.mul(a, sigmoid(a)); };
+export const swish = (x: ArrayLike): Array => {
+  const a = asFloat(x, "swish");
+  return lax.mul(a, sigmoid(a));
+};
 export const silu = swish;
 /** log(1+e^x) = max(x,0) + log1p(e^-|x|): stable for large |x|. */
 export function softplus(x: ArrayLike): Array {
@@ -31,7 +34,13 @@ export function logSumExp(x: ArrayLike, axis?: Axis, opts: { keepdims?: boolean 
   const keptShape = a.shape.map((d, i) => (axes.includes(i) ? 1 : d));
   const m0 = lax.stopGradient(lax.reshape(lax.reduceMax(a, axes), keptShape));
   const m = lax.select(lax.isfinite(m0), m0, lax.zerosLikeA(m0));
-  const s = lax.add(lax.log(lax.reduceSum(lax.exp(lax.sub(a, m)), axes)), lax.reshape(m, a.shape.filter((_, i) => !axes.includes(i))));
+  const s = lax.add(
+    lax.log(lax.reduceSum(lax.exp(lax.sub(a, m)), axes)),
+    lax.reshape(
+      m,
+      a.shape.filter((_, i) => !axes.includes(i)),
+    ),
+  );
   return opts.keepdims ? lax.reshape(s, keptShape) : s;
 }
 export function softmax(x: ArrayLike, axis: Axis = -1): Array {
@@ -46,7 +55,12 @@ export const logSoftmax = (x: ArrayLike, axis: Axis = -1): Array => {
   return lax.sub(a, logSumExp(a, axis, { keepdims: true }));
 };
 
-export type Padding2d = number | readonly [number, number] | readonly [readonly [number, number], readonly [number, number]] | "SAME" | "VALID";
+export type Padding2d =
+  | number
+  | readonly [number, number]
+  | readonly [readonly [number, number], readonly [number, number]]
+  | "SAME"
+  | "VALID";
 export interface Conv2dOptions {
   readonly stride?: number | readonly [number, number];
   readonly padding?: Padding2d;
@@ -54,11 +68,22 @@ export interface Conv2dOptions {
 }
 const pair = (v: number | readonly [number, number] | undefined, def: number, what: string): [number, number] => {
   const p: [number, number] = v === undefined ? [def, def] : typeof v === "number" ? [v, v] : [v[0], v[1]];
-  if (!p.every((k) => Number.isInteger(k) && k >= 1)) throw new Error(`conv2d: ${what} must be positive integers, got ${JSON.stringify(v)}.`);
+  if (!p.every((k) => Number.isInteger(k) && k >= 1))
+    throw new Error(`conv2d: ${what} must be positive integers, got ${JSON.stringify(v)}.`);
   return p;
 };
-function resolvePadding(p: Padding2d | undefined, inHW: readonly number[], kHW: readonly number[], stride: [number, number], dil: [number, number]): [[number, number], [number, number]] {
-  if (p === undefined || p === "VALID") return [[0, 0], [0, 0]];
+function resolvePadding(
+  p: Padding2d | undefined,
+  inHW: readonly number[],
+  kHW: readonly number[],
+  stride: [number, number],
+  dil: [number, number],
+): [[number, number], [number, number]] {
+  if (p === undefined || p === "VALID")
+    return [
+      [0, 0],
+      [0, 0],
+    ];
   if (p === "SAME") {
     return [0, 1].map((i) => {
       const out = Math.ceil(inHW[i]! / stride[i]!);
@@ -67,23 +92,38 @@ function resolvePadding(p: Padding2d | undefined, inHW: readonly number[], kHW: 
       return [Math.floor(total / 2), total - Math.floor(total / 2)];
     }) as [[number, number], [number, number]];
   }
-  if (typeof p === "number") return [[p, p], [p, p]];
-  if (typeof p[0] === "number") return [[p[0] as number, p[0] as number], [p[1] as number, p[1] as number]];
+  if (typeof p === "number")
+    return [
+      [p, p],
+      [p, p],
+    ];
+  if (typeof p[0] === "number")
+    return [
+      [p[0] as number, p[0] as number],
+      [p[1] as number, p[1] as number],
+    ];
   const q = p as readonly [readonly [number, number], readonly [number, number]];
-  return [[q[0][0], q[0][1]], [q[1][0], q[1][1]]];
+  return [
+    [q[0][0], q[0][1]],
+    [q[1][0], q[1][1]],
+  ];
 }
 
 /** 2-D convolution (cross-correlation), x [N,C,H,W], w [O,C,kh,kw]. */
 export function conv2d(x: ArrayLike, w: ArrayLike, opts: Conv2dOptions = {}): Array {
   const [a, k] = promote("conv2d", [x, w]) as [Array, Array];
-  if (a.ndim !== 4 || k.ndim !== 4) throw new Error(`conv2d: expected x [N,C,H,W] and w [O,C,kh,kw], got ${a.aval} and ${k.aval}.`);
+  if (a.ndim !== 4 || k.ndim !== 4)
+    throw new Error(`conv2d: expected x [N,C,H,W] and w [O,C,kh,kw], got ${a.aval} and ${k.aval}.`);
   const stride = pair(opts.stride, 1, "stride");
   const dil = pair(opts.dilation, 1, "dilation");
   const padding = resolvePadding(opts.padding, a.shape.slice(2), k.shape.slice(2), stride, dil);
   return lax.conv2dGeneral(a, k, { stride, padding, lhsDilation: [1, 1], rhsDilation: dil });
 }
 
-export interface PoolOptions { readonly stride?: number | readonly [number, number]; readonly padding?: Padding2d }
+export interface PoolOptions {
+  readonly stride?: number | readonly [number, number];
+  readonly padding?: Padding2d;
+}
 /** Average pooling over windows (padding counts as zeros), x [N,C,H,W]. */
 export function avgPool2d(x: ArrayLike, window: number | readonly [number, number], opts: PoolOptions = {}): Array {
   const a = asFloat(x, "avgPool2d");
@@ -101,19 +141,34 @@ export function maxPool2d(x: ArrayLike, window: number | readonly [number, numbe
   const pad = resolvePadding(opts.padding, a.shape.slice(2), [kh, kw], stride, [1, 1]);
   const p = lax.pad(a, scalar(-Infinity, a.dtype), [0, 0, pad[0][0], pad[1][0]], [0, 0, pad[0][1], pad[1][1]]);
   const [N, C, H, W] = p.shape as [number, number, number, number];
-  const oh = Math.floor((H - kh) / stride[0]) + 1, ow = Math.floor((W - kw) / stride[1]) + 1;
+  const oh = Math.floor((H - kh) / stride[0]) + 1,
+    ow = Math.floor((W - kw) / stride[1]) + 1;
   // A window larger than the padded input used to fail inside an internal slice with a confusing message.
-  if (oh < 1 || ow < 1) throw new Error(`maxPool2d: window ${kh}x${kw} does not fit input ${a.aval} with padding ${JSON.stringify(pad)}.`);
+  if (oh < 1 || ow < 1)
+    throw new Error(`maxPool2d: window ${kh}x${kw} does not fit input ${a.aval} with padding ${JSON.stringify(pad)}.`);
   let m: Array | null = null;
-  for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) {
-    const s = lax.slice(p, [0, 0, i, j], [N, C, i + (oh - 1) * stride[0] + 1, j + (ow - 1) * stride[1] + 1], [1, 1, stride[0], stride[1]]);
-    m = m ? lax.maximum(m, s) : s;
-  }
+  for (let i = 0; i < kh; i++)
+    for (let j = 0; j < kw; j++) {
+      const s = lax.slice(
+        p,
+        [0, 0, i, j],
+        [N, C, i + (oh - 1) * stride[0] + 1, j + (ow - 1) * stride[1] + 1],
+        [1, 1, stride[0], stride[1]],
+      );
+      m = m ? lax.maximum(m, s) : s;
+    }
   return m!;
 }
 export const oneHot = (idx: ArrayLike, n: number, opts: { dtype?: "float32" | "float64" } = {}): Array => {
   const i = promote("oneHot", [idx])[0]!;
-  const r = lax.eq(lax.broadcastInDim(i, [...i.shape, n], i.shape.map((_, k) => k)), lax.iota(i.dtype, [...i.shape, n], i.ndim));
+  const r = lax.eq(
+    lax.broadcastInDim(
+      i,
+      [...i.shape, n],
+      i.shape.map((_, k) => k),
+    ),
+    lax.iota(i.dtype, [...i.shape, n], i.ndim),
+  );
   return lax.convert(r, opts.dtype ?? "float32");
 };
 
@@ -123,9 +178,16 @@ const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
  * computes by default (approximate=True). The exact form needs erf, which gradsim lacks.
  */
 export function gelu(x: ArrayLike, opts: { approximate?: boolean } = {}): Array {
-  if (opts.approximate === false) throw new Error("gelu: the exact form x·Φ(x) needs erf, which gradsim does not have yet; " + "use the tanh approximation (approximate: true, the default, as in JAX).");
+  if (opts.approximate === false)
+    throw new Error(
+      "gelu: the exact form x·Φ(x) needs erf, which gradsim does not have yet; " +
+        "use the tanh approximation (approximate: true, the default, as in JAX).",
+    );
   const a = asFloat(x, "gelu");
-  const inner = lax.mul(scalar(SQRT_2_OVER_PI, a.dtype), lax.add(a, lax.mul(scalar(0.044715, a.dtype), lax.mul(a, lax.mul(a, a)))));
+  const inner = lax.mul(
+    scalar(SQRT_2_OVER_PI, a.dtype),
+    lax.add(a, lax.mul(scalar(0.044715, a.dtype), lax.mul(a, lax.mul(a, a)))),
+  );
   return lax.mul(lax.mul(scalar(0.5, a.dtype), a), lax.add(scalar(1, a.dtype), lax.tanh(inner)));
 }
 /** x for x > 0, slope·x otherwise (JAX's default slope 0.01); derivative `slope` at 0. */

@@ -17,9 +17,18 @@ export type ImplRule<P> = (inputs: readonly HostArray[], params: P, outAvals: re
  */
 export type JvpRule<P> = (primals: readonly Array[], tangents: readonly Tangent[], params: P) => [Array[], Tangent[]];
 /** Transpose of a linear primitive: cotangents for the UndefPrimal arguments (null for the others). */
-export type TransposeRule<P> = (cts: readonly Tangent[], args: readonly (Array | UndefPrimal)[], params: P) => (Tangent | null)[];
+export type TransposeRule<P> = (
+  cts: readonly Tangent[],
+  args: readonly (Array | UndefPrimal)[],
+  params: P,
+) => (Tangent | null)[];
 /** Batching rule: called only when at least one argument is batched. */
-export type VmapRule<P> = (args: readonly Array[], dims: readonly BDim[], params: P, axisSize: number) => [Array[], BDim[]];
+export type VmapRule<P> = (
+  args: readonly Array[],
+  dims: readonly BDim[],
+  params: P,
+  axisSize: number,
+) => [Array[], BDim[]];
 
 /**
  * Lowering for fused jit code: input views → output views, as scalar expression graphs that

@@ -17,7 +17,8 @@ export function key(seed: number): Array {
   return fromTyped(Int32Array.of(hi | 0, seed | 0), [2], "int32");
 }
 function checkKey(k: Array, op: string): Array {
-  if (k.dtype !== "int32" || k.shape[k.ndim - 1] !== 2) throw new Error(`${op}: expected a key (int32 [2] from random.key), got ${k.aval}.`);
+  if (k.dtype !== "int32" || k.shape[k.ndim - 1] !== 2)
+    throw new Error(`${op}: expected a key (int32 [2] from random.key), got ${k.aval}.`);
   return k;
 }
 /** split(key, n = 2) → keys [n, 2] (iterable: `const [k1, k2] = random.split(k)`). */
@@ -30,11 +31,16 @@ export function foldIn(k: Array, data: number): Array {
   const salt = fromTyped(Int32Array.of(data | 0, Math.imul(data | 0, 0x9e3779b9 | 0)), [2], "int32");
   return lax.randomBits(lax.add(checkKey(k, "random.foldIn"), salt), [2], "int32");
 }
-export interface SampleOptions { readonly minval?: number; readonly maxval?: number; readonly dtype?: DType }
+export interface SampleOptions {
+  readonly minval?: number;
+  readonly maxval?: number;
+  readonly dtype?: DType;
+}
 export function uniform(k: Array, shape: readonly number[] = [], opts: SampleOptions = {}): Array {
   const dtype = opts.dtype ?? "float32";
   const u = lax.randomBits(checkKey(k, "random.uniform"), checkShape("random.uniform", shape), dtype);
-  const lo = opts.minval ?? 0, hi = opts.maxval ?? 1;
+  const lo = opts.minval ?? 0,
+    hi = opts.maxval ?? 1;
   if (lo === 0 && hi === 1) return u;
   return lax.add(lax.mul(u, scalar(hi - lo, dtype)), scalar(lo, dtype));
 }
@@ -52,7 +58,10 @@ export function normal(k: Array, shape: readonly number[] = [], opts: { dtype?: 
 export function randint(k: Array, shape: readonly number[], minval: number, maxval: number): Array {
   if (!(maxval > minval)) throw new Error(`random.randint: need maxval > minval, got [${minval}, ${maxval}).`);
   const u = uniform(k, shape);
-  return lax.convert(lax.floor(lax.add(lax.mul(u, scalar(maxval - minval, "float32")), scalar(minval, "float32"))), "int32");
+  return lax.convert(
+    lax.floor(lax.add(lax.mul(u, scalar(maxval - minval, "float32")), scalar(minval, "float32"))),
+    "int32",
+  );
 }
 export function bernoulli(k: Array, p: number, shape: readonly number[] = []): Array {
   return lax.lt(uniform(k, shape), scalar(p, "float32"));
@@ -65,7 +74,8 @@ export function bernoulli(k: Array, p: number, shape: readonly number[] = []): A
  */
 export function categorical(k: Array, logits: Array, axis = -1): Array {
   const ax = axis < 0 ? axis + logits.ndim : axis;
-  if (!Number.isInteger(ax) || ax < 0 || ax >= logits.ndim) throw new Error(`random.categorical: axis ${axis} is out of range for logits of shape [${logits.shape}].`);
+  if (!Number.isInteger(ax) || ax < 0 || ax >= logits.ndim)
+    throw new Error(`random.categorical: axis ${axis} is out of range for logits of shape [${logits.shape}].`);
   const dtype = logits.dtype === "float64" ? "float64" : "float32";
   // u in (0, 1]: −log(−log u) is finite except at u = 1 (+∞ noise, a sure pick, with probability 2⁻²⁴).
   const u = lax.sub(scalar(1, dtype), uniform(checkKey(k, "random.categorical"), logits.shape, { dtype }));
@@ -79,7 +89,8 @@ export function categorical(k: Array, logits: Array, axis = -1): Array {
  */
 export function permutation(k: Array, n: number | Array): Array {
   if (typeof n === "number") {
-    if (!Number.isInteger(n) || n < 0) throw new Error(`random.permutation: n must be a non-negative integer, got ${n}.`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`random.permutation: n must be a non-negative integer, got ${n}.`);
     return argsort(uniform(checkKey(k, "random.permutation"), [n]), 0);
   }
   if (n.ndim === 0) throw new Error(`random.permutation: x must have an axis to permute, got a scalar ${n.aval}.`);
@@ -103,7 +114,8 @@ export function choice(k: Array, n: number, shape: readonly number[] = [], opts:
     return lax.reshape(lax.sliceAxis(permutation(k, n), 0, 0, count), s);
   }
   if (opts.p) {
-    if (opts.p.ndim !== 1 || opts.p.shape[0] !== n) throw new Error(`random.choice: p must have shape [${n}], got ${opts.p.aval}.`);
+    if (opts.p.ndim !== 1 || opts.p.shape[0] !== n)
+      throw new Error(`random.choice: p must have shape [${n}], got ${opts.p.aval}.`);
     return categorical(k, lax.broadcastInDim(lax.log(opts.p), [...s, n], [s.length]), -1);
   }
   return randint(k, s, 0, n);

@@ -8,7 +8,9 @@ import { hasEffects } from "./effects.js";
 /** Runs an IR on concrete inputs; compilers register one. Returns null to decline. */
 export type IRRunner = (ir: IR, args: readonly Array[]) => Array[] | null;
 const runners: IRRunner[] = [];
-export function registerIRRunner(r: IRRunner): void { runners.push(r); }
+export function registerIRRunner(r: IRRunner): void {
+  runners.push(r);
+}
 
 const cpuPrograms = new WeakMap<IR, CpuProgram>();
 /** Compiled CPU programs, cached per IR. */
@@ -20,7 +22,11 @@ export function cpuProgramFor(ir: IR): CpuProgram {
 
 let compileEnabled = true;
 /** Turn the CPU compiler off (every IR is then interpreted op by op); returns the previous setting. */
-export function setCpuCompile(on: boolean): boolean { const prev = compileEnabled; compileEnabled = on; return prev; }
+export function setCpuCompile(on: boolean): boolean {
+  const prev = compileEnabled;
+  compileEnabled = on;
+  return prev;
+}
 export const cpuCompileEnabled = (): boolean => compileEnabled;
 
 export function runIR(ir: IR, args: readonly Array[]): Array[] {

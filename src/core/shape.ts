@@ -10,7 +10,10 @@ export const fmtShape = (s: Shape): string => `[${s.join(",")}]`;
 export function stridesOf(s: Shape): number[] {
   const st = new globalThis.Array<number>(s.length);
   let acc = 1;
-  for (let i = s.length - 1; i >= 0; i--) { st[i] = acc; acc *= s[i]!; }
+  for (let i = s.length - 1; i >= 0; i--) {
+    st[i] = acc;
+    acc *= s[i]!;
+  }
   return st;
 }
 

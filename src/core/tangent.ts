@@ -6,7 +6,9 @@ export class Zero {
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: a brand, never read: an Array is never a Zero.
   readonly #symbolicZero = true;
   constructor(readonly aval: ShapedArray) {}
-  toString(): string { return `Zero(${this.aval})`; }
+  toString(): string {
+    return `Zero(${this.aval})`;
+  }
 }
 export type Tangent = Array | Zero;
 export const isZero = (t: unknown): t is Zero => t instanceof Zero;
@@ -16,6 +18,8 @@ export class UndefPrimal {
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: a brand, never read: nothing else is an UndefPrimal.
   readonly #undefinedPrimal = true;
   constructor(readonly aval: ShapedArray) {}
-  toString(): string { return `UndefPrimal(${this.aval})`; }
+  toString(): string {
+    return `UndefPrimal(${this.aval})`;
+  }
 }
 export const isUndef = (x: unknown): x is UndefPrimal => x instanceof UndefPrimal;

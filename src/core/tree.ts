@@ -12,7 +12,9 @@ export type TreeDef =
 const LEAF: TreeDef = { kind: "leaf" };
 
 export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && (Object.getPrototypeOf(x) === Object.prototype || Object.getPrototypeOf(x) === null);
+  typeof x === "object" &&
+  x !== null &&
+  (Object.getPrototypeOf(x) === Object.prototype || Object.getPrototypeOf(x) === null);
 
 export function flatten(tree: unknown): [unknown[], TreeDef] {
   const leaves: unknown[] = [];
@@ -35,10 +37,13 @@ export function unflatten(def: TreeDef, leaves: readonly unknown[]): any {
   const rec = (d: TreeDef): unknown => {
     switch (d.kind) {
       case "leaf":
-        if (i >= leaves.length) throw new Error(`tree.unflatten: too few leaves (${leaves.length}) for the structure ${treedefString(def)}.`);
+        if (i >= leaves.length)
+          throw new Error(`tree.unflatten: too few leaves (${leaves.length}) for the structure ${treedefString(def)}.`);
         return leaves[i++];
-      case "none": return d.value;
-      case "list": return d.children.map(rec);
+      case "none":
+        return d.value;
+      case "list":
+        return d.children.map(rec);
       case "dict": {
         const o: Record<string, unknown> = {};
         d.keys.forEach((k, j) => (o[k] = rec(d.children[j]!)));
@@ -47,7 +52,8 @@ export function unflatten(def: TreeDef, leaves: readonly unknown[]): any {
     }
   };
   const out = rec(def);
-  if (i !== leaves.length) throw new Error(`tree.unflatten: ${leaves.length} leaves given, the structure ${treedefString(def)} has ${i}.`);
+  if (i !== leaves.length)
+    throw new Error(`tree.unflatten: ${leaves.length} leaves given, the structure ${treedefString(def)} has ${i}.`);
   return out;
 }
 
@@ -65,10 +71,14 @@ export function treedefEqual(a: TreeDef, b: TreeDef): boolean {
 
 export function treedefString(d: TreeDef): string {
   switch (d.kind) {
-    case "leaf": return "*";
-    case "none": return String(d.value);
-    case "list": return `[${d.children.map(treedefString).join(", ")}]`;
-    case "dict": return `{${d.keys.map((k, i) => `${k}: ${treedefString(d.children[i]!)}`).join(", ")}}`;
+    case "leaf":
+      return "*";
+    case "none":
+      return String(d.value);
+    case "list":
+      return `[${d.children.map(treedefString).join(", ")}]`;
+    case "dict":
+      return `{${d.keys.map((k, i) => `${k}: ${treedefString(d.children[i]!)}`).join(", ")}}`;
   }
 }
 
@@ -78,11 +88,16 @@ export function map(fn: (...leaves: any[]) => unknown, tree: unknown, ...rest: u
   const others = rest.map((r, k) => {
     const [l, d] = flatten(r);
     if (!treedefEqual(d, def)) {
-      throw new Error(`tree.map: tree ${k + 2} has structure ${treedefString(d)}, expected ${treedefString(def)} (the first tree's).`);
+      throw new Error(
+        `tree.map: tree ${k + 2} has structure ${treedefString(d)}, expected ${treedefString(def)} (the first tree's).`,
+      );
     }
     return l;
   });
-  return unflatten(def, leaves.map((l, i) => fn(l, ...others.map((o) => o[i]))));
+  return unflatten(
+    def,
+    leaves.map((l, i) => fn(l, ...others.map((o) => o[i]))),
+  );
 }
 
 /**
@@ -99,12 +114,16 @@ export function broadcastPrefix(prefix: unknown, full: unknown, what: string): u
     }
     if (globalThis.Array.isArray(p)) {
       if (!globalThis.Array.isArray(f) || f.length !== p.length) {
-        throw new Error(`${what}: a list of ${p.length} entries does not match ` + `the argument structure ${treedefString(flatten(f)[1])}.`);
+        throw new Error(
+          `${what}: a list of ${p.length} entries does not match ` +
+            `the argument structure ${treedefString(flatten(f)[1])}.`,
+        );
       }
       p.forEach((pc, i) => rec(pc, f[i]));
       return;
     }
-    if (!isPlainObject(f)) throw new Error(`${what}: an object does not match the argument structure ${treedefString(flatten(f)[1])}.`);
+    if (!isPlainObject(f))
+      throw new Error(`${what}: an object does not match the argument structure ${treedefString(flatten(f)[1])}.`);
     for (const k of Object.keys(f).sort()) {
       if (!(k in p)) throw new Error(`${what}: key "${k}" of the argument is missing from the axes object.`);
       rec(p[k], f[k]);
@@ -121,4 +140,14 @@ export const leaves = (tree: unknown): unknown[] => flatten(tree)[0];
  */
 export const structure = (tree: unknown): TreeDef => flatten(tree)[1];
 
-export const tree = { flatten, unflatten, map, leaves, structure, treedefEqual, treedefString, numLeaves, broadcastPrefix };
+export const tree = {
+  flatten,
+  unflatten,
+  map,
+  leaves,
+  structure,
+  treedefEqual,
+  treedefString,
+  numLeaves,
+  broadcastPrefix,
+};

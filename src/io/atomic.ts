@@ -14,9 +14,11 @@ export function writeAtomic(path: string, data: string | Uint8Array): void {
     const fd = openSync(tmp, "w");
     try {
       const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
       fsyncSync(fd);
-    } finally { closeSync(fd); }
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });
@@ -28,6 +30,16 @@ export function writeAtomic(path: string, data: string | Uint8Array): void {
 /** Flush a directory's entries (the rename) to disk; a no-op where directories cannot be opened (Windows). */
 function syncDirectory(dir: string): void {
   let fd: number;
-  try { fd = openSync(dir, "r"); } catch { return; }
-  try { fsyncSync(fd); } catch { /* some file systems refuse fsync on a directory: the data itself is synced */ } finally { closeSync(fd); }
+  try {
+    fd = openSync(dir, "r");
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    /* some file systems refuse fsync on a directory: the data itself is synced */
+  } finally {
+    closeSync(fd);
+  }
 }

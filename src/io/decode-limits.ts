@@ -19,21 +19,34 @@ export interface DecodeLimits {
 
 /** The bound in effect for `o`: the option, else GRADSIM_MAX_DECODED_BYTES, else 1 GiB. */
 export function maxDecodedBytes(o: DecodeLimits = {}): number {
-  const fromEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.GRADSIM_MAX_DECODED_BYTES;
-  const v = o.maxDecodedBytes ?? (fromEnv !== undefined && fromEnv !== "" ? Number(fromEnv) : DEFAULT_MAX_DECODED_BYTES);
+  const fromEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+    ?.GRADSIM_MAX_DECODED_BYTES;
+  const v =
+    o.maxDecodedBytes ?? (fromEnv !== undefined && fromEnv !== "" ? Number(fromEnv) : DEFAULT_MAX_DECODED_BYTES);
   if (!(Number.isFinite(v) && v > 0)) {
-    throw new Error(`maxDecodedBytes must be a positive number of bytes, got ${o.maxDecodedBytes !== undefined ? o.maxDecodedBytes : `GRADSIM_MAX_DECODED_BYTES=${JSON.stringify(fromEnv)}`}.`);
+    throw new Error(
+      `maxDecodedBytes must be a positive number of bytes, got ${o.maxDecodedBytes !== undefined ? o.maxDecodedBytes : `GRADSIM_MAX_DECODED_BYTES=${JSON.stringify(fromEnv)}`}.`,
+    );
   }
   return v;
 }
 
-const size = (b: number) => (b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GiB` : b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(1)} MiB` : `${Math.ceil(b / 1024)} KiB`);
+const size = (b: number) =>
+  b >= 2 ** 30
+    ? `${(b / 2 ** 30).toFixed(1)} GiB`
+    : b >= 2 ** 20
+      ? `${(b / 2 ** 20).toFixed(1)} MiB`
+      : `${Math.ceil(b / 1024)} KiB`;
 
 /** Throw if `bytes` (what decoding `what` — described by `needs` — allocates) exceeds the bound. */
 export function checkDecodedBytes(what: string, needs: string, bytes: number, o: DecodeLimits = {}): void {
   const limit = maxDecodedBytes(o);
   if (bytes <= limit) return;
-  throw new Error(`${what}: decoding it needs ${size(bytes)} (${needs}), more than the limit of ${size(limit)}. ` +
-    "A file this large is usually corrupt or made to exhaust " + "memory; if it is genuine, raise the limit with the option " +
-    "{ maxDecodedBytes: bytes } or the environment variable " + "GRADSIM_MAX_DECODED_BYTES (or read fewer frames / a smaller crop).");
+  throw new Error(
+    `${what}: decoding it needs ${size(bytes)} (${needs}), more than the limit of ${size(limit)}. ` +
+      "A file this large is usually corrupt or made to exhaust " +
+      "memory; if it is genuine, raise the limit with the option " +
+      "{ maxDecodedBytes: bytes } or the environment variable " +
+      "GRADSIM_MAX_DECODED_BYTES (or read fewer frames / a smaller crop).",
+  );
 }

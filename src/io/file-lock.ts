@@ -15,7 +15,11 @@ export interface FileLockOptions {
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** Runs `fn` while holding `<path>.lock` (created exclusively; removed afterwards, also when fn throws). */
-export function withFileLock<T>(path: string, fn: () => T, { timeoutMs = 60_000, staleMs = 60_000 }: FileLockOptions = {}): T {
+export function withFileLock<T>(
+  path: string,
+  fn: () => T,
+  { timeoutMs = 60_000, staleMs = 60_000 }: FileLockOptions = {},
+): T {
   const lock = `${path}.lock`;
   const start = Date.now();
   for (;;) {
@@ -26,14 +30,25 @@ export function withFileLock<T>(path: string, fn: () => T, { timeoutMs = 60_000,
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }
     let age: number;
-    try { age = Date.now() - statSync(lock).mtimeMs; } catch { continue; /* released meanwhile */ }
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      continue; /* released meanwhile */
+    }
     if (age > staleMs && removeIfStale(lock, staleMs)) continue;
     if (Date.now() - start > timeoutMs) {
-      throw new Error(`${lock} has been held by another process for ${(age / 1000).toFixed(0)} ` + `s; if no other process is writing ${path}, delete the lock file.`);
+      throw new Error(
+        `${lock} has been held by another process for ${(age / 1000).toFixed(0)} ` +
+          `s; if no other process is writing ${path}, delete the lock file.`,
+      );
     }
     Atomics.wait(sleeper, 0, 0, 20); // a synchronous sleep: the holders' critical sections take milliseconds
   }
-  try { return fn(); } finally { rmSync(lock, { force: true }); }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 /**

@@ -28,13 +28,22 @@ export function writePng(path: string, img: Array | Raster): void {
  */
 export function readPng(path: string, o: DecodeLimits = {}): Array {
   let buf: Buffer;
-  try { buf = readFileSync(path); } catch (e) {
+  try {
+    buf = readFileSync(path);
+  } catch (e) {
     throw new Error(`readPng: cannot read ${path}: ${(e as Error).message}`);
   }
   const header = pngHeader(buf, `readPng: ${path}`);
-  checkDecodedBytes(`readPng: ${path}`, `${header.width}×${header.height} pixels, decoded and as float32 RGBA`, pngDecodedBytes(header) + header.width * header.height * 16, o);
+  checkDecodedBytes(
+    `readPng: ${path}`,
+    `${header.width}×${header.height} pixels, decoded and as float32 RGBA`,
+    pngDecodedBytes(header) + header.width * header.height * 16,
+    o,
+  );
   let png: PNG;
-  try { png = PNG.sync.read(buf); } catch (e) {
+  try {
+    png = PNG.sync.read(buf);
+  } catch (e) {
     throw new Error(`readPng: ${path} is not a readable PNG (${(e as Error).message}); give an 8-bit PNG file.`);
   }
   const out = new Float32Array(png.width * png.height * 4);
@@ -52,6 +61,10 @@ export function writeGif(path: string, frames: readonly (Array | Raster)[], opts
 }
 
 /** linePlot written as a PNG file (directories are created). */
-export function writeLinePlot(path: string, data: readonly number[] | readonly PlotSeries[], opts: LinePlotOptions = {}): void {
+export function writeLinePlot(
+  path: string,
+  data: readonly number[] | readonly PlotSeries[],
+  opts: LinePlotOptions = {},
+): void {
   writePng(path, linePlot(data, opts));
 }

@@ -3,7 +3,10 @@
  * command line reports it as bad input (exit code 2) with the file's name, not as a crash.
  */
 export class InputFileError extends Error {
-  constructor(readonly file: string, message: string) {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
     super(message);
     this.name = "InputFileError";
   }

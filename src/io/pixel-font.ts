@@ -8,7 +8,7 @@
 const GLYPHS = new Map<string, number>([
   [" ", 0x0000000000],
   ["!", 0x00005f0000],
-  ["\"", 0x0007000700],
+  ['"', 0x0007000700],
   ["#", 0x147f147f14],
   ["$", 0x242a7f2a12],
   ["%", 0x2313086462],
@@ -129,7 +129,13 @@ export const textWidth = (text: string, scale: number): number => Math.max(0, [.
 const glyphOf = (ch: string): number => GLYPHS.get(ch) ?? GLYPHS.get("?")!;
 
 /** Calls `plot(x, y)` for every lit pixel of `text` with its top-left corner at (x0, y0). */
-export function rasterizeText(text: string, x0: number, y0: number, scale: number, plot: (x: number, y: number) => void): void {
+export function rasterizeText(
+  text: string,
+  x0: number,
+  y0: number,
+  scale: number,
+  plot: (x: number, y: number) => void,
+): void {
   [...text].forEach((ch, k) => {
     const bits = glyphOf(ch);
     const gx = x0 + k * ADVANCE * scale;
@@ -137,7 +143,8 @@ export function rasterizeText(text: string, x0: number, y0: number, scale: numbe
       const column = Math.floor(bits / 256 ** (GLYPH_WIDTH - 1 - c)) % 256;
       for (let r = 0; r < GLYPH_HEIGHT; r++) {
         if (!((column >> r) & 1)) continue;
-        for (let dy = 0; dy < scale; dy++) for (let dx = 0; dx < scale; dx++) plot(gx + c * scale + dx, y0 + r * scale + dy);
+        for (let dy = 0; dy < scale; dy++)
+          for (let dx = 0; dx < scale; dx++) plot(gx + c * scale + dx, y0 + r * scale + dy);
       }
     }
   });
@@ -147,7 +154,13 @@ export function rasterizeText(text: string, x0: number, y0: number, scale: numbe
  * Like `rasterizeText`, rotated 90° counter-clockwise (reading bottom to top), for y-axis titles:
  * (x0, y0) is the top-left corner of the rotated text's bounding box.
  */
-export function rasterizeTextVertical(text: string, x0: number, y0: number, scale: number, plot: (x: number, y: number) => void): void {
+export function rasterizeTextVertical(
+  text: string,
+  x0: number,
+  y0: number,
+  scale: number,
+  plot: (x: number, y: number) => void,
+): void {
   const length = textWidth(text, scale);
   rasterizeText(text, 0, 0, scale, (x, y) => plot(x0 + y, y0 + length - 1 - x));
 }

@@ -17,13 +17,18 @@ function niceStep(span: number, target: number): number {
 function formatLinear(v: number, step: number): string {
   if (v === 0) return "0";
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
-  if (Math.abs(v) >= 1e5 || decimals > 4) return v.toExponential(Math.min(2, Math.max(0, Math.round(Math.log10(Math.abs(v) / step))))).replace("e+", "e");
+  if (Math.abs(v) >= 1e5 || decimals > 4)
+    return v.toExponential(Math.min(2, Math.max(0, Math.round(Math.log10(Math.abs(v) / step))))).replace("e+", "e");
   return v.toFixed(decimals);
 }
 
 /** A linear axis over [lo, hi] (a degenerate range is widened), with about 5 ticks. */
 export function linearAxis(lo: number, hi: number): Axis {
-  if (hi - lo <= 0) { const pad = Math.abs(lo) * 0.1 || 1; lo -= pad; hi += pad; }
+  if (hi - lo <= 0) {
+    const pad = Math.abs(lo) * 0.1 || 1;
+    lo -= pad;
+    hi += pad;
+  }
   const pad = (hi - lo) * 0.05;
   const [a, b] = [lo - pad, hi + pad];
   const step = niceStep(b - a, 5);
@@ -39,8 +44,12 @@ const formatDecade = (k: number): string => (k >= -2 && k <= 3 ? String(10 ** k)
 
 /** A log10 axis spanning whole decades around [lo, hi] (both > 0); non-positive values map to NaN. */
 export function logAxis(lo: number, hi: number): Axis {
-  let a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi));
-  if (b <= a) { a -= 1; b += 1; }
+  let a = Math.floor(Math.log10(lo)),
+    b = Math.ceil(Math.log10(hi));
+  if (b <= a) {
+    a -= 1;
+    b += 1;
+  }
   const every = Math.max(1, Math.ceil((b - a) / 8));
   const ticks = [];
   for (let k = a; k <= b; k += every) ticks.push({ value: 10 ** k, label: formatDecade(k) });

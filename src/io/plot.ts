@@ -37,7 +37,13 @@ export interface LinePlotOptions {
   readonly yLabel?: string;
 }
 
-const PALETTE: readonly RGB[] = [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189]];
+const PALETTE: readonly RGB[] = [
+  [31, 119, 180],
+  [255, 127, 14],
+  [44, 160, 44],
+  [214, 39, 40],
+  [148, 103, 189],
+];
 const AXIS: RGB = [60, 60, 60];
 const GRID: RGB = [225, 225, 225];
 const FONT_SCALE = 2;
@@ -45,7 +51,11 @@ const FONT_SCALE = 2;
 /** An RGBA canvas with alpha blending (internal). */
 class Canvas {
   readonly rgba: Uint8ClampedArray;
-  constructor(readonly width: number, readonly height: number, bg: RGB) {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    bg: RGB,
+  ) {
     this.rgba = new Uint8ClampedArray(width * height * 4);
     for (let i = 0; i < width * height; i++) this.rgba.set([bg[0], bg[1], bg[2], 255], 4 * i);
   }
@@ -54,11 +64,21 @@ class Canvas {
     const o = 4 * (y * this.width + x);
     for (let k = 0; k < 3; k++) this.rgba[o + k] = this.rgba[o + k]! * (1 - alpha) + c[k]! * alpha;
   }
-  hline(x0: number, x1: number, y: number, c: RGB): void { for (let x = x0; x <= x1; x++) this.blend(x, y, c); }
-  vline(x: number, y0: number, y1: number, c: RGB): void { for (let y = y0; y <= y1; y++) this.blend(x, y, c); }
-  text(s: string, x: number, y: number, c: RGB, scale = FONT_SCALE): void { rasterizeText(s, x, y, scale, (px, py) => this.blend(px, py, c)); }
-  textVertical(s: string, x: number, y: number, c: RGB, scale = FONT_SCALE): void { rasterizeTextVertical(s, x, y, scale, (px, py) => this.blend(px, py, c)); }
-  toRaster(): Raster { return { width: this.width, height: this.height, rgba: this.rgba }; }
+  hline(x0: number, x1: number, y: number, c: RGB): void {
+    for (let x = x0; x <= x1; x++) this.blend(x, y, c);
+  }
+  vline(x: number, y0: number, y1: number, c: RGB): void {
+    for (let y = y0; y <= y1; y++) this.blend(x, y, c);
+  }
+  text(s: string, x: number, y: number, c: RGB, scale = FONT_SCALE): void {
+    rasterizeText(s, x, y, scale, (px, py) => this.blend(px, py, c));
+  }
+  textVertical(s: string, x: number, y: number, c: RGB, scale = FONT_SCALE): void {
+    rasterizeTextVertical(s, x, y, scale, (px, py) => this.blend(px, py, c));
+  }
+  toRaster(): Raster {
+    return { width: this.width, height: this.height, rgba: this.rgba };
+  }
 }
 
 /**
@@ -81,7 +101,10 @@ function strokeCoverage(points: readonly [number, number][], w: number, h: numbe
     const [x1, y1] = points[i]!;
     if (Number.isNaN(x1) || Number.isNaN(y1)) continue;
     const prev = points[i - 1];
-    if (!prev || Number.isNaN(prev[0]) || Number.isNaN(prev[1])) { stamp(x1, y1); continue; }
+    if (!prev || Number.isNaN(prev[0]) || Number.isNaN(prev[1])) {
+      stamp(x1, y1);
+      continue;
+    }
     const n = Math.max(1, Math.ceil(Math.hypot(x1 - prev[0], y1 - prev[1]) * 2));
     for (let k = 1; k <= n; k++) stamp(prev[0] + ((x1 - prev[0]) * k) / n, prev[1] + ((y1 - prev[1]) * k) / n);
   }
@@ -89,10 +112,13 @@ function strokeCoverage(points: readonly [number, number][], w: number, h: numbe
 }
 
 /** [min, max] without spreading (long series would overflow the call stack). */
-const extent = (v: readonly number[]): [number, number] => v.reduce<[number, number]>(([a, b], x) => [Math.min(a, x), Math.max(b, x)], [Infinity, -Infinity]);
+const extent = (v: readonly number[]): [number, number] =>
+  v.reduce<[number, number]>(([a, b], x) => [Math.min(a, x), Math.max(b, x)], [Infinity, -Infinity]);
 
 const normalize = (data: readonly number[] | readonly PlotSeries[]): PlotSeries[] =>
-  data.length > 0 && typeof data[0] === "number" ? [{ y: data as readonly number[] }] : [...(data as readonly PlotSeries[])];
+  data.length > 0 && typeof data[0] === "number"
+    ? [{ y: data as readonly number[] }]
+    : [...(data as readonly PlotSeries[])];
 
 /** Rasterize one or more series as a line plot. */
 export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: LinePlotOptions = {}): Raster {
@@ -102,16 +128,24 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
   const shown = (v: number) => Number.isFinite(v) && (!logY || v > 0);
   const ys = series.flatMap((s) => [...s.y, ...(s.band?.lower ?? []), ...(s.band?.upper ?? [])].filter(shown));
   const xs = series.flatMap((s) => xsOf(s).filter(Number.isFinite));
-  const [ylo, yhi] = extent(ys), [xlo, xhi] = extent(xs);
-  const yAxis: Axis = ys.length === 0 ? (logY ? logAxis(0.1, 10) : linearAxis(0, 1)) : logY ? logAxis(ylo, yhi) : linearAxis(ylo, yhi);
+  const [ylo, yhi] = extent(ys),
+    [xlo, xhi] = extent(xs);
+  const yAxis: Axis =
+    ys.length === 0 ? (logY ? logAxis(0.1, 10) : linearAxis(0, 1)) : logY ? logAxis(ylo, yhi) : linearAxis(ylo, yhi);
   const xAxis: Axis = xs.length === 0 ? linearAxis(0, 1) : linearAxis(xlo, xhi);
 
   const labelH = GLYPH_HEIGHT * FONT_SCALE;
-  const titleH = opts.title ? labelH + 10 : 0, yTitleW = opts.yLabel ? labelH + 8 : 0, xTitleH = opts.xLabel ? labelH + 8 : 0;
+  const titleH = opts.title ? labelH + 10 : 0,
+    yTitleW = opts.yLabel ? labelH + 8 : 0,
+    xTitleH = opts.xLabel ? labelH + 8 : 0;
   const left = yTitleW + Math.max(...yAxis.ticks.map((t) => textWidth(t.label, FONT_SCALE)), 0) + 14;
   const [top, right, bottom] = [12 + titleH, 16, labelH + 16 + xTitleH];
-  const pw = width - left - right, ph = height - top - bottom;
-  if (pw < 10 || ph < 10) throw new Error(`linePlot: ${width}×${height} is too small for the axes; use at least ${left + right + 10}×${top + bottom + 10}.`);
+  const pw = width - left - right,
+    ph = height - top - bottom;
+  if (pw < 10 || ph < 10)
+    throw new Error(
+      `linePlot: ${width}×${height} is too small for the axes; use at least ${left + right + 10}×${top + bottom + 10}.`,
+    );
   const px = (x: number) => left + xAxis.toUnit(x) * pw;
   const py = (y: number) => top + (1 - yAxis.toUnit(y)) * ph;
 
@@ -124,9 +158,21 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
   if (opts.yLabel) {
     // A y title longer than the axis is drawn at half size rather than cut off.
     const scale = textWidth(opts.yLabel, FONT_SCALE) <= ph + top ? FONT_SCALE : 1;
-    canvas.textVertical(opts.yLabel, 4 + (FONT_SCALE - scale) * GLYPH_HEIGHT, Math.max(2, Math.round(top + ph / 2 - textWidth(opts.yLabel, scale) / 2)), AXIS, scale);
+    canvas.textVertical(
+      opts.yLabel,
+      4 + (FONT_SCALE - scale) * GLYPH_HEIGHT,
+      Math.max(2, Math.round(top + ph / 2 - textWidth(opts.yLabel, scale) / 2)),
+      AXIS,
+      scale,
+    );
   }
-  if (opts.xLabel) canvas.text(opts.xLabel, Math.max(2, Math.round(left + pw / 2 - textWidth(opts.xLabel, FONT_SCALE) / 2)), height - labelH - 4, AXIS);
+  if (opts.xLabel)
+    canvas.text(
+      opts.xLabel,
+      Math.max(2, Math.round(left + pw / 2 - textWidth(opts.xLabel, FONT_SCALE) / 2)),
+      height - labelH - 4,
+      AXIS,
+    );
   for (const t of yAxis.ticks) {
     const y = Math.round(py(t.value));
     if (y < top || y > top + ph) continue;
@@ -170,7 +216,9 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
   });
   series.forEach((s, k) => {
     const sx = xsOf(s);
-    const pts = s.y.map((v, i): [number, number] => (shown(v) && Number.isFinite(sx[i]!) ? [px(sx[i]!), py(v)] : [NaN, NaN]));
+    const pts = s.y.map((v, i): [number, number] =>
+      shown(v) && Number.isFinite(sx[i]!) ? [px(sx[i]!), py(v)] : [NaN, NaN],
+    );
     const cov = strokeCoverage(pts, width, height, lineWidth);
     const color = colorOf(s, k);
     for (let i = 0; i < cov.length; i++) {
@@ -182,21 +230,34 @@ export function linePlot(data: readonly number[] | readonly PlotSeries[], opts: 
 
   // Legend: a box in the corner of the plot area that the data cover least (the top-right on a tie),
   // a colour swatch and the label per labelled series.
-  const entries = series.map((s, k) => ({ label: s.label, color: colorOf(s, k) })).filter((e): e is { label: string; color: RGB } => !!e.label);
+  const entries = series
+    .map((s, k) => ({ label: s.label, color: colorOf(s, k) }))
+    .filter((e): e is { label: string; color: RGB } => !!e.label);
   if (entries.length) {
-    const rowH = labelH + 6, swatch = 18;
-    const boxW = swatch + 14 + Math.max(...entries.map((e) => textWidth(e.label, FONT_SCALE))), boxH = entries.length * rowH + 6;
+    const rowH = labelH + 6,
+      swatch = 18;
+    const boxW = swatch + 14 + Math.max(...entries.map((e) => textWidth(e.label, FONT_SCALE))),
+      boxH = entries.length * rowH + 6;
     const [east, west, north, south] = [left + pw - boxW - 6, left + 6, top + 6, top + ph - boxH - 6];
     const under = ([x0, y0]: readonly [number, number]) => {
       let sum = 0;
-      for (let y = Math.max(0, y0); y < Math.min(height, y0 + boxH); y++) for (let x = Math.max(0, x0); x < Math.min(width, x0 + boxW); x++) sum += covered[y * width + x]!;
+      for (let y = Math.max(0, y0); y < Math.min(height, y0 + boxH); y++)
+        for (let x = Math.max(0, x0); x < Math.min(width, x0 + boxW); x++) sum += covered[y * width + x]!;
       return sum;
     };
-    const corners = [[east, north], [west, north], [east, south], [west, south]] as const, scores = corners.map(under);
+    const corners = [
+        [east, north],
+        [west, north],
+        [east, south],
+        [west, south],
+      ] as const,
+      scores = corners.map(under);
     const [bx, by] = corners[scores.indexOf(Math.min(...scores))]!;
     for (let y = by; y < by + boxH; y++) for (let x = bx; x < bx + boxW; x++) canvas.blend(x, y, background, 0.85);
-    canvas.hline(bx, bx + boxW, by, GRID); canvas.hline(bx, bx + boxW, by + boxH, GRID);
-    canvas.vline(bx, by, by + boxH, GRID); canvas.vline(bx + boxW, by, by + boxH, GRID);
+    canvas.hline(bx, bx + boxW, by, GRID);
+    canvas.hline(bx, bx + boxW, by + boxH, GRID);
+    canvas.vline(bx, by, by + boxH, GRID);
+    canvas.vline(bx + boxW, by, by + boxH, GRID);
     entries.forEach((e, i) => {
       const y = by + 4 + i * rowH;
       for (let t = 0; t < 3; t++) canvas.hline(bx + 5, bx + 5 + swatch, y + Math.floor(labelH / 2) - 1 + t, e.color);

@@ -15,12 +15,20 @@ const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** The IHDR of PNG bytes; `what` names the file in errors. */
 export function pngHeader(bytes: Uint8Array, what: string): PngHeader {
-  if (bytes.length < 33 || SIGNATURE.some((b, i) => bytes[i] !== b)) throw new Error(`${what} is not a readable PNG (it has no PNG signature); give an 8-bit PNG file.`);
+  if (bytes.length < 33 || SIGNATURE.some((b, i) => bytes[i] !== b))
+    throw new Error(`${what} is not a readable PNG (it has no PNG signature); give an 8-bit PNG file.`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const type = String.fromCharCode(...bytes.subarray(12, 16));
-  if (type !== "IHDR") throw new Error(`${what} is not a readable PNG (its first chunk is ${JSON.stringify(type)}, not IHDR); the file is corrupt.`);
-  const width = view.getUint32(16), height = view.getUint32(20), bitDepth = bytes[24]!, colorType = bytes[25]!;
-  if (width === 0 || height === 0) throw new Error(`${what}: the PNG says it is ${width}×${height}; an image needs a positive width and height.`);
+  if (type !== "IHDR")
+    throw new Error(
+      `${what} is not a readable PNG (its first chunk is ${JSON.stringify(type)}, not IHDR); the file is corrupt.`,
+    );
+  const width = view.getUint32(16),
+    height = view.getUint32(20),
+    bitDepth = bytes[24]!,
+    colorType = bytes[25]!;
+  if (width === 0 || height === 0)
+    throw new Error(`${what}: the PNG says it is ${width}×${height}; an image needs a positive width and height.`);
   return { width, height, bitDepth, colorType };
 }
 

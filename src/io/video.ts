@@ -25,7 +25,9 @@ const frameName = (prefix: string, i: number, digits: number) => `${prefix}${Str
 /** Write frames as dir/prefix0000.png, prefix0001.png, …; returns the paths. */
 export function writePngFrames(dir: string, frames: readonly (Array | Raster)[], opts: FrameOptions = {}): string[] {
   mkdirSync(dir, { recursive: true });
-  const prefix = opts.prefix ?? "frame", start = opts.start ?? 0, digits = opts.digits ?? 4;
+  const prefix = opts.prefix ?? "frame",
+    start = opts.start ?? 0,
+    digits = opts.digits ?? 4;
   return frames.map((f, i) => {
     const path = join(dir, frameName(prefix, start + i, digits));
     writePng(path, f);
@@ -41,7 +43,11 @@ export function writePngFrames(dir: string, frames: readonly (Array | Raster)[],
 export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> & DecodeLimits = {}): Array[] {
   const prefix = opts.prefix ?? "frame";
   let names: string[];
-  try { names = readdirSync(dir); } catch (e) { throw new Error(`readPngFrames: cannot list ${dir}: ${(e as Error).message}`); }
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    throw new Error(`readPngFrames: cannot list ${dir}: ${(e as Error).message}`);
+  }
   const frames = names
     .filter((n) => n.startsWith(prefix) && n.endsWith(".png") && /^\d+$/.test(n.slice(prefix.length, -4)))
     .sort((a, b) => Number(a.slice(prefix.length, -4)) - Number(b.slice(prefix.length, -4)));
@@ -49,10 +55,23 @@ export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> & 
   const pixels = frames.reduce((sum, n) => {
     const path = join(dir, n);
     let h: PngHeader;
-    try { h = pngHeader(readFileSync(path), `readPngFrames: ${path}`); } catch (e) { throw new Error((e as Error).message.startsWith("readPngFrames") ? (e as Error).message : `readPngFrames: cannot read ${path}: ${(e as Error).message}`); }
+    try {
+      h = pngHeader(readFileSync(path), `readPngFrames: ${path}`);
+    } catch (e) {
+      throw new Error(
+        (e as Error).message.startsWith("readPngFrames")
+          ? (e as Error).message
+          : `readPngFrames: cannot read ${path}: ${(e as Error).message}`,
+      );
+    }
     return sum + h.width * h.height;
   }, 0);
-  checkDecodedBytes(`readPngFrames: ${dir}`, `${frames.length} frames, ${pixels} pixels as float32 RGBA`, pixels * 16, opts);
+  checkDecodedBytes(
+    `readPngFrames: ${dir}`,
+    `${frames.length} frames, ${pixels} pixels as float32 RGBA`,
+    pixels * 16,
+    opts,
+  );
   return frames.map((n) => readPng(join(dir, n), opts));
 }
 
@@ -60,19 +79,31 @@ export function readPngFrames(dir: string, opts: Pick<FrameOptions, "prefix"> & 
  * A side-by-side comparison video: `columns` are equally long frame sequences (e.g.
  * [estimates, targets]); frame t shows columns[0][t] | columns[1][t] | ….
  */
-export function writeComparisonGif(path: string, columns: readonly (readonly (Array | Raster)[])[],
-  opts: GifOptions & { gap?: number } = {}): void {
+export function writeComparisonGif(
+  path: string,
+  columns: readonly (readonly (Array | Raster)[])[],
+  opts: GifOptions & { gap?: number } = {},
+): void {
   if (!columns.length) throw new Error("writeComparisonGif: no sequences given.");
   const n = columns[0]!.length;
-  if (columns.some((c) => c.length !== n)) throw new Error(`writeComparisonGif: sequences have different lengths (${columns.map((c) => c.length).join(", ")}).`);
-  const frames = globalThis.Array.from({ length: n }, (_, t) => sideBySide(columns.map((c) => c[t]!), opts.gap ?? 4));
+  if (columns.some((c) => c.length !== n))
+    throw new Error(
+      `writeComparisonGif: sequences have different lengths (${columns.map((c) => c.length).join(", ")}).`,
+    );
+  const frames = globalThis.Array.from({ length: n }, (_, t) =>
+    sideBySide(
+      columns.map((c) => c[t]!),
+      opts.gap ?? 4,
+    ),
+  );
   const { gap: _gap, ...gif } = opts;
   writeGif(path, frames, gif);
 }
 
 /** Composite an RGBA image [H, W, 4] over a background colour → RGB [H, W, 3] (array ops, so also usable in losses). */
 export function compositeOver(rgba: Array, background: ArrayLike = [1, 1, 1]): Array {
-  if (rgba.ndim !== 3 || rgba.shape[2] !== 4) throw new Error(`compositeOver: expected an [H, W, 4] image, got [${rgba.shape}].`);
+  if (rgba.ndim !== 3 || rgba.shape[2] !== 4)
+    throw new Error(`compositeOver: expected an [H, W, 4] image, got [${rgba.shape}].`);
   const [rgb, a] = np.split(rgba, [3], -1) as [Array, Array];
   const bg = np.astype(np.array(background), rgba.dtype);
   return np.add(np.mul(rgb, a), np.mul(bg, np.sub(1, a)));

@@ -13,18 +13,29 @@
 import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";
 
-const MAGIC = "GSPARAMS", VERSION = 1;
+const MAGIC = "GSPARAMS",
+  VERSION = 1;
 
-interface LeafEntry { readonly path: string; readonly dtype: "float32" | "float64"; readonly shape: number[] }
+interface LeafEntry {
+  readonly path: string;
+  readonly dtype: "float32" | "float64";
+  readonly shape: number[];
+}
 
 function leaves(tree: unknown, path: string, out: { entry: LeafEntry; value: Array }[]): void {
   if (tree && typeof tree === "object" && "shape" in tree && "dtype" in tree) {
     const a = tree as Array;
-    if (a.dtype !== "float32" && a.dtype !== "float64") throw new Error(`checkpoint: the parameter ${path || "(root)"} is ${a.dtype}; only float32 and float64 parameters are saved.`);
+    if (a.dtype !== "float32" && a.dtype !== "float64")
+      throw new Error(
+        `checkpoint: the parameter ${path || "(root)"} is ${a.dtype}; only float32 and float64 parameters are saved.`,
+      );
     out.push({ entry: { path, dtype: a.dtype, shape: [...a.shape] }, value: a });
     return;
   }
-  if (globalThis.Array.isArray(tree)) { tree.forEach((t, i) => leaves(t, path ? `${path}.${i}` : String(i), out)); return; }
+  if (globalThis.Array.isArray(tree)) {
+    tree.forEach((t, i) => leaves(t, path ? `${path}.${i}` : String(i), out));
+    return;
+  }
   if (tree && typeof tree === "object") {
     for (const [k, v] of Object.entries(tree)) {
       if (k.includes(".")) throw new Error(`checkpoint: the key "${k}" contains "."; parameter keys name tree paths.`);
@@ -32,7 +43,10 @@ function leaves(tree: unknown, path: string, out: { entry: LeafEntry; value: Arr
     }
     return;
   }
-  throw new Error(`checkpoint: ${path || "(root)"} is ${tree === null ? "null" : typeof tree}; ` + `a parameter tree holds only Arrays in records and lists.`);
+  throw new Error(
+    `checkpoint: ${path || "(root)"} is ${tree === null ? "null" : typeof tree}; ` +
+      `a parameter tree holds only Arrays in records and lists.`,
+  );
 }
 
 /** The parameter tree as checkpoint bytes. */
@@ -51,7 +65,8 @@ export async function serializeParams(params: unknown): Promise<Uint8Array> {
   for (const [i, l] of list.entries()) {
     const data = await l.value.data();
     for (let k = 0; k < data.length; k++) {
-      if (l.entry.dtype === "float64") view.setFloat64(at + 8 * k, data[k]!, true); else view.setFloat32(at + 4 * k, data[k]!, true);
+      if (l.entry.dtype === "float64") view.setFloat64(at + 8 * k, data[k]!, true);
+      else view.setFloat32(at + 4 * k, data[k]!, true);
     }
     at += sizes[i]!;
   }
@@ -63,43 +78,70 @@ export async function serializeParams(params: unknown): Promise<Uint8Array> {
  */
 export function parseParams(bytes: Uint8Array, what = "checkpoint"): unknown {
   const bad = (why: string) => new Error(`${what}: ${why}`);
-  if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) throw bad(`not a gradsim parameter file (it does not start with "${MAGIC}"); save parameters with saveParams.`);
+  if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC)
+    throw bad(`not a gradsim parameter file (it does not start with "${MAGIC}"); save parameters with saveParams.`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const version = view.getUint32(8, true), n = view.getUint32(12, true);
+  const version = view.getUint32(8, true),
+    n = view.getUint32(12, true);
   if (version !== VERSION) throw bad(`format version ${version}; this gradsim reads version ${VERSION}.`);
-  if (16 + n > bytes.length) throw bad(`truncated: the header says ${n} bytes, the file has ${bytes.length - 16} after the preamble.`);
+  if (16 + n > bytes.length)
+    throw bad(`truncated: the header says ${n} bytes, the file has ${bytes.length - 16} after the preamble.`);
   let header: { leaves: LeafEntry[] };
-  try { header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + n))); } catch (e) { throw bad(`the header is not JSON (${(e as Error).message}); the file is corrupt.`); }
-  if (!header || !globalThis.Array.isArray(header.leaves)) throw bad("the header has no leaf list; the file is corrupt.");
+  try {
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + n)));
+  } catch (e) {
+    throw bad(`the header is not JSON (${(e as Error).message}); the file is corrupt.`);
+  }
+  if (!header || !globalThis.Array.isArray(header.leaves))
+    throw bad("the header has no leaf list; the file is corrupt.");
   let at = 16 + n;
   // Null-prototype records: no path segment can reach Object.prototype, and the forbidden names are refused anyway.
   const root: Record<string, unknown> = Object.create(null);
   const seen = new Set<string>();
   for (const l of header.leaves) {
-    if (!l || typeof l.path !== "string" || (l.dtype !== "float32" && l.dtype !== "float64") || !globalThis.Array.isArray(l.shape) || !l.shape.every((d) => Number.isInteger(d) && d >= 0)) {
+    if (
+      !l ||
+      typeof l.path !== "string" ||
+      (l.dtype !== "float32" && l.dtype !== "float64") ||
+      !globalThis.Array.isArray(l.shape) ||
+      !l.shape.every((d) => Number.isInteger(d) && d >= 0)
+    ) {
       throw bad(`a header entry is malformed (${JSON.stringify(l)}); the file is corrupt.`);
     }
     const keys = l.path.split(".");
     const forbidden = keys.find((k) => FORBIDDEN_KEYS.has(k));
-    if (forbidden !== undefined) throw bad(`the parameter path "${l.path}" has the segment "${forbidden}", which no ` + `parameter tree has; the file was not written by saveParams — do not load it.`);
-    if (keys.some((k) => k === "")) throw bad(`the parameter path "${l.path}" has an empty segment; the file is corrupt.`);
+    if (forbidden !== undefined)
+      throw bad(
+        `the parameter path "${l.path}" has the segment "${forbidden}", which no ` +
+          `parameter tree has; the file was not written by saveParams — do not load it.`,
+      );
+    if (keys.some((k) => k === ""))
+      throw bad(`the parameter path "${l.path}" has an empty segment; the file is corrupt.`);
     if (seen.has(l.path)) throw bad(`the parameter ${l.path} appears twice; the file is corrupt.`);
     for (let i = 1; i < keys.length; i++) {
       const prefix = keys.slice(0, i).join(".");
-      if (seen.has(prefix)) throw bad(`the parameter ${l.path} lies inside the parameter ${prefix}; the file is corrupt.`);
+      if (seen.has(prefix))
+        throw bad(`the parameter ${l.path} lies inside the parameter ${prefix}; the file is corrupt.`);
     }
     const inner = l.path + ".";
-    for (const p of seen) if (p.startsWith(inner)) throw bad(`the parameter ${p} lies inside the parameter ${l.path}; the file is corrupt.`);
+    for (const p of seen)
+      if (p.startsWith(inner))
+        throw bad(`the parameter ${p} lies inside the parameter ${l.path}; the file is corrupt.`);
     seen.add(l.path);
-    const size = l.shape.reduce((a, b) => a * b, 1), width = l.dtype === "float64" ? 8 : 4;
-    if (at + size * width > bytes.length) throw bad(`truncated: ${l.path} needs ${size * width} bytes at offset ${at}, the file ends at ${bytes.length}.`);
+    const size = l.shape.reduce((a, b) => a * b, 1),
+      width = l.dtype === "float64" ? 8 : 4;
+    if (at + size * width > bytes.length)
+      throw bad(`truncated: ${l.path} needs ${size * width} bytes at offset ${at}, the file ends at ${bytes.length}.`);
     const values = l.dtype === "float64" ? new Float64Array(size) : new Float32Array(size);
     let nonFinite = 0;
     for (let k = 0; k < size; k++) {
       values[k] = l.dtype === "float64" ? view.getFloat64(at + 8 * k, true) : view.getFloat32(at + 4 * k, true);
       if (!Number.isFinite(values[k]!)) nonFinite++;
     }
-    if (nonFinite > 0) throw bad(`the parameter ${l.path} holds ${nonFinite} non-finite value${nonFinite === 1 ? "" : "s"} (NaN or ±Infinity) of ${size}: the training that wrote it diverged; retrain it (e.g. with a smaller learning rate).`);
+    if (nonFinite > 0)
+      throw bad(
+        `the parameter ${l.path} holds ${nonFinite} non-finite value${nonFinite === 1 ? "" : "s"} (NaN or ±Infinity) of ${size}: the training that wrote it diverged; retrain it (e.g. with a smaller learning rate).`,
+      );
     at += size * width;
     let node: Record<string, unknown> = root;
     keys.slice(0, -1).forEach((k) => {
@@ -121,20 +163,30 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
  * differing parameter by its path.
  */
 export function checkParamsLike(params: unknown, like: unknown, what = "checkpoint"): void {
-  const a: { entry: LeafEntry; value: Array }[] = [], b: { entry: LeafEntry; value: Array }[] = [];
+  const a: { entry: LeafEntry; value: Array }[] = [],
+    b: { entry: LeafEntry; value: Array }[] = [];
   leaves(params, "", a);
   leaves(like, "", b);
   // By path: a record's key order is not part of the tree (flatten sorts keys).
-  const inFile = new Map(a.map((l) => [l.entry.path, l.entry])), inNet = new Map(b.map((l) => [l.entry.path, l.entry]));
-  const missing = [...inNet.keys()].filter((p) => !inFile.has(p)), extra = [...inFile.keys()].filter((p) => !inNet.has(p));
+  const inFile = new Map(a.map((l) => [l.entry.path, l.entry])),
+    inNet = new Map(b.map((l) => [l.entry.path, l.entry]));
+  const missing = [...inNet.keys()].filter((p) => !inFile.has(p)),
+    extra = [...inFile.keys()].filter((p) => !inNet.has(p));
   const list = (xs: string[]) => `${xs.slice(0, 5).join(", ")}${xs.length > 5 ? ", …" : ""}`;
   if (missing.length > 0 || extra.length > 0) {
-    throw new Error(`${what}: the file's parameters are not the network's${missing.length ? `; missing: ${list(missing)}` : ""}${extra.length ? `; not in the network: ${list(extra)}` : ""}. ` +
-      "It was trained for another configuration: retrain it, or load it with that configuration.");
+    throw new Error(
+      `${what}: the file's parameters are not the network's${missing.length ? `; missing: ${list(missing)}` : ""}${extra.length ? `; not in the network: ${list(extra)}` : ""}. ` +
+        "It was trained for another configuration: retrain it, or load it with that configuration.",
+    );
   }
   b.forEach((l, i) => {
-    const q = l.entry, p = inFile.get(q.path)!;
-    if (p.shape.join() !== q.shape.join() || p.dtype !== q.dtype) throw new Error(`${what}: parameter ${i} (${p.path}) is ${p.dtype}[${p.shape}] in the file, ${q.dtype}[${q.shape}] in ` + `the network. It was trained for another configuration: retrain it, or load it with that configuration.`);
+    const q = l.entry,
+      p = inFile.get(q.path)!;
+    if (p.shape.join() !== q.shape.join() || p.dtype !== q.dtype)
+      throw new Error(
+        `${what}: parameter ${i} (${p.path}) is ${p.dtype}[${p.shape}] in the file, ${q.dtype}[${q.shape}] in ` +
+          `the network. It was trained for another configuration: retrain it, or load it with that configuration.`,
+      );
   });
 }
 

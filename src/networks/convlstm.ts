@@ -30,12 +30,17 @@ export interface ConvLstmParams {
 }
 
 export function initConvLstm(key: Array, c: ConvLstmConfig): ConvLstmParams {
-  const F = c.features ?? 8, Hd = c.hidden ?? 8, dtype = c.dtype ?? "float32";
+  const F = c.features ?? 8,
+    Hd = c.hidden ?? 8,
+    dtype = c.dtype ?? "float32";
   const [h, w] = [Math.ceil(c.frame[0] / 2), Math.ceil(c.frame[1] / 2)];
   const keys = random.split(key, 3);
   const gates = initConv(np.index(keys, 1), F + Hd, 4 * Hd, 3, dtype);
   // Forget-gate bias 1: the cell remembers from the start (Jozefowicz et al. 2015).
-  const bias = np.array(globalThis.Array.from({ length: 4 * Hd }, (_, k) => (k >= Hd && k < 2 * Hd ? 1 : 0)), { dtype });
+  const bias = np.array(
+    globalThis.Array.from({ length: 4 * Hd }, (_, k) => (k >= Hd && k < 2 * Hd ? 1 : 0)),
+    { dtype },
+  );
   return {
     encode: initConv(np.index(keys, 0), c.frame[2], F, 3, dtype),
     gates: { w: np.mul(gates.w, 0.5), b: bias },
@@ -46,7 +51,10 @@ export function initConvLstm(key: Array, c: ConvLstmConfig): ConvLstmParams {
 /** The regressor on a video [T, H, W, C] → [outputs]. */
 export function convLstm(p: ConvLstmParams, c: ConvLstmConfig, video: Array): Array {
   if (video.ndim !== 4 || video.shape.slice(1).join() !== c.frame.join()) {
-    throw new Error(`convLstm: the video is [${video.shape}], but this network ` + `was built for frames [${c.frame}]: give [frames, ${c.frame}].`);
+    throw new Error(
+      `convLstm: the video is [${video.shape}], but this network ` +
+        `was built for frames [${c.frame}]: give [frames, ${c.frame}].`,
+    );
   }
   const Hd = c.hidden ?? 8;
   const [h, w] = [Math.ceil(c.frame[0] / 2), Math.ceil(c.frame[1] / 2)];

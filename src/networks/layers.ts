@@ -12,13 +12,25 @@ import * as nn from "../core/nn.js";
 import { np } from "../core/np/index.js";
 import * as random from "../core/random.js";
 
-export interface LinearParams { readonly w: Array; readonly b: Array }
-export interface ConvParams { readonly w: Array; readonly b: Array }
-export interface GroupNormParams { readonly scale: Array; readonly shift: Array }
+export interface LinearParams {
+  readonly w: Array;
+  readonly b: Array;
+}
+export interface ConvParams {
+  readonly w: Array;
+  readonly b: Array;
+}
+export interface GroupNormParams {
+  readonly scale: Array;
+  readonly shift: Array;
+}
 
 /** He-normal weights [out, in] (fan-in scaling), zero bias. */
 export function initLinear(key: Array, inputs: number, outputs: number, dtype: DType = "float32"): LinearParams {
-  return { w: np.mul(random.normal(key, [outputs, inputs], { dtype }), Math.sqrt(2 / inputs)), b: np.zeros([outputs], { dtype }) };
+  return {
+    w: np.mul(random.normal(key, [outputs, inputs], { dtype }), Math.sqrt(2 / inputs)),
+    b: np.zeros([outputs], { dtype }),
+  };
 }
 
 /** x [..., in] → [..., out]. */
@@ -26,7 +38,10 @@ export const linear = (p: LinearParams, x: Array): Array => np.add(np.matmul(x, 
 
 /** He-normal 3×3 (or k×k) kernels [out, in, k, k], zero bias. */
 export function initConv(key: Array, inputs: number, outputs: number, k = 3, dtype: DType = "float32"): ConvParams {
-  return { w: np.mul(random.normal(key, [outputs, inputs, k, k], { dtype }), Math.sqrt(2 / (inputs * k * k))), b: np.zeros([outputs], { dtype }) };
+  return {
+    w: np.mul(random.normal(key, [outputs, inputs, k, k], { dtype }), Math.sqrt(2 / (inputs * k * k))),
+    b: np.zeros([outputs], { dtype }),
+  };
 }
 
 /** Same-padded convolution of x [C, H, W] (stride 1 or 2) → [out, H', W']. */
@@ -35,8 +50,10 @@ export function conv(p: ConvParams, x: Array, stride = 1): Array {
   return np.add(np.squeeze(y, 0), np.reshape(p.b, [-1, 1, 1]));
 }
 
-export const initGroupNorm = (channels: number, dtype: DType = "float32"): GroupNormParams =>
-  ({ scale: np.ones([channels], { dtype }), shift: np.zeros([channels], { dtype }) });
+export const initGroupNorm = (channels: number, dtype: DType = "float32"): GroupNormParams => ({
+  scale: np.ones([channels], { dtype }),
+  shift: np.zeros([channels], { dtype }),
+});
 
 /** Group normalisation of x [C, H, W] over `groups` channel groups (groups = C: instance norm). */
 export function groupNorm(p: GroupNormParams, x: Array, groups: number, eps = 1e-5): Array {
@@ -50,11 +67,21 @@ export function groupNorm(p: GroupNormParams, x: Array, groups: number, eps = 1e
 }
 
 /** A residual block: x + conv(swish(norm(conv(swish(norm(x)))))). */
-export interface ResBlockParams { readonly norm1: GroupNormParams; readonly conv1: ConvParams; readonly norm2: GroupNormParams; readonly conv2: ConvParams }
+export interface ResBlockParams {
+  readonly norm1: GroupNormParams;
+  readonly conv1: ConvParams;
+  readonly norm2: GroupNormParams;
+  readonly conv2: ConvParams;
+}
 
 export function initResBlock(key: Array, channels: number, dtype: DType = "float32"): ResBlockParams {
   const keys = random.split(key, 2);
-  return { norm1: initGroupNorm(channels, dtype), conv1: initConv(np.index(keys, 0), channels, channels, 3, dtype), norm2: initGroupNorm(channels, dtype), conv2: initConv(np.index(keys, 1), channels, channels, 3, dtype) };
+  return {
+    norm1: initGroupNorm(channels, dtype),
+    conv1: initConv(np.index(keys, 0), channels, channels, 3, dtype),
+    norm2: initGroupNorm(channels, dtype),
+    conv2: initConv(np.index(keys, 1), channels, channels, 3, dtype),
+  };
 }
 
 export function resBlock(p: ResBlockParams, x: Array, groups: number): Array {
@@ -95,16 +122,23 @@ export interface PredictorParams {
 }
 
 export function initPredictor(key: Array, c: PredictorConfig): PredictorParams {
-  const widths = c.widths ?? [16, 32], dtype = c.dtype ?? "float32";
+  const widths = c.widths ?? [16, 32],
+    dtype = c.dtype ?? "float32";
   const keys = random.split(key, 2 * widths.length + 1);
   let inC = c.image[2] + (c.coordinates ? 2 : 0);
   const stages = widths.map((w, i) => {
-    const stage = { down: initConv(np.index(keys, 2 * i), inC, w, 3, dtype), block: initResBlock(np.index(keys, 2 * i + 1), w, dtype) };
+    const stage = {
+      down: initConv(np.index(keys, 2 * i), inC, w, 3, dtype),
+      block: initResBlock(np.index(keys, 2 * i + 1), w, dtype),
+    };
     inC = w;
     return stage;
   });
   // Each stride-2 stage halves the size (rounding up, as SAME padding does).
-  const cells = c.head === "flatten" ? widths.reduce(([h, w]) => [Math.ceil(h / 2), Math.ceil(w / 2)], [c.image[0], c.image[1]]) : [1, 1];
+  const cells =
+    c.head === "flatten"
+      ? widths.reduce(([h, w]) => [Math.ceil(h / 2), Math.ceil(w / 2)], [c.image[0], c.image[1]])
+      : [1, 1];
   const features = c.head === "keypoints" ? 2 * inC : inC * cells[0]! * cells[1]!;
   return { stages, head: initLinear(np.index(keys, 2 * widths.length), features, c.outputs, dtype) };
 }
@@ -119,7 +153,10 @@ function coordinateChannels(H: number, W: number, dtype: DType): Array {
 /** The feature map [C, h, w] after each stage of N for one image [H, W, C] (what perceptual losses compare). */
 export function predictorFeatures(p: PredictorParams, c: PredictorConfig, image: Array): Array[] {
   if (image.shape.join() !== c.image.join()) {
-    throw new Error(`predictor: the image is [${image.shape}], but this network was built for ` + `[${c.image}] (height, width, channels); render or resample the images to that size.`);
+    throw new Error(
+      `predictor: the image is [${image.shape}], but this network was built for ` +
+        `[${c.image}] (height, width, channels); render or resample the images to that size.`,
+    );
   }
   const groups = c.groups ?? 4;
   let x = np.transpose(image, [2, 0, 1]);
@@ -130,7 +167,10 @@ export function predictorFeatures(p: PredictorParams, c: PredictorConfig, image:
 /** N(image [H, W, C]) → [outputs]; the image must have the configured shape. */
 export function predictor(p: PredictorParams, c: PredictorConfig, image: Array): Array {
   const x = predictorFeatures(p, c, image).at(-1)!;
-  return linear(p.head, c.head === "flatten" ? np.reshape(x, [-1]) : c.head === "keypoints" ? spatialSoftArgmax(x) : np.mean(x, [1, 2]));
+  return linear(
+    p.head,
+    c.head === "flatten" ? np.reshape(x, [-1]) : c.head === "keypoints" ? spatialSoftArgmax(x) : np.mean(x, [1, 2]),
+  );
 }
 
 /**
@@ -139,7 +179,8 @@ export function predictor(p: PredictorParams, c: PredictorConfig, image: Array):
  * A keypoint moves smoothly, by fractions of a cell, as what its channel responds to moves.
  */
 export function spatialSoftArgmax(x: Array): Array {
-  if (x.ndim !== 3) throw new Error(`spatialSoftArgmax: expected a feature map [channels, height, width], got [${x.shape}].`);
+  if (x.ndim !== 3)
+    throw new Error(`spatialSoftArgmax: expected a feature map [channels, height, width], got [${x.shape}].`);
   const [C, h, w] = x.shape as [number, number, number];
   const weights = nn.softmax(np.reshape(x, [C, h * w]), 1);
   const xy = np.reshape(coordinateChannels(h, w, x.dtype), [2, h * w]);

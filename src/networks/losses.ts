@@ -12,7 +12,10 @@ export const stateError = (predicted: Array, truth: Array): Array => np.mean(np.
 /** The image derivatives must be [P, ...image shape]: one image-shaped column per rendering parameter. */
 function checkColumns(what: string, image: Array, dImage: Array): void {
   if (dImage.ndim !== image.ndim + 1 || dImage.shape.slice(1).join() !== image.shape.join()) {
-    throw new Error(`${what}: the image derivatives must be [P, ${image.shape}] (one ` + `image-shaped column per rendering parameter), got [${dImage.shape}].`);
+    throw new Error(
+      `${what}: the image derivatives must be [P, ${image.shape}] (one ` +
+        `image-shaped column per rendering parameter), got [${dImage.shape}].`,
+    );
   }
 }
 
@@ -26,7 +29,12 @@ const norm = (x: Array): Array => np.sqrt(np.add(np.sum(np.square(x)), 1e-30));
  * forward passes of N, and reverse mode over it gives the parameter gradient — instead of the
  * O(|s|·|θ|) that led the paper to approximate it (Eq. 12). `squared: true` gives ‖·‖²_F.
  */
-export function renderingGradientPenalty(net: (image: Array) => Array, image: Array, dImage: Array, o: { squared?: boolean } = {}): Array {
+export function renderingGradientPenalty(
+  net: (image: Array) => Array,
+  image: Array,
+  dImage: Array,
+  o: { squared?: boolean } = {},
+): Array {
   checkColumns("renderingGradientPenalty", image, dImage);
   const columns = vmap((t: Array) => jvp(net, [image], [t])[1] as Array)(dImage); // [P, S]
   return o.squared ? np.sum(np.square(columns)) : norm(columns);

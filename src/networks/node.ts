@@ -18,7 +18,11 @@ export async function saveParams(path: string, params: unknown): Promise<void> {
  */
 export function loadParams<T = unknown>(path: string, like?: T): T {
   let bytes: Uint8Array;
-  try { bytes = readFileSync(path); } catch (e) { throw new Error(`loadParams: cannot read ${path}: ${(e as Error).message}`); }
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw new Error(`loadParams: cannot read ${path}: ${(e as Error).message}`);
+  }
   const params = parseParams(bytes, `loadParams ${path}`);
   if (like !== undefined) checkParamsLike(params, like, `loadParams ${path}`);
   return params as T;
@@ -28,7 +32,10 @@ export function loadParams<T = unknown>(path: string, like?: T): T {
  * `train` with its outputs on disk under `dir`: after every epoch the parameters (`params.gsp`,
  * loadable with loadParams) and the loss per step (`loss.csv`, `loss.png`).
  */
-export async function trainToDisk<P, D>(dir: string, o: TrainOptions<P, D>): Promise<TrainResult<P> & { files: string[] }> {
+export async function trainToDisk<P, D>(
+  dir: string,
+  o: TrainOptions<P, D>,
+): Promise<TrainResult<P> & { files: string[] }> {
   mkdirSync(dir, { recursive: true });
   const files = ["params.gsp", "loss.csv", "loss.png"];
   const r = await train({
@@ -36,7 +43,10 @@ export async function trainToDisk<P, D>(dir: string, o: TrainOptions<P, D>): Pro
     onEpoch: async (info) => {
       await saveParams(join(dir, files[0]!), info.params);
       writeLossCurveCsv(join(dir, files[1]!), info.losses);
-      writeLossCurvePng(join(dir, files[2]!), info.losses, { title: `${o.label ?? "training"}: loss per step`, yLabel: "loss" });
+      writeLossCurvePng(join(dir, files[2]!), info.losses, {
+        title: `${o.label ?? "training"}: loss per step`,
+        yLabel: "loss",
+      });
       await o.onEpoch?.(info);
     },
   });

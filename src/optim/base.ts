@@ -54,9 +54,13 @@ export type ScalarOrSchedule = number | Schedule;
 
 /** params + updates, leafwise; the result keeps each parameter's dtype. */
 export function applyUpdates<P>(params: P, updates: P): P {
-  return tree.map((p: unknown, u: unknown) => {
-    const pa = requireArray(p, "applyUpdates (params)");
-    const ua = requireArray(u, "applyUpdates (updates)");
-    return np.add(pa, ua.dtype === pa.dtype ? ua : ua.astype(pa.dtype));
-  }, params, updates) as P;
+  return tree.map(
+    (p: unknown, u: unknown) => {
+      const pa = requireArray(p, "applyUpdates (params)");
+      const ua = requireArray(u, "applyUpdates (updates)");
+      return np.add(pa, ua.dtype === pa.dtype ? ua : ua.astype(pa.dtype));
+    },
+    params,
+    updates,
+  ) as P;
 }

@@ -23,7 +23,9 @@ export class Bijector {
     readonly forward: (u: Array) => Array,
     readonly inverse: (x: Array) => Array,
   ) {}
-  toString(): string { return `Bijector(${this.name})`; }
+  toString(): string {
+    return `Bijector(${this.name})`;
+  }
 }
 
 /**
@@ -38,20 +40,30 @@ export const logSpace = (): Bijector => new Bijector("logSpace", np.exp, np.log)
  * on the boundary such as friction 0 maps to a large finite u instead of ±Infinity.
  */
 export function sigmoidBox(lo: number, hi: number): Bijector {
-  if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo)) throw new Error(`sigmoidBox: need finite lo < hi, got [${lo}, ${hi}].`);
-  return new Bijector(`sigmoidBox(${lo}, ${hi})`,
+  if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo))
+    throw new Error(`sigmoidBox: need finite lo < hi, got [${lo}, ${hi}].`);
+  return new Bijector(
+    `sigmoidBox(${lo}, ${hi})`,
     (u) => np.add(constLike(lo, u), np.mul(constLike(hi - lo, u), sigmoid(u))),
     (x) => {
       const eps = x.dtype === "float64" ? 1e-12 : 1e-6;
-      const frac = np.clip(np.div(np.sub(x, constLike(lo, x)), constLike(hi - lo, x)), constLike(eps, x), constLike(1 - eps, x));
+      const frac = np.clip(
+        np.div(np.sub(x, constLike(lo, x)), constLike(hi - lo, x)),
+        constLike(eps, x),
+        constLike(1 - eps, x),
+      );
       return np.sub(np.log(frac), np.log1p(np.neg(frac)));
-    });
+    },
+  );
 }
 
 /** One bijector per leaf of `t`: `spec` is a pytree prefix of `t` whose leaves are Bijectors or null (identity). */
 function perLeaf(spec: PyTree, t: unknown, what: string): (Bijector | null)[] {
   return tree.broadcastPrefix(spec, t, what).map((b, i) => {
-    if (b !== null && !(b instanceof Bijector)) throw new Error(`${what}: entry for leaf ${i} is ${String(b)}; expected a Bijector (logSpace(), sigmoidBox(lo, hi)) or null.`);
+    if (b !== null && !(b instanceof Bijector))
+      throw new Error(
+        `${what}: entry for leaf ${i} is ${String(b)}; expected a Bijector (logSpace(), sigmoidBox(lo, hi)) or null.`,
+      );
     return b;
   });
 }
@@ -59,13 +71,18 @@ function perLeaf(spec: PyTree, t: unknown, what: string): (Bijector | null)[] {
 function mapWith<P>(spec: PyTree, t: P, what: string, pick: (b: Bijector) => (x: Array) => Array): P {
   const bs = perLeaf(spec, t, what);
   const [leaves, def] = tree.flatten(t);
-  return tree.unflatten(def, leaves.map((l, i) => {
-    const b = bs[i];
-    return b ? pick(b)(requireArray(l, what)) : l;
-  })) as P;
+  return tree.unflatten(
+    def,
+    leaves.map((l, i) => {
+      const b = bs[i];
+      return b ? pick(b)(requireArray(l, what)) : l;
+    }),
+  ) as P;
 }
 
 /** The constrained parameters x = forward(u), leafwise. */
-export const constrain = <P>(spec: PyTree, unconstrained: P): P => mapWith(spec, unconstrained, "constrain", (b) => b.forward);
+export const constrain = <P>(spec: PyTree, unconstrained: P): P =>
+  mapWith(spec, unconstrained, "constrain", (b) => b.forward);
 /** The unconstrained parameters u = inverse(x), leafwise (the starting point for an optimizer). */
-export const unconstrain = <P>(spec: PyTree, constrained: P): P => mapWith(spec, constrained, "unconstrain", (b) => b.inverse);
+export const unconstrain = <P>(spec: PyTree, constrained: P): P =>
+  mapWith(spec, constrained, "unconstrain", (b) => b.inverse);

@@ -27,6 +27,9 @@ export function clipElementwise(maxDelta: number): GradientTransformation<EmptyS
   if (!(maxDelta > 0)) throw new Error(`clipElementwise: maxDelta must be positive, got ${maxDelta}.`);
   return {
     init: () => emptyState(),
-    update: (updates, state) => [tree.map((g: Array) => np.clip(g, constLike(-maxDelta, g), constLike(maxDelta, g)), updates), state],
+    update: (updates, state) => [
+      tree.map((g: Array) => np.clip(g, constLike(-maxDelta, g), constLike(maxDelta, g)), updates),
+      state,
+    ],
   };
 }

@@ -14,7 +14,9 @@ export type ChainState<T extends readonly GradientTransformation<unknown>[]> = {
  * @example
  * const opt = chain(clipByGlobalNorm(1), scaleByAdam(), scaleByLearningRate(1e-3));
  */
-export function chain<const T extends readonly GradientTransformation<unknown>[]>(...transforms: T): GradientTransformation<ChainState<T>> {
+export function chain<const T extends readonly GradientTransformation<unknown>[]>(
+  ...transforms: T
+): GradientTransformation<ChainState<T>> {
   return {
     init: (params) => transforms.map((t) => t.init(params)) as unknown as ChainState<T>,
     update: (updates, state, params, extras) => {
@@ -42,7 +44,8 @@ export type Mask = PyTree | ((params: PyTree) => PyTree);
 function maskFlags(mask: Mask, t: unknown, what: string): boolean[] {
   const m = typeof mask === "function" ? (mask as (p: PyTree) => PyTree)(t) : mask;
   return tree.broadcastPrefix(m, t, what).map((f, i) => {
-    if (typeof f !== "boolean") throw new Error(`${what}: mask entry for leaf ${i} is ${String(f)}; masks are pytrees of booleans.`);
+    if (typeof f !== "boolean")
+      throw new Error(`${what}: mask entry for leaf ${i} is ${String(f)}; masks are pytrees of booleans.`);
     return f;
   });
 }
@@ -50,7 +53,10 @@ function maskFlags(mask: Mask, t: unknown, what: string): boolean[] {
 /** Replace the leaves whose flag is false by `null` (an empty subtree), keeping the structure. */
 function keepWhere<P>(t: P, flags: readonly boolean[]): P {
   const [leaves, def] = tree.flatten(t);
-  return tree.unflatten(def, leaves.map((l, i) => (flags[i] ? l : null))) as P;
+  return tree.unflatten(
+    def,
+    leaves.map((l, i) => (flags[i] ? l : null)),
+  ) as P;
 }
 
 /** Put the leaves of a `keepWhere` tree back into the full tree. */
@@ -58,10 +64,15 @@ function mergeInto<P>(full: P, inner: unknown, flags: readonly boolean[]): P {
   const [leaves, def] = tree.flatten(full);
   const [innerLeaves] = tree.flatten(inner);
   let k = 0;
-  return tree.unflatten(def, leaves.map((l, i) => (flags[i] ? innerLeaves[k++] : l))) as P;
+  return tree.unflatten(
+    def,
+    leaves.map((l, i) => (flags[i] ? innerLeaves[k++] : l)),
+  ) as P;
 }
 
-export interface MaskedState<S> { readonly inner: S }
+export interface MaskedState<S> {
+  readonly inner: S;
+}
 /**
  * Apply `inner` only to the leaves where `mask` is true; the other updates pass through
  * unchanged (optax `masked`). To keep parameters fixed, use `freeze`.
@@ -74,8 +85,8 @@ export function masked<S>(inner: GradientTransformation<S>, mask: Mask): Gradien
       const sub = <Q>(t: Q | undefined): Q | undefined => (t === undefined ? undefined : keepWhere(t, flags));
       // The inner transformation sees only the masked leaves; its objective fills in the rest.
       const fullFn = extras?.valueFn;
-      const valueFn = fullFn && params !== undefined
-        ? (q: typeof updates) => fullFn(mergeInto(params, q, flags)) : undefined;
+      const valueFn =
+        fullFn && params !== undefined ? (q: typeof updates) => fullFn(mergeInto(params, q, flags)) : undefined;
       const innerExtras = extras && { ...extras, grad: sub(extras.grad), valueFn };
       const [u, s] = inner.update(keepWhere(updates, flags), state.inner, sub(params), innerExtras);
       return [mergeInto(updates, u, flags), { inner: s }];
@@ -90,12 +101,21 @@ export function freeze(mask: Mask): GradientTransformation<EmptyState> {
     update: (updates, state) => {
       const flags = maskFlags(mask, updates, "freeze");
       const [leaves, def] = tree.flatten(updates);
-      return [tree.unflatten(def, leaves.map((g, i) => (flags[i] ? np.zerosLike(g as Array) : g))), state];
+      return [
+        tree.unflatten(
+          def,
+          leaves.map((g, i) => (flags[i] ? np.zerosLike(g as Array) : g)),
+        ),
+        state,
+      ];
     },
   };
 }
 
 /** Every update becomes zero. */
 export function setToZero(): GradientTransformation<EmptyState> {
-  return { init: () => emptyState(), update: (updates, state) => [tree.map((g: Array) => np.zerosLike(g), updates), state] };
+  return {
+    init: () => emptyState(),
+    update: (updates, state) => [tree.map((g: Array) => np.zerosLike(g), updates), state],
+  };
 }

@@ -69,39 +69,64 @@ export interface FitResult<P, S> {
 }
 
 interface StepOut<P, S> {
-  readonly params: P; readonly state: S; readonly loss: Array; readonly gradNorm: Array;
+  readonly params: P;
+  readonly state: S;
+  readonly loss: Array;
+  readonly gradNorm: Array;
   /** Non-finite element counts per leaf, for error messages. */
-  readonly badParams: Array; readonly badGrads: Array; readonly badNext: Array;
+  readonly badParams: Array;
+  readonly badGrads: Array;
+  readonly badNext: Array;
 }
 
 const readScalar = async (x: Array): Promise<number> => (await x.data())[0]!;
 const readCounts = async (x: Array): Promise<number[]> => globalThis.Array.from(await x.data(), Number);
-const namesWhere = (paths: readonly string[], counts: readonly number[]): string[] => paths.filter((_, i) => counts[i]! > 0);
+const namesWhere = (paths: readonly string[], counts: readonly number[]): string[] =>
+  paths.filter((_, i) => counts[i]! > 0);
 
 function checkParams(params: unknown): void {
   const [leaves] = tree.flatten(params);
   if (!leaves.length) throw new Error("fit: params has no leaves; pass an Array or a pytree of Arrays.");
   leaves.forEach((l, i) => {
     const a = requireArray(l, "fit (params)");
-    if (a.dtype !== "float32" && a.dtype !== "float64") throw new Error(`fit: parameter leaf ${leafPaths(params)[i]} is ${a.aval}; parameters must be float32 or float64.`);
+    if (a.dtype !== "float32" && a.dtype !== "float64")
+      throw new Error(
+        `fit: parameter leaf ${leafPaths(params)[i]} is ${a.aval}; parameters must be float32 or float64.`,
+      );
   });
 }
 
-function nonFiniteMessage(step: number, loss: number, prevLoss: number | undefined, paths: readonly string[], badParams: number[], badGrads: number[]): string {
-  const p = namesWhere(paths, badParams), g = namesWhere(paths, badGrads);
+function nonFiniteMessage(
+  step: number,
+  loss: number,
+  prevLoss: number | undefined,
+  paths: readonly string[],
+  badParams: number[],
+  badGrads: number[],
+): string {
+  const p = namesWhere(paths, badParams),
+    g = namesWhere(paths, badGrads);
   const where = p.length
     ? `Non-finite parameter leaves at step ${step}: ${p.join(", ")}.`
-    : `All parameter leaves are finite at step ${step}, so the loss function itself ` + `produced ${loss} there (log/sqrt of a negative number, 0/0, overflow).`;
+    : `All parameter leaves are finite at step ${step}, so the loss function itself ` +
+      `produced ${loss} there (log/sqrt of a negative number, 0/0, overflow).`;
   const prev = prevLoss === undefined ? "" : ` (loss at step ${step - 1}: ${formatLoss(prevLoss)})`;
   const grads = g.length ? ` Non-finite gradient leaves: ${g.join(", ")}.` : "";
-  return `fit: the loss is ${loss} at step ${step}${prev}. ${where}${grads} ` +
-    "Try a smaller learning rate, clipByGlobalNorm, or reparametrizing bounded parameters (logSpace, sigmoidBox).";
+  return (
+    `fit: the loss is ${loss} at step ${step}${prev}. ${where}${grads} ` +
+    "Try a smaller learning rate, clipByGlobalNorm, or reparametrizing bounded parameters (logSpace, sigmoidBox)."
+  );
 }
 
 /** Minimize `lossFn` from `params` with `optimizer`; resolves to the final params and the loss history. */
-export async function fit<P, S>(lossFn: (params: P) => Array, params: P, opts: FitOptions<P, S>): Promise<FitResult<P, S>> {
+export async function fit<P, S>(
+  lossFn: (params: P) => Array,
+  params: P,
+  opts: FitOptions<P, S>,
+): Promise<FitResult<P, S>> {
   const { optimizer, steps } = opts;
-  if (!(Number.isInteger(steps) && steps >= 0)) throw new Error(`fit: steps must be a non-negative integer, got ${steps}.`);
+  if (!(Number.isInteger(steps) && steps >= 0))
+    throw new Error(`fit: steps must be a non-negative integer, got ${steps}.`);
   checkParams(params);
   const paths = leafPaths(params);
 
@@ -109,13 +134,25 @@ export async function fit<P, S>(lossFn: (params: P) => Array, params: P, opts: F
     const [loss, grads] = valueAndGrad(lossFn)(p) as [Array, P];
     const [updates, state] = optimizer.update(grads, s, p, { value: loss, grad: grads, valueFn: lossFn });
     const next = applyUpdates(p, updates);
-    return { params: next, state, loss, gradNorm: globalNorm(grads), badParams: nonFiniteCounts(p), badGrads: nonFiniteCounts(grads), badNext: nonFiniteCounts(next) };
+    return {
+      params: next,
+      state,
+      loss,
+      gradNorm: globalNorm(grads),
+      badParams: nonFiniteCounts(p),
+      badGrads: nonFiniteCounts(grads),
+      badNext: nonFiniteCounts(next),
+    };
   });
 
   const progress = createProgress(steps, opts.progress ?? "auto", opts.output);
-  const losses: number[] = [], gradNorms: number[] = [];
+  const losses: number[] = [],
+    gradNorms: number[] = [];
   const t0 = performance.now();
-  const curves = opts.lossCurveCsv || opts.lossCurvePng ? lossCurveWriters(opts.lossCurveCsv ? "lossCurveCsv" : "lossCurvePng") : undefined;
+  const curves =
+    opts.lossCurveCsv || opts.lossCurvePng
+      ? lossCurveWriters(opts.lossCurveCsv ? "lossCurveCsv" : "lossCurvePng")
+      : undefined;
   const writeCurves = () => {
     if (opts.lossCurveCsv) curves!.csv(opts.lossCurveCsv, losses, gradNorms);
     if (opts.lossCurvePng) curves!.png(opts.lossCurvePng, losses, { logY: opts.logScale ?? "auto" });
@@ -132,32 +169,65 @@ export async function fit<P, S>(lossFn: (params: P) => Array, params: P, opts: F
   for (let k = 0; k <= steps; k++) {
     // The last pass only evaluates the final parameters (its update is discarded).
     const out = step(p, s);
-    const loss = await readScalar(out.loss), gradNorm = await readScalar(out.gradNorm);
+    const loss = await readScalar(out.loss),
+      gradNorm = await readScalar(out.gradNorm);
     losses.push(loss);
     gradNorms.push(gradNorm);
-    if (!Number.isFinite(loss)) fail(nonFiniteMessage(k, loss, losses[k - 1], paths, await readCounts(out.badParams), await readCounts(out.badGrads)));
+    if (!Number.isFinite(loss))
+      fail(
+        nonFiniteMessage(
+          k,
+          loss,
+          losses[k - 1],
+          paths,
+          await readCounts(out.badParams),
+          await readCounts(out.badGrads),
+        ),
+      );
     if (k === steps) break;
     progress.update(k, loss);
 
     const prev = losses[k - 1];
-    if (opts.targetLoss !== undefined && loss <= opts.targetLoss) { stopReason = "targetLoss"; break; }
-    if (opts.gradTolerance !== undefined && gradNorm <= opts.gradTolerance) { stopReason = "gradTolerance"; break; }
-    if (opts.tolerance !== undefined && prev !== undefined &&
-      Math.abs(loss - prev) <= opts.tolerance * Math.max(Math.abs(loss), Math.abs(prev), 1)) { stopReason = "tolerance"; break; }
-    if (opts.onStep?.({ step: k, loss, gradNorm, params: p, state: out.state }) === false) { stopReason = "callback"; break; }
+    if (opts.targetLoss !== undefined && loss <= opts.targetLoss) {
+      stopReason = "targetLoss";
+      break;
+    }
+    if (opts.gradTolerance !== undefined && gradNorm <= opts.gradTolerance) {
+      stopReason = "gradTolerance";
+      break;
+    }
+    if (
+      opts.tolerance !== undefined &&
+      prev !== undefined &&
+      Math.abs(loss - prev) <= opts.tolerance * Math.max(Math.abs(loss), Math.abs(prev), 1)
+    ) {
+      stopReason = "tolerance";
+      break;
+    }
+    if (opts.onStep?.({ step: k, loss, gradNorm, params: p, state: out.state }) === false) {
+      stopReason = "callback";
+      break;
+    }
 
     const badNext = await readCounts(out.badNext);
     if (badNext.some((c) => c > 0)) {
       const g = namesWhere(paths, await readCounts(out.badGrads));
-      fail(`fit: the update at step ${k} (loss ${formatLoss(loss)}) made ` + `parameter leaves non-finite: ${namesWhere(paths, badNext).join(", ")}` +
-        `${g.length ? ` (non-finite gradient leaves: ${g.join(", ")})` : ""}. ` + `Try a smaller learning rate or clipByGlobalNorm.`);
+      fail(
+        `fit: the update at step ${k} (loss ${formatLoss(loss)}) made ` +
+          `parameter leaves non-finite: ${namesWhere(paths, badNext).join(", ")}` +
+          `${g.length ? ` (non-finite gradient leaves: ${g.join(", ")})` : ""}. ` +
+          `Try a smaller learning rate or clipByGlobalNorm.`,
+      );
     }
     p = out.params;
     s = out.state;
   }
   const seconds = (performance.now() - t0) / 1000;
   const last = losses.length - 1;
-  progress.finish(`${last} steps in ${seconds.toFixed(2)}s, loss ${formatLoss(losses[0]!)} ` + `→ ${formatLoss(losses[last]!)} (stopped: ${stopReason})`);
+  progress.finish(
+    `${last} steps in ${seconds.toFixed(2)}s, loss ${formatLoss(losses[0]!)} ` +
+      `→ ${formatLoss(losses[last]!)} (stopped: ${stopReason})`,
+  );
   writeCurves();
   return { params: p, state: s, losses, gradNorms, steps: last, stopReason, seconds };
 }

@@ -46,43 +46,69 @@ const pushNewest = (memory: Array, entry: Array): Array =>
  * `scaleBy*` links it returns an ascent direction: follow it with a negative scale
  * (and a line search), as `lbfgs()` does.
  */
-export function scaleByLbfgs({ memorySize = 10, curvatureEps = 1e-10 }: ScaleByLbfgsOptions = {}): GradientTransformation<ScaleByLbfgsState> {
-  if (!(Number.isInteger(memorySize) && memorySize > 0)) throw new Error(`lbfgs: memorySize must be a positive integer, got ${memorySize}.`);
+export function scaleByLbfgs({
+  memorySize = 10,
+  curvatureEps = 1e-10,
+}: ScaleByLbfgsOptions = {}): GradientTransformation<ScaleByLbfgsState> {
+  if (!(Number.isInteger(memorySize) && memorySize > 0))
+    throw new Error(`lbfgs: memorySize must be a positive integer, got ${memorySize}.`);
   const m = memorySize;
   return {
     init: (params) => {
       const { flat } = ravelTree(params, "lbfgs.init");
       const n = flat.shape[0]!;
       const zeros = (shape: number[]) => np.zeros(shape, { dtype: flat.dtype });
-      return { count: newCount(), sMemory: zeros([m, n]), yMemory: zeros([m, n]), rhoMemory: zeros([m]), prevParams: zeros([n]), prevGrad: zeros([n]) };
+      return {
+        count: newCount(),
+        sMemory: zeros([m, n]),
+        yMemory: zeros([m, n]),
+        rhoMemory: zeros([m]),
+        prevParams: zeros([n]),
+        prevGrad: zeros([n]),
+      };
     },
     update: (updates, state, params) => {
-      if (params === undefined) throw new Error("lbfgs: update needs params (the history is built from parameter differences).");
+      if (params === undefined)
+        throw new Error("lbfgs: update needs params (the history is built from parameter differences).");
       const { flat: x } = ravelTree(params, "lbfgs (params)");
       const { flat: g0, unravel } = ravelTree(updates, "lbfgs (updates)");
       const g = g0.dtype === x.dtype ? g0 : g0.astype(x.dtype);
       const c = (v: number) => constLike(v, x);
 
       // New curvature pair from the previous call; skipped when it would break positive definiteness.
-      const s = np.sub(x, state.prevParams), y = np.sub(g, state.prevGrad);
+      const s = np.sub(x, state.prevParams),
+        y = np.sub(g, state.prevGrad);
       const sy = dot(s, y);
-      const accept = np.logicalAnd(np.greater(state.count, 0), np.greater(sy, np.mul(c(curvatureEps), np.mul(np.norm(s), np.norm(y)))));
+      const accept = np.logicalAnd(
+        np.greater(state.count, 0),
+        np.greater(sy, np.mul(c(curvatureEps), np.mul(np.norm(s), np.norm(y)))),
+      );
       const sMemory = np.where(accept, pushNewest(state.sMemory, s), state.sMemory);
       const yMemory = np.where(accept, pushNewest(state.yMemory, y), state.yMemory);
-      const rhoMemory = np.where(accept, pushNewest(state.rhoMemory, np.div(c(1), np.where(accept, sy, c(1)))), state.rhoMemory);
+      const rhoMemory = np.where(
+        accept,
+        pushNewest(state.rhoMemory, np.div(c(1), np.where(accept, sy, c(1)))),
+        state.rhoMemory,
+      );
 
       // Two-loop recursion; m is static, so the loops unroll into m dot products each way.
-      const S = rows(sMemory, m), Y = rows(yMemory, m), rho = rows(np.reshape(rhoMemory, [m, 1]), m);
+      const S = rows(sMemory, m),
+        Y = rows(yMemory, m),
+        rho = rows(np.reshape(rhoMemory, [m, 1]), m);
       let q = g;
       const alphas: Array[] = [];
       for (let i = m - 1; i >= 0; i--) {
         alphas[i] = np.mul(rho[i]!, dot(S[i]!, q));
         q = np.sub(q, np.mul(alphas[i]!, Y[i]!));
       }
-      const sNew = S[m - 1]!, yNew = Y[m - 1]!;
+      const sNew = S[m - 1]!,
+        yNew = Y[m - 1]!;
       const hasPair = np.greater(rho[m - 1]!.reshape([]), c(0));
-      const gamma = np.where(hasPair, np.div(dot(sNew, yNew), np.where(hasPair, dot(yNew, yNew), c(1))),
-        np.div(c(1), np.maximum(c(1), np.norm(g))));
+      const gamma = np.where(
+        hasPair,
+        np.div(dot(sNew, yNew), np.where(hasPair, dot(yNew, yNew), c(1))),
+        np.div(c(1), np.maximum(c(1), np.norm(g))),
+      );
       let r = np.mul(gamma, q);
       for (let i = 0; i < m; i++) {
         const beta = np.mul(rho[i]!, dot(Y[i]!, r));
@@ -90,7 +116,14 @@ export function scaleByLbfgs({ memorySize = 10, curvatureEps = 1e-10 }: ScaleByL
       }
       // Rounding can spoil H·g's positivity on nearly flat problems: fall back to γ·g then.
       const direction = np.where(np.greater(dot(r, g), c(0)), r, np.mul(gamma, g));
-      const next: ScaleByLbfgsState = { count: incrementCount(state.count), sMemory, yMemory, rhoMemory, prevParams: x, prevGrad: g };
+      const next: ScaleByLbfgsState = {
+        count: incrementCount(state.count),
+        sMemory,
+        yMemory,
+        rhoMemory,
+        prevParams: x,
+        prevGrad: g,
+      };
       return [unravel(direction), next];
     },
   };
@@ -99,7 +132,9 @@ export function scaleByLbfgs({ memorySize = 10, curvatureEps = 1e-10 }: ScaleByL
 export interface LbfgsOptions extends ScaleByLbfgsOptions {
   readonly linesearch?: BacktrackingLinesearchOptions;
 }
-export type LbfgsState = ChainState<[ReturnType<typeof scaleByLbfgs>, ReturnType<typeof scale>, ReturnType<typeof scaleByBacktrackingLinesearch>]>;
+export type LbfgsState = ChainState<
+  [ReturnType<typeof scaleByLbfgs>, ReturnType<typeof scale>, ReturnType<typeof scaleByBacktrackingLinesearch>]
+>;
 
 /**
  * L-BFGS with a backtracking Armijo line search starting at the unit quasi-Newton step.

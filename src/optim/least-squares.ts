@@ -45,18 +45,37 @@ export interface LevenbergMarquardtResult {
 }
 
 /** Minimise mean(residual(x)²) over a 1-D x from x0. */
-export async function levenbergMarquardt(residual: (x: Array) => Array, x0: Array, opts: LevenbergMarquardtOptions): Promise<LevenbergMarquardtResult> {
-  if (x0.ndim !== 1) throw new Error(`levenbergMarquardt: x0 must be 1-D (flatten the unknowns), got shape [${x0.shape.join(", ")}].`);
-  if (!(Number.isInteger(opts.iterations) && opts.iterations >= 0)) throw new Error(`levenbergMarquardt: iterations must be a non-negative integer, got ${opts.iterations}.`);
+export async function levenbergMarquardt(
+  residual: (x: Array) => Array,
+  x0: Array,
+  opts: LevenbergMarquardtOptions,
+): Promise<LevenbergMarquardtResult> {
+  if (x0.ndim !== 1)
+    throw new Error(`levenbergMarquardt: x0 must be 1-D (flatten the unknowns), got shape [${x0.shape.join(", ")}].`);
+  if (!(Number.isInteger(opts.iterations) && opts.iterations >= 0))
+    throw new Error(`levenbergMarquardt: iterations must be a non-negative integer, got ${opts.iterations}.`);
   const flat = (x: Array) => np.reshape(residual(x), [-1]);
-  const residualJ = jit(flat), jacobianJ = jit(jacfwd(flat));
+  const residualJ = jit(flat),
+    jacobianJ = jit(jacfwd(flat));
   const n = x0.shape[0]!;
   const maxRejections = opts.maxRejections ?? 10;
-  const progress = createProgress(opts.iterations, opts.progress ?? "auto", opts.output, opts.label ?? "levenberg-marquardt");
+  const progress = createProgress(
+    opts.iterations,
+    opts.progress ?? "auto",
+    opts.output,
+    opts.label ?? "levenberg-marquardt",
+  );
   const t0 = performance.now();
-  const lossOf = (r: ArrayLike<number>) => { let s = 0; for (let i = 0; i < r.length; i++) s += r[i]! * r[i]!; return s / Math.max(1, r.length); };
+  const lossOf = (r: ArrayLike<number>) => {
+    let s = 0;
+    for (let i = 0; i < r.length; i++) s += r[i]! * r[i]!;
+    return s / Math.max(1, r.length);
+  };
 
-  let x = x0, r = await residualJ(x).data(), loss = lossOf(r), lambda = opts.damping ?? 1e-3;
+  let x = x0,
+    r = await residualJ(x).data(),
+    loss = lossOf(r),
+    lambda = opts.damping ?? 1e-3;
   if (!Number.isFinite(loss)) throw new Error(`levenbergMarquardt: the residual is not finite at x0 (loss ${loss}).`);
   const losses = [loss];
   let stopReason: LevenbergMarquardtStop = "iterations";
@@ -68,24 +87,45 @@ export async function levenbergMarquardt(residual: (x: Array) => Array, x0: Arra
     for (let k = 0; k <= maxRejections && !accepted; k++, lambda *= 8) {
       const delta = solveDamped(jtj, jtr, lambda);
       if (!delta) continue;
-      const trial = np.array(xHost.map((v, i) => v + delta[i]!), { dtype: x0.dtype });
-      const rTrial = await residualJ(trial).data(), trialLoss = lossOf(rTrial);
-      if (trialLoss < loss) { x = trial; r = rTrial; loss = trialLoss; accepted = true; }
+      const trial = np.array(
+        xHost.map((v, i) => v + delta[i]!),
+        { dtype: x0.dtype },
+      );
+      const rTrial = await residualJ(trial).data(),
+        trialLoss = lossOf(rTrial);
+      if (trialLoss < loss) {
+        x = trial;
+        r = rTrial;
+        loss = trialLoss;
+        accepted = true;
+      }
     }
-    if (!accepted) { stopReason = "stalled"; break; }
+    if (!accepted) {
+      stopReason = "stalled";
+      break;
+    }
     lambda = Math.max(1e-12, lambda / 32); // undo the last ×8, then shrink ×4 after a success
     losses.push(loss);
   }
   const seconds = (performance.now() - t0) / 1000;
-  progress.finish(`${losses.length - 1} Levenberg–Marquardt steps in ${seconds.toFixed(2)}s, ` + `loss ${formatLoss(losses[0]!)} → ${formatLoss(loss)} (stopped: ${stopReason})`);
+  progress.finish(
+    `${losses.length - 1} Levenberg–Marquardt steps in ${seconds.toFixed(2)}s, ` +
+      `loss ${formatLoss(losses[0]!)} → ${formatLoss(loss)} (stopped: ${stopReason})`,
+  );
   return { params: x, losses, iterations: losses.length - 1, seconds, stopReason };
 }
 
 /** JᵀJ (row-major n×n) and Jᵀr in float64 from J [m, n] (row-major) and r [m]. */
-export function normalEquations(j: ArrayLike<number>, r: ArrayLike<number>, n: number): { jtj: Float64Array; jtr: Float64Array } {
+export function normalEquations(
+  j: ArrayLike<number>,
+  r: ArrayLike<number>,
+  n: number,
+): { jtj: Float64Array; jtr: Float64Array } {
   const m = r.length;
   if (j.length !== m * n) throw new Error(`normalEquations: J has ${j.length} entries, expected ${m}×${n}.`);
-  const jtj = new Float64Array(n * n), jtr = new Float64Array(n), row = new Float64Array(n);
+  const jtj = new Float64Array(n * n),
+    jtr = new Float64Array(n),
+    row = new Float64Array(n);
   for (let k = 0; k < m; k++) {
     for (let i = 0; i < n; i++) row[i] = j[k * n + i]!;
     const rk = r[k]!;
@@ -111,7 +151,11 @@ export function solveDamped(jtj: Float64Array, jtr: Float64Array, lambda: number
   for (let i = 0; i < n; i++) maxDiag = Math.max(maxDiag, jtj[i * n + i]!);
   const a = Float64Array.from(jtj);
   for (let i = 0; i < n; i++) a[i * n + i] += lambda * Math.max(jtj[i * n + i]!, 1e-12 * maxDiag, Number.MIN_VALUE);
-  return choleskySolve(a, jtr.map((v) => -v), n);
+  return choleskySolve(
+    a,
+    jtr.map((v) => -v),
+    n,
+  );
 }
 
 /** Solve A x = b for symmetric positive definite A (row-major n×n, float64); null if A is not. */
@@ -128,8 +172,16 @@ export function choleskySolve(a: Float64Array, b: Float64Array, n: number): Floa
     }
   }
   const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) { let s = b[i]!; for (let k = 0; k < i; k++) s -= l[i * n + k]! * y[k]!; y[i] = s / l[i * n + i]!; }
+  for (let i = 0; i < n; i++) {
+    let s = b[i]!;
+    for (let k = 0; k < i; k++) s -= l[i * n + k]! * y[k]!;
+    y[i] = s / l[i * n + i]!;
+  }
   const x = new Float64Array(n);
-  for (let i = n - 1; i >= 0; i--) { let s = y[i]!; for (let k = i + 1; k < n; k++) s -= l[k * n + i]! * x[k]!; x[i] = s / l[i * n + i]!; }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = y[i]!;
+    for (let k = i + 1; k < n; k++) s -= l[k * n + i]! * x[k]!;
+    x[i] = s / l[i * n + i]!;
+  }
   return x;
 }

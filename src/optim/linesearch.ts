@@ -25,11 +25,16 @@ export interface BacktrackingLinesearchState {
 }
 
 const vdot = (a: unknown, b: unknown, like: Array): Array => {
-  const [la] = tree.flatten(a), [lb] = tree.flatten(b);
-  return la.reduce<Array>((acc, x, i) => {
-    const xa = requireArray(x, "linesearch"), ya = requireArray(lb[i], "linesearch");
-    return np.add(acc, np.sum(np.mul(xa, ya)).astype(like.dtype));
-  }, constLike(0, like));
+  const [la] = tree.flatten(a),
+    [lb] = tree.flatten(b);
+  return la.reduce<Array>(
+    (acc, x, i) => {
+      const xa = requireArray(x, "linesearch"),
+        ya = requireArray(lb[i], "linesearch");
+      return np.add(acc, np.sum(np.mul(xa, ya)).astype(like.dtype));
+    },
+    constLike(0, like),
+  );
 };
 
 /**
@@ -40,9 +45,12 @@ const vdot = (a: unknown, b: unknown, like: Array): Array => {
  * (`extras.grad`, which `chain` supplies). If no trial satisfies the condition, the last
  * trial is taken when it lowers the loss at all, otherwise the step is 0.
  */
-export function scaleByBacktrackingLinesearch(opts: BacktrackingLinesearchOptions = {}): GradientTransformation<BacktrackingLinesearchState> {
+export function scaleByBacktrackingLinesearch(
+  opts: BacktrackingLinesearchOptions = {},
+): GradientTransformation<BacktrackingLinesearchState> {
   const { maxSteps = 20, c1 = 1e-4, decreaseFactor = 0.5, initialStepSize = 1 } = opts;
-  if (!(decreaseFactor > 0 && decreaseFactor < 1)) throw new Error(`linesearch: decreaseFactor must be in (0, 1), got ${decreaseFactor}.`);
+  if (!(decreaseFactor > 0 && decreaseFactor < 1))
+    throw new Error(`linesearch: decreaseFactor must be in (0, 1), got ${decreaseFactor}.`);
   const firstLeaf = (params: unknown): Array => {
     const [leaves] = tree.flatten(params);
     if (!leaves.length) throw new Error("linesearch: the parameter tree has no leaves.");
@@ -56,15 +64,24 @@ export function scaleByBacktrackingLinesearch(opts: BacktrackingLinesearchOption
     update: (updates, state, params, extras) => {
       const valueFn = extras?.valueFn;
       if (params === undefined || valueFn === undefined || extras?.grad === undefined) {
-        throw new Error("linesearch (lbfgs): update needs params and extras { valueFn, grad } — " +
-          "call opt.update(grads, state, params, { value, grad: " + "grads, valueFn: loss }), or use fit(), which passes them.");
+        throw new Error(
+          "linesearch (lbfgs): update needs params and extras { valueFn, grad } — " +
+            "call opt.update(grads, state, params, { value, grad: " +
+            "grads, valueFn: loss }), or use fit(), which passes them.",
+        );
       }
       const like = state.stepSize;
       const f0 = (extras.value ?? valueFn(params)).astype(like.dtype);
       const slope = vdot(extras.grad, updates, like);
       const trial = (alpha: Array): Array =>
-        valueFn(applyUpdates(params, tree.map((u: Array) => np.mul(u, alpha.astype(u.dtype)), updates))).astype(like.dtype);
-      const armijo = (alpha: Array, f: Array): Array => np.lessEqual(f, np.add(f0, np.mul(np.mul(constLike(c1, like), alpha), slope)));
+        valueFn(
+          applyUpdates(
+            params,
+            tree.map((u: Array) => np.mul(u, alpha.astype(u.dtype)), updates),
+          ),
+        ).astype(like.dtype);
+      const armijo = (alpha: Array, f: Array): Array =>
+        np.lessEqual(f, np.add(f0, np.mul(np.mul(constLike(c1, like), alpha), slope)));
       const alpha0 = constLike(initialStepSize, like);
       const [alpha, fAlpha] = whileLoop(
         ([a, f, i]: [Array, Array, Array]) => np.logicalAnd(np.less(i, maxSteps), np.logicalNot(armijo(a, f))),

@@ -16,7 +16,12 @@ export function writeLossCurveCsv(path: string, losses: readonly number[], gradN
  */
 export function writeLossCurvePng(path: string, losses: readonly number[], opts: LossCurvePngOptions = {}): void {
   const { logY = "auto", label = "loss", ...rest } = opts;
-  writeLinePlot(path, [{ y: losses, label }], { xLabel: "step", yLabel: "loss", ...rest, logY: logY === "auto" ? prefersLogScale(losses) : logY });
+  writeLinePlot(path, [{ y: losses, label }], {
+    xLabel: "step",
+    yLabel: "loss",
+    ...rest,
+    logY: logY === "auto" ? prefersLogScale(losses) : logY,
+  });
 }
 
 installLossCurveWriters({ csv: writeLossCurveCsv, png: writeLossCurvePng });

@@ -8,7 +8,10 @@ import type { LinePlotOptions } from "../io/plot.js";
 export function prefersLogScale(losses: readonly number[]): boolean {
   const finite = losses.filter(Number.isFinite);
   if (finite.length < 2 || finite.some((l) => l <= 0)) return false;
-  const [lo, hi] = finite.reduce<[number, number]>(([a, b], x) => [Math.min(a, x), Math.max(b, x)], [Infinity, -Infinity]);
+  const [lo, hi] = finite.reduce<[number, number]>(
+    ([a, b], x) => [Math.min(a, x), Math.max(b, x)],
+    [Infinity, -Infinity],
+  );
   return hi / lo > 100;
 }
 
@@ -22,10 +25,16 @@ export interface LossCurveWriters {
 let writers: LossCurveWriters | undefined;
 
 /** Called by loss-curve-files.ts when it loads (the Node entry loads it); a browser has none. */
-export const installLossCurveWriters = (w: LossCurveWriters): void => { writers = w; };
+export const installLossCurveWriters = (w: LossCurveWriters): void => {
+  writers = w;
+};
 
 /** The file writers, or a clear error naming the option that asked for a file where there is no file system. */
 export function lossCurveWriters(option: string): LossCurveWriters {
-  if (!writers) throw new Error(`fit: ${option} writes a file, which needs Node: import gradsim in Node (the ` + `"gradsim/node" entry, which "gradsim" resolves to there), or plot result.losses yourself.`);
+  if (!writers)
+    throw new Error(
+      `fit: ${option} writes a file, which needs Node: import gradsim in Node (the ` +
+        `"gradsim/node" entry, which "gradsim" resolves to there), or plot result.losses yourself.`,
+    );
   return writers;
 }

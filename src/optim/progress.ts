@@ -22,14 +22,24 @@ const REDRAW_MS = 100;
 const LOG_LINES = 10;
 
 export const formatLoss = (v: number): string =>
-  !Number.isFinite(v) ? String(v) : v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5) ? v.toExponential(3) : v.toPrecision(5);
+  !Number.isFinite(v)
+    ? String(v)
+    : v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5)
+      ? v.toExponential(3)
+      : v.toPrecision(5);
 const formatRate = (r: number): string => (r >= 100 ? r.toFixed(0) : r.toPrecision(3));
-const formatSeconds = (s: number): string => (s < 60 ? `${s.toFixed(1)}s` : `${Math.floor(s / 60)}m${Math.round(s % 60)}s`);
+const formatSeconds = (s: number): string =>
+  s < 60 ? `${s.toFixed(1)}s` : `${Math.floor(s / 60)}m${Math.round(s % 60)}s`;
 
 const defaultStream = (): ProgressStream | null =>
   (globalThis as { process?: { stderr?: ProgressStream } }).process?.stderr ?? null;
 
-export function createProgress(total: number, mode: ProgressMode, stream: ProgressStream | undefined, label = "fit"): Progress {
+export function createProgress(
+  total: number,
+  mode: ProgressMode,
+  stream: ProgressStream | undefined,
+  label = "fit",
+): Progress {
   const out = stream ?? defaultStream();
   const kind = mode === false || !out ? "none" : mode === "auto" ? (out.isTTY ? "bar" : "log") : mode;
   const t0 = performance.now();
@@ -44,7 +54,9 @@ export function createProgress(total: number, mode: ProgressMode, stream: Progre
         if (step % every !== 0) return;
         out.write(`${label}: step ${step}/${total}  loss ${formatLoss(loss)}  ${formatRate(rate(step + 1))} steps/s\n`);
       },
-      finish: (summary) => { out.write(`${label}: ${summary}\n`); },
+      finish: (summary) => {
+        out.write(`${label}: ${summary}\n`);
+      },
     };
   }
   const draw = (step: number, loss: number) => {

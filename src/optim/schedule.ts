@@ -14,7 +14,10 @@ function checkSteps(name: string, field: string, v: number): void {
 }
 
 /** The same value at every step. */
-export const constantSchedule = (value: number): Schedule => (_count, dtype = "float32") => num(value, dtype);
+export const constantSchedule =
+  (value: number): Schedule =>
+  (_count, dtype = "float32") =>
+    num(value, dtype);
 
 export interface ExponentialDecayOptions {
   readonly initValue: number;
@@ -36,9 +39,13 @@ export function exponentialDecay(o: ExponentialDecayOptions): Schedule {
     const t = np.sub(stepAsFloat(count, dtype), num(begin, dtype));
     let p = np.div(t, num(o.transitionSteps, dtype));
     if (o.staircase) p = np.floor(p);
-    let v = np.where(np.lessEqual(t, num(0, dtype)), num(o.initValue, dtype),
-      np.mul(num(o.initValue, dtype), np.pow(num(o.decayRate, dtype), p)));
-    if (o.endValue !== undefined) v = o.decayRate < 1 ? np.maximum(v, num(o.endValue, dtype)) : np.minimum(v, num(o.endValue, dtype));
+    let v = np.where(
+      np.lessEqual(t, num(0, dtype)),
+      num(o.initValue, dtype),
+      np.mul(num(o.initValue, dtype), np.pow(num(o.decayRate, dtype), p)),
+    );
+    if (o.endValue !== undefined)
+      v = o.decayRate < 1 ? np.maximum(v, num(o.endValue, dtype)) : np.minimum(v, num(o.endValue, dtype));
     return v;
   };
 }
@@ -56,10 +63,14 @@ export interface CosineDecayOptions {
  */
 export function cosineDecay(o: CosineDecayOptions): Schedule {
   checkSteps("cosineDecay", "decaySteps", o.decaySteps);
-  const alpha = o.alpha ?? 0, exponent = o.exponent ?? 1;
+  const alpha = o.alpha ?? 0,
+    exponent = o.exponent ?? 1;
   return (count, dtype = "float32") => {
     const t = np.minimum(stepAsFloat(count, dtype), num(o.decaySteps, dtype));
-    const cosine = np.mul(num(0.5, dtype), np.add(num(1, dtype), np.cos(np.mul(num(Math.PI / o.decaySteps, dtype), t))));
+    const cosine = np.mul(
+      num(0.5, dtype),
+      np.add(num(1, dtype), np.cos(np.mul(num(Math.PI / o.decaySteps, dtype), t))),
+    );
     const shaped = exponent === 1 ? cosine : np.pow(cosine, num(exponent, dtype));
     return np.mul(num(o.initValue, dtype), np.add(np.mul(num(1 - alpha, dtype), shaped), num(alpha, dtype)));
   };
@@ -76,7 +87,11 @@ export function linearSchedule(o: LinearScheduleOptions): Schedule {
   checkSteps("linearSchedule", "transitionSteps", o.transitionSteps);
   const begin = o.transitionBegin ?? 0;
   return (count, dtype = "float32") => {
-    const t = np.clip(np.sub(stepAsFloat(count, dtype), num(begin, dtype)), num(0, dtype), num(o.transitionSteps, dtype));
+    const t = np.clip(
+      np.sub(stepAsFloat(count, dtype), num(begin, dtype)),
+      num(0, dtype),
+      num(o.transitionSteps, dtype),
+    );
     const frac = np.div(t, num(o.transitionSteps, dtype));
     return np.add(num(o.initValue, dtype), np.mul(num(o.endValue - o.initValue, dtype), frac));
   };
@@ -92,7 +107,9 @@ export const linearWarmup = (peakValue: number, warmupSteps: number, initValue =
  */
 export function joinSchedules(schedules: readonly Schedule[], boundaries: readonly number[]): Schedule {
   if (schedules.length !== boundaries.length + 1) {
-    throw new Error(`joinSchedules: ${schedules.length} schedules need ${schedules.length - 1} boundaries, got ${boundaries.length}.`);
+    throw new Error(
+      `joinSchedules: ${schedules.length} schedules need ${schedules.length - 1} boundaries, got ${boundaries.length}.`,
+    );
   }
   return (count, dtype = "float32") => {
     let out = schedules[0]!(count, dtype);
@@ -114,13 +131,16 @@ export interface WarmupCosineDecayOptions {
 }
 /** Linear warmup to peakValue, then cosine decay to endValue at step decaySteps. */
 export function warmupCosineDecay(o: WarmupCosineDecayOptions): Schedule {
-  if (!(o.decaySteps > o.warmupSteps)) throw new Error(`warmupCosineDecay: decaySteps (${o.decaySteps}) must exceed warmupSteps (${o.warmupSteps}).`);
+  if (!(o.decaySteps > o.warmupSteps))
+    throw new Error(`warmupCosineDecay: decaySteps (${o.decaySteps}) must exceed warmupSteps (${o.warmupSteps}).`);
   if (o.peakValue === 0) throw new Error("warmupCosineDecay: peakValue must be non-zero.");
   const end = o.endValue ?? 0;
-  const decay = cosineDecay({ initValue: o.peakValue, decaySteps: o.decaySteps - o.warmupSteps, alpha: end / o.peakValue, exponent: o.exponent });
+  const decay = cosineDecay({
+    initValue: o.peakValue,
+    decaySteps: o.decaySteps - o.warmupSteps,
+    alpha: end / o.peakValue,
+    exponent: o.exponent,
+  });
   if (o.warmupSteps === 0) return decay;
-  return joinSchedules([
-    linearWarmup(o.peakValue, o.warmupSteps, o.initValue ?? 0),
-    decay,
-  ], [o.warmupSteps]);
+  return joinSchedules([linearWarmup(o.peakValue, o.warmupSteps, o.initValue ?? 0), decay], [o.warmupSteps]);
 }

@@ -6,8 +6,10 @@ import { tree, type TreeDef } from "../core/tree.js";
 /** A leaf as an Array, or a clear error naming where it was found. */
 export function requireArray(x: unknown, what: string): Array {
   if (x instanceof Array) return x;
-  throw new Error(`${what}: expected every pytree leaf to be an Array, got ${x === null ? "null" : typeof x}. ` +
-    `Wrap numbers with np.array(v) (use { dtype: "float64" } for tight comparisons).`);
+  throw new Error(
+    `${what}: expected every pytree leaf to be an Array, got ${x === null ? "null" : typeof x}. ` +
+      `Wrap numbers with np.array(v) (use { dtype: "float64" } for tight comparisons).`,
+  );
 }
 
 /**
@@ -20,7 +22,10 @@ export const constLike = (v: number, like: Array): Array => np.full([], v, { dty
 
 /** A tree shaped like `params` filled with `value` (each leaf keeps its dtype). */
 export const fullLikeTree = <P>(params: P, value: number, what: string): P =>
-  tree.map((p: unknown) => { const a = requireArray(p, what); return np.full(a.shape, value, { dtype: a.dtype }); }, params) as P;
+  tree.map((p: unknown) => {
+    const a = requireArray(p, what);
+    return np.full(a.shape, value, { dtype: a.dtype });
+  }, params) as P;
 export const zerosLikeTree = <P>(params: P, what: string): P => fullLikeTree(params, 0, what);
 
 /** A fresh step counter: an int32 scalar, so it can be a jit input and a scan carry. */
@@ -28,8 +33,7 @@ export const newCount = (): Array => np.zeros([], { dtype: "int32" });
 
 const INT32_MAX = 2 ** 31 - 1;
 /** count + 1, saturating at INT32_MAX instead of wrapping to a negative step. */
-export const incrementCount = (count: Array): Array =>
-  np.where(np.less(count, INT32_MAX), np.add(count, 1), count);
+export const incrementCount = (count: Array): Array => np.where(np.less(count, INT32_MAX), np.add(count, 1), count);
 
 /** Exponential moving average: decay·avg + (1 − decay)·x, in x's dtype. */
 export const ema = (avg: Array, x: Array, decay: number): Array =>
@@ -53,11 +57,14 @@ export function ravelTree<P>(t: P, what: string): { flat: Array; unravel: (flat:
   for (const a of arrs) ends.push((ends.at(-1) ?? 0) + a.size);
   const unravel = (v: Array): P => {
     const parts = arrs.length === 1 ? [v] : np.split(v, ends.slice(0, -1));
-    return tree.unflatten(def, parts.map((p, i) => {
-      const a = arrs[i]!;
-      const shaped = np.reshape(p, a.shape);
-      return shaped.dtype === a.dtype ? shaped : shaped.astype(a.dtype);
-    })) as P;
+    return tree.unflatten(
+      def,
+      parts.map((p, i) => {
+        const a = arrs[i]!;
+        const shaped = np.reshape(p, a.shape);
+        return shaped.dtype === a.dtype ? shaped : shaped.astype(a.dtype);
+      }),
+    ) as P;
   };
   return { flat, unravel };
 }
@@ -67,10 +74,17 @@ export function leafPaths(t: unknown): string[] {
   const out: string[] = [];
   const walk = (d: TreeDef, path: string): void => {
     switch (d.kind) {
-      case "leaf": out.push(path || "(root)"); return;
-      case "none": return;
-      case "list": d.children.forEach((c, i) => walk(c, `${path}[${i}]`)); return;
-      case "dict": d.keys.forEach((k, i) => walk(d.children[i]!, path ? `${path}.${k}` : k)); return;
+      case "leaf":
+        out.push(path || "(root)");
+        return;
+      case "none":
+        return;
+      case "list":
+        d.children.forEach((c, i) => walk(c, `${path}[${i}]`));
+        return;
+      case "dict":
+        d.keys.forEach((k, i) => walk(d.children[i]!, path ? `${path}.${k}` : k));
+        return;
     }
   };
   walk(tree.flatten(t)[1], "");

@@ -41,34 +41,63 @@ export interface TileGrid {
 export const pixelX = (i: number, width: number): number => (2 * i + 1 - width) / width;
 export const pixelY = (r: number, height: number): number => (height - 2 * r - 1) / height;
 
-export function makeTileGrid(width: number, height: number, tile: number | readonly [number, number], dtype: DType): TileGrid {
+export function makeTileGrid(
+  width: number,
+  height: number,
+  tile: number | readonly [number, number],
+  dtype: DType,
+): TileGrid {
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
     throw new Error(`render: image size must be positive integers, got ${width}×${height}.`);
   }
   const [tw0, th0] = typeof tile === "number" ? [tile, tile] : tile;
-  if (!Number.isInteger(tw0) || !Number.isInteger(th0) || tw0 < 1 || th0 < 1) throw new Error(`render: tile size must be positive integers, got ${JSON.stringify(tile)}.`);
-  const tileW = Math.min(tw0, width), tileH = Math.min(th0, height);
-  const nx = Math.ceil(width / tileW), ny = Math.ceil(height / tileH);
-  const T = nx * ny, Pt = tileW * tileH;
-  const px = new Float64Array(T * Pt), py = new Float64Array(T * Pt);
-  const xlo = new Float64Array(T), xhi = new Float64Array(T), ylo = new Float64Array(T), yhi = new Float64Array(T);
-  for (let ty = 0; ty < ny; ty++) for (let tx = 0; tx < nx; tx++) {
-    const t = ty * nx + tx;
-    for (let ly = 0; ly < tileH; ly++) for (let lx = 0; lx < tileW; lx++) {
-      const k = t * Pt + ly * tileW + lx;
-      px[k] = pixelX(tx * tileW + lx, width);
-      py[k] = pixelY(ty * tileH + ly, height);
+  if (!Number.isInteger(tw0) || !Number.isInteger(th0) || tw0 < 1 || th0 < 1)
+    throw new Error(`render: tile size must be positive integers, got ${JSON.stringify(tile)}.`);
+  const tileW = Math.min(tw0, width),
+    tileH = Math.min(th0, height);
+  const nx = Math.ceil(width / tileW),
+    ny = Math.ceil(height / tileH);
+  const T = nx * ny,
+    Pt = tileW * tileH;
+  const px = new Float64Array(T * Pt),
+    py = new Float64Array(T * Pt);
+  const xlo = new Float64Array(T),
+    xhi = new Float64Array(T),
+    ylo = new Float64Array(T),
+    yhi = new Float64Array(T);
+  for (let ty = 0; ty < ny; ty++)
+    for (let tx = 0; tx < nx; tx++) {
+      const t = ty * nx + tx;
+      for (let ly = 0; ly < tileH; ly++)
+        for (let lx = 0; lx < tileW; lx++) {
+          const k = t * Pt + ly * tileW + lx;
+          px[k] = pixelX(tx * tileW + lx, width);
+          py[k] = pixelY(ty * tileH + ly, height);
+        }
+      // Padded pixels (beyond the image) are computed and discarded; bounds cover real pixels only.
+      const i1 = Math.min(tx * tileW + tileW, width) - 1,
+        r1 = Math.min(ty * tileH + tileH, height) - 1;
+      xlo[t] = pixelX(tx * tileW, width);
+      xhi[t] = pixelX(i1, width);
+      yhi[t] = pixelY(ty * tileH, height);
+      ylo[t] = pixelY(r1, height);
     }
-    // Padded pixels (beyond the image) are computed and discarded; bounds cover real pixels only.
-    const i1 = Math.min(tx * tileW + tileW, width) - 1, r1 = Math.min(ty * tileH + tileH, height) - 1;
-    xlo[t] = pixelX(tx * tileW, width); xhi[t] = pixelX(i1, width);
-    yhi[t] = pixelY(ty * tileH, height); ylo[t] = pixelY(r1, height);
-  }
   const arr = (d: Float64Array, shape: number[]) => np.reshape(np.array(d, { dtype }), shape);
   return {
-    width, height, tileW, tileH, nx, ny, T, Pt,
-    px: arr(px, [T, Pt, 1]), py: arr(py, [T, Pt, 1]),
-    xlo: arr(xlo, [T, 1]), xhi: arr(xhi, [T, 1]), ylo: arr(ylo, [T, 1]), yhi: arr(yhi, [T, 1]),
+    width,
+    height,
+    tileW,
+    tileH,
+    nx,
+    ny,
+    T,
+    Pt,
+    px: arr(px, [T, Pt, 1]),
+    py: arr(py, [T, Pt, 1]),
+    xlo: arr(xlo, [T, 1]),
+    xhi: arr(xhi, [T, 1]),
+    ylo: arr(ylo, [T, 1]),
+    yhi: arr(yhi, [T, 1]),
   };
 }
 
@@ -104,8 +133,8 @@ export interface BinOptions {
 
 /**
  * The concrete values behind `x`, if known now: plain arrays, forward-mode/linearize primals and
-  * vmap's batched values are; jit/makeIR tracers and GPU buffers (no synchronous read) are not (returns null). For
-  * values under vmap
+ * vmap's batched values are; jit/makeIR tracers and GPU buffers (no synchronous read) are not (returns null). For
+ * values under vmap
  * the result is reduced with max over the batch axes, so it has x's logical shape (row-major).
  */
 export function concreteMaxOverBatch(x: Array): Float64Array | null {
@@ -141,7 +170,10 @@ function reduceBatchAxes(c: ConcreteArray, logical: readonly number[]): Float64A
     let o = 0;
     for (const p of logical) o = o * shape[p]! + idx[p]!;
     if (data[k]! > out[o]!) out[o] = data[k]!;
-    for (let d = shape.length - 1; d >= 0; d--) { if (++idx[d]! < shape[d]!) break; idx[d] = 0; }
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++idx[d]! < shape[d]!) break;
+      idx[d] = 0;
+    }
   }
   return out;
 }
@@ -155,12 +187,17 @@ export function binFaces(grid: TileGrid, xy: Array, include: Array, margin: numb
   const [xs, ys] = unstack(sxy, 2) as [Array, Array]; // [F,3]
   const F = xy.shape[0]!;
   const b = (v: Array, f: "max" | "min") => np.reshape(f === "max" ? np.max(v, 1) : np.min(v, 1), [1, F]);
-  const xmin = np.sub(b(xs, "min"), margin), xmax = np.add(b(xs, "max"), margin);
-  const ymin = np.sub(b(ys, "min"), margin), ymax = np.add(b(ys, "max"), margin);
+  const xmin = np.sub(b(xs, "min"), margin),
+    xmax = np.add(b(xs, "max"), margin);
+  const ymin = np.sub(b(ys, "min"), margin),
+    ymax = np.add(b(ys, "max"), margin);
   const ov = np.logicalAnd(
-    np.logicalAnd(np.logicalAnd(np.greaterEqual(xmax, grid.xlo), np.lessEqual(xmin, grid.xhi)),
-      np.logicalAnd(np.greaterEqual(ymax, grid.ylo), np.lessEqual(ymin, grid.yhi))),
-    np.reshape(include, [1, F])); // [T, F]
+    np.logicalAnd(
+      np.logicalAnd(np.greaterEqual(xmax, grid.xlo), np.lessEqual(xmin, grid.xhi)),
+      np.logicalAnd(np.greaterEqual(ymax, grid.ylo), np.lessEqual(ymin, grid.yhi)),
+    ),
+    np.reshape(include, [1, F]),
+  ); // [T, F]
   const ovi = np.astype(ov, "int32");
   const counts = np.sum(ovi, 1);
   const C = chooseCapacity(counts, F, opts);
@@ -173,7 +210,11 @@ export function binFaces(grid: TileGrid, xy: Array, include: Array, margin: numb
   const faceIds = np.broadcastTo(np.reshape(np.add(np.arange(F), 1), [1, F]), [T, F]);
   // Updates are deliberately unmasked (the dummy slot collects junk): masking them with `keep` as well
   // trips a CPU-compiler bug under jit (see the render report), and is unnecessary.
-  const flat = np.scatterAdd(np.zeros([T * C + 1], { dtype: "int32" }), np.reshape(slot, [T * F]), np.reshape(faceIds, [T * F]));
+  const flat = np.scatterAdd(
+    np.zeros([T * C + 1], { dtype: "int32" }),
+    np.reshape(slot, [T * F]),
+    np.reshape(faceIds, [T * F]),
+  );
   const idx1 = np.reshape(np.split(flat, [T * C], 0)[0]!, [T, C]);
   const slotValid = np.greater(idx1, 0);
   const index = np.maximum(np.sub(idx1, 1), 0);
@@ -184,7 +225,8 @@ export function binFaces(grid: TileGrid, xy: Array, include: Array, margin: numb
 
 function chooseCapacity(counts: Array, F: number, opts: BinOptions): number {
   if (opts.capacity !== undefined) {
-    if (!Number.isInteger(opts.capacity) || opts.capacity < 1) throw new Error(`render: capacity must be a positive integer, got ${opts.capacity}.`);
+    if (!Number.isInteger(opts.capacity) || opts.capacity < 1)
+      throw new Error(`render: capacity must be a positive integer, got ${opts.capacity}.`);
     return Math.min(opts.capacity, Math.max(F, 1)); // more slots than faces would only add empty work
   }
   const d = concreteMaxOverBatch(counts);
@@ -200,7 +242,9 @@ function checkOverflow(overflow: Array, C: number, opts: BinOptions): void {
   if (!d) return;
   const n = d[0]!;
   if (n > 0) {
-    throw new Error(`render: ${n} (tile, face) pairs exceed the tile capacity ${C}; raise options.capacity, ` +
-      `use smaller tiles, or omit capacity to size it automatically (pass onOverflow: "ignore" to drop them).`);
+    throw new Error(
+      `render: ${n} (tile, face) pairs exceed the tile capacity ${C}; raise options.capacity, ` +
+        `use smaller tiles, or omit capacity to size it automatically (pass onOverflow: "ignore" to drop them).`,
+    );
   }
 }

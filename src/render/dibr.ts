@@ -12,7 +12,14 @@ import { np } from "../core/np/index.js";
 import { toArray } from "./camera.js";
 import { tilesToImage } from "./cull.js";
 import {
-  affineDepth, barycentrics, barycentricsFrom, boundaryDistanceSq, CH, insideInclusive, interpolate, unstack,
+  affineDepth,
+  barycentrics,
+  barycentricsFrom,
+  boundaryDistanceSq,
+  CH,
+  insideInclusive,
+  interpolate,
+  unstack,
 } from "./raster-common.js";
 import { runTiles, setupRaster, slotValues, type ScreenFaces, type TilingOptions } from "./screen.js";
 import { frontFacing, type FaceCulling, type Fragment } from "./softras.js";
@@ -54,12 +61,29 @@ export interface DibrResult {
   readonly overflow: Array;
 }
 
-export function dibrRasterize(faces: ScreenFaces, attrs: Array | null, width: number, height: number,
-  opts: DibrOptions = {}, fragment: Fragment = (a) => a): DibrResult {
-  const sigmaInv = opts.sigmaInv ?? 7000, boxLen = opts.boxLen ?? 0.02, knum = opts.knum ?? 30;
-  if (!(sigmaInv > 0) || !(boxLen >= 0)) throw new Error(`dibrRasterize: sigmaInv must be > 0 and boxLen ≥ 0, got ${sigmaInv}, ${boxLen}.`);
+export function dibrRasterize(
+  faces: ScreenFaces,
+  attrs: Array | null,
+  width: number,
+  height: number,
+  opts: DibrOptions = {},
+  fragment: Fragment = (a) => a,
+): DibrResult {
+  const sigmaInv = opts.sigmaInv ?? 7000,
+    boxLen = opts.boxLen ?? 0.02,
+    knum = opts.knum ?? 30;
+  if (!(sigmaInv > 0) || !(boxLen >= 0))
+    throw new Error(`dibrRasterize: sigmaInv must be > 0 and boxLen ≥ 0, got ${sigmaInv}, ${boxLen}.`);
   const culling = opts.faceCulling ?? "back";
-  if ((opts.fused ?? true) && fusedBackend(dibrGeometryP)) return fusedDibr(faces, attrs, width, height, { sigmaInv, boxLen, knum, culling, background: opts.background, perspectiveCorrect: opts.perspectiveCorrect }, fragment);
+  if ((opts.fused ?? true) && fusedBackend(dibrGeometryP))
+    return fusedDibr(
+      faces,
+      attrs,
+      width,
+      height,
+      { sigmaInv, boxLen, knum, culling, background: opts.background, perspectiveCorrect: opts.perspectiveCorrect },
+      fragment,
+    );
   const setup = setupRaster(faces, width, height, boxLen, (g) => np.onesLike(g.valid), opts);
   const coeffs = np.split(setup.geom.packed, [CH.edge], 1)[0]!; // [F, 12] barycentric channels
   const invzAll = np.split(setup.geom.packed, [CH.invz, CH.invz + 3], 1)[1]!; // [F, 3]
@@ -80,17 +104,25 @@ export function dibrRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
     const sel = np.argmin(zc, 2, { keepdims: true }); // [Tb,Pt,1], first face on ties
     const covered = np.greater(np.sum(np.astype(cand, "int32"), 2), 0); // [Tb,Pt]
     // (core's takeAlongAxis does not broadcast size-1 axes of x yet, so broadcast the slot table explicitly)
-    const winner = np.reshape(np.takeAlongAxis(np.broadcastTo(np.reshape(b.index, [Tb, 1, C]), [Tb, Pt, C]), sel, 2), [Tb, Pt]);
+    const winner = np.reshape(np.takeAlongAxis(np.broadcastTo(np.reshape(b.index, [Tb, 1, C]), [Tb, Pt, C]), sel, 2), [
+      Tb,
+      Pt,
+    ]);
 
     // ---- soft silhouette for uncovered pixels
     const vx = [0, 1, 2].map((k) => np.stopGradient(slots.ch[CH.edge + 5 * k]!));
     const vy = [0, 1, 2].map((k) => np.stopGradient(slots.ch[CH.edge + 5 * k + 1]!));
     const mn = (v: Array[]) => np.minimum(np.minimum(v[0]!, v[1]!), v[2]!);
     const mx = (v: Array[]) => np.maximum(np.maximum(v[0]!, v[1]!), v[2]!);
-    let near = np.logicalAnd(slotValid, np.logicalAnd(
-      np.logicalAnd(np.greaterEqual(px, np.sub(mn(vx), boxLen)), np.lessEqual(px, np.add(mx(vx), boxLen))),
-      np.logicalAnd(np.greaterEqual(py, np.sub(mn(vy), boxLen)), np.lessEqual(py, np.add(mx(vy), boxLen)))));
-    if (Number.isFinite(knum) && knum < C) near = np.logicalAnd(near, np.lessEqual(np.cumsum(np.astype(near, "int32"), 2), knum));
+    let near = np.logicalAnd(
+      slotValid,
+      np.logicalAnd(
+        np.logicalAnd(np.greaterEqual(px, np.sub(mn(vx), boxLen)), np.lessEqual(px, np.add(mx(vx), boxLen))),
+        np.logicalAnd(np.greaterEqual(py, np.sub(mn(vy), boxLen)), np.lessEqual(py, np.add(mx(vy), boxLen))),
+      ),
+    );
+    if (Number.isFinite(knum) && knum < C)
+      near = np.logicalAnd(near, np.lessEqual(np.cumsum(np.astype(near, "int32"), 2), knum));
     // log(1 − exp(−s)) = log(−expm1(−s)); s is clamped away from 0 so neither value nor slope is infinite.
     const s = np.maximum(np.mul(boundaryDistanceSq(slots, px, py), sigmaInv), 1e-12);
     const logOneMinus = np.where(near, np.log(np.neg(np.expm1(np.neg(s)))), 0);
@@ -122,25 +154,48 @@ export function dibrRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
 }
 
 /** DIB-R through the fused geometry primitive; shading, interpolation and compositing as above. */
-function fusedDibr(faces: ScreenFaces, attrs: Array | null, width: number, height: number,
-  o: { sigmaInv: number; boxLen: number; knum: number; culling: FaceCulling; background?: ArrayLike; perspectiveCorrect?: boolean }, fragment: Fragment): DibrResult {
+function fusedDibr(
+  faces: ScreenFaces,
+  attrs: Array | null,
+  width: number,
+  height: number,
+  o: {
+    sigmaInv: number;
+    boxLen: number;
+    knum: number;
+    culling: FaceCulling;
+    background?: ArrayLike;
+    perspectiveCorrect?: boolean;
+  },
+  fragment: Fragment,
+): DibrResult {
   const { xy, z } = faces;
-  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2) throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
-  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3) throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
+  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2)
+    throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
+  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3)
+    throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
   if (xy.shape[0] === 0) throw new Error("render: no faces to rasterize.");
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new Error(`render: image size must be positive integers, got ${width}×${height}.`);
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+    throw new Error(`render: image size must be positive integers, got ${width}×${height}.`);
   const dtype = xy.dtype === "float64" || z.dtype === "float64" ? "float64" : "float32";
-  const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
+  const fxy = np.astype(xy, dtype),
+    fz = np.astype(z, dtype);
   const front = faces.front ?? frontFacing(fxy);
   // (knum = Infinity is passed as the largest int32: params must survive JSON, which turns Infinity into null.)
   const [logT, face, bary] = bind(dibrGeometryP, [fxy, fz, front], {
-    width, height, sigmaInv: o.sigmaInv, boxLen: o.boxLen, knum: Number.isFinite(o.knum) ? o.knum : 2 ** 31 - 1, culling: o.culling,
+    width,
+    height,
+    sigmaInv: o.sigmaInv,
+    boxLen: o.boxLen,
+    knum: Number.isFinite(o.knum) ? o.knum : 2 ** 31 - 1,
+    culling: o.culling,
   }) as [Array, Array, Array];
   const covered = np.greaterEqual(face, 0);
   const alpha = np.where(covered, 1, np.sub(1, np.exp(logT)));
   const overflow = np.zeros([], { dtype: "int32" });
   if (!attrs) return { features: null, alpha, faceIndex: face, overflow };
-  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0]) throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
+  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0])
+    throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
   const index = np.maximum(face, 0);
   let weights = unstack(bary, 2); // 3 × [H,W]
   if (o.perspectiveCorrect) {

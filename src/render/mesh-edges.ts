@@ -40,7 +40,9 @@ export interface FaceTopology {
 
 /** Host copies of face index arrays made from host data (e.g. meshFromData), for arrays on a device that cannot read back synchronously. */
 const hostFaces = new WeakMap<Array, Int32Array>();
-export function rememberHostFaces(faces: Array, data: ArrayLike<number>): void { hostFaces.set(faces, Int32Array.from(data)); }
+export function rememberHostFaces(faces: Array, data: ArrayLike<number>): void {
+  hostFaces.set(faces, Int32Array.from(data));
+}
 
 /** The face indices as host data when they are known without a device read-back; null when traced or device-only. */
 export function facesOnHost(faces: Array): Int32Array | null {
@@ -55,17 +57,20 @@ export function facesOnHost(faces: Array): Int32Array | null {
 /** Per face and edge e (v_e → v_{e+1}) the face holding the reversed edge, when exactly one face holds each direction; else −1. */
 export function edgeNeighbours(faces: ArrayLike<number>, F: number): Int32Array {
   const directed = new Map<string, number>(); // "a,b" → face, or −2 when held more than once
-  for (let f = 0; f < F; f++) for (let e = 0; e < 3; e++) {
-    const key = `${faces[3 * f + e]},${faces[3 * f + ((e + 1) % 3)]}`;
-    directed.set(key, directed.has(key) ? -2 : f);
-  }
+  for (let f = 0; f < F; f++)
+    for (let e = 0; e < 3; e++) {
+      const key = `${faces[3 * f + e]},${faces[3 * f + ((e + 1) % 3)]}`;
+      directed.set(key, directed.has(key) ? -2 : f);
+    }
   const out = new Int32Array(3 * F).fill(-1);
-  for (let f = 0; f < F; f++) for (let e = 0; e < 3; e++) {
-    const a = faces[3 * f + e]!, b = faces[3 * f + ((e + 1) % 3)]!;
-    if (a === b || directed.get(`${a},${b}`) !== f) continue;
-    const g = directed.get(`${b},${a}`);
-    if (g !== undefined && g >= 0 && g !== f) out[3 * f + e] = g;
-  }
+  for (let f = 0; f < F; f++)
+    for (let e = 0; e < 3; e++) {
+      const a = faces[3 * f + e]!,
+        b = faces[3 * f + ((e + 1) % 3)]!;
+      if (a === b || directed.get(`${a},${b}`) !== f) continue;
+      const g = directed.get(`${b},${a}`);
+      if (g !== undefined && g >= 0 && g !== f) out[3 * f + e] = g;
+    }
   return out;
 }
 
@@ -108,26 +113,45 @@ export function concatTopology(faces: readonly Array[], corners: Array, vertexCo
 export function joinedEdgeFlags(xy: Array, z: Array, front: Array, include: Array | null, topo: FaceTopology): Array {
   const F = xy.shape[0]!;
   if (topo.neighbours.shape.join() !== `${F},3` || topo.corners.shape.join() !== `${F},3`) {
-    throw new Error(`render: the face topology must be [${F}, 3] neighbours and corners for ${F} faces, got [${topo.neighbours.shape}] and [${topo.corners.shape}].`);
+    throw new Error(
+      `render: the face topology must be [${F}, 3] neighbours and corners for ${F} faces, got [${topo.neighbours.shape}] and [${topo.corners.shape}].`,
+    );
   }
-  const v = np.stopGradient(xy), zs = np.stopGradient(z);
+  const v = np.stopGradient(xy),
+    zs = np.stopGradient(z);
   const c = (k: number, i: number) => np.reshape(np.take(np.take(v, k, 1), i, 1), [F]);
-  const A = np.sub(np.mul(np.sub(c(2, 0), c(0, 0)), np.sub(c(1, 1), c(0, 1))), np.mul(np.sub(c(2, 1), c(0, 1)), np.sub(c(1, 0), c(0, 0))));
+  const A = np.sub(
+    np.mul(np.sub(c(2, 0), c(0, 0)), np.sub(c(1, 1), c(0, 1))),
+    np.mul(np.sub(c(2, 1), c(0, 1)), np.sub(c(1, 0), c(0, 0))),
+  );
   let ok = np.logicalAnd(np.greater(np.abs(A), AREA_EPS), np.greater(np.min(zs, 1), 0));
   if (include) ok = np.logicalAnd(ok, include);
-  const nb = topo.neighbours, at = np.maximum(nb, 0); // [F, 3]
-  const joined = np.logicalAnd(np.logicalAnd(np.greaterEqual(nb, 0), np.expandDims(ok, 1)),
-    np.logicalAnd(np.take(ok, at, 0), np.equal(np.take(front, at, 0), np.expandDims(front, 1)))); // [F, 3]
+  const nb = topo.neighbours,
+    at = np.maximum(nb, 0); // [F, 3]
+  const joined = np.logicalAnd(
+    np.logicalAnd(np.greaterEqual(nb, 0), np.expandDims(ok, 1)),
+    np.logicalAnd(np.take(ok, at, 0), np.equal(np.take(front, at, 0), np.expandDims(front, 1))),
+  ); // [F, 3]
   const edge = (e: number) => np.reshape(np.take(joined, e, 1), [F]);
   // A vertex is on the boundary when an unjoined edge of a rasterized face touches it (edge k runs from corner k to k + 1).
   const open = (e: number) => np.astype(np.logicalAnd(ok, np.logicalNot(edge(e))), "int32");
-  const touching = np.stack([0, 1, 2].map((k) => np.add(open(k), open((k + 2) % 3))), 1); // [F, 3] per corner
-  const count = np.scatterAdd(np.zeros([topo.vertexCount], { dtype: "int32" }), np.reshape(topo.corners, [F * 3]), np.reshape(touching, [F * 3]));
+  const touching = np.stack(
+    [0, 1, 2].map((k) => np.add(open(k), open((k + 2) % 3))),
+    1,
+  ); // [F, 3] per corner
+  const count = np.scatterAdd(
+    np.zeros([topo.vertexCount], { dtype: "int32" }),
+    np.reshape(topo.corners, [F * 3]),
+    np.reshape(touching, [F * 3]),
+  );
   const boundary = np.greater(np.take(count, topo.corners, 0), 0); // [F, 3]
   let flags = np.zeros([F], { dtype: "int32" });
   for (let k = 0; k < 3; k++) {
     const corner = np.logicalAnd(np.reshape(np.take(boundary, k, 1), [F]), np.logicalAnd(edge(k), edge((k + 2) % 3)));
-    flags = np.add(flags, np.add(np.mul(np.astype(edge(k), "int32"), 1 << k), np.mul(np.astype(corner, "int32"), 8 << k)));
+    flags = np.add(
+      flags,
+      np.add(np.mul(np.astype(edge(k), "int32"), 1 << k), np.mul(np.astype(corner, "int32"), 8 << k)),
+    );
   }
   return flags;
 }

@@ -46,10 +46,17 @@ export function vertexNormals(vertices: Array, faces: Array): Array {
 
 // ---------------------------------------------------------------- generators (host-side, constant topology)
 
-export interface MeshData { readonly positions: number[][]; readonly faces: number[][]; readonly uvs?: number[][] }
+export interface MeshData {
+  readonly positions: number[][];
+  readonly faces: number[][];
+  readonly uvs?: number[][];
+}
 
 /** Wrap host data as a Mesh (vertices in `dtype`, faces int32). */
-export function meshFromData(d: MeshData, opts: { dtype?: DType } & Omit<Mesh, "vertices" | "faces" | "uvs"> = {}): Mesh {
+export function meshFromData(
+  d: MeshData,
+  opts: { dtype?: DType } & Omit<Mesh, "vertices" | "faces" | "uvs"> = {},
+): Mesh {
   const { dtype, ...rest } = opts;
   const faces = np.array(d.faces, { dtype: "int32" });
   // Kept on the host too: joining shared edges (mesh-edges.ts) reads them without a device read-back.
@@ -65,51 +72,91 @@ export function meshFromData(d: MeshData, opts: { dtype?: DType } & Omit<Mesh, "
 /** Icosphere: 20·4^subdivisions faces (3 → 1,280), unit radius scaled by `radius`. */
 export function icosphereData(subdivisions: number, radius = 1, center: readonly number[] = [0, 0, 0]): MeshData {
   const m = icosphere(radius, subdivisions);
-  const positions = globalThis.Array.from({ length: m.vertices.length / 3 }, (_, i) => [0, 1, 2].map((k) => m.vertices[3 * i + k]! + center[k]!));
-  const faces = globalThis.Array.from({ length: m.faces.length / 3 }, (_, i) => [m.faces[3 * i]!, m.faces[3 * i + 1]!, m.faces[3 * i + 2]!]);
+  const positions = globalThis.Array.from({ length: m.vertices.length / 3 }, (_, i) =>
+    [0, 1, 2].map((k) => m.vertices[3 * i + k]! + center[k]!),
+  );
+  const faces = globalThis.Array.from({ length: m.faces.length / 3 }, (_, i) => [
+    m.faces[3 * i]!,
+    m.faces[3 * i + 1]!,
+    m.faces[3 * i + 2]!,
+  ]);
   return { positions, faces };
 }
 
 /** Latitude–longitude sphere with a UV seam (so it can be textured): 2·segments·(rings−1) faces. */
-export function uvSphereData(rings: number, segments: number, radius = 1, center: readonly number[] = [0, 0, 0]): MeshData {
-  const positions: number[][] = [], uvs: number[][] = [], faces: number[][] = [];
+export function uvSphereData(
+  rings: number,
+  segments: number,
+  radius = 1,
+  center: readonly number[] = [0, 0, 0],
+): MeshData {
+  const positions: number[][] = [],
+    uvs: number[][] = [],
+    faces: number[][] = [];
   for (let r = 0; r <= rings; r++) {
     const th = (Math.PI * r) / rings; // 0 at the north pole (+y)
     for (let s = 0; s <= segments; s++) {
       const ph = (2 * Math.PI * s) / segments;
-      positions.push([radius * Math.sin(th) * Math.cos(ph) + center[0]!, radius * Math.cos(th) + center[1]!, radius * Math.sin(th) * Math.sin(ph) + center[2]!]);
+      positions.push([
+        radius * Math.sin(th) * Math.cos(ph) + center[0]!,
+        radius * Math.cos(th) + center[1]!,
+        radius * Math.sin(th) * Math.sin(ph) + center[2]!,
+      ]);
       uvs.push([s / segments, 1 - r / rings]);
     }
   }
   const id = (r: number, s: number) => r * (segments + 1) + s;
-  for (let r = 0; r < rings; r++) for (let s = 0; s < segments; s++) {
-    // Outward CCW: (r,s) → (r+1,s) → (r+1,s+1) with φ increasing towards −z… checked by the normals test.
-    if (r > 0) faces.push([id(r, s), id(r, s + 1), id(r + 1, s)]);
-    if (r < rings - 1) faces.push([id(r, s + 1), id(r + 1, s + 1), id(r + 1, s)]);
-  }
+  for (let r = 0; r < rings; r++)
+    for (let s = 0; s < segments; s++) {
+      // Outward CCW: (r,s) → (r+1,s) → (r+1,s+1) with φ increasing towards −z… checked by the normals test.
+      if (r > 0) faces.push([id(r, s), id(r, s + 1), id(r + 1, s)]);
+      if (r < rings - 1) faces.push([id(r, s + 1), id(r + 1, s + 1), id(r + 1, s)]);
+    }
   return { positions, faces, uvs };
 }
 
 /** A square in the plane y = height, side `size`, n×n quads, normal +y, uv over [0,1]². */
 export function planeData(size: number, n = 1, height = 0, center: readonly [number, number] = [0, 0]): MeshData {
-  const positions: number[][] = [], uvs: number[][] = [], faces: number[][] = [];
-  for (let j = 0; j <= n; j++) for (let i = 0; i <= n; i++) {
-    positions.push([center[0] + size * (i / n - 0.5), height, center[1] + size * (j / n - 0.5)]);
-    uvs.push([i / n, j / n]);
-  }
+  const positions: number[][] = [],
+    uvs: number[][] = [],
+    faces: number[][] = [];
+  for (let j = 0; j <= n; j++)
+    for (let i = 0; i <= n; i++) {
+      positions.push([center[0] + size * (i / n - 0.5), height, center[1] + size * (j / n - 0.5)]);
+      uvs.push([i / n, j / n]);
+    }
   const id = (i: number, j: number) => j * (n + 1) + i;
-  for (let j = 0; j < n; j++) for (let i = 0; i < n; i++) {
-    // (x right, z forward) seen from +y: (i,j) → (i,j+1) → (i+1,j) is CCW about +y.
-    faces.push([id(i, j), id(i, j + 1), id(i + 1, j)], [id(i + 1, j), id(i, j + 1), id(i + 1, j + 1)]);
-  }
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i < n; i++) {
+      // (x right, z forward) seen from +y: (i,j) → (i,j+1) → (i+1,j) is CCW about +y.
+      faces.push([id(i, j), id(i, j + 1), id(i + 1, j)], [id(i + 1, j), id(i, j + 1), id(i + 1, j + 1)]);
+    }
   return { positions, faces, uvs };
 }
 
 /** Axis-aligned box with half-extents `half`, 12 faces, CCW outward. */
-export function boxData(half: readonly [number, number, number] = [0.5, 0.5, 0.5], center: readonly number[] = [0, 0, 0]): MeshData {
+export function boxData(
+  half: readonly [number, number, number] = [0.5, 0.5, 0.5],
+  center: readonly number[] = [0, 0, 0],
+): MeshData {
   const positions: number[][] = [];
-  for (let k = 0; k < 8; k++) positions.push([(k & 1 ? 1 : -1) * half[0] + center[0]!, (k & 2 ? 1 : -1) * half[1] + center[1]!, (k & 4 ? 1 : -1) * half[2] + center[2]!]);
-  const quads = [[0, 4, 6, 2], [1, 3, 7, 5], [0, 1, 5, 4], [2, 6, 7, 3], [0, 2, 3, 1], [4, 5, 7, 6]]; // −x +x −y +y −z +z
-  const faces = quads.flatMap(([a, b, c, d]) => [[a!, b!, c!], [a!, c!, d!]]);
+  for (let k = 0; k < 8; k++)
+    positions.push([
+      (k & 1 ? 1 : -1) * half[0] + center[0]!,
+      (k & 2 ? 1 : -1) * half[1] + center[1]!,
+      (k & 4 ? 1 : -1) * half[2] + center[2]!,
+    ]);
+  const quads = [
+    [0, 4, 6, 2],
+    [1, 3, 7, 5],
+    [0, 1, 5, 4],
+    [2, 6, 7, 3],
+    [0, 2, 3, 1],
+    [4, 5, 7, 6],
+  ]; // −x +x −y +y −z +z
+  const faces = quads.flatMap(([a, b, c, d]) => [
+    [a!, b!, c!],
+    [a!, c!, d!],
+  ]);
   return { positions, faces };
 }

@@ -34,22 +34,36 @@ export interface ViewTransform {
   readonly T: Array;
 }
 
-const list = (v: number | readonly number[] | undefined, d: number): number[] => (v === undefined ? [d] : typeof v === "number" ? [v] : [...v]);
+const list = (v: number | readonly number[] | undefined, d: number): number[] =>
+  v === undefined ? [d] : typeof v === "number" ? [v] : [...v];
 
 /** Camera position(s) [N, 3] from pytorch3d's spherical angles: (d·cos e·sin a, d·sin e, d·cos e·cos a). */
 function eyesFromAngles(o: LookAtViewOptions, dtype: DType): Array {
-  const dist = list(o.dist, 1), elev = list(o.elev, 0), azim = list(o.azim, 0);
+  const dist = list(o.dist, 1),
+    elev = list(o.elev, 0),
+    azim = list(o.azim, 0);
   const n = Math.max(dist.length, elev.length, azim.length);
-  for (const [k, v] of [["dist", dist], ["elev", elev], ["azim", azim]] as const) {
-    if (v.length !== 1 && v.length !== n) throw new Error(`lookAtViewTransform: ${k} has ${v.length} values but the batch has ${n}; give 1 or ${n}.`);
-    if (!v.every(Number.isFinite)) throw new Error(`lookAtViewTransform: ${k} must be finite numbers, got ${JSON.stringify(v)}.`);
+  for (const [k, v] of [
+    ["dist", dist],
+    ["elev", elev],
+    ["azim", azim],
+  ] as const) {
+    if (v.length !== 1 && v.length !== n)
+      throw new Error(`lookAtViewTransform: ${k} has ${v.length} values but the batch has ${n}; give 1 or ${n}.`);
+    if (!v.every(Number.isFinite))
+      throw new Error(`lookAtViewTransform: ${k} must be finite numbers, got ${JSON.stringify(v)}.`);
   }
   const toRad = o.degrees === false ? 1 : Math.PI / 180;
   const at = (v: number[], i: number) => v[v.length === 1 ? 0 : i]!;
-  return np.array(globalThis.Array.from({ length: n }, (_, i) => {
-    const d = at(dist, i), e = at(elev, i) * toRad, a = at(azim, i) * toRad;
-    return [d * Math.cos(e) * Math.sin(a), d * Math.sin(e), d * Math.cos(e) * Math.cos(a)];
-  }), { dtype });
+  return np.array(
+    globalThis.Array.from({ length: n }, (_, i) => {
+      const d = at(dist, i),
+        e = at(elev, i) * toRad,
+        a = at(azim, i) * toRad;
+      return [d * Math.cos(e) * Math.sin(a), d * Math.sin(e), d * Math.cos(e) * Math.cos(a)];
+    }),
+    { dtype },
+  );
 }
 
 /**
@@ -61,12 +75,19 @@ export function lookAtViewTransform(opts: LookAtViewOptions = {}): ViewTransform
   const dtype = opts.dtype ?? "float32";
   let eyes = opts.eye !== undefined ? toArray(opts.eye, dtype) : eyesFromAngles(opts, dtype);
   if (eyes.ndim === 1) eyes = np.reshape(eyes, [1, 3]);
-  if (eyes.ndim !== 2 || eyes.shape[1] !== 3) throw new Error(`lookAtViewTransform: eye must be [3] or [N, 3], got ${eyes.aval}.`);
-  const at = toArray(opts.at ?? [0, 0, 0], dtype), up = toArray(opts.up ?? [0, 1, 0], dtype);
+  if (eyes.ndim !== 2 || eyes.shape[1] !== 3)
+    throw new Error(`lookAtViewTransform: eye must be [3] or [N, 3], got ${eyes.aval}.`);
+  const at = toArray(opts.at ?? [0, 0, 0], dtype),
+    up = toArray(opts.up ?? [0, 1, 0], dtype);
   const n = eyes.shape[0]!;
   const row = (v: Array, i: number) => (v.ndim === 2 ? np.take(v, v.shape[0] === 1 ? 0 : i, 0) : v);
   // Rows of lookAtRotation are the camera axes (SoftRas' look-at = pytorch3d's look_at_rotation); R is its transpose.
-  const R = np.stack(globalThis.Array.from({ length: n }, (_, i) => np.transpose(lookAtRotation(np.take(eyes, i, 0), row(at, i), row(up, i), "softras"))), 0);
+  const R = np.stack(
+    globalThis.Array.from({ length: n }, (_, i) =>
+      np.transpose(lookAtRotation(np.take(eyes, i, 0), row(at, i), row(up, i), "softras")),
+    ),
+    0,
+  );
   // T = −Rᵀ·C for each camera.
   const T = np.neg(np.einsum("nji,nj->ni", R, eyes));
   return { R, T };
@@ -77,7 +98,9 @@ function single(vt: ViewTransform, what: string): { rotation: Array; eye: Array 
   const R = vt.R.ndim === 3 && vt.R.shape[0] === 1 ? np.reshape(vt.R, [3, 3]) : vt.R;
   const T = vt.T.ndim === 2 && vt.T.shape[0] === 1 ? np.reshape(vt.T, [3]) : vt.T;
   if (R.shape.join() !== "3,3" || T.shape.join() !== "3") {
-    throw new Error(`${what}: R must be [3, 3] (or [1, 3, 3]) and T [3] (or [1, 3]), got ${R.aval} and ${T.aval}; for a batch, vmap over (R, T) or build one camera per row.`);
+    throw new Error(
+      `${what}: R must be [3, 3] (or [1, 3, 3]) and T [3] (or [1, 3]), got ${R.aval} and ${T.aval}; for a batch, vmap over (R, T) or build one camera per row.`,
+    );
   }
   // X_view = Rᵀ(X − C) with C = −R·T: gradsim's rotation is Rᵀ and its eye is C.
   return { rotation: np.transpose(R), eye: np.neg(np.matmul(R, T)) };
@@ -108,14 +131,20 @@ export function orthographicCamera(opts: OrthographicOptions = {}): Camera {
   const dtype = opts.dtype ?? "float32";
   const [minX, maxX, minY, maxY] = [opts.minX ?? -1, opts.maxX ?? 1, opts.minY ?? -1, opts.maxY ?? 1];
   if (!(maxX > minX) || !(maxY > minY) || ![minX, maxX, minY, maxY].every(Number.isFinite)) {
-    throw new Error(`orthographicCamera: the view volume needs finite minX < maxX and minY < maxY, got x [${minX}, ${maxX}], y [${minY}, ${maxY}].`);
+    throw new Error(
+      `orthographicCamera: the view volume needs finite minX < maxX and minY < maxY, got x [${minX}, ${maxX}], y [${minY}, ${maxY}].`,
+    );
   }
-  const near = opts.near ?? 1, far = opts.far ?? 100;
-  if (!(far > near) || !Number.isFinite(far) || !Number.isFinite(near)) throw new Error(`orthographicCamera: need finite near < far, got ${near} and ${far}.`);
-  if ((opts.R === undefined) !== (opts.T === undefined)) throw new Error("orthographicCamera: give both R and T (pytorch3d's view transform), or neither (a look-at).");
-  const pose = opts.R !== undefined
-    ? single({ R: toArray(opts.R, dtype), T: toArray(opts.T!, dtype) }, "orthographicCamera")
-    : single(lookAtViewTransform(opts), "orthographicCamera");
+  const near = opts.near ?? 1,
+    far = opts.far ?? 100;
+  if (!(far > near) || !Number.isFinite(far) || !Number.isFinite(near))
+    throw new Error(`orthographicCamera: need finite near < far, got ${near} and ${far}.`);
+  if ((opts.R === undefined) !== (opts.T === undefined))
+    throw new Error("orthographicCamera: give both R and T (pytorch3d's view transform), or neither (a look-at).");
+  const pose =
+    opts.R !== undefined
+      ? single({ R: toArray(opts.R, dtype), T: toArray(opts.T!, dtype) }, "orthographicCamera")
+      : single(lookAtViewTransform(opts), "orthographicCamera");
   const s = toArray(opts.scale ?? [1, 1, 1], dtype);
   if (s.shape.join() !== "3") throw new Error(`orthographicCamera: scale must be [sx, sy, sz], got ${s.aval}.`);
   const sxy = np.reshape(np.take(s, [0, 1], 0), [2]);
@@ -125,11 +154,21 @@ export function orthographicCamera(opts: OrthographicOptions = {}): Camera {
 }
 
 /** A perspective Camera from pytorch3d's (R, T) (one camera) with a vertical field of view in degrees (FoVPerspectiveCameras' fov). */
-export function cameraFromViewTransform(vt: { R: ArrayLike; T: ArrayLike }, opts: { fovY?: number; aspect?: number; near?: number; far?: number; dtype?: DType } = {}): Camera {
+export function cameraFromViewTransform(
+  vt: { R: ArrayLike; T: ArrayLike },
+  opts: { fovY?: number; aspect?: number; near?: number; far?: number; dtype?: DType } = {},
+): Camera {
   const dtype = opts.dtype ?? "float32";
   const fov = opts.fovY ?? 60;
-  if (!(fov > 0 && fov < 180)) throw new Error(`cameraFromViewTransform: fovY must be an angle in degrees between 0 and 180, got ${fov}.`);
+  if (!(fov > 0 && fov < 180))
+    throw new Error(`cameraFromViewTransform: fovY must be an angle in degrees between 0 and 180, got ${fov}.`);
   const pose = single({ R: toArray(vt.R, dtype), T: toArray(vt.T, dtype) }, "cameraFromViewTransform");
   const fy = 1 / Math.tan((fov * Math.PI) / 360);
-  return { ...pose, focal: toArray([fy / (opts.aspect ?? 1), fy], dtype), center: toArray([0, 0], dtype), near: opts.near ?? 1, far: opts.far ?? 100 };
+  return {
+    ...pose,
+    focal: toArray([fy / (opts.aspect ?? 1), fy], dtype),
+    center: toArray([0, 0], dtype),
+    near: opts.near ?? 1,
+    far: opts.far ?? 100,
+  };
 }

@@ -16,15 +16,18 @@ import type { Mesh } from "./mesh.js";
  */
 export function samplePointsFromMesh(key: Array, mesh: Pick<Mesh, "vertices" | "faces">, n: number): Array {
   if (!Number.isInteger(n) || n < 1) throw new Error(`samplePointsFromMesh: n must be a positive integer, got ${n}.`);
-  const corners = np.take(mesh.vertices, mesh.faces, 0);                              // [F, 3, 3]
-  const [a, b, c] = [0, 1, 2].map((k) => np.take(corners, k, 1));                     // [F, 3] each
+  const corners = np.take(mesh.vertices, mesh.faces, 0); // [F, 3, 3]
+  const [a, b, c] = [0, 1, 2].map((k) => np.take(corners, k, 1)); // [F, 3] each
   const area = np.mul(0.5, np.norm(np.cross(np.sub(b!, a!), np.sub(c!, a!)), -1));
   const [kFace, kU, kV] = random.split(key, 3);
-  const face = random.categorical(kFace!, np.broadcastTo(np.log(np.stopGradient(area)), [n, area.shape[0]!]));   // [n]
+  const face = random.categorical(kFace!, np.broadcastTo(np.log(np.stopGradient(area)), [n, area.shape[0]!])); // [n]
   const su = np.sqrt(random.uniform(kU!, [n, 1], { dtype: mesh.vertices.dtype }));
   const v = random.uniform(kV!, [n, 1], { dtype: mesh.vertices.dtype });
-  const pick = (p: Array) => np.take(p, face, 0);                                     // [n, 3]
-  return np.add(np.add(np.mul(np.sub(1, su), pick(a!)), np.mul(np.mul(su, np.sub(1, v)), pick(b!))), np.mul(np.mul(su, v), pick(c!)));
+  const pick = (p: Array) => np.take(p, face, 0); // [n, 3]
+  return np.add(
+    np.add(np.mul(np.sub(1, su), pick(a!)), np.mul(np.mul(su, np.sub(1, v)), pick(b!))),
+    np.mul(np.mul(su, v), pick(c!)),
+  );
 }
 
 /**
@@ -33,7 +36,8 @@ export function samplePointsFromMesh(key: Array, mesh: Pick<Mesh, "vertices" | "
  * `chamfer_distance` reduction). O(N·M) memory.
  */
 export function chamferDistance(a: Array, b: Array): Array {
-  if (a.ndim !== 2 || b.ndim !== 2 || a.shape[1] !== b.shape[1]) throw new Error(`chamferDistance: give two point clouds [N, D] and [M, D], got ${a.aval} and ${b.aval}.`);
+  if (a.ndim !== 2 || b.ndim !== 2 || a.shape[1] !== b.shape[1])
+    throw new Error(`chamferDistance: give two point clouds [N, D] and [M, D], got ${a.aval} and ${b.aval}.`);
   const d2 = np.sum(np.square(np.sub(np.expandDims(a, 1), np.expandDims(b, 0))), -1); // [N, M]
   return np.add(np.mean(np.min(d2, 1)), np.mean(np.min(d2, 0)));
 }

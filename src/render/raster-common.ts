@@ -51,8 +51,8 @@ export interface FaceGeometry {
 
 /**
  * Face data for rasterization from screen-space vertices xy [F,3,2] (NDC) and camera depths z [F,3].
-  * Edge function E(p,a,b) = (p.x−a.x)(b.y−a.y) − (p.y−a.y)(b.x−a.x); w_k = E(p, v_{k+1}, v_{k+2}) / E(v2, v0, v1)
-  * (§1.1).
+ * Edge function E(p,a,b) = (p.x−a.x)(b.y−a.y) − (p.y−a.y)(b.x−a.x); w_k = E(p, v_{k+1}, v_{k+2}) / E(v2, v0, v1)
+ * (§1.1).
  */
 export function faceGeometry(xy: Array, z: Array): FaceGeometry {
   const [v0, v1, v2] = unstack(xy, 1) as [Array, Array, Array];
@@ -67,11 +67,16 @@ export function faceGeometry(xy: Array, z: Array): FaceGeometry {
   // Double-where: degenerate faces divide by 1, so no inf/NaN reaches any gradient (anchors §2).
   const invA = np.div(1, np.where(valid, A, 1));
   // E(p, a, b)/A = (px−xa)·(yb−ya)/A − (py−ya)·(xb−xa)/A
-  const coeffs = (xa: Array, ya: Array, xb: Array, yb: Array): Array[] =>
-    [xa, ya, np.mul(np.sub(yb, ya), invA), np.mul(np.sub(xb, xa), invA)];
+  const coeffs = (xa: Array, ya: Array, xb: Array, yb: Array): Array[] => [
+    xa,
+    ya,
+    np.mul(np.sub(yb, ya), invA),
+    np.mul(np.sub(xb, xa), invA),
+  ];
   const bary = [...coeffs(x1, y1, x2, y2), ...coeffs(x2, y2, x0, y0), ...coeffs(x0, y0, x1, y1)];
   const edge = (xa: Array, ya: Array, xb: Array, yb: Array): Array[] => {
-    const dx = np.sub(xb, xa), dy = np.sub(yb, ya);
+    const dx = np.sub(xb, xa),
+      dy = np.sub(yb, ya);
     const len2 = np.add(np.mul(dx, dx), np.mul(dy, dy));
     const ok = np.greater(np.stopGradient(len2), EDGE_EPS);
     return [xa, ya, dx, dy, np.where(ok, np.div(1, np.where(ok, len2, 1)), 0)];
@@ -104,7 +109,8 @@ export function barycentricsFrom(c: readonly Array[], px: Array, py: Array): [Ar
 }
 
 /** Screen barycentrics w_k [T,Pt,C] of every pixel for every slot face (§1.1). */
-export const barycentrics = (f: SlotFaces, px: Array, py: Array): [Array, Array, Array] => barycentricsFrom(f.ch, px, py);
+export const barycentrics = (f: SlotFaces, px: Array, py: Array): [Array, Array, Array] =>
+  barycentricsFrom(f.ch, px, py);
 
 /**
  * Squared Euclidean distance from each pixel to each slot face's boundary (min over its three
@@ -116,9 +122,11 @@ export function boundaryDistanceSq(f: SlotFaces, px: Array, py: Array): Array {
   for (let e = 0; e < 3; e++) {
     const o = CH.edge + 5 * e;
     const [ax, ay, dx, dy, il] = [f.ch[o]!, f.ch[o + 1]!, f.ch[o + 2]!, f.ch[o + 3]!, f.ch[o + 4]!];
-    const ex0 = np.sub(px, ax), ey0 = np.sub(py, ay);
+    const ex0 = np.sub(px, ax),
+      ey0 = np.sub(py, ay);
     const t = np.clip(np.mul(np.add(np.mul(ex0, dx), np.mul(ey0, dy)), il), 0, 1);
-    const ex = np.sub(ex0, np.mul(t, dx)), ey = np.sub(ey0, np.mul(t, dy));
+    const ex = np.sub(ex0, np.mul(t, dx)),
+      ey = np.sub(ey0, np.mul(t, dy));
     const d2 = np.add(np.mul(ex, ex), np.mul(ey, ey));
     best = best ? np.minimum(best, d2) : d2;
   }
@@ -136,15 +144,18 @@ export function boundaryDistanceSqJoined(f: SlotFaces, px: Array, py: Array, bit
   for (let e = 0; e < 3; e++) {
     const o = CH.edge + 5 * e;
     const [ax, ay, dx, dy, il] = [f.ch[o]!, f.ch[o + 1]!, f.ch[o + 2]!, f.ch[o + 3]!, f.ch[o + 4]!];
-    const ex0 = np.sub(px, ax), ey0 = np.sub(py, ay);
+    const ex0 = np.sub(px, ax),
+      ey0 = np.sub(py, ay);
     const t = np.clip(np.mul(np.add(np.mul(ex0, dx), np.mul(ey0, dy)), il), 0, 1);
-    const ex = np.sub(ex0, np.mul(t, dx)), ey = np.sub(ey0, np.mul(t, dy));
+    const ex = np.sub(ex0, np.mul(t, dx)),
+      ey = np.sub(ey0, np.mul(t, dy));
     const d2 = np.where(bits[e]!, NO_BOUNDARY_D2, np.add(np.mul(ex, ex), np.mul(ey, ey)));
     best = best ? np.minimum(best, d2) : d2;
   }
   for (let k = 0; k < 3; k++) {
     const o = CH.edge + 5 * k; // edge k starts at corner k
-    const ex = np.sub(px, f.ch[o]!), ey = np.sub(py, f.ch[o + 1]!);
+    const ex = np.sub(px, f.ch[o]!),
+      ey = np.sub(py, f.ch[o + 1]!);
     best = np.minimum(best!, np.where(bits[3 + k]!, np.add(np.mul(ex, ex), np.mul(ey, ey)), NO_BOUNDARY_D2));
   }
   return best!;
@@ -154,13 +165,15 @@ export const NO_BOUNDARY_D2 = 1e4;
 
 /** Inside a face whose joined edges belong to it: w_k > 0, or w_k ≥ 0 where the edge opposite corner k (edge k + 1) is joined. */
 export const insideJoined = (w: readonly Array[], bits: readonly Array[]): Array =>
-  [0, 1, 2].map((k) => np.logicalOr(np.greater(w[k]!, 0), np.logicalAnd(bits[(k + 1) % 3]!, np.greaterEqual(w[k]!, 0))))
+  [0, 1, 2]
+    .map((k) => np.logicalOr(np.greater(w[k]!, 0), np.logicalAnd(bits[(k + 1) % 3]!, np.greaterEqual(w[k]!, 0))))
     .reduce((a, b) => np.logicalAnd(a, b));
 
 /** Strictly inside (SoftRas: 0 < w_k for all k). */
 export const insideStrict = (w: readonly Array[]): Array => np.greater(np.minimum(np.minimum(w[0]!, w[1]!), w[2]!), 0);
 /** Inside or on an edge (DIB-R: w_k ≥ 0 for all k). */
-export const insideInclusive = (w: readonly Array[]): Array => np.greaterEqual(np.minimum(np.minimum(w[0]!, w[1]!), w[2]!), 0);
+export const insideInclusive = (w: readonly Array[]): Array =>
+  np.greaterEqual(np.minimum(np.minimum(w[0]!, w[1]!), w[2]!), 0);
 
 /** Clipped barycentrics w̃_k = clamp(w_k,0,1)/max(Σclamp, 1e-5) (§1.1, SoftRas). */
 export function clipBarycentrics(w: readonly Array[]): [Array, Array, Array] {
@@ -171,7 +184,10 @@ export function clipBarycentrics(w: readonly Array[]): [Array, Array, Array] {
 
 /** Perspective-correct depth z = 1/Σ(w̃_k/z_k) (SoftRas). */
 export function perspectiveDepth(f: SlotFaces, w: readonly Array[]): Array {
-  const s = np.add(np.add(np.mul(w[0]!, f.ch[CH.invz]!), np.mul(w[1]!, f.ch[CH.invz + 1]!)), np.mul(w[2]!, f.ch[CH.invz + 2]!));
+  const s = np.add(
+    np.add(np.mul(w[0]!, f.ch[CH.invz]!), np.mul(w[1]!, f.ch[CH.invz + 1]!)),
+    np.mul(w[2]!, f.ch[CH.invz + 2]!),
+  );
   return np.div(1, np.maximum(s, 1e-12));
 }
 
@@ -203,6 +219,7 @@ export function interpolate(w: readonly Array[], attrs: readonly Array[]): Array
  */
 export function logSigmoid(x: Array): Array {
   const pos = np.greater(x, 0);
-  const xp = np.where(pos, x, 0), xn = np.where(pos, 0, x);
+  const xp = np.where(pos, x, 0),
+    xn = np.where(pos, 0, x);
   return np.where(pos, np.neg(np.log1p(np.exp(np.neg(xp)))), np.sub(xn, np.log1p(np.exp(xn))));
 }

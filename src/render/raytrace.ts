@@ -81,23 +81,41 @@ export const woodGrain = (x: number, z: number): Vec3 => {
 };
 
 const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-const unit = (a: Vec3): Vec3 => { const n = Math.hypot(a[0], a[1], a[2]); return [a[0] / n, a[1] / n, a[2] / n]; };
+const unit = (a: Vec3): Vec3 => {
+  const n = Math.hypot(a[0], a[1], a[2]);
+  return [a[0] / n, a[1] / n, a[2] / n];
+};
 
 /** Per-frame triangles in a flat layout with a bounding sphere for early ray rejection. */
-interface FrameGeometry { readonly tri: Float64Array; readonly normal: Float64Array; readonly c: Vec3; readonly r2: number }
+interface FrameGeometry {
+  readonly tri: Float64Array;
+  readonly normal: Float64Array;
+  readonly c: Vec3;
+  readonly r2: number;
+}
 
 function frameGeometry(v: ArrayLike<number>, faces: ArrayLike<number>): FrameGeometry {
-  const F = faces.length / 3, tri = new Float64Array(9 * F), normal = new Float64Array(3 * F);
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const F = faces.length / 3,
+    tri = new Float64Array(9 * F),
+    normal = new Float64Array(3 * F);
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
   for (let f = 0; f < F; f++) {
-    for (let j = 0; j < 3; j++) for (let d = 0; d < 3; d++) {
-      const x = v[3 * faces[3 * f + j]! + d]!;
-      if (!Number.isFinite(x)) throw new Error(`traceVideo: vertex ${faces[3 * f + j]} is not finite (${x}).`);
-      tri[9 * f + 3 * j + d] = x;
-      lo[d] = Math.min(lo[d]!, x); hi[d] = Math.max(hi[d]!, x);
-    }
-    const e1 = [0, 1, 2].map((d) => tri[9 * f + 3 + d]! - tri[9 * f + d]!), e2 = [0, 1, 2].map((d) => tri[9 * f + 6 + d]! - tri[9 * f + d]!);
-    const n: Vec3 = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!];
+    for (let j = 0; j < 3; j++)
+      for (let d = 0; d < 3; d++) {
+        const x = v[3 * faces[3 * f + j]! + d]!;
+        if (!Number.isFinite(x)) throw new Error(`traceVideo: vertex ${faces[3 * f + j]} is not finite (${x}).`);
+        tri[9 * f + 3 * j + d] = x;
+        lo[d] = Math.min(lo[d]!, x);
+        hi[d] = Math.max(hi[d]!, x);
+      }
+    const e1 = [0, 1, 2].map((d) => tri[9 * f + 3 + d]! - tri[9 * f + d]!),
+      e2 = [0, 1, 2].map((d) => tri[9 * f + 6 + d]! - tri[9 * f + d]!);
+    const n: Vec3 = [
+      e1[1]! * e2[2]! - e1[2]! * e2[1]!,
+      e1[2]! * e2[0]! - e1[0]! * e2[2]!,
+      e1[0]! * e2[1]! - e1[1]! * e2[0]!,
+    ];
     const len = Math.hypot(...n) || 1;
     for (let d = 0; d < 3; d++) normal[3 * f + d] = n[d]! / len;
   }
@@ -109,26 +127,42 @@ function frameGeometry(v: ArrayLike<number>, faces: ArrayLike<number>): FrameGeo
 function hit(g: FrameGeometry, o: Vec3, d: Vec3, anyHit = false): [number, number] | null {
   // Bounding sphere: most rays miss the object entirely.
   const oc: Vec3 = [o[0] - g.c[0], o[1] - g.c[1], o[2] - g.c[2]];
-  const b = dot(oc, d), cc = dot(oc, oc) - g.r2;
+  const b = dot(oc, d),
+    cc = dot(oc, oc) - g.r2;
   if (cc > 0 && (b > 0 || b * b < cc)) return null;
   const t = g.tri;
-  let best = Infinity, face = -1;
+  let best = Infinity,
+    face = -1;
   for (let f = 0; f < t.length / 9; f++) {
     const k = 9 * f;
-    const e1x = t[k + 3]! - t[k]!, e1y = t[k + 4]! - t[k + 1]!, e1z = t[k + 5]! - t[k + 2]!;
-    const e2x = t[k + 6]! - t[k]!, e2y = t[k + 7]! - t[k + 1]!, e2z = t[k + 8]! - t[k + 2]!;
-    const px = d[1] * e2z - d[2] * e2y, py = d[2] * e2x - d[0] * e2z, pz = d[0] * e2y - d[1] * e2x;
+    const e1x = t[k + 3]! - t[k]!,
+      e1y = t[k + 4]! - t[k + 1]!,
+      e1z = t[k + 5]! - t[k + 2]!;
+    const e2x = t[k + 6]! - t[k]!,
+      e2y = t[k + 7]! - t[k + 1]!,
+      e2z = t[k + 8]! - t[k + 2]!;
+    const px = d[1] * e2z - d[2] * e2y,
+      py = d[2] * e2x - d[0] * e2z,
+      pz = d[0] * e2y - d[1] * e2x;
     const det = e1x * px + e1y * py + e1z * pz;
     if (Math.abs(det) < 1e-14) continue;
     const inv = 1 / det;
-    const sx = o[0] - t[k]!, sy = o[1] - t[k + 1]!, sz = o[2] - t[k + 2]!;
+    const sx = o[0] - t[k]!,
+      sy = o[1] - t[k + 1]!,
+      sz = o[2] - t[k + 2]!;
     const u = (sx * px + sy * py + sz * pz) * inv;
     if (u < 0 || u > 1) continue;
-    const qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
+    const qx = sy * e1z - sz * e1y,
+      qy = sz * e1x - sx * e1z,
+      qz = sx * e1y - sy * e1x;
     const v = (d[0] * qx + d[1] * qy + d[2] * qz) * inv;
     if (v < 0 || u + v > 1) continue;
     const s = (e2x * qx + e2y * qy + e2z * qz) * inv;
-    if (s > 1e-6 && s < best) { best = s; face = f; if (anyHit) break; }
+    if (s > 1e-6 && s < best) {
+      best = s;
+      face = f;
+      if (anyHit) break;
+    }
   }
   return face < 0 ? null : [best, face];
 }
@@ -136,10 +170,15 @@ function hit(g: FrameGeometry, o: Vec3, d: Vec3, anyHit = false): [number, numbe
 /** Unit directions of every pixel's S×S primary rays [H·W·S·S·3], pixel by pixel (row-major), subpixel rows within. */
 function primaryRays(camera: PinholeFrame, W: number, H: number, S: number): Float64Array {
   const dirs = new Float64Array(W * H * S * S * 3);
-  for (let row = 0, k = 0; row < H; row++) for (let col = 0; col < W; col++) for (let sy = 0; sy < S; sy++) for (let sx = 0; sx < S; sx++, k += 3) {
-    const d = unit(pinholeRay(camera, col + (sx + 0.5) / S - 0.5, row + (sy + 0.5) / S - 0.5, W, H));
-    dirs[k] = d[0]; dirs[k + 1] = d[1]; dirs[k + 2] = d[2];
-  }
+  for (let row = 0, k = 0; row < H; row++)
+    for (let col = 0; col < W; col++)
+      for (let sy = 0; sy < S; sy++)
+        for (let sx = 0; sx < S; sx++, k += 3) {
+          const d = unit(pinholeRay(camera, col + (sx + 0.5) / S - 0.5, row + (sy + 0.5) / S - 0.5, W, H));
+          dirs[k] = d[0];
+          dirs[k + 1] = d[1];
+          dirs[k + 2] = d[2];
+        }
   return dirs;
 }
 
@@ -156,25 +195,38 @@ function groundHit(eye: Vec3, d: Vec3, groundY: number | null): Vec3 | null {
  */
 export function traceVideo(object: TracedObject, o: TraceOptions, plate = false): TracedVideo {
   const { width: W, height: H } = o;
-  if (!(Number.isInteger(W) && W > 0 && Number.isInteger(H) && H > 0)) throw new Error(`traceVideo: width and height must be positive integers, got ${W}×${H}.`);
+  if (!(Number.isInteger(W) && W > 0 && Number.isInteger(H) && H > 0))
+    throw new Error(`traceVideo: width and height must be positive integers, got ${W}×${H}.`);
   const F = object.faces.length / 3;
-  if (!Number.isInteger(F) || F < 1) throw new Error(`traceVideo: faces must hold a multiple of 3 vertex indices, got ${object.faces.length}.`);
-  if (object.albedo.length !== 3 * F) throw new Error(`traceVideo: albedo must hold 3 values per face (${3 * F}), got ${object.albedo.length}.`);
-  const S = o.samples ?? 4, noise = o.noise ?? 0.01, ambient = o.ambient ?? 0.3, intensity = o.intensity ?? 0.75;
+  if (!Number.isInteger(F) || F < 1)
+    throw new Error(`traceVideo: faces must hold a multiple of 3 vertex indices, got ${object.faces.length}.`);
+  if (object.albedo.length !== 3 * F)
+    throw new Error(`traceVideo: albedo must hold 3 values per face (${3 * F}), got ${object.albedo.length}.`);
+  const S = o.samples ?? 4,
+    noise = o.noise ?? 0.01,
+    ambient = o.ambient ?? 0.3,
+    intensity = o.intensity ?? 0.75;
   const groundY = o.groundY === undefined ? 0 : o.groundY;
-  const groundColor = o.groundColor ?? woodGrain, sky = o.sky ?? [0.55, 0.62, 0.7];
-  const L = unit(o.light), spec = object.specular ?? 0.35, shininess = object.shininess ?? 40;
+  const groundColor = o.groundColor ?? woodGrain,
+    sky = o.sky ?? [0.55, 0.62, 0.7];
+  const L = unit(o.light),
+    spec = object.specular ?? 0.35,
+    shininess = object.shininess ?? 40;
   const T = object.frames.length + (plate ? 1 : 0);
   const geometry = object.frames.map((v) => frameGeometry(v, object.faces));
   // Primary ray directions are the same every frame.
   const dirs = primaryRays(o.camera, W, H, S);
-  const images = new Float32Array(T * W * H * 3), masks = new Float32Array(T * W * H);
+  const images = new Float32Array(T * W * H * 3),
+    masks = new Float32Array(T * W * H);
   const rng = makeRng(o.seed ?? 0);
   const eye = o.camera.eye;
   for (let t = 0; t < T; t++) {
     const g = t < geometry.length ? geometry[t]! : null;
     for (let p = 0; p < W * H; p++) {
-      let r = 0, gr = 0, bl = 0, covered = 0;
+      let r = 0,
+        gr = 0,
+        bl = 0,
+        covered = 0;
       for (let s = 0; s < S * S; s++) {
         const k = 3 * (p * S * S + s);
         const d: Vec3 = [dirs[k]!, dirs[k + 1]!, dirs[k + 2]!];
@@ -192,15 +244,22 @@ export function traceVideo(object: TracedObject, o: TraceOptions, plate = false)
           const half = unit([L[0] - d[0], L[1] - d[1], L[2] - d[2]]);
           const highlight = lit ? spec * Math.max(0, dot(n, half)) ** shininess : 0;
           const a = [object.albedo[3 * f]!, object.albedo[3 * f + 1]!, object.albedo[3 * f + 2]!];
-          c = [a[0]! * (ambient + intensity * lambert) + highlight, a[1]! * (ambient + intensity * lambert) + highlight, a[2]! * (ambient + intensity * lambert) + highlight];
+          c = [
+            a[0]! * (ambient + intensity * lambert) + highlight,
+            a[1]! * (ambient + intensity * lambert) + highlight,
+            a[2]! * (ambient + intensity * lambert) + highlight,
+          ];
         } else if (onGround) {
           const a = groundColor(onGround[0], onGround[2]);
           const shade = ambient + (g && hit(g, onGround, L, true) ? 0 : intensity * Math.max(0, L[1]));
           c = [a[0] * shade, a[1] * shade, a[2] * shade];
         } else c = sky;
-        r += c[0]; gr += c[1]; bl += c[2];
+        r += c[0];
+        gr += c[1];
+        bl += c[2];
       }
-      const q = t * W * H + p, n2 = S * S;
+      const q = t * W * H + p,
+        n2 = S * S;
       images[3 * q] = clamp01(r / n2 + noise * rng.normal());
       images[3 * q + 1] = clamp01(gr / n2 + noise * rng.normal());
       images[3 * q + 2] = clamp01(bl / n2 + noise * rng.normal());
@@ -229,23 +288,42 @@ export interface GroundLayers {
  * those parameters differentiable. Rays that hit the object count as ground rays seen at the
  * point behind it (the object is composited over them). `vertices` [V·3] or null for no object.
  */
-export function traceGround(vertices: ArrayLike<number> | null, faces: ArrayLike<number>, o: Pick<TraceOptions, "camera" | "width" | "height" | "light" | "groundY" | "groundColor" | "samples">): GroundLayers {
-  const { width: W, height: H } = o, S = o.samples ?? 3;
-  const groundY = o.groundY === undefined ? 0 : o.groundY, groundColor = o.groundColor ?? woodGrain;
-  const L = unit(o.light), eye = o.camera.eye;
+export function traceGround(
+  vertices: ArrayLike<number> | null,
+  faces: ArrayLike<number>,
+  o: Pick<TraceOptions, "camera" | "width" | "height" | "light" | "groundY" | "groundColor" | "samples">,
+): GroundLayers {
+  const { width: W, height: H } = o,
+    S = o.samples ?? 3;
+  const groundY = o.groundY === undefined ? 0 : o.groundY,
+    groundColor = o.groundColor ?? woodGrain;
+  const L = unit(o.light),
+    eye = o.camera.eye;
   const g = vertices ? frameGeometry(vertices, faces) : null;
   const dirs = primaryRays(o.camera, W, H, S);
-  const sky = new Float32Array(W * H), ground = new Float32Array(3 * W * H), groundLit = new Float32Array(3 * W * H);
-  for (let p = 0; p < W * H; p++) for (let s = 0; s < S * S; s++) {
-    const k = 3 * (p * S * S + s);
-    const x = groundHit(eye, [dirs[k]!, dirs[k + 1]!, dirs[k + 2]!], groundY);
-    if (!x) { sky[p]! += 1; continue; }
-    const a = groundColor(x[0], x[2]);
-    const lit = !(g && L[1] > 0 && hit(g, x, L, true));
-    for (let c = 0; c < 3; c++) { ground[3 * p + c]! += a[c]!; if (lit) groundLit[3 * p + c]! += a[c]!; }
-  }
+  const sky = new Float32Array(W * H),
+    ground = new Float32Array(3 * W * H),
+    groundLit = new Float32Array(3 * W * H);
+  for (let p = 0; p < W * H; p++)
+    for (let s = 0; s < S * S; s++) {
+      const k = 3 * (p * S * S + s);
+      const x = groundHit(eye, [dirs[k]!, dirs[k + 1]!, dirs[k + 2]!], groundY);
+      if (!x) {
+        sky[p]! += 1;
+        continue;
+      }
+      const a = groundColor(x[0], x[2]);
+      const lit = !(g && L[1] > 0 && hit(g, x, L, true));
+      for (let c = 0; c < 3; c++) {
+        ground[3 * p + c]! += a[c]!;
+        if (lit) groundLit[3 * p + c]! += a[c]!;
+      }
+    }
   const n = S * S;
   for (let k = 0; k < sky.length; k++) sky[k]! /= n;
-  for (let k = 0; k < ground.length; k++) { ground[k]! /= n; groundLit[k]! /= n; }
+  for (let k = 0; k < ground.length; k++) {
+    ground[k]! /= n;
+    groundLit[k]! /= n;
+  }
   return { sky, ground, groundLit };
 }

@@ -58,32 +58,46 @@ interface ActiveTiles {
 }
 
 /** Validate shapes, build per-face geometry and bin faces into tiles (include: extra per-face filter). */
-export function setupRaster(faces: ScreenFaces, width: number, height: number, margin: number,
-  include: (geom: FaceGeometry, front: Array) => Array, opts: TilingOptions): RasterSetup {
+export function setupRaster(
+  faces: ScreenFaces,
+  width: number,
+  height: number,
+  margin: number,
+  include: (geom: FaceGeometry, front: Array) => Array,
+  opts: TilingOptions,
+): RasterSetup {
   const { xy, z } = faces;
-  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2) throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
-  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3) throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
+  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2)
+    throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
+  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3)
+    throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
   if (xy.shape[0] === 0) throw new Error("render: no faces to rasterize.");
   const dtype = xy.dtype === "float64" || z.dtype === "float64" ? "float64" : "float32";
   const grid = makeTileGrid(width, height, opts.tile ?? 8, dtype);
   const geom = faceGeometry(xy, z);
   const front = faces.front ?? np.less(np.stopGradient(geom.signedArea), 0);
   const bins = binFaces(grid, xy, np.logicalAnd(geom.valid, include(geom, front)), margin, opts);
-  if (opts.activeTiles === undefined || concreteMaxOverBatch(bins.counts)) return { grid, geom, front, bins, active: null };
+  if (opts.activeTiles === undefined || concreteMaxOverBatch(bins.counts))
+    return { grid, geom, front, bins, active: null };
   const { active, dropped } = compactTiles(bins.counts, grid.T, opts.activeTiles);
   return { grid, geom, front, bins: { ...bins, overflow: np.add(bins.overflow, dropped) }, active };
 }
 
 /** Rank the tiles with faces (in tile order) into rows 0..A−1; the rest map to the empty row A. */
 function compactTiles(counts: Array, T: number, limit: number): { active: ActiveTiles; dropped: Array } {
-  if (!Number.isInteger(limit) || limit < 1) throw new Error(`render: activeTiles must be a positive integer, got ${limit}.`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new Error(`render: activeTiles must be a positive integer, got ${limit}.`);
   const A = Math.min(limit, T);
   const nonEmpty = np.greater(counts, 0);
   const rank = np.sub(np.cumsum(np.astype(nonEmpty, "int32"), 0), 1);
   const listed = np.logicalAnd(nonEmpty, np.less(rank, A));
   const tileRow = np.where(listed, rank, A);
   // Scatter tile+1 into its row; unlisted tiles all land in row A, which is then discarded.
-  const flat = np.scatterAdd(np.zeros([A + 1], { dtype: "int32" }), tileRow, np.where(listed, np.add(np.arange(T, undefined, undefined, { dtype: "int32" }), 1), 0));
+  const flat = np.scatterAdd(
+    np.zeros([A + 1], { dtype: "int32" }),
+    tileRow,
+    np.where(listed, np.add(np.arange(T, undefined, undefined, { dtype: "int32" }), 1), 0),
+  );
   const rowValid = np.concatenate([np.greater(np.split(flat, [A], 0)[0]!, 0), np.zeros([1], { dtype: "bool" })], 0);
   const rowTile = np.where(rowValid, np.sub(flat, 1), 0);
   const dropped = np.sum(np.where(np.logicalAnd(nonEmpty, np.logicalNot(listed)), counts, 0));
@@ -111,7 +125,8 @@ export function slotValues(batch: TileBatch, perFace: Array): Array {
 
 /** Per-slot corner attributes: attrs [F, 3, D] → three arrays [Tb, 1, Cb, D]. */
 export function slotCornerAttributes(batch: TileBatch, attrs: Array): Array[] {
-  if (attrs.ndim !== 3 || attrs.shape[1] !== 3) throw new Error(`render: per-corner attributes must be [F, 3, D], got [${attrs.shape}].`);
+  if (attrs.ndim !== 3 || attrs.shape[1] !== 3)
+    throw new Error(`render: per-corner attributes must be [F, 3, D], got [${attrs.shape}].`);
   return unstack(slotValues(batch, attrs), 3);
 }
 
@@ -129,11 +144,16 @@ export function runTiles(setup: RasterSetup, fn: (b: TileBatch) => Array[], maxP
   if (setup.active) {
     const { rowTile, rowValid, tileRow } = setup.active;
     const rows = (x: Array) => np.take(x, rowTile, 0);
-    const index = rows(bins.index), R = rowTile.shape[0]!;
+    const index = rows(bins.index),
+      R = rowTile.shape[0]!;
     const valid = np.logicalAnd(rows(bins.slotValid), np.expandDims(rowValid, 1));
     const outs = fn({
-      px: rows(grid.px), py: rows(grid.py), index, capacity: bins.capacity,
-      slotValid: np.reshape(valid, [R, 1, bins.capacity]), slots: gatherSlots(geom.packed, index),
+      px: rows(grid.px),
+      py: rows(grid.py),
+      index,
+      capacity: bins.capacity,
+      slotValid: np.reshape(valid, [R, 1, bins.capacity]),
+      slots: gatherSlots(geom.packed, index),
     });
     return outs.map((o) => np.take(o, tileRow, 0));
   }
@@ -143,26 +163,45 @@ export function runTiles(setup: RasterSetup, fn: (b: TileBatch) => Array[], maxP
     const full = g.tiles.length === grid.T && g.tiles.every((t, i) => t === i);
     const tiles = full ? null : np.array(g.tiles, { dtype: "int32" });
     const rows = (x: Array) => (tiles ? np.take(x, tiles, 0) : x);
-    let index = rows(bins.index), valid = rows(bins.slotValid);
+    let index = rows(bins.index),
+      valid = rows(bins.slotValid);
     if (g.capacity < bins.capacity) {
       index = np.split(index, [g.capacity], 1)[0]!;
       valid = np.split(valid, [g.capacity], 1)[0]!;
     }
     const Tb = g.tiles.length;
-    outs.push(fn({
-      px: rows(grid.px), py: rows(grid.py), index, capacity: g.capacity,
-      slotValid: np.reshape(valid, [Tb, 1, g.capacity]), slots: gatherSlots(geom.packed, index),
-    }));
+    outs.push(
+      fn({
+        px: rows(grid.px),
+        py: rows(grid.py),
+        index,
+        capacity: g.capacity,
+        slotValid: np.reshape(valid, [Tb, 1, g.capacity]),
+        slots: gatherSlots(geom.packed, index),
+      }),
+    );
   }
   if (outs.length === 1 && groups[0]!.tiles.every((t, i) => t === i)) return outs[0]!;
   const order = groups.flatMap((g) => g.tiles);
   const inverse = new globalThis.Array<number>(grid.T);
   order.forEach((t, i) => (inverse[t] = i));
   const inv = np.array(inverse, { dtype: "int32" });
-  return outs[0]!.map((_, k) => np.take(np.concatenate(outs.map((o) => o[k]!), 0), inv, 0));
+  return outs[0]!.map((_, k) =>
+    np.take(
+      np.concatenate(
+        outs.map((o) => o[k]!),
+        0,
+      ),
+      inv,
+      0,
+    ),
+  );
 }
 
-interface TileGroup { readonly tiles: number[]; readonly capacity: number }
+interface TileGroup {
+  readonly tiles: number[];
+  readonly capacity: number;
+}
 
 function groupTiles(bins: Bins, T: number, Pt: number, maxPairs: number): TileGroup[] {
   const all = globalThis.Array.from({ length: T }, (_, i) => i);

@@ -44,7 +44,10 @@ export interface Material {
 /** SoftRas/gradSim lighting: ambient 0.5 + directional 0.5 along (0, 1, 0). */
 export const defaultLights = (): Lights => ({ ambient: 0.5, directional: [{ direction: [0, 1, 0], color: 0.5 }] });
 /** PyTorch3D defaults: ambient 0.5, diffuse 0.3, specular 0.2 (here as one directional light along +y). */
-export const pytorch3dLights = (direction: ArrayLike = [0, 1, 0]): Lights => ({ ambient: 0.5, directional: [{ direction, color: 0.3, specular: 0.2 }] });
+export const pytorch3dLights = (direction: ArrayLike = [0, 1, 0]): Lights => ({
+  ambient: 0.5,
+  directional: [{ direction, color: 0.3, specular: 0.2 }],
+});
 export const defaultMaterial = (): Material => ({ ambient: 1, diffuse: 1, specular: 0, shininess: 64 });
 
 export interface LightTerms {
@@ -56,15 +59,25 @@ export interface LightTerms {
 
 const dot = (a: Array, b: Array): Array => np.sum(np.mul(a, b), -1, { keepdims: true });
 /** Products of two JS numbers stay in JS (weak scalars would otherwise be multiplied in float32). */
-const mulExact = (a: ArrayLike, b: ArrayLike): ArrayLike => (typeof a === "number" && typeof b === "number" ? a * b : np.mul(a, b));
+const mulExact = (a: ArrayLike, b: ArrayLike): ArrayLike =>
+  typeof a === "number" && typeof b === "number" ? a * b : np.mul(a, b);
 
 /** Lighting factors at points p with normals n (both [..., 3]); `eye` [3] is needed only for specular. */
-export function lightTerms(normals: Array, points: Array, eye: Array | null, lights: Lights, material: Material = {}): LightTerms {
+export function lightTerms(
+  normals: Array,
+  points: Array,
+  eye: Array | null,
+  lights: Lights,
+  material: Material = {},
+): LightTerms {
   const n = normalize(normals, 1e-12);
   const arr = (x: ArrayLike) => (typeof x === "number" ? x : toArray(x, n.dtype));
-  const ka = arr(material.ambient ?? 1), kd = arr(material.diffuse ?? 1), ks = arr(material.specular ?? 0);
+  const ka = arr(material.ambient ?? 1),
+    kd = arr(material.diffuse ?? 1),
+    ks = arr(material.specular ?? 0);
   const shin = arr(material.shininess ?? 64);
-  const needSpec = !(typeof material.specular === "number" && material.specular === 0) && material.specular !== undefined;
+  const needSpec =
+    !(typeof material.specular === "number" && material.specular === 0) && material.specular !== undefined;
   const view = needSpec && eye ? normalize(np.sub(eye, points), 1e-12) : null;
   let diffuse: Array = np.zerosLike(n);
   let specular: Array = np.zerosLike(n);
@@ -81,7 +94,8 @@ export function lightTerms(normals: Array, points: Array, eye: Array | null, lig
       specular = np.add(specular, np.mul(arr(spec ?? color ?? 1), s));
     }
   };
-  for (const d of lights.directional ?? []) add(np.broadcastTo(normalize(toArray(d.direction, n.dtype)), n.shape), d.color, d.specular);
+  for (const d of lights.directional ?? [])
+    add(np.broadcastTo(normalize(toArray(d.direction, n.dtype)), n.shape), d.color, d.specular);
   for (const p of lights.point ?? []) add(normalize(np.sub(toArray(p.position, n.dtype), points)), p.color, p.specular);
   return {
     diffuse: np.add(mulExact(ka, arr(lights.ambient ?? 0)), np.mul(kd, diffuse)),
@@ -90,7 +104,14 @@ export function lightTerms(normals: Array, points: Array, eye: Array | null, lig
 }
 
 /** Shaded colour (k_a∘L_a + k_d∘diffuse)·albedo + k_s∘specular, all [..., 3]. */
-export function shade(normals: Array, points: Array, albedo: Array, eye: Array | null, lights: Lights, material: Material = {}): Array {
+export function shade(
+  normals: Array,
+  points: Array,
+  albedo: Array,
+  eye: Array | null,
+  lights: Lights,
+  material: Material = {},
+): Array {
   const t = lightTerms(normals, points, eye, lights, material);
   return np.add(np.mul(t.diffuse, albedo), t.specular);
 }

@@ -13,14 +13,31 @@ import { toArray } from "./camera.js";
 import { tilesToImage } from "./cull.js";
 import { flagBits, joinedEdgeFlags } from "./mesh-edges.js";
 import {
-  barycentrics, boundaryDistanceSq, boundaryDistanceSqJoined, clipBarycentrics, insideJoined, insideStrict, interpolate, logSigmoid, perspectiveDepth,
-  perspectiveWeights, unstack, type FaceGeometry,
+  barycentrics,
+  boundaryDistanceSq,
+  boundaryDistanceSqJoined,
+  clipBarycentrics,
+  insideJoined,
+  insideStrict,
+  interpolate,
+  logSigmoid,
+  perspectiveDepth,
+  perspectiveWeights,
+  unstack,
+  type FaceGeometry,
 } from "./raster-common.js";
 import { bind } from "../core/trace.js";
 import type { Primitive } from "../core/primitive.js";
 import { softrasColour, softrasGeometryP } from "./fused/softras-prim.js";
 import { fusedBackend } from "./fused/backend.js";
-import { runTiles, setupRaster, slotCornerAttributes, slotValues, type ScreenFaces, type TilingOptions } from "./screen.js";
+import {
+  runTiles,
+  setupRaster,
+  slotCornerAttributes,
+  slotValues,
+  type ScreenFaces,
+  type TilingOptions,
+} from "./screen.js";
 
 export type FaceCulling = "none" | "back" | "front";
 /** Maps interpolated attributes [..., D] to colours [..., K] (e.g. texture lookup × lighting). */
@@ -103,21 +120,38 @@ const cullMask = (culling: FaceCulling, front: Array): Array | null =>
 /** NDC padding of face boxes when binning: the prune radius √(Tσ) (barycentric coverage is unbounded on screen). */
 export function softRasMargin(opts: SoftRasOptions): number {
   const distFunc = opts.distFunc ?? "euclidean";
-  return distFunc === "euclidean" ? Math.sqrt(pruneThreshold(opts.distEps ?? 1e-4) * (opts.sigma ?? 1e-5)) : distFunc === "hard" ? 0 : 4;
+  return distFunc === "euclidean"
+    ? Math.sqrt(pruneThreshold(opts.distEps ?? 1e-4) * (opts.sigma ?? 1e-5))
+    : distFunc === "hard"
+      ? 0
+      : 4;
 }
 /** Faces that can contribute at all (alpha uses every face unless cullAlpha). */
-export const softRasInclude = (opts: SoftRasOptions) => (_g: FaceGeometry, front: Array): Array =>
-  (opts.cullAlpha ? cullMask(opts.faceCulling ?? "none", front) : null) ?? np.onesLike(front, { dtype: "bool" });
+export const softRasInclude =
+  (opts: SoftRasOptions) =>
+  (_g: FaceGeometry, front: Array): Array =>
+    (opts.cullAlpha ? cullMask(opts.faceCulling ?? "none", front) : null) ?? np.onesLike(front, { dtype: "bool" });
 
 /**
  * Rasterize screen-space triangles with SoftRas. attrs: [F, 3, D] per-corner attributes (or
  * null for a silhouette only); fragment maps interpolated attributes to colours (identity by default).
  */
-export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: number, height: number,
-  opts: SoftRasOptions = {}, fragmentFn?: Fragment): SoftRasResult {
-  const sigma = opts.sigma ?? 1e-5, gamma = opts.gamma ?? 1e-4, distEps = opts.distEps ?? 1e-4, eps = opts.eps ?? 1e-3;
-  const near = opts.near ?? 1, far = opts.far ?? 100;
-  if (!(sigma > 0) || !(gamma > 0)) throw new Error(`softRasterize: sigma and gamma must be positive, got σ=${sigma}, γ=${gamma}.`);
+export function softRasterize(
+  faces: ScreenFaces,
+  attrs: Array | null,
+  width: number,
+  height: number,
+  opts: SoftRasOptions = {},
+  fragmentFn?: Fragment,
+): SoftRasResult {
+  const sigma = opts.sigma ?? 1e-5,
+    gamma = opts.gamma ?? 1e-4,
+    distEps = opts.distEps ?? 1e-4,
+    eps = opts.eps ?? 1e-3;
+  const near = opts.near ?? 1,
+    far = opts.far ?? 100;
+  if (!(sigma > 0) || !(gamma > 0))
+    throw new Error(`softRasterize: sigma and gamma must be positive, got σ=${sigma}, γ=${gamma}.`);
   if (!(distEps > 0 && distEps < 0.5)) throw new Error(`softRasterize: distEps must be in (0, 0.5), got ${distEps}.`);
   if (!(far > near)) throw new Error(`softRasterize: far (${far}) must exceed near (${near}).`);
   // Colours interpolated as they are (no fragment function): the fully fused, exact kernel.
@@ -162,9 +196,13 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
       logD = np.neg(np.log1p(np.exp(np.neg(np.maximum(x, -T - 1)))));
       log1mD = np.where(keep, np.sub(logD, x), 0);
     }
-    const alpha = opts.aggrAlpha === "hard"
-      ? np.astype(np.greater(np.sum(np.astype(np.logicalAnd(keep, np.greater(logD, Math.log(0.5))), "int32"), 2), 0), px.dtype)
-      : np.sub(1, np.exp(np.sum(log1mD, 2)));
+    const alpha =
+      opts.aggrAlpha === "hard"
+        ? np.astype(
+            np.greater(np.sum(np.astype(np.logicalAnd(keep, np.greater(logD, Math.log(0.5))), "int32"), 2), 0),
+            px.dtype,
+          )
+        : np.sub(1, np.exp(np.sum(log1mD, 2)));
     if (!attrs) return [alpha];
     let ok = frontOk ? np.logicalAnd(keep, slotValues(b, frontOk)) : keep;
     const wc = clipBarycentrics(w);
@@ -173,13 +211,18 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
     const wcs = opts.colorBaryGradient === false ? wc.map((v) => np.stopGradient(v)) : wc;
     const weights = opts.perspectiveCorrect ? perspectiveWeights(slots, wcs) : wcs;
     const colours = fragment(interpolate(weights, slotCornerAttributes(b, attrs))); // [Tb,Pt,Cb,K]
-    const rgb = opts.aggrRgb === "hard"
-      ? hardColour(b.capacity, ok, ins, z, colours, bg)
-      : softmaxColour(ok, logD, z, colours, bg, { near, far, gamma, eps });
+    const rgb =
+      opts.aggrRgb === "hard"
+        ? hardColour(b.capacity, ok, ins, z, colours, bg)
+        : softmaxColour(ok, logD, z, colours, bg, { near, far, gamma, eps });
     return [alpha, rgb];
   });
   const { grid } = setup;
-  return { rgb: attrs ? tilesToImage(grid, outs[1]!) : null, alpha: tilesToImage(grid, outs[0]!), overflow: setup.bins.overflow };
+  return {
+    rgb: attrs ? tilesToImage(grid, outs[1]!) : null,
+    alpha: tilesToImage(grid, outs[0]!),
+    overflow: setup.bins.overflow,
+  };
 }
 
 /**
@@ -188,19 +231,26 @@ export function softRasterize(faces: ScreenFaces, attrs: Array | null, width: nu
  */
 function joinFlags(faces: ScreenFaces, front: Array, opts: SoftRasOptions): Array | null {
   if (!faces.topology || opts.sharedEdges === "split") return null;
-  if (opts.sharedEdges !== undefined && opts.sharedEdges !== "join") throw new Error(`softRasterize: sharedEdges must be "join" or "split", got ${String(opts.sharedEdges)}.`);
+  if (opts.sharedEdges !== undefined && opts.sharedEdges !== "join")
+    throw new Error(`softRasterize: sharedEdges must be "join" or "split", got ${String(opts.sharedEdges)}.`);
   const include = opts.cullAlpha ? cullMask(opts.faceCulling ?? "none", front) : null;
   return joinedEdgeFlags(faces.xy, faces.z, front, include, faces.topology);
 }
 /** The fused kernels' flags operand: joinFlags or zeros (every edge a boundary). */
 const kernelJoins = (faces: ScreenFaces, front: Array, opts: SoftRasOptions): Array =>
-  ((opts.distFunc ?? "euclidean") === "euclidean" ? joinFlags(faces, front, opts) : null) ?? np.zeros([faces.xy.shape[0]!], { dtype: "int32" });
+  ((opts.distFunc ?? "euclidean") === "euclidean" ? joinFlags(faces, front, opts) : null) ??
+  np.zeros([faces.xy.shape[0]!], { dtype: "int32" });
 
 /** Whether the fused kernels compute this configuration (and this backend runs them). */
 function fusedApplies(opts: SoftRasOptions, prim: Primitive): boolean {
   const distFunc = opts.distFunc ?? "euclidean";
-  return (opts.fused ?? true) && (distFunc === "euclidean" || distFunc === "barycentric") && opts.aggrAlpha !== "hard" && opts.aggrRgb !== "hard"
-    && fusedBackend(prim);
+  return (
+    (opts.fused ?? true) &&
+    (distFunc === "euclidean" || distFunc === "barycentric") &&
+    opts.aggrAlpha !== "hard" &&
+    opts.aggrRgb !== "hard" &&
+    fusedBackend(prim)
+  );
 }
 
 /**
@@ -209,20 +259,36 @@ function fusedApplies(opts: SoftRasOptions, prim: Primitive): boolean {
  * the background term as the array program (equal to it when no pixel has more than K faces of
  * non-negligible weight; `overflow` counts pixels where one was left out).
  */
-function fusedSoftRasterize(faces: ScreenFaces, attrs: Array | null, width: number, height: number, opts: SoftRasOptions, fragment: Fragment): SoftRasResult {
+function fusedSoftRasterize(
+  faces: ScreenFaces,
+  attrs: Array | null,
+  width: number,
+  height: number,
+  opts: SoftRasOptions,
+  fragment: Fragment,
+): SoftRasResult {
   const { xy, z } = faces;
   checkScreen(xy, z, width, height);
   const layers = opts.layers ?? 8;
-  if (!(Number.isInteger(layers) && layers >= 1 && layers <= 64)) throw new Error(`softRasterize: layers must be a whole number in [1, 64], got ${layers}.`);
+  if (!(Number.isInteger(layers) && layers >= 1 && layers <= 64))
+    throw new Error(`softRasterize: layers must be a whole number in [1, 64], got ${layers}.`);
   const dtype = xy.dtype === "float64" || z.dtype === "float64" ? "float64" : "float32";
-  const gamma = opts.gamma ?? 1e-4, eps = opts.eps ?? 1e-3;
-  const near = opts.near ?? 1, far = opts.far ?? 100;
-  const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
+  const gamma = opts.gamma ?? 1e-4,
+    eps = opts.eps ?? 1e-3;
+  const near = opts.near ?? 1,
+    far = opts.far ?? 100;
+  const fxy = np.astype(xy, dtype),
+    fz = np.astype(z, dtype);
   const front = faces.front ?? frontFacing(fxy);
-  const [S, face, bary, depth, logD, overflow] = bind(softrasGeometryP, [fxy, fz, front, kernelJoins(faces, front, opts)], geometryParams(width, height, opts, layers)) as [Array, Array, Array, Array, Array, Array];
+  const [S, face, bary, depth, logD, overflow] = bind(
+    softrasGeometryP,
+    [fxy, fz, front, kernelJoins(faces, front, opts)],
+    geometryParams(width, height, opts, layers),
+  ) as [Array, Array, Array, Array, Array, Array];
   const alpha = np.sub(1, np.exp(S!));
   if (!attrs) return { rgb: null, alpha, overflow };
-  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0]) throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
+  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0])
+    throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
   const valid = np.greaterEqual(face, 0); // [H,W,K]
   const index = np.maximum(face, 0);
   const zn = np.div(np.sub(far, depth), far - near);
@@ -249,10 +315,21 @@ function fusedSoftRasterize(faces: ScreenFaces, attrs: Array | null, width: numb
 
 /** The fused kernel's geometry parameters for these options. */
 function geometryParams(width: number, height: number, opts: SoftRasOptions, layers: number) {
-  const sigma = opts.sigma ?? 1e-5, distEps = opts.distEps ?? 1e-4;
+  const sigma = opts.sigma ?? 1e-5,
+    distEps = opts.distEps ?? 1e-4;
   return {
-    width, height, sigma, prune: pruneThreshold(distEps), distFunc: opts.distFunc ?? "euclidean", gamma: opts.gamma ?? 1e-4,
-    near: opts.near ?? 1, far: opts.far ?? 100, layers, margin: softRasMargin(opts), culling: opts.faceCulling ?? "none", cullAlpha: opts.cullAlpha ?? false,
+    width,
+    height,
+    sigma,
+    prune: pruneThreshold(distEps),
+    distFunc: opts.distFunc ?? "euclidean",
+    gamma: opts.gamma ?? 1e-4,
+    near: opts.near ?? 1,
+    far: opts.far ?? 100,
+    layers,
+    margin: softRasMargin(opts),
+    culling: opts.faceCulling ?? "none",
+    cullAlpha: opts.cullAlpha ?? false,
   } as const;
 }
 
@@ -261,38 +338,64 @@ function geometryParams(width: number, height: number, opts: SoftRasOptions, lay
  * and the depth softmax over every face with the background term, exact; differentiable in the
  * geometry, the colours and the background.
  */
-function fusedColourRasterize(faces: ScreenFaces, attrs: Array, width: number, height: number, opts: SoftRasOptions): SoftRasResult {
+function fusedColourRasterize(
+  faces: ScreenFaces,
+  attrs: Array,
+  width: number,
+  height: number,
+  opts: SoftRasOptions,
+): SoftRasResult {
   const { xy, z } = faces;
   checkScreen(xy, z, width, height);
   const dtype = xy.dtype === "float64" || z.dtype === "float64" ? "float64" : "float32";
-  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0]) throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
+  if (attrs.ndim !== 3 || attrs.shape[1] !== 3 || attrs.shape[0] !== xy.shape[0])
+    throw new Error(`render: per-corner attributes must be [F, 3, D] for ${xy.shape[0]} faces, got [${attrs.shape}].`);
   const D = attrs.shape[2]!;
-  const fxy = np.astype(xy, dtype), fz = np.astype(z, dtype);
+  const fxy = np.astype(xy, dtype),
+    fz = np.astype(z, dtype);
   const bg = np.broadcastTo(toArray(opts.background ?? 0, dtype), [D]);
   const front = faces.front ?? frontFacing(fxy);
-  const [rgb, S] = bind(softrasColour.primal, [fxy, fz, front, np.astype(attrs, dtype), bg, kernelJoins(faces, front, opts)], {
-    ...geometryParams(width, height, opts, 1), eps: opts.eps ?? 1e-3, channels: D, baryGradient: opts.colorBaryGradient !== false,
-  }) as [Array, Array];
+  const [rgb, S] = bind(
+    softrasColour.primal,
+    [fxy, fz, front, np.astype(attrs, dtype), bg, kernelJoins(faces, front, opts)],
+    {
+      ...geometryParams(width, height, opts, 1),
+      eps: opts.eps ?? 1e-3,
+      channels: D,
+      baryGradient: opts.colorBaryGradient !== false,
+    },
+  ) as [Array, Array];
   return { rgb, alpha: np.sub(1, np.exp(S)), overflow: np.zeros([], { dtype: "int32" }) };
 }
 
 function checkScreen(xy: Array, z: Array, width: number, height: number): void {
-  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2) throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
-  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3) throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
+  if (xy.ndim !== 3 || xy.shape[1] !== 3 || xy.shape[2] !== 2)
+    throw new Error(`render: screen xy must be [F, 3, 2], got [${xy.shape}].`);
+  if (z.ndim !== 2 || z.shape[0] !== xy.shape[0] || z.shape[1] !== 3)
+    throw new Error(`render: screen z must be [F, 3] matching xy [${xy.shape}], got [${z.shape}].`);
   if (xy.shape[0] === 0) throw new Error("render: no faces to rasterize.");
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new Error(`render: image size must be positive integers, got ${width}×${height}.`);
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+    throw new Error(`render: image size must be positive integers, got ${width}×${height}.`);
 }
 
 /** Front-facing in screen space (SoftRas cameras, CCW-outward meshes): signed area < 0, i.e. A > 0. */
 export function frontFacing(xy: Array): Array {
   const [v0, v1, v2] = unstack(np.stopGradient(xy), 1) as [Array, Array, Array];
-  const [x0, y0] = unstack(v0, 1) as [Array, Array], [x1, y1] = unstack(v1, 1) as [Array, Array], [x2, y2] = unstack(v2, 1) as [Array, Array];
+  const [x0, y0] = unstack(v0, 1) as [Array, Array],
+    [x1, y1] = unstack(v1, 1) as [Array, Array],
+    [x2, y2] = unstack(v2, 1) as [Array, Array];
   return np.greater(np.sub(np.mul(np.sub(x2, x0), np.sub(y1, y0)), np.mul(np.sub(y2, y0), np.sub(x1, x0))), 0);
 }
 
 /** Depth softmax with the background term, evaluated with a running max m ≥ ε (anchors §1.2 pseudocode). */
-function softmaxColour(ok: Array, logD: Array, z: Array, colours: Array, bg: Array,
-  p: { near: number; far: number; gamma: number; eps: number }): Array {
+function softmaxColour(
+  ok: Array,
+  logD: Array,
+  z: Array,
+  colours: Array,
+  bg: Array,
+  p: { near: number; far: number; gamma: number; eps: number },
+): Array {
   const zn = np.div(np.sub(p.far, z), p.far - p.near);
   const m = np.stopGradient(np.maximum(np.max(np.where(ok, zn, -Infinity), 2, { keepdims: true }), p.eps)); // [T,Pt,1]
   // Masked pairs get exponent −inf (exp = 0 with zero slope), so garbage depths never reach a gradient.

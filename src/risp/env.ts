@@ -9,7 +9,10 @@ import type { Rng } from "../core/host-rng.js";
 import type { LookAtCamera } from "../sysid/scenes/camera.js";
 
 /** States and the world vertices [V·3] they pose, one entry per state. */
-export interface PosedStates { readonly states: number[][]; readonly vertices: Float64Array[] }
+export interface PosedStates {
+  readonly states: number[][];
+  readonly vertices: Float64Array[];
+}
 
 export interface RispEnv {
   /** For messages and file names. */
@@ -30,11 +33,18 @@ export interface RispEnv {
 
 /** The vertex count of an environment's mesh (its paint has one colour per vertex), checking its faces. */
 export function vertexCount(env: RispEnv): number {
-  if (env.pattern.length % 3 !== 0) throw new Error(`risp: ${env.name}'s pattern has ${env.pattern.length} entries; give one RGB colour per vertex ([V·3]).`);
-  if (env.faces.length % 3 !== 0 || env.faces.length === 0) throw new Error(`risp: ${env.name}'s faces have ${env.faces.length} entries; give triangles as vertex indices [F·3].`);
+  if (env.pattern.length % 3 !== 0)
+    throw new Error(
+      `risp: ${env.name}'s pattern has ${env.pattern.length} entries; give one RGB colour per vertex ([V·3]).`,
+    );
+  if (env.faces.length % 3 !== 0 || env.faces.length === 0)
+    throw new Error(
+      `risp: ${env.name}'s faces have ${env.faces.length} entries; give triangles as vertex indices [F·3].`,
+    );
   const V = env.pattern.length / 3;
   const bad = env.faces.find((i) => !(i >= 0 && i < V));
-  if (bad !== undefined) throw new Error(`risp: ${env.name}'s faces use vertex ${bad}, but its pattern colours ${V} vertices (0…${V - 1}).`);
+  if (bad !== undefined)
+    throw new Error(`risp: ${env.name}'s faces use vertex ${bad}, but its pattern colours ${V} vertices (0…${V - 1}).`);
   return V;
 }
 
@@ -42,8 +52,15 @@ export function vertexCount(env: RispEnv): number {
 export function checkPosed(env: RispEnv, vertices: readonly ArrayLike<number>[], what = "vertices"): void {
   const V = vertexCount(env);
   vertices.forEach((v, i) => {
-    if (v.length !== 3 * V) throw new Error(`risp: ${env.name}'s ${what} ${i} has ${v.length} numbers; its mesh has ${V} vertices (${3 * V} numbers).`);
-    for (let k = 0; k < v.length; k++) if (!Number.isFinite(v[k]!)) throw new Error(`risp: ${env.name}'s ${what} ${i} is not finite (entry ${k} is ${v[k]}); the simulation that posed it diverged.`);
+    if (v.length !== 3 * V)
+      throw new Error(
+        `risp: ${env.name}'s ${what} ${i} has ${v.length} numbers; its mesh has ${V} vertices (${3 * V} numbers).`,
+      );
+    for (let k = 0; k < v.length; k++)
+      if (!Number.isFinite(v[k]!))
+        throw new Error(
+          `risp: ${env.name}'s ${what} ${i} is not finite (entry ${k} is ${v[k]}); the simulation that posed it diverged.`,
+        );
   });
 }
 
@@ -51,9 +68,18 @@ export function checkPosed(env: RispEnv, vertices: readonly ArrayLike<number>[],
  * The frame of each of n states: state i is a frame of rollout ⌊i/perRollout⌋ in [first, T), the
  * `perRollout` of a rollout distinct, so that no training image repeats another.
  */
-export function rolloutFrames(rng: Rng, n: number, T: number, o: { first?: number; perRollout?: number } = {}): number[] {
-  const first = o.first ?? 0, per = o.perRollout ?? 4;
-  if (!(T - first >= per)) throw new Error(`risp: ${per} distinct frames per rollout need at least ${per} frames from frame ${first}, got ${T - first}.`);
+export function rolloutFrames(
+  rng: Rng,
+  n: number,
+  T: number,
+  o: { first?: number; perRollout?: number } = {},
+): number[] {
+  const first = o.first ?? 0,
+    per = o.perRollout ?? 4;
+  if (!(T - first >= per))
+    throw new Error(
+      `risp: ${per} distinct frames per rollout need at least ${per} frames from frame ${first}, got ${T - first}.`,
+    );
   const frames: number[] = [];
   const range = Array.from({ length: T - first }, (_, k) => first + k);
   while (frames.length < n) frames.push(...rng.shuffle(range).slice(0, Math.min(per, n - frames.length)));
@@ -66,13 +92,27 @@ export function rolloutFrames(rng: Rng, n: number, T: number, o: { first?: numbe
  * states are frames of the system's motions. A frame whose state is not finite throws
  * `diverged(rollout)`.
  */
-export function framesOfRollouts(rng: Rng, n: number, T: number, states: TypedArray, vertices: TypedArray, diverged: (rollout: number) => string, perRollout = 4): PosedStates {
-  const count = Math.ceil(n / perRollout), S = states.length / (count * T), V3 = vertices.length / (count * T);
-  if (!Number.isInteger(S) || !Number.isInteger(V3)) throw new Error(`risp: ${count} rollouts of ${T} frames do not divide ${states.length} state and ${vertices.length} vertex numbers.`);
+export function framesOfRollouts(
+  rng: Rng,
+  n: number,
+  T: number,
+  states: TypedArray,
+  vertices: TypedArray,
+  diverged: (rollout: number) => string,
+  perRollout = 4,
+): PosedStates {
+  const count = Math.ceil(n / perRollout),
+    S = states.length / (count * T),
+    V3 = vertices.length / (count * T);
+  if (!Number.isInteger(S) || !Number.isInteger(V3))
+    throw new Error(
+      `risp: ${count} rollouts of ${T} frames do not divide ${states.length} state and ${vertices.length} vertex numbers.`,
+    );
   const out: { states: number[][]; vertices: Float64Array[] } = { states: [], vertices: [] };
   const frames = rolloutFrames(rng, n, T, { perRollout });
   for (let i = 0; i < n; i++) {
-    const rollout = Math.floor(i / perRollout), at = rollout * T + frames[i]!;
+    const rollout = Math.floor(i / perRollout),
+      at = rollout * T + frames[i]!;
     const state = Array.from(states.subarray(at * S, (at + 1) * S));
     if (!state.every(Number.isFinite)) throw new Error(diverged(rollout));
     out.states.push(state);

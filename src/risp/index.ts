@@ -6,15 +6,68 @@
  * Node-only parts (predictors on disk) are in gradsim/node's `risp`.
  */
 export { checkPosed, framesOfRollouts, rolloutFrames, vertexCount, type PosedStates, type RispEnv } from "./env.js";
-export { checkPsi, DEFAULT_PSI, hostLightDirection, lightDirection, PSI_NAMES, psiMiddle, psiOfUnit, samplePsi, type PsiDistribution, type PsiRange, type Vec3 } from "./psi.js";
-export { backgroundLayers, plainBackground, randomGroundTexture, softImage, type GroundTexture, type SoftLook } from "./looks.js";
-export { sampleTrainingLook, trainingSet, type TrainingLook, type TrainingSet, type TrainingSetOptions } from "./training-set.js";
+export {
+  checkPsi,
+  DEFAULT_PSI,
+  hostLightDirection,
+  lightDirection,
+  PSI_NAMES,
+  psiMiddle,
+  psiOfUnit,
+  samplePsi,
+  type PsiDistribution,
+  type PsiRange,
+  type Vec3,
+} from "./psi.js";
+export {
+  backgroundLayers,
+  plainBackground,
+  randomGroundTexture,
+  softImage,
+  type GroundTexture,
+  type SoftLook,
+} from "./looks.js";
+export {
+  sampleTrainingLook,
+  trainingSet,
+  type TrainingLook,
+  type TrainingSet,
+  type TrainingSetOptions,
+} from "./training-set.js";
 export { faceAlbedo, reverseContrast, sampleTargetConfig, targetImages, type TargetConfig } from "./target.js";
 export {
-  predictorConfig, predictorLoss, predictorTraining, standardisation, stateReader, trainPredictor, TRAINED_ROWS,
-  type PredictorSpec, type PredictorTraining, type Standardisation, type TrainedPredictor, type TrainedRow,
+  predictorConfig,
+  predictorLoss,
+  predictorTraining,
+  standardisation,
+  stateReader,
+  trainPredictor,
+  TRAINED_ROWS,
+  type PredictorSpec,
+  type PredictorTraining,
+  type Standardisation,
+  type TrainedPredictor,
+  type TrainedRow,
 } from "./predictor.js";
 export {
-  compileTaskLoss, fitsLook, fitTask, RISP_TASK_NAMES, rispProblem, stagePrefixes, taskDescent, taskLayout, taskLoss, taskObjective,
-  type CompiledTaskLoss, type RispProblem, type RispScenario, type RispTask, type Rollout, type TaskFit, type TaskFitSettings, type TaskLoss, type TaskLossFn, type TaskRendering,
+  compileTaskLoss,
+  fitsLook,
+  fitTask,
+  RISP_TASK_NAMES,
+  rispProblem,
+  stagePrefixes,
+  taskDescent,
+  taskLayout,
+  taskLoss,
+  taskObjective,
+  type CompiledTaskLoss,
+  type RispProblem,
+  type RispScenario,
+  type RispTask,
+  type Rollout,
+  type TaskFit,
+  type TaskFitSettings,
+  type TaskLoss,
+  type TaskLossFn,
+  type TaskRendering,
 } from "./tasks.js";

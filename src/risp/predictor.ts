@@ -16,22 +16,35 @@ import * as networks from "../networks/index.js";
 import type { TrainingSet } from "./training-set.js";
 
 /** The predictor's outputs are standardised states: state = mu + scale ⊙ output, mu and scale the training states' mean and spread per component. */
-export interface Standardisation { readonly mu: readonly number[]; readonly scale: readonly number[] }
+export interface Standardisation {
+  readonly mu: readonly number[];
+  readonly scale: readonly number[];
+}
 
 /** The Standardisation of training states [n·S] (row-major): each component's mean and standard deviation (at least 1e-3). */
 export function standardisation(states: ArrayLike<number>, S: number): Standardisation {
   const n = states.length / S;
-  if (!(Number.isInteger(n) && n >= 1)) throw new Error(`risp: ${states.length} state numbers are not whole states of ${S} components.`);
+  if (!(Number.isInteger(n) && n >= 1))
+    throw new Error(`risp: ${states.length} state numbers are not whole states of ${S} components.`);
   const column = (k: number) => globalThis.Array.from({ length: n }, (_, i) => states[i * S + k]!);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const std = (xs: number[]) => { const m = mean(xs); return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length); };
-  return { mu: globalThis.Array.from({ length: S }, (_, k) => mean(column(k))), scale: globalThis.Array.from({ length: S }, (_, k) => Math.max(1e-3, std(column(k)))) };
+  const std = (xs: number[]) => {
+    const m = mean(xs);
+    return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length);
+  };
+  return {
+    mu: globalThis.Array.from({ length: S }, (_, k) => mean(column(k))),
+    scale: globalThis.Array.from({ length: S }, (_, k) => Math.max(1e-3, std(column(k)))),
+  };
 }
 
 /** The state a network of `net` with `params` reads from an image [R, R, 3]: its output mapped back by the standardisation of its training states. */
 export const stateReader = (net: networks.PredictorConfig, s: Standardisation) => {
-  const mu = np.array(s.mu, { dtype: "float32" }), scale = np.array(s.scale, { dtype: "float32" });
-  return (params: networks.PredictorParams) => (image: Array): Array => np.add(mu, np.mul(scale, networks.predictor(params, net, image)));
+  const mu = np.array(s.mu, { dtype: "float32" }),
+    scale = np.array(s.scale, { dtype: "float32" });
+  return (params: networks.PredictorParams) =>
+    (image: Array): Array =>
+      np.add(mu, np.mul(scale, networks.predictor(params, net, image)));
 };
 
 /** The three trained rows of RISP's tables (the loss each network is trained with). */
@@ -55,24 +68,45 @@ export interface PredictorTraining {
  * The predictor: position-aware (coordinate channels, and a head over the flattened last feature
  * map rather than global pooling), since the states are positions.
  */
-export const predictorConfig = (cfg: Pick<PredictorTraining, "resolution" | "widths">, outputs: number): networks.PredictorConfig =>
-  ({ image: [cfg.resolution, cfg.resolution, 3], outputs, widths: cfg.widths, coordinates: true, head: "flatten" });
+export const predictorConfig = (
+  cfg: Pick<PredictorTraining, "resolution" | "widths">,
+  outputs: number,
+): networks.PredictorConfig => ({
+  image: [cfg.resolution, cfg.resolution, 3],
+  outputs,
+  widths: cfg.widths,
+  coordinates: true,
+  head: "flatten",
+});
 
 /**
  * The training loss of `row` (Eq. 8, 12 or 10) of a reader `predict(params)(image) → state`, on a
  * batch of the training set, `progress` the fraction of training done (the regulariser's ramp).
  */
-export function predictorLoss(row: TrainedRow, o: { gamma: number; penalised: number; predict: (p: networks.PredictorParams) => (image: Array) => Array }) {
-  if (!TRAINED_ROWS.includes(row)) throw new Error(`risp: the predictor's loss is one of ${TRAINED_ROWS.join(", ")}, got "${row}".`);
-  if (row !== "ours-no-grad" && !(o.gamma >= 0)) throw new Error(`risp: the regulariser's weight γ must be ≥ 0, got ${o.gamma}.`);
+export function predictorLoss(
+  row: TrainedRow,
+  o: { gamma: number; penalised: number; predict: (p: networks.PredictorParams) => (image: Array) => Array },
+) {
+  if (!TRAINED_ROWS.includes(row))
+    throw new Error(`risp: the predictor's loss is one of ${TRAINED_ROWS.join(", ")}, got "${row}".`);
+  if (row !== "ours-no-grad" && !(o.gamma >= 0))
+    throw new Error(`risp: the regulariser's weight γ must be ≥ 0, got ${o.gamma}.`);
   const { predict, penalised: K, gamma } = o;
   return (p: networks.PredictorParams, b: TrainingSet, progress: Array): Array => {
     const error = networks.stateError(vmap(predict(p))(b.images), b.states);
     if (row === "ours-no-grad") return error;
     const first = (x: Array) => np.take(x, np.arange(K), 0);
-    const penalty = row === "ours"
-      ? vmap((im: Array, s: Array, dI: Array) => networks.errorGradientPenalty(predict(p), im, s, dI))(first(b.images), first(b.states), first(b.dImages))
-      : vmap((im: Array, dI: Array) => networks.renderingGradientPenalty(predict(p), im, dI))(first(b.images), first(b.dImages));
+    const penalty =
+      row === "ours"
+        ? vmap((im: Array, s: Array, dI: Array) => networks.errorGradientPenalty(predict(p), im, s, dI))(
+            first(b.images),
+            first(b.states),
+            first(b.dImages),
+          )
+        : vmap((im: Array, dI: Array) => networks.renderingGradientPenalty(predict(p), im, dI))(
+            first(b.images),
+            first(b.dImages),
+          );
     const ramp = np.minimum(1, np.mul(2, progress));
     return np.add(error, np.mul(np.mul(gamma, ramp), np.mean(penalty)));
   };
@@ -97,17 +131,32 @@ export interface PredictorSpec {
 export function predictorTraining(spec: PredictorSpec) {
   const { cfg, data, row } = spec;
   if (data.states.ndim !== 2) throw new Error(`risp: the training states must be [N, S], got [${data.states.shape}].`);
-  const S = data.states.shape[1]!, n = data.states.shape[0]!;
-  if (!(Number.isInteger(cfg.batch) && cfg.batch >= 1 && cfg.batch <= n)) throw new Error(`risp: the minibatch size must be a whole number between 1 and the ${n} training images, got ${cfg.batch}.`);
-  if (row !== "ours-no-grad" && !(Number.isInteger(cfg.penalised) && cfg.penalised >= 1 && cfg.penalised <= cfg.batch)) throw new Error(`risp: the regulariser's examples per minibatch must be a whole number between 1 and the batch's ${cfg.batch}, got ${cfg.penalised}.`);
+  const S = data.states.shape[1]!,
+    n = data.states.shape[0]!;
+  if (!(Number.isInteger(cfg.batch) && cfg.batch >= 1 && cfg.batch <= n))
+    throw new Error(
+      `risp: the minibatch size must be a whole number between 1 and the ${n} training images, got ${cfg.batch}.`,
+    );
+  if (row !== "ours-no-grad" && !(Number.isInteger(cfg.penalised) && cfg.penalised >= 1 && cfg.penalised <= cfg.batch))
+    throw new Error(
+      `risp: the regulariser's examples per minibatch must be a whole number between 1 and the batch's ${cfg.batch}, got ${cfg.penalised}.`,
+    );
   const net = predictorConfig(cfg, S);
   const stats = standardisation(data.states.dataSync(), S);
   const predict = stateReader(net, stats);
   const steps = cfg.epochs * Math.floor(n / cfg.batch);
   const options: networks.TrainOptions<networks.PredictorParams, TrainingSet> = {
-    params: networks.initPredictor(random.key(spec.seed * 7919 + 1), net), loss: predictorLoss(row, { gamma: spec.gamma, penalised: cfg.penalised, predict }), data, batchSize: cfg.batch, epochs: cfg.epochs,
-    optimizer: optim.adamw(optim.cosineDecay({ initValue: cfg.lr, decaySteps: steps, alpha: 0.05 }), { weightDecay: 1e-6 }),
-    seed: spec.seed, ...(spec.progress !== undefined ? { progress: spec.progress } : {}), ...(spec.label ? { label: spec.label } : {}),
+    params: networks.initPredictor(random.key(spec.seed * 7919 + 1), net),
+    loss: predictorLoss(row, { gamma: spec.gamma, penalised: cfg.penalised, predict }),
+    data,
+    batchSize: cfg.batch,
+    epochs: cfg.epochs,
+    optimizer: optim.adamw(optim.cosineDecay({ initValue: cfg.lr, decaySteps: steps, alpha: 0.05 }), {
+      weightDecay: 1e-6,
+    }),
+    seed: spec.seed,
+    ...(spec.progress !== undefined ? { progress: spec.progress } : {}),
+    ...(spec.label ? { label: spec.label } : {}),
   };
   return { net, standardisation: stats, predict, options };
 }
@@ -125,5 +174,11 @@ export interface TrainedPredictor {
 export async function trainPredictor(spec: PredictorSpec): Promise<TrainedPredictor> {
   const t = predictorTraining(spec);
   const r = await networks.train(t.options);
-  return { params: r.params, standardisation: t.standardisation, predict: t.predict(r.params), seconds: r.seconds, finalLoss: r.epochLosses[r.epochLosses.length - 1]! };
+  return {
+    params: r.params,
+    standardisation: t.standardisation,
+    predict: t.predict(r.params),
+    seconds: r.seconds,
+    finalLoss: r.epochLosses[r.epochLosses.length - 1]!,
+  };
 }

@@ -25,7 +25,10 @@ export type RispTask = "sysid" | "imitation" | "control";
 export const RISP_TASK_NAMES: readonly RispTask[] = ["sysid", "imitation", "control"];
 
 /** States [T, S] (the predictor's state) and vertices [T, V, 3] of a rollout. */
-export interface Rollout { readonly states: Array; readonly vertices: Array }
+export interface Rollout {
+  readonly states: Array;
+  readonly vertices: Array;
+}
 
 /** A system's dynamics with one task's unknowns plugged in: what a user writes per task. */
 export interface RispScenario {
@@ -77,7 +80,9 @@ export interface RispProblem<E extends RispEnv = RispEnv> {
 }
 
 const rows = (x: Array): number[][] => {
-  const d = x.dataSync(), n = x.shape[0]!, k = d.length / n;
+  const d = x.dataSync(),
+    n = x.shape[0]!,
+    k = d.length / n;
   return globalThis.Array.from({ length: n }, (_, i) => globalThis.Array.from(d.subarray(i * k, (i + 1) * k)));
 };
 
@@ -86,11 +91,19 @@ const rows = (x: Array): number[][] => {
  * frame, and each run starts from `randomStart`.
  */
 export function rispProblem<E extends RispEnv>(env: E, task: RispTask, sc: RispScenario): RispProblem<E> {
-  if (!RISP_TASK_NAMES.includes(task)) throw new Error(`risp: the task is one of ${RISP_TASK_NAMES.join(", ")}, got "${task}".`);
+  if (!RISP_TASK_NAMES.includes(task))
+    throw new Error(`risp: the task is one of ${RISP_TASK_NAMES.join(", ")}, got "${task}".`);
   const D = sc.unknowns.length;
-  if (!D || sc.lower.length !== D || sc.upper.length !== D || sc.truth.length !== D) throw new Error(`risp: ${env.name}'s ${task} scenario needs one lower bound, upper bound and true value per unknown (${D} unknowns; ${sc.lower.length}, ${sc.upper.length}, ${sc.truth.length} given).`);
-  if (new Set(sc.unknowns).size !== D) throw new Error(`risp: ${env.name}'s ${task} unknowns need distinct names: ${sc.unknowns.join(", ")}.`);
-  sc.lower.forEach((lo, i) => { if (!(lo < sc.upper[i]!)) throw new Error(`risp: unknown "${sc.unknowns[i]}" has an empty box [${lo}, ${sc.upper[i]}].`); });
+  if (!D || sc.lower.length !== D || sc.upper.length !== D || sc.truth.length !== D)
+    throw new Error(
+      `risp: ${env.name}'s ${task} scenario needs one lower bound, upper bound and true value per unknown (${D} unknowns; ${sc.lower.length}, ${sc.upper.length}, ${sc.truth.length} given).`,
+    );
+  if (new Set(sc.unknowns).size !== D)
+    throw new Error(`risp: ${env.name}'s ${task} unknowns need distinct names: ${sc.unknowns.join(", ")}.`);
+  sc.lower.forEach((lo, i) => {
+    if (!(lo < sc.upper[i]!))
+      throw new Error(`risp: unknown "${sc.unknowns[i]}" has an empty box [${lo}, ${sc.upper[i]}].`);
+  });
   if (!sc.frames.length) throw new Error(`risp: ${env.name}'s ${task} scenario shows no frames.`);
   const observed = task === "control" ? [sc.frames.at(-1)!] : [...sc.frames];
   const at = np.array(observed, { dtype: "int32" });
@@ -101,20 +114,38 @@ export function rispProblem<E extends RispEnv>(env: E, task: RispTask, sc: RispS
   const f32 = (x: readonly number[]) => np.array([...x], { dtype: "float32" });
   const run = (u: readonly number[], start: readonly number[]) => rollout(f32(u), f32(start)) as Rollout;
   const ref = run(sc.truth, sc.start);
-  const reference = { states: rows(ref.states), vertices: rows(np.reshape(ref.vertices, [observed.length, -1])).map((v) => Float64Array.from(v)) };
-  if (!reference.vertices.every((v) => v.every(Number.isFinite))) throw new Error(`risp: the ${env.name}'s ${task} reference rollout is not finite.`);
+  const reference = {
+    states: rows(ref.states),
+    vertices: rows(np.reshape(ref.vertices, [observed.length, -1])).map((v) => Float64Array.from(v)),
+  };
+  if (!reference.vertices.every((v) => v.every(Number.isFinite)))
+    throw new Error(`risp: the ${env.name}'s ${task} reference rollout is not finite.`);
   checkPosed(env, reference.vertices, "reference frame");
   const discrepancy = (u: readonly number[], start: readonly number[]) => {
     const s = rows(run(u, start).states);
     // L1 over the state's components, averaged over the observed frames.
-    return s.reduce((acc, st, t) => acc + st.reduce((a, x, k) => a + Math.abs(x - reference.states[t]![k]!), 0), 0) / s.length;
+    return (
+      s.reduce((acc, st, t) => acc + st.reduce((a, x, k) => a + Math.abs(x - reference.states[t]![k]!), 0), 0) /
+      s.length
+    );
   };
   return {
-    env, task, unknowns: sc.unknowns, lower: sc.lower, upper: sc.upper, truth: sc.truth, middle: sc.lower.map((lo, i) => (lo + sc.upper[i]!) / 2), observed, start: sc.start,
+    env,
+    task,
+    unknowns: sc.unknowns,
+    lower: sc.lower,
+    upper: sc.upper,
+    truth: sc.truth,
+    middle: sc.lower.map((lo, i) => (lo + sc.upper[i]!) / 2),
+    observed,
+    start: sc.start,
     randomStart: (rng) => (task === "control" && sc.randomStart ? sc.randomStart(rng) : [...sc.start]),
-    rollout: (u, start) => rollout(u, start) as Rollout, reference, guess: sc.guess,
+    rollout: (u, start) => rollout(u, start) as Rollout,
+    reference,
+    guess: sc.guess,
     error: sc.parameterError ?? discrepancy,
-    errorName: sc.errorName ?? (task === "control" ? "L1 state error at the last frame" : "L1 state discrepancy per frame"),
+    errorName:
+      sc.errorName ?? (task === "control" ? "L1 state error at the last frame" : "L1 state discrepancy per frame"),
     timedActions: sc.timedActions ?? false,
   };
 }
@@ -148,30 +179,48 @@ export type TaskLossFn = (u: Array, reference: Array, start: Array) => Array;
 export const fitsLook = (loss: TaskLoss): boolean => loss.kind === "predictor";
 
 /** The loss function of `loss` on the first `shown` observed frames (imitation's curriculum; default all). */
-export function taskLoss(problem: RispProblem, loss: TaskLoss, rendering: TaskRendering, shown = problem.observed.length): TaskLossFn {
-  const { env } = problem, R = rendering.resolution, psi = rendering.psi ?? DEFAULT_PSI;
-  if (!(Number.isInteger(shown) && shown >= 1 && shown <= problem.observed.length)) throw new Error(`risp: shown frames must be between 1 and the ${problem.observed.length} observed, got ${shown}.`);
+export function taskLoss(
+  problem: RispProblem,
+  loss: TaskLoss,
+  rendering: TaskRendering,
+  shown = problem.observed.length,
+): TaskLossFn {
+  const { env } = problem,
+    R = rendering.resolution,
+    psi = rendering.psi ?? DEFAULT_PSI;
+  if (!(Number.isInteger(shown) && shown >= 1 && shown <= problem.observed.length))
+    throw new Error(`risp: shown frames must be between 1 and the ${problem.observed.length} observed, got ${shown}.`);
   const middle = np.array(psiMiddle(psi), { dtype: "float32" });
   const background = loss.kind === "states" ? null : plainBackground(env, R);
   // The first `shown` observed frames only; all of them: the arrays as they are.
   const head = (x: Array) => (shown === problem.observed.length ? x : np.take(x, np.arange(0, shown), 0));
   const look = rendering.gamma ? { gamma: rendering.gamma } : {};
-  const frames = (u: Array, start: Array, p = middle) => vmap((v: Array) => softImage(env, R, v, p, background!, look))(head(problem.rollout(u, start).vertices));
+  const frames = (u: Array, start: Array, p = middle) =>
+    vmap((v: Array) => softImage(env, R, v, p, background!, look))(head(problem.rollout(u, start).vertices));
   const l1 = (a: Array, b: Array) => np.mean(np.abs(np.sub(a, b)));
   switch (loss.kind) {
-    case "states": return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
-    case "pixels": return (u, ref, start) => np.mean(np.square(np.sub(frames(u, start), head(ref))));
+    case "states":
+      return (u, states, start) => l1(head(problem.rollout(u, start).states), head(states));
+    case "pixels":
+      return (u, ref, start) => np.mean(np.square(np.sub(frames(u, start), head(ref))));
     case "features": {
       const features = vmap(loss.features);
       return (u, ref, start) => {
         const [ours, theirs] = [features(frames(u, start)) as Array[], features(head(ref)) as Array[]];
-        return ours.map((f, s) => np.div(np.mean(np.square(np.sub(f, theirs[s]!))), np.add(np.mean(np.square(theirs[s]!)), 1e-8))).reduce((a, b) => np.add(a, b));
+        return ours
+          .map((f, s) =>
+            np.div(np.mean(np.square(np.sub(f, theirs[s]!))), np.add(np.mean(np.square(theirs[s]!)), 1e-8)),
+          )
+          .reduce((a, b) => np.add(a, b));
       };
     }
     case "predictor": {
       const N = vmap(loss.read);
-      const D = problem.unknowns.length, unknowns = np.arange(0, D), lookAt = np.arange(D, D + PSI_NAMES.length);
-      return (u, ref, start) => l1(N(frames(np.take(u, unknowns, 0), start, psiOfUnit(np.take(u, lookAt, 0), psi))), N(head(ref)));
+      const D = problem.unknowns.length,
+        unknowns = np.arange(0, D),
+        lookAt = np.arange(D, D + PSI_NAMES.length);
+      return (u, ref, start) =>
+        l1(N(frames(np.take(u, unknowns, 0), start, psiOfUnit(np.take(u, lookAt, 0), psi))), N(head(ref)));
     }
   }
 }
@@ -182,19 +231,27 @@ export interface CompiledTaskLoss {
   readonly valueAndGrad: (u: Array, reference: Array, start: Array) => [Array, Array];
 }
 export const compileTaskLoss = (f: TaskLossFn): CompiledTaskLoss => {
-  const value = jit(f) as CompiledTaskLoss["value"], vg = jit(valueAndGrad(f)) as CompiledTaskLoss["valueAndGrad"];
+  const value = jit(f) as CompiledTaskLoss["value"],
+    vg = jit(valueAndGrad(f)) as CompiledTaskLoss["valueAndGrad"];
   return { value, valueAndGrad: vg };
 };
 
 /** The sysid objective of a compiled task loss against one reference and start (u of `size` entries). */
 export function taskObjective(loss: CompiledTaskLoss, reference: Array, start: Array, size: number): Objective {
-  const notResidual = () => { throw new Error("risp: a task's loss is not a sum of squares; polish it by sign steps, not Levenberg–Marquardt."); };
+  const notResidual = () => {
+    throw new Error("risp: a task's loss is not a sum of squares; polish it by sign steps, not Levenberg–Marquardt.");
+  };
   return {
     size,
     valueAndGrad: (u) => loss.valueAndGrad(u, reference, start),
     value: (u) => loss.value(u, reference, start),
     residual: notResidual,
-    values: async (us) => { const out: number[] = []; for (const u of us) out.push((await loss.value(np.array([...u], { dtype: "float32" }), reference, start).data())[0]!); return out; },
+    values: async (us) => {
+      const out: number[] = [];
+      for (const u of us)
+        out.push((await loss.value(np.array([...u], { dtype: "float32" }), reference, start).data())[0]!);
+      return out;
+    },
     diagnose: async () => null,
     gradientCulprit: async () => "render",
   };
@@ -219,15 +276,23 @@ export interface TaskFitSettings {
  * the early actions anywhere); otherwise the whole video once.
  */
 export function stagePrefixes(problem: RispProblem, s: Pick<TaskFitSettings, "imitationStages">): number[] {
-  const T = problem.observed.length, S = problem.task === "imitation" && problem.timedActions ? s.imitationStages : 1;
+  const T = problem.observed.length,
+    S = problem.task === "imitation" && problem.timedActions ? s.imitationStages : 1;
   if (!(Number.isInteger(S) && S >= 1)) throw new Error(`risp: imitationStages must be a whole number ≥ 1, got ${S}.`);
   return globalThis.Array.from({ length: S }, (_, j) => Math.ceil((T * (j + 1)) / S));
 }
 
 /** The layout of a task's u: one scalar unknown per scenario unknown, within its box, then (predictor losses) the look w ∈ [0, 1]^14. */
 export function taskLayout(problem: RispProblem, loss: TaskLoss): Layout {
-  const scalars: Unknown[] = problem.unknowns.map((name, i) => ({ name, prior: [problem.lower[i]!, problem.upper[i]!] as const }));
-  return new Layout(fitsLook(loss) ? [...scalars, { name: "look w (ψ's position in its training ranges)", size: PSI_NAMES.length, prior: [0, 1] }] : scalars);
+  const scalars: Unknown[] = problem.unknowns.map((name, i) => ({
+    name,
+    prior: [problem.lower[i]!, problem.upper[i]!] as const,
+  }));
+  return new Layout(
+    fitsLook(loss)
+      ? [...scalars, { name: "look w (ψ's position in its training ranges)", size: PSI_NAMES.length, prior: [0, 1] }]
+      : scalars,
+  );
 }
 
 /** The descent settings of a task fit: projected Adam in the layout's box, cosine-decayed from lr to lr/10, then sign steps. */
@@ -235,8 +300,14 @@ export function taskDescent(layout: Layout, s: TaskFitSettings, label = "risp"):
   const lower = layout.unknowns.flatMap((k) => globalThis.Array.from({ length: k.size ?? 1 }, () => k.prior![0]));
   const upper = layout.unknowns.flatMap((k) => globalThis.Array.from({ length: k.size ?? 1 }, () => k.prior![1]));
   return {
-    optimizer: "adam", steps: s.iterations, adam: { lr: s.lr, lrEnd: s.lr / 10, schedule: "cosine", b1: 0.9 }, box: { lower, upper },
-    polish: s.polishSteps, polishBy: { step: s.lr / 10, maxStep: s.lr }, progress: false, label,
+    optimizer: "adam",
+    steps: s.iterations,
+    adam: { lr: s.lr, lrEnd: s.lr / 10, schedule: "cosine", b1: 0.9 },
+    box: { lower, upper },
+    polish: s.polishSteps,
+    polishBy: { step: s.lr / 10, maxStep: s.lr },
+    progress: false,
+    label,
   };
 }
 
@@ -258,37 +329,75 @@ export interface TaskFit {
  * whole video; sysid.horizonCurriculum), the scan across each unknown's box with a descent from a
  * lower grid point (sysid.scanAndDescend), and the sign-step polish (sysid.polish).
  */
-export async function fitTask(problem: RispProblem, layout: Layout, stages: readonly CompiledTaskLoss[], reference: Array, start: Array, guess: readonly number[], s: TaskFitSettings,
-  log: (line: string) => void = () => {}): Promise<TaskFit> {
-  const prefixes = stagePrefixes(problem, s), T = problem.observed.length;
-  if (stages.length !== prefixes.length) throw new Error(`risp: ${prefixes.length} curriculum stages (${prefixes.join(", ")} frames) need as many losses, got ${stages.length}.`);
-  const settings = taskDescent(layout, s), gradient = { ...settings, polish: 0 };
+export async function fitTask(
+  problem: RispProblem,
+  layout: Layout,
+  stages: readonly CompiledTaskLoss[],
+  reference: Array,
+  start: Array,
+  guess: readonly number[],
+  s: TaskFitSettings,
+  log: (line: string) => void = () => {},
+): Promise<TaskFit> {
+  const prefixes = stagePrefixes(problem, s),
+    T = problem.observed.length;
+  if (stages.length !== prefixes.length)
+    throw new Error(
+      `risp: ${prefixes.length} curriculum stages (${prefixes.join(", ")} frames) need as many losses, got ${stages.length}.`,
+    );
+  const settings = taskDescent(layout, s),
+    gradient = { ...settings, polish: 0 };
   const objective = (j: number) => taskObjective(stages[j]!, reference, start, layout.size);
   const losses: number[] = [];
   const descendOn = async (j: number, from: readonly number[]) => {
     const d = await descend(objective(j), from, gradient);
     losses.push(...d.losses);
-    log(`descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""} ended at loss ${d.finalLoss.toPrecision(3)}`);
+    log(
+      `descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""} ended at loss ${d.finalLoss.toPrecision(3)}`,
+    );
     return d;
   };
   // Growing prefixes, each stage from the last one's estimate (no redrawn candidates).
-  const { estimate } = await horizonCurriculum(layout, layout.fromU([...guess]), T, { horizons: prefixes.slice(0, -1).map((n) => n / T), candidates: 0, stageSteps: s.iterations, finalLr: s.lr },
+  const { estimate } = await horizonCurriculum(
+    layout,
+    layout.fromU([...guess]),
+    T,
+    { horizons: prefixes.slice(0, -1).map((n) => n / T), candidates: 0, stageSteps: s.iterations, finalLr: s.lr },
     (n) => {
       const j = prefixes.indexOf(n);
-      if (j < 0) throw new Error(`risp: the curriculum's prefixes (${prefixes.join(", ")} of ${T} frames) must be distinct and at least 2 frames; use fewer imitationStages.`);
+      if (j < 0)
+        throw new Error(
+          `risp: the curriculum's prefixes (${prefixes.join(", ")} of ${T} frames) must be distinct and at least 2 frames; use fewer imitationStages.`,
+        );
       return {
         losses: (cs) => objective(j).values(cs.map((c) => layout.toU(c))),
-        fit: async (from) => { const d = await descendOn(j, layout.toU(from)); return { estimate: layout.fromU(d.u), loss: d.finalLoss }; },
+        fit: async (from) => {
+          const d = await descendOn(j, layout.toU(from));
+          return { estimate: layout.fromU(d.u), loss: d.finalLoss };
+        },
       };
-    }, makeRng(0));
+    },
+    makeRng(0),
+  );
   const from = layout.toU(estimate);
   const first = await descendOn(stages.length - 1, from);
   const whole = objective(stages.length - 1);
-  const scanned = await scanAndDescend(whole, layout, { d: first, from: layout.fromU(from) }, gradient, { points: s.scanPoints, recordScores: true }, (line) => log(line.trim()));
+  const scanned = await scanAndDescend(
+    whole,
+    layout,
+    { d: first, from: layout.fromU(from) },
+    gradient,
+    { points: s.scanPoints, recordScores: true },
+    (line) => log(line.trim()),
+  );
   const polished = await polish(whole, scanned.d, settings);
   const D = problem.unknowns.length;
   return {
-    estimate: polished.u.slice(0, D), ...(layout.size > D ? { look: polished.u.slice(D) } : {}), losses, scan: scanned.rounds[0]!,
-    polish: { before: scanned.d.finalLoss, after: polished.finalLoss }, descent: polished,
+    estimate: polished.u.slice(0, D),
+    ...(layout.size > D ? { look: polished.u.slice(D) } : {}),
+    losses,
+    scan: scanned.rounds[0]!,
+    polish: { before: scanned.d.finalLoss, after: polished.finalLoss },
+    descent: polished,
   };
 }

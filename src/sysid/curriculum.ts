@@ -64,7 +64,8 @@ export interface StageRecord {
 export function stageFrames(horizons: readonly number[], frames: number): number[] {
   const out: number[] = [];
   for (const h of horizons) {
-    if (!(h > 0 && h < 1)) throw new Error(`sysid: curriculum horizons are fractions of the video in (0, 1), got ${h}.`);
+    if (!(h > 0 && h < 1))
+      throw new Error(`sysid: curriculum horizons are fractions of the video in (0, 1), got ${h}.`);
     const n = Math.max(2, Math.round(h * frames));
     if (n < frames && !out.includes(n)) out.push(n);
   }
@@ -75,9 +76,13 @@ export function stageFrames(horizons: readonly number[], frames: number): number
  * Indices of the `count` lowest losses, skipping candidates equal to a better one (a redraw that kept every unknown).
  */
 export function distinctBest(candidates: readonly Values[], losses: readonly number[], count: number): number[] {
-  if (!(Number.isInteger(count) && count >= 1)) throw new Error(`sysid: finalists must be a positive integer, got ${count}.`);
-  const seen = new Set<string>(), out: number[] = [];
-  const order = losses.map((_, i) => i).sort((a, b) => (Number.isNaN(losses[a]!) ? 1 : Number.isNaN(losses[b]!) ? -1 : losses[a]! - losses[b]! || a - b));
+  if (!(Number.isInteger(count) && count >= 1))
+    throw new Error(`sysid: finalists must be a positive integer, got ${count}.`);
+  const seen = new Set<string>(),
+    out: number[] = [];
+  const order = losses
+    .map((_, i) => i)
+    .sort((a, b) => (Number.isNaN(losses[a]!) ? 1 : Number.isNaN(losses[b]!) ? -1 : losses[a]! - losses[b]! || a - b));
   for (const c of order) {
     const key = JSON.stringify(candidates[c]);
     if (seen.has(key)) continue;
@@ -92,8 +97,14 @@ export function distinctBest(candidates: readonly Values[], losses: readonly num
 function redraw(layout: Layout, estimate: Values, rng: Rng): Values {
   const out: Record<string, Value> = {};
   for (const k of layout.unknowns) {
-    if (!k.prior) throw new Error(`sysid: the curriculum redraws unknowns from their prior, but "${k.name}" has none (give prior: [lo, hi]).`);
-    if (rng.next() < 0.5) { out[k.name] = estimate[k.name]!; continue; }
+    if (!k.prior)
+      throw new Error(
+        `sysid: the curriculum redraws unknowns from their prior, but "${k.name}" has none (give prior: [lo, hi]).`,
+      );
+    if (rng.next() < 0.5) {
+      out[k.name] = estimate[k.name]!;
+      continue;
+    }
     const xs = globalThis.Array.from({ length: k.size ?? 1 }, () => rng.uniform(k.prior![0], k.prior![1]));
     out[k.name] = k.size === undefined ? xs[0]! : xs;
   }
@@ -104,11 +115,18 @@ function redraw(layout: Layout, estimate: Values, rng: Rng): Values {
  * Run the stages over growing prefixes from `initial`; returns the last stage's estimate (the
  * start for the fit on the whole video) and what each stage did.
  */
-export async function horizonCurriculum(layout: Layout, initial: Values, frames: number, s: CurriculumSettings,
-  stage: (frames: number) => CurriculumStage | Promise<CurriculumStage>, rng: Rng, log: (line: string) => void = () => {},
+export async function horizonCurriculum(
+  layout: Layout,
+  initial: Values,
+  frames: number,
+  s: CurriculumSettings,
+  stage: (frames: number) => CurriculumStage | Promise<CurriculumStage>,
+  rng: Rng,
+  log: (line: string) => void = () => {},
 ): Promise<{ estimate: Values; stages: StageRecord[] }> {
   let estimate = initial;
-  const stages = stageFrames(s.horizons, frames), first = stages[0];
+  const stages = stageFrames(s.horizons, frames),
+    first = stages[0];
   const records: StageRecord[] = [];
   for (const n of stages) {
     const st = await stage(n);
@@ -123,9 +141,19 @@ export async function horizonCurriculum(layout: Layout, initial: Values, frames:
     }
     estimate = winner!.estimate;
     const name = (c: number) => (c === 0 ? "kept" : `candidate ${c}`);
-    log(`  curriculum ${n}/${frames} frames: ` + `fitted ${order.map((c) => `${name(c)} (loss ${losses[c]!.toExponential(2)})`).join(", ")}; `
-      + `kept the fit from ${name(winner!.start)} (loss ${winner!.loss.toExponential(2)}), ` + `estimate ${formatValues(layout, estimate)}`);
-    records.push({ frames: n, fitted: order.map((c) => ({ candidate: c, score: losses[c]! })), kept: winner!.start, loss: winner!.loss, estimate });
+    log(
+      `  curriculum ${n}/${frames} frames: ` +
+        `fitted ${order.map((c) => `${name(c)} (loss ${losses[c]!.toExponential(2)})`).join(", ")}; ` +
+        `kept the fit from ${name(winner!.start)} (loss ${winner!.loss.toExponential(2)}), ` +
+        `estimate ${formatValues(layout, estimate)}`,
+    );
+    records.push({
+      frames: n,
+      fitted: order.map((c) => ({ candidate: c, score: losses[c]! })),
+      kept: winner!.start,
+      loss: winner!.loss,
+      estimate,
+    });
   }
   return { estimate, stages: records };
 }

@@ -104,9 +104,21 @@ export interface RecordStore<R extends { readonly index: number } = InstanceReco
  * by other code would otherwise be averaged silently (a missing row over fewer instances, null as
  * 0, a string as NaN).
  */
-export function validateRecord(r: unknown, index: number, rowNames: readonly string[], columns: readonly string[], where: string): InstanceRecord {
-  const bad = (why: string) => new InputFileError(where, `dataset: ${where} (instance ${index}) ${why}; it was not ` + `written by this run's code: delete it to refit that instance.`);
-  const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !globalThis.Array.isArray(x);
+export function validateRecord(
+  r: unknown,
+  index: number,
+  rowNames: readonly string[],
+  columns: readonly string[],
+  where: string,
+): InstanceRecord {
+  const bad = (why: string) =>
+    new InputFileError(
+      where,
+      `dataset: ${where} (instance ${index}) ${why}; it was not ` +
+        `written by this run's code: delete it to refit that instance.`,
+    );
+  const isObject = (x: unknown): x is Record<string, unknown> =>
+    !!x && typeof x === "object" && !globalThis.Array.isArray(x);
   if (!isObject(r)) throw bad("is not a record");
   if (r.index !== index) throw bad(`holds instance ${JSON.stringify(r.index)}`);
   if (typeof r.describe !== "string") throw bad("has no description");
@@ -116,14 +128,18 @@ export function validateRecord(r: unknown, index: number, rowNames: readonly str
     for (const row of rows) {
       const e = t[row];
       if (!isObject(e)) throw bad(`has no ${field} for the row "${row}"`);
-      for (const c of columns) if (typeof e[c] !== "number" || !Number.isFinite(e[c])) throw bad(`has ${field}.${row}.${c} = ${JSON.stringify(e[c])}, not a finite number`);
+      for (const c of columns)
+        if (typeof e[c] !== "number" || !Number.isFinite(e[c]))
+          throw bad(`has ${field}.${row}.${c} = ${JSON.stringify(e[c])}, not a finite number`);
     }
   };
   table("relMae", rowNames);
   table("meanAbsError", rowNames);
   const seconds = r.seconds;
   if (!isObject(seconds)) throw bad("has no seconds");
-  for (const [row, v] of Object.entries(seconds)) if (typeof v !== "number" || !Number.isFinite(v)) throw bad(`has seconds.${row} = ${JSON.stringify(v)}, not a finite number`);
+  for (const [row, v] of Object.entries(seconds))
+    if (typeof v !== "number" || !Number.isFinite(v))
+      throw bad(`has seconds.${row} = ${JSON.stringify(v)}, not a finite number`);
   if (!isObject(r.initialRelMae)) throw bad("has no initialRelMae");
   return r as unknown as InstanceRecord;
 }
@@ -158,17 +174,30 @@ export function meanAbsError(estimate: readonly number[], truth: readonly number
 /** Column name → indices into the flat layout. */
 export function columnIndices(columns: DatasetTask<unknown>["columns"], layout: Layout): Record<string, number[]> {
   if (!columns) return Object.fromEntries(layout.names.map((n) => [n, layout.indicesOf(n)]));
-  return Object.fromEntries(Object.entries(columns).map(([c, { unknown, indices }]) => {
-    const all = layout.indicesOf(unknown);
-    return [c, indices ? indices.map((i) => {
-      if (!(i >= 0 && i < all.length)) throw new Error(`sysid: column "${c}" picks scalar ${i} of "${unknown}", which has ${all.length}.`);
-      return all[i]!;
-    }) : all];
-  }));
+  return Object.fromEntries(
+    Object.entries(columns).map(([c, { unknown, indices }]) => {
+      const all = layout.indicesOf(unknown);
+      return [
+        c,
+        indices
+          ? indices.map((i) => {
+              if (!(i >= 0 && i < all.length))
+                throw new Error(`sysid: column "${c}" picks scalar ${i} of "${unknown}", which has ${all.length}.`);
+              return all[i]!;
+            })
+          : all,
+      ];
+    }),
+  );
 }
 
 /** Column errors of an estimate against the truth. */
-function errors(cols: Record<string, number[]>, est: readonly number[], truth: readonly number[], metric: typeof relMae): ColumnErrors {
+function errors(
+  cols: Record<string, number[]>,
+  est: readonly number[],
+  truth: readonly number[],
+  metric: typeof relMae,
+): ColumnErrors {
   return Object.fromEntries(Object.entries(cols).map(([c, idx]) => [c, metric(est, truth, idx)]));
 }
 
@@ -184,9 +213,17 @@ export function observe<S>(problem: Problem<S>, truth: Params, needVideo = true)
 }
 
 /** Fit every row on one instance. */
-export async function fitInstance<S>(task: DatasetTask<S>, draw: Draw<S>, index: number, seed: number, average: readonly number[],
-  log: (line: string) => void): Promise<InstanceRecord> {
-  const unknowns = task.unknowns.map((k) => (draw.priorRanges?.[k.name] ? { ...k, prior: draw.priorRanges[k.name] } : k));
+export async function fitInstance<S>(
+  task: DatasetTask<S>,
+  draw: Draw<S>,
+  index: number,
+  seed: number,
+  average: readonly number[],
+  log: (line: string) => void,
+): Promise<InstanceRecord> {
+  const unknowns = task.unknowns.map((k) =>
+    draw.priorRanges?.[k.name] ? { ...k, prior: draw.priorRanges[k.name] } : k,
+  );
   const layout = new Layout(unknowns);
   const cols = columnIndices(task.columns, layout);
   const truth = layout.flat(draw.truth, "the truth");
@@ -194,13 +231,30 @@ export async function fitInstance<S>(task: DatasetTask<S>, draw: Draw<S>, index:
   const rows = task.methods(index, seed);
   const needVideo = Object.values(rows).some((r) => r.method !== "states");
   const observed = observe(problem, paramsOf(unknowns, draw.truth), needVideo);
-  const flatEstimates: Record<string, number[]> = { average: [...average], random: layout.flat(draw.prior, "the random draw") };
+  const flatEstimates: Record<string, number[]> = {
+    average: [...average],
+    random: layout.flat(draw.prior, "the random draw"),
+  };
   const estimates: Record<string, Values> = { random: draw.prior };
-  const seconds: Record<string, number> = {}, iterations: Record<string, number> = {}, polishSteps: Record<string, number> = {};
-  const curriculumEstimates: Record<string, Values> = {}, scanEscapes: Record<string, number> = {};
+  const seconds: Record<string, number> = {},
+    iterations: Record<string, number> = {},
+    polishSteps: Record<string, number> = {};
+  const curriculumEstimates: Record<string, Values> = {},
+    scanEscapes: Record<string, number> = {};
   for (const [row, run] of Object.entries(rows)) {
     log(`  ${task.name} ${index}: ${row} (${run.method})`);
-    const r = await estimate({ frames: problem.frames, render: problem.render?.bind(problem), measure: problem.measure?.bind(problem), simulate: problem.simulate.bind(problem), observed, unknowns, initial: draw.initial, method: run.method, settings: run.settings, log });
+    const r = await estimate({
+      frames: problem.frames,
+      render: problem.render?.bind(problem),
+      measure: problem.measure?.bind(problem),
+      simulate: problem.simulate.bind(problem),
+      observed,
+      unknowns,
+      initial: draw.initial,
+      method: run.method,
+      settings: run.settings,
+      log,
+    });
     estimates[row] = r.estimate;
     flatEstimates[row] = layout.flat(r.estimate);
     seconds[row] = Number(r.seconds.toFixed(2));
@@ -212,36 +266,56 @@ export async function fitInstance<S>(task: DatasetTask<S>, draw: Draw<S>, index:
   const names = Object.keys(flatEstimates);
   const small = layout.size <= 8;
   return {
-    index, describe: draw.describe,
+    index,
+    describe: draw.describe,
     ...(small ? { truth: draw.truth, initial: draw.initial, estimates } : {}),
     initialRelMae: errors(cols, layout.flat(draw.initial), truth, relMae),
     relMae: Object.fromEntries(names.map((m) => [m, errors(cols, flatEstimates[m]!, truth, relMae)])),
     meanAbsError: Object.fromEntries(names.map((m) => [m, errors(cols, flatEstimates[m]!, truth, meanAbsError)])),
-    iterations, ...(Object.keys(polishSteps).length ? { polishSteps } : {}), seconds,
+    iterations,
+    ...(Object.keys(polishSteps).length ? { polishSteps } : {}),
+    seconds,
     ...(Object.keys(curriculumEstimates).length ? { curriculumEstimates } : {}),
     ...(Object.keys(scanEscapes).length ? { scanEscapes } : {}),
   };
 }
 
 /** Summaries per row over the records (rows absent from every record are null). */
-export function summarise(records: readonly InstanceRecord[], rowNames: readonly string[], columns: readonly string[]): Record<string, RowSummary> {
-  return Object.fromEntries(rowNames.map((m) => {
-    const rs = records.filter((r) => r.relMae[m]);
-    if (!rs.length) return [m, { relMae: null, meanAbsError: null, seconds: 0 }];
-    const avg = (pick: (r: InstanceRecord) => ColumnErrors): ColumnErrors => Object.fromEntries(columns.map((c) => [c, mean(rs.map((r) => pick(r)[c]!))]));
-    return [m, { relMae: avg((r) => r.relMae[m]!), meanAbsError: avg((r) => r.meanAbsError[m]!), seconds: Number(mean(rs.map((r) => r.seconds[m] ?? 0)).toFixed(2)) }];
-  }));
+export function summarise(
+  records: readonly InstanceRecord[],
+  rowNames: readonly string[],
+  columns: readonly string[],
+): Record<string, RowSummary> {
+  return Object.fromEntries(
+    rowNames.map((m) => {
+      const rs = records.filter((r) => r.relMae[m]);
+      if (!rs.length) return [m, { relMae: null, meanAbsError: null, seconds: 0 }];
+      const avg = (pick: (r: InstanceRecord) => ColumnErrors): ColumnErrors =>
+        Object.fromEntries(columns.map((c) => [c, mean(rs.map((r) => pick(r)[c]!))]));
+      return [
+        m,
+        {
+          relMae: avg((r) => r.relMae[m]!),
+          meanAbsError: avg((r) => r.meanAbsError[m]!),
+          seconds: Number(mean(rs.map((r) => r.seconds[m] ?? 0)).toFixed(2)),
+        },
+      ];
+    }),
+  );
 }
 
 /** Run the protocol over `instances` draws (this shard's, resuming from the store). */
 export async function runDataset<S>(task: DatasetTask<S>, o: DatasetOptions): Promise<DatasetResult> {
   const log = o.log ?? (() => {});
   const n = o.instances;
-  if (!(Number.isInteger(n) && n >= 1)) throw new Error(`sysid: a dataset needs a positive whole number of instances, got ${n}.`);
+  if (!(Number.isInteger(n) && n >= 1))
+    throw new Error(`sysid: a dataset needs a positive whole number of instances, got ${n}.`);
   const layout = new Layout(task.unknowns);
   // The "training" draw for the average baseline has its own stream, so it never overlaps the test instances.
   const trainRng = makeRng(o.seed + 1_000_003);
-  const train = globalThis.Array.from({ length: task.trainSize }, () => layout.flat(task.sample(trainRng).truth, "a training draw"));
+  const train = globalThis.Array.from({ length: task.trainSize }, () =>
+    layout.flat(task.sample(trainRng).truth, "a training draw"),
+  );
   const average = train[0]!.map((_, i) => mean(train.map((t) => t[i]!)));
   const rng = makeRng(o.seed);
   // Drawn in order from one stream, whichever instances this process fits.
@@ -253,23 +327,43 @@ export async function runDataset<S>(task: DatasetTask<S>, o: DatasetOptions): Pr
   const kept = new Map<number, InstanceRecord>();
   for (const i of owned) {
     const r = o.store?.load(i) ?? null;
-    if (r) kept.set(i, validateRecord(r, i, ["average", "random", ...Object.keys(task.methods(i, o.seed))], columns, where(i)));
+    if (r)
+      kept.set(
+        i,
+        validateRecord(r, i, ["average", "random", ...Object.keys(task.methods(i, o.seed))], columns, where(i)),
+      );
   }
-  if (!o.shard) refuseIncompleteMerge(task.name, owned.filter((i) => !kept.has(i)), [...kept.keys()].map((i) => o.store?.origin?.(i) ?? null));
+  if (!o.shard)
+    refuseIncompleteMerge(
+      task.name,
+      owned.filter((i) => !kept.has(i)),
+      [...kept.keys()].map((i) => o.store?.origin?.(i) ?? null),
+    );
   const records: InstanceRecord[] = [];
   for (const i of owned) {
     const k = kept.get(i);
-    if (k) { records.push(k); log(`[${task.name} ${i + 1}/${n}] finished earlier: ${draws[i]!.describe}`); continue; }
+    if (k) {
+      records.push(k);
+      log(`[${task.name} ${i + 1}/${n}] finished earlier: ${draws[i]!.describe}`);
+      continue;
+    }
     log(`[${task.name} ${i + 1}/${n}] ${draws[i]!.describe}`);
     const r = await fitInstance(task, draws[i]!, i, o.seed, average, log);
     o.store?.save(r);
-    log(`[${task.name} ${i + 1}/${n}] rel. MAE: initial ${fmtErrors(r.initialRelMae)}; ${Object.entries(r.relMae).map(([m, e]) => `${m} ${fmtErrors(e)}`).join("; ")}`);
+    log(
+      `[${task.name} ${i + 1}/${n}] rel. MAE: initial ${fmtErrors(r.initialRelMae)}; ${Object.entries(r.relMae)
+        .map(([m, e]) => `${m} ${fmtErrors(e)}`)
+        .join("; ")}`,
+    );
     records.push(r);
   }
   return {
-    task: task.name, instances: n,
+    task: task.name,
+    instances: n,
     unknowns: task.unknowns.map((k) => ({ name: k.name, ...(k.unit ? { unit: k.unit } : {}) })),
-    columns, rows: summarise(records, rowNames, columns), records,
+    columns,
+    rows: summarise(records, rowNames, columns),
+    records,
   };
 }
 
@@ -278,18 +372,30 @@ export async function runDataset<S>(task: DatasetTask<S>, o: DatasetOptions): Pr
  * without a record belongs to a shard that has not finished, and fitting it here, in one process,
  * would silently undo the split. Refused, naming the missing instances and their shards.
  */
-export function refuseIncompleteMerge(task: string, missing: readonly number[], origins: readonly (string | null)[]): void {
+export function refuseIncompleteMerge(
+  task: string,
+  missing: readonly number[],
+  origins: readonly (string | null)[],
+): void {
   const counts = [...new Set(origins.filter((x): x is string => x !== null).map((x) => Number(x.split("/")[1])))];
   if (!missing.length || !counts.length) return;
   const shards = [...new Set(missing.flatMap((i) => counts.map((c) => `${i % c}/${c}`)))];
-  throw new IncompleteMergeError(`${task}: merging the shards' records, but instance${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", …" : ""} ` +
-    `(of shard${shards.length > 1 ? "s" : ""} ${shards.join(", ")}) ha${missing.length > 1 ? "ve" : "s"} no record: run ${shards.length > 1 ? "those shards" : "that shard"} to the end (the same command with --shard K/N), then merge again. ` +
-    "To fit them in this process instead, delete the shards' records.");
+  throw new IncompleteMergeError(
+    `${task}: merging the shards' records, but instance${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", …" : ""} ` +
+      `(of shard${shards.length > 1 ? "s" : ""} ${shards.join(", ")}) ha${missing.length > 1 ? "ve" : "s"} no record: run ${shards.length > 1 ? "those shards" : "that shard"} to the end (the same command with --shard K/N), then merge again. ` +
+      "To fit them in this process instead, delete the shards' records.",
+  );
 }
 
 /** A merge run found a shard's instances unfinished (see refuseIncompleteMerge). */
 export class IncompleteMergeError extends Error {
-  constructor(message: string) { super(message); this.name = "IncompleteMergeError"; }
+  constructor(message: string) {
+    super(message);
+    this.name = "IncompleteMergeError";
+  }
 }
 
-export const fmtErrors = (e: ColumnErrors): string => Object.entries(e).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(", ");
+export const fmtErrors = (e: ColumnErrors): string =>
+  Object.entries(e)
+    .map(([k, v]) => `${k} ${v.toExponential(2)}`)
+    .join(", ");

@@ -77,7 +77,10 @@ export interface DescentStep {
 }
 
 /** Per-entry bounds of u. */
-export interface Box { readonly lower: readonly number[]; readonly upper: readonly number[] }
+export interface Box {
+  readonly lower: readonly number[];
+  readonly upper: readonly number[];
+}
 
 export interface Preconditioner {
   readonly matrix: Array;
@@ -120,7 +123,8 @@ function preconditioned(o: Objective, p: Preconditioner): Objective {
     valueAndGrad: (w) => vg(w) as [Array, Array],
     value: (w) => o.value(toU(w)),
     residual: (w) => o.residual(toU(w)),
-    values: async (ws) => o.values(await Promise.all(ws.map(async (w) => globalThis.Array.from(await toU(f32(w)).data(), Number)))),
+    values: async (ws) =>
+      o.values(await Promise.all(ws.map(async (w) => globalThis.Array.from(await toU(f32(w)).data(), Number)))),
     diagnose: (w) => o.diagnose(toU(w)),
     gradientCulprit: (w) => o.gradientCulprit(toU(w)),
   };
@@ -128,34 +132,62 @@ function preconditioned(o: Objective, p: Preconditioner): Objective {
 
 /** Minimise the objective from u0 (host values of the unconstrained vector). */
 export async function descend(objective: Objective, u0: readonly number[], s: DescentSettings): Promise<Descent> {
-  if (!(Number.isInteger(s.steps) && s.steps >= 0)) throw new Error(`sysid: steps must be a whole number ≥ 0, got ${s.steps}.`);
-  if (u0.length !== objective.size) throw new Error(`sysid: the start has ${u0.length} values, the objective ${objective.size}.`);
+  if (!(Number.isInteger(s.steps) && s.steps >= 0))
+    throw new Error(`sysid: steps must be a whole number ≥ 0, got ${s.steps}.`);
+  if (u0.length !== objective.size)
+    throw new Error(`sysid: the start has ${u0.length} values, the objective ${objective.size}.`);
   const p = s.precondition;
   if (s.box) checkBox(s, objective.size, u0);
   const o = p ? preconditioned(objective, p) : objective;
   let w = p ? applyRows(p.inverse, f32(u0)) : f32(u0);
   const label = s.label ?? "fit";
-  const losses: number[] = [], gradNorms: number[] = [];
-  let seconds = 0, steps = 0;
+  const losses: number[] = [],
+    gradNorms: number[] = [];
+  let seconds = 0,
+    steps = 0;
   const reasons: string[] = [];
 
-  const report: Report | undefined = s.onStep && (async (lbl, step, loss, at) =>
-    s.onStep!({ label: lbl, step, loss, u: globalThis.Array.from(await (p ? applyRows(p.matrix, at) : at).data(), Number) }));
-  const first = s.optimizer === "adam"
-    ? await adamPhase(o, w, s.steps, s.adam ?? { lr: 0.05 }, s.progress, label, report, s.box)
-    : await lbfgsPhase(o, w, s.steps, s.progress, label, report);
-  w = first.params; losses.push(...first.losses); gradNorms.push(...first.gradNorms);
-  seconds += first.seconds; steps += first.steps; reasons.push(first.stopReason);
+  const report: Report | undefined =
+    s.onStep &&
+    (async (lbl, step, loss, at) =>
+      s.onStep!({
+        label: lbl,
+        step,
+        loss,
+        u: globalThis.Array.from(await (p ? applyRows(p.matrix, at) : at).data(), Number),
+      }));
+  const first =
+    s.optimizer === "adam"
+      ? await adamPhase(o, w, s.steps, s.adam ?? { lr: 0.05 }, s.progress, label, report, s.box)
+      : await lbfgsPhase(o, w, s.steps, s.progress, label, report);
+  w = first.params;
+  losses.push(...first.losses);
+  gradNorms.push(...first.gradNorms);
+  seconds += first.seconds;
+  steps += first.steps;
+  reasons.push(first.stopReason);
   let best = first.bestLoss;
 
   if (s.optimizer === "adam" && s.refine) {
     const r = await lbfgsPhase(o, w, s.refine, s.progress, `${label} L-BFGS`, report);
     // From Adam's best iterate; its own best is never higher.
-    w = r.params; best = r.bestLoss;
-    losses.push(...r.losses.slice(1)); gradNorms.push(...r.gradNorms.slice(1));
-    seconds += r.seconds; steps += r.steps; reasons.push(`L-BFGS ${r.stopReason}`);
+    w = r.params;
+    best = r.bestLoss;
+    losses.push(...r.losses.slice(1));
+    gradNorms.push(...r.gradNorms.slice(1));
+    seconds += r.seconds;
+    steps += r.steps;
+    reasons.push(`L-BFGS ${r.stopReason}`);
   }
-  const gradient = { finalLoss: best, losses, gradNorms, steps, polishSteps: 0, seconds, stopReason: reasons.join("; ") };
+  const gradient = {
+    finalLoss: best,
+    losses,
+    gradNorms,
+    steps,
+    polishSteps: 0,
+    seconds,
+    stopReason: reasons.join("; "),
+  };
   return s.polish ? polishPhase(o, w, gradient, s) : { ...gradient, u: await hostU(w, p) };
 }
 
@@ -170,101 +202,194 @@ export async function polish(objective: Objective, d: Descent, s: DescentSetting
   return polishPhase(p ? preconditioned(objective, p) : objective, p ? applyRows(p.inverse, f32(d.u)) : f32(d.u), d, s);
 }
 
-const hostU = async (w: Array, p: Preconditioner | undefined): Promise<number[]> => globalThis.Array.from(await (p ? applyRows(p.matrix, w) : w).data(), Number);
+const hostU = async (w: Array, p: Preconditioner | undefined): Promise<number[]> =>
+  globalThis.Array.from(await (p ? applyRows(p.matrix, w) : w).data(), Number);
 
 /** The box's sizes, order and the start within it; a box only for Adam without a preconditioner. */
 function checkBox(s: DescentSettings, size: number, u0: readonly number[]): void {
   const { lower, upper } = s.box!;
-  if (s.optimizer !== "adam" || s.refine || s.precondition) throw new Error("sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; drop the box or use optimizer \"adam\" alone.");
-  if (lower.length !== size || upper.length !== size) throw new Error(`sysid: the box has ${lower.length} lower and ${upper.length} upper bounds for ${size} unknowns; give one of each per entry of u.`);
+  if (s.optimizer !== "adam" || s.refine || s.precondition)
+    throw new Error(
+      'sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; drop the box or use optimizer "adam" alone.',
+    );
+  if (lower.length !== size || upper.length !== size)
+    throw new Error(
+      `sysid: the box has ${lower.length} lower and ${upper.length} upper bounds for ${size} unknowns; give one of each per entry of u.`,
+    );
   lower.forEach((lo, i) => {
     if (!(lo <= upper[i]!)) throw new Error(`sysid: the box's entry ${i} has lower ${lo} above upper ${upper[i]}.`);
-    if (!(u0[i]! >= lo && u0[i]! <= upper[i]!)) throw new Error(`sysid: the start's entry ${i} (${u0[i]}) is outside the box [${lo}, ${upper[i]}]; start inside it.`);
+    if (!(u0[i]! >= lo && u0[i]! <= upper[i]!))
+      throw new Error(
+        `sysid: the start's entry ${i} (${u0[i]}) is outside the box [${lo}, ${upper[i]}]; start inside it.`,
+      );
   });
 }
 
 /** Polish from w (in the preconditioned variables), the end of descent `d`, and append its losses. */
 async function polishPhase(o: Objective, w: Array, d: Omit<Descent, "u">, s: DescentSettings): Promise<Descent> {
   if (s.polishBy && s.polishBy !== "levenberg-marquardt") {
-    if (s.precondition) throw new Error("sysid: sign steps polish u itself; drop the preconditioner or polish by Levenberg–Marquardt.");
+    if (s.precondition)
+      throw new Error("sysid: sign steps polish u itself; drop the preconditioner or polish by Levenberg–Marquardt.");
     const r = await signSteps(o, globalThis.Array.from(await w.data(), Number), s.polish!, s.polishBy, s.box);
     const found = r.loss < d.finalLoss;
     return {
-      u: found ? r.u : await hostU(w, s.precondition), finalLoss: Math.min(r.loss, d.finalLoss), losses: [...d.losses, ...r.losses], gradNorms: d.gradNorms, steps: d.steps,
-      polishSteps: r.losses.length, seconds: d.seconds + r.seconds, stopReason: `${d.stopReason}; sign steps ${r.stopReason}`,
+      u: found ? r.u : await hostU(w, s.precondition),
+      finalLoss: Math.min(r.loss, d.finalLoss),
+      losses: [...d.losses, ...r.losses],
+      gradNorms: d.gradNorms,
+      steps: d.steps,
+      polishSteps: r.losses.length,
+      seconds: d.seconds + r.seconds,
+      stopReason: `${d.stopReason}; sign steps ${r.stopReason}`,
     };
   }
-  const lm = await optim.levenbergMarquardt(o.residual, w, { iterations: s.polish!, progress: s.progress, label: `${s.label ?? "fit"} (Levenberg–Marquardt)` });
+  const lm = await optim.levenbergMarquardt(o.residual, w, {
+    iterations: s.polish!,
+    progress: s.progress,
+    label: `${s.label ?? "fit"} (Levenberg–Marquardt)`,
+  });
   // The LM losses are mean(r²); rescale them to the objective's loss (Σr² = loss up to a factor).
   const scale = lm.losses[0]! > 0 ? d.finalLoss / lm.losses[0]! : 1;
   return {
-    u: await hostU(lm.params, s.precondition), finalLoss: lm.losses[lm.losses.length - 1]! * scale,
-    losses: [...d.losses, ...lm.losses.slice(1).map((l) => l * scale)], gradNorms: d.gradNorms, steps: d.steps,
-    polishSteps: lm.iterations, seconds: d.seconds + lm.seconds, stopReason: `${d.stopReason}; Levenberg–Marquardt ${lm.stopReason}`,
+    u: await hostU(lm.params, s.precondition),
+    finalLoss: lm.losses[lm.losses.length - 1]! * scale,
+    losses: [...d.losses, ...lm.losses.slice(1).map((l) => l * scale)],
+    gradNorms: d.gradNorms,
+    steps: d.steps,
+    polishSteps: lm.iterations,
+    seconds: d.seconds + lm.seconds,
+    stopReason: `${d.stopReason}; Levenberg–Marquardt ${lm.stopReason}`,
   };
 }
 
 type Report = (label: string, step: number, loss: number, at: Array) => Promise<void>;
 
-interface Phase { params: Array; bestLoss: number; losses: number[]; gradNorms: number[]; steps: number; seconds: number; stopReason: string }
+interface Phase {
+  params: Array;
+  bestLoss: number;
+  losses: number[];
+  gradNorms: number[];
+  steps: number;
+  seconds: number;
+  stopReason: string;
+}
 
 export function adamOptimizer(a: AdamSettings, steps: number): optim.GradientTransformation<unknown> {
   if (!(a.lr > 0)) throw new Error(`sysid: Adam's learning rate must be positive, got ${a.lr}.`);
-  if (a.patience !== undefined && !(Number.isInteger(a.patience) && a.patience >= 1)) throw new Error(`sysid: Adam's patience must be a whole number of steps ≥ 1, got ${a.patience}.`);
+  if (a.patience !== undefined && !(Number.isInteger(a.patience) && a.patience >= 1))
+    throw new Error(`sysid: Adam's patience must be a whole number of steps ≥ 1, got ${a.patience}.`);
   const lrEnd = a.lrEnd ?? a.lr / 100;
-  const schedule = a.schedule === "cosine"
-    ? optim.cosineDecay({ initValue: a.lr, decaySteps: Math.max(1, steps), alpha: lrEnd / a.lr })
-    : optim.exponentialDecay({ initValue: a.lr, decayRate: lrEnd / a.lr, transitionSteps: Math.max(1, steps) });
+  const schedule =
+    a.schedule === "cosine"
+      ? optim.cosineDecay({ initValue: a.lr, decaySteps: Math.max(1, steps), alpha: lrEnd / a.lr })
+      : optim.exponentialDecay({ initValue: a.lr, decayRate: lrEnd / a.lr, transitionSteps: Math.max(1, steps) });
   return optim.adam(schedule, { b1: a.b1 ?? 0.5 }) as optim.GradientTransformation<unknown>;
 }
 
 /** The error for a non-finite loss or gradient: the simulation's divergence when the rerun finds one. */
-async function notFinite(o: Objective, at: Array, label: string, k: number, loss: number, gradNorm: number): Promise<Error> {
+async function notFinite(
+  o: Objective,
+  at: Array,
+  label: string,
+  k: number,
+  loss: number,
+  gradNorm: number,
+): Promise<Error> {
   const head = `${label}: the loss or its gradient is not finite at step ${k} (loss ${loss}, ‖∇‖ ${gradNorm})`;
   const d = await o.diagnose(at).catch(() => null);
-  if (d) return new DivergenceError(`${head}, because ${d.message} An unknown may have left its stable ` + `range: narrow the prior, start closer, or lower the learning rate.`, d.divergence);
+  if (d)
+    return new DivergenceError(
+      `${head}, because ${d.message} An unknown may have left its stable ` +
+        `range: narrow the prior, start closer, or lower the learning rate.`,
+      d.divergence,
+    );
   const culprit = Number.isFinite(loss) ? await o.gradientCulprit(at).catch(() => null) : null;
   if (culprit === "simulation") {
-    return new Error(`${head}; the simulated states stayed finite but the simulation's ` + `derivative did not (the rollout's gradient, before any rendering): ` +
-      `run with setDebugNans(true) to find the operation, or ` + `narrow the prior, start closer, or lower the learning rate.`);
+    return new Error(
+      `${head}; the simulated states stayed finite but the simulation's ` +
+        `derivative did not (the rollout's gradient, before any rendering): ` +
+        `run with setDebugNans(true) to find the operation, or ` +
+        `narrow the prior, start closer, or lower the learning rate.`,
+    );
   }
-  return new Error(`${head}; the simulation${culprit === "render" ? " and its derivative" : ""} stayed ` + `finite, so the rendering or the loss produced it: run with setDebugNans(true) to ` + `find the operation, or narrow the prior, start closer, or lower the learning rate.`);
+  return new Error(
+    `${head}; the simulation${culprit === "render" ? " and its derivative" : ""} stayed ` +
+      `finite, so the rendering or the loss produced it: run with setDebugNans(true) to ` +
+      `find the operation, or narrow the prior, start closer, or lower the learning rate.`,
+  );
 }
 
 /** Adam for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */
-async function adamPhase(o: Objective, w0: Array, steps: number, a: AdamSettings, progressMode: optim.ProgressMode | undefined, label: string, report?: Report, box?: Box): Promise<Phase> {
-  const lower = box && f32(box.lower), upper = box && f32(box.upper);
+async function adamPhase(
+  o: Objective,
+  w0: Array,
+  steps: number,
+  a: AdamSettings,
+  progressMode: optim.ProgressMode | undefined,
+  label: string,
+  report?: Report,
+  box?: Box,
+): Promise<Phase> {
+  const lower = box && f32(box.lower),
+    upper = box && f32(box.upper);
   const opt = adamOptimizer(a, steps);
   const update = jit((g: Array, state: unknown, w: Array) => opt.update(g, state, w) as [Array, unknown]);
   const progress = optim.createProgress(steps, progressMode ?? "auto", undefined, label);
-  const losses: number[] = [], gradNorms: number[] = [];
+  const losses: number[] = [],
+    gradNorms: number[] = [];
   const t0 = performance.now();
-  let w = w0, state = opt.init(w0), best = w0, bestLoss = Infinity, sinceBest = 0, unchanged = 0, stopReason = "steps";
+  let w = w0,
+    state = opt.init(w0),
+    best = w0,
+    bestLoss = Infinity,
+    sinceBest = 0,
+    unchanged = 0,
+    stopReason = "steps";
   for (let k = 0; ; k++) {
     const [lossArr, g] = o.valueAndGrad(w);
-    const loss = await scalar(lossArr), gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
-    losses.push(loss); gradNorms.push(gradNorm);
-    if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw await notFinite(o, w, label, k, loss, gradNorm); }
+    const loss = await scalar(lossArr),
+      gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
+    losses.push(loss);
+    gradNorms.push(gradNorm);
+    if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
+      progress.finish(`stopped at step ${k}`);
+      throw await notFinite(o, w, label, k, loss, gradNorm);
+    }
     await report?.(label, k, loss, w);
-    if (loss < bestLoss) { best = w; bestLoss = loss; sinceBest = 0; } else sinceBest++;
+    if (loss < bestLoss) {
+      best = w;
+      bestLoss = loss;
+      sinceBest = 0;
+    } else sinceBest++;
     if (k === steps) break;
-    if (a.patience !== undefined && sinceBest >= a.patience) { stopReason = `no lower loss in ${a.patience} steps`; break; }
+    if (a.patience !== undefined && sinceBest >= a.patience) {
+      stopReason = `no lower loss in ${a.patience} steps`;
+      break;
+    }
     progress.update(k, loss);
     const [updates, next] = update(g, state, w);
     const moved = box ? np.clip(np.add(w, updates), lower, upper) : np.add(w, updates);
     // Converged to the parameters' precision: updates no longer change them (float32 rounding).
     const same = await sameValues(w, moved);
     unchanged = same ? unchanged + 1 : 0;
-    w = moved; state = next;
-    if (unchanged >= STALL_STEPS) { stopReason = "parameters unchanged"; break; }
+    w = moved;
+    state = next;
+    if (unchanged >= STALL_STEPS) {
+      stopReason = "parameters unchanged";
+      break;
+    }
   }
   const seconds = (performance.now() - t0) / 1000;
-  progress.finish(`${losses.length - 1} steps in ${seconds.toFixed(1)}s, loss ${losses[0]!.toExponential(3)} ` + `→ ${bestLoss.toExponential(3)} (stopped: ${stopReason})`);
+  progress.finish(
+    `${losses.length - 1} steps in ${seconds.toFixed(1)}s, loss ${losses[0]!.toExponential(3)} ` +
+      `→ ${bestLoss.toExponential(3)} (stopped: ${stopReason})`,
+  );
   return { params: best, bestLoss, losses, gradNorms, steps: losses.length - 1, seconds, stopReason };
 }
 
 async function sameValues(a: Array, b: Array): Promise<boolean> {
-  const x = await a.data(), y = await b.data();
+  const x = await a.data(),
+    y = await b.data();
   for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
   return true;
 }
@@ -276,32 +401,61 @@ async function sameValues(a: Array, b: Array): Promise<boolean> {
  * and near the floor of a contact fit's loss their rounding differs by more than the steps' decrease —
  * 12 of 650 L-BFGS phases in a Table 2 run ended higher than they started (1.3e-8 → 1.5e-7).
  */
-async function lbfgsPhase(o: Objective, w0: Array, steps: number, progressMode: optim.ProgressMode | undefined, label: string, report?: Report): Promise<Phase> {
-  const opt = optim.chain(optim.scaleByLbfgs({ memorySize: 10 }), optim.scale(-1)) as optim.GradientTransformation<unknown>;
+async function lbfgsPhase(
+  o: Objective,
+  w0: Array,
+  steps: number,
+  progressMode: optim.ProgressMode | undefined,
+  label: string,
+  report?: Report,
+): Promise<Phase> {
+  const opt = optim.chain(
+    optim.scaleByLbfgs({ memorySize: 10 }),
+    optim.scale(-1),
+  ) as optim.GradientTransformation<unknown>;
   const update = jit((g: Array, state: unknown, w: Array) => opt.update(g, state, w) as [Array, unknown]);
   const progress = optim.createProgress(steps, progressMode ?? "auto", undefined, label);
-  const losses: number[] = [], gradNorms: number[] = [];
+  const losses: number[] = [],
+    gradNorms: number[] = [];
   const t0 = performance.now();
-  let w = w0, state = opt.init(w0), best = w0, bestLoss = Infinity, stopReason = "steps";
+  let w = w0,
+    state = opt.init(w0),
+    best = w0,
+    bestLoss = Infinity,
+    stopReason = "steps";
   for (let k = 0; ; k++) {
     const [lossArr, g] = o.valueAndGrad(w);
-    const value = await scalar(lossArr), gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
-    losses.push(value); gradNorms.push(gradNorm);
-    if (!Number.isFinite(value) || !Number.isFinite(gradNorm)) { progress.finish(`stopped at step ${k}`); throw await notFinite(o, w, label, k, value, gradNorm); }
+    const value = await scalar(lossArr),
+      gradNorm = await scalar(np.sqrt(np.sum(np.square(g))));
+    losses.push(value);
+    gradNorms.push(gradNorm);
+    if (!Number.isFinite(value) || !Number.isFinite(gradNorm)) {
+      progress.finish(`stopped at step ${k}`);
+      throw await notFinite(o, w, label, k, value, gradNorm);
+    }
     await report?.(label, k, value, w);
-    if (value < bestLoss) { best = w; bestLoss = value; }
+    if (value < bestLoss) {
+      best = w;
+      bestLoss = value;
+    }
     if (k === steps) break;
     progress.update(k, value);
     const [direction, next] = update(g, state, w);
     state = next;
     const d = await descentDirection(g, direction);
     const moved = await lineSearch(o.value, w, value, d.slope, d.direction);
-    if (!moved) { stopReason = "no lower loss along the line search"; break; }
+    if (!moved) {
+      stopReason = "no lower loss along the line search";
+      break;
+    }
     w = moved;
   }
   const seconds = (performance.now() - t0) / 1000;
   const last = losses.length - 1;
-  progress.finish(`${last} steps in ${seconds.toFixed(2)}s, loss ${losses[0]!.toExponential(3)} ` + `→ ${bestLoss.toExponential(3)} (stopped: ${stopReason})`);
+  progress.finish(
+    `${last} steps in ${seconds.toFixed(2)}s, loss ${losses[0]!.toExponential(3)} ` +
+      `→ ${bestLoss.toExponential(3)} (stopped: ${stopReason})`,
+  );
   return { params: best, bestLoss, losses, gradNorms, steps: last, seconds, stopReason };
 }
 
@@ -324,8 +478,15 @@ export async function descentDirection(grad: Array, direction: Array): Promise<{
  * and the Armijo test would accept it whenever 1e-4·α·∇f·d is below f(u)'s rounding — which
  * made L-BFGS take its remaining steps (30 in Table 2's fits) at an unchanged loss.
  */
-async function lineSearch(value: (u: Array) => Array, u: Array, f0: number, slope: number, d: Array): Promise<Array | null> {
-  let alpha = 1, last: { u: Array; f: number } | null = null;
+async function lineSearch(
+  value: (u: Array) => Array,
+  u: Array,
+  f0: number,
+  slope: number,
+  d: Array,
+): Promise<Array | null> {
+  let alpha = 1,
+    last: { u: Array; f: number } | null = null;
   for (let i = 0; i < 20; i++, alpha /= 2) {
     const trial = np.add(u, np.mul(d, alpha));
     const f = (await value(trial).data())[0]!;
@@ -346,15 +507,20 @@ async function lineSearch(value: (u: Array) => Array, u: Array, f0: number, slop
  * a velocity error of 0.022 instead of 0.059 from video and 0.022 instead of 0.050 from 3-D
  * states; α = 8 over-smooths (0.035, stalled).
  */
-export function smoothingPreconditioner(nodes: number, edges: readonly (readonly [number, number])[], alpha: number): Preconditioner {
+export function smoothingPreconditioner(
+  nodes: number,
+  edges: readonly (readonly [number, number])[],
+  alpha: number,
+): Preconditioner {
   const range = (n: number) => globalThis.Array.from({ length: n }, (_, i) => i);
   const a = range(nodes).map((i) => range(nodes).map((j) => (i === j ? 1 : 0)));
   for (const [i, j] of edges) {
-    a[i]![i]! += alpha; a[j]![j]! += alpha;
-    a[i]![j]! -= alpha; a[j]![i]! -= alpha;
+    a[i]![i]! += alpha;
+    a[j]![j]! += alpha;
+    a[i]![j]! -= alpha;
+    a[j]![i]! -= alpha;
   }
   const inverse = invertHost(a);
   if (!inverse) throw new Error("sysid: the smoothing preconditioner's matrix I + αL is singular; use α ≥ 0.");
   return { matrix: np.array(inverse, { dtype: "float32" }), inverse: np.array(a, { dtype: "float32" }) };
 }
-

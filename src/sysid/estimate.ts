@@ -25,7 +25,14 @@ import type { ProgressMode } from "../optim/index.js";
 import { horizonCurriculum, distinctBest, type CurriculumSettings, type StageRecord } from "./curriculum.js";
 import { adamOptimizer, descend, polish, type Descent, type DescentSettings } from "./descend.js";
 import type { FrameSelection } from "./losses.js";
-import { buildObjective, type GradientMode, type LossKind, type Objective, type Observed, type Problem } from "./objective.js";
+import {
+  buildObjective,
+  type GradientMode,
+  type LossKind,
+  type Objective,
+  type Observed,
+  type Problem,
+} from "./objective.js";
 import { REINFORCE_DEFAULTS, scoreFunctionDescent } from "./reinforce.js";
 import { scanAndDescend, type ScanRound, type ScanSettings } from "./scan.js";
 import { formatValues, Layout, type Params, type Unknown, type Values } from "./unknowns.js";
@@ -94,7 +101,11 @@ export interface EstimateSpec<S, N extends string = string> extends Problem<S, N
 export interface EstimateResult extends Omit<Descent, "u"> {
   readonly method: Method;
   /** The fitted unknowns: name, unit and transform. */
-  readonly unknowns: readonly { readonly name: string; readonly unit?: string; readonly transform: Unknown["transform"] }[];
+  readonly unknowns: readonly {
+    readonly name: string;
+    readonly unit?: string;
+    readonly transform: Unknown["transform"];
+  }[];
   readonly estimate: Values;
   readonly initial: Values;
   /** Where the final descent started (after restarts or a curriculum; a scan point when a scan's descent was kept). */
@@ -112,7 +123,9 @@ export interface EstimateResult extends Omit<Descent, "u"> {
 }
 
 /** Progress lines go to the console's error stream (stderr in Node) unless progress is off. */
-const defaultLog = (progress: ProgressMode | undefined) => (line: string) => { if (progress !== false) console.error(line); };
+const defaultLog = (progress: ProgressMode | undefined) => (line: string) => {
+  if (progress !== false) console.error(line);
+};
 
 export async function estimate<S, const N extends string = string>(spec: EstimateSpec<S, N>): Promise<EstimateResult>;
 export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult> {
@@ -120,28 +133,62 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   const s = spec.settings;
   const unknowns = spec.unknowns.map((k) => (spec.prior?.[k.name] ? { ...k, prior: spec.prior[k.name] } : k));
   const extra = Object.keys(spec.prior ?? {}).filter((n) => !unknowns.some((k) => k.name === n));
-  if (extra.length) throw new Error(`sysid: prior given for ${extra.join(", ")}, which ${extra.length > 1 ? "are not unknowns" : "is not an unknown"} (unknowns: ${unknowns.map((k) => k.name).join(", ")}).`);
-  if (!["pixels", "states", "reinforce"].includes(spec.method)) throw new Error(`sysid: unknown method ${JSON.stringify(spec.method)}; use "pixels", "states" or "reinforce".`);
+  if (extra.length)
+    throw new Error(
+      `sysid: prior given for ${extra.join(", ")}, which ${extra.length > 1 ? "are not unknowns" : "is not an unknown"} (unknowns: ${unknowns.map((k) => k.name).join(", ")}).`,
+    );
+  if (!["pixels", "states", "reinforce"].includes(spec.method))
+    throw new Error(`sysid: unknown method ${JSON.stringify(spec.method)}; use "pixels", "states" or "reinforce".`);
   const layout = new Layout(unknowns);
   const u0 = layout.toU(spec.initial, "the initial guess");
   const log = spec.log ?? defaultLog(s.progress);
   const rng = makeRng(s.seed ?? 0);
   const kind: LossKind = spec.method === "states" ? "states" : "pixels";
   const objective = (horizon?: number, frames?: FrameSelection): Objective =>
-    buildObjective(spec, spec.observed, layout, { kind, frames: frames ?? s.frames, pyramid: s.pyramid, horizon, gradient: s.gradient });
-  const described = unknowns.map((k) => ({ name: k.name, ...(k.unit ? { unit: k.unit } : {}), transform: k.transform ?? "identity" }));
+    buildObjective(spec, spec.observed, layout, {
+      kind,
+      frames: frames ?? s.frames,
+      pyramid: s.pyramid,
+      horizon,
+      gradient: s.gradient,
+    });
+  const described = unknowns.map((k) => ({
+    name: k.name,
+    ...(k.unit ? { unit: k.unit } : {}),
+    transform: k.transform ?? "identity",
+  }));
   const label = s.label ?? spec.method;
 
   if (spec.method === "reinforce") {
     const o = objective();
     const r = s.reinforce ?? {};
-    const run = await scoreFunctionDescent((us) => o.values(us), u0, adamOptimizer(s.adam ?? { lr: 0.05 }, s.steps),
-      { samples: r.samples ?? REINFORCE_DEFAULTS.samples, sigma: r.sigma ?? REINFORCE_DEFAULTS.sigma, steps: s.steps, label, progress: s.progress ?? "auto" }, rng);
+    const run = await scoreFunctionDescent(
+      (us) => o.values(us),
+      u0,
+      adamOptimizer(s.adam ?? { lr: 0.05 }, s.steps),
+      {
+        samples: r.samples ?? REINFORCE_DEFAULTS.samples,
+        sigma: r.sigma ?? REINFORCE_DEFAULTS.sigma,
+        steps: s.steps,
+        label,
+        progress: s.progress ?? "auto",
+      },
+      rng,
+    );
     const finalLoss = (await o.values([run.mean]))[0]!;
     return {
-      method: spec.method, unknowns: described, estimate: layout.fromU(run.mean), initial: spec.initial, start: spec.initial,
-      finalLoss, losses: [...run.losses, finalLoss], gradNorms: [], steps: s.steps, polishSteps: 0,
-      seconds: (performance.now() - t0) / 1000, stopReason: "steps",
+      method: spec.method,
+      unknowns: described,
+      estimate: layout.fromU(run.mean),
+      initial: spec.initial,
+      start: spec.initial,
+      finalLoss,
+      losses: [...run.losses, finalLoss],
+      gradNorms: [],
+      steps: s.steps,
+      polishSteps: 0,
+      seconds: (performance.now() - t0) / 1000,
+      stopReason: "steps",
     };
   }
 
@@ -149,24 +196,41 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   let start = spec.initial;
   let stages: StageRecord[] | undefined;
   const { onStep, ...rest } = s;
-  const base: DescentSettings = { ...rest, ...(onStep ? { onStep: (i) => onStep({ label: i.label, step: i.step, loss: i.loss, estimate: layout.fromU(i.u) }) } : {}) };
+  const base: DescentSettings = {
+    ...rest,
+    ...(onStep
+      ? { onStep: (i) => onStep({ label: i.label, step: i.step, loss: i.loss, estimate: layout.fromU(i.u) }) }
+      : {}),
+  };
   let final = base;
   if (s.curriculum) {
     const c = s.curriculum;
     const stageSettings = (n: number, continuing: boolean): DescentSettings => ({
-      ...base, steps: c.stageSteps, refine: c.stageRefine, polish: 0, label: `${label} (${n} frames)`,
+      ...base,
+      steps: c.stageSteps,
+      refine: c.stageRefine,
+      polish: 0,
+      label: `${label} (${n} frames)`,
       ...(continuing && s.adam ? { adam: { ...s.adam, lr: c.finalLr } } : {}),
     });
-    const run = await horizonCurriculum(layout, spec.initial, spec.frames, c, (n) => {
-      const o = objective(n, "every");
-      return {
-        losses: (cs) => o.values(cs.map((v) => layout.toU(v, "a curriculum candidate"))),
-        fit: async (from, continuing) => {
-          const d = await descend(o, layout.toU(from, "a curriculum start"), stageSettings(n, continuing));
-          return { estimate: layout.fromU(d.u), loss: d.finalLoss };
-        },
-      };
-    }, rng, log);
+    const run = await horizonCurriculum(
+      layout,
+      spec.initial,
+      spec.frames,
+      c,
+      (n) => {
+        const o = objective(n, "every");
+        return {
+          losses: (cs) => o.values(cs.map((v) => layout.toU(v, "a curriculum candidate"))),
+          fit: async (from, continuing) => {
+            const d = await descend(o, layout.toU(from, "a curriculum start"), stageSettings(n, continuing));
+            return { estimate: layout.fromU(d.u), loss: d.finalLoss };
+          },
+        };
+      },
+      rng,
+      log,
+    );
     start = run.estimate;
     stages = run.stages;
     if (s.adam) final = { ...base, adam: { ...s.adam, lr: c.finalLr } };
@@ -180,7 +244,9 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
     const scores = await o.values(candidates.map((c, i) => layout.toU(c, i === 0 ? "the start" : `start ${i}`)));
     order = distinctBest(candidates, scores, s.finalists ?? 1);
     if (s.descendFromInitial && !order.includes(0)) order.push(0);
-    log(`  ${label}: scored ${candidates.length} starting points; descending from ${order.map((c) => `${c === 0 ? "the initial guess" : `start ${c}`} (loss ${scores[c]!.toExponential(2)})`).join(", ")}`);
+    log(
+      `  ${label}: scored ${candidates.length} starting points; descending from ${order.map((c) => `${c === 0 ? "the initial guess" : `start ${c}`} (loss ${scores[c]!.toExponential(2)})`).join(", ")}`,
+    );
   }
   // Only the final fit is polished (the polish is the costly part of a fit): the best of several
   // descents, after any scan.
@@ -195,11 +261,25 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   if (gradientOnly !== final) best = { ...best!, d: await polish(o, best!.d, final) };
   const { d, from } = best!;
   const result = layout.fromU(d.u);
-  log(`  ${label}: ${formatValues(layout, result)} (loss ${d.finalLoss.toExponential(3)}, ${d.steps} ` + `steps${d.polishSteps ? ` + ${d.polishSteps} Levenberg–Marquardt` : ""})`);
+  log(
+    `  ${label}: ${formatValues(layout, result)} (loss ${d.finalLoss.toExponential(3)}, ${d.steps} ` +
+      `steps${d.polishSteps ? ` + ${d.polishSteps} Levenberg–Marquardt` : ""})`,
+  );
   return {
-    method: spec.method, unknowns: described, estimate: result, initial: spec.initial, start: from,
-    finalLoss: d.finalLoss, losses: d.losses, gradNorms: d.gradNorms, steps: d.steps, polishSteps: d.polishSteps,
-    seconds: (performance.now() - t0) / 1000, stopReason: d.stopReason, ...(stages ? { curriculum: stages } : {}), ...(scans ? { scans } : {}),
+    method: spec.method,
+    unknowns: described,
+    estimate: result,
+    initial: spec.initial,
+    start: from,
+    finalLoss: d.finalLoss,
+    losses: d.losses,
+    gradNorms: d.gradNorms,
+    steps: d.steps,
+    polishSteps: d.polishSteps,
+    seconds: (performance.now() - t0) / 1000,
+    stopReason: d.stopReason,
+    ...(stages ? { curriculum: stages } : {}),
+    ...(scans ? { scans } : {}),
   };
 }
 

@@ -5,7 +5,8 @@
  * 1e-12 of the largest diagonal entry).
  */
 export function invertHost(a: readonly (readonly number[])[]): number[][] | null {
-  const n = a.length, m = a.map((row, i) => [...row, ...globalThis.Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
+  const n = a.length,
+    m = a.map((row, i) => [...row, ...globalThis.Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
   const scale = Math.max(...a.map((row, i) => Math.abs(row[i]!)), 1e-300);
   for (let c = 0; c < n; c++) {
     let piv = c;

@@ -4,36 +4,191 @@
  * paper's tables work, and run the tables' dataset protocol. See src/sysid/README.md.
  * Node-only parts (files, videos, worker processes) are in ./node.ts.
  */
-export { estimate, paramsOf, type EstimateResult, type EstimateSettings, type EstimateSpec, type EstimateStep, type Method } from "./estimate.js";
-export { Layout, formatValues, type Params, type Transform, type Unknown, type Value, type Values } from "./unknowns.js";
-export { buildObjective, compileRender, gradientMode, type GradientMode, type LossKind, type Objective, type ObjectiveOptions, type Observed, type Problem } from "./objective.js";
-export { blurredCorrelationLoss, frameIndices, gaussianBlur, meanSquare, mse, poolFrames, pyramidMse, statesMse, takeFrames, type FrameSelection } from "./losses.js";
-export { descend, descentDirection, polish, smoothingPreconditioner, type AdamSettings, type Box, type Descent, type DescentSettings, type DescentStep, type Preconditioner } from "./descend.js";
-export { distinctBest, horizonCurriculum, stageFrames, type CurriculumSettings, type CurriculumStage, type StageRecord } from "./curriculum.js";
+export {
+  estimate,
+  paramsOf,
+  type EstimateResult,
+  type EstimateSettings,
+  type EstimateSpec,
+  type EstimateStep,
+  type Method,
+} from "./estimate.js";
+export {
+  Layout,
+  formatValues,
+  type Params,
+  type Transform,
+  type Unknown,
+  type Value,
+  type Values,
+} from "./unknowns.js";
+export {
+  buildObjective,
+  compileRender,
+  gradientMode,
+  type GradientMode,
+  type LossKind,
+  type Objective,
+  type ObjectiveOptions,
+  type Observed,
+  type Problem,
+} from "./objective.js";
+export {
+  blurredCorrelationLoss,
+  frameIndices,
+  gaussianBlur,
+  meanSquare,
+  mse,
+  poolFrames,
+  pyramidMse,
+  statesMse,
+  takeFrames,
+  type FrameSelection,
+} from "./losses.js";
+export {
+  descend,
+  descentDirection,
+  polish,
+  smoothingPreconditioner,
+  type AdamSettings,
+  type Box,
+  type Descent,
+  type DescentSettings,
+  type DescentStep,
+  type Preconditioner,
+} from "./descend.js";
+export {
+  distinctBest,
+  horizonCurriculum,
+  stageFrames,
+  type CurriculumSettings,
+  type CurriculumStage,
+  type StageRecord,
+} from "./curriculum.js";
 export { priorGrid, scanAndDescend, scanCandidates, type ScanRound, type ScanSettings } from "./scan.js";
 export { signSteps, type SignStepResult, type SignStepSettings } from "./sign-steps.js";
 export { REINFORCE_DEFAULTS, scoreFunctionDescent, type ScoreFunctionSettings } from "./reinforce.js";
 export {
-  columnIndices, fitInstance, observe, fmtErrors, IncompleteMergeError, meanAbsError, refuseIncompleteMerge, relMae, runDataset, summarise, validateRecord,
-  type ColumnErrors, type DatasetOptions, type DatasetResult, type DatasetTask, type Draw, type InstanceRecord, type MethodRun, type RecordStore, type RowSummary,
+  columnIndices,
+  fitInstance,
+  observe,
+  fmtErrors,
+  IncompleteMergeError,
+  meanAbsError,
+  refuseIncompleteMerge,
+  relMae,
+  runDataset,
+  summarise,
+  validateRecord,
+  type ColumnErrors,
+  type DatasetOptions,
+  type DatasetResult,
+  type DatasetTask,
+  type Draw,
+  type InstanceRecord,
+  type MethodRun,
+  type RecordStore,
+  type RowSummary,
 } from "./dataset.js";
 export { comparisonTable, fmtNumber, markdownTable, relMaeOf, type PaperRow } from "./tables.js";
-export { octantColors, overBackground, premultiply, SCENE_LIGHTS, sigmaFor, softFrame, softVideo, type DeformingMesh, type SoftFrameOptions } from "./video.js";
-export { calibratedCamera, eyeOfAngles, hostCamera, pixelRay, renderCamera, type AngleCamera, type CalibratedCamera, type CameraSpec, type HostCamera, type LookAtCamera, type Vec3 } from "./scenes/camera.js";
 export {
-  buildRigidScene, RIGID_CONTACT_DEFAULTS, groundImage, measureTiling, rigidFrame, rigidProblem, rigidVertices, rigidVideo, systemFor,
-  POSITIVE_RIGID_UNKNOWNS, RIGID_UNKNOWNS, RIGID_UNITS, sceneValues,
-  type Background, type ContactParams, type Impulse, type Quat, type RigidScene, type RigidSceneSpec, type RigidUnknown, type Tiling,
+  octantColors,
+  overBackground,
+  premultiply,
+  SCENE_LIGHTS,
+  sigmaFor,
+  softFrame,
+  softVideo,
+  type DeformingMesh,
+  type SoftFrameOptions,
+} from "./video.js";
+export {
+  calibratedCamera,
+  eyeOfAngles,
+  hostCamera,
+  pixelRay,
+  renderCamera,
+  type AngleCamera,
+  type CalibratedCamera,
+  type CameraSpec,
+  type HostCamera,
+  type LookAtCamera,
+  type Vec3,
+} from "./scenes/camera.js";
+export {
+  buildRigidScene,
+  RIGID_CONTACT_DEFAULTS,
+  groundImage,
+  measureTiling,
+  rigidFrame,
+  rigidProblem,
+  rigidVertices,
+  rigidVideo,
+  systemFor,
+  POSITIVE_RIGID_UNKNOWNS,
+  RIGID_UNKNOWNS,
+  RIGID_UNITS,
+  sceneValues,
+  type Background,
+  type ContactParams,
+  type Impulse,
+  type Quat,
+  type RigidScene,
+  type RigidSceneSpec,
+  type RigidUnknown,
+  type Tiling,
 } from "./scenes/rigid.js";
 export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";
 export { buildBeam, beamVertices, defaultBeam, renderBeam, type BeamScene, type BeamSpec } from "./scenes/beam.js";
-export { buildCloth, clothPositions, clothProblem, defaultCloth, velocityField, type ClothScene, type ClothSpec } from "./scenes/cloth.js";
-export { beamPositions, beamProblem, beamVideo, buildTwistBeam, defaultTwistBeam, type BeamParams, type TwistBeamScene, type TwistBeamSpec } from "./scenes/twist-beam.js";
 export {
-  bobPositions, buildPendulum, defaultDoublePendulum, defaultPendulum, pendulumAngles, pendulumProblem, pendulumVideo,
-  type PendulumParams, type PendulumScene, type PendulumSpec, type PendulumStates,
+  buildCloth,
+  clothPositions,
+  clothProblem,
+  defaultCloth,
+  velocityField,
+  type ClothScene,
+  type ClothSpec,
+} from "./scenes/cloth.js";
+export {
+  beamPositions,
+  beamProblem,
+  beamVideo,
+  buildTwistBeam,
+  defaultTwistBeam,
+  type BeamParams,
+  type TwistBeamScene,
+  type TwistBeamSpec,
+} from "./scenes/twist-beam.js";
+export {
+  bobPositions,
+  buildPendulum,
+  defaultDoublePendulum,
+  defaultPendulum,
+  pendulumAngles,
+  pendulumProblem,
+  pendulumVideo,
+  type PendulumParams,
+  type PendulumScene,
+  type PendulumSpec,
+  type PendulumStates,
 } from "./scenes/pendulum.js";
 
 export { parseVideoScene, type SceneBackground, type VideoSceneFile } from "./scene-file.js";
-export { laplaceUncertainty, tQuantile975, type Alternative, type Nuisance, type Uncertainty, type UnknownUncertainty } from "./uncertainty.js";
-export { colourNoise, judge, missedFrames, silhouetteFloor, VERDICT_LIMITS, verdictExitCode, type Verdict, type VerdictStatus } from "./verdict.js";
+export {
+  laplaceUncertainty,
+  tQuantile975,
+  type Alternative,
+  type Nuisance,
+  type Uncertainty,
+  type UnknownUncertainty,
+} from "./uncertainty.js";
+export {
+  colourNoise,
+  judge,
+  missedFrames,
+  silhouetteFloor,
+  VERDICT_LIMITS,
+  verdictExitCode,
+  type Verdict,
+  type VerdictStatus,
+} from "./verdict.js";

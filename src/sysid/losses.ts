@@ -15,7 +15,11 @@ export const mse = (a: Array, b: Array): Array => meanSquare(np.sub(a, b));
 export function poolFrames(x: Array, f: number): Array {
   if (f === 1) return x;
   const [T, H, W, C] = x.shape as [number, number, number, number];
-  if (H % f || W % f) throw new Error(`sysid: an image pyramid level pools by ${f}, which does not divide the ` + `frames' ${H}×${W}; use fewer pyramid levels or a resolution divisible by ${f}.`);
+  if (H % f || W % f)
+    throw new Error(
+      `sysid: an image pyramid level pools by ${f}, which does not divide the ` +
+        `frames' ${H}×${W}; use fewer pyramid levels or a resolution divisible by ${f}.`,
+    );
   return np.mean(np.reshape(x, [T, H / f, f, W / f, f, C]), [2, 4]);
 }
 
@@ -39,19 +43,27 @@ export function pyramidMse(a: Array, b: Array, levels: number): Array {
  */
 function gaussianMatrix(n: number, sigma: number): number[][] {
   const norm = 1 / (Math.sqrt(2 * Math.PI) * sigma);
-  return globalThis.Array.from({ length: n }, (_, i) => globalThis.Array.from({ length: n }, (_, j) => norm * Math.exp(-0.5 * ((i - j) / sigma) ** 2)));
+  return globalThis.Array.from({ length: n }, (_, i) =>
+    globalThis.Array.from({ length: n }, (_, j) => norm * Math.exp(-0.5 * ((i - j) / sigma) ** 2)),
+  );
 }
 
 /** Images [..., H, W, C] blurred by a Gaussian of σ pixels (separable: two matrix products). */
 export function gaussianBlur(x: Array, sigma: number): Array {
   if (!(sigma > 0)) throw new Error(`sysid: a Gaussian blur needs σ > 0 pixels, got ${sigma}.`);
-  const n = x.ndim, H = x.shape[n - 3]!, W = x.shape[n - 2]!;
-  const gy = np.array(gaussianMatrix(H, sigma), { dtype: x.dtype }), gx = np.array(gaussianMatrix(W, sigma), { dtype: x.dtype });
+  const n = x.ndim,
+    H = x.shape[n - 3]!,
+    W = x.shape[n - 2]!;
+  const gy = np.array(gaussianMatrix(H, sigma), { dtype: x.dtype }),
+    gx = np.array(gaussianMatrix(W, sigma), { dtype: x.dtype });
   const cols = np.matmul(gy, np.reshape(x, [...x.shape.slice(0, n - 3), H, W * x.shape[n - 1]!])); // blur rows
   const back = np.reshape(cols, x.shape);
   const perm = [...x.shape.keys()].slice(0, n - 3);
   const t = np.transpose(back, [...perm, n - 2, n - 3, n - 1]); // [..., W, H, C]
-  const blurred = np.reshape(np.matmul(gx, np.reshape(t, [...x.shape.slice(0, n - 3), W, H * x.shape[n - 1]!])), t.shape);
+  const blurred = np.reshape(
+    np.matmul(gx, np.reshape(t, [...x.shape.slice(0, n - 3), W, H * x.shape[n - 1]!])),
+    t.shape,
+  );
   return np.transpose(blurred, [...perm, n - 2, n - 3, n - 1]);
 }
 
@@ -64,14 +76,19 @@ export function gaussianBlur(x: Array, sigma: number): Array {
  * one) or by changing the object's visible area (it is scale-free).
  */
 export function blurredCorrelationLoss(a: Array, b: Array, sigmas: readonly number[]): Array {
-  const term = (x: Array, y: Array) => np.sub(1, np.div(np.sum(np.mul(x, y)), np.sqrt(np.add(np.mul(np.sum(np.square(x)), np.sum(np.square(y))), 1e-20))));
-  return sigmas.map((s) => (s === 0 ? term(a, b) : term(gaussianBlur(a, s), gaussianBlur(b, s)))).reduce((x, y) => np.add(x, y));
+  const term = (x: Array, y: Array) =>
+    np.sub(1, np.div(np.sum(np.mul(x, y)), np.sqrt(np.add(np.mul(np.sum(np.square(x)), np.sum(np.square(y))), 1e-20))));
+  return sigmas
+    .map((s) => (s === 0 ? term(a, b) : term(gaussianBlur(a, s), gaussianBlur(b, s))))
+    .reduce((x, y) => np.add(x, y));
 }
 
 /** Mean over leaves of the MSE between two state pytrees (each leaf [T, ...]). */
 export function statesMse(a: unknown, b: unknown): Array {
-  const [la] = tree.flatten(a), [lb] = tree.flatten(b);
-  if (la.length !== lb.length) throw new Error(`sysid: the simulated states have ${la.length} arrays, the observed states ${lb.length}.`);
+  const [la] = tree.flatten(a),
+    [lb] = tree.flatten(b);
+  if (la.length !== lb.length)
+    throw new Error(`sysid: the simulated states have ${la.length} arrays, the observed states ${lb.length}.`);
   let total: Array | null = null;
   la.forEach((x, i) => {
     const e = mse(x as Array, lb[i] as Array);
@@ -86,17 +103,26 @@ export type FrameSelection = "every" | "every2" | "every5" | "firstLast" | "firs
 export function frameIndices(sel: FrameSelection, frames: number): number[] {
   if (typeof sel !== "string") {
     const bad = sel.find((i) => !Number.isInteger(i) || i < 0 || i >= frames);
-    if (bad !== undefined) throw new Error(`sysid: frame index ${bad} is outside the video's ${frames} frames (0 to ${frames - 1}).`);
+    if (bad !== undefined)
+      throw new Error(`sysid: frame index ${bad} is outside the video's ${frames} frames (0 to ${frames - 1}).`);
     return [...sel];
   }
   switch (sel) {
-    case "every": return globalThis.Array.from({ length: frames }, (_, i) => i);
-    case "every2": return globalThis.Array.from({ length: Math.floor(frames / 2) }, (_, i) => 2 * i + 1);
-    case "every5": return globalThis.Array.from({ length: Math.floor(frames / 5) }, (_, i) => 5 * i + 4);
-    case "firstLast": return [0, frames - 1];
-    case "firstMiddle": return [0, Math.floor(frames / 2)];
+    case "every":
+      return globalThis.Array.from({ length: frames }, (_, i) => i);
+    case "every2":
+      return globalThis.Array.from({ length: Math.floor(frames / 2) }, (_, i) => 2 * i + 1);
+    case "every5":
+      return globalThis.Array.from({ length: Math.floor(frames / 5) }, (_, i) => 5 * i + 4);
+    case "firstLast":
+      return [0, frames - 1];
+    case "firstMiddle":
+      return [0, Math.floor(frames / 2)];
   }
-  throw new Error(`sysid: unknown frame selection ${JSON.stringify(sel)}; use every, ` + `every2, every5, firstLast, firstMiddle or a list of frame indices.`);
+  throw new Error(
+    `sysid: unknown frame selection ${JSON.stringify(sel)}; use every, ` +
+      `every2, every5, firstLast, firstMiddle or a list of frame indices.`,
+  );
 }
 
 /** Frames `indices` (static) of every leaf [T, ...] of a state pytree. */

@@ -79,33 +79,49 @@ export interface Objective {
  * `render`, compiled (the fused rasterizer kernels make rendering and its derivatives compile quickly on every
  * backend).
  */
-export const compileRender = <S>(render: (states: S) => Array): ((states: S) => Array) => jit(render) as (states: S) => Array;
+export const compileRender = <S>(render: (states: S) => Array): ((states: S) => Array) =>
+  jit(render) as (states: S) => Array;
 
 /**
  * The gradient mode `auto` resolves to for a loss kind and number of scalar unknowns: forward mode
  * for one unknown, reverse otherwise ("split": the rollout compiled, rendering and loss op by op,
  * only when asked for).
  */
-export function gradientMode(_kind: LossKind, size: number, mode: GradientMode = "auto"): Exclude<GradientMode, "auto"> {
+export function gradientMode(
+  _kind: LossKind,
+  size: number,
+  mode: GradientMode = "auto",
+): Exclude<GradientMode, "auto"> {
   if (mode !== "auto") return mode;
   return size === 1 ? "forward" : "reverse";
 }
 
 /** Build the objective of one problem, observation and loss kind. */
-export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, layout: Layout, o: ObjectiveOptions): Objective {
+export function buildObjective<S>(
+  problem: Problem<S>,
+  observed: Observed<S>,
+  layout: Layout,
+  o: ObjectiveOptions,
+): Objective {
   const horizon = o.horizon ?? problem.frames;
   if (!(Number.isInteger(horizon) && horizon >= 1 && horizon <= problem.frames)) {
-    throw new Error(`sysid: horizon ${horizon} must be a whole number of frames between 1 and the video's ${problem.frames}.`);
+    throw new Error(
+      `sysid: horizon ${horizon} must be a whole number of frames between 1 and the video's ${problem.frames}.`,
+    );
   }
   const params = (u: Array) => layout.params(u);
   let physics: (u: Array) => unknown;
   let compare: (x: unknown) => { loss: Array; residual: Array };
   if (o.kind === "pixels") {
-    if (!observed.video) throw new Error("sysid: the pixels method needs an observed video (observed.video, frames [T, H, W, C]).");
-    if (!problem.render) throw new Error("sysid: the pixels method needs problem.render(states) → frames [K, H, W, C].");
+    if (!observed.video)
+      throw new Error("sysid: the pixels method needs an observed video (observed.video, frames [T, H, W, C]).");
+    if (!problem.render)
+      throw new Error("sysid: the pixels method needs problem.render(states) → frames [K, H, W, C].");
     const video = observed.video;
     if (video.ndim !== 4 || video.shape[0]! < horizon) {
-      throw new Error(`sysid: the observed video must be frames [T, H, W, C] with at least ${horizon} frames, got [${video.shape}].`);
+      throw new Error(
+        `sysid: the observed video must be frames [T, H, W, C] with at least ${horizon} frames, got [${video.shape}].`,
+      );
     }
     const indices = frameIndices(o.frames ?? "every", horizon);
     const target = takeFrames(video, indices);
@@ -115,12 +131,16 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     compare = (states) => {
       const frames = render(states as S);
       if (frames.shape.join() !== target.shape.join()) {
-        throw new Error(`sysid: render(states) gave frames [${frames.shape}], but the observed video's ` + `frames are [${target.shape}]; render at the video's size and channel count.`);
+        throw new Error(
+          `sysid: render(states) gave frames [${frames.shape}], but the observed video's ` +
+            `frames are [${target.shape}]; render at the video's size and channel count.`,
+        );
       }
       return pyramidTerms(frames, target, levels);
     };
   } else {
-    if (observed.states === undefined) throw new Error("sysid: the states method needs observed 3-D states (observed.states).");
+    if (observed.states === undefined)
+      throw new Error("sysid: the states method needs observed 3-D states (observed.states).");
     const measure = problem.measure ? problem.measure.bind(problem) : (x: S): unknown => x;
     const truth = measure(takeFrames(observed.states, frameIndices("every", horizon)));
     physics = (u) => layout.explainMisreads(() => measure(problem.simulate(params(u), horizon)));
@@ -129,7 +149,8 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
   const loss = (u: Array) => compare(physics(u)).loss;
   const residual = (u: Array) => compare(physics(u)).residual;
   const mode = gradientMode(o.kind, layout.size, o.gradient);
-  const split = mode === "split", forward = mode === "forward";
+  const split = mode === "split",
+    forward = mode === "forward";
   let valueAndGradFn: (u: Array) => [Array, Array];
   let value: (u: Array) => Array;
   if (split) {
@@ -143,12 +164,16 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
     };
   } else {
     value = jit(loss);
-    valueAndGradFn = forward ? forwardValueAndGrad(loss, layout.size) : (jit(valueAndGrad(loss)) as (u: Array) => [Array, Array]);
+    valueAndGradFn = forward
+      ? forwardValueAndGrad(loss, layout.size)
+      : (jit(valueAndGrad(loss)) as (u: Array) => [Array, Array]);
   }
   const batched = split ? null : jit((us: Array) => vmap(loss)(us));
   const diagnose = async (u: Array): Promise<DivergenceError | null> => {
     let states: unknown;
-    try { states = problem.simulate(params(u), horizon); } catch (e) {
+    try {
+      states = problem.simulate(params(u), horizon);
+    } catch (e) {
       if (e instanceof DivergenceError) return e;
       throw e;
     }
@@ -175,7 +200,8 @@ export function buildObjective<S>(problem: Problem<S>, observed: Observed<S>, la
         return out;
       }
       // Chunks of at most 8 rows (each renders a whole video), the last padded so every call has one shape.
-      const size = Math.min(8, us.length), out: number[] = [];
+      const size = Math.min(8, us.length),
+        out: number[] = [];
       for (let i = 0; i < us.length; i += size) {
         const rows = us.slice(i, i + size).map((r) => [...r]);
         while (rows.length < size) rows.push(rows[rows.length - 1]!);
@@ -203,15 +229,22 @@ function pyramidTerms(frames: Array, target: Array, levels: number): { loss: Arr
 
 /** Loss (mean over leaves of the MSE) and residual of simulated against observed states. */
 function statesTerms(states: unknown, truth: unknown): { loss: Array; residual: Array } {
-  const [la] = tree.flatten(states), [lb] = tree.flatten(truth);
-  if (la.length !== lb.length) throw new Error(`sysid: the simulated states have ${la.length} arrays, the observed states ${lb.length}.`);
+  const [la] = tree.flatten(states),
+    [lb] = tree.flatten(truth);
+  if (la.length !== lb.length)
+    throw new Error(`sysid: the simulated states have ${la.length} arrays, the observed states ${lb.length}.`);
   const parts = la.map((x, i) => {
-    const a = x as Array, b = lb[i] as Array;
-    if (a.shape.join() !== b.shape.join()) throw new Error(`sysid: simulated states [${a.shape}] and observed states [${b.shape}] differ in shape.`);
+    const a = x as Array,
+      b = lb[i] as Array;
+    if (a.shape.join() !== b.shape.join())
+      throw new Error(`sysid: simulated states [${a.shape}] and observed states [${b.shape}] differ in shape.`);
     return np.div(np.reshape(np.sub(a, b), [-1]), Math.sqrt(a.size * la.length));
   });
   const residual = parts.length === 1 ? parts[0]! : np.concatenate(parts, 0);
-  return { loss: la.length === 1 ? meanSquare(np.sub(la[0] as Array, lb[0] as Array)) : np.sum(np.square(residual)), residual };
+  return {
+    loss: la.length === 1 ? meanSquare(np.sub(la[0] as Array, lb[0] as Array)) : np.sum(np.square(residual)),
+    residual,
+  };
 }
 
 /**

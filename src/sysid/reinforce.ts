@@ -28,10 +28,14 @@ export const REINFORCE_DEFAULTS = { samples: 5, steps: 125, sigma: 0.05 } as con
  * (rows of u) with forward passes only.
  */
 export async function scoreFunctionDescent<S>(
-  lossesOf: (us: number[][]) => Promise<number[]>, u0: readonly number[], optimizer: optim.GradientTransformation<S>,
-  s: ScoreFunctionSettings, rng: Rng,
+  lossesOf: (us: number[][]) => Promise<number[]>,
+  u0: readonly number[],
+  optimizer: optim.GradientTransformation<S>,
+  s: ScoreFunctionSettings,
+  rng: Rng,
 ): Promise<{ mean: number[]; losses: number[]; seconds: number }> {
-  if (!(Number.isInteger(s.samples) && s.samples >= 2)) throw new Error(`sysid: REINFORCE needs at least 2 samples per step, got ${s.samples}.`);
+  if (!(Number.isInteger(s.samples) && s.samples >= 2))
+    throw new Error(`sysid: REINFORCE needs at least 2 samples per step, got ${s.samples}.`);
   if (!(s.sigma > 0)) throw new Error(`sysid: REINFORCE's sampling noise sigma must be positive, got ${s.sigma}.`);
   const n = u0.length;
   let mean = np.array([...u0], { dtype: "float32" });
@@ -41,13 +45,18 @@ export async function scoreFunctionDescent<S>(
   const t0 = performance.now();
   for (let k = 0; k < s.steps; k++) {
     const mu = await mean.data();
-    const eps = globalThis.Array.from({ length: s.samples }, () => globalThis.Array.from({ length: n }, () => rng.normal()));
+    const eps = globalThis.Array.from({ length: s.samples }, () =>
+      globalThis.Array.from({ length: n }, () => rng.normal()),
+    );
     const raw = await lossesOf(eps.map((e) => e.map((x, i) => mu[i]! + s.sigma * x)));
     // A sample whose simulation diverged gets the worst reward of the batch instead of poisoning the mean.
     const finite = raw.filter(Number.isFinite);
     if (!finite.length) {
       progress.finish(`stopped at step ${k}`);
-      throw new Error(`${s.label}: every REINFORCE sample's loss is non-finite at step ${k}; the ` + `simulation diverges around the current mean (narrow the prior or start closer).`);
+      throw new Error(
+        `${s.label}: every REINFORCE sample's loss is non-finite at step ${k}; the ` +
+          `simulation diverges around the current mean (narrow the prior or start closer).`,
+      );
     }
     const worst = Math.max(...finite);
     const l = raw.map((x) => (Number.isFinite(x) ? x : worst));
@@ -56,7 +65,10 @@ export async function scoreFunctionDescent<S>(
     losses.push(avg);
     progress.update(k, avg);
     // Descent direction on E[loss] = −∇E[R]: (1/N) Σ ((l_j − avg)/std) ε_j/σ.
-    const grad = globalThis.Array.from({ length: n }, (_, i) => eps.reduce((acc, e, j) => acc + ((l[j]! - avg) / std) * e[i]! / s.sigma, 0) / s.samples);
+    const grad = globalThis.Array.from(
+      { length: n },
+      (_, i) => eps.reduce((acc, e, j) => acc + (((l[j]! - avg) / std) * e[i]!) / s.sigma, 0) / s.samples,
+    );
     const [updates, next] = optimizer.update(np.array(grad, { dtype: "float32" }), state, mean);
     mean = optim.applyUpdates(mean, updates);
     state = next;

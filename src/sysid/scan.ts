@@ -46,17 +46,24 @@ export interface ScanRound {
  * for a log unknown (so every decade gets the same share), never the range's ends.
  */
 export function priorGrid(k: Unknown, points: number): number[] {
-  if (!k.prior) throw new Error(`sysid: the scan covers each unknown's prior range, but "${k.name}" has none (give prior: [lo, hi]).`);
+  if (!k.prior)
+    throw new Error(
+      `sysid: the scan covers each unknown's prior range, but "${k.name}" has none (give prior: [lo, hi]).`,
+    );
   const [lo, hi] = k.prior;
   const t = (j: number) => (j + 0.5) / points;
-  return Array.from({ length: points }, (_, j) => (k.transform === "log" ? lo * (hi / lo) ** t(j) : lo + (hi - lo) * t(j)));
+  return Array.from({ length: points }, (_, j) =>
+    k.transform === "log" ? lo * (hi / lo) ** t(j) : lo + (hi - lo) * t(j),
+  );
 }
 
 /** The estimate with one scalar unknown at a time moved to each of its grid values (vector unknowns stay). */
 export function scanCandidates(layout: Layout, estimate: Values, points: number): Values[] {
-  if (!(Number.isInteger(points) && points >= 2)) throw new Error(`sysid: scan.points must be a whole number ≥ 2, got ${points}.`);
+  if (!(Number.isInteger(points) && points >= 2))
+    throw new Error(`sysid: scan.points must be a whole number ≥ 2, got ${points}.`);
   const scalars = layout.unknowns.filter((k) => k.size === undefined);
-  if (!scalars.length) throw new Error("sysid: the scan moves scalar unknowns one at a time, and every unknown here is a vector.");
+  if (!scalars.length)
+    throw new Error("sysid: the scan moves scalar unknowns one at a time, and every unknown here is a vector.");
   return scalars.flatMap((k) => priorGrid(k, points).map((x) => ({ ...estimate, [k.name]: x })));
 }
 
@@ -64,8 +71,14 @@ export function scanCandidates(layout: Layout, estimate: Values, points: number)
  * Scan around the descent `best` (started from `from`) and descend again from a lower grid point,
  * up to `rounds` times; returns the lowest-loss descent and the rounds' records.
  */
-export async function scanAndDescend(o: Objective, layout: Layout, best: { d: Descent; from: Values }, settings: DescentSettings, scan: ScanSettings,
-  log: (line: string) => void): Promise<{ d: Descent; from: Values; rounds: ScanRound[] }> {
+export async function scanAndDescend(
+  o: Objective,
+  layout: Layout,
+  best: { d: Descent; from: Values },
+  settings: DescentSettings,
+  scan: ScanSettings,
+  log: (line: string) => void,
+): Promise<{ d: Descent; from: Values; rounds: ScanRound[] }> {
   const label = settings.label ?? "fit";
   const rounds: ScanRound[] = [];
   let current = best;
@@ -74,17 +87,29 @@ export async function scanAndDescend(o: Objective, layout: Layout, best: { d: De
     const candidates = scanCandidates(layout, estimate, scan.points);
     const scores = await o.values(candidates.map((c) => layout.toU(c, "a scan point")));
     const i = distinctBest(candidates, scores, 1)[0]!; // NaN scores (a diverged point) rank last
-    const before = current.d.finalLoss, score = scores[i]!;
+    const before = current.d.finalLoss,
+      score = scores[i]!;
     if (!(score < before)) {
-      log(`  ${label}: scanned ${candidates.length} points across the priors; none scores below the estimate's loss ${before.toExponential(3)}`);
+      log(
+        `  ${label}: scanned ${candidates.length} points across the priors; none scores below the estimate's loss ${before.toExponential(3)}`,
+      );
       rounds.push({ start: candidates[i]!, score, before, kept: false, ...(scan.recordScores ? { scores } : {}) });
       break;
     }
     const d = await descend(o, layout.toU(candidates[i]!), settings);
     const kept = d.finalLoss < before;
-    log(`  ${label}: scanned ${candidates.length} points across the priors; ${formatValues(layout, candidates[i]!)} scores ${score.toExponential(3)} < ${before.toExponential(3)}; ` +
-      `the descent from there ended at ${d.finalLoss.toExponential(3)}: ${kept ? "kept" : "discarded"}`);
-    rounds.push({ start: candidates[i]!, score, before, loss: d.finalLoss, kept, ...(scan.recordScores ? { scores } : {}) });
+    log(
+      `  ${label}: scanned ${candidates.length} points across the priors; ${formatValues(layout, candidates[i]!)} scores ${score.toExponential(3)} < ${before.toExponential(3)}; ` +
+        `the descent from there ended at ${d.finalLoss.toExponential(3)}: ${kept ? "kept" : "discarded"}`,
+    );
+    rounds.push({
+      start: candidates[i]!,
+      score,
+      before,
+      loss: d.finalLoss,
+      kept,
+      ...(scan.recordScores ? { scores } : {}),
+    });
     if (!kept) break;
     current = { d, from: candidates[i]! };
   }

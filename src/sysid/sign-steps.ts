@@ -35,31 +35,55 @@ export interface SignStepResult {
 }
 
 /** Up to `steps` evaluations of sign steps from `from`, within `box` if given. */
-export async function signSteps(o: Objective, from: readonly number[], steps: number, s: SignStepSettings, box?: { readonly lower: readonly number[]; readonly upper: readonly number[] }): Promise<SignStepResult> {
-  if (!(s.step > 0 && s.maxStep >= s.step)) throw new Error(`sysid: sign steps need 0 < step ≤ maxStep, got step ${s.step} and maxStep ${s.maxStep}.`);
+export async function signSteps(
+  o: Objective,
+  from: readonly number[],
+  steps: number,
+  s: SignStepSettings,
+  box?: { readonly lower: readonly number[]; readonly upper: readonly number[] },
+): Promise<SignStepResult> {
+  if (!(s.step > 0 && s.maxStep >= s.step))
+    throw new Error(`sysid: sign steps need 0 < step ≤ maxStep, got step ${s.step} and maxStep ${s.maxStep}.`);
   if (from.length !== o.size) throw new Error(`sysid: the start has ${from.length} values, the objective ${o.size}.`);
-  const D = from.length, step = new Float64Array(D).fill(s.step), previous = new Float64Array(D);
+  const D = from.length,
+    step = new Float64Array(D).fill(s.step),
+    previous = new Float64Array(D);
   const clamp = (x: number, i: number) => (box ? Math.min(box.upper[i]!, Math.max(box.lower[i]!, x)) : x);
-  const signStep = (u: readonly number[], g: ArrayLike<number>) => u.map((x, i) => {
-    const turn = g[i]! * previous[i]!;
-    if (turn < 0) { step[i] = step[i]! / 2; previous[i] = 0; return x; }
-    if (turn > 0) step[i] = Math.min(step[i]! * 1.2, s.maxStep);
-    previous[i] = g[i]!;
-    return clamp(x - Math.sign(g[i]!) * step[i]!, i);
-  });
+  const signStep = (u: readonly number[], g: ArrayLike<number>) =>
+    u.map((x, i) => {
+      const turn = g[i]! * previous[i]!;
+      if (turn < 0) {
+        step[i] = step[i]! / 2;
+        previous[i] = 0;
+        return x;
+      }
+      if (turn > 0) step[i] = Math.min(step[i]! * 1.2, s.maxStep);
+      previous[i] = g[i]!;
+      return clamp(x - Math.sign(g[i]!) * step[i]!, i);
+    });
   const same = (a: readonly number[], b: readonly number[]) => a.every((x, i) => x === b[i]);
-  const t0 = performance.now(), losses: number[] = [];
-  let u = [...from], best = { u, loss: Infinity }, stopReason = "steps";
+  const t0 = performance.now(),
+    losses: number[] = [];
+  let u = [...from],
+    best = { u, loss: Infinity },
+    stopReason = "steps";
   for (let it = 0; it < steps; it++) {
     const [L, G] = o.valueAndGrad(np.array(u, { dtype: "float32" }));
-    const loss = (await L.data())[0]!, g = await G.data();
+    const loss = (await L.data())[0]!,
+      g = await G.data();
     losses.push(loss);
-    if (!Number.isFinite(loss) || !g.every(Number.isFinite)) { stopReason = `the loss or its gradient is not finite at step ${it}`; break; }
+    if (!Number.isFinite(loss) || !g.every(Number.isFinite)) {
+      stopReason = `the loss or its gradient is not finite at step ${it}`;
+      break;
+    }
     if (loss < best.loss) best = { u, loss };
     // Every unknown's move skipped leaves the point as it was: its gradient gives the next move at once.
     let next = signStep(u, g);
     if (same(next, u)) next = signStep(u, g);
-    if (same(next, u)) { stopReason = "nothing moves (a zero gradient, or pressed against the box)"; break; }
+    if (same(next, u)) {
+      stopReason = "nothing moves (a zero gradient, or pressed against the box)";
+      break;
+    }
     u = next;
   }
   return { u: best.u, loss: best.loss, losses, seconds: (performance.now() - t0) / 1000, stopReason };

@@ -47,14 +47,20 @@ export interface UnknownUncertainty {
  * S = (J_θᵀJ_θ)⁻¹J_θᵀJ_φ (how the minimiser moves when a fixed parameter does, to first order), is
  * added to the covariance: an estimate that leans on a guessed model detail says so.
  */
-export interface Nuisance { readonly count: number; readonly sd: readonly number[] }
+export interface Nuisance {
+  readonly count: number;
+  readonly sd: readonly number[];
+}
 
 /**
  * A measurement or modelling choice the estimate should not hinge on: the minimiser u (the same
  * unconstrained coordinates, without nuisance entries) re-found under each of its plausible variants.
  * The largest move counts as the 95% bound of this choice's effect.
  */
-export interface Alternative { readonly name: string; readonly estimates: readonly (readonly number[])[] }
+export interface Alternative {
+  readonly name: string;
+  readonly estimates: readonly (readonly number[])[];
+}
 
 export interface Uncertainty {
   readonly unknowns: readonly UnknownUncertainty[];
@@ -82,13 +88,18 @@ function jacobian(residual: (u: Array) => Array, u: readonly number[]): { r: Flo
   const [r, J] = both(at);
   const n = r.size;
   const jd = J.dataSync();
-  return { r: Float64Array.from(r.dataSync()), J: globalThis.Array.from({ length: p }, (_, k) => Float64Array.from(jd.subarray(k * n, (k + 1) * n))) };
+  return {
+    r: Float64Array.from(r.dataSync()),
+    J: globalThis.Array.from({ length: p }, (_, k) => Float64Array.from(jd.subarray(k * n, (k + 1) * n))),
+  };
 }
 
 /** t(0.975, dof): the 95% two-sided quantile of Student's t (1.96 beyond 30 degrees of freedom). */
 export function tQuantile975(dof: number): number {
-  const table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
-    2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+  const table = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+    2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+  ];
   if (!(dof >= 1)) throw new Error(`tQuantile975: degrees of freedom must be ≥ 1, got ${dof}.`);
   return dof <= 30 ? table[Math.floor(dof) - 1]! : 1.96;
 }
@@ -106,35 +117,52 @@ function condition(a: number[][], inv: number[][] | null): number {
  * length must divide evenly; otherwise, or with fewer than 4 frames, the plain Gauss–Newton
  * covariance with the residual's mean square as the noise variance is used).
  */
-export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout, u: readonly number[], clusters: number, nuisance?: Nuisance,
-  alternatives: readonly Alternative[] = []): Uncertainty {
+export function laplaceUncertainty(
+  residual: (u: Array) => Array,
+  layout: Layout,
+  u: readonly number[],
+  clusters: number,
+  nuisance?: Nuisance,
+  alternatives: readonly Alternative[] = [],
+): Uncertainty {
   const q = nuisance?.count ?? 0;
   const p = u.length - q;
-  if (q && nuisance!.sd.length !== q) throw new Error(`laplaceUncertainty: ${q} nuisance parameters but ${nuisance!.sd.length} standard deviations.`);
+  if (q && nuisance!.sd.length !== q)
+    throw new Error(`laplaceUncertainty: ${q} nuisance parameters but ${nuisance!.sd.length} standard deviations.`);
   const { r, J: all } = jacobian(residual, u);
-  const J = all.slice(0, p), Jn = all.slice(p);
+  const J = all.slice(0, p),
+    Jn = all.slice(p);
   u = u.slice(0, p);
   const n = r.length;
-  const H = globalThis.Array.from({ length: p }, (_, i) => globalThis.Array.from({ length: p }, (_, j) => {
-    let s = 0;
-    for (let k = 0; k < n; k++) s += J[i]![k]! * J[j]![k]!;
-    return s;
-  }));
+  const H = globalThis.Array.from({ length: p }, (_, i) =>
+    globalThis.Array.from({ length: p }, (_, j) => {
+      let s = 0;
+      for (let k = 0; k < n; k++) s += J[i]![k]! * J[j]![k]!;
+      return s;
+    }),
+  );
   const Hinv = invertHost(H);
   let cov: number[][] | null = null;
   const frames = clusters >= 2 && n % clusters === 0 ? clusters : 0;
-  const run = Math.ceil(Math.sqrt(frames)), T = frames ? Math.ceil(frames / run) : 0;
+  const run = Math.ceil(Math.sqrt(frames)),
+    T = frames ? Math.ceil(frames / run) : 0;
   if (Hinv && T >= 2) {
     const per = (n / frames) * run;
     const meat: number[][] = globalThis.Array.from({ length: p }, () => globalThis.Array.from({ length: p }, () => 0));
     for (let t = 0; t < T; t++) {
-      const g = globalThis.Array.from({ length: p }, (_, i) => { let s = 0; for (let k = t * per; k < Math.min(n, (t + 1) * per); k++) s += J[i]![k]! * r[k]!; return s; });
+      const g = globalThis.Array.from({ length: p }, (_, i) => {
+        let s = 0;
+        for (let k = t * per; k < Math.min(n, (t + 1) * per); k++) s += J[i]![k]! * r[k]!;
+        return s;
+      });
       for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) meat[i]![j]! += g[i]! * g[j]!;
     }
     // Small-sample correction T/(T − 1) of the cluster sum, and Student's t for its T − 1 degrees of
     // freedom folded in, so that every part of the covariance is read at 1.96.
     const c = (T / (T - 1)) * (tQuantile975(T - 1) / 1.96) ** 2;
-    cov = Hinv.map((row, i) => Hinv.map((_, j) => c * row.reduce((s, h, a) => s + h * meat[a]!.reduce((q, m, b) => q + m * Hinv[b]![j]!, 0), 0)));
+    cov = Hinv.map((row) =>
+      Hinv.map((_, j) => c * row.reduce((s, h, a) => s + h * meat[a]!.reduce((q, m, b) => q + m * Hinv[b]![j]!, 0), 0)),
+    );
   } else if (Hinv) {
     let rss = 0;
     for (const x of r) rss += x * x;
@@ -144,7 +172,13 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
   // The fixed parameters' share: S = H⁻¹·J_θᵀJ_φ, Cov_model = S·diag(σ²)·Sᵀ.
   let modelSd: number[] | undefined;
   if (q && Hinv) {
-    const cross = J.map((Ji) => Jn.map((Jk) => { let s = 0; for (let k = 0; k < n; k++) s += Ji[k]! * Jk[k]!; return s; }));
+    const cross = J.map((Ji) =>
+      Jn.map((Jk) => {
+        let s = 0;
+        for (let k = 0; k < n; k++) s += Ji[k]! * Jk[k]!;
+        return s;
+      }),
+    );
     const S = Hinv.map((row) => Jn.map((_, j) => row.reduce((s, h, a) => s + h * cross[a]![j]!, 0)));
     const model = S.map((si) => S.map((sj) => si.reduce((s, x, k) => s + x * sj[k]! * nuisance!.sd[k]! ** 2, 0)));
     modelSd = model.map((row, i) => Math.sqrt(Math.max(row[i]!, 0)));
@@ -156,10 +190,17 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
     alternativesSd = {};
     for (const a of alternatives) {
       const moves = a.estimates.map((ua) => {
-        if (ua.length !== p || !ua.every(Number.isFinite)) throw new Error(`laplaceUncertainty: alternative "${a.name}" gives [${ua.join(", ")}]; it needs ${p} finite values.`);
+        if (ua.length !== p || !ua.every(Number.isFinite))
+          throw new Error(
+            `laplaceUncertainty: alternative "${a.name}" gives [${ua.join(", ")}]; it needs ${p} finite values.`,
+          );
         return ua.map((x, i) => x - u[i]!);
       });
-      const worst = moves.reduce((m, d) => (Math.hypot(...d) > Math.hypot(...m) ? d : m), u.map(() => 0));
+      const norm = (v: readonly number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+      const worst = moves.reduce(
+        (m, d) => (norm(d) > norm(m) ? d : m),
+        u.map(() => 0),
+      );
       const sd = worst.map((d) => d / 1.96);
       alternativesSd[a.name] = sd.map(Math.abs);
       if (cov) cov = cov.map((row, i) => row.map((c, j) => c + sd[i]! * sd[j]!));
@@ -171,13 +212,32 @@ export function laplaceUncertainty(residual: (u: Array) => Array, layout: Layout
     layout.indicesOf(k.name).forEach((i, j) => {
       const sd = cov ? Math.sqrt(Math.max(cov[i]![i]!, 0)) : Infinity;
       const name = k.size === undefined ? k.name : `${k.name}[${j}]`;
-      const value = (x: Values) => { const v = x[k.name]!; return typeof v === "number" ? v : v[j]!; };
+      const value = (x: Values) => {
+        const v = x[k.name]!;
+        return typeof v === "number" ? v : v[j]!;
+      };
       const shifted = (d: number) => value(layout.fromU(u.map((x, m) => (m === i ? x + d : x))));
       const mid = value(estimate);
-      if (!Number.isFinite(sd)) { unknowns.push({ name, sd, interval: [-Infinity, Infinity], relativeHalfWidth: Infinity }); return; }
-      const lo = shifted(-1.96 * sd), hi = shifted(1.96 * sd);
-      unknowns.push({ name, sd, interval: [Math.min(lo, hi), Math.max(lo, hi)], relativeHalfWidth: Math.abs(hi - lo) / 2 / Math.max(Math.abs(mid), 1e-300) });
+      if (!Number.isFinite(sd)) {
+        unknowns.push({ name, sd, interval: [-Infinity, Infinity], relativeHalfWidth: Infinity });
+        return;
+      }
+      const lo = shifted(-1.96 * sd),
+        hi = shifted(1.96 * sd);
+      unknowns.push({
+        name,
+        sd,
+        interval: [Math.min(lo, hi), Math.max(lo, hi)],
+        relativeHalfWidth: Math.abs(hi - lo) / 2 / Math.max(Math.abs(mid), 1e-300),
+      });
     });
   });
-  return { unknowns, clusters: T >= 2 ? T : 1, runsQuantile: T >= 2 && Hinv ? tQuantile975(T - 1) : 1.96, condition: condition(H, Hinv), ...(modelSd ? { modelSd } : {}), ...(alternativesSd ? { alternativesSd } : {}) };
+  return {
+    unknowns,
+    clusters: T >= 2 ? T : 1,
+    runsQuantile: T >= 2 && Hinv ? tQuantile975(T - 1) : 1.96,
+    condition: condition(H, Hinv),
+    ...(modelSd ? { modelSd } : {}),
+    ...(alternativesSd ? { alternativesSd } : {}),
+  };
 }

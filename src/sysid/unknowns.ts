@@ -74,36 +74,59 @@ export class Layout<N extends string = string> {
   private readonly misreads = new Set<string>();
 
   constructor(unknowns: readonly Unknown<N>[]) {
-    if (!unknowns.length) throw new Error("sysid: no unknowns given; name at least one parameter to estimate, e.g. { name: \"mass\", transform: \"log\" }.");
+    if (!unknowns.length)
+      throw new Error(
+        'sysid: no unknowns given; name at least one parameter to estimate, e.g. { name: "mass", transform: "log" }.',
+      );
     const seen = new Set<string>();
     for (const k of unknowns) {
-      if (typeof k.name !== "string" || !k.name) throw new Error(`sysid: every unknown needs a name, got ${JSON.stringify(k)}.`);
+      if (typeof k.name !== "string" || !k.name)
+        throw new Error(`sysid: every unknown needs a name, got ${JSON.stringify(k)}.`);
       if (seen.has(k.name)) throw new Error(`sysid: the unknown "${k.name}" is listed twice.`);
       seen.add(k.name);
-      if (k.size !== undefined && !(Number.isInteger(k.size) && k.size >= 1)) throw new Error(`sysid: unknown "${k.name}" has size ${k.size}; use a positive integer (or leave it out for a scalar).`);
+      if (k.size !== undefined && !(Number.isInteger(k.size) && k.size >= 1))
+        throw new Error(
+          `sysid: unknown "${k.name}" has size ${k.size}; use a positive integer (or leave it out for a scalar).`,
+        );
       const t = k.transform ?? "identity";
       if (isBox(t) && !(Number.isFinite(t.box[0]) && Number.isFinite(t.box[1]) && t.box[1] > t.box[0])) {
         throw new Error(`sysid: unknown "${k.name}" has box [${t.box}]; a box needs finite lo < hi.`);
       }
-      if (t !== "log" && t !== "identity" && !isBox(t)) throw new Error(`sysid: unknown "${k.name}" has transform ${JSON.stringify(t)}; use "log", "identity" or { box: [lo, hi] }.`);
+      if (t !== "log" && t !== "identity" && !isBox(t))
+        throw new Error(
+          `sysid: unknown "${k.name}" has transform ${JSON.stringify(t)}; use "log", "identity" or { box: [lo, hi] }.`,
+        );
       if (k.prior) this.checkPrior(k);
     }
     this.unknowns = unknowns;
     this.offsets = [];
     let n = 0;
-    for (const k of unknowns) { this.offsets.push(n); n += k.size ?? 1; }
+    for (const k of unknowns) {
+      this.offsets.push(n);
+      n += k.size ?? 1;
+    }
     this.size = n;
   }
 
   private checkPrior(k: Unknown): void {
     const [lo, hi] = k.prior!;
-    if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi >= lo)) throw new Error(`sysid: unknown "${k.name}" has prior [${k.prior}]; a prior range needs finite lo ≤ hi.`);
+    if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi >= lo))
+      throw new Error(`sysid: unknown "${k.name}" has prior [${k.prior}]; a prior range needs finite lo ≤ hi.`);
     const t = k.transform ?? "identity";
-    if (t === "log" && !(lo > 0)) throw new Error(`sysid: unknown "${k.name}" is positive (log transform) but its ` + `prior [${lo}, ${hi}] reaches ${lo}; give a range of positive values.`);
-    if (isBox(t) && !(lo > t.box[0] && hi < t.box[1])) throw new Error(`sysid: unknown "${k.name}" has prior [${lo}, ${hi}] outside its box (${t.box[0]}, ${t.box[1]}).`);
+    if (t === "log" && !(lo > 0))
+      throw new Error(
+        `sysid: unknown "${k.name}" is positive (log transform) but its ` +
+          `prior [${lo}, ${hi}] reaches ${lo}; give a range of positive values.`,
+      );
+    if (isBox(t) && !(lo > t.box[0] && hi < t.box[1]))
+      throw new Error(
+        `sysid: unknown "${k.name}" has prior [${lo}, ${hi}] outside its box (${t.box[0]}, ${t.box[1]}).`,
+      );
   }
 
-  get names(): N[] { return this.unknowns.map((k) => k.name); }
+  get names(): N[] {
+    return this.unknowns.map((k) => k.name);
+  }
 
   /** The unconstrained vector u (host numbers) for physical values; every unknown must be present and valid. */
   toU(values: Values, what = "values"): number[] {
@@ -113,12 +136,16 @@ export class Layout<N extends string = string> {
       const t = k.transform ?? "identity";
       for (const x of scalars) {
         if (t === "log") {
-          if (!(x > 0)) throw new Error(`sysid: ${what}: "${k.name}" is ${x}, but it must be positive (it is estimated in log space).`);
+          if (!(x > 0))
+            throw new Error(
+              `sysid: ${what}: "${k.name}" is ${x}, but it must be positive (it is estimated in log space).`,
+            );
           u.push(Math.log(x));
         } else if (t === "identity") u.push(x);
         else {
           const [lo, hi] = t.box;
-          if (!(x > lo && x < hi)) throw new Error(`sysid: ${what}: "${k.name}" is ${x}, outside its box (${lo}, ${hi}).`);
+          if (!(x > lo && x < hi))
+            throw new Error(`sysid: ${what}: "${k.name}" is ${x}, outside its box (${lo}, ${hi}).`);
           const f = (x - lo) / (hi - lo);
           u.push(Math.log(f) - Math.log1p(-f));
         }
@@ -132,7 +159,8 @@ export class Layout<N extends string = string> {
     if (u.length !== this.size) throw new Error(`sysid: expected ${this.size} unconstrained values, got ${u.length}.`);
     const out: Record<string, Value> = {};
     this.unknowns.forEach((k, i) => {
-      const t = k.transform ?? "identity", o = this.offsets[i]!;
+      const t = k.transform ?? "identity",
+        o = this.offsets[i]!;
       const xs = globalThis.Array.from({ length: k.size ?? 1 }, (_, j) => forwardHost(t, Number(u[o + j])));
       out[k.name] = k.size === undefined ? xs[0]! : xs;
     });
@@ -141,13 +169,19 @@ export class Layout<N extends string = string> {
 
   /** Physical parameters as Arrays from u [size] (differentiable; u's dtype is kept). */
   params(u: Array): Params<N> {
-    if (u.ndim !== 1 || u.shape[0] !== this.size) throw new Error(`sysid: the unconstrained vector must have shape [${this.size}], got [${u.shape}].`);
+    if (u.ndim !== 1 || u.shape[0] !== this.size)
+      throw new Error(`sysid: the unconstrained vector must have shape [${this.size}], got [${u.shape}].`);
     const pieces = this.unknowns.length === 1 ? [u] : np.split(u, this.offsets.slice(1), 0);
     const out: Params = {};
     this.unknowns.forEach((k, i) => {
       const t = k.transform ?? "identity";
       const piece = pieces[i]!;
-      let x: Array = t === "log" ? np.exp(piece) : t === "identity" ? piece : np.add(t.box[0], np.mul(t.box[1] - t.box[0], sigmoid(piece)));
+      let x: Array =
+        t === "log"
+          ? np.exp(piece)
+          : t === "identity"
+            ? piece
+            : np.add(t.box[0], np.mul(t.box[1] - t.box[0], sigmoid(piece)));
       if (k.size === undefined) x = np.reshape(x, []);
       out[k.name] = x;
     });
@@ -165,8 +199,12 @@ export class Layout<N extends string = string> {
     } catch (e) {
       const names = [...this.misreads];
       if (!names.length || !(e instanceof Error)) throw e;
-      throw new Error(`${e.message}\nsysid: the simulator read ${names.map((n) => `params.${n}`).join(", ")}, ` + `but ${names.length > 1 ? "these are not unknowns" : `"${names[0]}" is not an unknown`} ` +
-        `(unknowns: ${this.names.join(", ")}); check the spelling, or add it to unknowns.`, { cause: e });
+      throw new Error(
+        `${e.message}\nsysid: the simulator read ${names.map((n) => `params.${n}`).join(", ")}, ` +
+          `but ${names.length > 1 ? "these are not unknowns" : `"${names[0]}" is not an unknown`} ` +
+          `(unknowns: ${this.names.join(", ")}); check the spelling, or add it to unknowns.`,
+        { cause: e },
+      );
     } finally {
       this.misreads.clear();
     }
@@ -181,7 +219,11 @@ export class Layout<N extends string = string> {
   drawPrior(rng: Rng): Values {
     const out: Record<string, Value> = {};
     for (const k of this.unknowns) {
-      if (!k.prior) throw new Error(`sysid: unknown "${k.name}" has no prior range; restarts, curricula ` + `and the random baseline draw from it (give prior: [lo, hi]).`);
+      if (!k.prior)
+        throw new Error(
+          `sysid: unknown "${k.name}" has no prior range; restarts, curricula ` +
+            `and the random baseline draw from it (give prior: [lo, hi]).`,
+        );
       const xs = globalThis.Array.from({ length: k.size ?? 1 }, () => rng.uniform(k.prior![0], k.prior![1]));
       out[k.name] = k.size === undefined ? xs[0]! : xs;
     }
@@ -197,25 +239,39 @@ export class Layout<N extends string = string> {
 
   private scalarsOf(values: Values, k: Unknown, what: string): number[] {
     const v = values[k.name];
-    if (v === undefined) throw new Error(`sysid: ${what} has no value for the unknown "${k.name}" (it has ${Object.keys(values).join(", ") || "none"}).`);
+    if (v === undefined)
+      throw new Error(
+        `sysid: ${what} has no value for the unknown "${k.name}" (it has ${Object.keys(values).join(", ") || "none"}).`,
+      );
     const xs = typeof v === "number" ? [v] : [...v];
     const n = k.size ?? 1;
     if (xs.length !== n || (k.size !== undefined && typeof v === "number")) {
-      throw new Error(`sysid: ${what}: "${k.name}" ` + `needs ${k.size === undefined ? "a number" : `${n} numbers`}, got ${JSON.stringify(v)}.`);
+      throw new Error(
+        `sysid: ${what}: "${k.name}" ` +
+          `needs ${k.size === undefined ? "a number" : `${n} numbers`}, got ${JSON.stringify(v)}.`,
+      );
     }
     const bad = xs.findIndex((x) => typeof x !== "number" || !Number.isFinite(x));
-    if (bad >= 0) throw new Error(`sysid: ${what}: "${k.name}"${n > 1 ? `[${bad}]` : ""} is ${xs[bad]}; every value must be a finite number.`);
+    if (bad >= 0)
+      throw new Error(
+        `sysid: ${what}: "${k.name}"${n > 1 ? `[${bad}]` : ""} is ${xs[bad]}; every value must be a finite number.`,
+      );
     return xs;
   }
 }
 
 /** Human-readable values, e.g. "mass 2.500 kg, mu 0.6000". Vectors are summarised by their range. */
 export function formatValues(layout: Layout, v: Values): string {
-  return layout.unknowns.map((k) => {
-    const x = v[k.name];
-    if (x === undefined) return `${k.name} ?`;
-    const unit = k.unit ? ` ${k.unit}` : "";
-    if (typeof x === "number") return `${k.name} ${x.toPrecision(4)}${unit}`;
-    return `${k.name} [${x.length} values ` + `in ${Math.min(...x).toPrecision(3)}…${Math.max(...x).toPrecision(3)}]${unit}`;
-  }).join(", ");
+  return layout.unknowns
+    .map((k) => {
+      const x = v[k.name];
+      if (x === undefined) return `${k.name} ?`;
+      const unit = k.unit ? ` ${k.unit}` : "";
+      if (typeof x === "number") return `${k.name} ${x.toPrecision(4)}${unit}`;
+      return (
+        `${k.name} [${x.length} values ` +
+        `in ${Math.min(...x).toPrecision(3)}…${Math.max(...x).toPrecision(3)}]${unit}`
+      );
+    })
+    .join(", ");
 }

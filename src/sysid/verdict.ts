@@ -47,7 +47,11 @@ export const VERDICT_LIMITS = {
 
 /** Per-frame sums [T] of a video's channel-0 values [T, H, W, C] (host data). */
 const perFrame = (d: ArrayLike<number>, T: number, n: number, C: number): number[] =>
-  globalThis.Array.from({ length: T }, (_, t) => { let s = 0; for (let p = 0; p < n; p++) s += d[(t * n + p) * C]!; return s; });
+  globalThis.Array.from({ length: T }, (_, t) => {
+    let s = 0;
+    for (let p = 0; p < n; p++) s += d[(t * n + p) * C]!;
+    return s;
+  });
 
 /**
  * Floors of a silhouette fit: `mask` [T, H, W, 1] the video's soft foreground, `alpha` the model's
@@ -55,15 +59,27 @@ const perFrame = (d: ArrayLike<number>, T: number, n: number, C: number): number
  * (mean (x − [x > ½])²), summed; noise: foreground the mask shows where the object never is
  * (pixels whose mask stays below ½ in every frame), as a share of all pixels.
  */
-export function silhouetteFloor(mask: ArrayLike<number>, alpha: ArrayLike<number>, T: number, n: number): { noise: number; edges: number } {
-  let edges = 0, noise = 0;
+export function silhouetteFloor(
+  mask: ArrayLike<number>,
+  alpha: ArrayLike<number>,
+  T: number,
+  n: number,
+): { noise: number; edges: number } {
+  let edges = 0,
+    noise = 0;
   for (let i = 0; i < T * n; i++) {
-    const m = mask[i]!, a = alpha[i]!;
+    const m = mask[i]!,
+      a = alpha[i]!;
     edges += (m - (m > 0.5 ? 1 : 0)) ** 2 + (a - (a > 0.5 ? 1 : 0)) ** 2;
   }
   for (let p = 0; p < n; p++) {
-    let most = 0, sq = 0;
-    for (let t = 0; t < T; t++) { const m = mask[t * n + p]!; most = Math.max(most, m); sq += m * m; }
+    let most = 0,
+      sq = 0;
+    for (let t = 0; t < T; t++) {
+      const m = mask[t * n + p]!;
+      most = Math.max(most, m);
+      sq += m * m;
+    }
     if (most < 0.5) noise += sq;
   }
   return { noise: noise / (T * n), edges: edges / (T * n) };
@@ -75,11 +91,17 @@ export function silhouetteFloor(mask: ArrayLike<number>, alpha: ArrayLike<number
  * both frames), or 0 with a single frame.
  */
 export function colourNoise(video: ArrayLike<number>, mask: ArrayLike<number>, T: number, n: number): number {
-  let s = 0, count = 0;
-  for (let t = 0; t + 1 < T; t++) for (let p = 0; p < n; p++) {
-    if (mask[t * n + p]! >= 0.5 || mask[(t + 1) * n + p]! >= 0.5) continue;
-    for (let c = 0; c < 3; c++) { const d = video[3 * ((t + 1) * n + p) + c]! - video[3 * (t * n + p) + c]!; s += d * d; count++; }
-  }
+  let s = 0,
+    count = 0;
+  for (let t = 0; t + 1 < T; t++)
+    for (let p = 0; p < n; p++) {
+      if (mask[t * n + p]! >= 0.5 || mask[(t + 1) * n + p]! >= 0.5) continue;
+      for (let c = 0; c < 3; c++) {
+        const d = video[3 * ((t + 1) * n + p) + c]! - video[3 * (t * n + p) + c]!;
+        s += d * d;
+        count++;
+      }
+    }
   return count ? s / count / 2 : 0;
 }
 
@@ -88,41 +110,67 @@ export function colourNoise(video: ArrayLike<number>, mask: ArrayLike<number>, T
  * shows the object.
  */
 export function missedFrames(mask: ArrayLike<number>, alpha: ArrayLike<number>, T: number, n: number): number[] {
-  const seen = perFrame(mask, T, n, 1), drawn = perFrame(alpha, T, n, 1);
+  const seen = perFrame(mask, T, n, 1),
+    drawn = perFrame(alpha, T, n, 1);
   const visible = Math.max(...seen) * 0.05;
   return seen.flatMap((s, t) => (s > visible && drawn[t]! < VERDICT_LIMITS.coverage * s ? [t] : []));
 }
 
 /** Assemble the verdict and its reasons. */
 export function judge(o: {
-  finalLoss: number; emptyLoss: number; floor: { noise: number; edges: number }; framesMissed: readonly number[]; uncertainty: Uncertainty;
+  finalLoss: number;
+  emptyLoss: number;
+  floor: { noise: number; edges: number };
+  framesMissed: readonly number[];
+  uncertainty: Uncertainty;
   units?: Readonly<Record<string, string>>;
 }): Verdict {
   const total = o.floor.noise + o.floor.edges;
   const floorRatio = o.finalLoss / Math.max(total, 1e-12);
   const explained = o.emptyLoss > 0 ? 1 - o.finalLoss / o.emptyLoss : 0;
-  const poor: string[] = [], undetermined: string[] = [];
+  const poor: string[] = [],
+    undetermined: string[] = [];
   if (!Number.isFinite(o.finalLoss)) poor.push(`the final loss is ${o.finalLoss}`);
   if (floorRatio > VERDICT_LIMITS.floorRatio) {
-    poor.push(`the final loss ${o.finalLoss.toExponential(2)} is ${floorRatio.toFixed(1)}× the ` + `video's floor ${total.toExponential(2)} (noise ${o.floor.noise.toExponential(2)}, ` + `outlines ${o.floor.edges.toExponential(2)}): the model does not explain the video ` + `— check the scene file (camera, initial state, pushes, background) or add unknowns`);
+    poor.push(
+      `the final loss ${o.finalLoss.toExponential(2)} is ${floorRatio.toFixed(1)}× the ` +
+        `video's floor ${total.toExponential(2)} (noise ${o.floor.noise.toExponential(2)}, ` +
+        `outlines ${o.floor.edges.toExponential(2)}): the model does not explain the video ` +
+        `— check the scene file (camera, initial state, pushes, background) or add unknowns`,
+    );
   }
-  if (explained < VERDICT_LIMITS.explained) poor.push(`the fit explains ${(100 * explained).toFixed(1)}% of the empty-frame ` + `loss ${o.emptyLoss.toExponential(2)} (needs ${100 * VERDICT_LIMITS.explained}%)`);
+  if (explained < VERDICT_LIMITS.explained)
+    poor.push(
+      `the fit explains ${(100 * explained).toFixed(1)}% of the empty-frame ` +
+        `loss ${o.emptyLoss.toExponential(2)} (needs ${100 * VERDICT_LIMITS.explained}%)`,
+    );
   if (o.framesMissed.length) {
     const f = o.framesMissed;
-    poor.push(`the model's object misses the video's in ${f.length} frame${f.length > 1 ? "s" : ""} (${f.slice(0, 6).join(", ")}${f.length > 6 ? ", …" : ""}): it leaves the frame or the view while the video's object is there`);
+    poor.push(
+      `the model's object misses the video's in ${f.length} frame${f.length > 1 ? "s" : ""} (${f.slice(0, 6).join(", ")}${f.length > 6 ? ", …" : ""}): it leaves the frame or the view while the video's object is there`,
+    );
   }
   for (const u of o.uncertainty.unknowns) {
     if (!(u.relativeHalfWidth <= VERDICT_LIMITS.relativeHalfWidth)) {
       const unit = o.units?.[u.name.replace(/\[.*$/, "")] ?? "";
-      undetermined.push(Number.isFinite(u.relativeHalfWidth)
-        ? `the video does not determine ${u.name}: its 95% interval is ${u.interval[0].toPrecision(3)}–${u.interval[1].toPrecision(3)}${unit ? ` ${unit}` : ""} (±${(100 * u.relativeHalfWidth).toFixed(0)}%)`
-        : `the video does not determine ${u.name}: the loss does not change with it at the estimate`);
+      undetermined.push(
+        Number.isFinite(u.relativeHalfWidth)
+          ? `the video does not determine ${u.name}: its 95% interval is ${u.interval[0].toPrecision(3)}–${u.interval[1].toPrecision(3)}${unit ? ` ${unit}` : ""} (±${(100 * u.relativeHalfWidth).toFixed(0)}%)`
+          : `the video does not determine ${u.name}: the loss does not change with it at the estimate`,
+      );
     }
   }
   const status: VerdictStatus = poor.length ? "poor" : undetermined.length ? "undetermined" : "fits";
   return {
-    status, reasons: [...poor, ...undetermined], finalLoss: o.finalLoss, emptyLoss: o.emptyLoss,
-    floor: { ...o.floor, total }, floorRatio, explained, framesMissed: o.framesMissed, uncertainty: o.uncertainty,
+    status,
+    reasons: [...poor, ...undetermined],
+    finalLoss: o.finalLoss,
+    emptyLoss: o.emptyLoss,
+    floor: { ...o.floor, total },
+    floorRatio,
+    explained,
+    framesMissed: o.framesMissed,
+    uncertainty: o.uncertainty,
   };
 }
 

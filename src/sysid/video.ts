@@ -67,13 +67,22 @@ export interface SoftFrameOptions {
 export function softFrame(parts: readonly { vertices: Array; mesh: DeformingMesh }[], o: SoftFrameOptions): Array {
   const r = o.resolution;
   const faces = parts.reduce((n, p) => n + p.mesh.faces.shape[0]!, 0);
-  const rgba = render.render(parts.map((p) => ({ vertices: p.vertices, ...p.mesh })), o.camera, o.lights ?? SCENE_LIGHTS, undefined, {
-    width: r, height: r, ...(o.shading ? { shading: o.shading } : {}),
-    // One tile holding every face: under jit the rasterizer cannot cull faces per tile anyway,
-    // and one dense tile compiles to much faster kernels than many small ones.
-    tile: [r, r], capacity: faces,
-    softras: { sigma: o.sigma ?? sigmaFor(r), gamma: o.gamma ?? 1e-3, distEps: 1e-6 },
-  });
+  const rgba = render.render(
+    parts.map((p) => ({ vertices: p.vertices, ...p.mesh })),
+    o.camera,
+    o.lights ?? SCENE_LIGHTS,
+    undefined,
+    {
+      width: r,
+      height: r,
+      ...(o.shading ? { shading: o.shading } : {}),
+      // One tile holding every face: under jit the rasterizer cannot cull faces per tile anyway,
+      // and one dense tile compiles to much faster kernels than many small ones.
+      tile: [r, r],
+      capacity: faces,
+      softras: { sigma: o.sigma ?? sigmaFor(r), gamma: o.gamma ?? 1e-3, distEps: 1e-6 },
+    },
+  );
   return premultiply(rgba);
 }
 
@@ -85,7 +94,10 @@ export const softVideo = (vertices: Array, mesh: DeformingMesh, o: SoftFrameOpti
  * Per-vertex colours [V, 3] from rest positions [V·3]: an octant code around `center`, so that
  * rotation and shear of the body are visible in the shading (a uniform colour only shows the outline).
  */
-export function octantColors(rest: { readonly length: number; readonly [i: number]: number }, center: readonly [number, number, number]): Array {
+export function octantColors(
+  rest: { readonly length: number; readonly [i: number]: number },
+  center: readonly [number, number, number],
+): Array {
   const n = rest.length / 3;
   const rows = globalThis.Array.from({ length: n }, (_, i) => {
     const d = [0, 1, 2].map((k) => rest[3 * i + k]! - center[k]!);

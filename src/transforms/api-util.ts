@@ -9,10 +9,15 @@ import { flatten, unflatten, type TreeDef } from "../core/tree.js";
 export function leafToArray(x: unknown, what: string): Array {
   if (x instanceof Array) return x;
   // Weak scalars on the CPU keep the exact JS number (see ConstantArray); promotion rebuilds them per dtype.
-  if (typeof x === "number") return getBackend().name === "cpu" ? scalar(x, "float32", true) : fromTyped(Float32Array.of(x), [], "float32", { weak: true });
+  if (typeof x === "number")
+    return getBackend().name === "cpu"
+      ? scalar(x, "float32", true)
+      : fromTyped(Float32Array.of(x), [], "float32", { weak: true });
   if (typeof x === "boolean") return fromTyped(Uint8Array.of(x ? 1 : 0), [], "bool", { weak: true });
-  throw new Error(`${what}: a pytree leaf of type ${typeof x === "object" ? (x as object).constructor?.name ?? "object" : typeof x} is not an Array or number; ` +
-    `transforms accept pytrees (nested JS arrays and plain objects) of Arrays and numbers.`);
+  throw new Error(
+    `${what}: a pytree leaf of type ${typeof x === "object" ? ((x as object).constructor?.name ?? "object") : typeof x} is not an Array or number; ` +
+      `transforms accept pytrees (nested JS arrays and plain objects) of Arrays and numbers.`,
+  );
 }
 
 export interface FlatFn {

@@ -28,7 +28,9 @@ export const customJvpCallP: Primitive<CustomJvpParams> = definePrimitive<Custom
   evaluate: (args, p) => evalIR(p.ir, [], args),
   jvp: (primals, tangents, p) => {
     if (tangents.slice(0, p.nConsts).some((t) => !isZero(t))) {
-      throw new Error("customJvp: the function closes over a value that is being differentiated; pass that value as an argument instead.");
+      throw new Error(
+        "customJvp: the function closes over a value that is being differentiated; pass that value as an argument instead.",
+      );
     }
     const xs = primals.slice(p.nConsts);
     return p.rule(xs as Array[], tangents.slice(p.nConsts).map(instantiate));
@@ -38,15 +40,29 @@ export const customJvpCallP: Primitive<CustomJvpParams> = definePrimitive<Custom
     const zeros = (k: number) => new globalThis.Array<number>(k).fill(0);
     const rule = (xs: Array[], ts: Array[]): [Array[], Array[]] => {
       let nOut = 0;
-      const flat = vmapFlat((...ys) => {
-        const [o, t] = p.rule(ys.slice(0, xs.length), ys.slice(xs.length));
-        nOut = o.length;
-        return [...o, ...t];
-      }, [...xs, ...ts], zeros(xs.length + ts.length), zeros, n);
+      const flat = vmapFlat(
+        (...ys) => {
+          const [o, t] = p.rule(ys.slice(0, xs.length), ys.slice(xs.length));
+          nOut = o.length;
+          return [...o, ...t];
+        },
+        [...xs, ...ts],
+        zeros(xs.length + ts.length),
+        zeros,
+        n,
+      );
       return [flat.slice(0, nOut), flat.slice(nOut)];
     };
-    const v = vmapIR(p.ir, batched.map(() => true), n);
-    const outs = bind(customJvpCallP, [...v.consts, ...batched], { ir: v.ir, nConsts: v.consts.length + p.nConsts, rule });
+    const v = vmapIR(
+      p.ir,
+      batched.map(() => true),
+      n,
+    );
+    const outs = bind(customJvpCallP, [...v.consts, ...batched], {
+      ir: v.ir,
+      nConsts: v.consts.length + p.nConsts,
+      rule,
+    });
     return [outs, outs.map(() => 0)];
   },
   printParams: () => "",
@@ -69,25 +85,43 @@ export function customJvp<F extends (...args: any[]) => any>(
   return ((...args: unknown[]) => {
     const [leaves, inDef] = flattenArgs(args, "customJvp");
     const flat = flattenFun(f, inDef, "customJvp");
-    const closed = traceToIR(flat.f, leaves.map((l) => l.aval), "customJvp");
+    const closed = traceToIR(
+      flat.f,
+      leaves.map((l) => l.aval),
+      "customJvp",
+    );
     const outDef = flat.outDef();
     const rule = (xs: Array[], ts: Array[]): [Array[], Array[]] => {
       const r = jvpRule(unflatten(inDef, xs) as Parameters<F>, unflatten(inDef, ts) as Parameters<F>);
-      if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("customJvp: the jvp rule must return [primalOut, tangentOut].");
+      if (!globalThis.Array.isArray(r) || r.length !== 2)
+        throw new Error("customJvp: the jvp rule must return [primalOut, tangentOut].");
       const [ol, od] = flatten(r[0]);
       const [tl, td] = flatten(r[1]);
-      if (!treedefEqual(od, outDef)) throw new Error(`customJvp: the rule's primal output has structure ${treedefString(od)}, f's has ${treedefString(outDef)}.`);
-      if (!treedefEqual(td, outDef)) throw new Error(`customJvp: the rule's tangent output has structure ${treedefString(td)}, f's output has ${treedefString(outDef)}.`);
+      if (!treedefEqual(od, outDef))
+        throw new Error(
+          `customJvp: the rule's primal output has structure ${treedefString(od)}, f's has ${treedefString(outDef)}.`,
+        );
+      if (!treedefEqual(td, outDef))
+        throw new Error(
+          `customJvp: the rule's tangent output has structure ${treedefString(td)}, f's output has ${treedefString(outDef)}.`,
+        );
       const outs = ol.map((l) => leafToArray(l, "customJvp rule output"));
       const touts = tl.map((l, i) => {
         const t = leafToArray(l, "customJvp rule tangent");
         const o = closed.ir.outAvals[i]!;
-        if (t.shape.join() !== o.shape.join()) throw new Error(`customJvp: the rule's tangent output ${i} has shape [${t.shape}], f's output has [${o.shape}].`);
+        if (t.shape.join() !== o.shape.join())
+          throw new Error(
+            `customJvp: the rule's tangent output ${i} has shape [${t.shape}], f's output has [${o.shape}].`,
+          );
         return t.dtype === o.dtype ? t : t.astype(o.dtype);
       });
       return [outs, touts];
     };
-    const outs = bind(customJvpCallP, [...closed.consts, ...leaves], { ir: closeOverConsts(closed.ir), nConsts: closed.consts.length, rule });
+    const outs = bind(customJvpCallP, [...closed.consts, ...leaves], {
+      ir: closeOverConsts(closed.ir),
+      nConsts: closed.consts.length,
+      rule,
+    });
     return unflatten(outDef, outs);
   }) as F;
 }

@@ -29,24 +29,40 @@ export const debugPrintP: Primitive<PrintParams> = definePrimitive<PrintParams>(
   shape: () => [],
   evaluate: (args, p) => {
     const emit = (values: (number[] | number | boolean[] | boolean)[]) => {
-      const [pos, named] = unflatten(p.treedef, values.map((v, i) => ({ value: v, shape: args[i]!.shape }))) as [unknown[], Record<string, unknown>];
+      const [pos, named] = unflatten(
+        p.treedef,
+        values.map((v, i) => ({ value: v, shape: args[i]!.shape })),
+      ) as [unknown[], Record<string, unknown>];
       p.sink(formatLine(p.format, pos, named));
     };
     const sync = args.every((a) => a instanceof ConcreteArray && a.backend.name === "cpu");
     if (sync) emit(args.map((a) => readList(a.dataSync(), a.dtype)));
     else {
-      pending = pending.then(async () => emit(await Promise.all(args.map(async (a) => readList(await a.data(), a.dtype)))))
+      pending = pending
+        .then(async () => emit(await Promise.all(args.map(async (a) => readList(await a.data(), a.dtype)))))
         .catch((e) => p.sink(`debug.print failed: ${(e as Error).message}`));
     }
     return [];
   },
-  jvp: (primals, _t, p) => { bind(debugPrintP, primals, p); return [[], []]; },
+  jvp: (primals, _t, p) => {
+    bind(debugPrintP, primals, p);
+    return [[], []];
+  },
   vmap: (args, dims, p, n) => {
     for (let i = 0; i < n; i++) {
-      bind(debugPrintP, args.map((a, k) => {
-        const d = dims[k];
-        return d === null || d === undefined ? a : reshape(sliceAxis(a, d, i, i + 1), a.shape.filter((_, j) => j !== d));
-      }), p);
+      bind(
+        debugPrintP,
+        args.map((a, k) => {
+          const d = dims[k];
+          return d === null || d === undefined
+            ? a
+            : reshape(
+                sliceAxis(a, d, i, i + 1),
+                a.shape.filter((_, j) => j !== d),
+              );
+        }),
+        p,
+      );
     }
     return [[], []];
   },
@@ -56,7 +72,10 @@ export const debugPrintP: Primitive<PrintParams> = definePrimitive<PrintParams>(
 const readList = (data: ArrayLike<number>, dtype: string): number[] | boolean[] =>
   dtype === "bool" ? globalThis.Array.from(data, (v) => v !== 0) : globalThis.Array.from(data);
 
-interface Leaf { readonly value: number[] | boolean[]; readonly shape: readonly number[] }
+interface Leaf {
+  readonly value: number[] | boolean[];
+  readonly shape: readonly number[];
+}
 const isLeaf = (v: unknown): v is Leaf => typeof v === "object" && v !== null && "shape" in v && "value" in v;
 
 /** A number under a format spec: `.3f`, `.2e`, `.4g` (Python's), or JS's shortest form. */
@@ -66,10 +85,14 @@ function fmtNumber(v: number | boolean, spec: string): string {
   if (!spec || !m) return String(v);
   const digits = Number(m[1]);
   switch (m[2]!.toLowerCase()) {
-    case "f": return v.toFixed(digits);
-    case "e": return v.toExponential(digits);
-    case "%": return `${(v * 100).toFixed(digits)}%`;
-    default: return v.toPrecision(Math.max(digits, 1));
+    case "f":
+      return v.toFixed(digits);
+    case "e":
+      return v.toExponential(digits);
+    case "%":
+      return `${(v * 100).toFixed(digits)}%`;
+    default:
+      return v.toPrecision(Math.max(digits, 1));
   }
 }
 /** An array leaf as nested lists (numpy-like brackets, comma separated). */
@@ -77,43 +100,65 @@ function fmtLeaf(l: Leaf, spec: string): string {
   const vals = l.value as (number | boolean)[];
   if (l.shape.length === 0) return fmtNumber(vals[0]!, spec);
   let k = 0;
-  const rec = (d: number): string => `[${globalThis.Array.from({ length: l.shape[d]! }, () => (d === l.shape.length - 1 ? fmtNumber(vals[k++]!, spec) : rec(d + 1))).join(", ")}]`;
+  const rec = (d: number): string =>
+    `[${globalThis.Array.from({ length: l.shape[d]! }, () => (d === l.shape.length - 1 ? fmtNumber(vals[k++]!, spec) : rec(d + 1))).join(", ")}]`;
   return rec(0);
 }
 function fmtValue(v: unknown, spec: string): string {
   if (isLeaf(v)) return fmtLeaf(v, spec);
   if (v === null || v === undefined) return String(v);
   if (globalThis.Array.isArray(v)) return `[${v.map((x) => fmtValue(x, spec)).join(", ")}]`;
-  if (typeof v === "object") return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${fmtValue(x, spec)}`).join(", ")} }`;
+  if (typeof v === "object")
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${k}: ${fmtValue(x, spec)}`)
+      .join(", ")} }`;
   return String(v);
 }
 
 /** Python's str.format subset: `{}`, `{0}`, `{name}`, each with an optional `:spec`; `{{` and `}}` are braces. */
-export function formatLine(format: string, positional: readonly unknown[], named: Readonly<Record<string, unknown>>,
-  render: (v: unknown, spec: string) => string = fmtValue): string {
+export function formatLine(
+  format: string,
+  positional: readonly unknown[],
+  named: Readonly<Record<string, unknown>>,
+  render: (v: unknown, spec: string) => string = fmtValue,
+): string {
   let auto = 0;
-  return format.replace(/\{\{|\}\}|\{([^{}:]*)(?::([^{}]*))?\}/g, (m, field: string | undefined, spec: string | undefined) => {
-    if (m === "{{") return "{";
-    if (m === "}}") return "}";
-    const f = (field ?? "").trim();
-    let v: unknown;
-    if (f === "") {
-      if (auto >= positional.length) throw new Error(`debug.print: "${format}" has more {} fields than the ${positional.length} positional argument(s).`);
-      v = positional[auto++];
-    } else if (/^\d+$/.test(f)) {
-      const i = Number(f);
-      if (i >= positional.length) throw new Error(`debug.print: field {${f}} of "${format}" has no positional argument (${positional.length} given).`);
-      v = positional[i];
-    } else {
-      if (!(f in named)) throw new Error(`debug.print: field {${f}} of "${format}" is not among the named arguments (${Object.keys(named).join(", ") || "none"}); pass them as a last object: debug.print("${f} = {${f}}", { ${f} }).`);
-      v = named[f];
-    }
-    return render(v, spec ?? "");
-  });
+  return format.replace(
+    /\{\{|\}\}|\{([^{}:]*)(?::([^{}]*))?\}/g,
+    (m, field: string | undefined, spec: string | undefined) => {
+      if (m === "{{") return "{";
+      if (m === "}}") return "}";
+      const f = (field ?? "").trim();
+      let v: unknown;
+      if (f === "") {
+        if (auto >= positional.length)
+          throw new Error(
+            `debug.print: "${format}" has more {} fields than the ${positional.length} positional argument(s).`,
+          );
+        v = positional[auto++];
+      } else if (/^\d+$/.test(f)) {
+        const i = Number(f);
+        if (i >= positional.length)
+          throw new Error(
+            `debug.print: field {${f}} of "${format}" has no positional argument (${positional.length} given).`,
+          );
+        v = positional[i];
+      } else {
+        if (!(f in named))
+          throw new Error(
+            `debug.print: field {${f}} of "${format}" is not among the named arguments (${Object.keys(named).join(", ") || "none"}); pass them as a last object: debug.print("${f} = {${f}}", { ${f} }).`,
+          );
+        v = named[f];
+      }
+      return render(v, spec ?? "");
+    },
+  );
 }
 
 const namedFields = (format: string): string[] =>
-  [...format.replace(/\{\{|\}\}/g, "").matchAll(/\{([^{}:]*)(?::[^{}]*)?\}/g)].map((m) => m[1]!.trim()).filter((f) => f !== "" && !/^\d+$/.test(f));
+  [...format.replace(/\{\{|\}\}/g, "").matchAll(/\{([^{}:]*)(?::[^{}]*)?\}/g)]
+    .map((m) => m[1]!.trim())
+    .filter((f) => f !== "" && !/^\d+$/.test(f));
 
 let sink: (line: string) => void = (line) => console.log(line);
 
@@ -125,13 +170,23 @@ let sink: (line: string) => void = (line) => console.log(line);
  * A jitted function that prints runs op by op (no fusion): for debugging.
  */
 function print(format: string, ...args: unknown[]): void {
-  if (typeof format !== "string") throw new Error(`debug.print: the first argument is the format string, got ${typeof format}.`);
+  if (typeof format !== "string")
+    throw new Error(`debug.print: the first argument is the format string, got ${typeof format}.`);
   const names = namedFields(format);
-  let positional = args, named: Record<string, unknown> = {};
+  let positional = args,
+    named: Record<string, unknown> = {};
   if (names.length) {
     const last = args[args.length - 1];
-    if (typeof last !== "object" || last === null || globalThis.Array.isArray(last) || last instanceof ConcreteArray || "aval" in (last as object)) {
-      throw new Error(`debug.print: "${format}" names {${names.join("}, {")}}: pass them as a last object, e.g. debug.print("${names[0]} = {${names[0]}}", { ${names[0]} }).`);
+    if (
+      typeof last !== "object" ||
+      last === null ||
+      globalThis.Array.isArray(last) ||
+      last instanceof ConcreteArray ||
+      "aval" in (last as object)
+    ) {
+      throw new Error(
+        `debug.print: "${format}" names {${names.join("}, {")}}: pass them as a last object, e.g. debug.print("${names[0]} = {${names[0]}}", { ${names[0]} }).`,
+      );
     }
     positional = args.slice(0, -1);
     named = last as Record<string, unknown>;

@@ -8,12 +8,15 @@ import { unflatten } from "../core/tree.js";
 import { makeIR, type JitOptions } from "./jit.js";
 
 /** T with every Array (or number) leaf a ShapedArray: what evalShape returns. */
-export type Shaped<T> =
-  T extends Array | number | boolean ? ShapedArray :
-  T extends null | undefined ? T :
-  T extends readonly unknown[] ? { [K in keyof T]: Shaped<T[K]> } :
-  T extends object ? { [K in keyof T]: Shaped<T[K]> } :
-  T;
+export type Shaped<T> = T extends Array | number | boolean
+  ? ShapedArray
+  : T extends null | undefined
+    ? T
+    : T extends readonly unknown[]
+      ? { [K in keyof T]: Shaped<T[K]> }
+      : T extends object
+        ? { [K in keyof T]: Shaped<T[K]> }
+        : T;
 
 export function evalShape<A extends unknown[], R>(f: (...args: A) => R, ...args: A): Shaped<R>;
 export function evalShape(f: (...args: unknown[]) => unknown, ...args: unknown[]): unknown {

@@ -1,5 +1,17 @@
 export { jvp, vjp, linearize, grad, valueAndGrad, jacfwd, jacrev, hessian, type JacobianOptions } from "./vjp.js";
-export type { Arrayed, ArrayedArgs, ArgAt, ArgnumsOf, Carry, GradOf, GradOptions, Leaf, ScalarOut, TreeLike, TreeLikeArgs } from "./types.js";
+export type {
+  Arrayed,
+  ArrayedArgs,
+  ArgAt,
+  ArgnumsOf,
+  Carry,
+  GradOf,
+  GradOptions,
+  Leaf,
+  ScalarOut,
+  TreeLike,
+  TreeLikeArgs,
+} from "./types.js";
 export { vmap, type VmapOptions } from "./vmap.js";
 export { customVjp, checkpoint } from "./custom.js";
 export { customJvp } from "./custom-jvp.js";

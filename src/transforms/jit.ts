@@ -23,8 +23,6 @@ export interface JitParams {
   readonly name: string;
 }
 
-
-
 export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
   name: "jit_call",
   shape: (_a, p) => p.ir.outAvals,
@@ -43,14 +41,20 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
     const knownOut = bind(jitCallP, [...consts, ...primals], { ir: split.known, name: `jvp_known(${p.name})` });
     const m = p.ir.outs.length;
     const res = knownOut.slice(m);
-    const touts = bind(jitCallP, [...res, ...tangents.filter((_, i) => nonzero[i]) as Array[]], { ir: split.unknown, name: `jvp_tangent(${p.name})` });
+    const touts = bind(jitCallP, [...res, ...(tangents.filter((_, i) => nonzero[i]) as Array[])], {
+      ir: split.unknown,
+      name: `jvp_tangent(${p.name})`,
+    });
     return [knownOut.slice(0, m), touts];
   },
   transpose: (cts, args, p) => {
     const knownMask = args.map((a) => !isUndef(a));
     const t = memoOnIR(p.ir, `jit:T:${knownMask.map(Number).join("")}`, () => transposeIR(p.ir, knownMask));
-    const ctIn = bind(jitCallP, [...t.consts, ...args.filter((a) => !isUndef(a)) as Array[], ...cts.map((c) => instantiate(c))],
-      { ir: t.ir, name: `transpose(${p.name})` });
+    const ctIn = bind(
+      jitCallP,
+      [...t.consts, ...(args.filter((a) => !isUndef(a)) as Array[]), ...cts.map((c) => instantiate(c))],
+      { ir: t.ir, name: `transpose(${p.name})` },
+    );
     let k = 0;
     return args.map((a) => (isUndef(a) ? ctIn[k++]! : null)) as (Tangent | null)[];
   },
@@ -62,7 +66,6 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
   },
   printParams: (p) => `name=${p.name}`,
 });
-
 
 export interface JitOptions {
   /** Positions of arguments that are not traced: any JS value, part of the cache key (primitives by value, objects by identity). */
@@ -81,7 +84,9 @@ export interface JitOptions {
   readonly checkFinite?: boolean;
 }
 export interface Jitted<F> {
-  (...args: Parameters<F extends (...a: any[]) => any ? F : never>): ReturnType<F extends (...a: any[]) => any ? F : never>;
+  (
+    ...args: Parameters<F extends (...a: any[]) => any ? F : never>
+  ): ReturnType<F extends (...a: any[]) => any ? F : never>;
   /** How many times the function has been traced (once per new input signature). */
   readonly traceCount: number;
   /** The cached program for these arguments, printable. */
@@ -122,11 +127,20 @@ export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = 
 }
 
 /** Trace f with the static arguments fixed and the dynamic leaves abstract. */
-function traceWithStatics(f: (...args: any[]) => any, split: StaticSplit, inDef: TreeDef,
-  leaves: readonly Array[], what: string): { closed: ClosedIR; outDef: TreeDef } {
+function traceWithStatics(
+  f: (...args: any[]) => any,
+  split: StaticSplit,
+  inDef: TreeDef,
+  leaves: readonly Array[],
+  what: string,
+): { closed: ClosedIR; outDef: TreeDef } {
   const withStatics = (...d: unknown[]) => f(...split.rebuild(d));
   const flat = flattenFun(withStatics, inDef, what);
-  const closed = traceToIR(flat.f, leaves.map((l) => l.aval), what);
+  const closed = traceToIR(
+    flat.f,
+    leaves.map((l) => l.aval),
+    what,
+  );
   return { closed, outDef: flat.outDef() };
 }
 

@@ -11,8 +11,16 @@ import { bind, fullRaise, Trace, Tracer, withMain, type MainTrace } from "../cor
 export const tangentAval = (a: ShapedArray): ShapedArray => a.strong();
 
 export class JvpTracer extends Tracer {
-  constructor(trace: Trace, readonly primal: Array, readonly tangent: Tangent) { super(trace); }
-  get aval(): ShapedArray { return this.primal.aval; }
+  constructor(
+    trace: Trace,
+    readonly primal: Array,
+    readonly tangent: Tangent,
+  ) {
+    super(trace);
+  }
+  get aval(): ShapedArray {
+    return this.primal.aval;
+  }
   concrete(): ConcreteArray | null {
     const p = this.primal;
     return p instanceof ConcreteArray ? p : p instanceof Tracer ? p.concrete() : null;
@@ -20,7 +28,9 @@ export class JvpTracer extends Tracer {
 }
 
 export class JvpTrace extends Trace {
-  pure(x: Array): Tracer { return new JvpTracer(this, x, new Zero(tangentAval(x.aval))); }
+  pure(x: Array): Tracer {
+    return new JvpTracer(this, x, new Zero(tangentAval(x.aval)));
+  }
   processPrimitive(prim: Primitive, tracers: Tracer[], params: unknown): Array[] {
     const ts = tracers as JvpTracer[];
     const primals = ts.map((t) => t.primal);
@@ -43,7 +53,11 @@ export class JvpTrace extends Trace {
  * Run f on (primal, tangent) pairs. Returns primal outputs and tangent outputs (symbolic
  * zeros kept). Used by `jvp` (concrete tangents) and by `linearize` (staged tangents).
  */
-export function jvpFlat(f: (...xs: Array[]) => Array[], primals: readonly Array[], tangents: readonly Tangent[]): [Array[], Tangent[]] {
+export function jvpFlat(
+  f: (...xs: Array[]) => Array[],
+  primals: readonly Array[],
+  tangents: readonly Tangent[],
+): [Array[], Tangent[]] {
   return withMain(JvpTrace, "jvp", null, (main: MainTrace) => {
     const trace = new JvpTrace(main);
     const ins = primals.map((p, i) => new JvpTracer(trace, p, tangents[i]!));

@@ -6,7 +6,8 @@
 import { scan } from "./scan.js";
 
 export function map<X, Y>(f: (x: X) => Y, xs: X): Y {
-  if (typeof f !== "function") throw new Error("lax.map: the first argument must be the function to apply to each slice.");
+  if (typeof f !== "function")
+    throw new Error("lax.map: the first argument must be the function to apply to each slice.");
   const [, ys] = scan((carry: null, x: X) => [carry, f(x)] as const, null, xs);
   return ys;
 }

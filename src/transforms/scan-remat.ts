@@ -12,7 +12,11 @@ import { UNROLL_MAX } from "../core/compile/plan.js";
 export type ScanResiduals = "auto" | "store" | "recompute";
 let policy: ScanResiduals = "auto";
 /** Override the choice (benchmarks and tests compare the two); returns the previous setting. */
-export function setScanResiduals(p: ScanResiduals): ScanResiduals { const prev = policy; policy = p; return prev; }
+export function setScanResiduals(p: ScanResiduals): ScanResiduals {
+  const prev = policy;
+  policy = p;
+  return prev;
+}
 
 const ROUTINES_CHEAP_TO_REPEAT = new Set(["scatter_add"]);
 const cheapMemo = new WeakMap<IR, boolean>();
@@ -51,7 +55,10 @@ function intermediateScalars(ir: IR): number {
   if (n === undefined) {
     n = 0;
     for (const e of ir.eqns) {
-      n += e.prim.name === "jit_call" ? intermediateScalars((e.params as { ir: IR }).ir) : e.outs.reduce((s, v) => s + v.aval.size, 0);
+      n +=
+        e.prim.name === "jit_call"
+          ? intermediateScalars((e.params as { ir: IR }).ir)
+          : e.outs.reduce((s, v) => s + v.aval.size, 0);
     }
     sizeMemo.set(ir, n);
   }

@@ -39,27 +39,38 @@ export interface ScanParams {
   readonly reverse: boolean;
 }
 
-
 /** x[t] along axis 0. */
 const step = (x: Array, t: number): Array => reshape(sliceAxis(x, 0, t, t + 1), x.shape.slice(1));
 const stack = (items: readonly Array[], aval: ShapedArray, length: number): Array =>
-  length === 0 ? zerosOf(aval.withShape([0, ...aval.shape])) : concatenate(items.map((y) => reshape(y, [1, ...y.shape])), 0);
+  length === 0
+    ? zerosOf(aval.withShape([0, ...aval.shape]))
+    : concatenate(
+        items.map((y) => reshape(y, [1, ...y.shape])),
+        0,
+      );
 
 export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
   name: "scan",
   shape: (avals, p) => {
     const { body, nConsts: nc, nCarry: ncar, length } = p;
     const ins = body.inAvals;
-    if (avals.length !== ins.length) throw new Error(`internal: scan got ${avals.length} operands for a body with ${ins.length} inputs.`);
+    if (avals.length !== ins.length)
+      throw new Error(`internal: scan got ${avals.length} operands for a body with ${ins.length} inputs.`);
     avals.forEach((a, i) => {
       const want = i < nc + ncar ? ins[i]! : ins[i]!.withShape([length, ...ins[i]!.shape]);
-      if (a.dtype !== want.dtype || a.shape.join() !== want.shape.join()) throw new Error(`internal: scan operand ${i} is ${a}, body expects ${want}.`);
+      if (a.dtype !== want.dtype || a.shape.join() !== want.shape.join())
+        throw new Error(`internal: scan operand ${i} is ${a}, body expects ${want}.`);
     });
     const outs = body.outAvals;
     return [...outs.slice(0, ncar), ...outs.slice(ncar).map((y) => y.withShape([length, ...y.shape]))];
   },
   evaluate: (args, p) => {
-    if (cpuCompileEnabled() && !hasEffects(p.body) && args.every((a) => a instanceof ConcreteArray && a.backend.name === "cpu")) return scanOnCpu(args as ConcreteArray[], p);
+    if (
+      cpuCompileEnabled() &&
+      !hasEffects(p.body) &&
+      args.every((a) => a instanceof ConcreteArray && a.backend.name === "cpu")
+    )
+      return scanOnCpu(args as ConcreteArray[], p);
     return evalScanStepwise(args, p);
   },
   jvp: (primals, tangents, p) => scanJvp(primals, tangents, p),
@@ -68,7 +79,14 @@ export const scanP: Primitive<ScanParams> = definePrimitive<ScanParams>({
     const { body, nConsts: nc, nCarry: ncar } = p;
     const moved = args.map((a, i) => {
       const d = dims[i];
-      if (i >= nc && i < nc + ncar) return d === null ? broadcastInDim(a, [n, ...a.shape], a.shape.map((_, k) => k + 1)) : moveAxis(a, d!, 0);
+      if (i >= nc && i < nc + ncar)
+        return d === null
+          ? broadcastInDim(
+              a,
+              [n, ...a.shape],
+              a.shape.map((_, k) => k + 1),
+            )
+          : moveAxis(a, d!, 0);
       if (d === null) return a;
       return i < nc ? moveAxis(a, d!, 0) : moveAxis(a, d!, 1);
     });
@@ -98,7 +116,10 @@ function evalScanStepwise(args: readonly Array[], p: ScanParams): Array[] {
 }
 
 /** A body program's two alternating sets of carry buffers, reused across scans. */
-interface ScanScratch { readonly carries: TypedArray[][]; busy: boolean }
+interface ScanScratch {
+  readonly carries: TypedArray[][];
+  busy: boolean;
+}
 const scratchOf = new WeakMap<CpuProgram, ScanScratch>();
 function scanScratch(prog: CpuProgram, carryAvals: readonly ShapedArray[]): ScanScratch {
   const cached = scratchOf.get(prog);
@@ -119,15 +140,20 @@ function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
   const prog = cpuProgramFor(body);
   const nx = args.length - nc - ncar;
   const xSizes = body.inAvals.slice(nc + ncar).map((a) => a.size);
-  const carryAvals = body.outAvals.slice(0, ncar), yAvals = body.outAvals.slice(ncar);
+  const carryAvals = body.outAvals.slice(0, ncar),
+    yAvals = body.outAvals.slice(ncar);
   const ySizes = yAvals.map((a) => a.size);
-  const ys = typedArraysFor(yAvals.map((a) => a.dtype), ySizes.map((n) => n * length));
+  const ys = typedArraysFor(
+    yAvals.map((a) => a.dtype),
+    ySizes.map((n) => n * length),
+  );
   const scratch = scanScratch(prog, carryAvals);
   scratch.busy = true;
   try {
     const inputs = args.map((a) => a.buffer as TypedArray);
     const into: TypedArray[] = [...scratch.carries[0]!, ...ys];
-    const inOffsets = new Int32Array(inputs.length), intoOffsets = new Int32Array(into.length);
+    const inOffsets = new Int32Array(inputs.length),
+      intoOffsets = new Int32Array(into.length);
     // The constant operands are the same at every step (kernels may keep their copies for the scan).
     holdDuring(inputs.slice(0, nc), () => {
       for (let i = 0; i < length; i++) {
@@ -143,7 +169,10 @@ function scanOnCpu(args: readonly ConcreteArray[], p: ScanParams): Array[] {
     });
     // The last carries live in the reused buffers: hand out copies.
     const carry = carryAvals.map((a, k) => new ConcreteArray(a, cpuBackend, inputs[nc + k]!.slice()));
-    return [...carry, ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d))];
+    return [
+      ...carry,
+      ...ys.map((d, k) => new ConcreteArray(yAvals[k]!.withShape([length, ...yAvals[k]!.shape]), cpuBackend, d)),
+    ];
   } finally {
     scratch.busy = false;
   }
@@ -164,13 +193,18 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   const mode = `${remat ? "r" : "s"}${nonzero.map(Number).join("")}`;
   const { j, split } = memoOnIR(body, `scan:jvp:${mode}`, () => {
     const jj = jvpIR(body, nonzero);
-    return { j: jj, split: (remat ? partialEvalRemat : partialEval)(jj.ir, jj.consts.length + body.inVars.length, body.outs.length) };
+    return {
+      j: jj,
+      split: (remat ? partialEvalRemat : partialEval)(jj.ir, jj.consts.length + body.inVars.length, body.outs.length),
+    };
   });
   const nj = j.consts.length;
   // Residual kinds: loop-invariant (a const input), a reused xs operand, or emitted per step by the primal scan.
   const kind = split.resFromInput.map((k) => (k >= 0 && k < nj + nc ? "const" : k >= nj + nc + ncar ? "xs" : "emit"));
   const idxOf = (kd: string) => kind.flatMap((k, r) => (k === kd ? [r] : []));
-  const rConst = idxOf("const"), rXs = idxOf("xs"), rEmit = idxOf("emit");
+  const rConst = idxOf("const"),
+    rXs = idxOf("xs"),
+    rEmit = idxOf("emit");
   const knownBody = memoOnIR(body, `scan:jvpknown:${mode}`, () => {
     const k = split.known;
     const resVars = k.outs.slice(body.outs.length);
@@ -187,9 +221,12 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
   const tBody = memoOnIR(body, `scan:jvptan:${mode}`, () => {
     const tIdx = (k: number) => nRes + k; // index into unknown inputs after residuals
     const order = [
-      ...rConst, ...nzC.map((_, k) => tIdx(k)),
+      ...rConst,
+      ...nzC.map((_, k) => tIdx(k)),
       ...range(ncar).map((k) => tIdx(nzC.length + k)),
-      ...rEmit, ...rXs, ...nzX.map((_, k) => tIdx(nzC.length + ncar + k)),
+      ...rEmit,
+      ...rXs,
+      ...nzX.map((_, k) => tIdx(nzC.length + ncar + k)),
     ];
     return permuteInputs(split.unknown, order);
   });
@@ -198,15 +235,22 @@ function scanJvp(primals: readonly Array[], tangents: readonly Tangent[], p: Sca
     return primalOps[k]!;
   };
   const tOps = [
-    ...rConst.map(resVal), ...nzC.map((i) => tangents[i] as Array),
+    ...rConst.map(resVal),
+    ...nzC.map((i) => tangents[i] as Array),
     ...range(ncar).map((k) => instantiate(tangents[nc + k]!)),
-    ...emitted, ...rXs.map(resVal), ...nzX.map((i) => tangents[nc + ncar + i] as Array),
+    ...emitted,
+    ...rXs.map(resVal),
+    ...nzX.map((i) => tangents[nc + ncar + i] as Array),
   ];
   const tOut = bind(scanP, tOps, { body: tBody, nConsts: rConst.length + nzC.length, nCarry: ncar, length, reverse });
   return [pOut.slice(0, ncar + ny), tOut];
 }
 
-function scanTranspose(cts: readonly Tangent[], args: readonly (Array | { aval: ShapedArray })[], p: ScanParams): (Tangent | null)[] {
+function scanTranspose(
+  cts: readonly Tangent[],
+  args: readonly (Array | { aval: ShapedArray })[],
+  p: ScanParams,
+): (Tangent | null)[] {
   const { body, nConsts: nc, nCarry: ncar, length, reverse } = p;
   // A carry that is known here is a tangent instantiated as zeros (an initial carry that does not
   // depend on the differentiated inputs). The body is linear in the carry, so it is transposed as
@@ -224,26 +268,50 @@ function scanTranspose(cts: readonly Tangent[], args: readonly (Array | { aval: 
   // xs [known xs, output cotangents of y].
   const tb = memoOnIR(body, `scan:Tbody:${knownMask.map(Number).join("")}`, () => {
     const inAvals = [
-      ...t.ir.inAvals.slice(0, nt), ...kc.map((i) => body.inAvals[i]!),
-      ...uc.map((i) => body.inAvals[i]!.strong()), ...body.outAvals.slice(0, ncar).map((a) => a.strong()),
-      ...kx.map((i) => body.inAvals[nc + ncar + i]!), ...body.outAvals.slice(ncar).map((a) => a.strong()),
+      ...t.ir.inAvals.slice(0, nt),
+      ...kc.map((i) => body.inAvals[i]!),
+      ...uc.map((i) => body.inAvals[i]!.strong()),
+      ...body.outAvals.slice(0, ncar).map((a) => a.strong()),
+      ...kx.map((i) => body.inAvals[nc + ncar + i]!),
+      ...body.outAvals.slice(ncar).map((a) => a.strong()),
     ];
-    const closed = traceToIR((...xs: Array[]) => {
-      let k = 0;
-      const take = (n: number) => xs.slice(k, (k += n));
-      const tcs = take(nt), kcv = take(kc.length), acc = take(uc.length), cc = take(ncar), kxv = take(kx.length), cy = take(body.outs.length - ncar);
-      const res = evalIR(t.ir, [], [...tcs, ...kcv, ...kxv, ...cc, ...cy]);
-      const ctC = res.slice(0, uc.length), ctCarry = res.slice(uc.length, uc.length + ncar), ctX = res.slice(uc.length + ncar);
-      return [...acc.map((a, i) => add(a, ctC[i]!)), ...ctCarry, ...ctX];
-    }, inAvals, "scan transpose");
+    const closed = traceToIR(
+      (...xs: Array[]) => {
+        let k = 0;
+        const take = (n: number) => xs.slice(k, (k += n));
+        const tcs = take(nt),
+          kcv = take(kc.length),
+          acc = take(uc.length),
+          cc = take(ncar),
+          kxv = take(kx.length),
+          cy = take(body.outs.length - ncar);
+        const res = evalIR(t.ir, [], [...tcs, ...kcv, ...kxv, ...cc, ...cy]);
+        const ctC = res.slice(0, uc.length),
+          ctCarry = res.slice(uc.length, uc.length + ncar),
+          ctX = res.slice(uc.length + ncar);
+        return [...acc.map((a, i) => add(a, ctC[i]!)), ...ctCarry, ...ctX];
+      },
+      inAvals,
+      "scan transpose",
+    );
     return { ir: closeOverConsts(closed.ir), consts: [...closed.consts] };
   });
   const ops = [
-    ...tb.consts, ...t.consts, ...kc.map((i) => args[i] as Array),
-    ...uc.map((i) => zerosOf(avalOf(i))), ...cts.slice(0, ncar).map(instantiate),
-    ...kx.map((i) => args[nc + ncar + i] as Array), ...cts.slice(ncar).map(instantiate),
+    ...tb.consts,
+    ...t.consts,
+    ...kc.map((i) => args[i] as Array),
+    ...uc.map((i) => zerosOf(avalOf(i))),
+    ...cts.slice(0, ncar).map(instantiate),
+    ...kx.map((i) => args[nc + ncar + i] as Array),
+    ...cts.slice(ncar).map(instantiate),
   ];
-  const out = bind(scanP, ops, { body: tb.ir, nConsts: tb.consts.length + nt + kc.length, nCarry: uc.length + ncar, length, reverse: !reverse });
+  const out = bind(scanP, ops, {
+    body: tb.ir,
+    nConsts: tb.consts.length + nt + kc.length,
+    nCarry: uc.length + ncar,
+    length,
+    reverse: !reverse,
+  });
   const res: (Tangent | null)[] = args.map(() => null);
   uc.forEach((i, k) => (res[i] = out[k]!));
   for (let k = 0; k < ncar; k++) res[nc + k] = out[uc.length + k]!;
@@ -259,19 +327,28 @@ export interface ScanOptions {
 }
 
 /** scan(f, init, xs): f(carry, x) → [carry, y]; returns [final carry, stacked ys]. */
-export function scan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, Y], init: C, xs: X, opts: ScanOptions = {}): [C, Y] {
+export function scan<C extends Carry, X, Y>(
+  f: (carry: C, x: X) => readonly [C, Y],
+  init: C,
+  xs: X,
+  opts: ScanOptions = {},
+): [C, Y] {
   const [xLeaves, xDef] = flatten(xs);
   const xArr = xLeaves.map((l) => leafToArray(l, "lax.scan xs"));
   let length = opts.length;
   for (const x of xArr) {
-    if (x.ndim === 0) throw new Error(`lax.scan: every leaf of xs needs a leading (time) axis; got a scalar ${x.aval}.`);
+    if (x.ndim === 0)
+      throw new Error(`lax.scan: every leaf of xs needs a leading (time) axis; got a scalar ${x.aval}.`);
     if (length === undefined) length = x.shape[0];
     else if (x.shape[0] !== length) {
-      throw new Error(`lax.scan: xs leaves have leading sizes ${xArr.map((a) => a.shape[0]).join(", ")}${opts.length !== undefined ? ` and length is ${opts.length}` : ""}; they must all equal the scan length.`);
+      throw new Error(
+        `lax.scan: xs leaves have leading sizes ${xArr.map((a) => a.shape[0]).join(", ")}${opts.length !== undefined ? ` and length is ${opts.length}` : ""}; they must all equal the scan length.`,
+      );
     }
   }
   if (length === undefined) throw new Error("lax.scan: give xs with a leading axis or { length } when xs is null.");
-  if (!Number.isInteger(length) || length < 0) throw new Error(`lax.scan: length must be a non-negative integer, got ${length}.`);
+  if (!Number.isInteger(length) || length < 0)
+    throw new Error(`lax.scan: length must be a non-negative integer, got ${length}.`);
   if (opts.checkpoint && length > 3) return checkpointedScan(f, init, xs, length, opts.reverse ?? false);
   const [cLeaves, cDef] = flatten(init);
   let cArr = cLeaves.map((l) => leafToArray(l, "lax.scan init")).map((c) => (c.aval.weak ? convert(c, c.dtype) : c));
@@ -283,28 +360,59 @@ export function scan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, 
   // the body is then traced once more with the promoted carry.
   let promoted: (ShapedArray["dtype"] | null)[] = cArr.map(() => null);
   let yDef: ReturnType<typeof flatten>[1] | null = null;
-  const traceBody = () => traceToIR((...flat: Array[]) => {
-    const c = unflatten(cDef, flat.slice(0, cArr.length)) as C;
-    const x = unflatten(xDef, flat.slice(cArr.length)) as X;
-    const r = f(c, x);
-    if (!globalThis.Array.isArray(r) || r.length !== 2) throw new Error("lax.scan: the body must return [newCarry, y] (y may be null).");
-    const [c2, d2] = flatten(r[0]);
-    if (!treedefEqual(d2, cDef)) throw new Error(`lax.scan: the body's new carry has structure ${treedefString(d2)}, ` + `but the initial carry has ${treedefString(cDef)}.`);
-    const c2a = c2.map((l, i) => {
-      const a = leafToArray(l, "lax.scan carry");
-      const want = cArr[i]!;
-      if (a.shape.join() !== want.shape.join()) throw new Error(`lax.scan: carry leaf ${i} enters the body as ${want.aval} but leaves ` + `it with shape ${fmtShape(a.shape)}; carries must keep their shape.`);
-      if (a.dtype !== want.dtype) {
-        if (!a.aval.weak && !cLeavesWeak[i]) throw new Error(`lax.scan: carry leaf ${i} enters as ${want.aval} but leaves ` + `as ${a.aval}; cast it (or the initial value) so the dtypes match.`);
-        if (!a.aval.weak && promoteTypes([{ dtype: want.dtype, weak: true }, { dtype: a.dtype, weak: false }]).dtype === a.dtype) promoted[i] = a.dtype;
-        return convert(a, want.dtype);
-      }
-      return a.aval.weak ? convert(a, a.dtype) : a;
-    });
-    const [yl, yd] = flatten(r[1]);
-    yDef = yd;
-    return [...c2a, ...yl.map((l) => { const a = leafToArray(l, "lax.scan y"); return a.aval.weak ? convert(a, a.dtype) : a; })];
-  }, [...cArr.map((c) => c.aval), ...xArr.map((x) => x.aval.withShape(x.shape.slice(1)).strong())], "lax.scan");
+  const traceBody = () =>
+    traceToIR(
+      (...flat: Array[]) => {
+        const c = unflatten(cDef, flat.slice(0, cArr.length)) as C;
+        const x = unflatten(xDef, flat.slice(cArr.length)) as X;
+        const r = f(c, x);
+        if (!globalThis.Array.isArray(r) || r.length !== 2)
+          throw new Error("lax.scan: the body must return [newCarry, y] (y may be null).");
+        const [c2, d2] = flatten(r[0]);
+        if (!treedefEqual(d2, cDef))
+          throw new Error(
+            `lax.scan: the body's new carry has structure ${treedefString(d2)}, ` +
+              `but the initial carry has ${treedefString(cDef)}.`,
+          );
+        const c2a = c2.map((l, i) => {
+          const a = leafToArray(l, "lax.scan carry");
+          const want = cArr[i]!;
+          if (a.shape.join() !== want.shape.join())
+            throw new Error(
+              `lax.scan: carry leaf ${i} enters the body as ${want.aval} but leaves ` +
+                `it with shape ${fmtShape(a.shape)}; carries must keep their shape.`,
+            );
+          if (a.dtype !== want.dtype) {
+            if (!a.aval.weak && !cLeavesWeak[i])
+              throw new Error(
+                `lax.scan: carry leaf ${i} enters as ${want.aval} but leaves ` +
+                  `as ${a.aval}; cast it (or the initial value) so the dtypes match.`,
+              );
+            if (
+              !a.aval.weak &&
+              promoteTypes([
+                { dtype: want.dtype, weak: true },
+                { dtype: a.dtype, weak: false },
+              ]).dtype === a.dtype
+            )
+              promoted[i] = a.dtype;
+            return convert(a, want.dtype);
+          }
+          return a.aval.weak ? convert(a, a.dtype) : a;
+        });
+        const [yl, yd] = flatten(r[1]);
+        yDef = yd;
+        return [
+          ...c2a,
+          ...yl.map((l) => {
+            const a = leafToArray(l, "lax.scan y");
+            return a.aval.weak ? convert(a, a.dtype) : a;
+          }),
+        ];
+      },
+      [...cArr.map((c) => c.aval), ...xArr.map((x) => x.aval.withShape(x.shape.slice(1)).strong())],
+      "lax.scan",
+    );
   let closed = traceBody();
   if (promoted.some((d) => d !== null)) {
     cArr = cArr.map((c, i) => (promoted[i] ? convert(c, promoted[i]!) : c));
@@ -312,15 +420,26 @@ export function scan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, 
     closed = traceBody();
   }
   const outs = bind(scanP, [...closed.consts, ...cArr, ...xArr.map((x) => (x.aval.weak ? convert(x, x.dtype) : x))], {
-    body: closeOverConsts(closed.ir), nConsts: closed.consts.length, nCarry: cArr.length, length, reverse: opts.reverse ?? false,
+    body: closeOverConsts(closed.ir),
+    nConsts: closed.consts.length,
+    nCarry: cArr.length,
+    length,
+    reverse: opts.reverse ?? false,
   });
   return [unflatten(cDef, outs.slice(0, cArr.length)) as C, unflatten(yDef!, outs.slice(cArr.length)) as Y];
 }
 
 /** Scan over ~√T segments, each a checkpointed inner scan (only segment boundaries are stored for reverse mode). */
-function checkpointedScan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly [C, Y], init: C, xs: X, length: number, reverse: boolean): [C, Y] {
+function checkpointedScan<C extends Carry, X, Y>(
+  f: (carry: C, x: X) => readonly [C, Y],
+  init: C,
+  xs: X,
+  length: number,
+  reverse: boolean,
+): [C, Y] {
   const K = Math.ceil(Math.sqrt(length));
-  const nSeg = Math.floor(length / K), rem = length - nSeg * K;
+  const nSeg = Math.floor(length / K),
+    rem = length - nSeg * K;
   const mapX = (g: (a: Array) => Array): X => (xs === null || xs === undefined ? xs : mapTree(xs, g));
   const xsF = reverse ? mapX((a) => rev(a, [0])) : xs;
   const split = (g: (a: Array) => Array): X => (xsF === null || xsF === undefined ? xsF : mapTree(xsF, g));
@@ -330,7 +449,12 @@ function checkpointedScan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly
   let carry = c1;
   let ys = mapTree(ysMain, (y) => reshape(y, [nSeg * K, ...y.shape.slice(2)])) as Y;
   if (rem > 0) {
-    const [c2, ysRem] = scan(f, c1, split((a) => sliceAxis(a, 0, nSeg * K, length)), { length: rem });
+    const [c2, ysRem] = scan(
+      f,
+      c1,
+      split((a) => sliceAxis(a, 0, nSeg * K, length)),
+      { length: rem },
+    );
     carry = c2;
     ys = mapTree2(ys, ysRem, (a, b) => concatenate([a, b], 0)) as Y;
   }
@@ -339,10 +463,16 @@ function checkpointedScan<C extends Carry, X, Y>(f: (carry: C, x: X) => readonly
 }
 const mapTree = <T>(t: T, g: (a: Array) => Array): T => {
   const [l, d] = flatten(t);
-  return unflatten(d, l.map((x) => g(leafToArray(x, "lax.scan"))));
+  return unflatten(
+    d,
+    l.map((x) => g(leafToArray(x, "lax.scan"))),
+  );
 };
 const mapTree2 = <T>(a: T, b: T, g: (x: Array, y: Array) => Array): T => {
   const [la, d] = flatten(a);
   const [lb] = flatten(b);
-  return unflatten(d, la.map((x, i) => g(x as Array, lb[i] as Array)));
+  return unflatten(
+    d,
+    la.map((x, i) => g(x as Array, lb[i] as Array)),
+  );
 };

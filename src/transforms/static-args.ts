@@ -29,38 +29,69 @@ export interface StaticSpec {
  */
 export function parameterNames(f: (...args: any[]) => unknown): (string | null)[] {
   let src: string;
-  try { src = Function.prototype.toString.call(f); } catch { return []; }
+  try {
+    src = Function.prototype.toString.call(f);
+  } catch {
+    return [];
+  }
   if (/\{\s*\[native code\]\s*\}\s*$/.test(src)) return [];
-  src = src.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/[^\n]*/g, "").trim();
+  src = src
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/\/\/[^\n]*/g, "")
+    .trim();
   const bare = /^(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(src);
   if (bare) return [bare[1]!];
   const open = src.indexOf("(");
   if (open < 0) return [];
   // The parameter list: up to the matching parenthesis, splitting at top-level commas.
   const params: string[] = [];
-  let depth = 0, start = open + 1, quote = "";
+  let depth = 0,
+    start = open + 1,
+    quote = "";
   for (let i = open; i < src.length; i++) {
     const c = src[i]!;
-    if (quote) { if (c === "\\") i++; else if (c === quote) quote = ""; continue; }
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
     if (c === "'" || c === '"' || c === "`") quote = c;
     else if (c === "(" || c === "[" || c === "{") depth++;
     else if (c === ")" || c === "]" || c === "}") {
-      if (--depth === 0) { params.push(src.slice(start, i)); break; }
-    } else if (c === "," && depth === 1) { params.push(src.slice(start, i)); start = i + 1; }
+      if (--depth === 0) {
+        params.push(src.slice(start, i));
+        break;
+      }
+    } else if (c === "," && depth === 1) {
+      params.push(src.slice(start, i));
+      start = i + 1;
+    }
   }
-  return params.map((p) => p.trim()).filter((p) => p !== "").map((p) => /^([A-Za-z_$][\w$]*)\s*(?:=|$)/.exec(p)?.[1] ?? null);
+  return params
+    .map((p) => p.trim())
+    .filter((p) => p !== "")
+    .map((p) => /^([A-Za-z_$][\w$]*)\s*(?:=|$)/.exec(p)?.[1] ?? null);
 }
 
 /** Resolves staticArgnums and staticArgnames against f once, at jit time. */
-export function staticSpec(f: (...args: any[]) => unknown, nums: readonly number[] = [], names: readonly string[] = [], what = "jit"): StaticSpec {
+export function staticSpec(
+  f: (...args: any[]) => unknown,
+  nums: readonly number[] = [],
+  names: readonly string[] = [],
+  what = "jit",
+): StaticSpec {
   for (const n of nums) {
-    if (!Number.isInteger(n) || n < 0) throw new Error(`${what}: staticArgnums must hold non-negative integers, got ${n}.`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`${what}: staticArgnums must hold non-negative integers, got ${n}.`);
   }
   const params = names.length ? parameterNames(f) : [];
   const all = new Set(nums);
   const keys: string[] = [];
   for (const name of names) {
-    if (typeof name !== "string" || name === "") throw new Error(`${what}: staticArgnames must hold parameter or option names (strings), got ${JSON.stringify(name)}.`);
+    if (typeof name !== "string" || name === "")
+      throw new Error(
+        `${what}: staticArgnames must hold parameter or option names (strings), got ${JSON.stringify(name)}.`,
+      );
     const i = params.indexOf(name);
     if (i >= 0) all.add(i);
     else keys.push(name);
@@ -69,13 +100,16 @@ export function staticSpec(f: (...args: any[]) => unknown, nums: readonly number
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  typeof v === "object" &&
+  v !== null &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 const staticIds = new WeakMap<object, number>();
 let nextStaticId = 0;
 /** A static value's cache key: primitives by value, objects and functions by identity. */
 export function staticKey(v: unknown): string {
-  if (v === null || ["number", "string", "boolean", "undefined"].includes(typeof v)) return JSON.stringify(v) ?? "undefined";
+  if (v === null || ["number", "string", "boolean", "undefined"].includes(typeof v))
+    return JSON.stringify(v) ?? "undefined";
   if (typeof v === "object" || typeof v === "function") {
     let id = staticIds.get(v as object);
     if (id === undefined) staticIds.set(v as object, (id = nextStaticId++));
@@ -92,22 +126,37 @@ export function splitStatics(spec: StaticSpec, args: readonly unknown[], fname: 
   // Static object keys: which argument each was taken from.
   const taken: { arg: number; key: string; value: unknown }[] = [];
   for (const name of spec.keys) {
-    const holders = args.flatMap((a, i) => (!spec.nums.has(i) && isPlainObject(a) && Object.prototype.hasOwnProperty.call(a, name) ? [i] : []));
+    const holders = args.flatMap((a, i) =>
+      !spec.nums.has(i) && isPlainObject(a) && Object.hasOwn(a, name) ? [i] : [],
+    );
     if (!holders.length) {
-      const shown = spec.params.length ? `(${spec.params.map((p) => p ?? "{…}").join(", ")})` : "(parameters not readable from its source)";
+      const shown = spec.params.length
+        ? `(${spec.params.map((p) => p ?? "{…}").join(", ")})`
+        : "(parameters not readable from its source)";
       const keys = [...new Set(args.flatMap((a) => (isPlainObject(a) ? Object.keys(a) : [])))];
-      throw new Error(`${what}: staticArgnames names "${name}", but ${fname}${shown} has no parameter "${name}" and no object argument of this call has a "${name}" key` +
-        `${keys.length ? ` (its object arguments' keys: ${keys.join(", ")})` : ""}. Pass it (e.g. f(x, { ${name}: … })) or fix the name.`);
+      throw new Error(
+        `${what}: staticArgnames names "${name}", but ${fname}${shown} has no parameter "${name}" and no object argument of this call has a "${name}" key` +
+          `${keys.length ? ` (its object arguments' keys: ${keys.join(", ")})` : ""}. Pass it (e.g. f(x, { ${name}: … })) or fix the name.`,
+      );
     }
     for (const i of holders) taken.push({ arg: i, key: name, value: (args[i] as Record<string, unknown>)[name] });
   }
   args.forEach((a, i) => {
-    if (spec.nums.has(i)) { keyParts.push(`${i}=${staticKey(a)}`); return; }
+    if (spec.nums.has(i)) {
+      keyParts.push(`${i}=${staticKey(a)}`);
+      return;
+    }
     const mine = taken.filter((t) => t.arg === i);
     dynIdx.push(i);
-    if (!mine.length) { dynamic.push(a); return; }
+    if (!mine.length) {
+      dynamic.push(a);
+      return;
+    }
     const rest = { ...(a as Record<string, unknown>) };
-    for (const t of mine) { delete rest[t.key]; keyParts.push(`${i}.${t.key}=${staticKey(t.value)}`); }
+    for (const t of mine) {
+      delete rest[t.key];
+      keyParts.push(`${i}.${t.key}=${staticKey(t.value)}`);
+    }
     dynamic.push(rest);
   });
   return {
@@ -117,7 +166,9 @@ export function splitStatics(spec: StaticSpec, args: readonly unknown[], fname: 
       const full = [...args];
       dynIdx.forEach((i, k) => {
         const mine = taken.filter((t) => t.arg === i);
-        full[i] = mine.length ? { ...(d[k] as Record<string, unknown>), ...Object.fromEntries(mine.map((t) => [t.key, t.value])) } : d[k];
+        full[i] = mine.length
+          ? { ...(d[k] as Record<string, unknown>), ...Object.fromEntries(mine.map((t) => [t.key, t.value])) }
+          : d[k];
       });
       return full;
     },

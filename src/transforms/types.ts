@@ -12,24 +12,34 @@ export type Leaf = Array | number | boolean;
  * T as a transform returns it: the same pytree structure (nested JS arrays, tuples, plain
  * objects) with every Array, number and boolean leaf an {@link Array}.
  */
-export type Arrayed<T> =
-  T extends Array ? Array :
-  T extends number | boolean ? Array :
-  T extends null | undefined ? T :
-  T extends (...args: never[]) => unknown ? T :
-  T extends readonly unknown[] ? { [K in keyof T]: Arrayed<T[K]> } :
-  T extends object ? { [K in keyof T]: Arrayed<T[K]> } :
-  T;
+export type Arrayed<T> = T extends Array
+  ? Array
+  : T extends number | boolean
+    ? Array
+    : T extends null | undefined
+      ? T
+      : T extends (...args: never[]) => unknown
+        ? T
+        : T extends readonly unknown[]
+          ? { [K in keyof T]: Arrayed<T[K]> }
+          : T extends object
+            ? { [K in keyof T]: Arrayed<T[K]> }
+            : T;
 
 /** T as a transform accepts it (tangents, cotangents): the same structure, leaves Arrays or JS numbers. */
-export type TreeLike<T> =
-  T extends Array | number ? Array | number :
-  T extends boolean ? Array | boolean :
-  T extends null | undefined ? T :
-  T extends (...args: never[]) => unknown ? T :
-  T extends readonly unknown[] ? { [K in keyof T]: TreeLike<T[K]> } :
-  T extends object ? { [K in keyof T]: TreeLike<T[K]> } :
-  T;
+export type TreeLike<T> = T extends Array | number
+  ? Array | number
+  : T extends boolean
+    ? Array | boolean
+    : T extends null | undefined
+      ? T
+      : T extends (...args: never[]) => unknown
+        ? T
+        : T extends readonly unknown[]
+          ? { [K in keyof T]: TreeLike<T[K]> }
+          : T extends object
+            ? { [K in keyof T]: TreeLike<T[K]> }
+            : T;
 
 /** Each argument of a function as a transform returns it (one cotangent per argument). */
 export type ArrayedArgs<A extends readonly unknown[]> = { -readonly [K in keyof A]: Arrayed<A[K]> };
@@ -57,10 +67,11 @@ export interface GradOptions {
 export type ArgnumsOf<O> = "argnums" extends keyof O ? Exclude<O[keyof O & "argnums"], undefined> : 0;
 
 /** The gradient(s) `grad(f, { argnums: N })` returns for a function with arguments A. */
-export type GradOf<A extends readonly unknown[], N> =
-  N extends number ? Arrayed<ArgAt<A, N>> :
-  N extends readonly unknown[] ? { -readonly [K in keyof N]: Arrayed<ArgAt<A, N[K]>> } :
-  never;
+export type GradOf<A extends readonly unknown[], N> = N extends number
+  ? Arrayed<ArgAt<A, N>>
+  : N extends readonly unknown[]
+    ? { -readonly [K in keyof N]: Arrayed<ArgAt<A, N[K]>> }
+    : never;
 
 /**
  * The constraint of a loop carry (`lax.scan`, `whileLoop`, `foriLoop`): any pytree. Spelled as a

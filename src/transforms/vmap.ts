@@ -11,18 +11,36 @@ import { closeOverConsts, evalIR, traceToIR, type IR } from "../core/ir.js";
 import { flattenArgs, flattenFun } from "./api-util.js";
 
 export class BatchTracer extends Tracer {
-  constructor(trace: Trace, readonly val: Array, readonly bdim: BDim) { super(trace); }
+  constructor(
+    trace: Trace,
+    readonly val: Array,
+    readonly bdim: BDim,
+  ) {
+    super(trace);
+  }
   get aval(): ShapedArray {
     const a = this.val.aval;
-    return this.bdim === null ? a : new ShapedArray(a.shape.filter((_, i) => i !== this.bdim), a.dtype, a.weak);
+    return this.bdim === null
+      ? a
+      : new ShapedArray(
+          a.shape.filter((_, i) => i !== this.bdim),
+          a.dtype,
+          a.weak,
+        );
   }
 }
 
-interface BatchData { readonly axisSize: number }
+interface BatchData {
+  readonly axisSize: number;
+}
 
 export class BatchTrace extends Trace {
-  get axisSize(): number { return (this.main.globalData as BatchData).axisSize; }
-  pure(x: Array): Tracer { return new BatchTracer(this, x, null); }
+  get axisSize(): number {
+    return (this.main.globalData as BatchData).axisSize;
+  }
+  pure(x: Array): Tracer {
+    return new BatchTracer(this, x, null);
+  }
   processPrimitive(prim: Primitive, tracers: Tracer[], params: unknown): Array[] {
     const ts = tracers as BatchTracer[];
     const vals = ts.map((t) => t.val);
@@ -42,14 +60,23 @@ export function moveBatchAxis(x: Array, from: BDim, to: BDim, n: number): Array 
   if (from === null) {
     const shape = [...x.shape];
     shape.splice(to, 0, n);
-    return broadcastInDim(x, shape, x.shape.map((_, i) => (i < to ? i : i + 1)));
+    return broadcastInDim(
+      x,
+      shape,
+      x.shape.map((_, i) => (i < to ? i : i + 1)),
+    );
   }
   return moveAxis(x, from, to);
 }
 
 /** vmap on flat arrays: inAxes/outAxes per leaf, already normalised. */
-export function vmapFlat(f: (...xs: Array[]) => Array[], args: readonly Array[], inAxes: readonly BDim[],
-  outAxes: (nOut: number) => readonly BDim[], axisSize?: number): Array[] {
+export function vmapFlat(
+  f: (...xs: Array[]) => Array[],
+  args: readonly Array[],
+  inAxes: readonly BDim[],
+  outAxes: (nOut: number) => readonly BDim[],
+  axisSize?: number,
+): Array[] {
   let n = axisSize;
   args.forEach((a, i) => {
     const d = inAxes[i];
@@ -58,10 +85,17 @@ export function vmapFlat(f: (...xs: Array[]) => Array[], args: readonly Array[],
     if (n === undefined) n = s;
     else if (n !== s) {
       const sizes = args.map((x, k) => (inAxes[k] === null ? null : `${x.aval}@${inAxes[k]}`)).filter(Boolean);
-      throw new Error(`vmap: batched arguments have different sizes along their ` + `mapped axes (${n} vs ${s}); inputs: ${sizes.join(", ")}.`);
+      throw new Error(
+        `vmap: batched arguments have different sizes along their ` +
+          `mapped axes (${n} vs ${s}); inputs: ${sizes.join(", ")}.`,
+      );
     }
   });
-  if (n === undefined) throw new Error("vmap: no argument is mapped (every inAxes entry is null); " + "map at least one argument or call the function directly.");
+  if (n === undefined)
+    throw new Error(
+      "vmap: no argument is mapped (every inAxes entry is null); " +
+        "map at least one argument or call the function directly.",
+    );
   const size = n;
   return withMain(BatchTrace, "vmap", { axisSize: size } satisfies BatchData, (main: MainTrace) => {
     const trace = new BatchTrace(main);
@@ -89,25 +123,35 @@ export interface VmapOptions {
 export function vmap<F extends (...args: any[]) => any>(f: F, opts: VmapOptions = {}): F {
   return ((...args: unknown[]) => {
     const [leaves, inDef] = flattenArgs(args, "vmap");
-    const perLeaf = broadcastPrefix(opts.inAxes === undefined ? 0 : opts.inAxes, args, "vmap inAxes") as (number | null)[];
+    const perLeaf = broadcastPrefix(opts.inAxes === undefined ? 0 : opts.inAxes, args, "vmap inAxes") as (
+      | number
+      | null
+    )[];
     const inAxes = perLeaf.map((d, i) => {
       if (d === null) return null;
-      if (typeof d !== "number") throw new Error(`vmap: inAxes entries must be numbers or null, got ${JSON.stringify(d)}.`);
+      if (typeof d !== "number")
+        throw new Error(`vmap: inAxes entries must be numbers or null, got ${JSON.stringify(d)}.`);
       const a = leaves[i]!;
-      if (a.ndim === 0) throw new Error(`vmap: cannot map axis ${d} of a scalar argument (${a.aval}); use inAxes null for it.`);
+      if (a.ndim === 0)
+        throw new Error(`vmap: cannot map axis ${d} of a scalar argument (${a.aval}); use inAxes null for it.`);
       return normAxis("vmap inAxes", d, a.ndim);
     });
     const flat = flattenFun(f, inDef, "vmap");
-    const outs = vmapFlat(flat.f, leaves, inAxes, () => {
-      const def = flat.outDef();
-      const outTemplate = unflatten(def, range(numLeaves(def)));
-      const oRaw = opts.outAxes === undefined ? 0 : opts.outAxes;
-      return (broadcastPrefix(oRaw, outTemplate, "vmap outAxes") as (number | null)[]);
-    }, opts.axisSize);
+    const outs = vmapFlat(
+      flat.f,
+      leaves,
+      inAxes,
+      () => {
+        const def = flat.outDef();
+        const outTemplate = unflatten(def, range(numLeaves(def)));
+        const oRaw = opts.outAxes === undefined ? 0 : opts.outAxes;
+        return broadcastPrefix(oRaw, outTemplate, "vmap outAxes") as (number | null)[];
+      },
+      opts.axisSize,
+    );
     return unflatten(flat.outDef(), outs);
   }) as F;
 }
-
 
 /**
  * f batched as an IR: inputs [consts..., ir inputs with a leading batch axis where `batched`],
@@ -116,8 +160,17 @@ export function vmap<F extends (...args: any[]) => any>(f: F, opts: VmapOptions 
 export function vmapIR(ir: IR, batched: readonly boolean[], n: number): { ir: IR; consts: Array[] } {
   const avals = ir.inAvals.map((a, i) => (batched[i] ? a.withShape([n, ...a.shape]) : a));
   const closed = traceToIR(
-    (...xs: Array[]) => vmapFlat((...ys) => evalIR(ir, [], ys), xs, batched.map((b) => (b ? 0 : null)), (k) => new globalThis.Array(k).fill(0), n),
-    avals, "vmap");
+    (...xs: Array[]) =>
+      vmapFlat(
+        (...ys) => evalIR(ir, [], ys),
+        xs,
+        batched.map((b) => (b ? 0 : null)),
+        (k) => new globalThis.Array(k).fill(0),
+        n,
+      ),
+    avals,
+    "vmap",
+  );
   return { ir: closeOverConsts(closed.ir), consts: [...closed.consts] };
 }
 

@@ -12,9 +12,16 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 const run = (cmd, args, cwd) => {
   const r = spawnSync(cmd, args, { cwd, stdio: "inherit" });
-  if (r.status !== 0) { console.error(`docs: ${cmd} ${args.join(" ")} failed (exit ${r.status}).`); process.exit(r.status ?? 1); }
+  if (r.status !== 0) {
+    console.error(`docs: ${cmd} ${args.join(" ")} failed (exit ${r.status}).`);
+    process.exit(r.status ?? 1);
+  }
 };
 const typedoc = join(here, "node_modules", "typedoc", "bin", "typedoc");
 if (!existsSync(typedoc)) run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"], here);
-run(process.execPath, [typedoc, "--options", join(root, "typedoc.json"), "--treatWarningsAsErrors", ...process.argv.slice(2)], root);
+run(
+  process.execPath,
+  [typedoc, "--options", join(root, "typedoc.json"), "--treatWarningsAsErrors", ...process.argv.slice(2)],
+  root,
+);
 console.error(`docs: wrote ${join(root, "docs-site", "index.html")}`);

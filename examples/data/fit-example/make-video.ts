@@ -16,19 +16,37 @@ const rigid = models.rigid;
 type V3 = [number, number, number];
 const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-const unit = (a: V3): V3 => { const n = Math.hypot(...a); return [a[0] / n, a[1] / n, a[2] / n]; };
+const unit = (a: V3): V3 => {
+  const n = Math.hypot(...a);
+  return [a[0] / n, a[1] / n, a[2] / n];
+};
 
-const scene = JSON.parse((await import("node:fs")).readFileSync(fileURLToPath(new URL("./scene.json", import.meta.url)), "utf8"));
+const scene = JSON.parse(
+  (await import("node:fs")).readFileSync(fileURLToPath(new URL("./scene.json", import.meta.url)), "utf8"),
+);
 const TRUE_MASS = scene.truth.mass as number;
-const [W, H] = [128, 96], FRAMES = 40, SS = 4;
+const [W, H] = [128, 96],
+  FRAMES = 40,
+  SS = 4;
 const LIGHT: V3 = unit([-0.5, 1, -0.35]);
 
 // The trajectory: gradsim's simulator with the true mass (scene.json describes everything else).
 const spec: sysid.RigidSceneSpec = {
-  shape: scene.mesh.shape, scale: scene.mesh.scale, mass: TRUE_MASS,
-  position: scene.initialState.position, rotation: scene.initialState.rotation, velocity: scene.initialState.velocity, angularVelocity: scene.initialState.angularVelocity,
-  impulses: scene.impulses, gravity: scene.gravity, contact: null, frames: FRAMES, fps: scene.fps, substeps: scene.substeps,
-  camera: scene.camera, resolution: [W, H],
+  shape: scene.mesh.shape,
+  scale: scene.mesh.scale,
+  mass: TRUE_MASS,
+  position: scene.initialState.position,
+  rotation: scene.initialState.rotation,
+  velocity: scene.initialState.velocity,
+  angularVelocity: scene.initialState.angularVelocity,
+  impulses: scene.impulses,
+  gravity: scene.gravity,
+  contact: null,
+  frames: FRAMES,
+  fps: scene.fps,
+  substeps: scene.substeps,
+  camera: scene.camera,
+  resolution: [W, H],
 };
 const built = sysid.buildRigidScene(spec);
 const { system, state } = sysid.systemFor(built, {});
@@ -51,12 +69,24 @@ function hitBox(o: V3, d: V3, t: number): { s: number; n: V3 } | null {
   const oc = sub(o, c);
   const ob: V3 = [0, 1, 2].map((j) => R(0, j) * oc[0] + R(1, j) * oc[1] + R(2, j) * oc[2]) as V3;
   const db: V3 = [0, 1, 2].map((j) => R(0, j) * d[0] + R(1, j) * d[1] + R(2, j) * d[2]) as V3;
-  let near = -Infinity, far = Infinity, axis = 0, sign = 1;
+  let near = -Infinity,
+    far = Infinity,
+    axis = 0,
+    sign = 1;
   for (let k = 0; k < 3; k++) {
-    if (Math.abs(db[k]!) < 1e-12) { if (Math.abs(ob[k]!) > half[k]!) return null; continue; }
-    const t1 = (-half[k]! - ob[k]!) / db[k]!, t2 = (half[k]! - ob[k]!) / db[k]!;
-    const lo = Math.min(t1, t2), hi = Math.max(t1, t2);
-    if (lo > near) { near = lo; axis = k; sign = t1 < t2 ? -1 : 1; }
+    if (Math.abs(db[k]!) < 1e-12) {
+      if (Math.abs(ob[k]!) > half[k]!) return null;
+      continue;
+    }
+    const t1 = (-half[k]! - ob[k]!) / db[k]!,
+      t2 = (half[k]! - ob[k]!) / db[k]!;
+    const lo = Math.min(t1, t2),
+      hi = Math.max(t1, t2);
+    if (lo > near) {
+      near = lo;
+      axis = k;
+      sign = t1 < t2 ? -1 : 1;
+    }
     far = Math.min(far, hi);
   }
   if (!(near <= far && near > 1e-6)) return null;
@@ -70,7 +100,11 @@ function paint(n: V3, t: number): V3 {
   const R = (i: number, j: number) => Rs[9 * t + 3 * i + j]!;
   const nb = [0, 1, 2].map((j) => R(0, j) * n[0] + R(1, j) * n[1] + R(2, j) * n[2]);
   const k = nb.findIndex((x) => Math.abs(x) > 0.5);
-  const paints: V3[] = [[0.85, 0.35, 0.2], [0.2, 0.55, 0.85], [0.9, 0.8, 0.25]];
+  const paints: V3[] = [
+    [0.85, 0.35, 0.2],
+    [0.2, 0.55, 0.85],
+    [0.9, 0.8, 0.25],
+  ];
   const p = paints[k]!;
   return nb[k]! > 0 ? p : [p[0] * 0.7, p[1] * 0.7, p[2] * 0.7];
 }
@@ -78,10 +112,11 @@ function paint(n: V3, t: number): V3 {
 function radiance(o: V3, d: V3, t: number): V3 {
   const box = hitBox(o, d, t);
   if (box) {
-    const n = box.n, a = paint(n, t);
+    const n = box.n,
+      a = paint(n, t);
     const lambert = Math.max(0, dot(n, LIGHT));
     const h = unit(sub(LIGHT, d));
-    const spec = Math.pow(Math.max(0, dot(n, h)), 40) * 0.35;
+    const spec = Math.max(0, dot(n, h)) ** 40 * 0.35;
     return a.map((c) => c * (0.3 + 0.75 * lambert) + spec) as V3;
   }
   if (d[1] < 0) {
@@ -100,19 +135,26 @@ const rng = makeRng(7);
 /** Frame t (t = −1: the background plate without the object). */
 function frame(t: number): Raster {
   const rgba = new Uint8ClampedArray(W * H * 4);
-  for (let row = 0; row < H; row++) for (let col = 0; col < W; col++) {
-    const acc: V3 = [0, 0, 0];
-    for (let sy = 0; sy < SS; sy++) for (let sx = 0; sx < SS; sx++) {
-      const d = unit(sysid.pixelRay(cam, col + (sx + 0.5) / SS - 0.5, row + (sy + 0.5) / SS - 0.5, W, H) as V3);
-      const c = radiance(cam.eye as V3, d, t);
-      for (let k = 0; k < 3; k++) acc[k] += c[k]! / (SS * SS);
+  for (let row = 0; row < H; row++)
+    for (let col = 0; col < W; col++) {
+      const acc: V3 = [0, 0, 0];
+      for (let sy = 0; sy < SS; sy++)
+        for (let sx = 0; sx < SS; sx++) {
+          const d = unit(sysid.pixelRay(cam, col + (sx + 0.5) / SS - 0.5, row + (sy + 0.5) / SS - 0.5, W, H) as V3);
+          const c = radiance(cam.eye as V3, d, t);
+          for (let k = 0; k < 3; k++) acc[k] += c[k]! / (SS * SS);
+        }
+      for (let k = 0; k < 3; k++)
+        rgba[4 * (row * W + col) + k] = Math.round(255 * Math.min(1, Math.max(0, acc[k]! + 0.015 * rng.normal())));
+      rgba[4 * (row * W + col) + 3] = 255;
     }
-    for (let k = 0; k < 3; k++) rgba[4 * (row * W + col) + k] = Math.round(255 * Math.min(1, Math.max(0, acc[k]! + 0.015 * rng.normal())));
-    rgba[4 * (row * W + col) + 3] = 255;
-  }
   return { width: W, height: H, rgba };
 }
 const out = fileURLToPath(new URL("./clip.gif", import.meta.url));
-writeGif(out, Array.from({ length: FRAMES }, (_, t) => frame(t)), { fps: scene.fps });
+writeGif(
+  out,
+  Array.from({ length: FRAMES }, (_, t) => frame(t)),
+  { fps: scene.fps },
+);
 writePng(fileURLToPath(new URL("./plate.png", import.meta.url)), frame(-1));
 process.stderr.write(`wrote ${out}: ${FRAMES} frames of ${W}×${H}, true mass ${TRUE_MASS} kg\n`);

@@ -41,7 +41,11 @@ import { centreOfMassTrackingLoss, type ControlScene } from "../scene.js";
 
 const { cloth, meshes, particles } = models;
 
-const FPS = 60, SUBSTEPS = 16, FRAMES = 90, CELL = 0.125, PARTICLE_MASS = 2;
+const FPS = 60,
+  SUBSTEPS = 16,
+  FRAMES = 90,
+  CELL = 0.125,
+  PARTICLE_MASS = 2;
 /**
  * Far enough back that the whole flight of an untrained throw (down to y ≈ −9) stays in view, and
  * from 25° above: seen level, motion in depth (z) barely changes the image, so one target image
@@ -51,9 +55,18 @@ export const CLOTH_CAMERA: LookAtCamera = { eye: [-1, 9, -22], at: [-1, -1.5, 0]
 const BACKGROUND = [0.12, 0.13, 0.16] as const;
 
 /** Rotation by `angle` about a unit axis (Rodrigues), applied to points about `center`, then moved to `to`. */
-function turned(v: Float64Array, axis: readonly [number, number, number], angle: number, center: readonly number[], to: readonly number[]): Float64Array {
-  const len = Math.hypot(...axis), [kx, ky, kz] = axis.map((a) => a / len) as [number, number, number];
-  const c = Math.cos(angle), s = Math.sin(angle), out = new Float64Array(v.length);
+function turned(
+  v: Float64Array,
+  axis: readonly [number, number, number],
+  angle: number,
+  center: readonly number[],
+  to: readonly number[],
+): Float64Array {
+  const len = Math.hypot(...axis),
+    [kx, ky, kz] = axis.map((a) => a / len) as [number, number, number];
+  const c = Math.cos(angle),
+    s = Math.sin(angle),
+    out = new Float64Array(v.length);
   for (let i = 0; i < v.length; i += 3) {
     const p = [v[i]! - center[0]!, v[i + 1]! - center[1]!, v[i + 2]! - center[2]!] as const;
     const d = kx * p[0] + ky * p[1] + kz * p[2];
@@ -89,16 +102,32 @@ export function clothControlScene(cfg: ClothControlOptions, seed: number): Cloth
   const hidden = [rng.uniform(3.5, 5.5), rng.uniform(3, 4.5), rng.uniform(-0.5, 0.5)];
   const rest = turned(flat.vertices, [1, 0.5, 0], Math.PI / 2, [0, 0, 0], start);
   const n = rest.length / 3;
-  const { system } = cloth.clothBody({ vertices: rest, faces: flat.faces }, { mu: 100, lambda: 1e4, damping: 100, lift: 10, drag: 5, bending: false, gravity: [0, -9.8, 0] });
+  const { system } = cloth.clothBody(
+    { vertices: rest, faces: flat.faces },
+    { mu: 100, lambda: 1e4, damping: 100, lift: 10, drag: 5, bending: false, gravity: [0, -9.8, 0] },
+  );
   const sys = { ...system, mass: np.full([n], PARTICLE_MASS, { dtype: "float32" }) };
   const x0 = np.reshape(np.array(rest, { dtype: "float32" }), [n, 3]);
   const r = cfg.resolution;
   const camera = renderCamera(CLOTH_CAMERA, r, r);
-  const look = { faces: np.reshape(np.array(flat.faces, { dtype: "int32" }), [-1, 3]), colors: octantColors(flat.vertices, [0, 0, 0]) };
-  const frame = (x: Array) => overBackground(softFrame([{ vertices: x, mesh: look }], { resolution: r, camera }), BACKGROUND, "rgb");
-  const positions = (velocity: Array) => particles.simulate(sys, { x: x0, v: np.broadcastTo(velocity, [n, 3]) }, {
-    dt: 1 / (FPS * SUBSTEPS), substeps: SUBSTEPS, frames: FRAMES, checkpoint: true, checkFinite: false,
-  }).x;
+  const look = {
+    faces: np.reshape(np.array(flat.faces, { dtype: "int32" }), [-1, 3]),
+    colors: octantColors(flat.vertices, [0, 0, 0]),
+  };
+  const frame = (x: Array) =>
+    overBackground(softFrame([{ vertices: x, mesh: look }], { resolution: r, camera }), BACKGROUND, "rgb");
+  const positions = (velocity: Array) =>
+    particles.simulate(
+      sys,
+      { x: x0, v: np.broadcastTo(velocity, [n, 3]) },
+      {
+        dt: 1 / (FPS * SUBSTEPS),
+        substeps: SUBSTEPS,
+        frames: FRAMES,
+        checkpoint: true,
+        checkFinite: false,
+      },
+    ).x;
   const hiddenVelocity = np.array(hidden, { dtype: "float32" });
   const goalX = np.index(positions(hiddenVelocity), FRAMES - 1);
   const goalCom = np.mean(goalX, 0);
@@ -107,16 +136,20 @@ export function clothControlScene(cfg: ClothControlOptions, seed: number): Cloth
   return {
     name: "control-cloth",
     describe: `cloth of ${N}×${N} cells (${n} particles, 2 kg each), lift 10, drag 5, thrown from (−5, ${start[1]!.toFixed(2)}, 0) to land at (${g[0]!.toFixed(2)}, ${g[1]!.toFixed(2)}, ${g[2]!.toFixed(2)}) (hidden velocity (${hidden.map((v) => v.toFixed(2)).join(", ")}) m/s), ${FRAMES / FPS} s at ${FPS} fps × ${SUBSTEPS} substeps, ${r}² images`,
-    fps: FPS, frames: FRAMES, target,
+    fps: FPS,
+    frames: FRAMES,
+    target,
     initialParams: () => np.array([1, 0, 0], { dtype: "float32" }),
     positions,
     frame,
     // What is not background, compared at blurs up to a quarter of the image (≈ 4.6 m): a sheet metres from its target still overlaps it.
-    imageLoss: (f, t) => blurredCorrelationLoss(np.sub(f, BACKGROUND), np.sub(t, BACKGROUND), [0, r / 16, r / 8, r / 4]),
-    goalCom, hiddenVelocity, goalPositions: goalX,
+    imageLoss: (f, t) =>
+      blurredCorrelationLoss(np.sub(f, BACKGROUND), np.sub(t, BACKGROUND), [0, r / 16, r / 8, r / 4]),
+    goalCom,
+    hiddenVelocity,
+    goalPositions: goalX,
     stateLoss: (x) => centreOfMassTrackingLoss(x, goalCom),
     goalDistance: (last) => np.mean(np.sqrt(np.sum(np.square(np.sub(last, goalX)), 1))),
     goalDistanceMeaning: "mean per-particle distance to the target cloth (m)",
   };
 }
-

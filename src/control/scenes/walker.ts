@@ -25,7 +25,10 @@ import { centreOfMassGoal, linearPolicyInit, phaseInputs, sinusoidPolicy, type C
 
 const { cloth, meshes, particles, contact } = models;
 
-const FPS = 60, SUBSTEPS = 16, AMPLITUDE = 0.2, OMEGA = 20;
+const FPS = 60,
+  SUBSTEPS = 16,
+  AMPLITUDE = 0.2,
+  OMEGA = 20;
 export const WALKER_CAMERA: LookAtCamera = { eye: [0.8, 0.45, -3.2], at: [0.8, 0.3, 0], fovY: 34 };
 
 /** The walker as a particle system: membrane triangles, 1 kg per particle on average, ground contact. */
@@ -34,7 +37,16 @@ export function walkerBody(dtype: DType = "float32") {
   const n = mesh.vertices.length / 3;
   const area = cloth.clothMasses(mesh, 1).reduce((a, b) => a + b, 0);
   const ground = contact.ground({ ke: 1e4, kd: 1e3, kf: 1e3, mu: 0.5, smoothing: 0.01, dtype });
-  const { system, state } = cloth.clothBody(mesh, { density: n / area, mu: 1e4, lambda: 1e4, damping: 100, bending: false, gravity: [0, -9.8, 0], ground, dtype });
+  const { system, state } = cloth.clothBody(mesh, {
+    density: n / area,
+    mu: 1e4,
+    lambda: 1e4,
+    damping: 100,
+    bending: false,
+    gravity: [0, -9.8, 0],
+    ground,
+    dtype,
+  });
   return { mesh, system, state, particles: n, triangles: mesh.faces.length / 3 };
 }
 
@@ -57,13 +69,21 @@ export function walkerScene(cfg: WalkerOptions): ControlScene {
   const r = cfg.resolution;
   const camera = renderCamera(WALKER_CAMERA, r, r);
   const background = groundImage(WALKER_CAMERA, r, r);
-  const look = { faces: np.reshape(np.array(mesh.faces, { dtype: "int32" }), [-1, 3]), colors: octantColors(mesh.vertices, [0.5, 0.3, -1]) };
+  const look = {
+    faces: np.reshape(np.array(mesh.faces, { dtype: "int32" }), [-1, 3]),
+    colors: octantColors(mesh.vertices, [0.5, 0.3, -1]),
+  };
   // The walker is planar (z = 0) and its image is drawn from its in-plane coordinates: a membrane
   // without bending is unstable out of its plane, and a depth-dependent image would pass reverse
   // mode a z cotangent that this instability amplifies until float32 overflows (measured: the
   // gradient became NaN after 1.75 s; activations, gravity and contact never excite z).
   const inPlane = np.array([1, 1, 0], { dtype: "float32" });
-  const frame = (x: Array) => overBackground(softFrame([{ vertices: np.mul(x, inPlane), mesh: look }], { resolution: r, camera, lights: { ambient: 1 } }), background, "rgb");
+  const frame = (x: Array) =>
+    overBackground(
+      softFrame([{ vertices: np.mul(x, inPlane), mesh: look }], { resolution: r, camera, lights: { ambient: 1 } }),
+      background,
+      "rgb",
+    );
   const rest = state.x;
   const goalShift = np.array([cfg.goal, 0, 0], { dtype: "float32" });
   const goalCom = np.add(np.mean(rest, 0), goalShift);
@@ -71,13 +91,20 @@ export function walkerScene(cfg: WalkerOptions): ControlScene {
   return {
     name: "control-walker",
     describe: `walker of ${n} particles and ${F} triangles, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.2·tanh(W·φ) with ${P} phases (${F * P} weights), goal ${cfg.goal} m to the right, ${r}² images`,
-    fps: FPS, frames, target,
+    fps: FPS,
+    frames,
+    target,
     initialParams: (seed) => linearPolicyInit(F, P, seed),
-    positions: (W) => particles.simulate(system, state, {
-      dt: 1 / (FPS * SUBSTEPS), substeps: SUBSTEPS, frames, controls: { triActivation: sinusoidPolicy(W, phases, AMPLITUDE) }, checkpoint: true, checkFinite: false,
-    }).x,
+    positions: (W) =>
+      particles.simulate(system, state, {
+        dt: 1 / (FPS * SUBSTEPS),
+        substeps: SUBSTEPS,
+        frames,
+        controls: { triActivation: sinusoidPolicy(W, phases, AMPLITUDE) },
+        checkpoint: true,
+        checkFinite: false,
+      }).x,
     frame,
     ...centreOfMassGoal(goalCom, frames),
   };
 }
-

@@ -18,7 +18,12 @@ export interface Backend {
   /** Copies host data into a new device buffer. */
   upload(data: TypedArray, aval: ShapedArray): unknown;
   /** Runs one first-order primitive eagerly. */
-  execute(prim: Primitive, inputs: readonly ConcreteArray[], params: unknown, outAvals: readonly ShapedArray[]): ConcreteArray[];
+  execute(
+    prim: Primitive,
+    inputs: readonly ConcreteArray[],
+    params: unknown,
+    outAvals: readonly ShapedArray[],
+  ): ConcreteArray[];
   read(arr: ConcreteArray): Promise<TypedArray>;
   /** Synchronous read; throws a clear error where the device cannot do it. */
   readSync(arr: ConcreteArray): TypedArray;
@@ -30,19 +35,27 @@ export interface Backend {
 const registry = new Map<BackendName, Backend>();
 let current: BackendName = "cpu";
 
-export function registerBackend(b: Backend): void { registry.set(b.name, b); }
+export function registerBackend(b: Backend): void {
+  registry.set(b.name, b);
+}
 
 export function getBackend(name?: BackendName | string): Backend {
   const n = name ?? current;
   const b = registry.get(n as BackendName);
   if (!b) {
     if (n !== "cpu" && n !== "webgpu") throw new Error(`unknown backend ${JSON.stringify(n)}: use "cpu" or "webgpu".`);
-    throw new Error(`backend "${n}" is not initialised: call \`await init({ backend: "${n}" ` + `})\` first (it throws a clear error if the device is unavailable).`);
+    throw new Error(
+      `backend "${n}" is not initialised: call \`await init({ backend: "${n}" ` +
+        `})\` first (it throws a clear error if the device is unavailable).`,
+    );
   }
   return b;
 }
 
 export const hasBackend = (name: BackendName): boolean => registry.has(name);
 export const defaultBackend = (): BackendName => current;
-export function setDefaultBackend(name: BackendName): void { getBackend(name); current = name; }
+export function setDefaultBackend(name: BackendName): void {
+  getBackend(name);
+  current = name;
+}
 export const registeredBackends = (): Backend[] => [...registry.values()];

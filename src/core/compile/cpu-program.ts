@@ -19,8 +19,10 @@ import { cpuKernels, markImmutable, wasmKernelFor, type WasmKernel } from "./was
 
 type KernelFn = (B: TypedArray[], O: Int32Array) => void;
 interface Layout {
-  readonly outIndex: Int32Array; readonly released: readonly number[];
-  readonly writtenBy: readonly (readonly number[])[]; readonly outputsOf: readonly (readonly number[])[];
+  readonly outIndex: Int32Array;
+  readonly released: readonly number[];
+  readonly writtenBy: readonly (readonly number[])[];
+  readonly outputsOf: readonly (readonly number[])[];
 }
 
 /**
@@ -42,7 +44,10 @@ let programDepth = 0;
 
 export class CpuProgram {
   private readonly fns: (KernelFn | null)[];
-  constructor(readonly spec: ProgramSpec, readonly outAvals: readonly ShapedArray[]) {
+  constructor(
+    readonly spec: ProgramSpec,
+    readonly outAvals: readonly ShapedArray[],
+  ) {
     const constIds = new Set(spec.consts.map(([id]) => id));
     this.offsetBufs = new Set([...spec.inputs, ...spec.outputs].filter((id) => !constIds.has(id)));
     this.fns = spec.steps.map((s) => {
@@ -63,12 +68,20 @@ export class CpuProgram {
     let w = forms[lanes - 1];
     if (w === undefined) {
       const { buffers } = this.spec;
-      w = forms[lanes - 1] = wasmKernelFor(this.spec.steps[i] as KernelStep, (id) => buffers[id]!, lanes, this.offsetBufs, this.spec.graph);
+      w = forms[lanes - 1] = wasmKernelFor(
+        this.spec.steps[i] as KernelStep,
+        (id) => buffers[id]!,
+        lanes,
+        this.offsetBufs,
+        this.spec.graph,
+      );
     }
     return w;
   }
   /** Source of every kernel, for inspection and tests. */
-  kernelSources(): string[] { return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s, this.offsetBufs)] : [])); }
+  kernelSources(): string[] {
+    return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s, this.offsetBufs)] : []));
+  }
   /** The buffers a caller may pass at an offset into a bigger array: inputs and outputs. */
   private readonly offsetBufs: ReadonlySet<number>;
 
@@ -102,8 +115,12 @@ export class CpuProgram {
    * place). Outputs without an `into` target are fresh buffers owned by the caller; with one, the
    * result is that whole array.
    */
-  runBuffers(inputs: readonly TypedArray[], into?: readonly (TypedArray | undefined)[],
-    inOffsets?: ArrayLike<number>, intoOffsets?: ArrayLike<number>): TypedArray[] {
+  runBuffers(
+    inputs: readonly TypedArray[],
+    into?: readonly (TypedArray | undefined)[],
+    inOffsets?: ArrayLike<number>,
+    intoOffsets?: ArrayLike<number>,
+  ): TypedArray[] {
     const { buffers, steps, outputs } = this.spec;
     const reentrant = this.running;
     this.running = true;
@@ -112,10 +129,15 @@ export class CpuProgram {
       const B = reentrant ? this.freshTable(false, topLevel) : (this.table ??= this.freshTable(true, topLevel));
       const O = reentrant ? new Int32Array(buffers.length) : (this.offsets ??= new Int32Array(buffers.length));
       const ins = this.spec.inputs;
-      for (let i = 0; i < ins.length; i++) { B[ins[i]!] = inputs[i]!; O[ins[i]!] = inOffsets ? inOffsets[i]! : 0; }
+      for (let i = 0; i < ins.length; i++) {
+        B[ins[i]!] = inputs[i]!;
+        O[ins[i]!] = inOffsets ? inOffsets[i]! : 0;
+      }
       /** Buffer id's data as an array of its own size (a view only when it sits inside a bigger one). */
       const exact = (id: number): TypedArray => {
-        const d = B[id]!, o = O[id]!, n = buffers[id]!.size;
+        const d = B[id]!,
+          o = O[id]!,
+          n = buffers[id]!.size;
         return o === 0 && d.length === n ? d : d.subarray(o, o + n);
       };
       const { outIndex, released, outputsOf, writtenBy } = this.layout;
@@ -132,18 +154,24 @@ export class CpuProgram {
           for (const a of s.accumulators) (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(exact(a.target));
           const form = cpuKernels();
           const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 2 : 1);
-          if (!w || !w.run(B, O)) this.fns[i]!(B, O);
+          if (!w?.run(B, O)) this.fns[i]!(B, O);
           for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);
         } else {
           // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
-          const args = s.inputs.map((id, k) => new ConcreteArray(s.eqn.inputs[k]!.aval.strong(), cpuBackend, exact(id)));
+          const args = s.inputs.map(
+            (id, k) => new ConcreteArray(s.eqn.inputs[k]!.aval.strong(), cpuBackend, exact(id)),
+          );
           const outs = bind(s.eqn.prim, args, s.eqn.params) as ConcreteArray[];
-          s.outputs.forEach((id, k) => { B[id] = toCpu(outs[k]!); O[id] = 0; });
+          s.outputs.forEach((id, k) => {
+            B[id] = toCpu(outs[k]!);
+            O[id] = 0;
+          });
         }
       }
       const result: TypedArray[] = new globalThis.Array(outputs.length);
       for (let i = 0; i < outputs.length; i++) {
-        const t = into?.[i], id = outputs[i]!;
+        const t = into?.[i],
+          id = outputs[i]!;
         const at = t && intoOffsets ? intoOffsets[i]! : 0;
         if (t && !(t === B[id] && at === O[id])) t.set(exact(id) as never, at);
         result[i] = t ?? exact(id);
@@ -167,9 +195,11 @@ export class CpuProgram {
     }
     if (withIntermediates) {
       const { writtenBy, outputsOf } = this.layout;
-      writtenBy.forEach((ids, i) => ids.forEach((id) => {
-        if (!outputsOf[i]!.includes(id)) B[id] = typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
-      }));
+      writtenBy.forEach((ids, i) =>
+        ids.forEach((id) => {
+          if (!outputsOf[i]!.includes(id)) B[id] = typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
+        }),
+      );
     }
     return B;
   }
@@ -187,11 +217,17 @@ export class CpuProgram {
       const counts = new Map<number, number>();
       outputs.forEach((id) => counts.set(id, (counts.get(id) ?? 0) + 1));
       const constIds = new Set(consts.map(([id]) => id));
-      const writtenBy = steps.map((s) => (s.kind === "kernel" ? [...s.outputs.filter((o) => !o.dest).map((o) => o.buf), ...s.accumulators.map((a) => a.out)] : []));
+      const writtenBy = steps.map((s) =>
+        s.kind === "kernel"
+          ? [...s.outputs.filter((o) => !o.dest).map((o) => o.buf), ...s.accumulators.map((a) => a.out)]
+          : [],
+      );
       const outputsOf = writtenBy.map((ids) => ids.filter((id) => counts.has(id)));
       const kernelWritten = new Set(writtenBy.flat());
       const notDirect = new Set([...inputs, ...constIds]);
-      outputs.forEach((id, i) => { if (kernelWritten.has(id) && !notDirect.has(id) && counts.get(id) === 1) outIndex[id] = i; });
+      outputs.forEach((id, i) => {
+        if (kernelWritten.has(id) && !notDirect.has(id) && counts.get(id) === 1) outIndex[id] = i;
+      });
       const routineOuts = steps.flatMap((s) => (s.kind === "routine" ? s.outputs : []));
       const released = [...new Set([...inputs, ...outputs, ...routineOuts])].filter((id) => !constIds.has(id));
       this.layoutCache = { outIndex, released, writtenBy, outputsOf };
@@ -214,6 +250,8 @@ export function compileCpu(ir: IR, constInputs?: ReadonlyMap<number, Array>): Cp
   if (constInputs) for (const [i, c] of constInputs) consts.set(ir.inVars[i]!, c);
   let prog = dce(cse(inlineCalls(ir)));
   prog = isolateScatterUpdates(dce(foldConstants(prog, consts)), CPU_PLAN);
-  return new CpuProgram(plan(prog, consts, CPU_PLAN), ir.outs.map((v) => v.aval));
+  return new CpuProgram(
+    plan(prog, consts, CPU_PLAN),
+    ir.outs.map((v) => v.aval),
+  );
 }
-

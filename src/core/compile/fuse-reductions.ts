@@ -17,12 +17,19 @@ export function fuseSiblingReductions(g: KGraph, roots: readonly KNode[]): KNode
   const byKey = new Map<string, KNode[][]>();
   for (const n of order) {
     if (n.op !== "reduce") continue;
-    const key = `${n.rvar!.value}|${[...free.get(n)!].map((v) => v.id).sort((a, b) => a - b).join(",")}`;
+    const key = `${n.rvar!.value}|${[...free.get(n)!]
+      .map((v) => v.id)
+      .sort((a, b) => a - b)
+      .join(",")}`;
     const candidates = byKey.get(key) ?? byKey.set(key, []).get(key)!;
     // Members must not depend on each other: a fused loop computes all of them at once.
     const home = candidates.find((grp) => grp.every((m) => !dependsOn(n, m) && !dependsOn(m, n)));
     if (home) home.push(n);
-    else { const grp = [n]; candidates.push(grp); groups.push(grp); }
+    else {
+      const grp = [n];
+      candidates.push(grp);
+      groups.push(grp);
+    }
   }
   const common = new Map<KNode, KNode>();
   for (const grp of groups) {

@@ -46,9 +46,13 @@ export function cse(ir: IR): IR {
   const eqns: Eqn[] = [];
   for (const e of ir.eqns) {
     const ins = e.inputs.map(get);
-    const key = hashable(e.params) === null ? null : `${e.prim.name}|${ins.map((v) => v.id).join(",")}|${hashable(e.params)}`;
+    const key =
+      hashable(e.params) === null ? null : `${e.prim.name}|${ins.map((v) => v.id).join(",")}|${hashable(e.params)}`;
     const prev = key === null ? undefined : seen.get(key);
-    if (prev) { e.outs.forEach((v, i) => sub.set(v, prev.outs[i]!)); continue; }
+    if (prev) {
+      e.outs.forEach((v, i) => sub.set(v, prev.outs[i]!));
+      continue;
+    }
     const ne: Eqn = { prim: e.prim, inputs: ins, params: e.params, outs: e.outs };
     if (key !== null) seen.set(key, ne);
     eqns.push(ne);
@@ -61,7 +65,9 @@ function hashable(p: unknown): string | null {
       if (typeof v === "function" || v instanceof IR) throw new Error("unhashable");
       return v;
     });
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -82,14 +88,32 @@ export function foldConstants(ir: IR, consts: Map<Var, Array>, maxSize = 64): IR
       continue;
     }
     const vals = e.inputs.map((v) => known.get(v));
-    const foldable = e.prim.impl && e.inputs.length > 0 && vals.every((v) => v !== undefined) && e.outs.every((o) => o.aval.size <= maxSize);
-    if (!foldable) { eqns.push(e); continue; }
+    const foldable =
+      e.prim.impl &&
+      e.inputs.length > 0 &&
+      vals.every((v) => v !== undefined) &&
+      e.outs.every((o) => o.aval.size <= maxSize);
+    if (!foldable) {
+      eqns.push(e);
+      continue;
+    }
     // Folded on the CPU whatever the default backend is (the values are read back right away).
-    const outs = cpuBackend.execute(e.prim, vals as ConcreteArray[], e.params, e.outs.map((o) => o.aval));
+    const outs = cpuBackend.execute(
+      e.prim,
+      vals as ConcreteArray[],
+      e.params,
+      e.outs.map((o) => o.aval),
+    );
     e.outs.forEach((v, i) => {
       const o = outs[i]!;
       known.set(v, o);
-      if (v.aval.ndim === 0) eqns.push({ prim: literalP, inputs: [], params: { value: o.dataSync()[0]!, dtype: v.aval.dtype, weak: v.aval.weak }, outs: [v] });
+      if (v.aval.ndim === 0)
+        eqns.push({
+          prim: literalP,
+          inputs: [],
+          params: { value: o.dataSync()[0]!, dtype: v.aval.dtype, weak: v.aval.weak },
+          outs: [v],
+        });
       else consts.set(v, o);
     });
   }

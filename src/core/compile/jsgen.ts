@@ -6,11 +6,22 @@ import { binaryOp, isUnaryOp, UNARY_OPS, unaryOp } from "../kernel/scalar-ops.js
 import type { KernelStep } from "./plan.js";
 import { buildScopes, topoOrder, type Scope } from "./scopes.js";
 
-const lit = (v: number): string => (Number.isNaN(v) ? "NaN" : v === Infinity ? "Infinity" : v === -Infinity ? "-Infinity" : Object.is(v, -0) ? "-0" : String(v));
+const lit = (v: number): string =>
+  Number.isNaN(v)
+    ? "NaN"
+    : v === Infinity
+      ? "Infinity"
+      : v === -Infinity
+        ? "-Infinity"
+        : Object.is(v, -0)
+          ? "-0"
+          : String(v);
 
 const INIT: Record<string, (d: DType) => string> = {
-  add: () => "0", mul: () => "1",
-  max: (d) => (d === "int32" ? "-2147483648" : "-Infinity"), min: (d) => (d === "int32" ? "2147483647" : "Infinity"),
+  add: () => "0",
+  mul: () => "1",
+  max: (d) => (d === "int32" ? "-2147483648" : "-Infinity"),
+  min: (d) => (d === "int32" ? "2147483647" : "Infinity"),
 };
 
 /** Helpers the generated code calls (kept out of the hot path where possible). */
@@ -28,15 +39,20 @@ function expr(n: KNode, name: (n: KNode) => string, offset: (buf: string) => str
   const i32 = n.args[0]?.dtype === "int32";
   const op = n.op;
   switch (op) {
-    case "load": return `b${n.tag}[${offset(n.tag)}${a(0)}]`;
+    case "load":
+      return `b${n.tag}[${offset(n.tag)}${a(0)}]`;
     case "cast":
       if (n.dtype === "int32") return `(${a(0)} | 0)`;
       if (n.dtype === "bool") return `(${a(0)} !== 0 ? 1 : 0)`;
       if (n.dtype === "float32") return `Math.fround(${a(0)})`;
       return a(0);
-    case "select": return `(${a(0)} ? ${a(1)} : ${a(2)})`;
-    case "threefry": return `H.tf(${a(0)}, ${a(1)}, ${a(2)}, ${n.value})`;
-    case "const": case "var": case "reduce":
+    case "select":
+      return `(${a(0)} ? ${a(1)} : ${a(2)})`;
+    case "threefry":
+      return `H.tf(${a(0)}, ${a(1)}, ${a(2)}, ${n.value})`;
+    case "const":
+    case "var":
+    case "reduce":
       throw new Error(`internal: a ${op} node is named by the kernel emitter, not rendered as an expression.`);
   }
   if (!isUnaryOp(op)) return binaryOp(op).js(a(0), a(1), i32);
@@ -58,7 +74,8 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
   const bufs = new Set<string>();
   for (const n of order) if (n.op === "load") bufs.add(n.tag);
   for (const o of k.outputs) bufs.add(String(o.buf));
-  for (const b of bufs) lines.push(offsetBufs.has(Number(b)) ? `const b${b} = B[${b}], o${b} = O[${b}];` : `const b${b} = B[${b}];`);
+  for (const b of bufs)
+    lines.push(offsetBufs.has(Number(b)) ? `const b${b} = B[${b}], o${b} = O[${b}];` : `const b${b} = B[${b}];`);
   const offset = (b: string | number): string => (offsetBufs.has(Number(b)) ? `o${b} + ` : "");
   const emitted = new Set<Scope>();
   /** One loop for every reduction sharing the child scope's variable: one accumulator each. */
@@ -75,13 +92,23 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
       const b = name(n.args[0]!);
       if (n.tag === "argmax" || n.tag === "argmin") {
         const cmp = n.tag === "argmax" ? ">" : "<";
-        lines.push(`${indent}  if (t${n.id} < 0 || (m${n.id} === m${n.id} && (${b} !== ${b} ` + `|| ${b} ${cmp} m${n.id}))) { m${n.id} = ${b}; t${n.id} = ${v}; }`);
+        lines.push(
+          `${indent}  if (t${n.id} < 0 || (m${n.id} === m${n.id} && (${b} !== ${b} ` +
+            `|| ${b} ${cmp} m${n.id}))) { m${n.id} = ${b}; t${n.id} = ${v}; }`,
+        );
         continue;
       }
       const i32 = n.dtype === "int32";
-      const comb = n.tag === "add" ? (i32 ? `(t${n.id} + ${b}) | 0` : `t${n.id} + ${b}`)
-        : n.tag === "mul" ? (i32 ? `Math.imul(t${n.id}, ${b})` : `t${n.id} * ${b}`)
-        : `Math.${n.tag}(t${n.id}, ${b})`;
+      const comb =
+        n.tag === "add"
+          ? i32
+            ? `(t${n.id} + ${b}) | 0`
+            : `t${n.id} + ${b}`
+          : n.tag === "mul"
+            ? i32
+              ? `Math.imul(t${n.id}, ${b})`
+              : `t${n.id} * ${b}`
+            : `Math.${n.tag}(t${n.id}, ${b})`;
       lines.push(`${indent}  t${n.id} = ${comb};`);
     }
     lines.push(`${indent}}`);
@@ -90,7 +117,10 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
     for (const n of s.nodes) {
       if (n.op === "reduce") {
         const child = s.children.find((c) => c.reduces.includes(n))!;
-        if (!emitted.has(child)) { emitted.add(child); emitReduceLoop(child, indent); }
+        if (!emitted.has(child)) {
+          emitted.add(child);
+          emitReduceLoop(child, indent);
+        }
       } else {
         lines.push(`${indent}const t${n.id} = ${expr(n, name, offset)};`);
       }
@@ -106,10 +136,15 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
     if (s === inner) {
       // Flat output position: row-major over the loop dims, times the unrolled inner count.
       let flat = "0";
-      k.loopVars.forEach((lv, i) => { flat = i === 0 ? name(lv) : `(${flat}) * ${lv.value} + ${name(lv)}`; });
+      k.loopVars.forEach((lv, i) => {
+        flat = i === 0 ? name(lv) : `(${flat}) * ${lv.value} + ${name(lv)}`;
+      });
       for (const o of k.outputs) {
         o.nodes.forEach((n, u) => {
-          if (o.dest) { lines.push(`${indent}b${o.buf}[${name(o.dest[u]!)}] += ${name(n)};`); return; }
+          if (o.dest) {
+            lines.push(`${indent}b${o.buf}[${name(o.dest[u]!)}] += ${name(n)};`);
+            return;
+          }
           const pos = o.inner === 1 ? flat : `(${flat}) * ${o.inner} + ${u}`;
           lines.push(`${indent}b${o.buf}[${offset(o.buf)}${k.loopVars.length ? pos : u}] = ${name(n)};`);
         });

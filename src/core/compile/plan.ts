@@ -27,10 +27,19 @@ export const INLINE_REDUCE_MAX = 64;
  * optimise a function grow faster than its size (a 13-joint hand's gradient compiled to kernels of
  * up to 45,000 nodes, 1.4 MB of source: optimising them took 30–40 s per call and 7 GB).
  */
-const KERNEL_NODES_MAX = 4000, SPLIT_NODES_MAX = 8000, MAX_SPLIT_ROUNDS = 8;
-interface Oversize { readonly roots: readonly Var[]; readonly nodes: number }
+const KERNEL_NODES_MAX = 4000,
+  SPLIT_NODES_MAX = 8000,
+  MAX_SPLIT_ROUNDS = 8;
+interface Oversize {
+  readonly roots: readonly Var[];
+  readonly nodes: number;
+}
 
-export interface BufferSpec { readonly dtype: DType; readonly shape: readonly number[]; readonly size: number }
+export interface BufferSpec {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly size: number;
+}
 export interface KernelOutput {
   readonly buf: number;
   readonly inner: number;
@@ -39,7 +48,11 @@ export interface KernelOutput {
   readonly dest?: readonly KNode[];
 }
 /** A float64 accumulator `acc` initialised from `target` before the kernel and rounded into `out` after it. */
-export interface Accumulator { readonly acc: number; readonly target: number; readonly out: number }
+export interface Accumulator {
+  readonly acc: number;
+  readonly target: number;
+  readonly out: number;
+}
 export interface KernelStep {
   readonly kind: "kernel";
   /** Nested loop extents (outermost first) and their variables. */
@@ -48,7 +61,12 @@ export interface KernelStep {
   readonly outputs: readonly KernelOutput[];
   readonly accumulators: readonly Accumulator[];
 }
-export interface RoutineStep { readonly kind: "routine"; readonly eqn: Eqn; readonly inputs: readonly number[]; readonly outputs: readonly number[] }
+export interface RoutineStep {
+  readonly kind: "routine";
+  readonly eqn: Eqn;
+  readonly inputs: readonly number[];
+  readonly outputs: readonly number[];
+}
 export type Step = KernelStep | RoutineStep;
 export interface ProgramSpec {
   readonly buffers: readonly BufferSpec[];
@@ -68,8 +86,14 @@ function reduceExtent(e: Eqn): number {
     const axes = p.axes ?? [p.axis!];
     return sizeOf(axes.map((a) => e.inputs[0]!.aval.shape[a]!));
   }
-  if (n === "dot_general") return sizeOf((e.params as { contract: readonly [readonly number[]] }).contract[0].map((d) => e.inputs[0]!.aval.shape[d]!));
-  if (n === "conv2d") { const w = e.inputs[1]!.aval.shape; return w[1]! * w[2]! * w[3]!; }
+  if (n === "dot_general")
+    return sizeOf(
+      (e.params as { contract: readonly [readonly number[]] }).contract[0].map((d) => e.inputs[0]!.aval.shape[d]!),
+    );
+  if (n === "conv2d") {
+    const w = e.inputs[1]!.aval.shape;
+    return w[1]! * w[2]! * w[3]!;
+  }
   return 1;
 }
 /**
@@ -88,10 +112,22 @@ function readsPerElement(e: Eqn, v: Var): number {
   return REDUCERS.has(e.prim.name) ? 1 : (out * k) / Math.max(1, v.aval.size);
 }
 const isRoutine = (e: Eqn, opts: PlanOptions): boolean =>
-  !e.prim.lower || ((e.prim.name === "dot_general" || (opts.convGemm === true && e.prim.name === "conv2d")) && isBigContraction(e));
+  !e.prim.lower ||
+  ((e.prim.name === "dot_general" || (opts.convGemm === true && e.prim.name === "conv2d")) && isBigContraction(e));
 const isBigReduce = (e: Eqn, opts: PlanOptions): boolean => !isRoutine(e, opts) && reduceExtent(e) > INLINE_REDUCE_MAX;
 /** Pure index remaps: free to inline anywhere. */
-const FREE = new Set(["broadcast_in_dim", "reshape", "transpose", "slice", "rev", "convert_element_type", "stop_gradient", "iota", "concatenate", "pad"]);
+const FREE = new Set([
+  "broadcast_in_dim",
+  "reshape",
+  "transpose",
+  "slice",
+  "rev",
+  "convert_element_type",
+  "stop_gradient",
+  "iota",
+  "concatenate",
+  "pad",
+]);
 
 export interface PlanOptions {
   /**
@@ -122,7 +158,12 @@ export function producersAndUses(ir: IR): { producer: Map<Var, Eqn>; uses: Map<V
 }
 
 /** A scatter_add's updates are computed by a kernel and read only by it: plan() fuses the two (with fuseScatter). */
-export function scatterFusesWithUpdates(e: Eqn, producer: ReadonlyMap<Var, Eqn>, uses: ReadonlyMap<Var, number>, opts: PlanOptions): boolean {
+export function scatterFusesWithUpdates(
+  e: Eqn,
+  producer: ReadonlyMap<Var, Eqn>,
+  uses: ReadonlyMap<Var, number>,
+  opts: PlanOptions,
+): boolean {
   const u = e.inputs[2];
   if (e.prim.name !== "scatter_add" || !u) return false;
   const pe = producer.get(u);
@@ -148,24 +189,43 @@ export function plan(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptio
  * A value about halfway through the lazy cone of an oversized kernel's roots (by elements
  * computed: half of the cone's work before it, half after), to become a buffer; null if none.
  */
-function halfwayValue(ir: IR, producer: ReadonlyMap<Var, Eqn>, roots: readonly Var[], buffers: ReadonlySet<Var>): Var | null {
+function halfwayValue(
+  ir: IR,
+  producer: ReadonlyMap<Var, Eqn>,
+  roots: readonly Var[],
+  buffers: ReadonlySet<Var>,
+): Var | null {
   const edge = new Set<Var>([...roots, ...ir.inVars]);
   const lazy = (v: Var) => producer.has(v) && !buffers.has(v) && !edge.has(v);
   const coneOf = (from: readonly Var[]): Set<Var> => {
-    const seen = new Set<Var>(), stack = [...from];
+    const seen = new Set<Var>(),
+      stack = [...from];
     while (stack.length) {
-      for (const i of producer.get(stack.pop()!)?.inputs ?? []) if (lazy(i) && !seen.has(i)) { seen.add(i); stack.push(i); }
+      for (const i of producer.get(stack.pop()!)?.inputs ?? [])
+        if (lazy(i) && !seen.has(i)) {
+          seen.add(i);
+          stack.push(i);
+        }
     }
     return seen;
   };
-  const weight = (vs: Iterable<Var>) => { let w = 0; for (const v of vs) w += v.aval.size; return w; };
-  const cone = coneOf(roots), total = weight(cone);
-  let best: Var | null = null, bestScore = 0;
+  const weight = (vs: Iterable<Var>) => {
+    let w = 0;
+    for (const v of vs) w += v.aval.size;
+    return w;
+  };
+  const cone = coneOf(roots),
+    total = weight(cone);
+  let best: Var | null = null,
+    bestScore = 0;
   for (const v of cone) {
     if (FREE.has(producer.get(v)!.prim.name)) continue;
     const before = v.aval.size + weight(coneOf([v]));
     const score = Math.min(before, total - before);
-    if (score > bestScore) { best = v; bestScore = score; }
+    if (score > bestScore) {
+      best = v;
+      bestScore = score;
+    }
   }
   return best;
 }
@@ -174,15 +234,22 @@ function halfwayValue(ir: IR, producer: ReadonlyMap<Var, Eqn>, roots: readonly V
  * The plan with `forced` values as buffers, its kernels beyond SPLIT_NODES_MAX, its buffered values and each value's
  * producer.
  */
-function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions, forced: ReadonlySet<Var>):
-  { spec: ProgramSpec; oversize: Oversize[]; buffers: ReadonlySet<Var>; producer: ReadonlyMap<Var, Eqn> } {
+function planWith(
+  ir: IR,
+  constVals: ReadonlyMap<Var, Array>,
+  opts: PlanOptions,
+  forced: ReadonlySet<Var>,
+): { spec: ProgramSpec; oversize: Oversize[]; buffers: ReadonlySet<Var>; producer: ReadonlyMap<Var, Eqn> } {
   const { producer, uses } = producersAndUses(ir);
   const fusedScatter = new Map<Var, Eqn>();
-  if (opts.fuseScatter) for (const e of ir.eqns) if (scatterFusesWithUpdates(e, producer, uses, opts)) fusedScatter.set(e.inputs[2]!, e);
+  if (opts.fuseScatter)
+    for (const e of ir.eqns) if (scatterFusesWithUpdates(e, producer, uses, opts)) fusedScatter.set(e.inputs[2]!, e);
   const M = new Set<Var>([...ir.inVars, ...ir.outs, ...constVals.keys(), ...forced]);
   for (const e of ir.eqns) {
-    if (isRoutine(e, opts)) { e.inputs.forEach((v) => M.add(v)); e.outs.forEach((v) => M.add(v)); }
-    else if (isBigReduce(e, opts)) e.outs.forEach((v) => M.add(v));
+    if (isRoutine(e, opts)) {
+      e.inputs.forEach((v) => M.add(v));
+      e.outs.forEach((v) => M.add(v));
+    } else if (isBigReduce(e, opts)) e.outs.forEach((v) => M.add(v));
   }
   // Cost of recomputing a lazy value per element (rough: real ops in its lazy cone).
   const costMemo = new Map<Var, number>();
@@ -215,13 +282,18 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
     const cones = new Map<Var, Set<Var>>(); // root → lazy vars it inlines
     const loadsOf = new Map<Var, Set<Var>>(); // root → buffers it reads
     for (const r of roots) {
-      const cone = new Set<Var>(), loads = new Set<Var>();
-      const visit = (e: Eqn) => e.inputs.forEach((v) => {
-        if (M.has(v)) { loads.add(v); return; }
-        if (cone.has(v)) return;
-        cone.add(v);
-        visit(producer.get(v)!);
-      });
+      const cone = new Set<Var>(),
+        loads = new Set<Var>();
+      const visit = (e: Eqn) =>
+        e.inputs.forEach((v) => {
+          if (M.has(v)) {
+            loads.add(v);
+            return;
+          }
+          if (cone.has(v)) return;
+          cone.add(v);
+          visit(producer.get(v)!);
+        });
       visit(producer.get(r)!);
       cones.set(r, cone);
       loadsOf.set(r, loads);
@@ -237,8 +309,13 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
       d = new Set();
       depMemo.set(r, d);
       const visitBuf = (b: Var) => {
-        if (rootSet.has(b)) { d!.add(b); deps(b).forEach((x) => d!.add(x)); }
-        else if (producer.has(b)) producer.get(b)!.inputs.forEach((i) => { if (M.has(i)) visitBuf(i); });
+        if (rootSet.has(b)) {
+          d!.add(b);
+          deps(b).forEach((x) => d!.add(x));
+        } else if (producer.has(b))
+          producer.get(b)!.inputs.forEach((i) => {
+            if (M.has(i)) visitBuf(i);
+          });
       };
       loadsOf.get(r)!.forEach(visitBuf);
       // A fused scatter's kernel also reads its target (the accumulator's initial value) and its indices.
@@ -248,7 +325,10 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
     };
     // Union-find of roots sharing real work.
     const parent = new Map<Var, Var>(roots.map((r) => [r, r]));
-    const find = (x: Var): Var => { while (parent.get(x) !== x) x = parent.get(x)!; return x; };
+    const find = (x: Var): Var => {
+      while (parent.get(x) !== x) x = parent.get(x)!;
+      return x;
+    };
     let groupsByRoot: Map<Var, Var[]> | null = null; // rebuilt after each union
     const members = (x: Var): Var[] => {
       if (!groupsByRoot) {
@@ -264,9 +344,17 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
      */
     const closesCycle = (union: readonly Var[]): boolean => {
       const inUnion = new Set(union.map(find));
-      const seen = new Set<Var>(), stack: Var[] = [];
+      const seen = new Set<Var>(),
+        stack: Var[] = [];
       const pushDeps = (members: readonly Var[]) => {
-        for (const m of members) for (const d of deps(m)) { const g = find(d); if (!inUnion.has(g) && !seen.has(g)) { seen.add(g); stack.push(g); } }
+        for (const m of members)
+          for (const d of deps(m)) {
+            const g = find(d);
+            if (!inUnion.has(g) && !seen.has(g)) {
+              seen.add(g);
+              stack.push(g);
+            }
+          }
       };
       pushDeps(union);
       while (stack.length) {
@@ -280,7 +368,11 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
     for (const [v, rs] of inlinedBy) {
       if (rs.length < 2 || cost(v) < 2) continue;
       const union = [...new Set(rs.flatMap(members))];
-      if (mergeable(union, deps) && !closesCycle(union)) { for (const r of union) parent.set(find(r), find(union[0]!)); groupsByRoot = null; continue; }
+      if (mergeable(union, deps) && !closesCycle(union)) {
+        for (const r of union) parent.set(find(r), find(union[0]!));
+        groupsByRoot = null;
+        continue;
+      }
       const bigs = rs.filter((r) => isBigReduce(producer.get(r)!, opts));
       const lazyIns = bigs.flatMap((r) => producer.get(r)!.inputs.filter((i) => !M.has(i)));
       if (lazyIns.length) lazyIns.forEach((i) => M.add(i));
@@ -298,7 +390,10 @@ function planWith(ir: IR, constVals: ReadonlyMap<Var, Array>, opts: PlanOptions,
   return { ...emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts), buffers: M, producer };
 }
 
-function gcd(a: number, b: number): number { while (b) [a, b] = [b, a % b]; return a; }
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
 /**
  * Do the blocks of n consecutive elements of `shape` (row-major) each lie at one position of the
  * leading dims — whole rows of the trailing dims, a whole number of them within one dim?
@@ -338,16 +433,27 @@ function mergeable(rs: readonly Var[], deps: (r: Var) => Set<Var>): boolean {
 
 // ---------------------------------------------------------------- building kernels
 
-function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<Var>, producer: ReadonlyMap<Var, Eqn>,
-  groups: readonly Var[][], fusedScatter: ReadonlyMap<Var, Eqn>, opts: PlanOptions): { spec: ProgramSpec; oversize: Oversize[] } {
+function emitProgram(
+  ir: IR,
+  constVals: ReadonlyMap<Var, Array>,
+  M: ReadonlySet<Var>,
+  producer: ReadonlyMap<Var, Eqn>,
+  groups: readonly Var[][],
+  fusedScatter: ReadonlyMap<Var, Eqn>,
+  opts: PlanOptions,
+): { spec: ProgramSpec; oversize: Oversize[] } {
   const g = new KGraph();
   const buffers: BufferSpec[] = [];
   const bufOf = new Map<Var, number>();
-  const newBuf = (v: Var) => { buffers.push({ dtype: v.aval.dtype, shape: v.aval.shape, size: v.aval.size }); return buffers.length - 1; };
+  const newBuf = (v: Var) => {
+    buffers.push({ dtype: v.aval.dtype, shape: v.aval.shape, size: v.aval.size });
+    return buffers.length - 1;
+  };
   // Reshapes/stop_gradients of buffers alias them (same row-major data).
   const aliasOf = (v: Var): Var => {
     const e = producer.get(v);
-    if (e && (e.prim.name === "reshape" || e.prim.name === "stop_gradient") && M.has(e.inputs[0]!)) return aliasOf(e.inputs[0]!);
+    if (e && (e.prim.name === "reshape" || e.prim.name === "stop_gradient") && M.has(e.inputs[0]!))
+      return aliasOf(e.inputs[0]!);
     return v;
   };
   const buf = (v: Var): number => {
@@ -367,7 +473,12 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
     if (M.has(v)) w = loadView(g, buf(v), v.aval.shape, v.aval.dtype);
     else {
       const e = producer.get(v)!;
-      const outs = e.prim.lower!(e.inputs.map(viewOfVar), e.params, e.outs.map((o) => o.aval), g);
+      const outs = e.prim.lower!(
+        e.inputs.map(viewOfVar),
+        e.params,
+        e.outs.map((o) => o.aval),
+        g,
+      );
       e.outs.forEach((o, i) => views.set(o, outs[i]!));
       w = views.get(v)!;
     }
@@ -377,7 +488,12 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
   /** The lazy (computed) view of a buffer var, from its producer's lowering. */
   const computedView = (v: Var): View => {
     const e = producer.get(v)!;
-    const outs = e.prim.lower!(e.inputs.map(viewOfVar), e.params, e.outs.map((o) => o.aval), g);
+    const outs = e.prim.lower!(
+      e.inputs.map(viewOfVar),
+      e.params,
+      e.outs.map((o) => o.aval),
+      g,
+    );
     return outs[e.outs.indexOf(v)]!;
   };
 
@@ -386,15 +502,23 @@ function emitProgram(ir: IR, constVals: ReadonlyMap<Var, Array>, M: ReadonlySet<
   const oversize: Oversize[] = [];
   const fusedEqns = new Set(fusedScatter.values());
   for (const e of ir.eqns) {
-    if (isRoutine(e, opts) && !fusedEqns.has(e)) unsorted.push({ kind: "routine", eqn: e, inputs: e.inputs.map(buf), outputs: e.outs.map(buf) });
+    if (isRoutine(e, opts) && !fusedEqns.has(e))
+      unsorted.push({ kind: "routine", eqn: e, inputs: e.inputs.map(buf), outputs: e.outs.map(buf) });
   }
   const scatterInfo = (u: Var): ScatterInfo | undefined => {
     const e = fusedScatter.get(u);
     if (!e) return undefined;
     const [t, idx] = e.inputs as [Var, Var];
     buffers.push({ dtype: "float64", shape: t.aval.shape, size: t.aval.size });
-    return { acc: buffers.length - 1, target: buf(t), out: buf(e.outs[0]!), idx: viewOfVar(idx), idxShape: idx.aval.shape, targetShape: t.aval.shape,
-      axis: (e.params as { axis: number }).axis };
+    return {
+      acc: buffers.length - 1,
+      target: buf(t),
+      out: buf(e.outs[0]!),
+      idx: viewOfVar(idx),
+      idxShape: idx.aval.shape,
+      targetShape: t.aval.shape,
+      axis: (e.params as { axis: number }).axis,
+    };
   };
   for (const grp of groups) {
     // Aliases need no kernel, except updates of a fused scatter: their kernel is the scatter.
@@ -424,7 +548,10 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
     return n;
   };
   const writer = new Map<number, number>();
-  const rebuildWriters = () => { writer.clear(); steps.forEach((st, i) => outputsOf(st).forEach((b) => writer.set(b, i))); };
+  const rebuildWriters = () => {
+    writer.clear();
+    steps.forEach((st, i) => outputsOf(st).forEach((b) => writer.set(b, i)));
+  };
   rebuildWriters();
   /** Is step `to` reachable from step `from` by following buffer reads forward? */
   const dependsOnStep = (later: number, earlier: number): boolean => {
@@ -435,7 +562,10 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
       if (i === earlier) return true;
       if (seen.has(i) || i < earlier) continue;
       seen.add(i);
-      for (const b of inputsOf(steps[i]!)) { const w = writer.get(b); if (w !== undefined && w !== i) stack.push(w); }
+      for (const b of inputsOf(steps[i]!)) {
+        const w = writer.get(b);
+        if (w !== undefined && w !== i) stack.push(w);
+      }
     }
     return false;
   };
@@ -444,12 +574,27 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
     if (sk.kind !== "kernel") continue;
     for (let j = 0; j < k; j++) {
       const sj = steps[j]!;
-      if (sj.kind !== "kernel" || sj.loop.length !== sk.loop.length || !sj.loopVars.every((v, i) => v === sk.loopVars[i])) continue;
+      if (
+        sj.kind !== "kernel" ||
+        sj.loop.length !== sk.loop.length ||
+        !sj.loopVars.every((v, i) => v === sk.loopVars[i])
+      )
+        continue;
       if (nodes(sj) + nodes(sk) > KERNEL_NODES_MAX) continue;
       if (dependsOnStep(k, j)) continue;
       // Everything k reads must be ready before j runs.
-      if (inputsOf(sk).some((b) => { const w = writer.get(b); return w !== undefined && w >= j && w !== k; })) continue;
-      steps[j] = { ...sj, outputs: [...sj.outputs, ...sk.outputs], accumulators: [...sj.accumulators, ...sk.accumulators] };
+      if (
+        inputsOf(sk).some((b) => {
+          const w = writer.get(b);
+          return w !== undefined && w >= j && w !== k;
+        })
+      )
+        continue;
+      steps[j] = {
+        ...sj,
+        outputs: [...sj.outputs, ...sk.outputs],
+        accumulators: [...sj.accumulators, ...sk.accumulators],
+      };
       steps.splice(k, 1);
       k--;
       rebuildWriters();
@@ -460,7 +605,8 @@ function fuseHorizontally(sorted: readonly Step[]): Step[] {
 }
 
 /** Expression nodes a kernel's code evaluates (its size, roughly one line each). */
-const kernelNodes = (k: KernelStep): number => topoOrder(k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])])).length;
+const kernelNodes = (k: KernelStep): number =>
+  topoOrder(k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])])).length;
 
 /** The kernel with its sibling inner reductions sharing loops. */
 function withFusedReductions(g: KGraph, k: KernelStep): KernelStep {
@@ -485,11 +631,22 @@ function sortSteps(steps: readonly Step[]): Step[] {
     const s0 = state.get(st);
     if (s0 === 2) return;
     if (s0 === 1) {
-      const desc = (x: Step) => (x.kind === "kernel" ? `kernel(outs ${outputsOf(x)} reads ${inputsOf(x)})` : `${x.eqn.prim.name}(outs ${x.outputs} reads ${x.inputs})`);
-      throw new Error(`internal: cyclic kernel dependencies in the fusion plan: ${[...state.keys()].filter((k) => state.get(k) === 1).map(desc).join(" -> ")}`);
+      const desc = (x: Step) =>
+        x.kind === "kernel"
+          ? `kernel(outs ${outputsOf(x)} reads ${inputsOf(x)})`
+          : `${x.eqn.prim.name}(outs ${x.outputs} reads ${x.inputs})`;
+      throw new Error(
+        `internal: cyclic kernel dependencies in the fusion plan: ${[...state.keys()]
+          .filter((k) => state.get(k) === 1)
+          .map(desc)
+          .join(" -> ")}`,
+      );
     }
     state.set(st, 1);
-    for (const b of inputsOf(st)) { const w = writer.get(b); if (w && w !== st) visit(w); }
+    for (const b of inputsOf(st)) {
+      const w = writer.get(b);
+      if (w && w !== st) visit(w);
+    }
     state.set(st, 2);
     out.push(st);
   };
@@ -497,7 +654,7 @@ function sortSteps(steps: readonly Step[]): Step[] {
   return out;
 }
 const outputsOf = (st: Step): number[] =>
-  (st.kind === "kernel" ? [...st.outputs.map((o) => o.buf), ...st.accumulators.map((a) => a.out)] : [...st.outputs]);
+  st.kind === "kernel" ? [...st.outputs.map((o) => o.buf), ...st.accumulators.map((a) => a.out)] : [...st.outputs];
 function inputsOf(st: Step): number[] {
   if (st.kind === "routine") return [...st.inputs];
   const bufs = new Set<number>(st.accumulators.map((a) => a.target));
@@ -514,12 +671,23 @@ function inputsOf(st: Step): number[] {
 }
 
 interface ScatterInfo {
-  readonly acc: number; readonly target: number; readonly out: number;
-  readonly idx: View; readonly idxShape: readonly number[]; readonly targetShape: readonly number[]; readonly axis: number;
+  readonly acc: number;
+  readonly target: number;
+  readonly out: number;
+  readonly idx: View;
+  readonly idxShape: readonly number[];
+  readonly targetShape: readonly number[];
+  readonly axis: number;
 }
 
-function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) => View, buf: (v: Var) => number,
-  scatterInfo: (u: Var) => ScatterInfo | undefined, unrollMax = UNROLL_MAX): KernelStep {
+function buildKernel(
+  g: KGraph,
+  roots: readonly Var[],
+  computedView: (v: Var) => View,
+  buf: (v: Var) => number,
+  scatterInfo: (u: Var) => ScatterInfo | undefined,
+  unrollMax = UNROLL_MAX,
+): KernelStep {
   let loop: number[];
   let loopVars: KNode[];
   let indexFor: (shape: readonly number[], inner: number, u: number) => KNode[];
@@ -542,7 +710,8 @@ function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) =>
     const P = commonLoop(roots.map((r) => r.aval.shape))!;
     loop = [P];
     loopVars = [g.var("i0", P)];
-    indexFor = (sh, inner, u) => unravel(g, g.binary("add", g.binary("mul", loopVars[0]!, g.const(inner, "int32")), g.const(u, "int32")), sh);
+    indexFor = (sh, inner, u) =>
+      unravel(g, g.binary("add", g.binary("mul", loopVars[0]!, g.const(inner, "int32")), g.const(u, "int32")), sh);
   }
   const P = sizeOf(loop);
   const accumulators: Accumulator[] = [];
@@ -556,12 +725,18 @@ function buildKernel(g: KGraph, roots: readonly Var[], computedView: (v: Var) =>
     // updates[pre..., j..., post...] goes to target[pre..., norm(indices[j...]), post...].
     accumulators.push({ acc: sc.acc, target: sc.target, out: sc.out });
     const { axis } = sc;
-    const m = sc.idxShape.length, n = sc.targetShape[axis]!;
-    const pre = sc.targetShape.slice(0, axis), post = sc.targetShape.slice(axis + 1);
+    const m = sc.idxShape.length,
+      n = sc.targetShape[axis]!;
+    const pre = sc.targetShape.slice(0, axis),
+      post = sc.targetShape.slice(axis + 1);
     const dest = idxs.map((ix) => {
       const raw = sc.idx.at(ix.slice(axis, axis + m));
       const norm = g.select(g.binary("lt", raw, g.const(0, "int32")), g.binary("add", raw, g.const(n, "int32")), raw);
-      const row = g.binary("add", g.binary("mul", ravel(g, ix.slice(0, axis), pre), g.const(n, "int32")), clampIndex(g, norm, n));
+      const row = g.binary(
+        "add",
+        g.binary("mul", ravel(g, ix.slice(0, axis), pre), g.const(n, "int32")),
+        clampIndex(g, norm, n),
+      );
       return g.binary("add", g.binary("mul", row, g.const(sizeOf(post), "int32")), ravel(g, ix.slice(axis + m), post));
     });
     return { buf: sc.acc, inner, nodes, dest };

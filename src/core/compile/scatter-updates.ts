@@ -14,7 +14,13 @@ export function isolateScatterUpdates(ir: IR, opts: PlanOptions): IR {
   const eqns: Eqn[] = [];
   for (const e of ir.eqns) {
     const u = e.inputs[2];
-    if (e.prim.name === "scatter_add" && u && u.aval.dtype !== "bool" && u !== e.inputs[0] && !scatterFusesWithUpdates(e, producer, uses, opts)) {
+    if (
+      e.prim.name === "scatter_add" &&
+      u &&
+      u.aval.dtype !== "bool" &&
+      u !== e.inputs[0] &&
+      !scatterFusesWithUpdates(e, producer, uses, opts)
+    ) {
       const copy = new Var(u.aval);
       eqns.push({ prim: convertP, inputs: [u], params: { dtype: u.aval.dtype, weak: u.aval.weak }, outs: [copy] });
       eqns.push({ ...e, inputs: e.inputs.map((v, i) => (i === 2 ? copy : v)) });

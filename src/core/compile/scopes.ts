@@ -43,8 +43,15 @@ export function topoOrder(roots: readonly KNode[]): KNode[] {
   while (stack.length) {
     const top = stack[stack.length - 1]!;
     const [n, i] = top;
-    if (seen.has(n)) { stack.pop(); continue; }
-    if (i < n.args.length) { top[1]++; stack.push([n.args[i]!, 0]); continue; }
+    if (seen.has(n)) {
+      stack.pop();
+      continue;
+    }
+    if (i < n.args.length) {
+      top[1]++;
+      stack.push([n.args[i]!, 0]);
+      continue;
+    }
     stack.pop();
     seen.add(n);
     out.push(n);
@@ -57,7 +64,10 @@ export function topoOrder(roots: readonly KNode[]): KNode[] {
  * (scope depth 1..k); reductions add deeper scopes. Returns the root scope and the innermost
  * parallel scope (where stores go).
  */
-export function buildScopes(order: readonly KNode[], loopVars: readonly KNode[]): { root: Scope; inner: Scope; scopeOf: Map<KNode, Scope> } {
+export function buildScopes(
+  order: readonly KNode[],
+  loopVars: readonly KNode[],
+): { root: Scope; inner: Scope; scopeOf: Map<KNode, Scope> } {
   const root: Scope = { depth: 0, variable: null, nodes: [], reduce: null, reduces: [], children: [] };
   const varScope = new Map<KNode, Scope>();
   let cur = root;
@@ -69,12 +79,16 @@ export function buildScopes(order: readonly KNode[], loopVars: readonly KNode[])
   }
   const inner = cur;
   const reducesOfVar = new Map<KNode, KNode[]>();
-  for (const n of order) if (n.op === "reduce") (reducesOfVar.get(n.rvar!) ?? reducesOfVar.set(n.rvar!, []).get(n.rvar!)!).push(n);
+  for (const n of order)
+    if (n.op === "reduce") (reducesOfVar.get(n.rvar!) ?? reducesOfVar.set(n.rvar!, []).get(n.rvar!)!).push(n);
   const free = freeVariables(order);
   const scopeOf = new Map<KNode, Scope>();
   const deepest = (vars: Set<KNode>): Scope => {
     let best = root;
-    for (const v of vars) { const s = scopeOfVar(v); if (s.depth > best.depth) best = s; }
+    for (const v of vars) {
+      const s = scopeOfVar(v);
+      if (s.depth > best.depth) best = s;
+    }
     return best;
   };
   function scopeOfVar(v: KNode): Scope {
@@ -85,7 +99,15 @@ export function buildScopes(order: readonly KNode[], loopVars: readonly KNode[])
     const allFree = new Set<KNode>();
     for (const r of rs) for (const f of free.get(r)!) allFree.add(f);
     const parent = deepest(allFree);
-    const child: Scope = { depth: parent.depth + 1, variable: v, nodes: [], reduce: rs[0]!, reduces: rs, children: [], parent };
+    const child: Scope = {
+      depth: parent.depth + 1,
+      variable: v,
+      nodes: [],
+      reduce: rs[0]!,
+      reduces: rs,
+      children: [],
+      parent,
+    };
     parent.children.push(child);
     varScope.set(v, child);
     return child;
@@ -114,7 +136,8 @@ function orderFusedLoops(s: Scope, scopeOf: Map<KNode, Scope>): void {
   for (const c of fused) for (const r of c.reduces) groupOf.set(r, c);
   // Nodes of this scope each item needs (through nodes of deeper scopes, i.e. loop bodies).
   const inScopeDeps = (n: KNode): Set<KNode> => {
-    const out = new Set<KNode>(), seen = new Set<KNode>();
+    const out = new Set<KNode>(),
+      seen = new Set<KNode>();
     const visit = (m: KNode): void => {
       for (const a of m.args) {
         if (seen.has(a)) continue;
@@ -134,7 +157,11 @@ function orderFusedLoops(s: Scope, scopeOf: Map<KNode, Scope>): void {
   for (const n of s.nodes) {
     const gScope = groupOf.get(n);
     let item = gScope ? groupItem.get(gScope) : undefined;
-    if (!item) { item = { nodes: [], deps: new Set() }; items.push(item); if (gScope) groupItem.set(gScope, item); }
+    if (!item) {
+      item = { nodes: [], deps: new Set() };
+      items.push(item);
+      if (gScope) groupItem.set(gScope, item);
+    }
     item.nodes.push(n);
     itemOf.set(n, item);
     for (const d of inScopeDeps(n)) item.deps.add(d);
@@ -142,7 +169,9 @@ function orderFusedLoops(s: Scope, scopeOf: Map<KNode, Scope>): void {
   const done = new Set<Item>();
   const sorted: KNode[] = [];
   while (done.size < items.length) {
-    const next = items.find((it) => !done.has(it) && [...it.deps].every((d) => it.nodes.includes(d) || done.has(itemOf.get(d)!)));
+    const next = items.find(
+      (it) => !done.has(it) && [...it.deps].every((d) => it.nodes.includes(d) || done.has(itemOf.get(d)!)),
+    );
     if (!next) throw new Error("internal: cyclic dependencies between fused reductions.");
     done.add(next);
     sorted.push(...next.nodes);

@@ -21,8 +21,10 @@ export const WASM_MIN_WORK = 4096;
 const CALL_COST = 8;
 let minWork = WASM_MIN_WORK;
 
-const SIMD_PROBE = new Uint8Array([ // (func (result v128) v128.const 0)
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
+const SIMD_PROBE = new Uint8Array([
+  // (func (result v128) v128.const 0)
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 11,
 ]);
 const hasWasm = typeof WebAssembly === "object";
 const hasSimd = hasWasm && WebAssembly.validate(SIMD_PROBE);
@@ -36,7 +38,8 @@ let mode: CpuKernels = hasSimd ? "wasm" : "js";
 export function setCpuKernels(m: CpuKernels, opts: { minWork?: number } = {}): CpuKernels {
   const prev = mode;
   if (opts.minWork !== undefined) minWork = opts.minWork;
-  if (m !== "js" && !hasWasm) throw new Error(`setCpuKernels("${m}"): this JavaScript engine has no WebAssembly; use "js".`);
+  if (m !== "js" && !hasWasm)
+    throw new Error(`setCpuKernels("${m}"): this JavaScript engine has no WebAssembly; use "js".`);
   mode = m === "wasm" && !hasSimd ? "wasm-scalar" : m;
   return prev;
 }
@@ -45,7 +48,12 @@ let runs = 0;
 /** How many kernel runs took the WebAssembly path so far (tests check that they exercised it). */
 export const wasmKernelRuns = (): number => runs;
 
-const CTOR: Record<DType, new (n: number) => TypedArray> = { float32: Float32Array, float64: Float64Array, int32: Int32Array, bool: Uint8Array };
+const CTOR: Record<DType, new (n: number) => TypedArray> = {
+  float32: Float32Array,
+  float64: Float64Array,
+  int32: Int32Array,
+  bool: Uint8Array,
+};
 
 /**
  * Arrays known not to change, each with the epoch of that knowledge: a kernel that copied one into
@@ -56,7 +64,9 @@ const CTOR: Record<DType, new (n: number) => TypedArray> = { float32: Float32Arr
  */
 const immutable = new WeakMap<TypedArray, number>();
 let epoch = 0;
-export function markImmutable(a: TypedArray): void { if (!immutable.has(a)) immutable.set(a, ++epoch); }
+export function markImmutable(a: TypedArray): void {
+  if (!immutable.has(a)) immutable.set(a, ++epoch);
+}
 export function holdDuring<T>(arrays: readonly TypedArray[], f: () => T): T {
   const scoped = arrays.filter((a) => !immutable.has(a));
   for (const a of scoped) immutable.set(a, ++epoch);
@@ -68,23 +78,38 @@ export function holdDuring<T>(arrays: readonly TypedArray[], f: () => T): T {
 }
 
 interface Bound {
-  readonly region: WasmRegion; readonly view: TypedArray; readonly ctor: new (n: number) => TypedArray; readonly offset: boolean;
+  readonly region: WasmRegion;
+  readonly view: TypedArray;
+  readonly ctor: new (n: number) => TypedArray;
+  readonly offset: boolean;
   /** The immutable array (offset, epoch) the region holds a copy of, if any (weakly: it may be collected). */
-  held: WeakRef<TypedArray> | null; heldAt: number; heldEpoch: number;
+  held: WeakRef<TypedArray> | null;
+  heldAt: number;
+  heldEpoch: number;
 }
 
 export class WasmKernel {
   private readonly reads: Bound[];
   private readonly writes: Bound[];
   private readonly fn: () => void;
-  constructor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph) {
+  constructor(
+    k: KernelStep,
+    buffer: (id: number) => { dtype: DType; size: number },
+    lanes: 1 | 2,
+    offsetBufs: ReadonlySet<number>,
+    graph: KGraph,
+  ) {
     const m = kernelToWasm(k, buffer, lanes, graph);
     const inst = new WebAssembly.Instance(new WebAssembly.Module(m.bytes), { h: m.imports });
     const memory = inst.exports.mem as WebAssembly.Memory;
     this.fn = inst.exports.run as () => void;
     const bind = (r: WasmRegion): Bound => {
       const ctor = CTOR[r.dtype];
-      const view = new (ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => TypedArray)(memory.buffer, r.byteOffset, r.size);
+      const view = new (ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => TypedArray)(
+        memory.buffer,
+        r.byteOffset,
+        r.size,
+      );
       return { region: r, view, ctor, offset: offsetBufs.has(r.buf), held: null, heldAt: 0, heldEpoch: 0 };
     };
     this.reads = m.reads.map(bind);
@@ -96,7 +121,9 @@ export class WasmKernel {
     for (const b of this.reads) if (!(B[b.region.buf] instanceof b.ctor)) return false;
     for (const b of this.writes) if (!(B[b.region.buf] instanceof b.ctor)) return false;
     for (const b of this.reads) {
-      const src = B[b.region.buf]!, at = b.offset ? O[b.region.buf]! : 0, n = b.region.size;
+      const src = B[b.region.buf]!,
+        at = b.offset ? O[b.region.buf]! : 0,
+        n = b.region.size;
       const e = immutable.get(src);
       if (e !== undefined && e === b.heldEpoch && at === b.heldAt && b.held?.deref() === src) continue;
       b.view.set((at === 0 && src.length === n ? src : src.subarray(at, at + n)) as never);
@@ -112,7 +139,13 @@ export class WasmKernel {
 }
 
 /** The kernel's WebAssembly form for `lanes`, or null (unsupported kernel, too little work, or no WebAssembly). */
-export function wasmKernelFor(k: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, offsetBufs: ReadonlySet<number>, graph: KGraph): WasmKernel | null {
+export function wasmKernelFor(
+  k: KernelStep,
+  buffer: (id: number) => { dtype: DType; size: number },
+  lanes: 1 | 2,
+  offsetBufs: ReadonlySet<number>,
+  graph: KGraph,
+): WasmKernel | null {
   if (!hasWasm || wasmUnsupported(k) !== null) return null;
   const { floatOps, calls } = kernelWork(k);
   if (k.loop.reduce((a, b) => a * b, 1) * floatOps < minWork) return null;
@@ -127,4 +160,3 @@ export function wasmKernelFor(k: KernelStep, buffer: (id: number) => { dtype: DT
     throw e;
   }
 }
-

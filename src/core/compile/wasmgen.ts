@@ -17,7 +17,12 @@ import type { KernelStep } from "./plan.js";
 import { topoOrder } from "./scopes.js";
 
 /** Where a buffer lives in the module's memory, and what it holds. */
-export interface WasmRegion { readonly buf: number; readonly dtype: DType; readonly size: number; readonly byteOffset: number }
+export interface WasmRegion {
+  readonly buf: number;
+  readonly dtype: DType;
+  readonly size: number;
+  readonly byteOffset: number;
+}
 export interface WasmKernelModule {
   readonly bytes: Uint8Array<ArrayBuffer>;
   /** JS functions the module imports (module "h"), by field name. */
@@ -35,53 +40,159 @@ const isFloat = (d: DType): boolean => d === "float32" || d === "float64";
 
 // Opcodes (WebAssembly core spec §5.4; SIMD: 0xfd-prefixed sub-opcodes).
 const O = {
-  block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br_if: 0x0d, call: 0x10, select: 0x1b,
-  get: 0x20, set: 0x21, tee: 0x22,
-  i32_load: 0x28, f32_load: 0x2a, f64_load: 0x2b, i32_load8_u: 0x2d,
-  i32_store: 0x36, f32_store: 0x38, f64_store: 0x39, i32_store8: 0x3a,
-  i32_const: 0x41, i64_const: 0x42, f64_const: 0x44,
-  i32_eqz: 0x45, i32_eq: 0x46, i32_ne: 0x47, i32_lt: 0x48, i32_lt_u: 0x49, i32_gt: 0x4a, i32_le: 0x4c, i32_ge: 0x4e,
-  f64_eq: 0x61, f64_ne: 0x62, f64_lt: 0x63, f64_gt: 0x64, f64_le: 0x65, f64_ge: 0x66,
-  i32_add: 0x6a, i32_sub: 0x6b, i32_mul: 0x6c, i32_div_s: 0x6d, i32_rem_s: 0x6f, i32_and: 0x71, i32_or: 0x72, i32_shl: 0x74,
+  block: 0x02,
+  loop: 0x03,
+  if: 0x04,
+  end: 0x0b,
+  br_if: 0x0d,
+  call: 0x10,
+  select: 0x1b,
+  get: 0x20,
+  set: 0x21,
+  tee: 0x22,
+  i32_load: 0x28,
+  f32_load: 0x2a,
+  f64_load: 0x2b,
+  i32_load8_u: 0x2d,
+  i32_store: 0x36,
+  f32_store: 0x38,
+  f64_store: 0x39,
+  i32_store8: 0x3a,
+  i32_const: 0x41,
+  i64_const: 0x42,
+  f64_const: 0x44,
+  i32_eqz: 0x45,
+  i32_eq: 0x46,
+  i32_ne: 0x47,
+  i32_lt: 0x48,
+  i32_lt_u: 0x49,
+  i32_gt: 0x4a,
+  i32_le: 0x4c,
+  i32_ge: 0x4e,
+  f64_eq: 0x61,
+  f64_ne: 0x62,
+  f64_lt: 0x63,
+  f64_gt: 0x64,
+  f64_le: 0x65,
+  f64_ge: 0x66,
+  i32_add: 0x6a,
+  i32_sub: 0x6b,
+  i32_mul: 0x6c,
+  i32_div_s: 0x6d,
+  i32_rem_s: 0x6f,
+  i32_and: 0x71,
+  i32_or: 0x72,
+  i32_shl: 0x74,
   i64_sub: 0x7d,
-  f64_abs: 0x99, f64_neg: 0x9a, f64_ceil: 0x9b, f64_floor: 0x9c, f64_sqrt: 0x9f,
-  f64_add: 0xa0, f64_sub: 0xa1, f64_mul: 0xa2, f64_div: 0xa3, f64_min: 0xa4, f64_max: 0xa5,
-  i32_wrap_i64: 0xa7, i64_extend_i32_u: 0xad, f32_demote: 0xb6, f64_convert_i32_s: 0xb7, f64_convert_i32_u: 0xb8, f64_promote: 0xbb,
+  f64_abs: 0x99,
+  f64_neg: 0x9a,
+  f64_ceil: 0x9b,
+  f64_floor: 0x9c,
+  f64_sqrt: 0x9f,
+  f64_add: 0xa0,
+  f64_sub: 0xa1,
+  f64_mul: 0xa2,
+  f64_div: 0xa3,
+  f64_min: 0xa4,
+  f64_max: 0xa5,
+  i32_wrap_i64: 0xa7,
+  i64_extend_i32_u: 0xad,
+  f32_demote: 0xb6,
+  f64_convert_i32_s: 0xb7,
+  f64_convert_i32_u: 0xb8,
+  f64_promote: 0xbb,
 } as const;
 const S = {
-  v128_store: 0x0b, v128_const: 0x0c, i64x2_splat: 0x12, f64x2_splat: 0x14,
-  i64x2_extract: 0x1d, i64x2_replace: 0x1e, f64x2_extract: 0x21, f64x2_replace: 0x22,
-  f64x2_eq: 0x47, f64x2_ne: 0x48, f64x2_lt: 0x49, f64x2_gt: 0x4a, f64x2_le: 0x4b, f64x2_ge: 0x4c,
-  bitselect: 0x52, load32_lane: 0x56, load64_lane: 0x57, store64_lane: 0x5b, load32_zero: 0x5c, load64_zero: 0x5d,
-  demote_zero: 0x5e, promote_low: 0x5f, f64x2_ceil: 0x74, f64x2_floor: 0x75,
-  f64x2_abs: 0xec, f64x2_neg: 0xed, f64x2_sqrt: 0xef, f64x2_add: 0xf0, f64x2_sub: 0xf1, f64x2_mul: 0xf2, f64x2_div: 0xf3, f64x2_min: 0xf4, f64x2_max: 0xf5,
+  v128_store: 0x0b,
+  v128_const: 0x0c,
+  i64x2_splat: 0x12,
+  f64x2_splat: 0x14,
+  i64x2_extract: 0x1d,
+  i64x2_replace: 0x1e,
+  f64x2_extract: 0x21,
+  f64x2_replace: 0x22,
+  f64x2_eq: 0x47,
+  f64x2_ne: 0x48,
+  f64x2_lt: 0x49,
+  f64x2_gt: 0x4a,
+  f64x2_le: 0x4b,
+  f64x2_ge: 0x4c,
+  bitselect: 0x52,
+  load32_lane: 0x56,
+  load64_lane: 0x57,
+  store64_lane: 0x5b,
+  load32_zero: 0x5c,
+  load64_zero: 0x5d,
+  demote_zero: 0x5e,
+  promote_low: 0x5f,
+  f64x2_ceil: 0x74,
+  f64x2_floor: 0x75,
+  f64x2_abs: 0xec,
+  f64x2_neg: 0xed,
+  f64x2_sqrt: 0xef,
+  f64x2_add: 0xf0,
+  f64x2_sub: 0xf1,
+  f64x2_mul: 0xf2,
+  f64x2_div: 0xf3,
+  f64x2_min: 0xf4,
+  f64x2_max: 0xf5,
 } as const;
 const V = { i32: 0x7f, i64: 0x7e, f64: 0x7c, v128: 0x7b, void: 0x40 } as const;
 const simd = (op: number, ...imm: number[]): Bytes => [0xfd, ...uleb(op), ...imm];
-const f64c = (v: number): Bytes => { const b = new Uint8Array(8); new DataView(b.buffer).setFloat64(0, v, true); return [O.f64_const, ...b]; };
+const f64c = (v: number): Bytes => {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setFloat64(0, v, true);
+  return [O.f64_const, ...b];
+};
 const i32c = (v: number): Bytes => [O.i32_const, ...sleb(v | 0)];
 const mem = (alignLog2: number, offset: number): Bytes => [...uleb(alignLog2), ...uleb(offset)];
 
 const F64_BIN: Partial<Record<string, [scalar: number, vector: number]>> = {
-  add: [O.f64_add, S.f64x2_add], sub: [O.f64_sub, S.f64x2_sub], mul: [O.f64_mul, S.f64x2_mul], div: [O.f64_div, S.f64x2_div],
-  min: [O.f64_min, S.f64x2_min], max: [O.f64_max, S.f64x2_max],
-  eq: [O.f64_eq, S.f64x2_eq], ne: [O.f64_ne, S.f64x2_ne], lt: [O.f64_lt, S.f64x2_lt], gt: [O.f64_gt, S.f64x2_gt], le: [O.f64_le, S.f64x2_le], ge: [O.f64_ge, S.f64x2_ge],
+  add: [O.f64_add, S.f64x2_add],
+  sub: [O.f64_sub, S.f64x2_sub],
+  mul: [O.f64_mul, S.f64x2_mul],
+  div: [O.f64_div, S.f64x2_div],
+  min: [O.f64_min, S.f64x2_min],
+  max: [O.f64_max, S.f64x2_max],
+  eq: [O.f64_eq, S.f64x2_eq],
+  ne: [O.f64_ne, S.f64x2_ne],
+  lt: [O.f64_lt, S.f64x2_lt],
+  gt: [O.f64_gt, S.f64x2_gt],
+  le: [O.f64_le, S.f64x2_le],
+  ge: [O.f64_ge, S.f64x2_ge],
 };
 const F64_UN: Partial<Record<string, [scalar: number, vector: number]>> = {
-  neg: [O.f64_neg, S.f64x2_neg], abs: [O.f64_abs, S.f64x2_abs], sqrt: [O.f64_sqrt, S.f64x2_sqrt],
-  floor: [O.f64_floor, S.f64x2_floor], ceil: [O.f64_ceil, S.f64x2_ceil],
+  neg: [O.f64_neg, S.f64x2_neg],
+  abs: [O.f64_abs, S.f64x2_abs],
+  sqrt: [O.f64_sqrt, S.f64x2_sqrt],
+  floor: [O.f64_floor, S.f64x2_floor],
+  ceil: [O.f64_ceil, S.f64x2_ceil],
 };
 const I32_BIN: Partial<Record<string, number>> = {
-  add: O.i32_add, sub: O.i32_sub, mul: O.i32_mul, and: O.i32_and, or: O.i32_or,
-  eq: O.i32_eq, ne: O.i32_ne, lt: O.i32_lt, gt: O.i32_gt, le: O.i32_le, ge: O.i32_ge,
+  add: O.i32_add,
+  sub: O.i32_sub,
+  mul: O.i32_mul,
+  and: O.i32_and,
+  or: O.i32_or,
+  eq: O.i32_eq,
+  ne: O.i32_ne,
+  lt: O.i32_lt,
+  gt: O.i32_gt,
+  le: O.i32_le,
+  ge: O.i32_ge,
 };
 /** Ops computed by calling JS (exactly what the JS kernel computes): float unary / binary, int binary. */
 const JS_F64_BIN: Record<string, (a: number, b: number) => number> = {
-  pow: Math.pow, atan2: Math.atan2, rem: (a, b) => a % b, floormod: (a, b) => ((a % b) + b) % b,
+  pow: Math.pow,
+  atan2: Math.atan2,
+  rem: (a, b) => a % b,
+  floormod: (a, b) => ((a % b) + b) % b,
 };
 const JS_I32_BIN: Record<string, (a: number, b: number) => number> = {
-  idiv: (a, b) => (b === 0 ? 0 : (a / b) | 0), rem: (a, b) => (b === 0 ? 0 : a % b) | 0,
-  floordiv: (a, b) => Math.floor(a / b) | 0, floormod: (a, b) => (((a % b) + b) % b) | 0,
+  idiv: (a, b) => (b === 0 ? 0 : (a / b) | 0),
+  rem: (a, b) => (b === 0 ? 0 : a % b) | 0,
+  floordiv: (a, b) => Math.floor(a / b) | 0,
+  floormod: (a, b) => (((a % b) + b) % b) | 0,
 };
 const toInt32 = (x: number): number => x | 0;
 
@@ -89,17 +200,22 @@ type Rep = { kind: "v"; local: number } | { kind: "l"; locals: number[] } | { ki
 
 /** Whether node x is computed by calling JS (an op without a WebAssembly instruction: exp, sin, pow, …). */
 function callsJs(x: KNode): boolean {
-  const op = x.op, a0 = x.args[0];
+  const op = x.op,
+    a0 = x.args[0];
   if (!a0) return false;
   if (isUnaryOp(op)) return isFloat(a0.dtype) && !F64_UN[op] && op !== "rsqrt" && op !== "isfinite";
   if (op === "cast") return x.dtype === "int32" && isFloat(a0.dtype);
   if (isFloat(a0.dtype)) return JS_F64_BIN[op] !== undefined;
-  return JS_I32_BIN[op] !== undefined && !((op === "floordiv" || op === "floormod") && x.args[1]!.op === "const" && x.args[1]!.value > 0);
+  return (
+    JS_I32_BIN[op] !== undefined &&
+    !((op === "floordiv" || op === "floormod") && x.args[1]!.op === "const" && x.args[1]!.value > 0)
+  );
 }
 
 /** Per loop iteration: float-valued nodes (the work the lanes share) and nodes that call JS (one call per lane each). */
 export function kernelWork(k: KernelStep): { floatOps: number; calls: number } {
-  let floatOps = 0, calls = 0;
+  let floatOps = 0,
+    calls = 0;
   for (const x of topoOrder(k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]))) {
     if (x.op !== "const" && x.op !== "load" && isFloat(x.dtype)) floatOps++;
     if (callsJs(x)) calls++;
@@ -119,7 +235,12 @@ export function wasmUnsupported(k: KernelStep): string | null {
     if (n.op === "select" && n.args[0]!.dtype !== "bool") return "a select on a non-bool condition";
     if (n.op === "cast" && n.dtype === "bool" && n.args[0]!.dtype === "bool") return "a bool cast";
     if (n.op === "div" && !isFloat(n.args[0]!.dtype)) return "an int32 true division";
-    if (isBinaryOp(n.op) && !(isFloat(n.args[0]!.dtype) ? F64_BIN[n.op] || JS_F64_BIN[n.op] || n.op === "floordiv" : I32_BIN[n.op] !== undefined || JS_I32_BIN[n.op] || n.op === "max" || n.op === "min")) {
+    if (
+      isBinaryOp(n.op) &&
+      !(isFloat(n.args[0]!.dtype)
+        ? F64_BIN[n.op] || JS_F64_BIN[n.op] || n.op === "floordiv"
+        : I32_BIN[n.op] !== undefined || JS_I32_BIN[n.op] || n.op === "max" || n.op === "min")
+    ) {
       return `${n.args[0]!.dtype} ${n.op} (no WebAssembly form)`;
     }
     if (isUnaryOp(n.op) && !isFloat(n.args[0]!.dtype) && !["neg", "abs", "not"].includes(n.op)) return `int ${n.op}`;
@@ -140,9 +261,15 @@ export function wasmUnsupported(k: KernelStep): string | null {
  * sit back to back, 16-byte aligned; addresses are the element index shifted, with the region's
  * start as the memory-access offset.
  */
-export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype: DType; size: number }, lanes: 1 | 2, graph: KGraph): WasmKernelModule {
+export function kernelToWasm(
+  kernel: KernelStep,
+  buffer: (id: number) => { dtype: DType; size: number },
+  lanes: 1 | 2,
+  graph: KGraph,
+): WasmKernelModule {
   const k = flattenLoops(kernel, graph);
-  const v = k.loopVars[0]!, n = v.value;
+  const v = k.loopVars[0]!,
+    n = v.value;
   const stores = k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
   const order = topoOrder(stores);
 
@@ -159,7 +286,8 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
     }
     return r;
   };
-  const reads = new Map<number, WasmRegion>(), writes = new Map<number, WasmRegion>();
+  const reads = new Map<number, WasmRegion>(),
+    writes = new Map<number, WasmRegion>();
   for (const x of order) if (x.op === "load") reads.set(Number(x.tag), region(Number(x.tag)));
   for (const o of k.outputs) {
     writes.set(o.buf, region(o.buf));
@@ -179,15 +307,22 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
   ];
   const imp = (key: string, fn: (...a: number[]) => number, type: number): number => {
     let i = importNames.indexOf(key);
-    if (i < 0) { i = importNames.length; importNames.push(key); importFns[key] = fn; importType.push(type); }
+    if (i < 0) {
+      i = importNames.length;
+      importNames.push(key);
+      importFns[key] = fn;
+      importType.push(type);
+    }
     return i;
   };
   // Import indices must be known before function indices: collect them first.
   const callOf = new Map<KNode, number>();
   for (const x of order) {
     if (!callsJs(x)) continue;
-    const op = x.op, a0 = x.args[0]!;
-    if (isUnaryOp(op)) callOf.set(x, imp(`u_${op}`, UNARY_OPS[op].eval as (x: number) => number, isFloat(x.dtype) ? 1 : 3));
+    const op = x.op,
+      a0 = x.args[0]!;
+    if (isUnaryOp(op))
+      callOf.set(x, imp(`u_${op}`, UNARY_OPS[op].eval as (x: number) => number, isFloat(x.dtype) ? 1 : 3));
     else if (op === "cast") callOf.set(x, imp("toInt32", toInt32, 3));
     else if (isFloat(a0.dtype)) callOf.set(x, imp(`f_${op}`, JS_F64_BIN[op]!, 2));
     else callOf.set(x, imp(`i_${op}`, JS_I32_BIN[op]!, 4));
@@ -196,10 +331,14 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
 
   // ---- locals
   const localTypes: number[] = [];
-  const local = (t: number): number => { localTypes.push(t); return localTypes.length - 1; };
+  const local = (t: number): number => {
+    localTypes.push(t);
+    return localTypes.length - 1;
+  };
   const get = (l: number): Bytes => [O.get, ...uleb(l)];
   const set = (l: number): Bytes => [O.set, ...uleb(l)];
-  const iLoc = local(V.i32), i1Loc = lanes === 2 ? local(V.i32) : -1;
+  const iLoc = local(V.i32),
+    i1Loc = lanes === 2 ? local(V.i32) : -1;
 
   const uses = new Set<KNode>();
   const depends = new Map<KNode, boolean>();
@@ -252,33 +391,44 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
    * indices not provably in range read element 0 instead (a value the select discards).
    */
   const safeIndex = (x: KNode, l: number): Bytes => {
-    const ix = x.args[0]!, size = regions.get(Number(x.tag))!.size, r = graph.range(ix);
+    const ix = x.args[0]!,
+      size = regions.get(Number(x.tag))!.size,
+      r = graph.range(ix);
     if (r && r[0] >= 0 && r[1] < size) return lane(ix, l);
     return [...lane(ix, l), ...i32c(0), ...lane(ix, l), ...i32c(size), O.i32_lt_u, O.select];
   };
   const loadScalar = (x: KNode, idx: Bytes): Bytes => {
     const r = regions.get(Number(x.tag))!;
     if (isFloat(r.dtype) !== isFloat(x.dtype)) throw new Error(`internal: a ${x.dtype} load from a ${r.dtype} buffer`);
-    const a = addr(r.buf, idx), off = r.byteOffset;
+    const a = addr(r.buf, idx),
+      off = r.byteOffset;
     switch (r.dtype) {
-      case "float32": return [...a, O.f32_load, ...mem(2, off), O.f64_promote];
-      case "float64": return [...a, O.f64_load, ...mem(3, off)];
-      case "int32": return [...a, O.i32_load, ...mem(2, off)];
-      case "bool": return [...a, O.i32_load8_u, ...mem(0, off)];
+      case "float32":
+        return [...a, O.f32_load, ...mem(2, off), O.f64_promote];
+      case "float64":
+        return [...a, O.f64_load, ...mem(3, off)];
+      case "int32":
+        return [...a, O.i32_load, ...mem(2, off)];
+      case "bool":
+        return [...a, O.i32_load8_u, ...mem(0, off)];
     }
   };
 
   /** The scalar op of x on lane-l operands (pushes one scalar). */
   const scalarOp = (x: KNode, l: number): Bytes => {
     const a = (i: number) => lane(x.args[i]!, l);
-    const op = x.op, a0 = x.args[0]!;
+    const op = x.op,
+      a0 = x.args[0]!;
     const call = callOf.get(x);
     if (call !== undefined) return [...a(0), ...(x.args.length > 1 ? a(1) : []), O.call, ...uleb(call)];
     switch (op) {
-      case "load": return loadScalar(x, safeIndex(x, l));
-      case "select": return [...a(1), ...a(2), ...a(0), O.select];
+      case "load":
+        return loadScalar(x, safeIndex(x, l));
+      case "select":
+        return [...a(1), ...a(2), ...a(0), O.select];
       case "cast": {
-        const d = x.dtype, from = a0.dtype;
+        const d = x.dtype,
+          from = a0.dtype;
         if (isFloat(d)) {
           const wide = isFloat(from) ? a(0) : [...a(0), from === "bool" ? O.f64_convert_i32_u : O.f64_convert_i32_s];
           return d === "float32" ? [...wide, O.f32_demote, O.f64_promote] : wide;
@@ -288,7 +438,8 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
       }
     }
     if (isFloat(a0.dtype)) {
-      const u = F64_UN[op], b = F64_BIN[op];
+      const u = F64_UN[op],
+        b = F64_BIN[op];
       if (u) return [...a(0), u[0]];
       if (b) return [...a(0), ...a(1), b[0]];
       if (op === "rsqrt") return [...f64c(1), ...a(0), O.f64_sqrt, O.f64_div];
@@ -299,17 +450,37 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
     const ib = I32_BIN[op];
     if (ib !== undefined) return [...a(0), ...a(1), ib];
     switch (op) {
-      case "max": case "min": return [...a(0), ...a(1), ...a(0), ...a(1), op === "max" ? O.i32_gt : O.i32_lt, O.select];
-      case "neg": return [...i32c(0), ...a(0), O.i32_sub];
-      case "abs": return [...i32c(0), ...a(0), O.i32_sub, ...a(0), ...a(0), ...i32c(0), O.i32_lt, O.select];
-      case "not": return [...a(0), O.i32_eqz];
-      case "floordiv": { // by a positive constant (else a call): truncation, one less when the remainder is negative
+      case "max":
+      case "min":
+        return [...a(0), ...a(1), ...a(0), ...a(1), op === "max" ? O.i32_gt : O.i32_lt, O.select];
+      case "neg":
+        return [...i32c(0), ...a(0), O.i32_sub];
+      case "abs":
+        return [...i32c(0), ...a(0), O.i32_sub, ...a(0), ...a(0), ...i32c(0), O.i32_lt, O.select];
+      case "not":
+        return [...a(0), O.i32_eqz];
+      case "floordiv": {
+        // by a positive constant (else a call): truncation, one less when the remainder is negative
         const d = x.args[1]!.value;
         return [...a(0), ...i32c(d), O.i32_div_s, ...a(0), ...i32c(d), O.i32_rem_s, ...i32c(0), O.i32_lt, O.i32_sub];
       }
       case "floormod": {
-        const d = x.args[1]!.value, r = local(V.i32);
-        return [...a(0), ...i32c(d), O.i32_rem_s, ...set(r), ...get(r), ...i32c(d), O.i32_add, ...get(r), ...get(r), ...i32c(0), O.i32_lt, O.select];
+        const d = x.args[1]!.value,
+          r = local(V.i32);
+        return [
+          ...a(0),
+          ...i32c(d),
+          O.i32_rem_s,
+          ...set(r),
+          ...get(r),
+          ...i32c(d),
+          O.i32_add,
+          ...get(r),
+          ...get(r),
+          ...i32c(0),
+          O.i32_lt,
+          O.select,
+        ];
       }
     }
     throw new Error(`internal: no wasm form for int ${op}`);
@@ -317,36 +488,52 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
 
   /** A vector (f64x2) instruction sequence for x, or null when it is computed lane by lane. */
   const vectorOp = (x: KNode, out: Bytes): Bytes | null => {
-    const op = x.op, a0 = x.args[0];
+    const op = x.op,
+      a0 = x.args[0];
     if (callOf.has(x)) return null;
     if (op === "load" && isFloat(x.dtype)) {
-      const r = regions.get(Number(x.tag))!, f32 = r.dtype === "float32";
+      const r = regions.get(Number(x.tag))!,
+        f32 = r.dtype === "float32";
       if (!isFloat(r.dtype)) return null;
       const tmp = local(V.v128);
-      const lo = addr(r.buf, safeIndex(x, 0)), hi = addr(r.buf, safeIndex(x, 1));
+      const lo = addr(r.buf, safeIndex(x, 0)),
+        hi = addr(r.buf, safeIndex(x, 1));
       return [
-        ...lo, ...simd(f32 ? S.load32_zero : S.load64_zero, ...mem(f32 ? 2 : 3, r.byteOffset)), ...set(tmp),
-        ...hi, ...get(tmp), ...simd(f32 ? S.load32_lane : S.load64_lane, ...mem(f32 ? 2 : 3, r.byteOffset), 1),
+        ...lo,
+        ...simd(f32 ? S.load32_zero : S.load64_zero, ...mem(f32 ? 2 : 3, r.byteOffset)),
+        ...set(tmp),
+        ...hi,
+        ...get(tmp),
+        ...simd(f32 ? S.load32_lane : S.load64_lane, ...mem(f32 ? 2 : 3, r.byteOffset), 1),
         ...(f32 ? simd(S.promote_low) : []),
       ];
     }
-    if (op === "select" && isFloat(x.dtype)) return [...vector(x.args[1]!, out), ...vector(x.args[2]!, out), ...vector(a0!, out), ...simd(S.bitselect)];
+    if (op === "select" && isFloat(x.dtype))
+      return [...vector(x.args[1]!, out), ...vector(x.args[2]!, out), ...vector(a0!, out), ...simd(S.bitselect)];
     if (op === "cast" && isFloat(x.dtype) && isFloat(a0!.dtype)) {
-      return x.dtype === "float32" ? [...vector(a0!, out), ...simd(S.demote_zero), ...simd(S.promote_low)] : vector(a0!, out);
+      return x.dtype === "float32"
+        ? [...vector(a0!, out), ...simd(S.demote_zero), ...simd(S.promote_low)]
+        : vector(a0!, out);
     }
-    if (op === "cast" && x.dtype === "bool" && isFloat(a0!.dtype)) return [...vector(a0!, out), ...vector(constZero, out), ...simd(S.f64x2_ne)];
+    if (op === "cast" && x.dtype === "bool" && isFloat(a0!.dtype))
+      return [...vector(a0!, out), ...vector(constZero, out), ...simd(S.f64x2_ne)];
     if (!a0 || !isFloat(a0.dtype)) return null;
-    const u = F64_UN[op], b = F64_BIN[op];
+    const u = F64_UN[op],
+      b = F64_BIN[op];
     if (u) return [...vector(a0, out), ...simd(u[1])];
     if (b) return [...vector(a0, out), ...vector(x.args[1]!, out), ...simd(b[1])];
-    if (op === "rsqrt") return [...vector(constOne, out), ...vector(a0, out), ...simd(S.f64x2_sqrt), ...simd(S.f64x2_div)];
-    if (op === "floordiv") return [...vector(a0, out), ...vector(x.args[1]!, out), ...simd(S.f64x2_div), ...simd(S.f64x2_floor)];
+    if (op === "rsqrt")
+      return [...vector(constOne, out), ...vector(a0, out), ...simd(S.f64x2_sqrt), ...simd(S.f64x2_div)];
+    if (op === "floordiv")
+      return [...vector(a0, out), ...vector(x.args[1]!, out), ...simd(S.f64x2_div), ...simd(S.f64x2_floor)];
     return null;
   };
   const constZero: KNode = { id: -1, op: "const", dtype: "float64", args: [], value: 0, tag: "" };
   const constOne: KNode = { id: -2, op: "const", dtype: "float64", args: [], value: 1, tag: "" };
 
-  for (const x of order) { if (x.op !== "const" && x !== v) uses.add(x); }
+  for (const x of order) {
+    if (x.op !== "const" && x !== v) uses.add(x);
+  }
   for (const x of order) {
     if (!uses.has(x)) continue;
     if (!depends.get(x)) {
@@ -375,15 +562,28 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
 
   // ---- stores: plain outputs at (i·inner + u), then scatter-adds lane by lane
   const storeScalar = (buf: number, idx: Bytes, val: Bytes, accumulate: boolean): Bytes => {
-    const r = regions.get(buf)!, off = r.byteOffset;
+    const r = regions.get(buf)!,
+      off = r.byteOffset;
     const a = addr(buf, idx);
     switch (r.dtype) {
       case "float32": {
         const cur = accumulate ? [...a, O.f32_load, ...mem(2, off), O.f64_promote, ...val, O.f64_add] : val;
         return [...a, ...cur, O.f32_demote, O.f32_store, ...mem(2, off)];
       }
-      case "float64": return [...a, ...(accumulate ? [...a, O.f64_load, ...mem(3, off), ...val, O.f64_add] : val), O.f64_store, ...mem(3, off)];
-      case "int32": return [...a, ...(accumulate ? [...a, O.i32_load, ...mem(2, off), ...val, O.i32_add] : val), O.i32_store, ...mem(2, off)];
+      case "float64":
+        return [
+          ...a,
+          ...(accumulate ? [...a, O.f64_load, ...mem(3, off), ...val, O.f64_add] : val),
+          O.f64_store,
+          ...mem(3, off),
+        ];
+      case "int32":
+        return [
+          ...a,
+          ...(accumulate ? [...a, O.i32_load, ...mem(2, off), ...val, O.i32_add] : val),
+          O.i32_store,
+          ...mem(2, off),
+        ];
       case "bool":
         if (accumulate) throw new Error("internal: a scatter-add into a bool buffer");
         return [...a, ...val, O.i32_store8, ...mem(0, off)];
@@ -408,8 +608,12 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
       if (lanes === 2 && o.inner === 1 && r.size === n && xr?.kind === "v" && isFloat(r.dtype) && isFloat(x.dtype)) {
         // Two consecutive elements at once (the last odd iteration writes its one element twice).
         const f32 = r.dtype === "float32";
-        body.push(...addr(o.buf, get(iLoc)), ...get(xr.local), ...(f32 ? simd(S.demote_zero) : []),
-          ...simd(f32 ? S.store64_lane : S.v128_store, ...mem(f32 ? 3 : 4, r.byteOffset), ...(f32 ? [0] : [])));
+        body.push(
+          ...addr(o.buf, get(iLoc)),
+          ...get(xr.local),
+          ...(f32 ? simd(S.demote_zero) : []),
+          ...simd(f32 ? S.store64_lane : S.v128_store, ...mem(f32 ? 3 : 4, r.byteOffset), ...(f32 ? [0] : [])),
+        );
         return;
       }
       for (let l = 0; l < lanes; l++) body.push(...storeScalar(o.buf, pos(l), valueFor(o.buf, x, l), false));
@@ -417,7 +621,9 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
   }
   for (let l = 0; l < lanes; l++) {
     const adds: Bytes = [];
-    for (const o of k.outputs) if (o.dest) o.nodes.forEach((x, u) => adds.push(...storeScalar(o.buf, lane(o.dest![u]!, l), valueFor(o.buf, x, l), true)));
+    for (const o of k.outputs)
+      if (o.dest)
+        o.nodes.forEach((x, u) => adds.push(...storeScalar(o.buf, lane(o.dest![u]!, l), valueFor(o.buf, x, l), true)));
     if (l === 0 || adds.length === 0) body.push(...adds);
     // Lane 1 of the last, odd iteration repeats lane 0: its scatter-adds are skipped.
     else body.push(...get(i1Loc), ...get(iLoc), O.i32_ne, O.if, V.void, ...adds, O.end);
@@ -425,32 +631,74 @@ export function kernelToWasm(kernel: KernelStep, buffer: (id: number) => { dtype
 
   // Plain f64 stores of two lanes use v128.store, which writes 16 bytes: regions keep 16 bytes of slack.
   const loopBody: Bytes = [
-    ...(lanes === 2 ? [...get(iLoc), ...i32c(1), O.i32_add, ...get(iLoc), ...get(iLoc), ...i32c(1), O.i32_add, ...i32c(n), O.i32_lt, O.select, ...set(i1Loc)] : []),
+    ...(lanes === 2
+      ? [
+          ...get(iLoc),
+          ...i32c(1),
+          O.i32_add,
+          ...get(iLoc),
+          ...get(iLoc),
+          ...i32c(1),
+          O.i32_add,
+          ...i32c(n),
+          O.i32_lt,
+          O.select,
+          ...set(i1Loc),
+        ]
+      : []),
     ...body,
-    ...get(iLoc), ...i32c(lanes), O.i32_add, O.tee, ...uleb(iLoc), ...i32c(n), O.i32_lt, O.br_if, 0,
+    ...get(iLoc),
+    ...i32c(lanes),
+    O.i32_add,
+    O.tee,
+    ...uleb(iLoc),
+    ...i32c(n),
+    O.i32_lt,
+    O.br_if,
+    0,
   ];
   const code: Bytes = [...prologue, ...i32c(0), ...set(iLoc), O.loop, V.void, ...loopBody, O.end, O.end];
   // Locals, run-length encoded by type.
   const groups: Bytes[] = [];
-  for (let i = 0; i < localTypes.length;) {
+  for (let i = 0; i < localTypes.length; ) {
     let j = i;
     while (j < localTypes.length && localTypes[j] === localTypes[i]) j++;
     groups.push([...uleb(j - i), localTypes[i]!]);
     i = j;
   }
   const func = [...vec(groups), ...code];
-  if (top > WASM_MAX_BYTES) throw new RangeError(`kernel buffers of ${top} bytes exceed the WebAssembly kernels' ${WASM_MAX_BYTES}`);
+  if (top > WASM_MAX_BYTES)
+    throw new RangeError(`kernel buffers of ${top} bytes exceed the WebAssembly kernels' ${WASM_MAX_BYTES}`);
   const pages = Math.max(1, Math.ceil(top / 65536));
   const bytes = new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec(TYPES)),
     ...section(2, vec(importNames.map((nm, i) => [...name("h"), ...name(nm), 0x00, ...uleb(importType[i]!)]))),
     ...section(3, vec([uleb(0)])),
     ...section(5, vec([[0x00, ...uleb(pages)]])),
-    ...section(7, vec([[...name("mem"), EXPORT.memory, ...uleb(0)], [...name("run"), EXPORT.func, ...uleb(nImports)]])),
+    ...section(
+      7,
+      vec([
+        [...name("mem"), EXPORT.memory, ...uleb(0)],
+        [...name("run"), EXPORT.func, ...uleb(nImports)],
+      ]),
+    ),
     ...section(10, vec([[...uleb(func.length), ...func]])),
   ]);
-  return { bytes, imports: importFns, reads: [...reads.values()], writes: [...writes.values()], memoryBytes: pages * 65536 };
+  return {
+    bytes,
+    imports: importFns,
+    reads: [...reads.values()],
+    writes: [...writes.values()],
+    memoryBytes: pages * 65536,
+  };
 }
 
 /**
@@ -478,7 +726,13 @@ function flattenLoops(k: KernelStep, g: KGraph): KernelStep {
     return r;
   };
   return {
-    ...k, loop: [total], loopVars: [flat],
-    outputs: k.outputs.map((o) => ({ ...o, nodes: o.nodes.map(rewrite), ...(o.dest ? { dest: o.dest.map(rewrite) } : {}) })),
+    ...k,
+    loop: [total],
+    loopVars: [flat],
+    outputs: k.outputs.map((o) => ({
+      ...o,
+      nodes: o.nodes.map(rewrite),
+      ...(o.dest ? { dest: o.dest.map(rewrite) } : {}),
+    })),
   };
 }

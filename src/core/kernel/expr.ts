@@ -41,7 +41,10 @@ export function castScalar(v: number, to: DType): number {
 }
 
 /** Affine form Σ coef·term + c over opaque integer terms (vars, loads, anything non-affine). */
-interface Affine { readonly terms: Map<KNode, number>; readonly c: number }
+interface Affine {
+  readonly terms: Map<KNode, number>;
+  readonly c: number;
+}
 
 export class KGraph {
   private readonly table = new Map<string, KNode>();
@@ -62,8 +65,12 @@ export class KGraph {
     return this.mk("const", dtype, [], Object.is(val, -0) ? -0 : val);
   }
   /** A loop variable in [0, extent). Names must be unique per loop. */
-  var(name: string, extent: number): KNode { return this.mk("var", "int32", [], extent, name); }
-  load(slot: number, dtype: DType, index: KNode): KNode { return this.mk("load", dtype, [index], 0, String(slot)); }
+  var(name: string, extent: number): KNode {
+    return this.mk("var", "int32", [], extent, name);
+  }
+  load(slot: number, dtype: DType, index: KNode): KNode {
+    return this.mk("load", dtype, [index], 0, String(slot));
+  }
   cast(x: KNode, to: DType): KNode {
     if (x.dtype === to) return x;
     if (x.op === "const") return this.const(x.value, to);
@@ -101,7 +108,8 @@ export class KGraph {
     if (a.op === "const" && b.op === "const") return this.const(evalScalar(op, a.dtype, a.value, b.value), dtype);
     const isInt = a.dtype === "int32";
     if (isInt && (op === "add" || op === "sub")) {
-      const fa = this.affine(a), fb = this.affine(b);
+      const fa = this.affine(a),
+        fb = this.affine(b);
       return this.fromAffine(addAff(fa, op === "add" ? fb : scaleAff(fb, -1)));
     }
     if (isInt && op === "mul" && (a.op === "const" || b.op === "const")) {
@@ -115,7 +123,7 @@ export class KGraph {
     if (dtype === "bool" && (op === "and" || op === "or")) {
       // Boolean identities with a constant operand.
       const [k, x] = a.op === "const" ? [a, b] : b.op === "const" ? [b, a] : [null, null];
-      if (k && x) return op === "and" ? (k.value ? x : this.const(0, "bool")) : (k.value ? this.const(1, "bool") : x);
+      if (k && x) return op === "and" ? (k.value ? x : this.const(0, "bool")) : k.value ? this.const(1, "bool") : x;
       if (a === b) return a;
     }
     if (isInt && (op === "floordiv" || op === "floormod") && b.op === "const" && b.value > 0) {
@@ -130,7 +138,17 @@ export class KGraph {
     if (!isInt && a.op === "const" && op === "mul" && a.value === 1) return b;
     if (!isInt && a.op === "const" && op === "add" && a.value === 0 && !Object.is(a.value, -0)) return b;
     // Commutative ops: canonical argument order so CSE sees a·b and b·a as one node.
-    if ((op === "add" || op === "mul" || op === "max" || op === "min" || op === "eq" || op === "ne" || op === "and" || op === "or") && a.id > b.id) {
+    if (
+      (op === "add" ||
+        op === "mul" ||
+        op === "max" ||
+        op === "min" ||
+        op === "eq" ||
+        op === "ne" ||
+        op === "and" ||
+        op === "or") &&
+      a.id > b.id
+    ) {
       return this.mk(op, dtype, [b, a]);
     }
     return this.mk(op, dtype, [a, b]);
@@ -140,12 +158,19 @@ export class KGraph {
   rebuild(n: KNode, args: readonly KNode[], rvar?: KNode): KNode {
     if (args.every((a, i) => a === n.args[i]) && (rvar ?? n.rvar) === n.rvar) return n;
     switch (n.op) {
-      case "const": case "var": return n;
-      case "load": return this.load(Number(n.tag), n.dtype, args[0]!);
-      case "cast": return this.cast(args[0]!, n.dtype);
-      case "select": return this.select(args[0]!, args[1]!, args[2]!);
-      case "reduce": return this.reduce(n.tag as ReduceOp, rvar ?? n.rvar!, args[0]!);
-      case "threefry": return this.threefry(args[0]!, args[1]!, args[2]!, n.value as 0 | 1 | 2);
+      case "const":
+      case "var":
+        return n;
+      case "load":
+        return this.load(Number(n.tag), n.dtype, args[0]!);
+      case "cast":
+        return this.cast(args[0]!, n.dtype);
+      case "select":
+        return this.select(args[0]!, args[1]!, args[2]!);
+      case "reduce":
+        return this.reduce(n.tag as ReduceOp, rvar ?? n.rvar!, args[0]!);
+      case "threefry":
+        return this.threefry(args[0]!, args[1]!, args[2]!, n.value as 0 | 1 | 2);
       default:
         return isUnaryOp(n.op) ? this.unary(n.op, args[0]!) : this.binary(n.op, args[0]!, args[1]!);
     }
@@ -156,7 +181,12 @@ export class KGraph {
     if (n === from) return to;
     let r = memo.get(n);
     if (r) return r;
-    r = n.args.length ? this.rebuild(n, n.args.map((a) => this.substitute(a, from, to, memo))) : n;
+    r = n.args.length
+      ? this.rebuild(
+          n,
+          n.args.map((a) => this.substitute(a, from, to, memo)),
+        )
+      : n;
     memo.set(n, r);
     return r;
   }
@@ -166,7 +196,8 @@ export class KGraph {
   private affine(n: KNode): Affine {
     if (n.op === "const") return { terms: new Map(), c: n.value };
     if (n.dtype === "int32" && (n.op === "add" || n.op === "sub")) {
-      const fa = this.affine(n.args[0]!), fb = this.affine(n.args[1]!);
+      const fa = this.affine(n.args[0]!),
+        fb = this.affine(n.args[1]!);
       return addAff(fa, n.op === "add" ? fb : scaleAff(fb, -1));
     }
     if (n.dtype === "int32" && n.op === "mul") {
@@ -188,19 +219,30 @@ export class KGraph {
   }
   /** Integer max/min/comparisons decided by value ranges (index bounds checks that always hold). */
   private foldByRange(op: BinaryOp, a: KNode, b: KNode): KNode | null {
-    const ra = this.range(a), rb = this.range(b);
+    const ra = this.range(a),
+      rb = this.range(b);
     if (!ra || !rb) return null;
-    const t = this.const(1, "bool"), f = this.const(0, "bool");
+    const t = this.const(1, "bool"),
+      f = this.const(0, "bool");
     switch (op) {
-      case "max": return ra[0] >= rb[1] ? a : rb[0] >= ra[1] ? b : null;
-      case "min": return ra[1] <= rb[0] ? a : rb[1] <= ra[0] ? b : null;
-      case "lt": return ra[1] < rb[0] ? t : ra[0] >= rb[1] ? f : null;
-      case "le": return ra[1] <= rb[0] ? t : ra[0] > rb[1] ? f : null;
-      case "gt": return ra[0] > rb[1] ? t : ra[1] <= rb[0] ? f : null;
-      case "ge": return ra[0] >= rb[1] ? t : ra[1] < rb[0] ? f : null;
-      case "eq": return ra[1] < rb[0] || rb[1] < ra[0] ? f : ra[0] === ra[1] && rb[0] === rb[1] && ra[0] === rb[0] ? t : null;
-      case "ne": return ra[1] < rb[0] || rb[1] < ra[0] ? t : null;
-      default: return null;
+      case "max":
+        return ra[0] >= rb[1] ? a : rb[0] >= ra[1] ? b : null;
+      case "min":
+        return ra[1] <= rb[0] ? a : rb[1] <= ra[0] ? b : null;
+      case "lt":
+        return ra[1] < rb[0] ? t : ra[0] >= rb[1] ? f : null;
+      case "le":
+        return ra[1] <= rb[0] ? t : ra[0] > rb[1] ? f : null;
+      case "gt":
+        return ra[0] > rb[1] ? t : ra[1] <= rb[0] ? f : null;
+      case "ge":
+        return ra[0] >= rb[1] ? t : ra[1] < rb[0] ? f : null;
+      case "eq":
+        return ra[1] < rb[0] || rb[1] < ra[0] ? f : ra[0] === ra[1] && rb[0] === rb[1] && ra[0] === rb[0] ? t : null;
+      case "ne":
+        return ra[1] < rb[0] || rb[1] < ra[0] ? t : null;
+      default:
+        return null;
     }
   }
 
@@ -215,12 +257,27 @@ export class KGraph {
       return r ? [Math.floor(r[0] / d), Math.floor(r[1] / d)] : null;
     }
     if ((n.op === "max" || n.op === "min") && n.dtype === "int32") {
-      const ra = this.range(n.args[0]!), rb = this.range(n.args[1]!);
-      if (n.op === "max") return ra && rb ? [Math.max(ra[0], rb[0]), Math.max(ra[1], rb[1])] : ra ? [ra[0], Infinity] : rb ? [rb[0], Infinity] : null;
-      return ra && rb ? [Math.min(ra[0], rb[0]), Math.min(ra[1], rb[1])] : ra ? [-Infinity, ra[1]] : rb ? [-Infinity, rb[1]] : null;
+      const ra = this.range(n.args[0]!),
+        rb = this.range(n.args[1]!);
+      if (n.op === "max")
+        return ra && rb
+          ? [Math.max(ra[0], rb[0]), Math.max(ra[1], rb[1])]
+          : ra
+            ? [ra[0], Infinity]
+            : rb
+              ? [rb[0], Infinity]
+              : null;
+      return ra && rb
+        ? [Math.min(ra[0], rb[0]), Math.min(ra[1], rb[1])]
+        : ra
+          ? [-Infinity, ra[1]]
+          : rb
+            ? [-Infinity, rb[1]]
+            : null;
     }
     if (n.op === "select" && n.dtype === "int32") {
-      const ra = this.range(n.args[1]!), rb = this.range(n.args[2]!);
+      const ra = this.range(n.args[1]!),
+        rb = this.range(n.args[2]!);
       return ra && rb ? [Math.min(ra[0], rb[0]), Math.max(ra[1], rb[1])] : null;
     }
     if (n.op === "add" || n.op === "mul" || n.op === "sub") {
@@ -237,10 +294,12 @@ export class KGraph {
   private divModByCommonFactor(op: "floordiv" | "floormod", f: Affine, d: number): KNode | null {
     const terms = [...f.terms.entries()].sort((p, q) => Math.abs(p[1]) - Math.abs(q[1]));
     for (let split = 0; split < terms.length; split++) {
-      const big = terms.slice(split), small = terms.slice(0, split);
+      const big = terms.slice(split),
+        small = terms.slice(0, split);
       const G = big.reduce((g, [, k]) => gcdInt(g, k), d);
       if (G <= 1) continue;
-      const cq = Math.floor(f.c / G), cr = f.c - cq * G;
+      const cq = Math.floor(f.c / G),
+        cr = f.c - cq * G;
       const rest: Affine = { terms: new Map(small), c: cr };
       const rr = affRange(rest, (t) => this.range(t));
       if (!rr || rr[0] < 0 || rr[1] >= G) continue;
@@ -256,15 +315,18 @@ export class KGraph {
     if (d === 1) return op === "floordiv" ? a : this.const(0, "int32");
     const f = this.affine(a);
     // Split a = d·q + r where q collects the terms divisible by d (and the multiple of d in the constant).
-    const qTerms = new Map<KNode, number>(), rTerms = new Map<KNode, number>();
-    for (const [t, k] of f.terms) (k % d === 0 ? qTerms.set(t, k / d) : rTerms.set(t, k));
-    const cq = Math.floor(f.c / d), cr = f.c - cq * d;
+    const qTerms = new Map<KNode, number>(),
+      rTerms = new Map<KNode, number>();
+    for (const [t, k] of f.terms) k % d === 0 ? qTerms.set(t, k / d) : rTerms.set(t, k);
+    const cq = Math.floor(f.c / d),
+      cr = f.c - cq * d;
     const rest: Affine = { terms: rTerms, c: cr };
     const rr = affRange(rest, (t) => this.range(t));
     if (rr && rr[0] >= 0 && rr[1] < d) {
       return op === "floordiv" ? this.fromAffine({ terms: qTerms, c: cq }) : this.fromAffine(rest);
     }
-    if (rTerms.size === 0) return op === "floordiv" ? this.fromAffine({ terms: qTerms, c: cq }) : this.const(cr, "int32");
+    if (rTerms.size === 0)
+      return op === "floordiv" ? this.fromAffine({ terms: qTerms, c: cq }) : this.const(cr, "int32");
     const viaGcd = this.divModByCommonFactor(op, f, d);
     if (viaGcd) return viaGcd;
     // Nested: (x // a) // b = x // (a·b) for positive constants.
@@ -276,7 +338,9 @@ export class KGraph {
       // (d·q + r) // d = q + r // d, (d·q + r) % d = r % d
       const rNode = this.fromAffine(rest);
       const inner = this.mk(op, "int32", [rNode, this.const(d, "int32")]);
-      return op === "floordiv" ? this.fromAffine(addAff({ terms: qTerms, c: cq }, { terms: new Map([[inner, 1]]), c: 0 })) : inner;
+      return op === "floordiv"
+        ? this.fromAffine(addAff({ terms: qTerms, c: cq }, { terms: new Map([[inner, 1]]), c: 0 }))
+        : inner;
     }
     return this.mk(op, "int32", [canonical, this.const(d, "int32")]);
   }
@@ -293,7 +357,8 @@ function scaleAff(a: Affine, k: number): Affine {
   return { terms, c: a.c * k };
 }
 function affRange(f: Affine, rangeOf: (t: KNode) => [number, number] | null): [number, number] | null {
-  let lo = f.c, hi = f.c;
+  let lo = f.c,
+    hi = f.c;
   for (const [t, k] of f.terms) {
     if (k === 0) continue;
     const r = rangeOf(t);
@@ -304,7 +369,12 @@ function affRange(f: Affine, rangeOf: (t: KNode) => [number, number] | null): [n
   return [lo, hi];
 }
 
-function gcdInt(a: number, b: number): number { a = Math.abs(a); b = Math.abs(b); while (b) [a, b] = [b, a % b]; return a; }
+function gcdInt(a: number, b: number): number {
+  a = Math.abs(a);
+  b = Math.abs(b);
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
 
 /** Does node n (transitively) use variable v? */
 export function dependsOn(n: KNode, v: KNode, memo = new Map<KNode, boolean>()): boolean {

@@ -45,20 +45,39 @@ const roundHalfEven = (x: number): number => {
 
 /** `Math.<name>(a)` in JS and `<name>(a)` (a WGSL built-in) in WGSL. */
 const builtin = (name: "exp" | "log" | "sin" | "cos" | "tan" | "atan" | "sqrt" | "floor" | "ceil"): UnaryScalarOp => ({
-  eval: Math[name], js: (a) => `Math.${name}(${a})`, wgsl: (a) => `${name}(${a})`,
+  eval: Math[name],
+  js: (a) => `Math.${name}(${a})`,
+  wgsl: (a) => `${name}(${a})`,
 });
 /** `Math.<name>(a)` in JS and a WGSL helper function (wgsl-lib's HELPERS) in WGSL. */
 const withHelper = (name: "log1p" | "expm1" | "tanh" | "asin" | "acos"): UnaryScalarOp => ({
-  eval: Math[name], js: (a) => `Math.${name}(${a})`, wgsl: (a, c) => { c.need(`${name}f`); return `${name}f(${a})`; },
+  eval: Math[name],
+  js: (a) => `Math.${name}(${a})`,
+  wgsl: (a, c) => {
+    c.need(`${name}f`);
+    return `${name}f(${a})`;
+  },
 });
 
 export const UNARY_OPS = {
-  neg: { eval: (x, i32) => (i32 ? -x | 0 : -x), js: (a, i32) => (i32 ? `(-${a} | 0)` : `(-${a})`), wgsl: (a) => `(-${a})` },
-  abs: { eval: (x, i32) => (i32 ? Math.abs(x) | 0 : Math.abs(x)), js: (a, i32) => (i32 ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`), wgsl: (a) => `abs(${a})` },
+  neg: {
+    eval: (x, i32) => (i32 ? -x | 0 : -x),
+    js: (a, i32) => (i32 ? `(-${a} | 0)` : `(-${a})`),
+    wgsl: (a) => `(-${a})`,
+  },
+  abs: {
+    eval: (x, i32) => (i32 ? Math.abs(x) | 0 : Math.abs(x)),
+    js: (a, i32) => (i32 ? `(Math.abs(${a}) | 0)` : `Math.abs(${a})`),
+    wgsl: (a) => `abs(${a})`,
+  },
   sign: {
     eval: (x) => (x > 0 ? 1 : x < 0 ? -1 : x),
     js: (a) => `(${a} > 0 ? 1 : ${a} < 0 ? -1 : ${a})`,
-    wgsl: (a, c) => { if (c.argType !== "float32") return `sign(${a})`; c.need("signf"); return `signf(${a})`; },
+    wgsl: (a, c) => {
+      if (c.argType !== "float32") return `sign(${a})`;
+      c.need("signf");
+      return `signf(${a})`;
+    },
   },
   exp: builtin("exp"),
   log: builtin("log"),
@@ -78,12 +97,33 @@ export const UNARY_OPS = {
   // WGSL rounds half to even, as numpy does.
   round: { eval: roundHalfEven, wgsl: (a) => `round(${a})` },
   isfinite: {
-    eval: (x) => (Number.isFinite(x) ? 1 : 0), js: (a) => `(Number.isFinite(${a}) ? 1 : 0)`,
-    wgsl: (a, c) => { c.need("special"); return `is_finite(${a})`; }, boolOut: true,
+    eval: (x) => (Number.isFinite(x) ? 1 : 0),
+    js: (a) => `(Number.isFinite(${a}) ? 1 : 0)`,
+    wgsl: (a, c) => {
+      c.need("special");
+      return `is_finite(${a})`;
+    },
+    boolOut: true,
   },
-  not: { eval: (x) => (x ? 0 : 1), js: (a) => `(${a} ? 0 : 1)`, wgsl: (a, c) => (c.argType === "bool" ? `(!${a})` : `(${a} == 0i)`) },
-  erf: { eval: (x) => erf64(x), wgsl: (a, c) => { c.need(ERF_F32); return `erf_f32(${a})`; } },
-  erfinv: { eval: (x) => erfinv64(x), wgsl: (a, c) => { c.need(ERFINV_F32); return `erfinv_f32(${a})`; } },
+  not: {
+    eval: (x) => (x ? 0 : 1),
+    js: (a) => `(${a} ? 0 : 1)`,
+    wgsl: (a, c) => (c.argType === "bool" ? `(!${a})` : `(${a} == 0i)`),
+  },
+  erf: {
+    eval: (x) => erf64(x),
+    wgsl: (a, c) => {
+      c.need(ERF_F32);
+      return `erf_f32(${a})`;
+    },
+  },
+  erfinv: {
+    eval: (x) => erfinv64(x),
+    wgsl: (a, c) => {
+      c.need(ERFINV_F32);
+      return `erfinv_f32(${a})`;
+    },
+  },
 } satisfies Record<string, UnaryScalarOp>;
 
 export type UnaryOp = keyof typeof UNARY_OPS;
@@ -94,7 +134,10 @@ const nonNegative = (g: KGraph, n: KNode): boolean => {
 };
 const positiveConst = (n: KNode): boolean => n.op === "const" && n.value > 0;
 /** Float comparisons test NaN explicitly: drivers may compile comparisons assuming no NaNs. */
-const comparison = (js: "===" | "!==" | "<" | "<=" | ">" | ">=", eval_: (a: number, b: number) => boolean): BinaryScalarOp => {
+const comparison = (
+  js: "===" | "!==" | "<" | "<=" | ">" | ">=",
+  eval_: (a: number, b: number) => boolean,
+): BinaryScalarOp => {
   const w = js === "===" ? "==" : js === "!==" ? "!=" : js;
   return {
     eval: (a, b) => (eval_(a, b) ? 1 : 0),
@@ -109,22 +152,50 @@ const comparison = (js: "===" | "!==" | "<" | "<=" | ">" | ">=", eval_: (a: numb
     compare: true,
   };
 };
-const idivWgsl = (a: string, b: string, c: WgslOpContext): string => { c.need("idiv"); return `idiv(${a}, ${b})`; };
+const idivWgsl = (a: string, b: string, c: WgslOpContext): string => {
+  c.need("idiv");
+  return `idiv(${a}, ${b})`;
+};
 
 export const BINARY_OPS = {
-  add: { eval: (a, b, i32) => (i32 ? (a + b) | 0 : a + b), js: (a, b, i32) => (i32 ? `((${a} + ${b}) | 0)` : `(${a} + ${b})`), wgsl: (a, b) => `(${a} + ${b})` },
-  sub: { eval: (a, b, i32) => (i32 ? (a - b) | 0 : a - b), js: (a, b, i32) => (i32 ? `((${a} - ${b}) | 0)` : `(${a} - ${b})`), wgsl: (a, b) => `(${a} - ${b})` },
-  mul: { eval: (a, b, i32) => (i32 ? Math.imul(a, b) : a * b), js: (a, b, i32) => (i32 ? `Math.imul(${a}, ${b})` : `(${a} * ${b})`), wgsl: (a, b) => `(${a} * ${b})` },
-  div: { eval: (a, b) => a / b, js: (a, b) => `(${a} / ${b})`, wgsl: (a, b, c) => (c.argType === "int32" ? idivWgsl(a, b, c) : `(${a} / ${b})`) },
+  add: {
+    eval: (a, b, i32) => (i32 ? (a + b) | 0 : a + b),
+    js: (a, b, i32) => (i32 ? `((${a} + ${b}) | 0)` : `(${a} + ${b})`),
+    wgsl: (a, b) => `(${a} + ${b})`,
+  },
+  sub: {
+    eval: (a, b, i32) => (i32 ? (a - b) | 0 : a - b),
+    js: (a, b, i32) => (i32 ? `((${a} - ${b}) | 0)` : `(${a} - ${b})`),
+    wgsl: (a, b) => `(${a} - ${b})`,
+  },
+  mul: {
+    eval: (a, b, i32) => (i32 ? Math.imul(a, b) : a * b),
+    js: (a, b, i32) => (i32 ? `Math.imul(${a}, ${b})` : `(${a} * ${b})`),
+    wgsl: (a, b) => `(${a} * ${b})`,
+  },
+  div: {
+    eval: (a, b) => a / b,
+    js: (a, b) => `(${a} / ${b})`,
+    wgsl: (a, b, c) => (c.argType === "int32" ? idivWgsl(a, b, c) : `(${a} / ${b})`),
+  },
   /** Truncating integer division with x/0 = 0 (int32 `div`). */
-  idiv: { eval: (a, b) => (b === 0 ? 0 : (a / b) | 0), js: (a, b) => `(${b} === 0 ? 0 : (${a} / ${b}) | 0)`, wgsl: idivWgsl },
+  idiv: {
+    eval: (a, b) => (b === 0 ? 0 : (a / b) | 0),
+    js: (a, b) => `(${b} === 0 ? 0 : (${a} / ${b}) | 0)`,
+    wgsl: idivWgsl,
+  },
   rem: {
     eval: (a, b, i32) => (i32 ? (b === 0 ? 0 : a % b) : a % b),
     js: (a, b, i32) => (i32 ? `(${b} === 0 ? 0 : ${a} % ${b})` : `(${a} % ${b})`),
-    wgsl: (a, b, c) => { if (c.argType !== "int32") return `(${a} % ${b})`; c.need("irem"); return `irem(${a}, ${b})`; },
+    wgsl: (a, b, c) => {
+      if (c.argType !== "int32") return `(${a} % ${b})`;
+      c.need("irem");
+      return `irem(${a}, ${b})`;
+    },
   },
   floordiv: {
-    eval: (a, b) => Math.floor(a / b), js: (a, b) => `Math.floor(${a} / ${b})`,
+    eval: (a, b) => Math.floor(a / b),
+    js: (a, b) => `Math.floor(${a} / ${b})`,
     wgsl: (a, b, c) => {
       if (c.argType !== "int32") return `floor(${a} / ${b})`;
       if (positiveConst(c.args[1]!) && nonNegative(c.graph, c.args[0]!)) return `(${a} / ${b})`;
@@ -133,7 +204,8 @@ export const BINARY_OPS = {
     },
   },
   floormod: {
-    eval: (a, b) => ((a % b) + b) % b, js: (a, b) => `(((${a} % ${b}) + ${b}) % ${b})`,
+    eval: (a, b) => ((a % b) + b) % b,
+    js: (a, b) => `(((${a} % ${b}) + ${b}) % ${b})`,
     wgsl: (a, b, c) => {
       if (c.argType !== "int32") return `(((${a} % ${b}) + ${b}) % ${b})`;
       if (positiveConst(c.args[1]!) && nonNegative(c.graph, c.args[0]!)) return `(${a} % ${b})`;
@@ -141,18 +213,33 @@ export const BINARY_OPS = {
       return `ifloormod(${a}, ${b})`;
     },
   },
-  pow: { eval: Math.pow, js: (a, b) => `Math.pow(${a}, ${b})`, wgsl: (a, b, c) => { c.need("powf"); return `powf(${a}, ${b})`; } },
-  max: {
-    eval: (a, b) => Math.max(a, b), js: (a, b) => `Math.max(${a}, ${b})`,
+  pow: {
+    eval: Math.pow,
+    js: (a, b) => `Math.pow(${a}, ${b})`,
     wgsl: (a, b, c) => {
-      if (c.argType === "float32") { c.need("fmax"); return `fmax(${a}, ${b})`; }
+      c.need("powf");
+      return `powf(${a}, ${b})`;
+    },
+  },
+  max: {
+    eval: (a, b) => Math.max(a, b),
+    js: (a, b) => `Math.max(${a}, ${b})`,
+    wgsl: (a, b, c) => {
+      if (c.argType === "float32") {
+        c.need("fmax");
+        return `fmax(${a}, ${b})`;
+      }
       return c.argType === "bool" ? `(${a} || ${b})` : `max(${a}, ${b})`;
     },
   },
   min: {
-    eval: (a, b) => Math.min(a, b), js: (a, b) => `Math.min(${a}, ${b})`,
+    eval: (a, b) => Math.min(a, b),
+    js: (a, b) => `Math.min(${a}, ${b})`,
     wgsl: (a, b, c) => {
-      if (c.argType === "float32") { c.need("fmin"); return `fmin(${a}, ${b})`; }
+      if (c.argType === "float32") {
+        c.need("fmin");
+        return `fmin(${a}, ${b})`;
+      }
       return c.argType === "bool" ? `(${a} && ${b})` : `min(${a}, ${b})`;
     },
   },
@@ -163,8 +250,16 @@ export const BINARY_OPS = {
   le: comparison("<=", (a, b) => a <= b),
   gt: comparison(">", (a, b) => a > b),
   ge: comparison(">=", (a, b) => a >= b),
-  and: { eval: (a, b) => a & b, js: (a, b) => `(${a} & ${b})`, wgsl: (a, b, c) => (c.argType === "bool" ? `(${a} && ${b})` : `(${a} & ${b})`) },
-  or: { eval: (a, b) => a | b, js: (a, b) => `(${a} | ${b})`, wgsl: (a, b, c) => (c.argType === "bool" ? `(${a} || ${b})` : `(${a} | ${b})`) },
+  and: {
+    eval: (a, b) => a & b,
+    js: (a, b) => `(${a} & ${b})`,
+    wgsl: (a, b, c) => (c.argType === "bool" ? `(${a} && ${b})` : `(${a} & ${b})`),
+  },
+  or: {
+    eval: (a, b) => a | b,
+    js: (a, b) => `(${a} | ${b})`,
+    wgsl: (a, b, c) => (c.argType === "bool" ? `(${a} || ${b})` : `(${a} | ${b})`),
+  },
 } satisfies Record<string, BinaryScalarOp>;
 
 export type BinaryOp = keyof typeof BINARY_OPS;
@@ -187,7 +282,8 @@ export function erf64(x: number): number {
   const ax = Math.abs(x);
   if (ax >= 2.5) return Math.sign(x) * (1 - erfcLarge(ax));
   const x2 = x * x;
-  let term = x, sum = x;
+  let term = x,
+    sum = x;
   for (let n = 1; n < 200 && Math.abs(term) > 1e-17 * Math.abs(sum); n++) {
     term *= (2 * x2) / (2 * n + 1);
     sum += term;
@@ -199,11 +295,16 @@ export function erf64(x: number): number {
 function erfcLarge(x: number): number {
   if (x === Infinity) return 0;
   const tiny = 1e-300;
-  let f = x, C = x, D = 0;
+  let f = x,
+    C = x,
+    D = 0;
   for (let k = 1; k < 500; k++) {
     const a = k / 2;
-    D = x + a * D; D = D === 0 ? tiny : D; D = 1 / D;
-    C = x + a / C; C = C === 0 ? tiny : C;
+    D = x + a * D;
+    D = D === 0 ? tiny : D;
+    D = 1 / D;
+    C = x + a / C;
+    C = C === 0 ? tiny : C;
     const delta = C * D;
     f *= delta;
     if (Math.abs(delta - 1) < 1e-16) break;
@@ -215,15 +316,24 @@ const erfc64 = (x: number): number => (x >= 2.5 ? erfcLarge(x) : 1 - erf64(x));
 
 /** Giles' single-precision erfinv ("Approximating the erfinv function", GPU Computing Gems, 2011). */
 function erfinvGiles(y: number): number {
-  let w = -Math.log((1 - y) * (1 + y)), p: number;
+  let w = -Math.log((1 - y) * (1 + y)),
+    p: number;
   if (w < 5) {
     w -= 2.5;
     p = 2.81022636e-8;
-    for (const k of [3.43273939e-7, -3.5233877e-6, -4.39150654e-6, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]) p = k + p * w;
+    for (const k of [
+      3.43273939e-7, -3.5233877e-6, -4.39150654e-6, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
+      1.50140941,
+    ])
+      p = k + p * w;
   } else {
     w = Math.sqrt(w) - 3;
     p = -0.000200214257;
-    for (const k of [0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]) p = k + p * w;
+    for (const k of [
+      0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
+      2.83297682,
+    ])
+      p = k + p * w;
   }
   return p * y;
 }
@@ -238,7 +348,7 @@ export function erfinv64(y: number): number {
   let x = erfinvGiles(ay);
   for (let i = 0; i < 2; i++) {
     // f = erf(x) − y, through erfc when y is near 1 (1 − y is exact there).
-    const f = ay > 0.5 ? (1 - ay) - erfc64(x) : erf64(x) - ay;
+    const f = ay > 0.5 ? 1 - ay - erfc64(x) : erf64(x) - ay;
     const d = TWO_OVER_SQRT_PI * Math.exp(-x * x);
     x -= f / (d * (1 + (x * f) / d));
   }

@@ -18,7 +18,8 @@ export interface View {
 export function view(shape: readonly number[], dtype: DType, at: (idx: readonly KNode[]) => KNode): View {
   const memo = new Map<string, KNode>();
   return {
-    shape, dtype,
+    shape,
+    dtype,
     at: (idx) => {
       const key = idx.map((n) => n.id).join(",");
       let n = memo.get(key);
@@ -27,17 +28,24 @@ export function view(shape: readonly number[], dtype: DType, at: (idx: readonly 
     },
   };
 }
-export const viewOf = (aval: ShapedArray, at: (idx: readonly KNode[]) => KNode): View => view(aval.shape, aval.dtype, at);
+export const viewOf = (aval: ShapedArray, at: (idx: readonly KNode[]) => KNode): View =>
+  view(aval.shape, aval.dtype, at);
 
 export function ravel(g: KGraph, idx: readonly KNode[], shape: readonly number[]): KNode {
   const st = stridesOf(shape);
   let acc = g.const(0, "int32");
-  idx.forEach((v, i) => { if (shape[i] !== 1) acc = g.binary("add", acc, g.binary("mul", v, g.const(st[i]!, "int32"))); });
+  idx.forEach((v, i) => {
+    if (shape[i] !== 1) acc = g.binary("add", acc, g.binary("mul", v, g.const(st[i]!, "int32")));
+  });
   return acc;
 }
 export function unravel(g: KGraph, flat: KNode, shape: readonly number[]): KNode[] {
   const st = stridesOf(shape);
-  return shape.map((d, i) => (d === 1 ? g.const(0, "int32") : g.binary("floormod", g.binary("floordiv", flat, g.const(st[i]!, "int32")), g.const(d, "int32"))));
+  return shape.map((d, i) =>
+    d === 1
+      ? g.const(0, "int32")
+      : g.binary("floormod", g.binary("floordiv", flat, g.const(st[i]!, "int32")), g.const(d, "int32")),
+  );
 }
 
 /** The view of a buffer in input slot `slot` (row-major). */
@@ -57,14 +65,22 @@ let freshId = 0;
 export const UNROLL_REDUCE_MAX = 16;
 
 /** Reduce `body(rvars)` over the given extents: unrolled when small, else nested inner loops. */
-export function reduceOver(g: KGraph, op: ReduceOp, extents: readonly number[], body: (rvars: KNode[]) => KNode): KNode {
+export function reduceOver(
+  g: KGraph,
+  op: ReduceOp,
+  extents: readonly number[],
+  body: (rvars: KNode[]) => KNode,
+): KNode {
   const total = extents.reduce((a, b) => a * b, 1);
   if (total <= UNROLL_REDUCE_MAX && total > 0 && op !== "argmax" && op !== "argmin") {
     let acc: KNode | null = null;
     for (let k = 0; k < total; k++) {
       let rem = k;
       const idx = extents.map(() => 0);
-      for (let d = extents.length - 1; d >= 0; d--) { idx[d] = rem % extents[d]!; rem = Math.floor(rem / extents[d]!); }
+      for (let d = extents.length - 1; d >= 0; d--) {
+        idx[d] = rem % extents[d]!;
+        rem = Math.floor(rem / extents[d]!);
+      }
       const term = body(idx.map((i) => g.const(i, "int32")));
       acc = acc === null ? term : g.binary(op, acc, term);
     }

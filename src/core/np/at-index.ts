@@ -50,20 +50,32 @@ export interface IndexUpdate {
 }
 
 /** x's leading indexed axes flattened into one: rows [N, ...rest] and flat row indices of shape I. */
-interface Flat { readonly rows: Array; readonly idx: Array; readonly known: Int32Array | null }
+interface Flat {
+  readonly rows: Array;
+  readonly idx: Array;
+  readonly known: Int32Array | null;
+}
 
 const hostInts = (a: Array): Int32Array | null => {
   if (!(a instanceof ConcreteArray)) return null;
-  try { return Int32Array.from(a.dataSync()); } catch { return null; }
+  try {
+    return Int32Array.from(a.dataSync());
+  } catch {
+    return null;
+  }
 };
 
 function toIndexArray(v: number | Array | readonly ArrayLike[], axis: number, dim: number, what: string): Array {
   if (typeof v === "number") {
-    if (!Number.isInteger(v) || v < -dim || v >= dim) throw new Error(`${what}: index ${v} is out of bounds for axis ${axis} with size ${dim} (integers in [${-dim}, ${dim})).`);
+    if (!Number.isInteger(v) || v < -dim || v >= dim)
+      throw new Error(
+        `${what}: index ${v} is out of bounds for axis ${axis} with size ${dim} (integers in [${-dim}, ${dim})).`,
+      );
     return array(v < 0 ? v + dim : v, { dtype: "int32" });
   }
   const a = v instanceof Array ? v : array(v, { dtype: "int32" });
-  if (a.dtype !== "int32") throw new Error(`${what}: an index array must be int32, got ${a.aval}; convert it with .astype("int32").`);
+  if (a.dtype !== "int32")
+    throw new Error(`${what}: an index array must be int32, got ${a.aval}; convert it with .astype("int32").`);
   const known = hostInts(a);
   if (known) {
     const bad = known.find((k) => k < -dim || k >= dim);
@@ -76,7 +88,8 @@ function toIndexArray(v: number | Array | readonly ArrayLike[], axis: number, di
 function flatten(x: Array, index: IndexSpec, what: string): Flat {
   const parts = typeof index === "number" || index instanceof Array ? [index] : [...index];
   if (!parts.length) throw new Error(`${what}: give at least one index.`);
-  if (parts.length > x.ndim) throw new Error(`${what}: ${parts.length} indices for ${x.aval}, which has ${x.ndim} axes.`);
+  if (parts.length > x.ndim)
+    throw new Error(`${what}: ${parts.length} indices for ${x.aval}, which has ${x.ndim} axes.`);
   const idxs = parts.map((p, d) => toIndexArray(p, d, x.shape[d]!, what));
   const shape = broadcastShapes(`${what} (index shapes)`, ...idxs.map((i) => i.shape));
   const lead = x.shape.slice(0, parts.length);
@@ -93,14 +106,19 @@ function updatesFor(f: Flat, v: ArrayLike, what: string): Array {
   const want = [...f.idx.shape, ...f.rows.shape.slice(1)];
   let u = asArray(v, what);
   if (u.dtype !== f.rows.dtype) u = astype(u, f.rows.dtype);
-  try { return lax.broadcastTo(u, want); } catch {
-    throw new Error(`${what}: the update ${u.aval} does not broadcast to the indexed region ${fmtShape(want)} (x's rows ${f.rows.aval}, indices ${f.idx.aval}).`);
+  try {
+    return lax.broadcastTo(u, want);
+  } catch {
+    throw new Error(
+      `${what}: the update ${u.aval} does not broadcast to the indexed region ${fmtShape(want)} (x's rows ${f.rows.aval}, indices ${f.idx.aval}).`,
+    );
   }
 }
 
 /** [K, N] bool: index k names row n. */
 function oneHot(f: Flat): Array {
-  const K = f.idx.size, N = f.rows.shape[0]!;
+  const K = f.idx.size,
+    N = f.rows.shape[0]!;
   return equal(reshape(f.idx, [K, 1]), reshape(arange(N, undefined, 1, { dtype: "int32" }), [1, N]));
 }
 
@@ -114,7 +132,8 @@ function scatterSet(f: Flat, u: Array): Array {
 
 /** Rows with each indexed row set to the last update naming it (any indices, traced ones included). */
 function lastWriteSet(f: Flat, u: Array): Array {
-  const K = f.idx.size, N = f.rows.shape[0]!;
+  const K = f.idx.size,
+    N = f.rows.shape[0]!;
   const ks = reshape(arange(K, undefined, 1, { dtype: "int32" }), [K, 1]);
   const last = reduceMax(where(oneHot(f), ks, -1), 0); // [N]: the last k naming row n, or −1
   const rest = f.rows.shape.slice(1);
@@ -127,10 +146,12 @@ const combineFns: Record<Combine, (a: Array, b: Array) => Array> = { mul, min: m
 
 /** Every update folded into its row (any indices): a [K, N, ...rest] select and one reduction over K. */
 function foldAll(f: Flat, u: Array, op: Combine): Array {
-  const K = f.idx.size, N = f.rows.shape[0]!;
+  const K = f.idx.size,
+    N = f.rows.shape[0]!;
   const rest = f.rows.shape.slice(1);
   const d = f.rows.dtype;
-  const identity = op === "mul" ? 1 : isFloat(d) ? (op === "min" ? Infinity : -Infinity) : op === "min" ? 2 ** 31 - 1 : -(2 ** 31);
+  const identity =
+    op === "mul" ? 1 : isFloat(d) ? (op === "min" ? Infinity : -Infinity) : op === "min" ? 2 ** 31 - 1 : -(2 ** 31);
   const sel = reshape(oneHot(f), [K, N, ...rest.map(() => 1)]);
   const spread = where(sel, reshape(u, [K, 1, ...rest]), full([], identity, { dtype: d }));
   const folded = op === "mul" ? prod(spread, 0) : op === "min" ? reduceMin(spread, 0) : reduceMax(spread, 0);

@@ -17,7 +17,8 @@ export interface CloseOptions {
  * bool.
  */
 export function isclose(a: ArrayLike, b: ArrayLike, opts: CloseOptions = {}): Array {
-  const rtol = opts.rtol ?? 1e-5, atol = opts.atol ?? 1e-8;
+  const rtol = opts.rtol ?? 1e-5,
+    atol = opts.atol ?? 1e-8;
   if (!(rtol >= 0 && atol >= 0)) throw new Error(`isclose: rtol and atol must be ≥ 0, got rtol ${rtol}, atol ${atol}.`);
   const finite = logicalAnd(isfinite(a), isfinite(b));
   const within = lessEqual(abs(sub(a, b)), add(atol, mul(rtol, abs(b))));

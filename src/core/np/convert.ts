@@ -4,13 +4,30 @@ import type { ShapedArray } from "../aval.js";
 import { exactValue, scalar } from "../constants.js";
 import { ConcreteArray } from "../concrete.js";
 import { fromTyped } from "../create.js";
-import { checkDType, dtypeOfTypedArray, isFloat, promoteTypes, typedArrayFor, type DType, type TypedArray } from "../dtype.js";
+import {
+  checkDType,
+  dtypeOfTypedArray,
+  isFloat,
+  promoteTypes,
+  typedArrayFor,
+  type DType,
+  type TypedArray,
+} from "../dtype.js";
 import type { BackendName } from "../backends/backend.js";
 import { convert } from "../prims/index.js";
 
-export interface ArrayOptions { readonly dtype?: DType; readonly backend?: BackendName }
+export interface ArrayOptions {
+  readonly dtype?: DType;
+  readonly backend?: BackendName;
+}
 
-interface NdarrayLike { data: ArrayLike | TypedArray | number[]; shape: number[]; stride: number[]; offset: number; get?: (...i: number[]) => number }
+interface NdarrayLike {
+  data: ArrayLike | TypedArray | number[];
+  shape: number[];
+  stride: number[];
+  offset: number;
+  get?: (...i: number[]) => number;
+}
 const isNdarray = (x: unknown): x is NdarrayLike =>
   typeof x === "object" && x !== null && "shape" in x && "stride" in x && "offset" in x && "data" in x;
 const isTyped = (x: unknown): x is TypedArray =>
@@ -21,7 +38,11 @@ export function array(x: unknown, opts: ArrayOptions = {}): Array {
   const dtype = opts.dtype === undefined ? undefined : checkDType(opts.dtype, "np.array");
   if (x instanceof Array) {
     const y = dtype && dtype !== x.dtype ? convert(x, dtype) : x;
-    if (opts.backend && "backend" in y && (y as unknown as { backend: { name: string } }).backend.name !== opts.backend) {
+    if (
+      opts.backend &&
+      "backend" in y &&
+      (y as unknown as { backend: { name: string } }).backend.name !== opts.backend
+    ) {
       return fromTyped(y.dataSync(), y.shape, y.dtype, { backend: opts.backend });
     }
     return y;
@@ -42,26 +63,45 @@ export function array(x: unknown, opts: ArrayOptions = {}): Array {
       let off = x.offset;
       for (let i = 0; i < shape.length; i++) off += idx[i]! * x.stride[i]!;
       out[k] = Number(src[off]);
-      for (let i = shape.length - 1; i >= 0; i--) { if (++idx[i]! < shape[i]!) break; idx[i] = 0; }
+      for (let i = shape.length - 1; i >= 0; i--) {
+        if (++idx[i]! < shape[i]!) break;
+        idx[i] = 0;
+      }
     }
-    if (d === "int32") requireInt32(globalThis.Array.from({ length: n }, (_, k) => out[k]!), shape);
+    if (d === "int32")
+      requireInt32(
+        globalThis.Array.from({ length: n }, (_, k) => out[k]!),
+        shape,
+      );
     return fromTyped(out, shape, d, { backend: opts.backend });
   }
   const shape: number[] = [];
   let probe: unknown = x;
-  while (globalThis.Array.isArray(probe)) { shape.push(probe.length); probe = probe[0]; }
+  while (globalThis.Array.isArray(probe)) {
+    shape.push(probe.length);
+    probe = probe[0];
+  }
   const flat: number[] = [];
   let sawBool = false;
   const rec = (v: unknown, depth: number, path: string): void => {
     if (depth === shape.length) {
       if (typeof v === "number") flat.push(v);
-      else if (typeof v === "boolean") { flat.push(v ? 1 : 0); sawBool = true; }
-      else if (v instanceof Array && v.size === 1) flat.push(v.item());
-      else throw new Error(`np.array: element at ${path || "top level"} ` + `is ${globalThis.Array.isArray(v) ? "a nested array (ragged input)" : typeof v}; expected a number.`);
+      else if (typeof v === "boolean") {
+        flat.push(v ? 1 : 0);
+        sawBool = true;
+      } else if (v instanceof Array && v.size === 1) flat.push(v.item());
+      else
+        throw new Error(
+          `np.array: element at ${path || "top level"} ` +
+            `is ${globalThis.Array.isArray(v) ? "a nested array (ragged input)" : typeof v}; expected a number.`,
+        );
       return;
     }
     if (!globalThis.Array.isArray(v) || v.length !== shape[depth]) {
-      throw new Error(`np.array: ragged nested array at ${path || "top level"}: expected ` + `length ${shape[depth]}, got ${globalThis.Array.isArray(v) ? v.length : typeof v}.`);
+      throw new Error(
+        `np.array: ragged nested array at ${path || "top level"}: expected ` +
+          `length ${shape[depth]}, got ${globalThis.Array.isArray(v) ? v.length : typeof v}.`,
+      );
     }
     v.forEach((e, i) => rec(e, depth + 1, `${path}[${i}]`));
   };
@@ -73,20 +113,30 @@ export function array(x: unknown, opts: ArrayOptions = {}): Array {
   return fromTyped(buf, shape, d, { backend: opts.backend });
 }
 
-const INT32_MIN = -(2 ** 31), INT32_MAX = 2 ** 31 - 1;
+const INT32_MIN = -(2 ** 31),
+  INT32_MAX = 2 ** 31 - 1;
 
 /**
  * Values bound for int32 must fit: a typed-array store would wrap 3e9 to −1294967296 and turn
  * NaN into 0 without a word. (Fractions are truncated towards zero, as NumPy and JAX do.)
  */
-function requireInt32(values: { readonly length: number; readonly [i: number]: number }, shape: readonly number[] = [values.length]): void {
+function requireInt32(
+  values: { readonly length: number; readonly [i: number]: number },
+  shape: readonly number[] = [values.length],
+): void {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
     if (Number.isFinite(v) && v >= INT32_MIN && v < INT32_MAX + 1) continue;
     const at: number[] = [];
-    for (let k = shape.length - 1, r = i; k >= 0; k--) { at.unshift(r % shape[k]!); r = Math.floor(r / shape[k]!); }
-    throw new Error(`np.array: element [${at.join(", ")}] is ${v}, which int32 cannot hold ` + `(${Number.isFinite(v) ? `its range is ${INT32_MIN}…${INT32_MAX}` : "it has no NaN or infinity"}); ` +
-      "keep it as float32/float64, or clip and replace non-finite values before converting.");
+    for (let k = shape.length - 1, r = i; k >= 0; k--) {
+      at.unshift(r % shape[k]!);
+      r = Math.floor(r / shape[k]!);
+    }
+    throw new Error(
+      `np.array: element [${at.join(", ")}] is ${v}, which int32 cannot hold ` +
+        `(${Number.isFinite(v) ? `its range is ${INT32_MIN}…${INT32_MAX}` : "it has no NaN or infinity"}); ` +
+        "keep it as float32/float64, or clip and replace non-finite values before converting.",
+    );
   }
 }
 
@@ -113,7 +163,8 @@ export function promote(op: string, xs: readonly ArrayLike[]): Array[] {
   return arrs.map((a) => {
     if (a.dtype === dtype && a.aval.weak === weak) return a;
     // Literal scalars are re-created in the target dtype rather than converted by an op.
-    if (a instanceof ConcreteArray && a.aval.weak && a.size === 1 && a.backend.name === "cpu" && a.ndim === 0) return scalar(exactValue(a), dtype, weak);
+    if (a instanceof ConcreteArray && a.aval.weak && a.size === 1 && a.backend.name === "cpu" && a.ndim === 0)
+      return scalar(exactValue(a), dtype, weak);
     return convert(a, dtype, weak);
   });
 }

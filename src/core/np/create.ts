@@ -7,8 +7,12 @@ import { broadcastTo } from "../prims/index.js";
 import { checkShape } from "../shape.js";
 import type { BackendName } from "../backends/backend.js";
 
-export interface CreateOptions { readonly dtype?: DType; readonly backend?: BackendName }
-const dt = (o: CreateOptions | undefined, def: DType = "float32"): DType => (o?.dtype === undefined ? def : checkDType(o.dtype, "np"));
+export interface CreateOptions {
+  readonly dtype?: DType;
+  readonly backend?: BackendName;
+}
+const dt = (o: CreateOptions | undefined, def: DType = "float32"): DType =>
+  o?.dtype === undefined ? def : checkDType(o.dtype, "np");
 
 export function full(shape: readonly number[] | number, value: number | boolean, opts?: CreateOptions): Array {
   const s = checkShape("np.full", typeof shape === "number" ? [shape] : shape);
@@ -27,9 +31,11 @@ export const onesLike = (x: Array, opts?: CreateOptions): Array => full(x.shape,
 /** np.arange(stop) / arange(start, stop, step); int32 when all arguments are integers. */
 export function arange(a: number, b?: number, step = 1, opts?: CreateOptions): Array {
   const [start, stop] = b === undefined ? [0, a] : [a, b];
-  if (step === 0 || !Number.isFinite(step)) throw new Error(`np.arange: step must be a finite non-zero number, got ${step}.`);
+  if (step === 0 || !Number.isFinite(step))
+    throw new Error(`np.arange: step must be a finite non-zero number, got ${step}.`);
   // NaN/Infinity bounds used to give a NaN-sized array or a bare RangeError.
-  if (!Number.isFinite(start) || !Number.isFinite(stop)) throw new Error(`np.arange: start and stop must be finite numbers, got ${start} and ${stop}.`);
+  if (!Number.isFinite(start) || !Number.isFinite(stop))
+    throw new Error(`np.arange: start and stop must be finite numbers, got ${start} and ${stop}.`);
   const allInt = [start, stop, step].every(Number.isInteger);
   const d = dt(opts, allInt ? "int32" : "float32");
   const n = Math.max(0, Math.ceil((stop - start) / step));
@@ -38,8 +44,14 @@ export function arange(a: number, b?: number, step = 1, opts?: CreateOptions): A
   return fromTyped(buf, [n], d, { backend: opts?.backend });
 }
 
-export function linspace(start: number, stop: number, num = 50, opts: CreateOptions & { endpoint?: boolean } = {}): Array {
-  if (!Number.isInteger(num) || num < 0) throw new Error(`np.linspace: num must be a non-negative integer, got ${num}.`);
+export function linspace(
+  start: number,
+  stop: number,
+  num = 50,
+  opts: CreateOptions & { endpoint?: boolean } = {},
+): Array {
+  if (!Number.isInteger(num) || num < 0)
+    throw new Error(`np.linspace: num must be a non-negative integer, got ${num}.`);
   const d = dt(opts);
   const div = (opts.endpoint ?? true) ? num - 1 : num;
   const buf = typedArrayFor(d, num);
@@ -50,11 +62,17 @@ export function linspace(start: number, stop: number, num = 50, opts: CreateOpti
 export function eye(n: number, m?: number, opts?: CreateOptions & { k?: number }): Array {
   const cols = m ?? n;
   // Negative or fractional sizes used to produce an array with an invalid shape.
-  for (const v of [n, cols]) if (!Number.isInteger(v) || v < 0) throw new Error(`np.eye: sizes must be non-negative integers, got n=${n}, m=${m}.`);
-  if (opts?.k !== undefined && !Number.isInteger(opts.k)) throw new Error(`np.eye: k must be an integer, got ${opts.k}.`);
+  for (const v of [n, cols])
+    if (!Number.isInteger(v) || v < 0)
+      throw new Error(`np.eye: sizes must be non-negative integers, got n=${n}, m=${m}.`);
+  if (opts?.k !== undefined && !Number.isInteger(opts.k))
+    throw new Error(`np.eye: k must be an integer, got ${opts.k}.`);
   const d = dt(opts);
   const buf = typedArrayFor(d, n * cols);
   const k = opts?.k ?? 0;
-  for (let i = 0; i < n; i++) { const j = i + k; if (j >= 0 && j < cols) buf[i * cols + j] = 1; }
+  for (let i = 0; i < n; i++) {
+    const j = i + k;
+    if (j >= 0 && j < cols) buf[i * cols + j] = 1;
+  }
   return fromTyped(buf, [n, cols], d, { backend: opts?.backend });
 }

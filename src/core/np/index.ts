@@ -14,16 +14,33 @@ import { dynamicSlice, dynamicUpdateSlice } from "./slicing.js";
 import { argsort, sort } from "./sort.js";
 
 export const np = {
-  array: convert.array, asarray: convert.asArray,
-  ...create, ...math, ...reduce, ...shape, ...linalg, ...indexing,
+  array: convert.array,
+  asarray: convert.asArray,
+  ...create,
+  ...math,
+  ...reduce,
+  ...shape,
+  ...linalg,
+  ...indexing,
   var: reduce.variance,
-  isclose, allclose, dynamicSlice, dynamicUpdateSlice, sort, argsort, atIndex,
+  isclose,
+  allclose,
+  dynamicSlice,
+  dynamicUpdateSlice,
+  sort,
+  argsort,
+  atIndex,
   /** numpy's linalg: solve, inv, det, slogdet, cholesky (batched over leading axes, differentiable). */
   linalg: linalgNs,
 };
 export type Np = typeof np;
 
 installArrayMethods({
-  ...math, ...reduce, ...shape, ...linalg, ...indexing,
-  astype: math.astype, atIndex,
+  ...math,
+  ...reduce,
+  ...shape,
+  ...linalg,
+  ...indexing,
+  astype: math.astype,
+  atIndex,
 } as never);

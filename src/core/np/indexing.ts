@@ -7,11 +7,16 @@ import { array, asArray, promote } from "./convert.js";
 
 function indexArray(idx: ArrayLike, op: string): Array {
   // JS lists like [1.5] used to be truncated silently; they get the same check as float Arrays.
-  const jsNonInteger = (v: unknown): boolean => (globalThis.Array.isArray(v) ? v.some(jsNonInteger) : typeof v === "number" && !Number.isInteger(v));
-  if (jsNonInteger(idx)) throw new Error(`${op}: indices must be integers, got ${JSON.stringify(idx)} (floats are not rounded implicitly).`);
-  const i = typeof idx === "number" || globalThis.Array.isArray(idx) ? array(idx, { dtype: "int32" }) : asArray(idx, op);
+  const jsNonInteger = (v: unknown): boolean =>
+    globalThis.Array.isArray(v) ? v.some(jsNonInteger) : typeof v === "number" && !Number.isInteger(v);
+  if (jsNonInteger(idx))
+    throw new Error(`${op}: indices must be integers, got ${JSON.stringify(idx)} (floats are not rounded implicitly).`);
+  const i =
+    typeof idx === "number" || globalThis.Array.isArray(idx) ? array(idx, { dtype: "int32" }) : asArray(idx, op);
   if (i.dtype !== "int32") {
-    throw new Error(`${op}: indices must be int32, got ${i.aval}. Convert with .astype("int32") (floats are not rounded implicitly).`);
+    throw new Error(
+      `${op}: indices must be int32, got ${i.aval}. Convert with .astype("int32") (floats are not rounded implicitly).`,
+    );
   }
   return i;
 }
@@ -20,7 +25,10 @@ function indexArray(idx: ArrayLike, op: string): Array {
 export function take(x: ArrayLike, indices: ArrayLike, axis?: number): Array {
   let a = asArray(x, "take");
   const i = indexArray(indices, "take");
-  if (axis === undefined || axis === null) { a = lax.reshape(a, [a.size]); axis = 0; }
+  if (axis === undefined || axis === null) {
+    a = lax.reshape(a, [a.size]);
+    axis = 0;
+  }
   return lax.gather(a, i, normAxis("take", axis, a.ndim));
 }
 
@@ -31,7 +39,8 @@ export function take(x: ArrayLike, indices: ArrayLike, axis?: number): Array {
 export function takeAlongAxis(x: ArrayLike, indices: ArrayLike, axis: number): Array {
   const a = asArray(x, "takeAlongAxis");
   const idx = indexArray(indices, "takeAlongAxis");
-  if (idx.ndim !== a.ndim) throw new Error(`takeAlongAxis: indices ${idx.aval} must have the same rank as x ${a.aval}.`);
+  if (idx.ndim !== a.ndim)
+    throw new Error(`takeAlongAxis: indices ${idx.aval} must have the same rank as x ${a.aval}.`);
   const ax = normAxis("takeAlongAxis", axis, a.ndim);
   const shapeA = a.shape.map((d, i) => (i === ax ? 1 : d));
   const shapeI = idx.shape.map((d, i) => (i === ax ? 1 : d));
@@ -57,8 +66,13 @@ export function scatterAdd(target: ArrayLike, indices: ArrayLike, updates: Array
   const want = [...t.shape.slice(0, ax), ...i.shape, ...t.shape.slice(ax + 1)];
   let uu = u;
   if (u.shape.join() !== want.join()) {
-    try { uu = lax.broadcastTo(u, want); } catch {
-      throw new Error(`scatterAdd: updates ${u.aval} cannot be broadcast to ${fmtShape(want)} ` + `(target ${t.aval}, indices ${i.aval}, axis ${ax}).`);
+    try {
+      uu = lax.broadcastTo(u, want);
+    } catch {
+      throw new Error(
+        `scatterAdd: updates ${u.aval} cannot be broadcast to ${fmtShape(want)} ` +
+          `(target ${t.aval}, indices ${i.aval}, axis ${ax}).`,
+      );
     }
   }
   return lax.scatterAdd(t, i, uu, ax);
@@ -70,6 +84,7 @@ export function index(x: ArrayLike, i: number): Array {
   if (a.ndim === 0) throw new Error("index: cannot index a scalar array.");
   const n = a.shape[0]!;
   const j = i < 0 ? i + n : i;
-  if (!Number.isInteger(i) || j < 0 || j >= n) throw new Error(`index: index ${i} is out of bounds for axis 0 with size ${n}.`);
+  if (!Number.isInteger(i) || j < 0 || j >= n)
+    throw new Error(`index: index ${i} is out of bounds for axis 0 with size ${n}.`);
   return lax.reshape(lax.sliceAxis(a, 0, j, j + 1), a.shape.slice(1));
 }

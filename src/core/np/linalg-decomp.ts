@@ -28,7 +28,7 @@ function floatMatrix(op: string, x: ArrayLike): Array {
  */
 export function solve(a: ArrayLike, b: ArrayLike): Array {
   let [A, B] = promote("np.linalg.solve", [floatMatrix("solve", a), b]) as [Array, Array];
-  if (!isFloat(B.dtype)) [A, B] = [A, astype(B, A.dtype)];
+  if (!isFloat(B.dtype)) B = astype(B, A.dtype);
   const n = A.shape[A.ndim - 1]!;
   const vector = B.ndim === 1;
   if (vector && B.shape[0] === n) B = lax.reshape(B, [n, 1]);

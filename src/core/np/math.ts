@@ -4,11 +4,16 @@ import { checkDType, isFloat } from "../dtype.js";
 import * as lax from "../prims/index.js";
 import { asArray, asFloat, promote } from "./convert.js";
 
-const bin = (name: string, f: (a: Array, b: Array) => Array) => (a: ArrayLike, b: ArrayLike): Array => {
-  const [x, y] = promote(name, [a, b]);
-  return f(x!, y!);
-};
-const unFloat = (name: string, f: (a: Array) => Array) => (x: ArrayLike): Array => f(asFloat(x, name));
+const bin =
+  (name: string, f: (a: Array, b: Array) => Array) =>
+  (a: ArrayLike, b: ArrayLike): Array => {
+    const [x, y] = promote(name, [a, b]);
+    return f(x!, y!);
+  };
+const unFloat =
+  (name: string, f: (a: Array) => Array) =>
+  (x: ArrayLike): Array =>
+    f(asFloat(x, name));
 
 export const add = bin("add", lax.add);
 export const sub = bin("sub", lax.sub);
@@ -26,7 +31,10 @@ export const floorDivide = (a: ArrayLike, b: ArrayLike): Array => {
   if (isFloat(x!.dtype)) return lax.floor(lax.div(x!, y!));
   const q = lax.div(x!, y!); // truncating
   const r = lax.rem(x!, y!);
-  const fix = lax.logicalAnd(lax.ne(r, lax.zerosLikeA(r)), lax.ne(lax.lt(r, lax.zerosLikeA(r)), lax.lt(y!, lax.zerosLikeA(y!))));
+  const fix = lax.logicalAnd(
+    lax.ne(r, lax.zerosLikeA(r)),
+    lax.ne(lax.lt(r, lax.zerosLikeA(r)), lax.lt(y!, lax.zerosLikeA(y!))),
+  );
   return lax.select(fix, lax.sub(q, lax.convert(fix, q.dtype)), q);
 };
 /** fmod semantics (sign of the dividend), as C and JS `%`. */
@@ -61,8 +69,14 @@ export const exp = unFloat("exp", lax.exp);
 export const log = unFloat("log", lax.log);
 export const log1p = unFloat("log1p", lax.log1p);
 export const expm1 = unFloat("expm1", lax.expm1);
-export const log2 = (x: ArrayLike): Array => { const a = asFloat(x, "log2"); return lax.div(lax.log(a), lax.log(asFloat(2, "log2").astype(a.dtype))); };
-export const log10 = (x: ArrayLike): Array => { const a = asFloat(x, "log10"); return lax.div(lax.log(a), lax.log(asFloat(10, "log10").astype(a.dtype))); };
+export const log2 = (x: ArrayLike): Array => {
+  const a = asFloat(x, "log2");
+  return lax.div(lax.log(a), lax.log(asFloat(2, "log2").astype(a.dtype)));
+};
+export const log10 = (x: ArrayLike): Array => {
+  const a = asFloat(x, "log10");
+  return lax.div(lax.log(a), lax.log(asFloat(10, "log10").astype(a.dtype)));
+};
 export const sin = unFloat("sin", lax.sin);
 export const cos = unFloat("cos", lax.cos);
 export const tan = unFloat("tan", lax.tan);
@@ -71,19 +85,40 @@ export const tanh = unFloat("tanh", lax.tanh);
 export const erf = unFloat("erf", lax.erf);
 /** Inverse of erf on (−1, 1): ±1 give ±Inf, |x| > 1 NaN. */
 export const erfinv = unFloat("erfinv", lax.erfinv);
-export const sinh = (x: ArrayLike): Array => { const a = asFloat(x, "sinh"); return mul(0.5, sub(lax.exp(a), lax.exp(lax.neg(a)))); };
-export const cosh = (x: ArrayLike): Array => { const a = asFloat(x, "cosh"); return mul(0.5, add(lax.exp(a), lax.exp(lax.neg(a)))); };
+export const sinh = (x: ArrayLike): Array => {
+  const a = asFloat(x, "sinh");
+  return mul(0.5, sub(lax.exp(a), lax.exp(lax.neg(a))));
+};
+export const cosh = (x: ArrayLike): Array => {
+  const a = asFloat(x, "cosh");
+  return mul(0.5, add(lax.exp(a), lax.exp(lax.neg(a))));
+};
 export const arcsin = unFloat("arcsin", lax.asin);
 export const arccos = unFloat("arccos", lax.acos);
 export const arctan = unFloat("arctan", lax.atan);
 export const sqrt = unFloat("sqrt", lax.sqrt);
 export const rsqrt = unFloat("rsqrt", lax.rsqrt);
-export const square = (x: ArrayLike): Array => { const a = asArray(x, "square"); return lax.mul(a, a); };
+export const square = (x: ArrayLike): Array => {
+  const a = asArray(x, "square");
+  return lax.mul(a, a);
+};
 export const reciprocal = (x: ArrayLike): Array => div(1, x);
-export const floor = (x: ArrayLike): Array => { const a = asArray(x, "floor"); return isFloat(a.dtype) ? lax.floor(a) : a; };
-export const ceil = (x: ArrayLike): Array => { const a = asArray(x, "ceil"); return isFloat(a.dtype) ? lax.ceil(a) : a; };
-export const round = (x: ArrayLike): Array => { const a = asArray(x, "round"); return isFloat(a.dtype) ? lax.round(a) : a; };
-export const trunc = (x: ArrayLike): Array => { const a = asArray(x, "trunc"); return isFloat(a.dtype) ? lax.trunc(a) : a; };
+export const floor = (x: ArrayLike): Array => {
+  const a = asArray(x, "floor");
+  return isFloat(a.dtype) ? lax.floor(a) : a;
+};
+export const ceil = (x: ArrayLike): Array => {
+  const a = asArray(x, "ceil");
+  return isFloat(a.dtype) ? lax.ceil(a) : a;
+};
+export const round = (x: ArrayLike): Array => {
+  const a = asArray(x, "round");
+  return isFloat(a.dtype) ? lax.round(a) : a;
+};
+export const trunc = (x: ArrayLike): Array => {
+  const a = asArray(x, "trunc");
+  return isFloat(a.dtype) ? lax.trunc(a) : a;
+};
 
 const cmp = (name: string, f: (a: Array, b: Array) => Array) => bin(name, f);
 export const equal = cmp("equal", lax.eq);
@@ -97,16 +132,22 @@ const toBool = (x: ArrayLike, op: string): Array => {
   const a = asArray(x, op);
   return a.dtype === "bool" ? a : lax.ne(a, lax.zerosLikeA(a));
 };
-export const logicalAnd = (a: ArrayLike, b: ArrayLike): Array => lax.logicalAnd(toBool(a, "logicalAnd"), toBool(b, "logicalAnd"));
-export const logicalOr = (a: ArrayLike, b: ArrayLike): Array => lax.logicalOr(toBool(a, "logicalOr"), toBool(b, "logicalOr"));
+export const logicalAnd = (a: ArrayLike, b: ArrayLike): Array =>
+  lax.logicalAnd(toBool(a, "logicalAnd"), toBool(b, "logicalAnd"));
+export const logicalOr = (a: ArrayLike, b: ArrayLike): Array =>
+  lax.logicalOr(toBool(a, "logicalOr"), toBool(b, "logicalOr"));
 export const logicalNot = (a: ArrayLike): Array => lax.logicalNot(toBool(a, "logicalNot"));
-export const logicalXor = (a: ArrayLike, b: ArrayLike): Array => lax.ne(toBool(a, "logicalXor"), toBool(b, "logicalXor"));
+export const logicalXor = (a: ArrayLike, b: ArrayLike): Array =>
+  lax.ne(toBool(a, "logicalXor"), toBool(b, "logicalXor"));
 
 export const isfinite = (x: ArrayLike): Array => {
   const a = asArray(x, "isfinite");
   return isFloat(a.dtype) ? lax.isfinite(a) : lax.eq(a, a);
 };
-export const isnan = (x: ArrayLike): Array => { const a = asArray(x, "isnan"); return lax.ne(a, a); };
+export const isnan = (x: ArrayLike): Array => {
+  const a = asArray(x, "isnan");
+  return lax.ne(a, a);
+};
 export const isinf = (x: ArrayLike): Array => logicalAnd(logicalNot(isfinite(x)), logicalNot(isnan(x)));
 
 /** where(cond, a, b): cond is made bool (nonzero), a and b are promoted; all three broadcast. */
@@ -125,5 +166,6 @@ export function clip(x: ArrayLike, lo: ArrayLike | null | undefined, hi: ArrayLi
 export const clamp = (lo: ArrayLike, x: ArrayLike, hi: ArrayLike): Array => clip(x, lo, hi);
 
 /** Cast to a dtype (numpy astype); an unknown dtype is a clear error (it used to crash in the cast loop). */
-export const astype = (x: ArrayLike, dtype: Parameters<typeof lax.convert>[1]): Array => lax.convert(asArray(x, "astype"), checkDType(dtype, "astype"));
+export const astype = (x: ArrayLike, dtype: Parameters<typeof lax.convert>[1]): Array =>
+  lax.convert(asArray(x, "astype"), checkDType(dtype, "astype"));
 export const stopGradient = (x: ArrayLike): Array => lax.stopGradient(asArray(x, "stopGradient"));

@@ -5,10 +5,17 @@ import * as lax from "../prims/index.js";
 import { normAxes, normAxis, sizeOf } from "../shape.js";
 import { asArray, asFloat } from "./convert.js";
 
-export interface ReduceOptions { readonly keepdims?: boolean }
+export interface ReduceOptions {
+  readonly keepdims?: boolean;
+}
 
 const keep = (r: Array, x: Array, axes: readonly number[], keepdims?: boolean): Array =>
-  keepdims ? lax.reshape(r, x.shape.map((d, i) => (axes.includes(i) ? 1 : d))) : r;
+  keepdims
+    ? lax.reshape(
+        r,
+        x.shape.map((d, i) => (axes.includes(i) ? 1 : d)),
+      )
+    : r;
 
 function reducer(name: string, f: (x: Array, axes: number[]) => Array, prep: (x: Array) => Array = (x) => x) {
   return (x: ArrayLike, axis?: Axis, opts: ReduceOptions = {}): Array => {
@@ -20,7 +27,8 @@ function reducer(name: string, f: (x: Array, axes: number[]) => Array, prep: (x:
 const boolToInt = (x: Array): Array => (x.dtype === "bool" ? lax.convert(x, "int32") : x);
 function checkNonEmpty(name: string) {
   return (x: Array, axes: number[]): Array => {
-    if (axes.some((a) => x.shape[a] === 0)) throw new Error(`${name}: zero-size reduction over axis of ${x.aval}; ${name} of an empty array is undefined.`);
+    if (axes.some((a) => x.shape[a] === 0))
+      throw new Error(`${name}: zero-size reduction over axis of ${x.aval}; ${name} of an empty array is undefined.`);
     return name === "max" ? lax.reduceMax(x, axes) : name === "min" ? lax.reduceMin(x, axes) : x;
   };
 }
@@ -42,17 +50,31 @@ export const variance = (x: ArrayLike, axis?: Axis, opts: ReduceOptions & { ddof
   const n = sizeOf(axes.map((d) => a.shape[d]!));
   const m = mean(a, axes, { keepdims: true });
   const d = lax.sub(a, m);
-  return keep(lax.div(lax.reduceSum(lax.mul(d, d), axes), scalar(n - (opts.ddof ?? 0), a.dtype)), a, axes, opts.keepdims);
+  return keep(
+    lax.div(lax.reduceSum(lax.mul(d, d), axes), scalar(n - (opts.ddof ?? 0), a.dtype)),
+    a,
+    axes,
+    opts.keepdims,
+  );
 };
-export const std = (x: ArrayLike, axis?: Axis, opts: ReduceOptions & { ddof?: number } = {}): Array => lax.sqrt(variance(x, axis, opts));
+export const std = (x: ArrayLike, axis?: Axis, opts: ReduceOptions & { ddof?: number } = {}): Array =>
+  lax.sqrt(variance(x, axis, opts));
 
 function argReduce(name: "argmax" | "argmin") {
   return (x: ArrayLike, axis?: number, opts: ReduceOptions = {}): Array => {
     let a = boolToInt(asArray(x, name));
     let ax: number;
-    if (axis === undefined || axis === null) { a = lax.reshape(a, [a.size]); ax = 0; } else ax = normAxis(name, axis, a.ndim);
+    if (axis === undefined || axis === null) {
+      a = lax.reshape(a, [a.size]);
+      ax = 0;
+    } else ax = normAxis(name, axis, a.ndim);
     const r = name === "argmax" ? lax.argmax(a, ax) : lax.argmin(a, ax);
-    return opts.keepdims && axis !== undefined ? lax.reshape(r, a.shape.map((d, i) => (i === ax ? 1 : d))) : r;
+    return opts.keepdims && axis !== undefined
+      ? lax.reshape(
+          r,
+          a.shape.map((d, i) => (i === ax ? 1 : d)),
+        )
+      : r;
   };
 }
 export const argmax = argReduce("argmax");
@@ -60,15 +82,23 @@ export const argmin = argReduce("argmin");
 
 export function cumsum(x: ArrayLike, axis?: number, opts: { reverse?: boolean } = {}): Array {
   let a = boolToInt(asArray(x, "cumsum"));
-  if (axis === undefined || axis === null) { a = lax.reshape(a, [a.size]); axis = 0; }
+  if (axis === undefined || axis === null) {
+    a = lax.reshape(a, [a.size]);
+    axis = 0;
+  }
   return lax.cumsum(a, normAxis("cumsum", axis, a.ndim), opts.reverse ?? false);
 }
 
-export interface NormOptions extends ReduceOptions { readonly axis?: Axis; readonly ord?: number | "fro" }
+export interface NormOptions extends ReduceOptions {
+  readonly axis?: Axis;
+  readonly ord?: number | "fro";
+}
 /** Vector 2-norm (default), or ord 1 / Infinity / p, over `axis` (default all). */
 export function norm(x: ArrayLike, axisOrOpts?: Axis | NormOptions, maybeOpts: NormOptions = {}): Array {
-  const opts: NormOptions = typeof axisOrOpts === "object" && axisOrOpts !== null && !globalThis.Array.isArray(axisOrOpts)
-    ? (axisOrOpts as NormOptions) : { ...maybeOpts, axis: axisOrOpts as Axis };
+  const opts: NormOptions =
+    typeof axisOrOpts === "object" && axisOrOpts !== null && !globalThis.Array.isArray(axisOrOpts)
+      ? (axisOrOpts as NormOptions)
+      : { ...maybeOpts, axis: axisOrOpts as Axis };
   const a = asFloat(x, "norm");
   const axes = normAxes("norm", opts.axis, a.ndim);
   const ord = opts.ord ?? 2;

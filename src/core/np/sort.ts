@@ -20,18 +20,20 @@ export function argsort(x: ArrayLike, axis = -1): Array {
   const a = asArray(x, "argsort");
   if (a.ndim === 0) throw new Error("argsort: x is a scalar; give an array with the axis to sort.");
   const ax = normAxis("argsort", axis, a.ndim);
-  const v = moveaxis(a, ax, -1);                                   // [..., n]
+  const v = moveaxis(a, ax, -1); // [..., n]
   const n = v.shape[v.ndim - 1]!;
-  const vi = expandDims(v, -1), vj = expandDims(v, -2);            // [..., n, 1], [..., 1, n]
-  const nanI = isnan(vi), nanJ = isnan(vj);
+  const vi = expandDims(v, -1),
+    vj = expandDims(v, -2); // [..., n, 1], [..., 1, n]
+  const nanI = isnan(vi),
+    nanJ = isnan(vj);
   // j comes before i: x_j < x_i (a NaN is after every number), or equal (NaNs equal each other) and j < i.
   const smaller = logicalOr(less(vj, vi), logicalAnd(logicalNot(nanJ), nanI));
   const same = logicalOr(equal(vj, vi), logicalAnd(nanJ, nanI));
   const idx = arange(n, undefined, 1, { dtype: "int32" });
-  const earlier = less(expandDims(idx, 0), expandDims(idx, 1));    // [n, n]: j < i
-  const rank = sum(astype(logicalOr(smaller, logicalAnd(same, earlier)), "int32"), -1);   // [..., n]
+  const earlier = less(expandDims(idx, 0), expandDims(idx, 1)); // [n, n]: j < i
+  const rank = sum(astype(logicalOr(smaller, logicalAnd(same, earlier)), "int32"), -1); // [..., n]
   // order[k] = the i whose rank is k.
-  const atRank = equal(expandDims(rank, -2), expandDims(idx, -1));                        // [..., k, i]
+  const atRank = equal(expandDims(rank, -2), expandDims(idx, -1)); // [..., k, i]
   const order = sum(mul(astype(atRank, "int32"), idx), -1);
   return moveaxis(astype(order, "int32"), -1, ax);
 }

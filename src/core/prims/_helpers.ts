@@ -4,7 +4,8 @@ import { DTYPE_SHORT, typedArrayFor, type DType, type TypedArray } from "../dtyp
 import { broadcastShapes, fmtShape, shapeEq, type Shape } from "../shape.js";
 
 export const host = (data: TypedArray, shape: Shape, dtype: DType): HostArray => ({ data, shape: [...shape], dtype });
-export const newHost = (aval: ShapedArray): HostArray => host(typedArrayFor(aval.dtype, aval.size), aval.shape, aval.dtype);
+export const newHost = (aval: ShapedArray): HostArray =>
+  host(typedArrayFor(aval.dtype, aval.size), aval.shape, aval.dtype);
 
 export const fmtAvals = (avals: readonly ShapedArray[]): string => avals.map(String).join(", ");
 
@@ -14,16 +15,21 @@ export function requireFloat(op: string, a: ShapedArray): void {
   }
 }
 export function requireNumeric(op: string, a: ShapedArray): void {
-  if (a.dtype === "bool") throw new Error(`${op}: expected a numeric array, got ${a} (bool). Convert with x.astype("int32") or ("float32").`);
+  if (a.dtype === "bool")
+    throw new Error(`${op}: expected a numeric array, got ${a} (bool). Convert with x.astype("int32") or ("float32").`);
 }
 export function requireBool(op: string, a: ShapedArray): void {
-  if (a.dtype !== "bool") throw new Error(`${op}: expected a bool array, got ${a}. Use a comparison (e.g. np.notEqual(x, 0)) to make one.`);
+  if (a.dtype !== "bool")
+    throw new Error(`${op}: expected a bool array, got ${a}. Use a comparison (e.g. np.notEqual(x, 0)) to make one.`);
 }
 export function requireSameDType(op: string, avals: readonly ShapedArray[]): DType {
   const d = avals[0]!.dtype;
   for (const a of avals) {
     if (a.dtype !== d) {
-      throw new Error(`${op}: operands have different dtypes (${fmtAvals(avals)}); convert ` + `one with .astype(...) (np.* functions promote automatically).`);
+      throw new Error(
+        `${op}: operands have different dtypes (${fmtAvals(avals)}); convert ` +
+          `one with .astype(...) (np.* functions promote automatically).`,
+      );
     }
   }
   return d;
@@ -57,15 +63,24 @@ export function mapHost(inputs: readonly HostArray[], out: ShapedArray, fn: (...
     return res;
   }
   if (inputs.length === 2 && same[0] && same[1]) {
-    const a = ds[0]!, b = ds[1]!;
+    const a = ds[0]!,
+      b = ds[1]!;
     for (let i = 0; i < n; i++) o[i] = fn(a[i]!, b[i]!);
     return res;
   }
   if (inputs.length === 2 && (same[0] || ds[0]!.length === 1) && (same[1] || ds[1]!.length === 1)) {
-    const a = ds[0]!, b = ds[1]!;
-    if (same[0]) { const y = b[0]!; for (let i = 0; i < n; i++) o[i] = fn(a[i]!, y); }
-    else if (same[1]) { const x = a[0]!; for (let i = 0; i < n; i++) o[i] = fn(x, b[i]!); }
-    else { const v = fn(a[0]!, b[0]!); o.fill(v); }
+    const a = ds[0]!,
+      b = ds[1]!;
+    if (same[0]) {
+      const y = b[0]!;
+      for (let i = 0; i < n; i++) o[i] = fn(a[i]!, y);
+    } else if (same[1]) {
+      const x = a[0]!;
+      for (let i = 0; i < n; i++) o[i] = fn(x, b[i]!);
+    } else {
+      const v = fn(a[0]!, b[0]!);
+      o.fill(v);
+    }
     return res;
   }
   // General broadcasting: walk the output row-major, advancing each operand's offset by its stride.
@@ -90,8 +105,12 @@ export function mapHost(inputs: readonly HostArray[], out: ShapedArray, fn: (...
   for (let i = 0; i < n; ) {
     // One row of the innermost dimension at a time.
     if (k === 2) {
-      const a = ds[0]!, b = ds[1]!, sa = innerStr[0]!, sb = innerStr[1]!;
-      let pa = off[0]!, pb = off[1]!;
+      const a = ds[0]!,
+        b = ds[1]!,
+        sa = innerStr[0]!,
+        sb = innerStr[1]!;
+      let pa = off[0]!,
+        pb = off[1]!;
       for (let j = 0; j < inner; j++, pa += sa, pb += sb) o[i + j] = fn(a[pa]!, b[pb]!);
     } else {
       for (let j = 0; j < inner; j++) {
@@ -120,7 +139,10 @@ export function transposeHost(x: HostArray, perm: readonly number[]): HostArray 
   const out = typedArrayFor(x.dtype, x.data.length);
   const inStr = new globalThis.Array<number>(nd);
   let acc = 1;
-  for (let i = nd - 1; i >= 0; i--) { inStr[i] = acc; acc *= x.shape[i]!; }
+  for (let i = nd - 1; i >= 0; i--) {
+    inStr[i] = acc;
+    acc *= x.shape[i]!;
+  }
   const str = perm.map((p) => inStr[p]!);
   const idx = new globalThis.Array<number>(nd).fill(0);
   let off = 0;

@@ -24,7 +24,9 @@ export function elementwiseVmap(prim: Primitive) {
       if (d === null || d === undefined) return a;
       const m = moveAxis(a, d, 0);
       const rest = m.shape.slice(1);
-      return rest.length === rank ? m : reshape(m, [m.shape[0]!, ...new globalThis.Array<number>(rank - rest.length).fill(1), ...rest]);
+      return rest.length === rank
+        ? m
+        : reshape(m, [m.shape[0]!, ...new globalThis.Array<number>(rank - rest.length).fill(1), ...rest]);
     });
     return [[bind1(prim, moved, params)], [0]];
   };
@@ -100,9 +102,13 @@ const UNARY_RULES = {
   erfinv: { kind: "float", jvp: (_x, o, t) => mul(t, div(exp(mul(o, o)), c(TWO_OVER_SQRT_PI, o))) },
 } satisfies Record<UnaryOp, UnaryRule>;
 
-const unaryPrims = Object.fromEntries(Object.entries(UNARY_RULES).map(([name, rule]) => [name, unary(name as keyof typeof UNARY_RULES, rule)])) as
-  { readonly [K in UnaryOp]: Primitive<Record<string, never>> };
-const u = (p: Primitive) => (x: Array): Array => bind1(p, [x], {});
+const unaryPrims = Object.fromEntries(
+  Object.entries(UNARY_RULES).map(([name, rule]) => [name, unary(name as keyof typeof UNARY_RULES, rule)]),
+) as { readonly [K in UnaryOp]: Primitive<Record<string, never>> };
+const u =
+  (p: Primitive) =>
+  (x: Array): Array =>
+    bind1(p, [x], {});
 
 export const negP = unaryPrims.neg;
 export const neg = u(negP);
@@ -155,8 +161,12 @@ export const erfinv = u(erfinvP);
 
 type BinJvp = (a: Array, b: Array, out: Array, ta: Tangent, tb: Tangent) => Tangent;
 
-function binary(name: BinaryOp, kind: "numeric" | "float" | "compare" | "bool", jvp: BinJvp | "zero",
-  opts: { transpose?: TransposeRule<Record<string, never>> } = {}): Primitive<Record<string, never>> {
+function binary(
+  name: BinaryOp,
+  kind: "numeric" | "float" | "compare" | "bool",
+  jvp: BinJvp | "zero",
+  opts: { transpose?: TransposeRule<Record<string, never>> } = {},
+): Primitive<Record<string, never>> {
   const { transpose } = opts;
   /** The scalar op for an operand dtype: int32 `div` truncates (x/0 = 0). */
   const opFor = (d: DType): BinaryOp => (name === "div" && d === "int32" ? "idiv" : name);
@@ -171,7 +181,8 @@ function binary(name: BinaryOp, kind: "numeric" | "float" | "compare" | "bool", 
       return [broadcastingShape(name, avals, kind === "compare" ? "bool" : undefined)];
     },
     impl: ([a, b], _p, [out]) => {
-      const i32 = a!.dtype === "int32", { eval: fn } = binaryOp(opFor(a!.dtype));
+      const i32 = a!.dtype === "int32",
+        { eval: fn } = binaryOp(opFor(a!.dtype));
       return [mapHost([a!, b!], out!, (x, y) => fn(x, y, i32))];
     },
     jvp: ([a, b], [ta, tb], p) => {
@@ -182,14 +193,18 @@ function binary(name: BinaryOp, kind: "numeric" | "float" | "compare" | "bool", 
     ...(transpose ? { transpose } : {}),
     vmap: (args, dims, p) => elementwiseVmap(prim)(args, dims, p),
     lower: ([a, b], _p, [out], g) => {
-      const A = broadcastView(g, a!, out!.shape), B = broadcastView(g, b!, out!.shape);
+      const A = broadcastView(g, a!, out!.shape),
+        B = broadcastView(g, b!, out!.shape);
       const kop = opFor(a!.dtype);
       return [viewOf(out!, (idx) => g.binary(kop, A.at(idx), B.at(idx)))];
     },
   });
   return prim;
 }
-const b2 = (p: Primitive) => (a: Array, b: Array): Array => bind1(p, [a, b], {});
+const b2 =
+  (p: Primitive) =>
+  (a: Array, b: Array): Array =>
+    bind1(p, [a, b], {});
 
 /** Tangent helpers that keep symbolic zeros symbolic. */
 export function tadd(a: Tangent, b: Tangent): Tangent {
@@ -197,8 +212,12 @@ export function tadd(a: Tangent, b: Tangent): Tangent {
   if (isZero(b)) return a;
   return add(a, b);
 }
-function tmul(t: Tangent, k: Array): Tangent { return isZero(t) ? t : mul(t, k); }
-function tneg(t: Tangent): Tangent { return isZero(t) ? t : neg(t); }
+function tmul(t: Tangent, k: Array): Tangent {
+  return isZero(t) ? t : mul(t, k);
+}
+function tneg(t: Tangent): Tangent {
+  return isZero(t) ? t : neg(t);
+}
 /** Broadcast a tangent to the output's shape (a tangent of a broadcast operand must match the output). */
 function fit(t: Tangent, out: Array): Tangent {
   if (isZero(t)) return new Zero(out.aval.strong());
@@ -222,14 +241,17 @@ export const subP = binary("sub", "numeric", (_a, _b, o, ta, tb) => fit(tadd(ta,
 export const sub = b2(subP);
 export const mulP = binary("mul", "numeric", (a, b, o, ta, tb) => fit(tadd(tmul(ta, b), tmul(tb, a)), o), {
   transpose: ([ct], [a, b]) => {
-    if (isUndef(a) && isUndef(b)) throw new Error("internal: mul transpose with both operands linear (non-linear use of a tangent).");
+    if (isUndef(a) && isUndef(b))
+      throw new Error("internal: mul transpose with both operands linear (non-linear use of a tangent).");
     if (isUndef(a)) return [unbroadcastT(tmul(ct!, b as Array), a.aval), null];
     if (isUndef(b)) return [null, unbroadcastT(tmul(ct!, a as Array), b.aval)];
     return [null, null];
   },
 });
 export const mul = b2(mulP);
-export const divP = binary("div", "numeric",
+export const divP = binary(
+  "div",
+  "numeric",
   (_a, b, o, ta, tb) => fit(isZero(tb) ? tmul(ta, recip(b)) : div(tadd(ta, neg(mul(tb as Array, o))) as Array, b), o),
   {
     transpose: ([ct], [a, b]) => {
@@ -237,10 +259,10 @@ export const divP = binary("div", "numeric",
       if (!isUndef(a)) return [null, null];
       return [unbroadcastT(isZero(ct!) ? ct! : div(ct as Array, b as Array), a.aval), null];
     },
-  });
+  },
+);
 export const div = b2(divP);
-export const remP = binary("rem", "numeric",
-  (a, b, o, ta, tb) => fit(tadd(ta, tneg(tmul(tb, trunc(div(a, b))))), o));
+export const remP = binary("rem", "numeric", (a, b, o, ta, tb) => fit(tadd(ta, tneg(tmul(tb, trunc(div(a, b))))), o));
 export const rem = b2(remP);
 export const powP = binary("pow", "float", (a, b, o, ta, tb) => {
   // d(a^b) = b a^(b-1) da + log(a) a^b db; at a == 0 the db term is 0 (not 0·-inf).
@@ -254,7 +276,9 @@ export const powP = binary("pow", "float", (a, b, o, ta, tb) => {
 export const pow = b2(powP);
 const weights = (a: Array, b: Array, first: (a: Array, b: Array) => Array): Array => {
   // 1 where `a` wins, 0.5 on ties (JAX convention), 0 elsewhere; a known (primal) factor.
-  const one = c(1, a), half = c(0.5, a), zero = c(0, a);
+  const one = c(1, a),
+    half = c(0.5, a),
+    zero = c(0, a);
   return select(first(a, b), one, select(eq(a, b), half, zero));
 };
 export const maxP = binary("max", "numeric", (a, b, o, ta, tb) => {
@@ -329,12 +353,17 @@ export const selectP: Primitive<Record<string, never>> = definePrimitive<Record<
 /** where(p, a, b) with broadcasting; a and b share a dtype. */
 export const select = (p: Array, a: Array, b: Array): Array => bind1(selectP, [p, a, b], {});
 
-const castValue = (to: DType) => (x: number): number => {
-  if (to === "bool") return x !== 0 ? 1 : 0;
-  if (to === "int32") return Number.isFinite(x) ? Math.trunc(x) : 0;
-  return x;
-};
-export interface ConvertParams { readonly dtype: DType; readonly weak?: boolean }
+const castValue =
+  (to: DType) =>
+  (x: number): number => {
+    if (to === "bool") return x !== 0 ? 1 : 0;
+    if (to === "int32") return Number.isFinite(x) ? Math.trunc(x) : 0;
+    return x;
+  };
+export interface ConvertParams {
+  readonly dtype: DType;
+  readonly weak?: boolean;
+}
 export const convertP: Primitive<ConvertParams> = definePrimitive<ConvertParams>({
   name: "convert_element_type",
   shape: ([x], { dtype, weak }) => [new ShapedArray(x!.shape, dtype, weak ?? false)],
@@ -344,7 +373,11 @@ export const convertP: Primitive<ConvertParams> = definePrimitive<ConvertParams>
     if (isZero(t) || !isFloat(p.dtype) || !isFloat(x!.dtype)) return [[out], [new Zero(out.aval.strong())]];
     return [[out], [convert(t as Array, p.dtype)]];
   },
-  transpose: ([ct], [x]) => [isZero(ct) ? new Zero((x as { aval: ShapedArray }).aval) : convert(ct as Array, (x as { aval: ShapedArray }).aval.dtype)],
+  transpose: ([ct], [x]) => [
+    isZero(ct)
+      ? new Zero((x as { aval: ShapedArray }).aval)
+      : convert(ct as Array, (x as { aval: ShapedArray }).aval.dtype),
+  ],
   vmap: ([x], [d], p) => [[bind1(convertP, [x!], p)], [d!]],
   lower: ([x], { dtype }, [out], g) => [viewOf(out!, (idx) => g.cast(x!.at(idx), dtype))],
   printParams: (p) => `dtype=${p.dtype}`,

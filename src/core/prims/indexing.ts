@@ -14,12 +14,17 @@ import { broadcastInDim, broadcastTo, moveAxis, reshape, transpose as transposeA
 
 // ---------------------------------------------------------------- iota
 
-export interface IotaParams { readonly dtype: DType; readonly shape: readonly number[]; readonly dimension: number }
+export interface IotaParams {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly dimension: number;
+}
 export const iotaP: Primitive<IotaParams> = definePrimitive<IotaParams>({
   name: "iota",
   lower: (_i, { dtype, dimension }, [out], g) => [viewOf(out!, (idx) => g.cast(idx[dimension]!, dtype))],
   shape: (_a, { dtype, shape, dimension }) => {
-    if (dimension < 0 || dimension >= shape.length) throw new Error(`iota: dimension ${dimension} out of range for shape ${fmtShape(shape)}.`);
+    if (dimension < 0 || dimension >= shape.length)
+      throw new Error(`iota: dimension ${dimension} out of range for shape ${fmtShape(shape)}.`);
     return [new ShapedArray(shape, dtype)];
   },
   impl: (_a, { dtype, shape, dimension }, [out]) => {
@@ -33,7 +38,9 @@ export const iotaP: Primitive<IotaParams> = definePrimitive<IotaParams>({
     const out = bind1(iotaP, [], p);
     return [[out], [new Zero(out.aval)]];
   },
-  vmap: () => { throw new Error("internal: iota has no inputs to batch."); },
+  vmap: () => {
+    throw new Error("internal: iota has no inputs to batch.");
+  },
   printParams: (p) => `dtype=${p.dtype} shape=${fmtShape(p.shape)} dimension=${p.dimension}`,
 });
 export const iota = (dtype: DType, shape: readonly number[], dimension = 0): Array =>
@@ -41,9 +48,14 @@ export const iota = (dtype: DType, shape: readonly number[], dimension = 0): Arr
 
 // ---------------------------------------------------------------- gather (take along one axis)
 
-export interface GatherParams { readonly axis: number }
-const gatherShape = (x: ShapedArray, idx: ShapedArray, axis: number): number[] =>
-  [...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)];
+export interface GatherParams {
+  readonly axis: number;
+}
+const gatherShape = (x: ShapedArray, idx: ShapedArray, axis: number): number[] => [
+  ...x.shape.slice(0, axis),
+  ...idx.shape,
+  ...x.shape.slice(axis + 1),
+];
 
 function normIndex(op: string, i: number, n: number, axis: number): number {
   const j = i < 0 ? i + n : i;
@@ -53,35 +65,47 @@ function normIndex(op: string, i: number, n: number, axis: number): number {
 
 export const gatherP: Primitive<GatherParams> = definePrimitive<GatherParams>({
   name: "gather",
-  lower: ([x, idx], { axis }, [out], g) => [viewOf(out!, (o) => {
-    const m = idx!.shape.length;
-    const n = x!.shape[axis]!;
-    const raw = idx!.at(o.slice(axis, axis + m));
-    const norm = g.select(g.binary("lt", raw, g.const(0, "int32")), g.binary("add", raw, g.const(n, "int32")), raw);
-    return x!.at([...o.slice(0, axis), clampIndex(g, norm, n), ...o.slice(axis + m)]);
-  })],
+  lower: ([x, idx], { axis }, [out], g) => [
+    viewOf(out!, (o) => {
+      const m = idx!.shape.length;
+      const n = x!.shape[axis]!;
+      const raw = idx!.at(o.slice(axis, axis + m));
+      const norm = g.select(g.binary("lt", raw, g.const(0, "int32")), g.binary("add", raw, g.const(n, "int32")), raw);
+      return x!.at([...o.slice(0, axis), clampIndex(g, norm, n), ...o.slice(axis + m)]);
+    }),
+  ],
   shape: ([x, idx], { axis }) => {
     requireInt("take (gather)", "indices", idx!);
     if (axis < 0 || axis >= x!.ndim) throw new Error(`take (gather): axis ${axis} out of range for ${x}.`);
-    if (x!.shape[axis] === 0 && idx!.size > 0) throw new Error(`take (gather): cannot index an empty axis ${axis} of ${x}.`);
+    if (x!.shape[axis] === 0 && idx!.size > 0)
+      throw new Error(`take (gather): cannot index an empty axis ${axis} of ${x}.`);
     return [new ShapedArray(gatherShape(x!, idx!, axis), x!.dtype, x!.weak)];
   },
   impl: ([x, idx], { axis }, [out]) => {
-    const outer = sizeOf(x!.shape.slice(0, axis)), n = x!.shape[axis]!, inner = sizeOf(x!.shape.slice(axis + 1));
+    const outer = sizeOf(x!.shape.slice(0, axis)),
+      n = x!.shape[axis]!,
+      inner = sizeOf(x!.shape.slice(axis + 1));
     const m = idx!.data.length;
     const o = typedArrayFor(x!.dtype, out!.size);
     const ii = Int32Array.from(idx!.data, (i) => normIndex("take (gather)", i, n, axis));
     const xd = x!.data;
     for (let a = 0; a < outer; a++) {
       for (let j = 0; j < m; j++) {
-        const src = (a * n + ii[j]!) * inner, dst = (a * m + j) * inner;
+        const src = (a * n + ii[j]!) * inner,
+          dst = (a * m + j) * inner;
         for (let k = 0; k < inner; k++) o[dst + k] = xd[src + k]!;
       }
     }
     return [host(o, out!.shape, x!.dtype)];
   },
-  jvp: ([x, idx], [t], p) => [[gather(x!, idx!, p.axis)],
-    [isZero(t) ? new Zero(new ShapedArray(gatherShape(x!.aval, idx!.aval, p.axis), x!.dtype)) : gather(t, idx!, p.axis)]],
+  jvp: ([x, idx], [t], p) => [
+    [gather(x!, idx!, p.axis)],
+    [
+      isZero(t)
+        ? new Zero(new ShapedArray(gatherShape(x!.aval, idx!.aval, p.axis), x!.dtype))
+        : gather(t, idx!, p.axis),
+    ],
+  ],
   transpose: ([ct], [x, idx], { axis }) => {
     if (isUndef(idx)) throw new Error("internal: gather indices cannot be linear.");
     if (!isUndef(x)) return [null, null];
@@ -102,8 +126,12 @@ export const gatherP: Primitive<GatherParams> = definePrimitive<GatherParams>({
     const g = gather(flat, add(norm, offs), 0); // [B, I..., rest...]
     const ni = ib.ndim - 1;
     // rest = pre (axis dims) then post; want [B, pre..., I..., post...]
-    const perm = [0, ...range(axis).map((k) => 1 + ni + k), ...range(ni).map((k) => 1 + k),
-      ...range(rest.length - axis).map((k) => 1 + ni + axis + k)];
+    const perm = [
+      0,
+      ...range(axis).map((k) => 1 + ni + k),
+      ...range(ni).map((k) => 1 + k),
+      ...range(rest.length - axis).map((k) => 1 + ni + axis + k),
+    ];
     return [[transposeAxes(g, perm)], [0]];
   },
   printParams: (p) => `axis=${p.axis}`,
@@ -119,12 +147,17 @@ export const scatterAddP: Primitive<GatherParams> = definePrimitive<GatherParams
     if (axis < 0 || axis >= t!.ndim) throw new Error(`scatterAdd: axis ${axis} out of range for ${t}.`);
     const want = gatherShape(t!, idx!, axis);
     if (u!.dtype !== t!.dtype || !shapeEq(u!.shape, want)) {
-      throw new Error(`scatterAdd: updates ${u} must have dtype ${t!.dtype} and ` + `shape ${fmtShape(want)} (target ${t}, indices ${idx}, axis ${axis}).`);
+      throw new Error(
+        `scatterAdd: updates ${u} must have dtype ${t!.dtype} and ` +
+          `shape ${fmtShape(want)} (target ${t}, indices ${idx}, axis ${axis}).`,
+      );
     }
     return [t!];
   },
   impl: ([t, idx, u], { axis }, [out]) => {
-    const outer = sizeOf(t!.shape.slice(0, axis)), n = t!.shape[axis]!, inner = sizeOf(t!.shape.slice(axis + 1));
+    const outer = sizeOf(t!.shape.slice(0, axis)),
+      n = t!.shape[axis]!,
+      inner = sizeOf(t!.shape.slice(axis + 1));
     const id = idx!.data;
     const m = id.length;
     const rows = new Int32Array(m);
@@ -137,7 +170,8 @@ export const scatterAddP: Primitive<GatherParams> = definePrimitive<GatherParams
     const ud = u!.data;
     for (let a = 0; a < outer; a++) {
       for (let j = 0; j < m; j++) {
-        const dst = (a * n + rows[j]!) * inner, src = (a * m + j) * inner;
+        const dst = (a * n + rows[j]!) * inner,
+          src = (a * m + j) * inner;
         for (let k = 0; k < inner; k++) acc[dst + k] += ud[src + k]!;
       }
     }
@@ -157,7 +191,14 @@ export const scatterAddP: Primitive<GatherParams> = definePrimitive<GatherParams
     return [isUndef(t) ? ct! : null, null, isUndef(u) ? gather(ct as Array, idx as Array, axis) : null];
   },
   vmap: ([t, idx, u], [dt, di, du], { axis }, n) => {
-    const b = (a: Array, d: BDim) => (d === null ? broadcastInDim(a, [n, ...a.shape], a.shape.map((_, k) => k + 1)) : moveAxis(a, d, 0));
+    const b = (a: Array, d: BDim) =>
+      d === null
+        ? broadcastInDim(
+            a,
+            [n, ...a.shape],
+            a.shape.map((_, k) => k + 1),
+          )
+        : moveAxis(a, d, 0);
     const tb = b(t!, dt!);
     if (di === null) {
       // updates: [B, pre..., I..., post...]
@@ -170,8 +211,12 @@ export const scatterAddP: Primitive<GatherParams> = definePrimitive<GatherParams
     const len = txb.shape[1]!;
     const rest = txb.shape.slice(2);
     // updates -> [B, I..., pre, post]
-    const uperm = [0, ...range(ni).map((k) => 1 + axis + k), ...range(axis).map((k) => 1 + k),
-      ...range(rest.length - axis).map((k) => 1 + axis + ni + k)];
+    const uperm = [
+      0,
+      ...range(ni).map((k) => 1 + axis + k),
+      ...range(axis).map((k) => 1 + k),
+      ...range(rest.length - axis).map((k) => 1 + axis + ni + k),
+    ];
     const uf = reshape(transposeAxes(ub, uperm), [sizeOf(ib.shape), ...rest]);
     const norm = select(lt(ib, scalar(0, "int32")), add(ib, scalar(len, "int32")), ib);
     const offs = broadcastInDim(mul(iota("int32", [n]), scalar(len, "int32")), ib.shape, [0]);
@@ -190,7 +235,10 @@ const rotl = (x: number, r: number): number => ((x << r) | (x >>> (32 - r))) >>>
 /** Threefry-2x32 with 20 rounds (Salmon et al. 2011), the generator JAX uses. */
 export function threefry2x32(k0: number, k1: number, x0: number, x1: number): [number, number] {
   const ks = [k0 >>> 0, k1 >>> 0, (k0 ^ k1 ^ 0x1bd11bda) >>> 0];
-  const R = [[13, 15, 26, 6], [17, 29, 16, 24]];
+  const R = [
+    [13, 15, 26, 6],
+    [17, 29, 16, 24],
+  ];
   x0 = (x0 + ks[0]!) >>> 0;
   x1 = (x1 + ks[1]!) >>> 0;
   for (let i = 0; i < 5; i++) {
@@ -204,18 +252,25 @@ export function threefry2x32(k0: number, k1: number, x0: number, x1: number): [n
   return [x0, x1];
 }
 
-export interface RandomParams { readonly shape: readonly number[]; readonly dtype: DType }
+export interface RandomParams {
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+}
 /** Keys [..., 2] int32 → [..., *shape]: raw 32-bit words (int32) or uniform [0, 1) floats. Element i uses counter i. */
 export const randomBitsP: Primitive<RandomParams> = definePrimitive<RandomParams>({
   name: "random_bits",
-  lower: ([k], { shape, dtype }, [out], g) => [viewOf(out!, (idx) => {
-    const lead = idx.slice(0, k!.shape.length - 1);
-    const k0 = k!.at([...lead, g.const(0, "int32")]), k1 = k!.at([...lead, g.const(1, "int32")]);
-    const ctr = ravel(g, idx.slice(lead.length), shape);
-    return g.threefry(k0, k1, ctr, dtype === "int32" ? 0 : dtype === "float32" ? 1 : 2);
-  })],
+  lower: ([k], { shape, dtype }, [out], g) => [
+    viewOf(out!, (idx) => {
+      const lead = idx.slice(0, k!.shape.length - 1);
+      const k0 = k!.at([...lead, g.const(0, "int32")]),
+        k1 = k!.at([...lead, g.const(1, "int32")]);
+      const ctr = ravel(g, idx.slice(lead.length), shape);
+      return g.threefry(k0, k1, ctr, dtype === "int32" ? 0 : dtype === "float32" ? 1 : 2);
+    }),
+  ],
   shape: ([k], { shape, dtype }) => {
-    if (k!.dtype !== "int32" || k!.shape[k!.ndim - 1] !== 2) throw new Error(`random: a key must be an int32 array of shape [..., 2] (from random.key), got ${k}.`);
+    if (k!.dtype !== "int32" || k!.shape[k!.ndim - 1] !== 2)
+      throw new Error(`random: a key must be an int32 array of shape [..., 2] (from random.key), got ${k}.`);
     if (dtype === "bool") throw new Error("random: bool output is not supported; compare a uniform sample instead.");
     return [new ShapedArray([...k!.shape.slice(0, -1), ...shape], dtype)];
   },
@@ -224,10 +279,16 @@ export const randomBitsP: Primitive<RandomParams> = definePrimitive<RandomParams
     const o = typedArrayFor(dtype, out!.size);
     const nk = k!.data.length / 2;
     for (let b = 0; b < nk; b++) {
-      const k0 = k!.data[2 * b]!, k1 = k!.data[2 * b + 1]!;
+      const k0 = k!.data[2 * b]!,
+        k1 = k!.data[2 * b + 1]!;
       for (let i = 0; i < m; i++) {
         const [y0, y1] = threefry2x32(k0, k1, i, 0);
-        o[b * m + i] = dtype === "int32" ? y0 | 0 : dtype === "float32" ? (y0 >>> 9) / 8388608 : (y0 * 2097152 + (y1 >>> 11)) / 9007199254740992;
+        o[b * m + i] =
+          dtype === "int32"
+            ? y0 | 0
+            : dtype === "float32"
+              ? (y0 >>> 9) / 8388608
+              : (y0 * 2097152 + (y1 >>> 11)) / 9007199254740992;
       }
     }
     return [host(o, out!.shape, dtype)];

@@ -15,7 +15,9 @@ import type { HostArray } from "../backends/backend.js";
 import type { KGraph, KNode, ReduceOp } from "../kernel/expr.js";
 import { reduceOver, viewOf, type View } from "../kernel/view.js";
 
-export interface AxesParams { readonly axes: readonly number[] }
+export interface AxesParams {
+  readonly axes: readonly number[];
+}
 
 function checkAxes(op: string, x: ShapedArray, axes: readonly number[]): void {
   for (const a of axes) {
@@ -25,7 +27,13 @@ function checkAxes(op: string, x: ShapedArray, axes: readonly number[]): void {
 const keptAxes = (ndim: number, axes: readonly number[]): number[] => range(ndim).filter((d) => !axes.includes(d));
 
 /** Moves the reduced axes last and reduces each contiguous block (reference loop). */
-function reduceHost(x: HostArray, axes: readonly number[], out: ShapedArray, init: number, fn: (acc: number, v: number) => number): HostArray {
+function reduceHost(
+  x: HostArray,
+  axes: readonly number[],
+  out: ShapedArray,
+  init: number,
+  fn: (acc: number, v: number) => number,
+): HostArray {
   const kept = keptAxes(x.shape.length, axes);
   const t = transposeHost(x, [...kept, ...axes]);
   const k = sizeOf(axes.map((a) => x.shape[a]!));
@@ -41,28 +49,60 @@ function reduceHost(x: HostArray, axes: readonly number[], out: ShapedArray, ini
 }
 
 /** Batching rule for reductions: batch dim to the front, axes shifted by one. */
-const reduceVmap = (prim: Primitive<AxesParams>) => ([x]: readonly Array[], [d]: readonly BDim[], { axes }: AxesParams): [Array[], BDim[]] =>
-  [[bind1(prim, [moveAxis(x!, d!, 0)], { axes: axes.map((a) => a + 1) })], [0]];
+const reduceVmap =
+  (prim: Primitive<AxesParams>) =>
+  ([x]: readonly Array[], [d]: readonly BDim[], { axes }: AxesParams): [Array[], BDim[]] => [
+    [bind1(prim, [moveAxis(x!, d!, 0)], { axes: axes.map((a) => a + 1) })],
+    [0],
+  ];
 
 /** Lowering of a reduction: the kept axes index the output, the reduced axes become inner loop variables. */
-const lowerReduce = (op: ReduceOp) => ([x]: readonly View[], { axes }: AxesParams, [out]: readonly ShapedArray[], g: KGraph): View[] =>
-  [viewOf(out!, (idx) => reduceOver(g, op, axes.map((a) => x!.shape[a]!), (r) => {
-    const full: KNode[] = [];
-    let k = 0, j = 0;
-    for (let d = 0; d < x!.shape.length; d++) full.push(axes.includes(d) ? r[j++]! : idx[k++]!);
-    return x!.at(full);
-  }))];
-const KERNEL_OP: Record<string, ReduceOp> = { reduce_sum: "add", reduce_max: "max", reduce_min: "min", reduce_prod: "mul", argmax: "argmax", argmin: "argmin" };
+const lowerReduce =
+  (op: ReduceOp) =>
+  ([x]: readonly View[], { axes }: AxesParams, [out]: readonly ShapedArray[], g: KGraph): View[] => [
+    viewOf(out!, (idx) =>
+      reduceOver(
+        g,
+        op,
+        axes.map((a) => x!.shape[a]!),
+        (r) => {
+          const full: KNode[] = [];
+          let k = 0,
+            j = 0;
+          for (let d = 0; d < x!.shape.length; d++) full.push(axes.includes(d) ? r[j++]! : idx[k++]!);
+          return x!.at(full);
+        },
+      ),
+    ),
+  ];
+const KERNEL_OP: Record<string, ReduceOp> = {
+  reduce_sum: "add",
+  reduce_max: "max",
+  reduce_min: "min",
+  reduce_prod: "mul",
+  argmax: "argmax",
+  argmin: "argmin",
+};
 
-function reduction(name: string, init: (dtype: string) => number, fn: (a: number, b: number) => number,
+function reduction(
+  name: string,
+  init: (dtype: string) => number,
+  fn: (a: number, b: number) => number,
   jvp: (x: Array, out: Array, t: Array, axes: readonly number[]) => Tangent,
-  transpose?: (ct: Array, x: ShapedArray, axes: readonly number[]) => Array): Primitive<AxesParams> {
+  transpose?: (ct: Array, x: ShapedArray, axes: readonly number[]) => Array,
+): Primitive<AxesParams> {
   const prim: Primitive<AxesParams> = definePrimitive<AxesParams>({
     name,
     shape: ([x], { axes }) => {
       requireNumeric(name, x!);
       checkAxes(name, x!, axes);
-      return [new ShapedArray(x!.shape.filter((_, i) => !axes.includes(i)), x!.dtype, x!.weak)];
+      return [
+        new ShapedArray(
+          x!.shape.filter((_, i) => !axes.includes(i)),
+          x!.dtype,
+          x!.weak,
+        ),
+      ];
     },
     impl: ([x], { axes }, [out]) => [reduceHost(x!, axes, out!, init(x!.dtype), fn)],
     jvp: ([x], [t], p) => {
@@ -71,8 +111,13 @@ function reduction(name: string, init: (dtype: string) => number, fn: (a: number
       return [[out], [jvp(x!, out, t, p.axes)]];
     },
     ...(transpose
-      ? { transpose: ([ct]: readonly Tangent[], [x]: readonly unknown[], { axes }: AxesParams) =>
-          [isZero(ct) ? new Zero((x as { aval: ShapedArray }).aval) : transpose(ct as Array, (x as { aval: ShapedArray }).aval, axes)] }
+      ? {
+          transpose: ([ct]: readonly Tangent[], [x]: readonly unknown[], { axes }: AxesParams) => [
+            isZero(ct)
+              ? new Zero((x as { aval: ShapedArray }).aval)
+              : transpose(ct as Array, (x as { aval: ShapedArray }).aval, axes),
+          ],
+        }
       : {}),
     vmap: (args, dims, p) => reduceVmap(prim)(args, dims, p),
     lower: lowerReduce(KERNEL_OP[name]!),
@@ -85,10 +130,15 @@ function reduction(name: string, init: (dtype: string) => number, fn: (a: number
 const expandReduced = (r: Array, shape: Shape, axes: readonly number[]): Array =>
   broadcastInDim(r, shape, keptAxes(shape.length, axes));
 
-export const reduceSumP = reduction("reduce_sum", () => 0, (a, b) => a + b,
+export const reduceSumP = reduction(
+  "reduce_sum",
+  () => 0,
+  (a, b) => a + b,
   (_x, _o, t, axes) => reduceSum(t, axes),
-  (ct, x, axes) => expandReduced(ct, x.shape, axes));
-export const reduceSum = (x: Array, axes: readonly number[]): Array => (axes.length ? bind1(reduceSumP, [x], { axes }) : x);
+  (ct, x, axes) => expandReduced(ct, x.shape, axes),
+);
+export const reduceSum = (x: Array, axes: readonly number[]): Array =>
+  axes.length ? bind1(reduceSumP, [x], { axes }) : x;
 
 /** d max = mean of the tangent over the positions attaining the max (ties share the derivative, as in JAX). */
 const extremumJvp = (x: Array, out: Array, t: Array, axes: readonly number[]): Tangent => {
@@ -97,27 +147,40 @@ const extremumJvp = (x: Array, out: Array, t: Array, axes: readonly number[]): T
 };
 // Math.max and Math.min propagate NaN, as numpy's max and min do.
 export const reduceMaxP = reduction("reduce_max", () => -Infinity, Math.max, extremumJvp);
-export const reduceMax = (x: Array, axes: readonly number[]): Array => (axes.length ? bind1(reduceMaxP, [x], { axes }) : x);
+export const reduceMax = (x: Array, axes: readonly number[]): Array =>
+  axes.length ? bind1(reduceMaxP, [x], { axes }) : x;
 export const reduceMinP = reduction("reduce_min", () => Infinity, Math.min, extremumJvp);
-export const reduceMin = (x: Array, axes: readonly number[]): Array => (axes.length ? bind1(reduceMinP, [x], { axes }) : x);
+export const reduceMin = (x: Array, axes: readonly number[]): Array =>
+  axes.length ? bind1(reduceMinP, [x], { axes }) : x;
 
 /** d prod = Σ_i t_i Π_{j≠i} x_j, with the exclusive products computed directly (correct at zeros). */
-export const reduceProdP = reduction("reduce_prod", () => 1, (a, b) => a * b, (x, _o, t, axes) => {
-  const kept = keptAxes(x.ndim, axes);
-  const perm = [...kept, ...axes];
-  const m = sizeOf(kept.map((a) => x.shape[a]!));
-  const k = sizeOf(axes.map((a) => x.shape[a]!));
-  const xs = reshape(transpose(x, perm), [m, 1, k]);
-  const ts = reshape(transpose(t, perm), [m, k]);
-  const diag = eq(iota("int32", [k, k], 0), iota("int32", [k, k], 1));
-  const others = reduceProd(select(diag, broadcastInDim(scalar(1, x.dtype), [k, k], []), xs), [2]); // [m, k]
-  return reshape(reduceSum(mul(ts, others), [1]), kept.map((a) => x.shape[a]!));
-});
-export const reduceProd = (x: Array, axes: readonly number[]): Array => (axes.length ? bind1(reduceProdP, [x], { axes }) : x);
+export const reduceProdP = reduction(
+  "reduce_prod",
+  () => 1,
+  (a, b) => a * b,
+  (x, _o, t, axes) => {
+    const kept = keptAxes(x.ndim, axes);
+    const perm = [...kept, ...axes];
+    const m = sizeOf(kept.map((a) => x.shape[a]!));
+    const k = sizeOf(axes.map((a) => x.shape[a]!));
+    const xs = reshape(transpose(x, perm), [m, 1, k]);
+    const ts = reshape(transpose(t, perm), [m, k]);
+    const diag = eq(iota("int32", [k, k], 0), iota("int32", [k, k], 1));
+    const others = reduceProd(select(diag, broadcastInDim(scalar(1, x.dtype), [k, k], []), xs), [2]); // [m, k]
+    return reshape(
+      reduceSum(mul(ts, others), [1]),
+      kept.map((a) => x.shape[a]!),
+    );
+  },
+);
+export const reduceProd = (x: Array, axes: readonly number[]): Array =>
+  axes.length ? bind1(reduceProdP, [x], { axes }) : x;
 
 // ---------------------------------------------------------------- argmax / argmin
 
-export interface AxisParams { readonly axis: number }
+export interface AxisParams {
+  readonly axis: number;
+}
 function argReduction(name: string, better: (a: number, b: number) => boolean): Primitive<AxisParams> {
   const prim: Primitive<AxisParams> = definePrimitive<AxisParams>({
     name,
@@ -125,18 +188,27 @@ function argReduction(name: string, better: (a: number, b: number) => boolean): 
       requireNumeric(name, x!);
       checkAxes(name, x!, [axis]);
       if (x!.shape[axis] === 0) throw new Error(`${name}: cannot take ${name} of an empty axis (${x}, axis ${axis}).`);
-      return [new ShapedArray(x!.shape.filter((_, i) => i !== axis), "int32")];
+      return [
+        new ShapedArray(
+          x!.shape.filter((_, i) => i !== axis),
+          "int32",
+        ),
+      ];
     },
     impl: ([x], { axis }, [out]) => {
       const t = transposeHost(x!, [...keptAxes(x!.shape.length, [axis]), axis]);
       const k = x!.shape[axis]!;
       const o = new Int32Array(out!.size);
       for (let i = 0; i < o.length; i++) {
-        let best = 0, bv = t.data[i * k]!;
+        let best = 0,
+          bv = t.data[i * k]!;
         for (let j = 1; j < k; j++) {
           const v = t.data[i * k + j]!;
           if (Number.isNaN(bv)) break; // first NaN wins, as in numpy
-          if (Number.isNaN(v) || better(v, bv)) { best = j; bv = v; }
+          if (Number.isNaN(v) || better(v, bv)) {
+            best = j;
+            bv = v;
+          }
         }
         o[i] = best;
       }
@@ -159,7 +231,10 @@ export const argmin = (x: Array, axis: number): Array => bind1(argminP, [x], { a
 
 // ---------------------------------------------------------------- cumsum
 
-export interface CumsumParams { readonly axis: number; readonly reverse: boolean }
+export interface CumsumParams {
+  readonly axis: number;
+  readonly reverse: boolean;
+}
 export const cumsumP: Primitive<CumsumParams> = definePrimitive<CumsumParams>({
   name: "cumsum",
   shape: ([x], { axis }) => {
@@ -175,14 +250,26 @@ export const cumsumP: Primitive<CumsumParams> = definePrimitive<CumsumParams>({
     const o = typedArrayFor(x!.dtype, t.data.length);
     for (let i = 0; i * k < o.length; i++) {
       let acc = 0;
-      if (!reverse) for (let j = 0; j < k; j++) { acc += t.data[i * k + j]!; o[i * k + j] = acc; }
-      else for (let j = k - 1; j >= 0; j--) { acc += t.data[i * k + j]!; o[i * k + j] = acc; }
+      if (!reverse)
+        for (let j = 0; j < k; j++) {
+          acc += t.data[i * k + j]!;
+          o[i * k + j] = acc;
+        }
+      else
+        for (let j = k - 1; j >= 0; j--) {
+          acc += t.data[i * k + j]!;
+          o[i * k + j] = acc;
+        }
     }
     const inv = perm.map((_, i) => perm.indexOf(i));
     return [transposeHost(host(o, t.shape, x!.dtype), inv)].map((h) => host(h.data, out!.shape, out!.dtype));
   },
   jvp: ([x], [t], p) => [[bind1(cumsumP, [x!], p)], [isZero(t) ? new Zero(x!.aval.strong()) : bind1(cumsumP, [t], p)]],
-  transpose: ([ct], [x], p) => [isZero(ct) ? new Zero((x as { aval: ShapedArray }).aval) : bind1(cumsumP, [ct as Array], { ...p, reverse: !p.reverse })],
+  transpose: ([ct], [x], p) => [
+    isZero(ct)
+      ? new Zero((x as { aval: ShapedArray }).aval)
+      : bind1(cumsumP, [ct as Array], { ...p, reverse: !p.reverse }),
+  ],
   vmap: ([x], [d], p) => [[bind1(cumsumP, [moveAxis(x!, d!, 0)], { ...p, axis: p.axis + 1 })], [0]],
   printParams: (p) => `axis=${p.axis}${p.reverse ? " reverse" : ""}`,
 });

@@ -33,17 +33,24 @@ export interface ArticulatedOptions {
 
 /** A 3-vector of finite numbers, else an error naming it (an infinite offset would give NaN poses). */
 function finiteVec(name: string, v: readonly number[], unit: string): void {
-  if (!globalThis.Array.isArray(v) || v.length !== 3) throw new Error(`articulated: ${name} must be 3 numbers, got ${JSON.stringify(v)}.`);
+  if (!globalThis.Array.isArray(v) || v.length !== 3)
+    throw new Error(`articulated: ${name} must be 3 numbers, got ${JSON.stringify(v)}.`);
   v.forEach((x, i) => requireParam("articulated", `${name}[${i}]`, x, "finite", unit));
 }
 
-export function articulatedSystem(joints: readonly JointSpec[], o: ArticulatedOptions = {}): { system: ArticulatedSystem; state: ArticulatedState } {
+export function articulatedSystem(
+  joints: readonly JointSpec[],
+  o: ArticulatedOptions = {},
+): { system: ArticulatedSystem; state: ArticulatedState } {
   const where = "articulated";
   if (!joints.length) throw new Error(`${where}: give at least one joint.`);
   const dtype = o.dtype ?? "float32";
   const f = (x: unknown) => np.array(x, { dtype });
   joints.forEach((j, i) => {
-    if (!(Number.isInteger(j.parent) && j.parent >= -1 && j.parent < i)) throw new Error(`${where}: joint ${i}'s parent must be −1 (the base) or an earlier joint (0…${i - 1}), got ${j.parent}.`);
+    if (!(Number.isInteger(j.parent) && j.parent >= -1 && j.parent < i))
+      throw new Error(
+        `${where}: joint ${i}'s parent must be −1 (the base) or an earlier joint (0…${i - 1}), got ${j.parent}.`,
+      );
     finiteVec(`joint ${i} offset`, j.offset, "m");
     finiteVec(`joint ${i} axis`, j.axis, "");
     j.points.forEach((p, k) => finiteVec(`joint ${i} point ${k} position`, p.at, "m"));
@@ -62,19 +69,46 @@ export function articulatedSystem(joints: readonly JointSpec[], o: ArticulatedOp
   if (o.base) finiteVec("base", o.base, "m");
   const limits = o.limits ?? null;
   if (limits) limits.forEach((x, i) => requireParam(where, `limits[${i}]`, x, "finite", "rad"));
-  if (limits && !(limits[0] < limits[1])) throw new Error(`${where}: limits must be [lower, upper] with lower < upper, got [${limits}].`);
+  if (limits && !(limits[0] < limits[1]))
+    throw new Error(`${where}: limits must be [lower, upper] with lower < upper, got [${limits}].`);
   return {
     system: {
       parent: joints.map((j) => j.parent),
       offset: f(joints.map((j) => [...j.offset])),
-      axis: f(joints.map((j) => { const n = Math.hypot(...j.axis); return j.axis.map((x) => x / n); })),
+      axis: f(
+        joints.map((j) => {
+          const n = Math.hypot(...j.axis);
+          return j.axis.map((x) => x / n);
+        }),
+      ),
       pointLink: joints.flatMap((j, i) => j.points.map(() => i)),
       points: f(joints.flatMap((j) => j.points.map((p) => [...p.at]))),
       mass: f(joints.flatMap((j) => j.points.map((p) => p.mass))),
-      stiffness: vec("stiffness", joints.map((j) => j.stiffness ?? 0), 0, "nonnegative"),
-      damping: vec("damping", joints.map((j) => j.damping ?? 0), 0, "nonnegative"),
-      rest: vec("rest", joints.map((j) => j.rest ?? 0), 0, "finite"),
-      limits: limits ? { lower: f(globalThis.Array.from({ length: J }, () => limits[0])), upper: f(globalThis.Array.from({ length: J }, () => limits[1])), stiffness: f(requireParam(where, "limitStiffness", o.limitStiffness ?? 50, "positive", "N·m/rad")) } : null,
+      stiffness: vec(
+        "stiffness",
+        joints.map((j) => j.stiffness ?? 0),
+        0,
+        "nonnegative",
+      ),
+      damping: vec(
+        "damping",
+        joints.map((j) => j.damping ?? 0),
+        0,
+        "nonnegative",
+      ),
+      rest: vec(
+        "rest",
+        joints.map((j) => j.rest ?? 0),
+        0,
+        "finite",
+      ),
+      limits: limits
+        ? {
+            lower: f(globalThis.Array.from({ length: J }, () => limits[0])),
+            upper: f(globalThis.Array.from({ length: J }, () => limits[1])),
+            stiffness: f(requireParam(where, "limitStiffness", o.limitStiffness ?? 50, "positive", "N·m/rad")),
+          }
+        : null,
       gravity: f([...(o.gravity ?? [0, -9.8, 0])]),
       base: f([...(o.base ?? [0, 0, 0])]),
     },

@@ -43,14 +43,16 @@ export function massMatrix(sys: ArticulatedSystem, q: Array): { M: Array; jacobi
 
 /** Joint accelerations q̈ [J] under motor torques (or null). */
 export function acceleration(sys: ArticulatedSystem, s: ArticulatedState, torque: ArticulatedControls): Array {
-  if (s.qd.shape.join() !== s.q.shape.join()) throw new Error(`articulated: velocities [${s.qd.shape}] must match the angles [${s.q.shape}].`);
+  if (s.qd.shape.join() !== s.q.shape.join())
+    throw new Error(`articulated: velocities [${s.qd.shape}] must match the angles [${s.q.shape}].`);
   const { M, jacobian } = massMatrix(sys, s.q);
   const velocity = (x: Array) => jvp((y: Array) => massPositions(sys, y), [x], [s.qd])[1] as Array;
   const bias = jvp(velocity, [s.q], [s.qd])[1] as Array; // J̇q̇ [P, 3]
   const pointForce = np.mul(np.expandDims(sys.mass, 1), np.sub(sys.gravity, bias));
   let tau = np.add(np.einsum("pik,pi->k", jacobian, pointForce), jointTorques(sys, s));
   if (torque) {
-    if (torque.shape.join() !== s.q.shape.join()) throw new Error(`articulated: motor torques must be [${s.q.shape}] (one per joint), got [${torque.shape}].`);
+    if (torque.shape.join() !== s.q.shape.join())
+      throw new Error(`articulated: motor torques must be [${s.q.shape}] (one per joint), got [${torque.shape}].`);
     tau = np.add(tau, torque);
   }
   return solveSpd(M, tau);
@@ -72,16 +74,30 @@ export function energy(sys: ArticulatedSystem, s: ArticulatedState): Array {
 }
 
 /** One semi-implicit Euler step: q̇ += dt·q̈, then q += dt·q̇. */
-export function step(sys: ArticulatedSystem, s: ArticulatedState, torque: ArticulatedControls, dt: number): ArticulatedState {
+export function step(
+  sys: ArticulatedSystem,
+  s: ArticulatedState,
+  torque: ArticulatedControls,
+  dt: number,
+): ArticulatedState {
   const qd = np.add(s.qd, np.mul(acceleration(sys, s, torque), dt));
   return { q: np.add(s.q, np.mul(qd, dt)), qd };
 }
 
 /** Per-frame states of a rollout; controls: motor torques [frames, J] or null. */
-export function simulate(sys: ArticulatedSystem, state0: ArticulatedState, opts: SimulateOptions<ArticulatedControls>): ArticulatedState {
+export function simulate(
+  sys: ArticulatedSystem,
+  state0: ArticulatedState,
+  opts: SimulateOptions<ArticulatedControls>,
+): ArticulatedState {
   const J = sys.parent.length;
-  if (opts.controls && (opts.controls.ndim !== 2 || opts.controls.shape[0] !== opts.frames || opts.controls.shape[1] !== J)) {
-    throw new Error(`articulated: motor torques must be [frames, joints] = [${opts.frames}, ${J}], got [${opts.controls.shape}].`);
+  if (
+    opts.controls &&
+    (opts.controls.ndim !== 2 || opts.controls.shape[0] !== opts.frames || opts.controls.shape[1] !== J)
+  ) {
+    throw new Error(
+      `articulated: motor torques must be [frames, joints] = [${opts.frames}, ${J}], got [${opts.controls.shape}].`,
+    );
   }
   return rollout(step, sys, state0, opts);
 }

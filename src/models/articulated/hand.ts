@@ -40,8 +40,10 @@ const PALM: Vec3 = [0.09, 0.1, 0.025];
  * steps of ≲ 1 ms (30 fps × 32 substeps).
  */
 const FINGERS: readonly { x: number; lengths: Vec3 }[] = [
-  { x: -0.066, lengths: [0.084, 0.056, 0.044] }, { x: -0.022, lengths: [0.094, 0.062, 0.048] },
-  { x: 0.022, lengths: [0.088, 0.058, 0.046] }, { x: 0.066, lengths: [0.07, 0.046, 0.038] },
+  { x: -0.066, lengths: [0.084, 0.056, 0.044] },
+  { x: -0.022, lengths: [0.094, 0.062, 0.048] },
+  { x: 0.022, lengths: [0.088, 0.058, 0.046] },
+  { x: 0.066, lengths: [0.07, 0.046, 0.038] },
 ];
 const THUMB = { offset: [PALM[0], -0.02, 0] as Vec3, length: 0.09 };
 const HALF_WIDTH = 0.016;
@@ -53,22 +55,39 @@ export interface Hand {
 }
 
 export function hand(o: HandOptions = {}): { hand: Hand; state: ArticulatedState } {
-  const per = (v: number | readonly number[] | undefined, fallback: number, i: number) => (v === undefined ? fallback : typeof v === "number" ? v : v[i]!);
-  for (const [name, v] of [["stiffness", o.stiffness], ["damping", o.damping]] as const) {
-    if (typeof v === "object" && v.length !== HAND_JOINTS) throw new Error(`hand: ${name} needs one value or one per joint (${HAND_JOINTS}), got ${v.length}.`);
+  const per = (v: number | readonly number[] | undefined, fallback: number, i: number) =>
+    v === undefined ? fallback : typeof v === "number" ? v : v[i]!;
+  for (const [name, v] of [
+    ["stiffness", o.stiffness],
+    ["damping", o.damping],
+  ] as const) {
+    if (typeof v === "object" && v.length !== HAND_JOINTS)
+      throw new Error(`hand: ${name} needs one value or one per joint (${HAND_JOINTS}), got ${v.length}.`);
   }
   const m = o.linkMass ?? 0.05;
-  const joints: JointSpec[] = [], links: Hand["links"][number][] = [];
+  const joints: JointSpec[] = [],
+    links: Hand["links"][number][] = [];
   const link = (parent: number, offset: Vec3, axis: Vec3, direction: Vec3, length: number) => {
     const i = joints.length;
     // Two point masses along the link: inertia about the joint as well as weight.
     const at = (f: number): Vec3 => [direction[0] * f * length, direction[1] * f * length, direction[2] * f * length];
-    joints.push({ parent, offset, axis, points: [{ at: at(0.25), mass: m / 2 }, { at: at(0.75), mass: m / 2 }], stiffness: per(o.stiffness, 1, i), damping: per(o.damping, 2e-4, i) });
+    joints.push({
+      parent,
+      offset,
+      axis,
+      points: [
+        { at: at(0.25), mass: m / 2 },
+        { at: at(0.75), mass: m / 2 },
+      ],
+      stiffness: per(o.stiffness, 1, i),
+      damping: per(o.damping, 2e-4, i),
+    });
     links.push({ direction, length });
     return i;
   };
   for (const f of FINGERS) {
-    let parent = -1, offset: Vec3 = [f.x, PALM[1], 0];
+    let parent = -1,
+      offset: Vec3 = [f.x, PALM[1], 0];
     for (const L of f.lengths) {
       parent = link(parent, offset, [-1, 0, 0], [0, 1, 0], L);
       offset = [0, L, 0];
@@ -76,17 +95,41 @@ export function hand(o: HandOptions = {}): { hand: Hand; state: ArticulatedState
   }
   link(-1, THUMB.offset, [0, 1, 0], [1, 0, 0], THUMB.length);
   const { system, state } = articulatedSystem(joints, {
-    base: o.base ?? [0, 1, 0], gravity: o.gravity, limits: [-Math.PI / 4, Math.PI / 4], limitStiffness: 3,
-    ...(o.q ? { q: o.q } : {}), ...(o.qd ? { qd: o.qd } : {}), dtype: o.dtype,
+    base: o.base ?? [0, 1, 0],
+    gravity: o.gravity,
+    limits: [-Math.PI / 4, Math.PI / 4],
+    limitStiffness: 3,
+    ...(o.q ? { q: o.q } : {}),
+    ...(o.qd ? { qd: o.qd } : {}),
+    dtype: o.dtype,
   });
   return { hand: { system, links }, state };
 }
 
 /** Eight corners and twelve outward (CCW) triangles of a box between `lo` and `hi`. */
 function box(lo: Vec3, hi: Vec3, first: number): { corners: number[][]; faces: number[][] } {
-  const corners = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => [k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]]);
-  const quads = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
-  return { corners, faces: quads.flatMap(([a, b, c, d]) => [[a!, b!, c!], [a!, c!, d!]].map((t) => t.map((x) => x + first))) };
+  const corners = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => [
+    k & 1 ? hi[0] : lo[0],
+    k & 2 ? hi[1] : lo[1],
+    k & 4 ? hi[2] : lo[2],
+  ]);
+  const quads = [
+    [0, 2, 3, 1],
+    [4, 5, 7, 6],
+    [0, 1, 5, 4],
+    [2, 6, 7, 3],
+    [0, 4, 6, 2],
+    [1, 3, 7, 5],
+  ];
+  return {
+    corners,
+    faces: quads.flatMap(([a, b, c, d]) =>
+      [
+        [a!, b!, c!],
+        [a!, c!, d!],
+      ].map((t) => t.map((x) => x + first)),
+    ),
+  };
 }
 
 export interface HandMesh {
@@ -100,16 +143,31 @@ export function handMesh(h: Hand): HandMesh {
   const palm = box([-PALM[0], -PALM[1], -PALM[2]], PALM, 0);
   const parts = h.links.map((l, j) => {
     const end: Vec3 = [l.direction[0] * l.length, l.direction[1] * l.length, l.direction[2] * l.length];
-    const lo: Vec3 = [Math.min(0, end[0]) - HALF_WIDTH * (1 - Math.abs(l.direction[0])), Math.min(0, end[1]) - HALF_WIDTH * (1 - Math.abs(l.direction[1])), -HALF_WIDTH];
-    const hi: Vec3 = [Math.max(0, end[0]) + HALF_WIDTH * (1 - Math.abs(l.direction[0])), Math.max(0, end[1]) + HALF_WIDTH * (1 - Math.abs(l.direction[1])), HALF_WIDTH];
+    const lo: Vec3 = [
+      Math.min(0, end[0]) - HALF_WIDTH * (1 - Math.abs(l.direction[0])),
+      Math.min(0, end[1]) - HALF_WIDTH * (1 - Math.abs(l.direction[1])),
+      -HALF_WIDTH,
+    ];
+    const hi: Vec3 = [
+      Math.max(0, end[0]) + HALF_WIDTH * (1 - Math.abs(l.direction[0])),
+      Math.max(0, end[1]) + HALF_WIDTH * (1 - Math.abs(l.direction[1])),
+      HALF_WIDTH,
+    ];
     return box(lo, hi, 8 * (j + 1));
   });
   const dtype = h.system.points.dtype;
   const palmLocal = np.array(palm.corners, { dtype });
-  const linkLocal = np.array(parts.flatMap((p) => p.corners), { dtype });
+  const linkLocal = np.array(
+    parts.flatMap((p) => p.corners),
+    { dtype },
+  );
   const vertexLink = parts.flatMap((_, j) => [0, 1, 2, 3, 4, 5, 6, 7].map(() => j));
   return {
     faces: np.array([...palm.faces, ...parts.flatMap((p) => p.faces)], { dtype: "int32" }),
-    vertices: (q) => np.concatenate([np.add(palmLocal, h.system.base), pointsInWorld(linkFrames(h.system, q), vertexLink, linkLocal)], 0),
+    vertices: (q) =>
+      np.concatenate(
+        [np.add(palmLocal, h.system.base), pointsInWorld(linkFrames(h.system, q), vertexLink, linkLocal)],
+        0,
+      ),
   };
 }

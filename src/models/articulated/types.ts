@@ -29,10 +29,16 @@ export interface ArticulatedSystem {
 }
 
 /** Joint angles q [J] and velocities q̇ [J]. */
-export interface ArticulatedState { readonly q: Array; readonly qd: Array }
+export interface ArticulatedState {
+  readonly q: Array;
+  readonly qd: Array;
+}
 
 /** Motor torques on the joints [J] (per frame in a rollout), or null. */
 export type ArticulatedControls = Array | null;
 
 /** World frames of the links: rotations [J, 3, 3] and origins [J, 3] (at the joints). */
-export interface LinkFrames { readonly rotation: Array; readonly origin: Array }
+export interface LinkFrames {
+  readonly rotation: Array;
+  readonly origin: Array;
+}

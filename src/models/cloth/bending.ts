@@ -22,7 +22,16 @@ import type { BendingElements } from "./types.js";
 
 const vec = (a: Array): Array => np.expandDims(a, -1);
 
-interface Hinge { x1: Array; x2: Array; x3: Array; x4: Array; n1: Array; n2: Array; e: Array; eLen: Array }
+interface Hinge {
+  x1: Array;
+  x2: Array;
+  x3: Array;
+  x4: Array;
+  n1: Array;
+  n2: Array;
+  e: Array;
+  eLen: Array;
+}
 
 function hinge(b: BendingElements, x: Array): Hinge {
   const [x1, x2, x3, x4] = vertexSlots(gatherVertices(x, b.indices)) as [Array, Array, Array, Array];
@@ -74,5 +83,12 @@ export function bendingForces(b: BendingElements, x: Array, v: Array | null, res
     s = np.add(s, np.mul(b.damping, rate));
   }
   const coef = vec(np.neg(np.mul(b.restLength, s)));
-  return scatterVertices(x, b.indices, np.stack(u.map((uk) => np.mul(coef, uk)), 1));
+  return scatterVertices(
+    x,
+    b.indices,
+    np.stack(
+      u.map((uk) => np.mul(coef, uk)),
+      1,
+    ),
+  );
 }

@@ -4,13 +4,26 @@ import type { GroundContact } from "../contact/types.js";
 import { particleState, particleSystem } from "../particles/build.js";
 import type { ParticleState, ParticleSystem } from "../particles/types.js";
 import type { TriMesh } from "../meshes/types.js";
-import { bendingElements, clothMasses, triangleElements, type BendingMaterial, type TriangleMaterial } from "./build.js";
+import {
+  bendingElements,
+  clothMasses,
+  triangleElements,
+  type BendingMaterial,
+  type TriangleMaterial,
+} from "./build.js";
 
 export type { TriangleElements, BendingElements } from "./types.js";
 export { membraneEnergy, membraneDissipation, membraneForces } from "./membrane.js";
 export { bendingEnergy, bendingDissipation, bendingForces, dihedralAngle } from "./bending.js";
 export { aeroForces } from "./aero.js";
-export { triangleElements, bendingElements, clothMasses, triangleRestShape, type TriangleMaterial, type BendingMaterial } from "./build.js";
+export {
+  triangleElements,
+  bendingElements,
+  clothMasses,
+  triangleRestShape,
+  type TriangleMaterial,
+  type BendingMaterial,
+} from "./build.js";
 
 export interface ClothOptions extends TriangleMaterial {
   /** Area density (kg/m²); default 1. */
@@ -28,7 +41,10 @@ export interface ClothOptions extends TriangleMaterial {
 export function clothBody(mesh: TriMesh, o: ClothOptions = {}): { system: ParticleSystem; state: ParticleState } {
   const dtype = o.dtype ?? "float32";
   const system = particleSystem({
-    mass: clothMasses(mesh, o.density ?? 1), pinned: o.pinned, gravity: o.gravity, dtype,
+    mass: clothMasses(mesh, o.density ?? 1),
+    pinned: o.pinned,
+    gravity: o.gravity,
+    dtype,
     triangles: triangleElements(mesh, { ...o, dtype }),
     bending: o.bending === false ? undefined : bendingElements(mesh, { ...(o.bending ?? {}), dtype }),
     ground: o.ground,

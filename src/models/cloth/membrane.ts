@@ -29,7 +29,8 @@ interface TriangleKinematics {
 
 function kinematics(tris: TriangleElements, x: Array): TriangleKinematics {
   const [p, q, r] = vertexSlots(gatherVertices(x, tris.indices));
-  const qp = np.sub(q!, p!), rp = np.sub(r!, p!);
+  const qp = np.sub(q!, p!),
+    rp = np.sub(r!, p!);
   const FT = matmul(mT(tris.invRest), np.stack([qp, rp], 1));
   const n = cross(qp, rp);
   const twiceArea = smoothNorm(n, EPS);
@@ -70,7 +71,12 @@ function areaRate(tris: TriangleElements, v: Array, dAdq: Array, dAdr: Array): A
 }
 
 /** Analytic membrane forces [N, 3] (elastic, plus damping when v is given). */
-export function membraneForces(tris: TriangleElements, x: Array, v: Array | null, activation: Array = tris.activation): Array {
+export function membraneForces(
+  tris: TriangleElements,
+  x: Array,
+  v: Array | null,
+  activation: Array = tris.activation,
+): Array {
   const { FT, area, dAdq, dAdr } = kinematics(tris, x);
   let PT = np.mul(col(tris.mu), FT); // ∂(μ/2‖F‖²)/∂F = μF
   // Area term: A0·λ·c·∂(A/A0)/∂x = λ·c·∂A/∂x.

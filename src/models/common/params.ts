@@ -24,15 +24,29 @@ type Numbers = readonly number[] | Float64Array;
 /** `v` if it is in `range`, else an error naming `where`, the parameter, its unit and the value. */
 export function requireParam(where: string, name: string, v: number, range: ParamRange, unit = ""): number {
   if (typeof v !== "number" || !RULE[range].ok(v)) {
-    throw new Error(`${where}: ${name} must be ${RULE[range].text}${unit ? ` (${unit})` : ""}, ` + `got ${typeof v === "number" ? v : JSON.stringify(v)}.`);
+    throw new Error(
+      `${where}: ${name} must be ${RULE[range].text}${unit ? ` (${unit})` : ""}, ` +
+        `got ${typeof v === "number" ? v : JSON.stringify(v)}.`,
+    );
   }
   return v;
 }
 
 /** One value per element (a single number is broadcast), each checked against `range`. */
-export function perElementParam(where: string, name: string, v: number | Numbers, n: number, dtype: DType, range: ParamRange, unit = ""): Array {
+export function perElementParam(
+  where: string,
+  name: string,
+  v: number | Numbers,
+  n: number,
+  dtype: DType,
+  range: ParamRange,
+  unit = "",
+): Array {
   if (typeof v === "number") return np.full([n], requireParam(where, name, v, range, unit), { dtype });
-  if (v.length !== n) throw new Error(`${where}: ${name} has ${v.length} values for ${n} elements; give one per element or a single number.`);
+  if (v.length !== n)
+    throw new Error(
+      `${where}: ${name} has ${v.length} values for ${n} elements; give one per element or a single number.`,
+    );
   for (let i = 0; i < v.length; i++) requireParam(where, `${name}[${i}]`, v[i]!, range, unit);
   return np.array(Float64Array.from(v), { dtype });
 }

@@ -6,7 +6,8 @@ import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import { components, cross, squaredNorm } from "./vec.js";
 
-const split4 = (q: Array): [Array, Array, Array, Array] => np.split(q, 4, -1).map((p) => np.squeeze(p, -1)) as [Array, Array, Array, Array];
+const split4 = (q: Array): [Array, Array, Array, Array] =>
+  np.split(q, 4, -1).map((p) => np.squeeze(p, -1)) as [Array, Array, Array, Array];
 const vecPart = (q: Array): Array => np.concatenate(np.split(q, 4, -1).slice(0, 3), -1);
 
 /** Hamilton product a ⊗ b. */
@@ -57,7 +58,10 @@ export function quatFromRotationVector(phi: Array): Array {
 }
 
 /** Host-side quaternion (x, y, z, w) for a rotation of `angle` rad about `axis` (normalised here). */
-export function quatFromAxisAngle(axis: readonly [number, number, number], angle: number): [number, number, number, number] {
+export function quatFromAxisAngle(
+  axis: readonly [number, number, number],
+  angle: number,
+): [number, number, number, number] {
   const l = Math.hypot(...axis);
   if (!(l > 0)) throw new Error(`quatFromAxisAngle: the axis must be non-zero, got [${axis}].`);
   const s = Math.sin(angle / 2) / l;

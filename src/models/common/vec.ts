@@ -14,7 +14,8 @@ export const squaredNorm = (a: ArrayLike, keepdims = false): Array => np.sum(np.
 /** |a| over the last axis. Not differentiable at 0; use `smoothNorm` where a may vanish. */
 export const norm = (a: ArrayLike, keepdims = false): Array => np.sqrt(squaredNorm(a, keepdims));
 /** √(|a|² + ε²): a norm with a finite gradient at 0 (a smooth stand-in where a may vanish). */
-export const smoothNorm = (a: ArrayLike, eps: number, keepdims = false): Array => np.sqrt(np.add(squaredNorm(a, keepdims), eps * eps));
+export const smoothNorm = (a: ArrayLike, eps: number, keepdims = false): Array =>
+  np.sqrt(np.add(squaredNorm(a, keepdims), eps * eps));
 
 /** The k slices of x along `axis`, with that axis removed: rows(M, -2) gives the rows of [..., k, n]. */
 export function unstack(x: Array, axis: number): Array[] {
@@ -36,7 +37,9 @@ export const matvec = (m: ArrayLike, v: ArrayLike): Array => np.sum(np.mul(m, np
  * c0, c1, c2: cof(M) has columns (c1×c2, c2×c0, c0×c1) and det M = c0·(c1×c2).
  */
 export function detAndCofactorColumns(c0: Array, c1: Array, c2: Array): { det: Array; cof: [Array, Array, Array] } {
-  const k0 = cross(c1, c2), k1 = cross(c2, c0), k2 = cross(c0, c1);
+  const k0 = cross(c1, c2),
+    k1 = cross(c2, c0),
+    k2 = cross(c0, c1);
   return { det: dot(c0, k0), cof: [k0, k1, k2] };
 }
 
@@ -50,7 +53,9 @@ export function det3(m: Array): Array {
 export function inv3(m: Array): Array {
   // For M with rows r0, r1, r2: M⁻¹ has columns (r1×r2, r2×r0, r0×r1) / det.
   const [r0, r1, r2] = unstack(m, -2) as [Array, Array, Array];
-  const c0 = cross(r1, r2), c1 = cross(r2, r0), c2 = cross(r0, r1);
+  const c0 = cross(r1, r2),
+    c1 = cross(r2, r0),
+    c2 = cross(r0, r1);
   const det = np.expandDims(dot(r0, c0), [-1, -2]);
   return np.div(np.stack([c0, c1, c2], -1), det);
 }
@@ -59,10 +64,15 @@ export function inv3(m: Array): Array {
 export function skew(w: Array): Array {
   const [x, y, z] = components(w);
   const zero = np.zerosLike(x);
-  return np.stack([np.stack([zero, np.neg(z), y], -1), np.stack([z, zero, np.neg(x)], -1), np.stack([np.neg(y), x, zero], -1)], -2);
+  return np.stack(
+    [np.stack([zero, np.neg(z), y], -1), np.stack([z, zero, np.neg(x)], -1), np.stack([np.neg(y), x, zero], -1)],
+    -2,
+  );
 }
 
 /** Smooth hinge h_δ(z) = ½(z + √(z² + δ²)) ≈ max(z, 0), C∞, with h' ∈ (0, 1). */
-export const smoothRelu = (z: ArrayLike, delta: ArrayLike): Array => np.mul(0.5, np.add(z, np.sqrt(np.add(np.square(z), np.square(delta)))));
+export const smoothRelu = (z: ArrayLike, delta: ArrayLike): Array =>
+  np.mul(0.5, np.add(z, np.sqrt(np.add(np.square(z), np.square(delta)))));
 /** h_δ'(z) = ½(1 + z/√(z² + δ²)): a smooth step from 0 to 1 of width ~δ. */
-export const smoothStep = (z: ArrayLike, delta: ArrayLike): Array => np.mul(0.5, np.add(1, np.div(z, np.sqrt(np.add(np.square(z), np.square(delta))))));
+export const smoothStep = (z: ArrayLike, delta: ArrayLike): Array =>
+  np.mul(0.5, np.add(1, np.div(z, np.sqrt(np.add(np.square(z), np.square(delta))))));

@@ -39,6 +39,9 @@ export function groundForces(g: GroundContact, p: Array, v: Array, radius: Array
   // Smooth relaxed Coulomb: f_t = −v_t·kf·μf_n / √((μf_n)² + kf²|v_t|²); a tiny floor keeps 0/0 away.
   const bound = np.mul(g.mu, fn);
   const vt2 = np.sum(np.square(vt), -1);
-  const scale = np.div(np.mul(g.kf, bound), np.sqrt(np.add(np.add(np.square(bound), np.mul(np.square(g.kf), vt2)), 1e-30)));
+  const scale = np.div(
+    np.mul(g.kf, bound),
+    np.sqrt(np.add(np.add(np.square(bound), np.mul(np.square(g.kf), vt2)), 1e-30)),
+  );
   return np.sub(np.mul(np.expandDims(fn, -1), g.normal), np.mul(np.expandDims(scale, -1), vt));
 }

@@ -6,13 +6,22 @@ import type { GroundContact } from "./types.js";
 import { requireParam } from "../common/params.js";
 export type { GroundContact } from "./types.js";
 export { groundEnergy, groundForces, groundGap } from "./ground.js";
-export { penetrationRamp, restMargin, rigidGroundForces, rigidGroundFriction, rigidGroundNormal } from "./rigid-ground.js";
+export {
+  penetrationRamp,
+  restMargin,
+  rigidGroundForces,
+  rigidGroundFriction,
+  rigidGroundNormal,
+} from "./rigid-ground.js";
 
 export interface GroundOptions {
   /** Plane normal (normalised here); default +y. */
   readonly normal?: readonly [number, number, number];
   readonly offset?: number;
-  readonly ke?: number; readonly kd?: number; readonly kf?: number; readonly mu?: number;
+  readonly ke?: number;
+  readonly kd?: number;
+  readonly kf?: number;
+  readonly mu?: number;
   readonly smoothing?: number;
   readonly dtype?: DType;
 }
@@ -22,13 +31,22 @@ export function ground(o: GroundOptions = {}): GroundContact {
   const dtype = o.dtype ?? "float32";
   const n = o.normal ?? [0, 1, 0];
   const len = Math.hypot(n[0], n[1], n[2]);
-  if (!(len > 0 && Number.isFinite(len))) throw new Error(`contact.ground: the plane normal must be finite and non-zero, got [${n}].`);
+  if (!(len > 0 && Number.isFinite(len)))
+    throw new Error(`contact.ground: the plane normal must be finite and non-zero, got [${n}].`);
   const s = (x: number): Array => np.array(x, { dtype });
-  const at = (name: string, v: number, range: "positive" | "nonnegative" | "finite", unit: string) => s(requireParam("contact.ground", name, v, range, unit));
+  const at = (name: string, v: number, range: "positive" | "nonnegative" | "finite", unit: string) =>
+    s(requireParam("contact.ground", name, v, range, unit));
   return {
-    normal: np.array(n.map((c) => c / len), { dtype }), offset: at("offset", o.offset ?? 0, "finite", "m"),
-    ke: at("ke", o.ke ?? 1e3, "nonnegative", "N/m"), kd: at("kd", o.kd ?? 10, "nonnegative", "N·s/m"), kf: at("kf", o.kf ?? 1e3, "nonnegative", "N·s/m"),
-    mu: at("mu", o.mu ?? 0.5, "nonnegative", ""), smoothing: at("smoothing", o.smoothing ?? 1e-4, "positive", "m"),
+    normal: np.array(
+      n.map((c) => c / len),
+      { dtype },
+    ),
+    offset: at("offset", o.offset ?? 0, "finite", "m"),
+    ke: at("ke", o.ke ?? 1e3, "nonnegative", "N/m"),
+    kd: at("kd", o.kd ?? 10, "nonnegative", "N·s/m"),
+    kf: at("kf", o.kf ?? 1e3, "nonnegative", "N·s/m"),
+    mu: at("mu", o.mu ?? 0.5, "nonnegative", ""),
+    smoothing: at("smoothing", o.smoothing ?? 1e-4, "positive", "m"),
   };
 }
 
@@ -53,8 +71,13 @@ export const RIGID_GROUND_RANGES = { ke: [1e4, 1e5], kd: [0, 600], kf: [0, 600],
 export function rigidGround(o: GroundOptions = {}): GroundContact {
   const d = RIGID_GROUND_DEFAULTS;
   const where = "contact.rigidGround";
-  if (o.smoothing !== undefined && !(o.smoothing > 0)) throw new Error(`${where}: smoothing must be > 0 (the width of the contact ` + `ramp, m), got ${o.smoothing}; the default is ${d.smoothing}.`);
-  if (o.ke !== undefined && !(o.ke > 0)) throw new Error(`${where}: ke must be > 0 (N/m per kg of body, s⁻²), got ${o.ke}; the default is ${d.ke}.`);
+  if (o.smoothing !== undefined && !(o.smoothing > 0))
+    throw new Error(
+      `${where}: smoothing must be > 0 (the width of the contact ` +
+        `ramp, m), got ${o.smoothing}; the default is ${d.smoothing}.`,
+    );
+  if (o.ke !== undefined && !(o.ke > 0))
+    throw new Error(`${where}: ke must be > 0 (N/m per kg of body, s⁻²), got ${o.ke}; the default is ${d.ke}.`);
   const g = ground({ ke: d.ke, kd: d.kd, kf: d.kf, mu: d.mu, smoothing: d.smoothing, ...o });
   return { ...g, scaling: "per-body-mass" };
 }

@@ -39,11 +39,22 @@ export function restMargin(g: GroundContact, gravity: Array): Array {
   const a = np.div(np.add(gn, PUSH_SMOOTHING / 2), g.ke);
   const half = np.mul(0.5, g.smoothing);
   // Quadratic part √(2δ·min(a, δ/2)) (a tiny floor keeps its gradient finite at g = 0) plus the linear part.
-  return np.add(np.sqrt(np.add(np.mul(np.mul(2, g.smoothing), np.minimum(a, half)), 1e-20)), np.maximum(np.sub(a, half), 0));
+  return np.add(
+    np.sqrt(np.add(np.mul(np.mul(2, g.smoothing), np.minimum(a, half)), 1e-20)),
+    np.maximum(np.sub(a, half), 0),
+  );
 }
 
 /** The normal part of rigid contact: per point the normal force magnitude f_n [P] and the mass share w [P] (kg). */
-export function rigidGroundNormal(g: GroundContact, p: Array, pv: Array, radius: Array, body: Array, mass: Array, gravity: Array): { fn: Array; w: Array } {
+export function rigidGroundNormal(
+  g: GroundContact,
+  p: Array,
+  pv: Array,
+  radius: Array,
+  body: Array,
+  mass: Array,
+  gravity: Array,
+): { fn: Array; w: Array } {
   const margin = restMargin(g, gravity);
   const gap = np.sub(np.sub(dot(p, g.normal), g.offset), radius);
   const d = np.sub(margin, gap);
@@ -51,7 +62,10 @@ export function rigidGroundNormal(g: GroundContact, p: Array, pv: Array, radius:
   const t = np.clip(np.div(d, margin), 0, 1);
   const share = np.mul(np.square(t), np.sub(3, np.mul(2, t)));
   // Smooth max(Σ s, 1): 1 up to 0.5, Σ s from 1.5 on, C¹ between (kinks here make gradients disagree with differences).
-  const touching = np.add(1, penetrationRamp(np.sub(np.scatterAdd(np.zerosLike(mass), body, share, 0), 0.5), np.onesLike(mass)));
+  const touching = np.add(
+    1,
+    penetrationRamp(np.sub(np.scatterAdd(np.zerosLike(mass), body, share, 0), 0.5), np.onesLike(mass)),
+  );
   const w = np.take(np.div(mass, touching), body, 0);
   const vn = dot(pv, g.normal);
   // Damping both ways (a rocking body gains no net lift from approach-only damping), the total kept ≥ 0 (no pull) by a
@@ -90,7 +104,15 @@ export function rigidGroundFriction(g: GroundContact, fn: Array, w: Array, v: Ar
  * names each point's body, `mass` [B] the bodies' masses and `gravity` [3] the field pressing
  * them into the plane. Friction here sees the current velocity (the rigid step predicts it).
  */
-export function rigidGroundForces(g: GroundContact, p: Array, pv: Array, radius: Array, body: Array, mass: Array, gravity: Array): Array {
+export function rigidGroundForces(
+  g: GroundContact,
+  p: Array,
+  pv: Array,
+  radius: Array,
+  body: Array,
+  mass: Array,
+  gravity: Array,
+): Array {
   const { fn, w } = rigidGroundNormal(g, p, pv, radius, body, mass, gravity);
   return np.add(np.mul(np.expandDims(fn, -1), g.normal), rigidGroundFriction(g, fn, w, pv));
 }

@@ -43,13 +43,18 @@ export function dissipation(tets: TetElements, x: Array, v: Array): Array {
 }
 
 /** Small-strain Lamé moduli (μ_L, λ_L) of the stable Neo-Hookean model with raw parameters (μ, λ). */
-export const lameFromStableNeoHookean = (mu: number, lambda: number): { muL: number; lambdaL: number } =>
-  ({ muL: 0.75 * mu, lambdaL: lambda - (5 / 8) * mu });
+export const lameFromStableNeoHookean = (mu: number, lambda: number): { muL: number; lambdaL: number } => ({
+  muL: 0.75 * mu,
+  lambdaL: lambda - (5 / 8) * mu,
+});
 /** Raw (μ, λ) that give the small-strain Lamé moduli (μ_L, λ_L) (Smith et al. 2018 eq. 16). */
-export const stableNeoHookeanFromLame = (muL: number, lambdaL: number): { mu: number; lambda: number } =>
-  ({ mu: (4 / 3) * muL, lambda: lambdaL + (5 / 6) * muL });
+export const stableNeoHookeanFromLame = (muL: number, lambdaL: number): { mu: number; lambda: number } => ({
+  mu: (4 / 3) * muL,
+  lambda: lambdaL + (5 / 6) * muL,
+});
 /** (μ, λ) from Young's modulus E and Poisson's ratio ν. */
 export function stableNeoHookeanFromYoung(E: number, nu: number): { mu: number; lambda: number } {
-  const muL = E / (2 * (1 + nu)), lambdaL = (E * nu) / ((1 + nu) * (1 - 2 * nu));
+  const muL = E / (2 * (1 + nu)),
+    lambdaL = (E * nu) / ((1 + nu) * (1 - 2 * nu));
   return stableNeoHookeanFromLame(muL, lambdaL);
 }

@@ -7,7 +7,14 @@ import type { TetMesh } from "../meshes/types.js";
 import { lumpedMasses, tetElements, type TetMaterial } from "./build.js";
 
 export type { TetElements } from "./types.js";
-export { elasticEnergy, energyDensity, dissipation, lameFromStableNeoHookean, stableNeoHookeanFromLame, stableNeoHookeanFromYoung } from "./energy.js";
+export {
+  elasticEnergy,
+  energyDensity,
+  dissipation,
+  lameFromStableNeoHookean,
+  stableNeoHookeanFromLame,
+  stableNeoHookeanFromYoung,
+} from "./energy.js";
 export { tetForces } from "./forces.js";
 export { invariants, deformationGradientT, restOffset } from "./kinematics.js";
 export { tetElements, lumpedMasses, restShape, type TetMaterial } from "./build.js";
@@ -26,8 +33,12 @@ export interface SoftBodyOptions extends TetMaterial {
 export function softBody(mesh: TetMesh, o: SoftBodyOptions = {}): { system: ParticleSystem; state: ParticleState } {
   const dtype = o.dtype ?? "float32";
   const system = particleSystem({
-    mass: lumpedMasses(mesh, o.density ?? 1000), pinned: o.pinned, gravity: o.gravity, dtype,
-    tets: tetElements(mesh, { ...o, dtype }), ground: o.ground,
+    mass: lumpedMasses(mesh, o.density ?? 1000),
+    pinned: o.pinned,
+    gravity: o.gravity,
+    dtype,
+    tets: tetElements(mesh, { ...o, dtype }),
+    ground: o.ground,
   });
   return { system, state: particleState(mesh.vertices, { velocity: o.velocity, dtype }) };
 }

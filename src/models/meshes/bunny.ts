@@ -15,11 +15,17 @@ export function bunny(o: BunnyOptions = {}): TriMesh {
   if (o.size !== undefined) vertices = transformVertices(vertices, { scale: o.size / boundingSize(vertices) });
   if (o.center !== undefined) {
     const mid = [0, 1, 2].map((d) => {
-      let lo = Infinity, hi = -Infinity;
-      for (let i = d; i < vertices.length; i += 3) { lo = Math.min(lo, vertices[i]!); hi = Math.max(hi, vertices[i]!); }
+      let lo = Infinity,
+        hi = -Infinity;
+      for (let i = d; i < vertices.length; i += 3) {
+        lo = Math.min(lo, vertices[i]!);
+        hi = Math.max(hi, vertices[i]!);
+      }
       return (lo + hi) / 2;
     });
-    vertices = transformVertices(vertices, { translate: [o.center[0] - mid[0]!, o.center[1] - mid[1]!, o.center[2] - mid[2]!] });
+    vertices = transformVertices(vertices, {
+      translate: [o.center[0] - mid[0]!, o.center[1] - mid[1]!, o.center[2] - mid[2]!],
+    });
   }
   return { vertices, faces };
 }

@@ -8,6 +8,14 @@ export { parseObj, loadObj, formatObj, parseTet, loadTet, formatTet, type ParseI
 export { bunny, type BunnyOptions } from "./bunny.js";
 export { uniqueEdges, bendingHinges, tetSurface } from "./topology.js";
 export {
-  checkTetMesh, checkTriMesh, validateTetMesh, validateTriMesh, MeshValidationError, formatIssue,
-  type MeshIssue, type MeshIssueKind, type TetCheckOptions, type TriCheckOptions,
+  checkTetMesh,
+  checkTriMesh,
+  validateTetMesh,
+  validateTriMesh,
+  MeshValidationError,
+  formatIssue,
+  type MeshIssue,
+  type MeshIssueKind,
+  type TetCheckOptions,
+  type TriCheckOptions,
 } from "./validate.js";

@@ -7,12 +7,17 @@ export function uniqueEdges(faces: Int32Array, k = 3): Int32Array {
   const seen = new Set<string>();
   const out: number[] = [];
   for (let f = 0; f < faces.length / k; f++) {
-    for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) {
-      const i = faces[k * f + a]!, j = faces[k * f + b]!;
-      const [p, q] = i < j ? [i, j] : [j, i];
-      const key = `${p},${q}`;
-      if (!seen.has(key)) { seen.add(key); out.push(p, q); }
-    }
+    for (let a = 0; a < k; a++)
+      for (let b = a + 1; b < k; b++) {
+        const i = faces[k * f + a]!,
+          j = faces[k * f + b]!;
+        const [p, q] = i < j ? [i, j] : [j, i];
+        const key = `${p},${q}`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          out.push(p, q);
+        }
+      }
   }
   return Int32Array.from(out);
 }
@@ -27,7 +32,9 @@ export function bendingHinges(mesh: TriMesh): Int32Array {
   const byEdge = new Map<string, { a: number; b: number; opp: number }[]>();
   for (let t = 0; t < f.length / 3; t++) {
     for (let k = 0; k < 3; k++) {
-      const a = f[3 * t + k]!, b = f[3 * t + ((k + 1) % 3)]!, opp = f[3 * t + ((k + 2) % 3)]!;
+      const a = f[3 * t + k]!,
+        b = f[3 * t + ((k + 1) % 3)]!,
+        opp = f[3 * t + ((k + 2) % 3)]!;
       const key = a < b ? `${a},${b}` : `${b},${a}`;
       (byEdge.get(key) ?? byEdge.set(key, []).get(key)!).push({ a, b, opp });
     }
@@ -43,18 +50,25 @@ export function bendingHinges(mesh: TriMesh): Int32Array {
 
 /** Boundary triangles of a tet mesh (faces used by one tet), wound outward. */
 export function tetSurface(mesh: TetMesh): Int32Array {
-  const t = mesh.tets, v = mesh.vertices;
+  const t = mesh.tets,
+    v = mesh.vertices;
   const count = new Map<string, { face: [number, number, number]; n: number }>();
   for (let e = 0; e < t.length / 4; e++) {
     const [a, b, c, d] = [t[4 * e]!, t[4 * e + 1]!, t[4 * e + 2]!, t[4 * e + 3]!];
     const flip = tetVolume6(v, a, b, c, d) < 0;
     // Outward faces of a positively oriented tet (a, b, c, d).
-    const faces: [number, number, number][] = [[a, c, b], [a, b, d], [a, d, c], [b, c, d]];
+    const faces: [number, number, number][] = [
+      [a, c, b],
+      [a, b, d],
+      [a, d, c],
+      [b, c, d],
+    ];
     for (const fc of faces) {
       const face: [number, number, number] = flip ? [fc[0], fc[2], fc[1]] : fc;
       const key = [...fc].sort((p, q) => p - q).join(",");
       const entry = count.get(key);
-      if (entry) entry.n++; else count.set(key, { face, n: 1 });
+      if (entry) entry.n++;
+      else count.set(key, { face, n: 1 });
     }
   }
   const out: number[] = [];

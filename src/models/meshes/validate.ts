@@ -8,8 +8,16 @@ import type { Either } from "fp-ts/Either";
 import { tetVolume6, triangleArea2, type TetMesh, type TriMesh } from "./types.js";
 
 export type MeshIssueKind =
-  | "bad-length" | "non-finite-vertex" | "index-out-of-range" | "repeated-vertex"
-  | "degenerate" | "inverted" | "non-manifold" | "overlapping" | "open-boundary" | "inconsistent-orientation";
+  | "bad-length"
+  | "non-finite-vertex"
+  | "index-out-of-range"
+  | "repeated-vertex"
+  | "degenerate"
+  | "inverted"
+  | "non-manifold"
+  | "overlapping"
+  | "open-boundary"
+  | "inconsistent-orientation";
 
 export interface MeshIssue {
   readonly kind: MeshIssueKind;
@@ -25,7 +33,10 @@ const listIndices = (xs: readonly number[]): string =>
 export const formatIssue = (i: MeshIssue): string => `${i.detail}: ${listIndices(i.elements)}`;
 
 export class MeshValidationError extends Error {
-  constructor(readonly what: string, readonly issues: readonly MeshIssue[]) {
+  constructor(
+    readonly what: string,
+    readonly issues: readonly MeshIssue[],
+  ) {
     super(`${what}: invalid mesh —\n${issues.map((i) => `  • ${formatIssue(i)}`).join("\n")}`);
     this.name = "MeshValidationError";
   }
@@ -38,15 +49,33 @@ function push(out: MeshIssue[], kind: MeshIssueKind, elements: number[], detail:
 /**
  * Length, vertex and index checks; returns the set of elements too broken for geometric checks, or null on bad lengths.
  */
-function checkVerticesAndIndices(vertices: Float64Array, idx: Int32Array, k: number, name: string, out: MeshIssue[]): Set<number> | null {
-  if (vertices.length % 3 !== 0) out.push({ kind: "bad-length", elements: [], detail: `vertex array length ${vertices.length} is not a multiple of 3` });
-  if (idx.length % k !== 0) out.push({ kind: "bad-length", elements: [], detail: `index array length ${idx.length} is not a multiple of ${k}` });
+function checkVerticesAndIndices(
+  vertices: Float64Array,
+  idx: Int32Array,
+  k: number,
+  name: string,
+  out: MeshIssue[],
+): Set<number> | null {
+  if (vertices.length % 3 !== 0)
+    out.push({
+      kind: "bad-length",
+      elements: [],
+      detail: `vertex array length ${vertices.length} is not a multiple of 3`,
+    });
+  if (idx.length % k !== 0)
+    out.push({
+      kind: "bad-length",
+      elements: [],
+      detail: `index array length ${idx.length} is not a multiple of ${k}`,
+    });
   if (out.length) return null;
-  const nv = vertices.length / 3, ne = idx.length / k;
+  const nv = vertices.length / 3,
+    ne = idx.length / k;
   const nonFinite: number[] = [];
   for (let v = 0; v < nv; v++) if (![0, 1, 2].every((d) => Number.isFinite(vertices[3 * v + d]!))) nonFinite.push(v);
   push(out, "non-finite-vertex", nonFinite, "vertices with NaN/Infinity coordinates (vertex indices)");
-  const range: number[] = [], repeated: number[] = [];
+  const range: number[] = [],
+    repeated: number[] = [];
   for (let e = 0; e < ne; e++) {
     const ids = globalThis.Array.from(idx.subarray(k * e, k * e + k));
     if (ids.some((i) => !Number.isInteger(i) || i < 0 || i >= nv)) range.push(e);
@@ -74,8 +103,11 @@ export function checkTetMesh(m: TetMesh, opts: TetCheckOptions = {}): Either<rea
   const broken = checkVerticesAndIndices(m.vertices, m.tets, 4, "tetrahedra", out);
   if (!broken) return E.left(out);
   const tol = opts.degenerateTolerance ?? 1e-8;
-  const v = m.vertices, t = m.tets, nt = t.length / 4;
-  const degenerate: number[] = [], inverted: number[] = [];
+  const v = m.vertices,
+    t = m.tets,
+    nt = t.length / 4;
+  const degenerate: number[] = [],
+    inverted: number[] = [];
   const faces = new Map<string, number[]>();
   const orientedFaces = new Map<string, number[]>();
   for (let e = 0; e < nt; e++) {
@@ -83,14 +115,29 @@ export function checkTetMesh(m: TetMesh, opts: TetCheckOptions = {}): Either<rea
     const [a, b, c, d] = [t[4 * e]!, t[4 * e + 1]!, t[4 * e + 2]!, t[4 * e + 3]!];
     const vol6 = tetVolume6(v, a, b, c, d);
     let longest = 0;
-    for (const [p, q] of [[a, b], [a, c], [a, d], [b, c], [b, d], [c, d]] as const) {
-      longest = Math.max(longest, Math.hypot(v[3 * p]! - v[3 * q]!, v[3 * p + 1]! - v[3 * q + 1]!, v[3 * p + 2]! - v[3 * q + 2]!));
+    for (const [p, q] of [
+      [a, b],
+      [a, c],
+      [a, d],
+      [b, c],
+      [b, d],
+      [c, d],
+    ] as const) {
+      longest = Math.max(
+        longest,
+        Math.hypot(v[3 * p]! - v[3 * q]!, v[3 * p + 1]! - v[3 * q + 1]!, v[3 * p + 2]! - v[3 * q + 2]!),
+      );
     }
     if (!(Math.abs(vol6) > tol * longest ** 3)) degenerate.push(e);
     else if (vol6 < 0) inverted.push(e);
     // Outward faces of the tet as oriented (flipped if the tet is inverted): two tets that induce the same
     // orientation on a shared face lie on the same side of it, i.e. they overlap.
-    for (const f of [[a, c, b], [a, b, d], [a, d, c], [b, c, d]]) {
+    for (const f of [
+      [a, c, b],
+      [a, b, d],
+      [a, d, c],
+      [b, c, d],
+    ]) {
       const oriented = vol6 < 0 ? [f[0]!, f[2]!, f[1]!] : f;
       const okey = orientedKey(oriented);
       (orientedFaces.get(okey) ?? orientedFaces.set(okey, []).get(okey)!).push(e);
@@ -102,7 +149,9 @@ export function checkTetMesh(m: TetMesh, opts: TetCheckOptions = {}): Either<rea
   push(out, "inverted", inverted, "inverted tetrahedra (negative volume; swap two vertices)");
   const nonManifold = [...new Set([...faces.values()].filter((l) => l.length > 2).flat())].sort((p, q) => p - q);
   push(out, "non-manifold", nonManifold, "tetrahedra on a face shared by more than two tetrahedra (non-manifold)");
-  const overlapping = [...new Set([...orientedFaces.values()].filter((l) => l.length > 1).flat())].sort((p, q) => p - q);
+  const overlapping = [...new Set([...orientedFaces.values()].filter((l) => l.length > 1).flat())].sort(
+    (p, q) => p - q,
+  );
   push(out, "overlapping", overlapping, "tetrahedra that overlap a neighbour (both on the same side of a shared face)");
   return out.length ? E.left(out) : E.right(m);
 }
@@ -122,7 +171,9 @@ export function checkTriMesh(m: TriMesh, opts: TriCheckOptions = {}): Either<rea
   const broken = checkVerticesAndIndices(m.vertices, m.faces, 3, "triangles", out);
   if (!broken) return E.left(out);
   const tol = opts.degenerateTolerance ?? 1e-10;
-  const v = m.vertices, f = m.faces, nf = f.length / 3;
+  const v = m.vertices,
+    f = m.faces,
+    nf = f.length / 3;
   const degenerate: number[] = [];
   const edges = new Map<string, number[]>();
   const directed = new Map<string, number[]>();
@@ -131,8 +182,12 @@ export function checkTriMesh(m: TriMesh, opts: TriCheckOptions = {}): Either<rea
     const ids = [f[3 * e]!, f[3 * e + 1]!, f[3 * e + 2]!];
     let longest = 0;
     for (let k = 0; k < 3; k++) {
-      const p = ids[k]!, q = ids[(k + 1) % 3]!;
-      longest = Math.max(longest, Math.hypot(v[3 * p]! - v[3 * q]!, v[3 * p + 1]! - v[3 * q + 1]!, v[3 * p + 2]! - v[3 * q + 2]!));
+      const p = ids[k]!,
+        q = ids[(k + 1) % 3]!;
+      longest = Math.max(
+        longest,
+        Math.hypot(v[3 * p]! - v[3 * q]!, v[3 * p + 1]! - v[3 * q + 1]!, v[3 * p + 2]! - v[3 * q + 2]!),
+      );
       const key = p < q ? `${p},${q}` : `${q},${p}`;
       (edges.get(key) ?? edges.set(key, []).get(key)!).push(e);
       const dkey = `${p}>${q}`;
@@ -142,13 +197,25 @@ export function checkTriMesh(m: TriMesh, opts: TriCheckOptions = {}): Either<rea
   }
   push(out, "degenerate", degenerate, "degenerate triangles (zero or near-zero area)");
   const sortUniq = (xs: number[]) => [...new Set(xs)].sort((p, q) => p - q);
-  push(out, "non-manifold", sortUniq([...edges.values()].filter((l) => l.length > 2).flat()),
-    "triangles on an edge shared by more than two triangles (non-manifold)");
+  push(
+    out,
+    "non-manifold",
+    sortUniq([...edges.values()].filter((l) => l.length > 2).flat()),
+    "triangles on an edge shared by more than two triangles (non-manifold)",
+  );
   if (opts.closed) {
-    push(out, "open-boundary", sortUniq([...edges.values()].filter((l) => l.length === 1).flat()),
-      "triangles on a boundary edge (the surface is not closed)");
-    push(out, "inconsistent-orientation", sortUniq([...directed.values()].filter((l) => l.length > 1).flat()),
-      "triangles whose winding disagrees with a neighbour's (an edge is traversed twice in the same direction)");
+    push(
+      out,
+      "open-boundary",
+      sortUniq([...edges.values()].filter((l) => l.length === 1).flat()),
+      "triangles on a boundary edge (the surface is not closed)",
+    );
+    push(
+      out,
+      "inconsistent-orientation",
+      sortUniq([...directed.values()].filter((l) => l.length > 1).flat()),
+      "triangles whose winding disagrees with a neighbour's (an edge is traversed twice in the same direction)",
+    );
   }
   return out.length ? E.left(out) : E.right(m);
 }
@@ -158,6 +225,8 @@ const orThrow = <M>(what: string, r: Either<readonly MeshIssue[], M>): M => {
   return r.right;
 };
 /** checkTetMesh, throwing a MeshValidationError that lists the offending element indices. */
-export const validateTetMesh = (m: TetMesh, opts: TetCheckOptions & { what?: string } = {}): TetMesh => orThrow(opts.what ?? "tet mesh", checkTetMesh(m, opts));
+export const validateTetMesh = (m: TetMesh, opts: TetCheckOptions & { what?: string } = {}): TetMesh =>
+  orThrow(opts.what ?? "tet mesh", checkTetMesh(m, opts));
 /** checkTriMesh, throwing a MeshValidationError that lists the offending element indices. */
-export const validateTriMesh = (m: TriMesh, opts: TriCheckOptions & { what?: string } = {}): TriMesh => orThrow(opts.what ?? "triangle mesh", checkTriMesh(m, opts));
+export const validateTriMesh = (m: TriMesh, opts: TriCheckOptions & { what?: string } = {}): TriMesh =>
+  orThrow(opts.what ?? "triangle mesh", checkTriMesh(m, opts));

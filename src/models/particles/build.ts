@@ -27,20 +27,25 @@ export function particleSystem(o: ParticleSystemOptions): ParticleSystem {
   const n = mass.shape[0]!;
   const fixed = new Float64Array(n);
   for (const i of o.pinned ?? []) {
-    if (!Number.isInteger(i) || i < 0 || i >= n) throw new Error(`particleSystem: pinned index ${i} is out of range [0, ${n - 1}].`);
+    if (!Number.isInteger(i) || i < 0 || i >= n)
+      throw new Error(`particleSystem: pinned index ${i} is out of range [0, ${n - 1}].`);
     fixed[i] = 1;
   }
   const { pinned: _p, radius, gravity, dtype: _d, mass: _m, ...elements } = o;
   return {
     ...elements,
-    mass, fixed: np.array(fixed, { dtype }),
+    mass,
+    fixed: np.array(fixed, { dtype }),
     radius: np.array(radius ?? 0, { dtype }),
     gravity: np.array([...(gravity ?? [0, -9.8, 0])], { dtype }),
   };
 }
 
 /** Initial state from host positions [N·3] and an optional uniform velocity. */
-export function particleState(positions: Float64Array | readonly number[], opts: { velocity?: readonly [number, number, number]; dtype?: DType } = {}): ParticleState {
+export function particleState(
+  positions: Float64Array | readonly number[],
+  opts: { velocity?: readonly [number, number, number]; dtype?: DType } = {},
+): ParticleState {
   const dtype = opts.dtype ?? "float32";
   const x = np.array(Float64Array.from(positions), { dtype }).reshape([-1, 3]);
   const v0 = opts.velocity ?? [0, 0, 0];

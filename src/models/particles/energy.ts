@@ -20,7 +20,8 @@ export function potentialEnergy(sys: ParticleSystem, x: Array, controls: Particl
   let u = np.neg(np.sum(np.mul(np.mul(sys.mass, free), dot(x, sys.gravity))));
   if (sys.springs) u = np.add(u, springEnergy(sys.springs, x));
   if (sys.tets) u = np.add(u, elasticEnergy(sys.tets, x, controls?.tetActivation ?? sys.tets.activation));
-  if (sys.triangles) u = np.add(u, membraneEnergy(sys.triangles, x, controls?.triActivation ?? sys.triangles.activation));
+  if (sys.triangles)
+    u = np.add(u, membraneEnergy(sys.triangles, x, controls?.triActivation ?? sys.triangles.activation));
   if (sys.bending) u = np.add(u, bendingEnergy(sys.bending, x, controls?.restAngle ?? sys.bending.restAngle));
   if (sys.ground) u = np.add(u, groundEnergy(sys.ground, x, sys.radius));
   return u;

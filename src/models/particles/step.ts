@@ -33,12 +33,23 @@ export function forces(sys: ParticleSystem, state: ParticleState, controls: Part
 }
 
 /** One semi-implicit Euler step of length dt. */
-export function step(sys: ParticleSystem, state: ParticleState, controls: ParticleControls | null, dt: number): ParticleState {
-  const accel = np.mul(np.div(forces(sys, state, controls), np.expandDims(sys.mass, -1)), np.expandDims(np.sub(1, sys.fixed), -1));
+export function step(
+  sys: ParticleSystem,
+  state: ParticleState,
+  controls: ParticleControls | null,
+  dt: number,
+): ParticleState {
+  const accel = np.mul(
+    np.div(forces(sys, state, controls), np.expandDims(sys.mass, -1)),
+    np.expandDims(np.sub(1, sys.fixed), -1),
+  );
   const v = np.add(state.v, np.mul(accel, dt));
   return { x: np.add(state.x, np.mul(v, dt)), v };
 }
 
 /** Per-frame states ({x, v} with a leading frames axis) of a rollout built on lax.scan. */
-export const simulate = (sys: ParticleSystem, state0: ParticleState, opts: SimulateOptions<ParticleControls | null>): ParticleState =>
-  rollout(step, sys, state0, opts, particleAdvice);
+export const simulate = (
+  sys: ParticleSystem,
+  state0: ParticleState,
+  opts: SimulateOptions<ParticleControls | null>,
+): ParticleState => rollout(step, sys, state0, opts, particleAdvice);

@@ -9,7 +9,10 @@ export interface SimplePendulum {
   /** Damping b [] (gradSim: θ̈ ∋ −(b/m)θ̇). */
   readonly damping: Array;
 }
-export interface SimplePendulumState { readonly theta: Array; readonly omega: Array }
+export interface SimplePendulumState {
+  readonly theta: Array;
+  readonly omega: Array;
+}
 
 /** Double pendulum (gradSim bodies.DoublePendulum), absolute angles from the downward vertical, plus joint damping. */
 export interface DoublePendulum {
@@ -22,7 +25,10 @@ export interface DoublePendulum {
   readonly damping: Array;
 }
 /** θ = (θ1, θ2) [2], ω = (θ̇1, θ̇2) [2]. */
-export interface DoublePendulumState { readonly theta: Array; readonly omega: Array }
+export interface DoublePendulumState {
+  readonly theta: Array;
+  readonly omega: Array;
+}
 
 /** Generalised torques on the angles ([] for the simple pendulum, [2] for the double); null for none. */
 export type PendulumControls = Array | null;

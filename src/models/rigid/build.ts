@@ -46,7 +46,11 @@ export function meshBody(mesh: TriMesh, o: MeshBodyOptions = {}): BodySpec {
   const v = np.array(mesh.vertices, { dtype: "float64", backend: "cpu" }).reshape([vertexCount(mesh), 3]);
   const f = np.array(mesh.faces, { dtype: "int32", backend: "cpu" }).reshape([faceCount(mesh), 3]);
   const mp = massProperties(v, f, o.density ?? 1000);
-  if (!(mp.volume.item() > 0)) throw new Error(`rigid.meshBody: the mesh encloses volume ${mp.volume.item()} ≤ ` + `0; its faces must be wound counter-clockwise seen from outside.`);
+  if (!(mp.volume.item() > 0))
+    throw new Error(
+      `rigid.meshBody: the mesh encloses volume ${mp.volume.item()} ≤ ` +
+        `0; its faces must be wound counter-clockwise seen from outside.`,
+    );
   const com = [...mp.com.dataSync()];
   const local = globalThis.Array.from(mesh.vertices, (c, i) => c - com[i % 3]!);
   return { mass: mp.mass.item(), inertia: [...mp.inertia.dataSync()], contactPoints: local, contactRadius: 0, ...o };
@@ -80,12 +84,16 @@ export interface RigidSystemOptions {
 /** An optional vector of `n` finite numbers (undefined: the default applies). */
 function requireVector(name: string, v: readonly number[] | undefined, n: number, unit: string): void {
   if (v === undefined) return;
-  if (!globalThis.Array.isArray(v) || v.length !== n) throw new Error(`rigidSystem: ${name} must be ${n} numbers, got ${JSON.stringify(v)}.`);
+  if (!globalThis.Array.isArray(v) || v.length !== n)
+    throw new Error(`rigidSystem: ${name} must be ${n} numbers, got ${JSON.stringify(v)}.`);
   v.forEach((x, i) => requireParam("rigidSystem", `${name}[${i}]`, x, "finite", unit));
 }
 
 /** A system of independent bodies and its initial state. */
-export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions = {}): { system: RigidSystem; state: RigidState } {
+export function rigidSystem(
+  bodies: readonly BodySpec[],
+  o: RigidSystemOptions = {},
+): { system: RigidSystem; state: RigidState } {
   if (!bodies.length) throw new Error("rigidSystem: needs at least one body.");
   bodies.forEach((b, k) => {
     requireParam("rigidSystem", `bodies[${k}].mass`, b.mass, "positive", "kg");
@@ -95,39 +103,65 @@ export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions =
     requireVector(`bodies[${k}].rotation`, b.rotation, 4, "");
     requireVector(`bodies[${k}].velocity`, b.velocity, 3, "m/s");
     requireVector(`bodies[${k}].angularVelocity`, b.angularVelocity, 3, "rad/s");
-    if (b.rotation && !(Math.hypot(...b.rotation) > 0)) throw new Error(`rigidSystem: bodies[${k}].rotation is the zero quaternion; ` + `give a unit quaternion (x, y, z, w), e.g. [0, 0, 0, 1].`);
-    for (let i = 0; i < b.contactPoints.length; i++) requireParam("rigidSystem", `bodies[${k}].contactPoints[${i}]`, b.contactPoints[i]!, "finite", "m");
+    if (b.rotation && !(Math.hypot(...b.rotation) > 0))
+      throw new Error(
+        `rigidSystem: bodies[${k}].rotation is the zero quaternion; ` +
+          `give a unit quaternion (x, y, z, w), e.g. [0, 0, 0, 1].`,
+      );
+    for (let i = 0; i < b.contactPoints.length; i++)
+      requireParam("rigidSystem", `bodies[${k}].contactPoints[${i}]`, b.contactPoints[i]!, "finite", "m");
     requireParam("rigidSystem", `bodies[${k}].contactRadius`, b.contactRadius, "nonnegative", "m");
   });
   requireVector("gravity", o.gravity, 3, "m/s²");
   const dtype = o.dtype ?? "float32";
   const arr = (x: unknown): Array => np.array(x, { dtype });
-  const body: number[] = [], local: number[][] = [], radius: number[] = [];
+  const body: number[] = [],
+    local: number[][] = [],
+    radius: number[] = [];
   bodies.forEach((b, k) => {
     for (let i = 0; i < b.contactPoints.length / 3; i++) {
-      body.push(k); local.push([b.contactPoints[3 * i]!, b.contactPoints[3 * i + 1]!, b.contactPoints[3 * i + 2]!]); radius.push(b.contactRadius);
+      body.push(k);
+      local.push([b.contactPoints[3 * i]!, b.contactPoints[3 * i + 1]!, b.contactPoints[3 * i + 2]!]);
+      radius.push(b.contactRadius);
     }
   });
   const windows = o.forceWindows ?? [];
   windows.forEach((w, i) => {
-    if (!(Number.isInteger(w.body) && w.body >= 0 && w.body < bodies.length)) throw new Error(`rigidSystem: force window on body ${w.body}, but there are ${bodies.length} bodies.`);
+    if (!(Number.isInteger(w.body) && w.body >= 0 && w.body < bodies.length))
+      throw new Error(`rigidSystem: force window on body ${w.body}, but there are ${bodies.length} bodies.`);
     requireVector(`forceWindows[${i}].force`, w.force, 3, "N");
     requireVector(`forceWindows[${i}].point`, w.point, 3, "m");
     requireParam("rigidSystem", `forceWindows[${i}].start`, w.start, "finite", "s");
     requireParam("rigidSystem", `forceWindows[${i}].end`, w.end, "finite", "s");
     // A window that ends before it starts is never active: almost certainly swapped times, not an intent.
-    if (w.end < w.start) throw new Error(`rigidSystem: forceWindows[${i}] ends (end = ${w.end} s) before it starts ` + `(start = ${w.start} s), so it would never be applied; give start ≤ end.`);
+    if (w.end < w.start)
+      throw new Error(
+        `rigidSystem: forceWindows[${i}] ends (end = ${w.end} s) before it starts ` +
+          `(start = ${w.start} s), so it would never be applied; give start ≤ end.`,
+      );
   });
-  const forceWindows: ForceWindows | undefined = windows.length ? {
-    body: np.array(windows.map((w) => w.body), { dtype: "int32" }),
-    force: arr(windows.map((w) => [...w.force])), local: arr(windows.map((w) => [...(w.point ?? [0, 0, 0])])),
-    start: arr(windows.map((w) => w.start)), end: arr(windows.map((w) => w.end)),
-  } : undefined;
+  const forceWindows: ForceWindows | undefined = windows.length
+    ? {
+        body: np.array(
+          windows.map((w) => w.body),
+          { dtype: "int32" },
+        ),
+        force: arr(windows.map((w) => [...w.force])),
+        local: arr(windows.map((w) => [...(w.point ?? [0, 0, 0])])),
+        start: arr(windows.map((w) => w.start)),
+        end: arr(windows.map((w) => w.end)),
+      }
+    : undefined;
   const system: RigidSystem = {
     mass: arr(bodies.map((b) => b.mass)),
     inertia: arr(bodies.map((b) => [0, 1, 2].map((r) => b.inertia.slice(3 * r, 3 * r + 3)))),
     gravity: arr([...(o.gravity ?? [0, -9.8, 0])]),
-    ...(body.length && o.ground ? { contacts: { body: np.array(body, { dtype: "int32" }), local: arr(local), radius: arr(radius) }, ground: o.ground } : {}),
+    ...(body.length && o.ground
+      ? {
+          contacts: { body: np.array(body, { dtype: "int32" }), local: arr(local), radius: arr(radius) },
+          ground: o.ground,
+        }
+      : {}),
     ...(forceWindows ? { forceWindows } : {}),
   };
   const state: RigidState = {
@@ -139,4 +173,3 @@ export function rigidSystem(bodies: readonly BodySpec[], o: RigidSystemOptions =
   };
   return { system, state };
 }
-

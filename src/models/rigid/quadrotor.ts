@@ -46,14 +46,39 @@ export function quadrotor(o: QuadrotorOptions = {}): { quad: Quadrotor; state: R
   const k = requireParam("quadrotor", "yawCoefficient", o.yawCoefficient ?? 0.02, "finite", "m");
   const dtype = o.dtype ?? "float32";
   // Half the mass in the hub (a 2·arm/3 wide sphere), a quarter of the other half at each rotor.
-  const hub = 0.4 * (m / 2) * (arm / 3) ** 2, rotor = (m / 8) * arm * arm;
-  const ix = hub + 2 * rotor, iy = hub + 4 * rotor;
-  const { system, state } = rigidSystem([{
-    mass: m, inertia: [ix, 0, 0, 0, iy, 0, 0, 0, ix], contactPoints: [0, 0, 0], contactRadius: 0,
-    position: o.position ?? [0, 1, 0], rotation: o.rotation ?? [0, 0, 0, 1], velocity: o.velocity ?? [0, 0, 0], angularVelocity: o.angularVelocity ?? [0, 0, 0],
-  }], { gravity: o.gravity ?? [0, -9.8, 0], dtype });
+  const hub = 0.4 * (m / 2) * (arm / 3) ** 2,
+    rotor = (m / 8) * arm * arm;
+  const ix = hub + 2 * rotor,
+    iy = hub + 4 * rotor;
+  const { system, state } = rigidSystem(
+    [
+      {
+        mass: m,
+        inertia: [ix, 0, 0, 0, iy, 0, 0, 0, ix],
+        contactPoints: [0, 0, 0],
+        contactRadius: 0,
+        position: o.position ?? [0, 1, 0],
+        rotation: o.rotation ?? [0, 0, 0, 1],
+        velocity: o.velocity ?? [0, 0, 0],
+        angularVelocity: o.angularVelocity ?? [0, 0, 0],
+      },
+    ],
+    { gravity: o.gravity ?? [0, -9.8, 0], dtype },
+  );
   return {
-    quad: { system, rotors: np.array([[arm, 0, 0], [0, 0, arm], [-arm, 0, 0], [0, 0, -arm]], { dtype }), spin: np.array([k, -k, k, -k], { dtype }) },
+    quad: {
+      system,
+      rotors: np.array(
+        [
+          [arm, 0, 0],
+          [0, 0, arm],
+          [-arm, 0, 0],
+          [0, 0, -arm],
+        ],
+        { dtype },
+      ),
+      spin: np.array([k, -k, k, -k], { dtype }),
+    },
     state,
   };
 }
@@ -74,9 +99,16 @@ export const quadrotorStep = (quad: Quadrotor, s: RigidState, thrusts: Array, dt
 
 /** Per-frame states of a rollout with per-frame thrusts `controls` [frames, 4]. */
 export function simulateQuadrotor(quad: Quadrotor, state0: RigidState, opts: SimulateOptions<Array>): RigidState {
-  if (opts.controls && (opts.controls.ndim !== 2 || opts.controls.shape[1] !== 4 || opts.controls.shape[0] !== opts.frames)) {
-    throw new Error(`quadrotor: thrusts must be [frames, 4] = [${opts.frames}, ` + `4] (one per rotor per frame), got [${opts.controls.shape}].`);
+  if (
+    opts.controls &&
+    (opts.controls.ndim !== 2 || opts.controls.shape[1] !== 4 || opts.controls.shape[0] !== opts.frames)
+  ) {
+    throw new Error(
+      `quadrotor: thrusts must be [frames, 4] = [${opts.frames}, ` +
+        `4] (one per rotor per frame), got [${opts.controls.shape}].`,
+    );
   }
-  if (!opts.controls) throw new Error("quadrotor: give the thrusts as controls [frames, 4] (N); hovering needs m·g/4 each.");
+  if (!opts.controls)
+    throw new Error("quadrotor: give the thrusts as controls [frames, 4] (N); hovering needs m·g/4 each.");
   return rollout(quadrotorStep, quad, state0, opts);
 }

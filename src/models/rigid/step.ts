@@ -40,7 +40,12 @@ export function windowActivity(t: Array, start: Array, end: Array, dt: number): 
  * the contact points' velocities as every other force of the step would leave them (see
  * rigidGroundFriction): the step's other forces are summed first.
  */
-export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls | null = null, dt = 0): { force: Array; torque: Array } {
+export function wrench(
+  sys: RigidSystem,
+  s: RigidState,
+  controls: RigidControls | null = null,
+  dt = 0,
+): { force: Array; torque: Array } {
   const R = quatToMatrix(s.q);
   let force = np.mul(np.expandDims(sys.mass, -1), sys.gravity);
   let torque = np.zerosLike(s.w);
@@ -50,12 +55,17 @@ export function wrench(sys: RigidSystem, s: RigidState, controls: RigidControls 
   };
   if (sys.forceWindows) {
     const k = sys.forceWindows;
-    add(k.body, matvec(np.take(R, k.body, 0), k.local), np.mul(np.expandDims(windowActivity(s.t, k.start, k.end, dt), -1), k.force));
+    add(
+      k.body,
+      matvec(np.take(R, k.body, 0), k.local),
+      np.mul(np.expandDims(windowActivity(s.t, k.start, k.end, dt), -1), k.force),
+    );
   }
   if (controls?.force) force = np.add(force, controls.force);
   if (controls?.torque) torque = np.add(torque, controls.torque);
   if (sys.contacts && sys.ground) {
-    const c = sys.contacts, g = sys.ground;
+    const c = sys.contacts,
+      g = sys.ground;
     const r = matvec(np.take(R, c.body, 0), c.local);
     const p = np.add(np.take(s.x, c.body, 0), r);
     const pv = np.add(np.take(s.v, c.body, 0), cross(np.take(s.w, c.body, 0), r));
@@ -105,5 +115,8 @@ export function step(sys: RigidSystem, s: RigidState, controls: RigidControls | 
 }
 
 /** Per-frame rigid states (leading frames axis), built on lax.scan. */
-export const simulate = (sys: RigidSystem, state0: RigidState, opts: SimulateOptions<RigidControls | null>): RigidState =>
-  rollout(step, sys, state0, opts);
+export const simulate = (
+  sys: RigidSystem,
+  state0: RigidState,
+  opts: SimulateOptions<RigidControls | null>,
+): RigidState => rollout(step, sys, state0, opts);

@@ -20,10 +20,14 @@ export function advect(sys: SmokeSystem, f: Array, vx: Array, vy: Array, dt: num
   const clampPos = (p: Array) => np.where(sys.periodic, p, np.clip(p, 0, n - 1));
   const pi = clampPos(np.sub(gi, np.mul(vx, dt)));
   const pj = clampPos(np.sub(gj, np.mul(vy, dt)));
-  const fi = np.floor(pi), fj = np.floor(pj);
-  const s1 = np.sub(pi, fi), t1 = np.sub(pj, fj);
-  const s0 = np.sub(1, s1), t0 = np.sub(1, t1);
-  const i0 = fi.astype("int32"), j0 = fj.astype("int32");
+  const fi = np.floor(pi),
+    fj = np.floor(pj);
+  const s1 = np.sub(pi, fi),
+    t1 = np.sub(pj, fj);
+  const s0 = np.sub(1, s1),
+    t0 = np.sub(1, t1);
+  const i0 = fi.astype("int32"),
+    j0 = fj.astype("int32");
   const [ia, ib] = [wrapOrClamp(sys, i0, n), wrapOrClamp(sys, np.add(i0, 1), n)];
   const [ja, jb] = [wrapOrClamp(sys, j0, n), wrapOrClamp(sys, np.add(j0, 1), n)];
   const flat = np.reshape(f, [n * n]);

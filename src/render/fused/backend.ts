@@ -5,4 +5,5 @@
 import { defaultBackend } from "../../core/init.js";
 import type { Primitive } from "../../core/primitive.js";
 
-export const fusedBackend = (prim: Primitive): boolean => defaultBackend() === "cpu" || (defaultBackend() === "webgpu" && prim.gpu !== undefined);
+export const fusedBackend = (prim: Primitive): boolean =>
+  defaultBackend() === "cpu" || (defaultBackend() === "webgpu" && prim.gpu !== undefined);

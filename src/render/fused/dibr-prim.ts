@@ -12,13 +12,18 @@ import * as dibrGpu from "./gpu/dibr-gpu.js";
 import { checkGeometry, host } from "./softras-prim.js";
 import { typedArrayFor } from "../../core/dtype.js";
 
-const table = ([xy, z]: readonly HostArray[], p: DibrKernelParams) => dibrFaceTable(xy!.data, z!.data, xy!.shape[0]!, p);
+const table = ([xy, z]: readonly HostArray[], p: DibrKernelParams) =>
+  dibrFaceTable(xy!.data, z!.data, xy!.shape[0]!, p);
 
 export const dibrGeometry = defineLinearized<DibrKernelParams>({
   name: "dibr_geometry",
   outputs: ([xy, z, front], p) => {
     const d = checkGeometry("dibr_geometry", xy!, z!, front!);
-    return [new ShapedArray([p.height, p.width], d), new ShapedArray([p.height, p.width], "int32"), new ShapedArray([p.height, p.width, 3], d)];
+    return [
+      new ShapedArray([p.height, p.width], d),
+      new ShapedArray([p.height, p.width], "int32"),
+      new ShapedArray([p.height, p.width, 3], d),
+    ];
   },
   diffInputs: [0],
   diffOutputs: [0, 2],
@@ -27,7 +32,11 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
   gpu: { forward: dibrGpu.forwardRule, jvp: dibrGpu.jvpRule, vjp: dibrGpu.vjpRule },
   forward: (ins, p, out) => {
     const d = ins[0]!.dtype;
-    const o = { logT: typedArrayFor(d, out[0]!.size), face: new Int32Array(out[1]!.size), bary: typedArrayFor(d, out[2]!.size) };
+    const o = {
+      logT: typedArrayFor(d, out[0]!.size),
+      face: new Int32Array(out[1]!.size),
+      bary: typedArrayFor(d, out[2]!.size),
+    };
     dibrForward(table(ins, p), ins[2]!.data, p, o);
     return [host(o.logT, out[0]!.shape, d), host(o.face, out[1]!.shape, "int32"), host(o.bary, out[2]!.shape, d)];
   },

@@ -35,36 +35,80 @@ export interface FaceTable {
   readonly joins: Uint8Array;
 }
 
-export function faceTable(xy: ArrayLike<number>, z: ArrayLike<number>, n: number, margin: number, joins?: ArrayLike<number>): FaceTable {
+export function faceTable(
+  xy: ArrayLike<number>,
+  z: ArrayLike<number>,
+  n: number,
+  margin: number,
+  joins?: ArrayLike<number>,
+): FaceTable {
   // (The constructor copies a typed array directly; Float64Array.from would go through its iterator.)
-  const fxy = new Float64Array(xy as ArrayLike<number>), fz = new Float64Array(z as ArrayLike<number>);
-  const area = new Float64Array(n), valid = new Uint8Array(n), lo = new Float64Array(2 * n), hi = new Float64Array(2 * n);
-  const bary = new Float64Array(12 * n), edges = new Float64Array(15 * n), height = new Float64Array(3 * n);
-  const vx = new Float64Array(3), vy = new Float64Array(3);
+  const fxy = new Float64Array(xy as ArrayLike<number>),
+    fz = new Float64Array(z as ArrayLike<number>);
+  const area = new Float64Array(n),
+    valid = new Uint8Array(n),
+    lo = new Float64Array(2 * n),
+    hi = new Float64Array(2 * n);
+  const bary = new Float64Array(12 * n),
+    edges = new Float64Array(15 * n),
+    height = new Float64Array(3 * n);
+  const vx = new Float64Array(3),
+    vy = new Float64Array(3);
   for (let f = 0; f < n; f++) {
     const o = 6 * f;
-    for (let i = 0; i < 3; i++) { vx[i] = fxy[o + 2 * i]!; vy[i] = fxy[o + 2 * i + 1]!; }
+    for (let i = 0; i < 3; i++) {
+      vx[i] = fxy[o + 2 * i]!;
+      vy[i] = fxy[o + 2 * i + 1]!;
+    }
     const A = (vx[2]! - vx[0]!) * (vy[1]! - vy[0]!) - (vy[2]! - vy[0]!) * (vx[1]! - vx[0]!);
     area[f] = A;
     const ok = Math.abs(A) > AREA_EPS && fz[3 * f]! > 0 && fz[3 * f + 1]! > 0 && fz[3 * f + 2]! > 0;
     valid[f] = ok ? 1 : 0;
-    lo[2 * f] = Math.min(vx[0]!, vx[1]!, vx[2]!) - margin; hi[2 * f] = Math.max(vx[0]!, vx[1]!, vx[2]!) + margin;
-    lo[2 * f + 1] = Math.min(vy[0]!, vy[1]!, vy[2]!) - margin; hi[2 * f + 1] = Math.max(vy[0]!, vy[1]!, vy[2]!) + margin;
+    lo[2 * f] = Math.min(vx[0]!, vx[1]!, vx[2]!) - margin;
+    hi[2 * f] = Math.max(vx[0]!, vx[1]!, vx[2]!) + margin;
+    lo[2 * f + 1] = Math.min(vy[0]!, vy[1]!, vy[2]!) - margin;
+    hi[2 * f + 1] = Math.max(vy[0]!, vy[1]!, vy[2]!) + margin;
     const invA = ok ? 1 / A : 0;
     for (let k = 0; k < 3; k++) {
-      const a = (k + 1) % 3, b = (k + 2) % 3;
-      const xa = vx[a]!, ya = vy[a]!, xb = vx[b]!, yb = vy[b]!;
+      const a = (k + 1) % 3,
+        b = (k + 2) % 3;
+      const xa = vx[a]!,
+        ya = vy[a]!,
+        xb = vx[b]!,
+        yb = vy[b]!;
       const ob = 12 * f + 4 * k;
-      bary[ob] = xa; bary[ob + 1] = ya; bary[ob + 2] = (yb - ya) * invA; bary[ob + 3] = (xb - xa) * invA;
-      const dx = vx[a]! - vx[k]!, dy = vy[a]! - vy[k]!, len2 = dx * dx + dy * dy;
+      bary[ob] = xa;
+      bary[ob + 1] = ya;
+      bary[ob + 2] = (yb - ya) * invA;
+      bary[ob + 3] = (xb - xa) * invA;
+      const dx = vx[a]! - vx[k]!,
+        dy = vy[a]! - vy[k]!,
+        len2 = dx * dx + dy * dy;
       const oe = 15 * f + 5 * k;
-      edges[oe] = vx[k]!; edges[oe + 1] = vy[k]!; edges[oe + 2] = dx; edges[oe + 3] = dy; edges[oe + 4] = len2 > EDGE_EPS ? 1 / len2 : 0;
+      edges[oe] = vx[k]!;
+      edges[oe + 1] = vy[k]!;
+      edges[oe + 2] = dx;
+      edges[oe + 3] = dy;
+      edges[oe + 4] = len2 > EDGE_EPS ? 1 / len2 : 0;
       const opp = Math.sqrt((xb - xa) * (xb - xa) + (yb - ya) * (yb - ya));
       height[3 * f + k] = ok && opp > 0 ? Math.abs(A) / opp : 0;
     }
   }
   const iz = fz.map((v) => 1 / v);
-  return { n, xy: fxy, z: fz, iz, area, valid, lo, hi, bary, edges, height, joins: joins ? Uint8Array.from(joins) : new Uint8Array(n) };
+  return {
+    n,
+    xy: fxy,
+    z: fz,
+    iz,
+    area,
+    valid,
+    lo,
+    hi,
+    bary,
+    edges,
+    height,
+    joins: joins ? Uint8Array.from(joins) : new Uint8Array(n),
+  };
 }
 
 /** NDC centre of pixel column i / row r (row 0 = top), src/render/CONVENTIONS.md. */
@@ -72,19 +116,29 @@ export const ndcX = (i: number, W: number): number => (2 * i + 1 - W) / W;
 export const ndcY = (r: number, H: number): number => (H - 2 * r - 1) / H;
 
 /** Faces per 8×8 pixel tile whose padded box overlaps the tile's pixel centres, in face order. */
-export interface TileBins { readonly size: number; readonly nx: number; readonly start: Int32Array; readonly faces: Int32Array }
+export interface TileBins {
+  readonly size: number;
+  readonly nx: number;
+  readonly start: Int32Array;
+  readonly faces: Int32Array;
+}
 
 export function binTiles(t: FaceTable, W: number, H: number, include: (f: number) => boolean, size = 8): TileBins {
-  const nx = Math.ceil(W / size), ny = Math.ceil(H / size), T = nx * ny;
+  const nx = Math.ceil(W / size),
+    ny = Math.ceil(H / size),
+    T = nx * ny;
   const lists: number[][] = Array.from({ length: T }, () => []);
   for (let f = 0; f < t.n; f++) {
     if (!include(f)) continue;
     // Columns whose centre x lies in [lo, hi]: x = (2i + 1 − W)/W ⇒ i = (xW + W − 1)/2.
-    const c0 = Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)), c1 = Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
+    const c0 = Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
+      c1 = Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
     // Rows whose centre y lies in [lo, hi]: y = (H − 2r − 1)/H ⇒ r = (H − 1 − yH)/2.
-    const r0 = Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)), r1 = Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2));
+    const r0 = Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)),
+      r1 = Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2));
     if (c0 > c1 || r0 > r1) continue;
-    for (let ty = Math.floor(r0 / size); ty <= Math.floor(r1 / size); ty++) for (let tx = Math.floor(c0 / size); tx <= Math.floor(c1 / size); tx++) lists[ty * nx + tx]!.push(f);
+    for (let ty = Math.floor(r0 / size); ty <= Math.floor(r1 / size); ty++)
+      for (let tx = Math.floor(c0 / size); tx <= Math.floor(c1 / size); tx++) lists[ty * nx + tx]!.push(f);
   }
   const start = new Int32Array(T + 1);
   for (let k = 0; k < T; k++) start[k + 1] = start[k]! + lists[k]!.length;
@@ -96,8 +150,10 @@ export function binTiles(t: FaceTable, W: number, H: number, include: (f: number
 /** Pixel rectangle [c0, c1] × [r0, r1] whose centres lie in face f's padded box (empty when c0 > c1). */
 export function pixelBox(t: FaceTable, f: number, W: number, H: number): [number, number, number, number] {
   return [
-    Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)), Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2)),
-    Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)), Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2)),
+    Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
+    Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2)),
+    Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)),
+    Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2)),
   ];
 }
 
@@ -107,16 +163,28 @@ export function pixelBox(t: FaceTable, f: number, W: number, H: number): [number
  * edge (0: v0→v1, 1: v1→v2, 2: v2→v0), out[2] = t, out[3..4] = e = (p − a) − t(b − a).
  */
 export function boundaryDistance(t: FaceTable, f: number, px: number, py: number, out: Float64Array): void {
-  const E = t.edges, o = 15 * f;
+  const E = t.edges,
+    o = 15 * f;
   let best = Infinity;
   for (let e = 0; e < 3; e++) {
     const k = o + 5 * e;
-    const qx = px - E[k]!, qy = py - E[k + 1]!, dx = E[k + 2]!, dy = E[k + 3]!;
+    const qx = px - E[k]!,
+      qy = py - E[k + 1]!,
+      dx = E[k + 2]!,
+      dy = E[k + 3]!;
     const tt = Math.min(1, Math.max(0, (qx * dx + qy * dy) * E[k + 4]!));
-    const ex = qx - tt * dx, ey = qy - tt * dy;
+    const ex = qx - tt * dx,
+      ey = qy - tt * dy;
     const d2 = ex * ex + ey * ey;
     // Strictly smaller: the earliest edge wins ties, as np.minimum folded over edges 0, 1, 2 does.
-    if (d2 < best) { best = d2; out[0] = d2; out[1] = e; out[2] = tt; out[3] = ex; out[4] = ey; }
+    if (d2 < best) {
+      best = d2;
+      out[0] = d2;
+      out[1] = e;
+      out[2] = tt;
+      out[3] = ex;
+      out[4] = ey;
+    }
   }
 }
 
@@ -125,23 +193,56 @@ export function boundaryDistance(t: FaceTable, f: number, px: number, py: number
  * unjoined edges and boundary corners (corner k reported as edge k at t = 0); NO_BOUNDARY_D2 with
  * e = 0 (no derivative) when it has none.
  */
-export function boundaryDistanceJoined(t: FaceTable, f: number, px: number, py: number, j: number, out: Float64Array): void {
-  const E = t.edges, o = 15 * f;
+export function boundaryDistanceJoined(
+  t: FaceTable,
+  f: number,
+  px: number,
+  py: number,
+  j: number,
+  out: Float64Array,
+): void {
+  const E = t.edges,
+    o = 15 * f;
   let best = NO_BOUNDARY_D2;
-  out[0] = best; out[1] = 0; out[2] = 0; out[3] = 0; out[4] = 0;
+  out[0] = best;
+  out[1] = 0;
+  out[2] = 0;
+  out[3] = 0;
+  out[4] = 0;
   for (let e = 0; e < 3; e++) {
     if (j & (1 << e)) continue;
     const k = o + 5 * e;
-    const qx = px - E[k]!, qy = py - E[k + 1]!, dx = E[k + 2]!, dy = E[k + 3]!;
+    const qx = px - E[k]!,
+      qy = py - E[k + 1]!,
+      dx = E[k + 2]!,
+      dy = E[k + 3]!;
     const tt = Math.min(1, Math.max(0, (qx * dx + qy * dy) * E[k + 4]!));
-    const ex = qx - tt * dx, ey = qy - tt * dy;
+    const ex = qx - tt * dx,
+      ey = qy - tt * dy;
     const d2 = ex * ex + ey * ey;
-    if (d2 < best) { best = d2; out[0] = d2; out[1] = e; out[2] = tt; out[3] = ex; out[4] = ey; }
+    if (d2 < best) {
+      best = d2;
+      out[0] = d2;
+      out[1] = e;
+      out[2] = tt;
+      out[3] = ex;
+      out[4] = ey;
+    }
   }
   for (let c = 0; c < 3; c++) {
     if (!(j & (8 << c))) continue;
-    const k = o + 5 * c, ex = px - E[k]!, ey = py - E[k + 1]!, d2 = ex * ex + ey * ey;
-    if (d2 < best) { best = d2; out[0] = d2; out[1] = c; out[2] = 0; out[3] = ex; out[4] = ey; }
+    const k = o + 5 * c,
+      ex = px - E[k]!,
+      ey = py - E[k + 1]!,
+      d2 = ex * ex + ey * ey;
+    if (d2 < best) {
+      best = d2;
+      out[0] = d2;
+      out[1] = c;
+      out[2] = 0;
+      out[3] = ex;
+      out[4] = ey;
+    }
   }
 }
 
@@ -153,7 +254,8 @@ export function insideJoined(w: Float64Array, j: number): boolean {
 
 /** Screen barycentrics of p for face f into w (from the precomputed coefficients). */
 export function barycentricsAt(t: FaceTable, f: number, px: number, py: number, w: Float64Array): void {
-  const B = t.bary, o = 12 * f;
+  const B = t.bary,
+    o = 12 * f;
   w[0] = (px - B[o]!) * B[o + 2]! - (py - B[o + 1]!) * B[o + 3]!;
   w[1] = (px - B[o + 4]!) * B[o + 6]! - (py - B[o + 5]!) * B[o + 7]!;
   w[2] = (px - B[o + 8]!) * B[o + 10]! - (py - B[o + 9]!) * B[o + 11]!;
@@ -165,7 +267,8 @@ export function barycentricsAt(t: FaceTable, f: number, px: number, py: number, 
  * the exact point–segment distances.
  */
 export function distanceLowerBound2(t: FaceTable, f: number, w: Float64Array): number {
-  const h = t.height, o = 3 * f;
+  const h = t.height,
+    o = 3 * f;
   const d = Math.max(-w[0]! * h[o]!, -w[1]! * h[o + 1]!, -w[2]! * h[o + 2]!, 0);
   return d * d;
 }
@@ -179,23 +282,65 @@ export function distanceLowerBound2(t: FaceTable, f: number, w: Float64Array): n
  */
 
 /** dw_k = ∂w_k/∂v · dv for vertex tangents dv = d[o..o+5], into out[0..2]. */
-export function baryTangent(t: FaceTable, f: number, px: number, py: number, w: Float64Array, d: ArrayLike<number>, o: number, out: Float64Array): void {
-  const x = t.xy, ox = 6 * f, A = t.area[f]!;
-  const x0 = x[ox]!, y0 = x[ox + 1]!, x1 = x[ox + 2]!, y1 = x[ox + 3]!, x2 = x[ox + 4]!, y2 = x[ox + 5]!;
-  const dx0 = d[o]!, dy0 = d[o + 1]!, dx1 = d[o + 2]!, dy1 = d[o + 3]!, dx2 = d[o + 4]!, dy2 = d[o + 5]!;
+export function baryTangent(
+  t: FaceTable,
+  f: number,
+  px: number,
+  py: number,
+  w: Float64Array,
+  d: ArrayLike<number>,
+  o: number,
+  out: Float64Array,
+): void {
+  const x = t.xy,
+    ox = 6 * f,
+    A = t.area[f]!;
+  const x0 = x[ox]!,
+    y0 = x[ox + 1]!,
+    x1 = x[ox + 2]!,
+    y1 = x[ox + 3]!,
+    x2 = x[ox + 4]!,
+    y2 = x[ox + 5]!;
+  const dx0 = d[o]!,
+    dy0 = d[o + 1]!,
+    dx1 = d[o + 2]!,
+    dy1 = d[o + 3]!,
+    dx2 = d[o + 4]!,
+    dy2 = d[o + 5]!;
   const dA = (y2 - y1) * dx0 + (x1 - x2) * dy0 + (y0 - y2) * dx1 + (x2 - x0) * dy1 + (y1 - y0) * dx2 + (x0 - x1) * dy2;
   // k = 0: (a, b) = (1, 2); k = 1: (2, 0); k = 2: (0, 1).
   const dN0 = (py - y2) * dx1 + (x2 - px) * dy1 + (y1 - py) * dx2 + (px - x1) * dy2;
   const dN1 = (py - y0) * dx2 + (x0 - px) * dy2 + (y2 - py) * dx0 + (px - x2) * dy0;
   const dN2 = (py - y1) * dx0 + (x1 - px) * dy0 + (y0 - py) * dx1 + (px - x0) * dy1;
-  out[0] = (dN0 - w[0]! * dA) / A; out[1] = (dN1 - w[1]! * dA) / A; out[2] = (dN2 - w[2]! * dA) / A;
+  out[0] = (dN0 - w[0]! * dA) / A;
+  out[1] = (dN1 - w[1]! * dA) / A;
+  out[2] = (dN2 - w[2]! * dA) / A;
 }
 
 /** g[0..5] += Σ_k gw_k ∂w_k/∂v. */
-export function addBaryGradient(t: FaceTable, f: number, px: number, py: number, w: Float64Array, gw0: number, gw1: number, gw2: number, g: Float64Array): void {
-  const x = t.xy, ox = 6 * f, iA = 1 / t.area[f]!;
-  const x0 = x[ox]!, y0 = x[ox + 1]!, x1 = x[ox + 2]!, y1 = x[ox + 3]!, x2 = x[ox + 4]!, y2 = x[ox + 5]!;
-  const a0 = gw0 * iA, a1 = gw1 * iA, a2 = gw2 * iA;
+export function addBaryGradient(
+  t: FaceTable,
+  f: number,
+  px: number,
+  py: number,
+  w: Float64Array,
+  gw0: number,
+  gw1: number,
+  gw2: number,
+  g: Float64Array,
+): void {
+  const x = t.xy,
+    ox = 6 * f,
+    iA = 1 / t.area[f]!;
+  const x0 = x[ox]!,
+    y0 = x[ox + 1]!,
+    x1 = x[ox + 2]!,
+    y1 = x[ox + 3]!,
+    x2 = x[ox + 4]!,
+    y2 = x[ox + 5]!;
+  const a0 = gw0 * iA,
+    a1 = gw1 * iA,
+    a2 = gw2 * iA;
   const gA = -(a0 * w[0]! + a1 * w[1]! + a2 * w[2]!);
   g[0] += a1 * (y2 - py) + a2 * (py - y1) + gA * (y2 - y1);
   g[1] += a1 * (px - x2) + a2 * (x1 - px) + gA * (x1 - x2);
@@ -204,4 +349,3 @@ export function addBaryGradient(t: FaceTable, f: number, px: number, py: number,
   g[4] += a0 * (y1 - py) + a1 * (py - y0) + gA * (y1 - y0);
   g[5] += a0 * (px - x1) + a1 * (x0 - px) + gA * (x0 - x1);
 }
-

@@ -36,9 +36,21 @@ export interface LinearizedSpec<P> {
   readonly aux: readonly number[];
   forward(inputs: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
   /** Tangents of the differentiable outputs for tangents of the differentiable inputs. */
-  jvp(inputs: readonly HostArray[], aux: readonly HostArray[], tangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
+  jvp(
+    inputs: readonly HostArray[],
+    aux: readonly HostArray[],
+    tangents: readonly HostArray[],
+    params: P,
+    out: readonly ShapedArray[],
+  ): HostArray[];
   /** Cotangents of the differentiable inputs for cotangents of the differentiable outputs. */
-  vjp(inputs: readonly HostArray[], aux: readonly HostArray[], cotangents: readonly HostArray[], params: P, out: readonly ShapedArray[]): HostArray[];
+  vjp(
+    inputs: readonly HostArray[],
+    aux: readonly HostArray[],
+    cotangents: readonly HostArray[],
+    params: P,
+    out: readonly ShapedArray[],
+  ): HostArray[];
   /**
    * The differentiable outputs (in diffOutputs order) as an array program of the inputs, with the
    * aux outputs of the forward pass fixed: equal to the kernels to first order, so its derivatives
@@ -56,18 +68,33 @@ const zerosOf = (a: ShapedArray): Array => broadcastTo(scalar(0, a.dtype), a.sha
  * the others are closed over. (A loop of slices would bake every item's offsets into its own
  * kernels: 60 frames, 60 variants of each to compile on WebGPU.)
  */
-function vmapByScan<P>(prim: Primitive<P>, args: readonly Array[], dims: readonly BDim[], params: P, n: number): [Array[], BDim[]] {
+function vmapByScan<P>(
+  prim: Primitive<P>,
+  args: readonly Array[],
+  dims: readonly BDim[],
+  params: P,
+  n: number,
+): [Array[], BDim[]] {
   const xs = args.flatMap((a, i) => (dims[i] === null || dims[i] === undefined ? [] : [moveaxis(a, dims[i]!, 0)]));
-  const [, ys] = scan((_carry: null, slices: Array[]): [null, Array[]] => {
-    let k = 0;
-    const item = args.map((a, i) => (dims[i] === null || dims[i] === undefined ? a : slices[k++]!));
-    return [null, bind(prim, item, params)];
-  }, null, xs, { length: n });
+  const [, ys] = scan(
+    (_carry: null, slices: Array[]): [null, Array[]] => {
+      let k = 0;
+      const item = args.map((a, i) => (dims[i] === null || dims[i] === undefined ? a : slices[k++]!));
+      return [null, bind(prim, item, params)];
+    },
+    null,
+    xs,
+    { length: n },
+  );
   return [ys, ys.map(() => 0)];
 }
 const strong = (a: ShapedArray) => new ShapedArray(a.shape, a.dtype);
 
-export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P>; jvp: Primitive<P>; vjp: Primitive<P> } {
+export function defineLinearized<P>(s: LinearizedSpec<P>): {
+  primal: Primitive<P>;
+  jvp: Primitive<P>;
+  vjp: Primitive<P>;
+} {
   // Primal inputs at the front of the derivative primitives' operands: (inputs, aux, tangents) and (inputs, aux, cotangents).
   const jvpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffInputs.length;
   const vjpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffOutputs.length;
@@ -82,51 +109,74 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       const outs = bind(primal, primals, p);
       const zeros = outs.map((o) => new Zero(o.aval.strong()));
       if (s.diffInputs.every((i) => isZero(tangents[i]))) return [outs, zeros];
-      const tOut = bind(jvpP, [...primals, ...s.aux.map((i) => outs[i]!), ...s.diffInputs.map((i) => inst(tangents[i]!, primals[i]!.aval))], p);
+      const tOut = bind(
+        jvpP,
+        [...primals, ...s.aux.map((i) => outs[i]!), ...s.diffInputs.map((i) => inst(tangents[i]!, primals[i]!.aval))],
+        p,
+      );
       const result: Tangent[] = [...zeros];
-      s.diffOutputs.forEach((o, k) => { result[o] = tOut[k]!; });
+      s.diffOutputs.forEach((o, k) => {
+        result[o] = tOut[k]!;
+      });
       return [outs, result];
     },
     vmap: (args, dims, p, n) => vmapByScan(primal, args, dims, p, n),
   });
 
   /** The reference program as a function of the differentiable inputs alone (the others and aux fixed). */
-  const referenceOf = (inputs: readonly Array[], aux: readonly Array[], p: P) => (...diff: Array[]): Array[] => {
-    const all = [...inputs];
-    s.diffInputs.forEach((i, k) => { all[i] = diff[k]!; });
-    return s.reference(all, aux, p);
-  };
+  const referenceOf =
+    (inputs: readonly Array[], aux: readonly Array[], p: P) =>
+    (...diff: Array[]): Array[] => {
+      const all = [...inputs];
+      s.diffInputs.forEach((i, k) => {
+        all[i] = diff[k]!;
+      });
+      return s.reference(all, aux, p);
+    };
   /** name_jvp's value as the reference's jvp: (diff inputs, input tangents) → output tangents. */
-  const referenceJvp = (inputs: readonly Array[], aux: readonly Array[], p: P) => (...xs: Array[]): Array[] => {
-    const n = s.diffInputs.length;
-    return jvpFlat(referenceOf(inputs, aux, p), xs.slice(0, n), xs.slice(n))[1].map(instantiate);
-  };
+  const referenceJvp =
+    (inputs: readonly Array[], aux: readonly Array[], p: P) =>
+    (...xs: Array[]): Array[] => {
+      const n = s.diffInputs.length;
+      return jvpFlat(referenceOf(inputs, aux, p), xs.slice(0, n), xs.slice(n))[1].map(instantiate);
+    };
   /** name_vjp's value as the reference's vjp: (diff inputs, output cotangents) → input cotangents. */
-  const referenceVjp = (inputs: readonly Array[], aux: readonly Array[], p: P) => (...xs: Array[]): Array[] => {
-    const n = s.diffInputs.length;
-    const { lin } = linearizeFlat(referenceOf(inputs, aux, p), xs.slice(0, n));
-    return transposeLinear(lin, xs.slice(n)).map(instantiate);
-  };
+  const referenceVjp =
+    (inputs: readonly Array[], aux: readonly Array[], p: P) =>
+    (...xs: Array[]): Array[] => {
+      const n = s.diffInputs.length;
+      const { lin } = linearizeFlat(referenceOf(inputs, aux, p), xs.slice(0, n));
+      return transposeLinear(lin, xs.slice(n)).map(instantiate);
+    };
 
   /**
    * jvp of a derivative primitive. Linear in its last operands, so tangents of those alone map
    * the same way (forward-over-reverse: the kernels). Tangents of the primal operands are second
    * derivatives: the jvp of the reference's jvp or vjp, in (inputs, last operands) jointly.
    */
-  const linearJvp = (prim: () => Primitive<P>, inputsOf: (args: readonly unknown[]) => number, viaReference: typeof referenceJvp): JvpRule<P> => (args, tans, p) => {
-    const inputs = inputsOf(args), known = inputs + s.aux.length;
-    if (tans.slice(0, inputs).some((t) => !isZero(t))) {
+  const linearJvp =
+    (
+      prim: () => Primitive<P>,
+      inputsOf: (args: readonly unknown[]) => number,
+      viaReference: typeof referenceJvp,
+    ): JvpRule<P> =>
+    (args, tans, p) => {
+      const inputs = inputsOf(args),
+        known = inputs + s.aux.length;
+      if (tans.slice(0, inputs).some((t) => !isZero(t))) {
+        const outs = bind(prim(), args, p);
+        const ins = args.slice(0, inputs),
+          aux = args.slice(inputs, known),
+          last = args.slice(known);
+        const primals = [...s.diffInputs.map((i) => ins[i]!), ...last];
+        const tangents = [...s.diffInputs.map((i) => tans[i]!), ...tans.slice(known)];
+        return [outs, jvpFlat(viaReference(ins, aux, p), primals, tangents)[1]];
+      }
       const outs = bind(prim(), args, p);
-      const ins = args.slice(0, inputs), aux = args.slice(inputs, known), last = args.slice(known);
-      const primals = [...s.diffInputs.map((i) => ins[i]!), ...last];
-      const tangents = [...s.diffInputs.map((i) => tans[i]!), ...tans.slice(known)];
-      return [outs, jvpFlat(viaReference(ins, aux, p), primals, tangents)[1]];
-    }
-    const outs = bind(prim(), args, p);
-    const lin = tans.slice(known);
-    if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
-    return [outs, bind(prim(), [...args.slice(0, known), ...lin.map((t, k) => inst(t, args[known + k]!.aval))], p)];
-  };
+      const lin = tans.slice(known);
+      if (lin.every(isZero)) return [outs, outs.map((o) => new Zero(o.aval.strong()))];
+      return [outs, bind(prim(), [...args.slice(0, known), ...lin.map((t, k) => inst(t, args[known + k]!.aval))], p)];
+    };
 
   /** Avals of the primal's outputs for the primal inputs at the front of a derivative primitive's operands. */
   const primalOuts = (avals: readonly ShapedArray[], p: P, inputs: number) => s.outputs(avals.slice(0, inputs), p);
@@ -140,7 +190,13 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
     },
     impl: (args, p, out) => {
       const inputs = jvpIn(args);
-      return s.jvp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
+      return s.jvp(
+        args.slice(0, inputs),
+        args.slice(inputs, inputs + s.aux.length),
+        args.slice(inputs + s.aux.length),
+        p,
+        out,
+      );
     },
     ...(s.gpu ? { gpu: s.gpu.jvp } : {}),
     jvp: linearJvp(() => jvpP, jvpIn, referenceJvp),
@@ -148,10 +204,17 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       const inputs = jvpIn(args);
       const known = args.slice(0, inputs + s.aux.length);
       if (known.some(isUndef)) throw new Error(`internal: ${s.name}_jvp is linear only in its tangents.`);
-      const outAvals = primalOuts(known.slice(0, inputs).map((a) => (a as Array).aval), p, inputs);
+      const outAvals = primalOuts(
+        known.slice(0, inputs).map((a) => (a as Array).aval),
+        p,
+        inputs,
+      );
       const ct = cts.map((c, k) => inst(c, strong(outAvals[s.diffOutputs[k]!]!)));
       const g = bind(vjpP, [...(known as Array[]), ...ct], p);
-      return [...known.map(() => null), ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? g[k]! : null))];
+      return [
+        ...known.map(() => null),
+        ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? g[k]! : null)),
+      ];
     },
     vmap: (args, dims, p, n) => vmapByScan(jvpP, args, dims, p, n),
   });
@@ -164,7 +227,13 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
     },
     impl: (args, p, out) => {
       const inputs = vjpIn(args);
-      return s.vjp(args.slice(0, inputs), args.slice(inputs, inputs + s.aux.length), args.slice(inputs + s.aux.length), p, out);
+      return s.vjp(
+        args.slice(0, inputs),
+        args.slice(inputs, inputs + s.aux.length),
+        args.slice(inputs + s.aux.length),
+        p,
+        out,
+      );
     },
     ...(s.gpu ? { gpu: s.gpu.vjp } : {}),
     jvp: linearJvp(() => vjpP, vjpIn, referenceVjp),
@@ -173,7 +242,10 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): { primal: Primitive<P
       const known = args.slice(0, inputs + s.aux.length) as Array[];
       const ct = cts.map((c, k) => inst(c, strong(known[s.diffInputs[k]!]!.aval)));
       const t = bind(jvpP, [...known, ...ct], p);
-      return [...known.map(() => null), ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? t[k]! : null))];
+      return [
+        ...known.map(() => null),
+        ...args.slice(inputs + s.aux.length).map((a, k) => (isUndef(a) ? t[k]! : null)),
+      ];
     },
     vmap: (args, dims, p, n) => vmapByScan(vjpP, args, dims, p, n),
   });

@@ -11,8 +11,21 @@
 import type { TypedArray } from "../../core/dtype.js";
 import { ndcX, ndcY, pixelBox, type FaceTable } from "./faces.js";
 import {
-  activations, addBaryGradient, rowSpan, sigmoids, addDistanceGradient, baryTangent, binsOf, colourGeometry, distanceTangent, layerAdjoint, layerTangent, Pair, pair,
-  type FaceMasks, type SoftRasKernelParams,
+  activations,
+  addBaryGradient,
+  rowSpan,
+  sigmoids,
+  addDistanceGradient,
+  baryTangent,
+  binsOf,
+  colourGeometry,
+  distanceTangent,
+  layerAdjoint,
+  layerTangent,
+  Pair,
+  pair,
+  type FaceMasks,
+  type SoftRasKernelParams,
 } from "./softras-pair.js";
 
 export interface SoftRasColourParams extends SoftRasKernelParams {
@@ -36,7 +49,8 @@ export interface SoftRasColourOutputs {
 
 /** The face's colour at the pixel (c_d = Σ_k w̃_k A_kd) into c; needs colourGeometry first. */
 function faceColour(pr: Pair, A: ArrayLike<number>, f: number, D: number, c: Float64Array): void {
-  const o = 3 * D * f, wc = pr.wc;
+  const o = 3 * D * f,
+    wc = pr.wc;
   for (let d = 0; d < D; d++) c[d] = wc[0]! * A[o + d]! + wc[1]! * A[o + D + d]! + wc[2]! * A[o + 2 * D + d]!;
 }
 
@@ -56,31 +70,48 @@ const depthScale = (p: SoftRasColourParams) => 1 / ((p.far - p.near) * p.gamma);
 function nearestDepthTerms(t: FaceTable, p: SoftRasColourParams): Float64Array {
   const out = new Float64Array(t.n);
   const scale = depthScale(p);
-  for (let f = 0; f < t.n; f++) out[f] = depthTerm(Math.min(t.z[3 * f]!, t.z[3 * f + 1]!, t.z[3 * f + 2]!), p.far, scale);
+  for (let f = 0; f < t.n; f++)
+    out[f] = depthTerm(Math.min(t.z[3 * f]!, t.z[3 * f + 1]!, t.z[3 * f + 2]!), p.far, scale);
   return out;
 }
 /** ln 1e20 and a little more (the skip tests bounds, the kept pairs' weights are computed exactly). */
 const NEGLIGIBLE = 47;
 
-export function softrasColourForward(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, bg: ArrayLike<number>, p: SoftRasColourParams, out: SoftRasColourOutputs): void {
+export function softrasColourForward(
+  t: FaceTable,
+  masks: FaceMasks,
+  A: ArrayLike<number>,
+  bg: ArrayLike<number>,
+  p: SoftRasColourParams,
+  out: SoftRasColourOutputs,
+): void {
   const { width: W, height: H, channels: D } = p;
   const HW = W * H;
-  const pr = new Pair(), c = new Float64Array(D);
-  const ub = p.eps / p.gamma, nearTerm = nearestDepthTerms(t, p), scale = depthScale(p);
+  const pr = new Pair(),
+    c = new Float64Array(D);
+  const ub = p.eps / p.gamma,
+    nearTerm = nearestDepthTerms(t, p),
+    scale = depthScale(p);
   // Per-pixel accumulators in float64 (the outputs may be float32): S, the softmax's running
   // maximum M, its normaliser Z and numerators, the background's term already in.
-  const S = new Float64Array(HW), M = new Float64Array(HW).fill(ub), Z = new Float64Array(HW).fill(1), num = new Float64Array(HW * D);
+  const S = new Float64Array(HW),
+    M = new Float64Array(HW).fill(ub),
+    Z = new Float64Array(HW).fill(1),
+    num = new Float64Array(HW * D);
   for (let pix = 0; pix < HW; pix++) for (let d = 0; d < D; d++) num[pix * D + d] = bg[d]!;
   // Face by face over its padded box, in face order: each pixel sees its faces in the same order as
   // a loop over the pixel's faces would, and a face's data stays in cache.
   for (let f = 0; f < t.n; f++) {
     if (!t.valid[f] || !masks.include[f]) continue;
     const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
-    const colourable = masks.colour[f] === 1, nt = nearTerm[f]!;
+    const colourable = masks.colour[f] === 1,
+      nt = nearTerm[f]!;
     for (let r = r0; r <= r1; r++) {
       const [s0, s1] = rowSpan(t, f, r, c0, c1, p);
       for (let col = s0; col <= s1; col++) {
-        const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
+        const px = ndcX(col, W),
+          py = ndcY(r, H),
+          pix = r * W + col;
         pair(t, f, px, py, p, pr, true);
         if (!pr.keep) continue;
         activations(pr);
@@ -109,64 +140,103 @@ export function softrasColourForward(t: FaceTable, masks: FaceMasks, A: ArrayLik
     }
   }
   for (let pix = 0; pix < HW; pix++) {
-    out.S[pix] = S[pix]!; out.M[pix] = M[pix]!; out.Z[pix] = Z[pix]!;
+    out.S[pix] = S[pix]!;
+    out.M[pix] = M[pix]!;
+    out.Z[pix] = Z[pix]!;
     for (let d = 0; d < D; d++) out.rgb[pix * D + d] = num[pix * D + d]! / Z[pix]!;
   }
 }
 
 /** Tangents of rgb and S (into out) for tangents of the vertices, depths, corner colours and background. */
-export function softrasColourJvp(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, aux: { rgb: ArrayLike<number>; M: ArrayLike<number>; Z: ArrayLike<number> },
-  tan: { xy: ArrayLike<number>; z: ArrayLike<number>; A: ArrayLike<number>; bg: ArrayLike<number> }, p: SoftRasColourParams, out: { rgb: TypedArray; S: TypedArray }): void {
+export function softrasColourJvp(
+  t: FaceTable,
+  masks: FaceMasks,
+  A: ArrayLike<number>,
+  aux: { rgb: ArrayLike<number>; M: ArrayLike<number>; Z: ArrayLike<number> },
+  tan: { xy: ArrayLike<number>; z: ArrayLike<number>; A: ArrayLike<number>; bg: ArrayLike<number> },
+  p: SoftRasColourParams,
+  out: { rgb: TypedArray; S: TypedArray },
+): void {
   const { width: W, height: H, channels: D } = p;
   const bins = binsOf(t, masks, p);
-  const pr = new Pair(), c = new Float64Array(D), drgb = new Float64Array(D);
-  const ub = p.eps / p.gamma, scale = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
-  for (let r = 0; r < H; r++) for (let col = 0; col < W; col++) {
-    const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
-    const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
-    const M = aux.M[pix]!, Z = aux.Z[pix]!, cut = M + Math.log(Z) - NEGLIGIBLE;
-    let ds = 0;
-    const eb = Math.exp(ub - M) / Z;
-    for (let d = 0; d < D; d++) drgb[d] = eb * tan.bg[d]!;
-    for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
-      const f = bins.faces[i]!;
-      if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
-      pair(t, f, px, py, p, pr);
-      if (!pr.keep) continue;
-      const o = 6 * f;
-      const colourable = masks.colour[f] === 1 && nearTerm[f]! >= cut;
-      const z = colourable ? colourGeometry(t, f, pr) : 0;
-      sigmoids(pr);
-      // A weight that underflowed to 0 contributes exactly nothing (common with a sharp depth softmax).
-      const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, scale) - M)) / Z : 0;
-      const dd = distanceTangent(t, f, px, py, pr, p, tan.xy, o);
-      const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) * sigmaInv;
-      ds -= pr.sx * dx;
-      if (!(e > 1e-20)) continue;
-      baryTangent(t, f, px, py, pr.w, tan.xy, o, pr.dw);
-      const dDepth = layerTangent(t, f, pr, tan.z[3 * f]!, tan.z[3 * f + 1]!, tan.z[3 * f + 2]!);
-      const du = pr.snx * dx - dDepth * scale;
-      faceColour(pr, A, f, D, c);
-      const oa = 3 * D * f, wc = pr.wc, dwc = pr.dwc, bg = p.baryGradient;
-      for (let d = 0; d < D; d++) {
-        let dc = wc[0]! * tan.A[oa + d]! + wc[1]! * tan.A[oa + D + d]! + wc[2]! * tan.A[oa + 2 * D + d]!;
-        if (bg) dc += dwc[0]! * A[oa + d]! + dwc[1]! * A[oa + D + d]! + dwc[2]! * A[oa + 2 * D + d]!;
-        drgb[d] += e * (dc + du * (c[d]! - aux.rgb[pix * D + d]!));
+  const pr = new Pair(),
+    c = new Float64Array(D),
+    drgb = new Float64Array(D);
+  const ub = p.eps / p.gamma,
+    scale = depthScale(p),
+    nearTerm = nearestDepthTerms(t, p),
+    sigmaInv = 1 / p.sigma;
+  for (let r = 0; r < H; r++)
+    for (let col = 0; col < W; col++) {
+      const px = ndcX(col, W),
+        py = ndcY(r, H),
+        pix = r * W + col;
+      const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
+      const M = aux.M[pix]!,
+        Z = aux.Z[pix]!,
+        cut = M + Math.log(Z) - NEGLIGIBLE;
+      let ds = 0;
+      const eb = Math.exp(ub - M) / Z;
+      for (let d = 0; d < D; d++) drgb[d] = eb * tan.bg[d]!;
+      for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
+        const f = bins.faces[i]!;
+        if (px < t.lo[2 * f]! || px > t.hi[2 * f]! || py < t.lo[2 * f + 1]! || py > t.hi[2 * f + 1]!) continue;
+        pair(t, f, px, py, p, pr);
+        if (!pr.keep) continue;
+        const o = 6 * f;
+        const colourable = masks.colour[f] === 1 && nearTerm[f]! >= cut;
+        const z = colourable ? colourGeometry(t, f, pr) : 0;
+        sigmoids(pr);
+        // A weight that underflowed to 0 contributes exactly nothing (common with a sharp depth softmax).
+        const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, scale) - M)) / Z : 0;
+        const dd = distanceTangent(t, f, px, py, pr, p, tan.xy, o);
+        const dx = (p.distFunc === "euclidean" && !pr.inside ? -dd : dd) * sigmaInv;
+        ds -= pr.sx * dx;
+        if (!(e > 1e-20)) continue;
+        baryTangent(t, f, px, py, pr.w, tan.xy, o, pr.dw);
+        const dDepth = layerTangent(t, f, pr, tan.z[3 * f]!, tan.z[3 * f + 1]!, tan.z[3 * f + 2]!);
+        const du = pr.snx * dx - dDepth * scale;
+        faceColour(pr, A, f, D, c);
+        const oa = 3 * D * f,
+          wc = pr.wc,
+          dwc = pr.dwc,
+          bg = p.baryGradient;
+        for (let d = 0; d < D; d++) {
+          let dc = wc[0]! * tan.A[oa + d]! + wc[1]! * tan.A[oa + D + d]! + wc[2]! * tan.A[oa + 2 * D + d]!;
+          if (bg) dc += dwc[0]! * A[oa + d]! + dwc[1]! * A[oa + D + d]! + dwc[2]! * A[oa + 2 * D + d]!;
+          drgb[d] += e * (dc + du * (c[d]! - aux.rgb[pix * D + d]!));
+        }
       }
+      out.S[pix] = ds;
+      for (let d = 0; d < D; d++) out.rgb[pix * D + d] = drgb[d]!;
     }
-    out.S[pix] = ds;
-    for (let d = 0; d < D; d++) out.rgb[pix * D + d] = drgb[d]!;
-  }
 }
 
 /** Cotangents of the vertices, depths, corner colours and background for cotangents of rgb and S. */
-export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<number>, aux: { rgb: ArrayLike<number>; M: ArrayLike<number>; Z: ArrayLike<number> },
-  ct: { rgb: ArrayLike<number>; S: ArrayLike<number> }, p: SoftRasColourParams, out: { xy: TypedArray; z: TypedArray; A: TypedArray; bg: TypedArray }): void {
+export function softrasColourVjp(
+  t: FaceTable,
+  masks: FaceMasks,
+  A: ArrayLike<number>,
+  aux: { rgb: ArrayLike<number>; M: ArrayLike<number>; Z: ArrayLike<number> },
+  ct: { rgb: ArrayLike<number>; S: ArrayLike<number> },
+  p: SoftRasColourParams,
+  out: { xy: TypedArray; z: TypedArray; A: TypedArray; bg: TypedArray },
+): void {
   const { width: W, height: H, channels: D } = p;
-  out.xy.fill(0); out.z.fill(0); out.A.fill(0); out.bg.fill(0);
-  const pr = new Pair(), c = new Float64Array(D);
-  const g = new Float64Array(6), gz = new Float64Array(3), gA = new Float64Array(3 * D), gbg = new Float64Array(D);
-  const ub = p.eps / p.gamma, scale = depthScale(p), nearTerm = nearestDepthTerms(t, p), sigmaInv = 1 / p.sigma;
+  out.xy.fill(0);
+  out.z.fill(0);
+  out.A.fill(0);
+  out.bg.fill(0);
+  const pr = new Pair(),
+    c = new Float64Array(D);
+  const g = new Float64Array(6),
+    gz = new Float64Array(3),
+    gA = new Float64Array(3 * D),
+    gbg = new Float64Array(D);
+  const ub = p.eps / p.gamma,
+    scale = depthScale(p),
+    nearTerm = nearestDepthTerms(t, p),
+    sigmaInv = 1 / p.sigma;
   // Per pixel, the depth term below which a face's weight is negligible (see nearestDepthTerms).
   const cut = new Float64Array(W * H);
   // The background's share e_b at every pixel.
@@ -179,12 +249,16 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
   for (let f = 0; f < t.n; f++) {
     if (!t.valid[f] || !masks.include[f]) continue;
     const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
-    g.fill(0); gz.fill(0); gA.fill(0);
+    g.fill(0);
+    gz.fill(0);
+    gA.fill(0);
     const oa = 3 * D * f;
     for (let r = r0; r <= r1; r++) {
       const [s0, s1] = rowSpan(t, f, r, c0, c1, p);
       for (let col = s0; col <= s1; col++) {
-        const px = ndcX(col, W), py = ndcY(r, H), pix = r * W + col;
+        const px = ndcX(col, W),
+          py = ndcY(r, H),
+          pix = r * W + col;
         pair(t, f, px, py, p, pr);
         if (!pr.keep) continue;
         sigmoids(pr);
@@ -192,22 +266,39 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
         const colourable = masks.colour[f] === 1 && nearTerm[f]! >= cut[pix]!;
         const z = colourable ? colourGeometry(t, f, pr) : 0;
         // Weights below 1e-20 (common with a sharp depth softmax) are left out, as in the forward pass.
-        const e = colourable && z >= p.near && z <= p.far ? (pr.sx * Math.exp(depthTerm(z, p.far, scale) - aux.M[pix]!)) / aux.Z[pix]! : 0;
+        const e =
+          colourable && z >= p.near && z <= p.far
+            ? (pr.sx * Math.exp(depthTerm(z, p.far, scale) - aux.M[pix]!)) / aux.Z[pix]!
+            : 0;
         if (e > 1e-20) {
           faceColour(pr, A, f, D, c);
           // ∂rgb/∂u = e (c − rgb); ∂rgb/∂c = e.
-          let gu = 0, gw0 = 0, gw1 = 0, gw2 = 0;
+          let gu = 0,
+            gw0 = 0,
+            gw1 = 0,
+            gw2 = 0;
           const wc = pr.wc;
           for (let d = 0; d < D; d++) {
-            const cd = ct.rgb[pix * D + d]!, gc = e * cd;
+            const cd = ct.rgb[pix * D + d]!,
+              gc = e * cd;
             gu += cd * e * (c[d]! - aux.rgb[pix * D + d]!);
-            gA[d] += gc * wc[0]!; gA[D + d] += gc * wc[1]!; gA[2 * D + d] += gc * wc[2]!;
-            gw0 += gc * A[oa + d]!; gw1 += gc * A[oa + D + d]!; gw2 += gc * A[oa + 2 * D + d]!;
+            gA[d] += gc * wc[0]!;
+            gA[D + d] += gc * wc[1]!;
+            gA[2 * D + d] += gc * wc[2]!;
+            gw0 += gc * A[oa + d]!;
+            gw1 += gc * A[oa + D + d]!;
+            gw2 += gc * A[oa + 2 * D + d]!;
           }
-          if (!p.baryGradient) { gw0 = 0; gw1 = 0; gw2 = 0; }
+          if (!p.baryGradient) {
+            gw0 = 0;
+            gw1 = 0;
+            gw2 = 0;
+          }
           gx += gu * pr.snx;
           layerAdjoint(t, f, pr, gw0, gw1, gw2, -gu * scale);
-          gz[0] += pr.gz[0]!; gz[1] += pr.gz[1]!; gz[2] += pr.gz[2]!;
+          gz[0] += pr.gz[0]!;
+          gz[1] += pr.gz[1]!;
+          gz[2] += pr.gz[2]!;
           addBaryGradient(t, f, px, py, pr.w, pr.gw[0]!, pr.gw[1]!, pr.gw[2]!, g);
         }
         if (gx === 0) continue;
@@ -215,7 +306,9 @@ export function softrasColourVjp(t: FaceTable, masks: FaceMasks, A: ArrayLike<nu
       }
     }
     for (let m = 0; m < 6; m++) out.xy[6 * f + m] = g[m]!;
-    out.z[3 * f] = gz[0]!; out.z[3 * f + 1] = gz[1]!; out.z[3 * f + 2] = gz[2]!;
+    out.z[3 * f] = gz[0]!;
+    out.z[3 * f + 1] = gz[1]!;
+    out.z[3 * f + 2] = gz[2]!;
     for (let i = 0; i < 3 * D; i++) out.A[oa + i] = gA[i]!;
   }
 }

@@ -23,19 +23,23 @@ export interface DisplayOptions {
  */
 export async function displayFrames(video: Array, o: DisplayOptions = {}): Promise<Raster[]> {
   const [T, H, W, C] = video.shape as [number, number, number, number];
-  const zoom = o.zoom ?? 3, bg = o.composited || C === 3 ? [0, 0, 0] : o.background ?? [0.12, 0.13, 0.16];
+  const zoom = o.zoom ?? 3,
+    bg = o.composited || C === 3 ? [0, 0, 0] : (o.background ?? [0.12, 0.13, 0.16]);
   const d = await video.data();
   const out: Raster[] = [];
   for (let t = 0; t < T; t++) {
-    const w = W * zoom, h = H * zoom;
+    const w = W * zoom,
+      h = H * zoom;
     const rgba = new Uint8ClampedArray(w * h * 4);
-    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-      const src = C * ((t * H + Math.floor(y / zoom)) * W + Math.floor(x / zoom));
-      const a = C === 4 ? Math.min(1, Math.max(0, d[src + 3]!)) : 1;
-      const dst = 4 * (y * w + x);
-      for (let k = 0; k < 3; k++) rgba[dst + k] = Math.round(255 * Math.min(1, Math.max(0, d[src + k]! + bg[k]! * (1 - a))));
-      rgba[dst + 3] = 255;
-    }
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        const src = C * ((t * H + Math.floor(y / zoom)) * W + Math.floor(x / zoom));
+        const a = C === 4 ? Math.min(1, Math.max(0, d[src + 3]!)) : 1;
+        const dst = 4 * (y * w + x);
+        for (let k = 0; k < 3; k++)
+          rgba[dst + k] = Math.round(255 * Math.min(1, Math.max(0, d[src + k]! + bg[k]! * (1 - a))));
+        rgba[dst + 3] = 255;
+      }
     out.push({ width: w, height: h, rgba });
   }
   return out;
@@ -43,25 +47,47 @@ export async function displayFrames(video: Array, o: DisplayOptions = {}): Promi
 
 /** `count` evenly spaced frame indices of a T-frame video, first and last included. */
 export const stripIndices = (T: number, count = 6): number[] =>
-  globalThis.Array.from({ length: Math.min(count, T) }, (_, i) => Math.round((i * (T - 1)) / Math.max(1, Math.min(count, T) - 1)));
+  globalThis.Array.from({ length: Math.min(count, T) }, (_, i) =>
+    Math.round((i * (T - 1)) / Math.max(1, Math.min(count, T) - 1)),
+  );
 
 /**
  * The target and the estimate as GIFs (at `fps`) and one PNG strip at the same frames, rows
  * labelled target / estimate / initial guess and columns by time. File names: ground-truth.gif
  * (the target), estimate.gif, frames.png.
  */
-export async function writeComparison(dir: string, videos: { truth: Array; estimate: Array; initial?: Array }, fps: number, display: DisplayOptions = {},
-  labels: { truth?: string; estimate?: string; initial?: string } = {}): Promise<{ files: string[] }> {
-  const truth = await displayFrames(videos.truth, display), estimate = await displayFrames(videos.estimate, display);
+export async function writeComparison(
+  dir: string,
+  videos: { truth: Array; estimate: Array; initial?: Array },
+  fps: number,
+  display: DisplayOptions = {},
+  labels: { truth?: string; estimate?: string; initial?: string } = {},
+): Promise<{ files: string[] }> {
+  const truth = await displayFrames(videos.truth, display),
+    estimate = await displayFrames(videos.estimate, display);
   writeGif(join(dir, "ground-truth.gif"), truth, { fps });
   writeGif(join(dir, "estimate.gif"), estimate, { fps });
   const pick = stripIndices(truth.length);
   const rows = [
     { label: labels.truth ?? "target", images: pick.map((i) => truth[i]!) },
     { label: labels.estimate ?? "estimate", images: pick.map((i) => estimate[i]!) },
-    ...(videos.initial ? [{ label: labels.initial ?? "initial guess", images: await displayFrames(videos.initial, display).then((f) => pick.map((i) => f[i]!)) }] : []),
+    ...(videos.initial
+      ? [
+          {
+            label: labels.initial ?? "initial guess",
+            images: await displayFrames(videos.initial, display).then((f) => pick.map((i) => f[i]!)),
+          },
+        ]
+      : []),
   ];
-  writePng(join(dir, "frames.png"), labelledGrid(rows, pick.map((i) => `${(i / fps).toFixed(2)} s`), "time:"));
+  writePng(
+    join(dir, "frames.png"),
+    labelledGrid(
+      rows,
+      pick.map((i) => `${(i / fps).toFixed(2)} s`),
+      "time:",
+    ),
+  );
   return { files: ["ground-truth.gif", "estimate.gif", "frames.png"] };
 }
 
@@ -69,9 +95,19 @@ export async function writeComparison(dir: string, videos: { truth: Array; estim
  * The loss curve as loss.csv (step, loss, gradient norm) and loss.png with a title and axis
  * titles naming the loss and its units.
  */
-export function writeLossCurves(dir: string, losses: readonly number[], gradNorms: readonly number[], o: { title: string; loss: string }): string[] {
+export function writeLossCurves(
+  dir: string,
+  losses: readonly number[],
+  gradNorms: readonly number[],
+  o: { title: string; loss: string },
+): string[] {
   writeLossCurveCsv(join(dir, "loss.csv"), losses, gradNorms.length ? gradNorms : undefined);
-  writeLossCurvePng(join(dir, "loss.png"), losses, { title: o.title, xLabel: "optimisation step", yLabel: o.loss, label: "loss" });
+  writeLossCurvePng(join(dir, "loss.png"), losses, {
+    title: o.title,
+    xLabel: "optimisation step",
+    yLabel: o.loss,
+    label: "loss",
+  });
   return ["loss.png", "loss.csv"];
 }
 
@@ -83,24 +119,58 @@ export function writeLossCurves(dir: string, losses: readonly number[], gradNorm
  */
 export function writeResidualMaps(dir: string, residual: Array, zoom = 3): string[] {
   const [T, H, W, C] = residual.shape as [number, number, number, number];
-  const d = residual.dataSync(), n = H * W;
+  const d = residual.dataSync(),
+    n = H * W;
   const raster = (value: (p: number) => [number, number, number]): Raster => {
-    const w = W * zoom, h = H * zoom, rgba = new Uint8ClampedArray(w * h * 4);
-    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-      const c = value(Math.floor(y / zoom) * W + Math.floor(x / zoom)), o = 4 * (y * w + x);
-      for (let k = 0; k < 3; k++) rgba[o + k] = Math.round(255 * Math.min(1, Math.max(0, c[k]!)));
-      rgba[o + 3] = 255;
-    }
+    const w = W * zoom,
+      h = H * zoom,
+      rgba = new Uint8ClampedArray(w * h * 4);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        const c = value(Math.floor(y / zoom) * W + Math.floor(x / zoom)),
+          o = 4 * (y * w + x);
+        for (let k = 0; k < 3; k++) rgba[o + k] = Math.round(255 * Math.min(1, Math.max(0, c[k]!)));
+        rgba[o + 3] = 255;
+      }
     return { width: w, height: h, rgba };
   };
-  const signed = (t: number, p: number) => { let s = 0; for (let c = 0; c < C; c++) s += d[(t * n + p) * C + c]!; return s / C; };
+  const signed = (t: number, p: number) => {
+    let s = 0;
+    for (let c = 0; c < C; c++) s += d[(t * n + p) * C + c]!;
+    return s / C;
+  };
   const mean = new Float64Array(n);
   for (let t = 0; t < T; t++) for (let p = 0; p < n; p++) mean[p]! += signed(t, p) ** 2 / T;
   const top = Math.max(...mean, 1e-12);
-  writePng(join(dir, "residual-mean.png"), raster((p) => { const v = Math.sqrt(mean[p]! / top); return [v, v, v]; }));
+  writePng(
+    join(dir, "residual-mean.png"),
+    raster((p) => {
+      const v = Math.sqrt(mean[p]! / top);
+      return [v, v, v];
+    }),
+  );
   const pick = stripIndices(T);
-  const scale = Math.max(1e-6, ...pick.map((t) => { let m = 0; for (let p = 0; p < n; p++) m = Math.max(m, Math.abs(signed(t, p))); return m; }));
-  const frames = pick.map((t) => raster((p) => { const v = signed(t, p) / scale; return v > 0 ? [v, 0.1 * v, 0.1 * v] : [-0.1 * v, 0.3 * -v, -v]; }));
-  writePng(join(dir, "residual-frames.png"), labelledGrid([{ label: "model − video", images: frames }], pick.map((t) => `frame ${t}`), "frame:"));
+  const scale = Math.max(
+    1e-6,
+    ...pick.map((t) => {
+      let m = 0;
+      for (let p = 0; p < n; p++) m = Math.max(m, Math.abs(signed(t, p)));
+      return m;
+    }),
+  );
+  const frames = pick.map((t) =>
+    raster((p) => {
+      const v = signed(t, p) / scale;
+      return v > 0 ? [v, 0.1 * v, 0.1 * v] : [-0.1 * v, 0.3 * -v, -v];
+    }),
+  );
+  writePng(
+    join(dir, "residual-frames.png"),
+    labelledGrid(
+      [{ label: "model − video", images: frames }],
+      pick.map((t) => `frame ${t}`),
+      "frame:",
+    ),
+  );
   return ["residual-mean.png", "residual-frames.png"];
 }

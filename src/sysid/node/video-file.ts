@@ -37,7 +37,13 @@ export interface VideoOptions extends DecodeLimits {
 export interface VideoFile {
   /** float32 [T, H, W, 3] in [0, 1]. */
   readonly frames: Array;
-  readonly source: { readonly path: string; readonly format: "png-frames" | "gif" | "ffmpeg"; readonly width: number; readonly height: number; readonly frames: number };
+  readonly source: {
+    readonly path: string;
+    readonly format: "png-frames" | "gif" | "ffmpeg";
+    readonly width: number;
+    readonly height: number;
+    readonly frames: number;
+  };
   /** Frame rate recorded in the file (GIF delays, ffmpeg's stream rate), when there is one. */
   readonly fps: number | null;
 }
@@ -45,7 +51,11 @@ export interface VideoFile {
 const VIDEO_EXTENSIONS = new Set([".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi", ".mpg", ".mpeg"]);
 
 function readBytes(path: string): Uint8Array {
-  try { return new Uint8Array(readFileSync(path)); } catch (e) { throw new Error(`video: cannot read ${path}: ${(e as Error).message}`); }
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (e) {
+    throw new Error(`video: cannot read ${path}: ${(e as Error).message}`);
+  }
 }
 
 /** A PNG decoded to 8-bit RGBA, its decoded size checked from its header first. */
@@ -53,12 +63,26 @@ function readPngFile(path: string, bytes: Uint8Array, o: DecodeLimits): Frame {
   const h = pngHeader(bytes, `video: ${path}`);
   checkDecodedBytes(`video: ${path}`, `${h.width}×${h.height} pixels`, pngDecodedBytes(h), o);
   let png: PNG;
-  try { png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)); } catch (e) { throw new Error(`video: ${path} is not a readable PNG (${(e as Error).message}).`); }
-  return { width: png.width, height: png.height, rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length) };
+  try {
+    png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch (e) {
+    throw new Error(`video: ${path} is not a readable PNG (${(e as Error).message}).`);
+  }
+  return {
+    width: png.width,
+    height: png.height,
+    rgba: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length),
+  };
 }
 
 /** Format, size, frame count and recorded frame rate of a video, from headers only (nothing is decoded). */
-export function probeVideo(path: string): { format: VideoFile["source"]["format"]; width: number; height: number; frames: number; fps: number | null } {
+export function probeVideo(path: string): {
+  format: VideoFile["source"]["format"];
+  width: number;
+  height: number;
+  frames: number;
+  fps: number | null;
+} {
   const kind = videoKind(path);
   if (kind === "png-frames") {
     const names = pngNames(path);
@@ -67,20 +91,37 @@ export function probeVideo(path: string): { format: VideoFile["source"]["format"
   }
   if (kind === "gif") {
     let info: GifInfo;
-    try { info = gifInfo(readBytes(path)); } catch (e) { throw new Error(`video: ${path}: ${(e as Error).message}`); }
-    return { format: kind, width: info.width, height: info.height, frames: info.frames, fps: gifFrameRate(info.delaysMs) };
+    try {
+      info = gifInfo(readBytes(path));
+    } catch (e) {
+      throw new Error(`video: ${path}: ${(e as Error).message}`);
+    }
+    return {
+      format: kind,
+      width: info.width,
+      height: info.height,
+      frames: info.frames,
+      fps: gifFrameRate(info.delaysMs),
+    };
   }
   const p = ffprobe(path);
   return { format: kind, width: p.width, height: p.height, frames: p.frames, fps: p.fps };
 }
 
 function videoKind(path: string): VideoFile["source"]["format"] {
-  if (!existsSync(path)) throw new Error(`video: "${path}" does not exist; give a directory of PNG ` + `frames, a .gif, or a video file ffmpeg reads (.mp4, .mov, .webm).`);
+  if (!existsSync(path))
+    throw new Error(
+      `video: "${path}" does not exist; give a directory of PNG ` +
+        `frames, a .gif, or a video file ffmpeg reads (.mp4, .mov, .webm).`,
+    );
   const ext = extname(path).toLowerCase();
   if (statSync(path).isDirectory() || ext === ".png") return "png-frames";
   if (ext === ".gif") return "gif";
   if (VIDEO_EXTENSIONS.has(ext)) return "ffmpeg";
-  throw new Error(`video: "${path}" is neither a directory of PNG frames, a ` + `.gif, nor a video file (${[...VIDEO_EXTENSIONS].join(", ")}).`);
+  throw new Error(
+    `video: "${path}" is neither a directory of PNG frames, a ` +
+      `.gif, nor a video file (${[...VIDEO_EXTENSIONS].join(", ")}).`,
+  );
 }
 
 export function readVideo(path: string, o: VideoOptions): VideoFile {
@@ -89,15 +130,29 @@ export function readVideo(path: string, o: VideoOptions): VideoFile {
   }
   const { format, width: sw, height: sh, frames: total, fps } = probeVideo(path);
   const count = o.frames === undefined ? total : o.frames;
-  if (!(Number.isInteger(count) && count >= 1)) throw new Error(`video: frames must be a positive whole number, got ${o.frames}.`);
+  if (!(Number.isInteger(count) && count >= 1))
+    throw new Error(`video: frames must be a positive whole number, got ${o.frames}.`);
   if (count > total) throw new Error(`video: ${path} has ${total} frames, but ${count} were asked for.`);
   const crop = o.crop ?? [0, 0, sw, sh];
   const [cx, cy, cw, ch] = crop;
-  if (![cx, cy, cw, ch].every(Number.isInteger) || cx < 0 || cy < 0 || cw < 1 || ch < 1 || cx + cw > sw || cy + ch > sh) {
+  if (
+    ![cx, cy, cw, ch].every(Number.isInteger) ||
+    cx < 0 ||
+    cy < 0 ||
+    cw < 1 ||
+    ch < 1 ||
+    cx + cw > sw ||
+    cy + ch > sh
+  ) {
     throw new Error(`video: crop [${crop}] (x, y, width, height) is not inside the ${sw}×${sh} frames.`);
   }
   const frameSize = o.height * o.width * 3;
-  checkDecodedBytes(`video: ${path}`, `${count} frames of ${o.width}×${o.height} RGB as float32`, count * frameSize * 4, o);
+  checkDecodedBytes(
+    `video: ${path}`,
+    `${count} frames of ${o.width}×${o.height} RGB as float32`,
+    count * frameSize * 4,
+    o,
+  );
   const out = new Float32Array(count * frameSize);
   // Each frame is checked, cropped and resampled as it is decoded: the source is never held whole.
   const take = (f: Frame, t: number, rect: readonly [number, number, number, number], name: string) => {
@@ -110,17 +165,27 @@ export function readVideo(path: string, o: VideoOptions): VideoFile {
       const file = n ? join(path, n) : path;
       const f = readPngFile(file, readBytes(file), o);
       if (f.width !== sw || f.height !== sh) {
-        throw new Error(`video: ${n} is ${f.width}×${f.height} but ${names[0]} is ${sw}×${sh}; every frame must have the same size.`);
+        throw new Error(
+          `video: ${n} is ${f.width}×${f.height} but ${names[0]} is ${sw}×${sh}; every frame must have the same size.`,
+        );
       }
       take(f, t, crop, file);
     });
   } else if (format === "gif") {
     try {
-      decodeGifFrames(readBytes(path), (rgba, _delay, t) => {
-        take({ width: sw, height: sh, rgba }, t, crop, `${path} (frame ${t})`);
-        return t + 1 < count;
-      }, o);
-    } catch (e) { throw new Error((e as Error).message.startsWith("video:") ? (e as Error).message : `video: ${path}: ${(e as Error).message}`); }
+      decodeGifFrames(
+        readBytes(path),
+        (rgba, _delay, t) => {
+          take({ width: sw, height: sh, rgba }, t, crop, `${path} (frame ${t})`);
+          return t + 1 < count;
+        },
+        o,
+      );
+    } catch (e) {
+      throw new Error(
+        (e as Error).message.startsWith("video:") ? (e as Error).message : `video: ${path}: ${(e as Error).message}`,
+      );
+    }
   } else {
     // ffmpeg crops and area-resamples while decoding, so a long high-resolution video never sits in memory at full
     // size.
@@ -129,7 +194,8 @@ export function readVideo(path: string, o: VideoOptions): VideoFile {
   }
   return {
     frames: np.reshape(np.array(out, { dtype: "float32" }), [count, o.height, o.width, 3]),
-    source: { path, format, width: sw, height: sh, frames: total }, fps,
+    source: { path, format, width: sw, height: sh, frames: total },
+    fps,
   };
 }
 
@@ -140,55 +206,131 @@ export function readVideo(path: string, o: VideoOptions): VideoFile {
  */
 export function readBackgroundPlate(path: string, o: Omit<VideoOptions, "frames" | "opaque">): Array {
   const v = readVideo(path, {
-    ...o, frames: 1,
-    opaque: { what: "the background plate", fix: "a plate is a photo of the scene without the object: save it without transparency (flattened onto what the camera saw there), or give a colour or \"median\" as the background instead" },
+    ...o,
+    frames: 1,
+    opaque: {
+      what: "the background plate",
+      fix: 'a plate is a photo of the scene without the object: save it without transparency (flattened onto what the camera saw there), or give a colour or "median" as the background instead',
+    },
   });
   return np.reshape(v.frames, [o.height, o.width, 3]);
 }
 
 /** Throw if a pixel in `rect` of `f` is not fully opaque. */
-function refuseTransparent(f: Frame, rect: readonly [number, number, number, number], name: string, o: NonNullable<VideoOptions["opaque"]>): void {
+function refuseTransparent(
+  f: Frame,
+  rect: readonly [number, number, number, number],
+  name: string,
+  o: NonNullable<VideoOptions["opaque"]>,
+): void {
   const [x0, y0, w, h] = rect;
-  let count = 0, first: [number, number] | null = null;
-  for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) {
-    if (f.rgba[4 * (y * f.width + x) + 3]! < 255) { count++; first ??= [x, y]; }
-  }
-  if (count > 0) throw new Error(`video: ${o.what} ${name} has ${count} transparent pixel${count === 1 ? "" : "s"} ` + `of ${w * h} (the first at x=${first![0]}, y=${first![1]}); ${o.fix}.`);
+  let count = 0,
+    first: [number, number] | null = null;
+  for (let y = y0; y < y0 + h; y++)
+    for (let x = x0; x < x0 + w; x++) {
+      if (f.rgba[4 * (y * f.width + x) + 3]! < 255) {
+        count++;
+        first ??= [x, y];
+      }
+    }
+  if (count > 0)
+    throw new Error(
+      `video: ${o.what} ${name} has ${count} transparent pixel${count === 1 ? "" : "s"} ` +
+        `of ${w * h} (the first at x=${first![0]}, y=${first![1]}); ${o.fix}.`,
+    );
 }
 
 /** The PNG frames of a directory, or a single PNG file (one frame), as paths relative to `pngDir`. */
 function pngNames(dir: string): string[] {
   if (!statSync(dir).isDirectory()) return [""];
-  const names = readdirSync(dir).filter((n) => n.toLowerCase().endsWith(".png")).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  const names = readdirSync(dir)
+    .filter((n) => n.toLowerCase().endsWith(".png"))
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   if (!names.length) throw new Error(`video: the directory ${dir} holds no .png frames.`);
   return names;
 }
 
-const missingTool = (path: string, tool: string) => new Error(`video: reading ${extname(path)} files needs ${tool}, which is not installed here ` +
-  "(Debian: apt-get install ffmpeg). Or convert the video to PNG frames or a GIF, which gradsim reads natively.");
+const missingTool = (path: string, tool: string) =>
+  new Error(
+    `video: reading ${extname(path)} files needs ${tool}, which is not installed here ` +
+      "(Debian: apt-get install ffmpeg). Or convert the video to PNG frames or a GIF, which gradsim reads natively.",
+  );
 
 /** Size, frame count and rate of the first video stream, from ffprobe. */
 function ffprobe(path: string): { width: number; height: number; frames: number; fps: number | null } {
-  const probe = spawnSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries", "stream=width,height,r_frame_rate,nb_read_packets", "-of", "json", path], { encoding: "utf8" });
+  const probe = spawnSync(
+    "ffprobe",
+    [
+      "-v",
+      "error",
+      "-select_streams",
+      "v:0",
+      "-count_packets",
+      "-show_entries",
+      "stream=width,height,r_frame_rate,nb_read_packets",
+      "-of",
+      "json",
+      path,
+    ],
+    { encoding: "utf8" },
+  );
   if (probe.error) throw missingTool(path, "ffprobe");
-  if (probe.status !== 0) throw new Error(`video: ffprobe cannot read ${path}: ${probe.stderr.trim().split("\n").pop()}`);
-  const stream = (JSON.parse(probe.stdout) as { streams?: { width: number; height: number; r_frame_rate?: string; nb_read_packets?: string }[] }).streams?.[0];
+  if (probe.status !== 0)
+    throw new Error(`video: ffprobe cannot read ${path}: ${probe.stderr.trim().split("\n").pop()}`);
+  const stream = (
+    JSON.parse(probe.stdout) as {
+      streams?: { width: number; height: number; r_frame_rate?: string; nb_read_packets?: string }[];
+    }
+  ).streams?.[0];
   if (!stream) throw new Error(`video: ${path} has no video stream.`);
   const [num, den] = (stream.r_frame_rate ?? "0/1").split("/").map(Number) as [number, number];
-  return { width: stream.width, height: stream.height, frames: Number(stream.nb_read_packets ?? 0), fps: den > 0 && num > 0 ? num / den : null };
+  return {
+    width: stream.width,
+    height: stream.height,
+    frames: Number(stream.nb_read_packets ?? 0),
+    fps: den > 0 && num > 0 ? num / den : null,
+  };
 }
 
 /** Decode with Debian's ffmpeg, cropped and area-resampled to width×height, as raw RGBA frames on stdout. */
-function readWithFfmpeg(path: string, o: { crop: readonly [number, number, number, number]; width: number; height: number; frames: number }): { frames: Frame[]; fps: number | null } {
+function readWithFfmpeg(
+  path: string,
+  o: { crop: readonly [number, number, number, number]; width: number; height: number; frames: number },
+): { frames: Frame[]; fps: number | null } {
   const { fps } = ffprobe(path);
   const [x, y, w, h] = o.crop;
-  const run = spawnSync("ffmpeg", ["-v", "error", "-i", path, "-frames:v", String(o.frames), "-vf", `crop=${w}:${h}:${x}:${y},scale=${o.width}:${o.height}:flags=area`,
-    "-f", "rawvideo", "-pix_fmt", "rgba", "-"], { maxBuffer: 1 << 30 });
+  const run = spawnSync(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      "-i",
+      path,
+      "-frames:v",
+      String(o.frames),
+      "-vf",
+      `crop=${w}:${h}:${x}:${y},scale=${o.width}:${o.height}:flags=area`,
+      "-f",
+      "rawvideo",
+      "-pix_fmt",
+      "rgba",
+      "-",
+    ],
+    { maxBuffer: 1 << 30 },
+  );
   if (run.error) throw missingTool(path, "ffmpeg");
-  if (run.status !== 0) throw new Error(`video: ffmpeg cannot decode ${path}: ${run.stderr.toString().trim().split("\n").pop()}`);
-  const size = o.width * o.height * 4, data = new Uint8Array(run.stdout.buffer, run.stdout.byteOffset, run.stdout.length);
+  if (run.status !== 0)
+    throw new Error(`video: ffmpeg cannot decode ${path}: ${run.stderr.toString().trim().split("\n").pop()}`);
+  const size = o.width * o.height * 4,
+    data = new Uint8Array(run.stdout.buffer, run.stdout.byteOffset, run.stdout.length);
   const count = Math.floor(data.length / size);
   if (count < o.frames) throw new Error(`video: ffmpeg decoded ${count} frames from ${path}, expected ${o.frames}.`);
-  return { frames: globalThis.Array.from({ length: count }, (_, t) => ({ width: o.width, height: o.height, rgba: data.subarray(t * size, (t + 1) * size) })), fps };
+  return {
+    frames: globalThis.Array.from({ length: count }, (_, t) => ({
+      width: o.width,
+      height: o.height,
+      rgba: data.subarray(t * size, (t + 1) * size),
+    })),
+    fps,
+  };
 }
-

@@ -21,7 +21,17 @@ import { laplaceUncertainty, type Alternative } from "../uncertainty.js";
 import { colourNoise, judge, missedFrames, silhouetteFloor, type Verdict } from "../verdict.js";
 import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
 import { hostCamera, type CalibratedCamera, type CameraSpec } from "../scenes/camera.js";
-import { buildRigidScene, measureTiling, POSITIVE_RIGID_UNKNOWNS, rigidProblem, rigidVertices, RIGID_UNITS, sceneValues, type RigidSceneSpec, type RigidUnknown } from "../scenes/rigid.js";
+import {
+  buildRigidScene,
+  measureTiling,
+  POSITIVE_RIGID_UNKNOWNS,
+  rigidProblem,
+  rigidVertices,
+  RIGID_UNITS,
+  sceneValues,
+  type RigidSceneSpec,
+  type RigidUnknown,
+} from "../scenes/rigid.js";
 import { formatValues, Layout, type Unknown, type Values } from "../unknowns.js";
 import { writeComparison, writeLossCurves, writeResidualMaps } from "./report.js";
 import { probeVideo, readBackgroundPlate, readVideo, type VideoFile } from "./video-file.js";
@@ -33,12 +43,16 @@ import { probeVideo, readBackgroundPlate, readVideo, type VideoFile } from "./vi
  */
 function defaultPrior(k: RigidUnknown, initial: number): readonly [number, number] {
   if (POSITIVE_RIGID_UNKNOWNS.includes(k)) return [initial / 4, initial * 4];
-  const half = k === "yaw0" ? Math.PI / 6 : k.startsWith("v") ? 1 : k === "pushStart" ? 0.1 : k === "frameOffset" ? 0.02 : 0.25;
+  const half =
+    k === "yaw0" ? Math.PI / 6 : k.startsWith("v") ? 1 : k === "pushStart" ? 0.1 : k === "frameOffset" ? 0.02 : 0.25;
   return [initial - half, initial + half];
 }
 
 /** How the log names the alternatives' shares of an interval. */
-const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = { foreground: "foreground's thresholds", outline: "outline's softness" };
+const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = {
+  foreground: "foreground's thresholds",
+  outline: "outline's softness",
+};
 
 /**
  * How far a defaulted contact coefficient may be from the world's (log units, 95% bounds): ke a
@@ -50,7 +64,11 @@ const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = { foreground: "foreg
  * 0.2–1.5 mm instead of 0.4–10 mm; the yawed and diagonally pushed MuJoCo boxes move away (10–12 mm
  * from 5–6 mm) and the spun box stays 37 mm off.
  */
-export const GUESSED_CONTACT_SD: Readonly<Record<"ke" | "kd" | "kf", number>> = { ke: Math.log(2) / 1.96, kd: Math.log(4) / 1.96, kf: Math.log(10) / 1.96 };
+export const GUESSED_CONTACT_SD: Readonly<Record<"ke" | "kd" | "kf", number>> = {
+  ke: Math.log(2) / 1.96,
+  kd: Math.log(4) / 1.96,
+  kf: Math.log(10) / 1.96,
+};
 
 /** A scene file read from disk: validated, with its mesh loaded and paths resolved against the file. */
 export interface LoadedScene {
@@ -61,9 +79,16 @@ export interface LoadedScene {
 
 /** Read and validate a scene file; errors name the file and the field. */
 export function loadVideoScene(path: string): LoadedScene {
-  if (!existsSync(path)) throw new Error(`scene: "${path}" does not exist; write a scene file as described in src/sysid/README.md ("The scene file").`);
+  if (!existsSync(path))
+    throw new Error(
+      `scene: "${path}" does not exist; write a scene file as described in src/sysid/README.md ("The scene file").`,
+    );
   let raw: unknown;
-  try { raw = JSON.parse(readFileSync(path, "utf8")); } catch (e) { throw new Error(`scene: ${path} is not valid JSON (${(e as Error).message}).`); }
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new Error(`scene: ${path} is not valid JSON (${(e as Error).message}).`);
+  }
   return resolveScene(raw, path);
 }
 
@@ -78,7 +103,13 @@ export function resolveScene(raw: unknown, path: string | null = null): LoadedSc
     const objPath = at(file.mesh.obj);
     if (!existsSync(objPath)) throw new Error(`scene: "mesh.obj" names ${objPath}, which does not exist.`);
     const m = parseObj(readFileSync(objPath, "utf8"));
-    if (E.isLeft(m)) throw new Error(`scene: the mesh ${objPath} cannot be read: ${m.left.map((i) => `line ${i.line}: ${i.message}`).slice(0, 3).join("; ")}.`);
+    if (E.isLeft(m))
+      throw new Error(
+        `scene: the mesh ${objPath} cannot be read: ${m.left
+          .map((i) => `line ${i.line}: ${i.message}`)
+          .slice(0, 3)
+          .join("; ")}.`,
+      );
     mesh = m.right;
   }
   const bg = file.background;
@@ -91,14 +122,23 @@ export function resolveScene(raw: unknown, path: string | null = null): LoadedSc
 }
 
 /** The camera of a cropped video as calibrated intrinsics of the crop (a field of view refers to the whole frame). */
-function croppedCamera(c: CameraSpec, width: number, height: number, crop: readonly [number, number, number, number] | null): CameraSpec {
+function croppedCamera(
+  c: CameraSpec,
+  width: number,
+  height: number,
+  crop: readonly [number, number, number, number] | null,
+): CameraSpec {
   if (!crop) return c;
   const h = hostCamera(c, width, height);
   const [x0, y0, w, hh] = crop;
-  const fx = (h.focal[0] * width) / 2, fy = (h.focal[1] * height) / 2;
-  const cx = (h.center[0] * width) / 2 + (width - 1) / 2, cy = (height - 1) / 2 - (h.center[1] * height) / 2;
+  const fx = (h.focal[0] * width) / 2,
+    fy = (h.focal[1] * height) / 2;
+  const cx = (h.center[0] * width) / 2 + (width - 1) / 2,
+    cy = (height - 1) / 2 - (h.center[1] * height) / 2;
   const R = [h.right, [-h.up[0], -h.up[1], -h.up[2]], h.forward];
-  const t = R.map((r) => -(r[0]! * h.eye[0] + r[1]! * h.eye[1] + r[2]! * h.eye[2])) as unknown as CalibratedCamera["pose"]["t"];
+  const t = R.map(
+    (r) => -(r[0]! * h.eye[0] + r[1]! * h.eye[1] + r[2]! * h.eye[2]),
+  ) as unknown as CalibratedCamera["pose"]["t"];
   return { intrinsics: { fx, fy, cx: cx - x0, cy: cy - y0, width: w, height: hh }, pose: { R, t } };
 }
 
@@ -111,24 +151,41 @@ function outputSize(resolution: VideoSceneFile["resolution"], cropW: number, cro
   if (typeof resolution === "number") return [Math.max(1, Math.round(resolution * aspect)), resolution];
   const [w, h] = resolution;
   if (Math.abs(w / h - aspect) > 0.02 * aspect) {
-    throw new Error(`scene: "resolution" [${w}, ${h}] has aspect ${(w / h).toFixed(3)}, but the ` + `video${cropW !== cropH ? " (cropped)" : ""} is ${cropW}×${cropH} (aspect ${aspect.toFixed(3)}); ` +
-      `give a height alone ("resolution": ${h}) or ` + `[${Math.round(h * aspect)}, ${h}], or crop the video to that aspect.`);
+    throw new Error(
+      `scene: "resolution" [${w}, ${h}] has aspect ${(w / h).toFixed(3)}, but the ` +
+        `video${cropW !== cropH ? " (cropped)" : ""} is ${cropW}×${cropH} (aspect ${aspect.toFixed(3)}); ` +
+        `give a height alone ("resolution": ${h}) or ` +
+        `[${Math.round(h * aspect)}, ${h}], or crop the video to that aspect.`,
+    );
   }
   return [w, h];
 }
 
 /** The background image [H, W, 3] (or colour) behind the object, at the estimator's resolution and crop. */
-function backgroundOf(bg: VideoSceneFile["background"], video: Array, width: number, height: number, crop: readonly [number, number, number, number] | null): RigidSceneSpec["background"] {
+function backgroundOf(
+  bg: VideoSceneFile["background"],
+  video: Array,
+  width: number,
+  height: number,
+  crop: readonly [number, number, number, number] | null,
+): RigidSceneSpec["background"] {
   if (bg === "ground") {
-    throw new Error(`scene: "background": "ground" is gradsim's own checkerboard floor, which ` + `is not what your camera saw; give a clean plate ({ "image": "plate.png" }: ` +
-      `a photo of the scene without the object), "median" (the video's per-pixel ` + `median, for an object that keeps moving), "first-frame", or a colour [r, g, b].`);
+    throw new Error(
+      `scene: "background": "ground" is gradsim's own checkerboard floor, which ` +
+        `is not what your camera saw; give a clean plate ({ "image": "plate.png" }: ` +
+        `a photo of the scene without the object), "median" (the video's per-pixel ` +
+        `median, for an object that keeps moving), "first-frame", or a colour [r, g, b].`,
+    );
   }
   if (globalThis.Array.isArray(bg)) return bg as readonly [number, number, number];
   if (bg === "first-frame") return np.reshape(np.split(video, [1], 0)[0]!, [height, width, 3]);
   if (bg === "median") {
     // Per pixel, the median over the frames: the static background where the object moves through.
-    const d = video.dataSync(), T = video.shape[0]!, n = width * height * 3;
-    const out = new Float32Array(n), column = new Float64Array(T);
+    const d = video.dataSync(),
+      T = video.shape[0]!,
+      n = width * height * 3;
+    const out = new Float32Array(n),
+      column = new Float64Array(T);
     for (let i = 0; i < n; i++) {
       for (let t = 0; t < T; t++) column[t] = d[t * n + i]!;
       column.sort();
@@ -143,12 +200,16 @@ function backgroundOf(bg: VideoSceneFile["background"], video: Array, width: num
 /** The background as an image [H, W, 3] (a colour broadcast). */
 function backgroundFrame(bg: NonNullable<RigidSceneSpec["background"]>, width: number, height: number): Array {
   if (typeof bg === "object" && "shape" in (bg as object)) return bg as Array;
-  if (bg === "ground") throw new Error("scene: internal: the ground background is drawn by the scene, not read from the video.");
+  if (bg === "ground")
+    throw new Error("scene: internal: the ground background is drawn by the scene, not read from the video.");
   return np.broadcastTo(np.array([...(bg as readonly number[])], { dtype: "float32" }), [height, width, 3]);
 }
 
 /** Where a pixel's largest channel difference from the background starts to count as foreground (low) and fully counts (high). */
-export interface ForegroundThresholds { readonly low: number; readonly high: number }
+export interface ForegroundThresholds {
+  readonly low: number;
+  readonly high: number;
+}
 export const FOREGROUND_THRESHOLDS: ForegroundThresholds = { low: 0.05, high: 0.15 };
 
 /**
@@ -157,7 +218,10 @@ export const FOREGROUND_THRESHOLDS: ForegroundThresholds = { low: 0.05, high: 0.
  * set the estimate re-found under them moves by up to 16% (a diagonally pushed box's μ; 3–5% for
  * most boxes), which the residual's spread never shows: the verdict's intervals include it.
  */
-export const FOREGROUND_ALTERNATIVES: readonly ForegroundThresholds[] = [{ low: 0.025, high: 0.075 }, { low: 0.1, high: 0.3 }];
+export const FOREGROUND_ALTERNATIVES: readonly ForegroundThresholds[] = [
+  { low: 0.025, high: 0.075 },
+  { low: 0.1, high: 0.3 },
+];
 export const OUTLINE_ALTERNATIVES: readonly number[] = [0.5, 2];
 /** Levenberg–Marquardt steps that re-find the minimiser under each alternative, from the estimate. */
 const ALTERNATIVE_STEPS = 8;
@@ -169,26 +233,38 @@ const ALTERNATIVE_STEPS = 8;
  * about the same factor in every channel (same chromaticity): such pixels are background, not
  * object. `thresholds` moves the ramp's ends (the verdict asks how far the estimate hangs on them).
  */
-export function foregroundMask(video: Array, background: RigidSceneSpec["background"], thresholds: ForegroundThresholds = FOREGROUND_THRESHOLDS): Array {
+export function foregroundMask(
+  video: Array,
+  background: RigidSceneSpec["background"],
+  thresholds: ForegroundThresholds = FOREGROUND_THRESHOLDS,
+): Array {
   const { low, high } = thresholds;
-  if (!(low >= 0 && high > low)) throw new Error(`foregroundMask: thresholds need 0 ≤ low < high, got low ${low}, high ${high}.`);
+  if (!(low >= 0 && high > low))
+    throw new Error(`foregroundMask: thresholds need 0 ≤ low < high, got low ${low}, high ${high}.`);
   const [T, H, W] = video.shape as [number, number, number, number];
-  const v = video.dataSync(), n = H * W;
-  const bg = typeof background === "object" && "shape" in (background as object)
-    ? (background as Array).dataSync()
-    : Float32Array.from({ length: 3 * n }, (_, i) => (background as readonly number[])[i % 3]!);
+  const v = video.dataSync(),
+    n = H * W;
+  const bg =
+    typeof background === "object" && "shape" in (background as object)
+      ? (background as Array).dataSync()
+      : Float32Array.from({ length: 3 * n }, (_, i) => (background as readonly number[])[i % 3]!);
   const out = new Float32Array(T * n);
-  for (let t = 0; t < T; t++) for (let p = 0; p < n; p++) {
-    let d = 0, rmin = Infinity, rmax = 0;
-    for (let c = 0; c < 3; c++) {
-      const I = v[3 * (t * n + p) + c]!, B = bg[3 * p + c]!;
-      d = Math.max(d, Math.abs(I - B));
-      const r = (I + 0.02) / (B + 0.02);
-      rmin = Math.min(rmin, r); rmax = Math.max(rmax, r);
+  for (let t = 0; t < T; t++)
+    for (let p = 0; p < n; p++) {
+      let d = 0,
+        rmin = Infinity,
+        rmax = 0;
+      for (let c = 0; c < 3; c++) {
+        const I = v[3 * (t * n + p) + c]!,
+          B = bg[3 * p + c]!;
+        d = Math.max(d, Math.abs(I - B));
+        const r = (I + 0.02) / (B + 0.02);
+        rmin = Math.min(rmin, r);
+        rmax = Math.max(rmax, r);
+      }
+      const shadow = rmin >= 0.25 && rmax <= 0.97 && rmax - rmin < 0.12;
+      out[t * n + p] = shadow ? 0 : Math.min(1, Math.max(0, (d - low) / (high - low)));
     }
-    const shadow = rmin >= 0.25 && rmax <= 0.97 && rmax - rmin < 0.12;
-    out[t * n + p] = shadow ? 0 : Math.min(1, Math.max(0, (d - low) / (high - low)));
-  }
   return np.reshape(np.array(out, { dtype: "float32" }), [T, H, W, 1]);
 }
 
@@ -198,20 +274,41 @@ export function foregroundMask(video: Array, background: RigidSceneSpec["backgro
  * say anything — an error that says which to check (for a median background: an object resting
  * in one place for half the clip is part of the median, and so vanishes from the foreground).
  */
-function checkFirstFrame(alpha0: ArrayLike<number>, mask0: ArrayLike<number>, background: VideoSceneFile["background"]): void {
-  let drawn = 0, shared = 0, seen = 0;
-  for (let i = 0; i < alpha0.length; i++) { drawn += alpha0[i]!; shared += alpha0[i]! * mask0[i]!; seen += mask0[i]!; }
+function checkFirstFrame(
+  alpha0: ArrayLike<number>,
+  mask0: ArrayLike<number>,
+  background: VideoSceneFile["background"],
+): void {
+  let drawn = 0,
+    shared = 0,
+    seen = 0;
+  for (let i = 0; i < alpha0.length; i++) {
+    drawn += alpha0[i]!;
+    shared += alpha0[i]! * mask0[i]!;
+    seen += mask0[i]!;
+  }
   if (!(drawn > 0)) {
-    throw new Error(`scene: at frame 0 the object is not in view of the camera (it projects outside ` + `the image or behind the camera); check "camera" and "initialState.position".`);
+    throw new Error(
+      `scene: at frame 0 the object is not in view of the camera (it projects outside ` +
+        `the image or behind the camera); check "camera" and "initialState.position".`,
+    );
   }
   const overlap = shared / drawn;
   if (overlap >= 0.3) return;
   if (background === "median" && seen < 0.3 * drawn) {
-    throw new Error(`scene: with "background": "median", frame 0 shows almost no foreground ` + `where the object starts (${(100 * overlap).toFixed(0)}% of its silhouette): ` +
-      `the object rests there for at least half the clip, so the per-pixel median shows the object itself; ` + `give a clean plate ({ "image": "plate.png" }) or "first-frame" of a clip that starts without it.`);
+    throw new Error(
+      `scene: with "background": "median", frame 0 shows almost no foreground ` +
+        `where the object starts (${(100 * overlap).toFixed(0)}% of its silhouette): ` +
+        `the object rests there for at least half the clip, so the per-pixel median shows the object itself; ` +
+        `give a clean plate ({ "image": "plate.png" }) or "first-frame" of a clip that starts without it.`,
+    );
   }
-  throw new Error(`scene: at frame 0 only ${(100 * overlap).toFixed(0)}% of the model's silhouette lies on the ` + `video's foreground: the scene file's camera, initial state or background does not match the video ` +
-    `(frame 0 must show the initial state; an eye/at camera is a physical camera at that pose). Check ` + `"camera", "initialState" and "background", e.g. by rendering the scene's frame 0 beside the video's.`);
+  throw new Error(
+    `scene: at frame 0 only ${(100 * overlap).toFixed(0)}% of the model's silhouette lies on the ` +
+      `video's foreground: the scene file's camera, initial state or background does not match the video ` +
+      `(frame 0 must show the initial state; an eye/at camera is a physical camera at that pose). Check ` +
+      `"camera", "initialState" and "background", e.g. by rendering the scene's frame 0 beside the video's.`,
+  );
 }
 
 export interface FitVideoOptions {
@@ -229,8 +326,17 @@ export interface FitVideoOptions {
 }
 
 export interface FitVideoResult {
-  readonly video: { readonly path: string; readonly format: VideoFile["source"]["format"]; readonly sourceSize: readonly [number, number]; readonly sourceFrames: number;
-    readonly crop: readonly [number, number, number, number] | null; readonly resolution: readonly [number, number]; readonly framesUsed: number; readonly fps: number; readonly fileFps: number | null };
+  readonly video: {
+    readonly path: string;
+    readonly format: VideoFile["source"]["format"];
+    readonly sourceSize: readonly [number, number];
+    readonly sourceFrames: number;
+    readonly crop: readonly [number, number, number, number] | null;
+    readonly resolution: readonly [number, number];
+    readonly framesUsed: number;
+    readonly fps: number;
+    readonly fileFps: number | null;
+  };
   readonly scene: string | null;
   /** The fitted unknowns, with units. */
   readonly unknowns: readonly { readonly name: string; readonly unit: string }[];
@@ -257,7 +363,14 @@ export interface FitVideoResult {
  * decaying step in log space, then L-BFGS from its best iterate.
  */
 export const DEFAULT_VIDEO_FIT: EstimateSettings = {
-  optimizer: "adam", steps: 60, adam: { lr: 0.1, lrEnd: 1e-3, b1: 0.5 }, refine: 10, frames: "every", restarts: 8, scan: { points: 12 }, seed: 0,
+  optimizer: "adam",
+  steps: 60,
+  adam: { lr: 0.1, lrEnd: 1e-3, b1: 0.5 },
+  refine: 10,
+  frames: "every",
+  restarts: 8,
+  scan: { points: 12 },
+  seed: 0,
 };
 
 export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
@@ -270,34 +383,71 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const [cw, ch] = crop ? [crop[2], crop[3]] : [sw, sh];
   const [width, height] = outputSize(f.resolution, cw, ch);
   const frames = f.frames ?? probe.frames;
-  if (frames > probe.frames) throw new Error(`scene: "frames" is ${frames}, but ${o.video} has ${probe.frames} frames.`);
+  if (frames > probe.frames)
+    throw new Error(`scene: "frames" is ${frames}, but ${o.video} has ${probe.frames} frames.`);
   const video = readVideo(o.video, { width, height, ...(crop ? { crop } : {}), frames });
   // (GIF stores frame times in hundredths of a second, so 30 fps is written as 33 or 30 ms.)
-  if (video.fps && Math.abs(1000 / video.fps - 1000 / f.fps) > 10) log(`note: the scene file says ${f.fps} fps, the video file ${video.fps.toFixed(2)} fps; using the scene file's.`);
+  if (video.fps && Math.abs(1000 / video.fps - 1000 / f.fps) > 10)
+    log(`note: the scene file says ${f.fps} fps, the video file ${video.fps.toFixed(2)} fps; using the scene file's.`);
 
   const names = (o.unknowns ?? Object.keys(f.unknowns)) as string[];
-  if (!names.length) throw new Error(`scene: nothing to estimate; name the unknowns with --unknowns (e.g. mass,mu) or in the scene's "unknowns".`);
-  const known = sceneValues({ mass: f.mass, contact: f.ground, position: f.initialState.position, velocity: f.initialState.velocity, impulses: f.impulses });
+  if (!names.length)
+    throw new Error(
+      `scene: nothing to estimate; name the unknowns with --unknowns (e.g. mass,mu) or in the scene's "unknowns".`,
+    );
+  const known = sceneValues({
+    mass: f.mass,
+    contact: f.ground,
+    position: f.initialState.position,
+    velocity: f.initialState.velocity,
+    impulses: f.impulses,
+  });
   const unknowns: Unknown[] = names.map((n) => {
-    if (!(n in known)) throw new Error(`--unknowns: "${n}" is not something a rigid scene can estimate; choose from ${Object.keys(known).join(", ")}.`);
+    if (!(n in known))
+      throw new Error(
+        `--unknowns: "${n}" is not something a rigid scene can estimate; choose from ${Object.keys(known).join(", ")}.`,
+      );
     const k = n as RigidUnknown;
     const initial = f.unknowns[k]?.initial ?? known[k];
     if (initial === undefined) {
-      throw new Error(k.startsWith("push")
-        ? `scene: "${k}" is an unknown of the scene's pushes, but it has no ` + `"impulses"; add the push you know of (its force and start are first guesses).`
-        : `scene: "${k}" is an unknown of the ground contact, but the scene ` + `has no "ground"; add "ground": { "mu": 0.5 } (a first guess).`);
+      throw new Error(
+        k.startsWith("push")
+          ? `scene: "${k}" is an unknown of the scene's pushes, but it has no ` +
+              `"impulses"; add the push you know of (its force and start are first guesses).`
+          : `scene: "${k}" is an unknown of the ground contact, but the scene ` +
+              `has no "ground"; add "ground": { "mu": 0.5 } (a first guess).`,
+      );
     }
     const positive = POSITIVE_RIGID_UNKNOWNS.includes(k);
-    return { name: k, transform: positive ? "log" : "identity", unit: RIGID_UNITS[k], prior: f.unknowns[k]?.prior ?? defaultPrior(k, initial) };
+    return {
+      name: k,
+      transform: positive ? "log" : "identity",
+      unit: RIGID_UNITS[k],
+      prior: f.unknowns[k]?.prior ?? defaultPrior(k, initial),
+    };
   });
-  const initial: Values = Object.fromEntries(unknowns.map((u) => [u.name, f.unknowns[u.name as RigidUnknown]?.initial ?? known[u.name as RigidUnknown]!]));
+  const initial: Values = Object.fromEntries(
+    unknowns.map((u) => [u.name, f.unknowns[u.name as RigidUnknown]?.initial ?? known[u.name as RigidUnknown]!]),
+  );
 
   const spec: RigidSceneSpec = {
-    shape: "obj" in f.mesh ? { mesh: scene.mesh!, name: f.mesh.obj } : f.mesh.shape, scale: f.mesh.scale,
-    mass: f.mass, position: f.initialState.position, rotation: f.initialState.rotation, velocity: f.initialState.velocity, angularVelocity: f.initialState.angularVelocity,
-    impulses: f.impulses, gravity: f.gravity, contact: f.ground, frames, fps: f.fps, substeps: f.substeps,
-    camera: croppedCamera(f.camera, sw, sh, crop), resolution: [width, height],
-    background: backgroundOf(f.background, video.frames, width, height, crop), channels: "rgb",
+    shape: "obj" in f.mesh ? { mesh: scene.mesh!, name: f.mesh.obj } : f.mesh.shape,
+    scale: f.mesh.scale,
+    mass: f.mass,
+    position: f.initialState.position,
+    rotation: f.initialState.rotation,
+    velocity: f.initialState.velocity,
+    angularVelocity: f.initialState.angularVelocity,
+    impulses: f.impulses,
+    gravity: f.gravity,
+    contact: f.ground,
+    frames,
+    fps: f.fps,
+    substeps: f.substeps,
+    camera: croppedCamera(f.camera, sw, sh, crop),
+    resolution: [width, height],
+    background: backgroundOf(f.background, video.frames, width, height, crop),
+    channels: "rgb",
   };
   // Silhouettes: the estimator renders the object's soft coverage and compares it with the video's foreground mask.
   const silhouette = f.compare === "silhouette";
@@ -306,30 +456,61 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const problem = rigidProblem(rigid, { tiling: measureTiling(rigid, [trajectory(paramsOf(unknowns, initial))], 4) });
   const observed = silhouette ? foregroundMask(video.frames, spec.background!) : video.frames;
   const layout = new Layout(unknowns);
-  log(`video ${o.video}: ${probe.frames} frames of ${sw}×${sh}${crop ? `, cropped to ${cw}×${ch} at (${crop[0]}, ${crop[1]})` : ""}, fitting ${frames} frames at ${width}×${height} ` +
-    `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); ` + `unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`);
+  log(
+    `video ${o.video}: ${probe.frames} frames of ${sw}×${sh}${crop ? `, cropped to ${cw}×${ch} at (${crop[0]}, ${crop[1]})` : ""}, fitting ${frames} frames at ${width}×${height} ` +
+      `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); ` +
+      `unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`,
+  );
   // Frame 0 is the scene's initial state: the video's object must be where the scene file puts it.
   const alphaOf = compileRender(rigidProblem(buildRigidScene({ ...spec, channels: "alpha" })).render!);
   const mask = silhouette ? observed : foregroundMask(video.frames, spec.background!);
-  checkFirstFrame(np.split(alphaOf(trajectory(paramsOf(unknowns, initial))), [1], 0)[0]!.dataSync(), np.split(mask, [1], 0)[0]!.dataSync(), f.background);
+  checkFirstFrame(
+    np.split(alphaOf(trajectory(paramsOf(unknowns, initial))), [1], 0)[0]!.dataSync(),
+    np.split(mask, [1], 0)[0]!.dataSync(),
+    f.background,
+  );
   const settings: EstimateSettings = { ...DEFAULT_VIDEO_FIT, ...o.settings };
-  const r = await estimate({ ...problem, observed: { video: observed }, unknowns, initial, method: "pixels", settings: { ...settings, label: settings.label ?? "fit" }, log });
+  const r = await estimate({
+    ...problem,
+    observed: { video: observed },
+    unknowns,
+    initial,
+    method: "pixels",
+    settings: { ...settings, label: settings.label ?? "fit" },
+    log,
+  });
   const truthGiven = names.every((n) => f.truth[n as RigidUnknown] !== undefined);
   const truth = truthGiven ? Object.fromEntries(names.map((n) => [n, f.truth[n as RigidUnknown]!])) : undefined;
-  const relError = truth ? Object.fromEntries(names.map((n) => [n, Math.abs((r.estimate[n] as number) - (truth[n] as number)) / Math.max(Math.abs(truth[n] as number), 1e-12)])) : undefined;
-  log(`estimate ${formatValues(layout, r.estimate)}${relError ? ` (relative error ${names.map((n) => `${n} ${(relError[n] as number).toExponential(2)}`).join(", ")})` : ""}`);
-  const loss = silhouette ? "silhouette loss (pixelwise MSE against the foreground mask)" : "image loss (pixelwise MSE, RGB in [0, 1])";
+  const relError = truth
+    ? Object.fromEntries(
+        names.map((n) => [
+          n,
+          Math.abs((r.estimate[n] as number) - (truth[n] as number)) / Math.max(Math.abs(truth[n] as number), 1e-12),
+        ]),
+      )
+    : undefined;
+  log(
+    `estimate ${formatValues(layout, r.estimate)}${relError ? ` (relative error ${names.map((n) => `${n} ${(relError[n] as number).toExponential(2)}`).join(", ")})` : ""}`,
+  );
+  const loss = silhouette
+    ? "silhouette loss (pixelwise MSE against the foreground mask)"
+    : "image loss (pixelwise MSE, RGB in [0, 1])";
 
   // The verdict: the loss against the video's floor and an empty frame, coverage, and intervals.
   const estimateAlpha = alphaOf(trajectory(paramsOf(unknowns, r.estimate)));
-  const n = width * height, maskData = mask.dataSync(), alphaData = estimateAlpha.dataSync();
+  const n = width * height,
+    maskData = mask.dataSync(),
+    alphaData = estimateAlpha.dataSync();
   const edges = silhouetteFloor(maskData, alphaData, frames, n);
-  let floor = edges, emptyLoss: number;
+  let floor = edges,
+    emptyLoss: number;
   if (silhouette) {
     emptyLoss = np.mean(np.square(mask)).item();
   } else {
     // Colours: sensor noise, and the outlines' softness weighted by the object's contrast with its background.
-    const diff = np.square(np.sub(video.frames, np.broadcastTo(backgroundFrame(spec.background!, width, height), video.frames.shape)));
+    const diff = np.square(
+      np.sub(video.frames, np.broadcastTo(backgroundFrame(spec.background!, width, height), video.frames.shape)),
+    );
     emptyLoss = np.mean(diff).item();
     const contrast = np.sum(np.mul(diff, mask)).item() / Math.max(1e-9, 3 * np.sum(mask).item());
     floor = { noise: colourNoise(video.frames.dataSync(), maskData, frames, n), edges: edges.edges * contrast };
@@ -339,28 +520,73 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const guessed = f.ground ? (["ke", "kd", "kf"] as const).filter((k) => !names.includes(k)) : [];
   const nuisance: Unknown[] = guessed.map((k) => ({ name: k, transform: "log", unit: RIGID_UNITS[k] }));
   const withNuisance = new Layout([...unknowns, ...nuisance]);
-  const objective = buildObjective({ ...problem }, { video: observed }, withNuisance, { kind: "pixels", frames: "every" });
+  const objective = buildObjective({ ...problem }, { video: observed }, withNuisance, {
+    kind: "pixels",
+    frames: "every",
+  });
   const uAll = [...layout.toU(r.estimate), ...guessed.map((k) => Math.log(f.ground![k]))];
   // How far the estimate hangs on the foreground's definition and the model outline's softness:
   // the minimiser re-found from the estimate under each variant (Levenberg–Marquardt).
   const uEstimate = np.array(layout.toU(r.estimate), { dtype: "float32" });
   const refit = async (p: Problem<Array>, video: Array) =>
-    globalThis.Array.from(await (await levenbergMarquardt(buildObjective(p, { video }, layout, { kind: "pixels", frames: "every" }).residual, uEstimate, { iterations: ALTERNATIVE_STEPS, progress: false })).params.data());
+    globalThis.Array.from(
+      await (
+        await levenbergMarquardt(
+          buildObjective(p, { video }, layout, { kind: "pixels", frames: "every" }).residual,
+          uEstimate,
+          { iterations: ALTERNATIVE_STEPS, progress: false },
+        )
+      ).params.data(),
+    );
   const alternatives: Alternative[] = [];
-  if (silhouette) alternatives.push({ name: "foreground", estimates: await Promise.all(FOREGROUND_ALTERNATIVES.map((t) => refit(problem, foregroundMask(video.frames, spec.background!, t)))) });
-  alternatives.push({ name: "outline", estimates: await Promise.all(OUTLINE_ALTERNATIVES.map((k) => refit(rigidProblem(buildRigidScene({ ...rigid.spec, edgeSoftness: k })), observed))) });
-  const uncertainty = laplaceUncertainty((u) => objective.residual(u), layout, uAll, frames, guessed.length ? { count: guessed.length, sd: guessed.map((k) => GUESSED_CONTACT_SD[k]) } : undefined, alternatives);
-  const verdict = judge({ finalLoss: r.finalLoss, emptyLoss, floor, framesMissed: missedFrames(maskData, alphaData, frames, n), uncertainty, units: RIGID_UNITS });
+  if (silhouette)
+    alternatives.push({
+      name: "foreground",
+      estimates: await Promise.all(
+        FOREGROUND_ALTERNATIVES.map((t) => refit(problem, foregroundMask(video.frames, spec.background!, t))),
+      ),
+    });
+  alternatives.push({
+    name: "outline",
+    estimates: await Promise.all(
+      OUTLINE_ALTERNATIVES.map((k) =>
+        refit(rigidProblem(buildRigidScene({ ...rigid.spec, edgeSoftness: k })), observed),
+      ),
+    ),
+  });
+  const uncertainty = laplaceUncertainty(
+    (u) => objective.residual(u),
+    layout,
+    uAll,
+    frames,
+    guessed.length ? { count: guessed.length, sd: guessed.map((k) => GUESSED_CONTACT_SD[k]) } : undefined,
+    alternatives,
+  );
+  const verdict = judge({
+    finalLoss: r.finalLoss,
+    emptyLoss,
+    floor,
+    framesMissed: missedFrames(maskData, alphaData, frames, n),
+    uncertainty,
+    units: RIGID_UNITS,
+  });
   uncertainty.unknowns.forEach((u, i) => {
     const share = (sd: number) => `±${(100 * (Math.exp(1.96 * sd) - 1)).toPrecision(2)}%`;
     const parts = [
       ...(uncertainty.modelSd ? [`the contact's defaults ${share(uncertainty.modelSd[i]!)}`] : []),
-      ...Object.entries(uncertainty.alternativesSd ?? {}).map(([name, sd]) => `the ${ALTERNATIVE_WORDS[name] ?? name} ${share(sd[i]!)}`),
+      ...Object.entries(uncertainty.alternativesSd ?? {}).map(
+        ([name, sd]) => `the ${ALTERNATIVE_WORDS[name] ?? name} ${share(sd[i]!)}`,
+      ),
     ];
-    log(`  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}${parts.length ? ` (of which ${parts.join(", ")})` : ""}`);
+    log(
+      `  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}${parts.length ? ` (of which ${parts.join(", ")})` : ""}`,
+    );
   });
-  log(`verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× ` + `the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
-    (verdict.reasons.length ? `\n${verdict.reasons.map((x) => `  - ${x}`).join("\n")}` : ""));
+  log(
+    `verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× ` +
+      `the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
+      (verdict.reasons.length ? `\n${verdict.reasons.map((x) => `  - ${x}`).join("\n")}` : ""),
+  );
   let files: string[] = [];
   if (o.out) {
     // What people look at: the object in colour over the background, whatever the loss compared.
@@ -368,14 +594,42 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     const render = compileRender((v: Array) => colour.render!(v));
     const videoOf = (v: Values) => render(trajectory(paramsOf(unknowns, v)));
     files = [
-      ...(await writeComparison(o.out, { truth: video.frames, estimate: videoOf(r.estimate), initial: videoOf(initial) }, f.fps, { composited: true }, { truth: "video" })).files,
+      ...(
+        await writeComparison(
+          o.out,
+          { truth: video.frames, estimate: videoOf(r.estimate), initial: videoOf(initial) },
+          f.fps,
+          { composited: true },
+          { truth: "video" },
+        )
+      ).files,
       ...writeLossCurves(o.out, r.losses, r.gradNorms, { title: `fit: ${formatValues(layout, r.estimate)}`, loss }),
       ...writeResidualMaps(o.out, silhouette ? np.sub(estimateAlpha, mask) : np.sub(videoOf(r.estimate), video.frames)),
     ];
   }
   return {
-    video: { path: o.video, format: video.source.format, sourceSize: [sw, sh], sourceFrames: probe.frames, crop, resolution: [width, height], framesUsed: frames, fps: f.fps, fileFps: video.fps },
-    scene: scene.path, unknowns: unknowns.map((u) => ({ name: u.name, unit: u.unit ?? "" })), initial, estimate: r.estimate,
-    ...(truth ? { truth, relError } : {}), finalLoss: r.finalLoss, loss, iterations: r.steps, fitSeconds: Number(r.seconds.toFixed(2)), verdict, files, fit: r,
+    video: {
+      path: o.video,
+      format: video.source.format,
+      sourceSize: [sw, sh],
+      sourceFrames: probe.frames,
+      crop,
+      resolution: [width, height],
+      framesUsed: frames,
+      fps: f.fps,
+      fileFps: video.fps,
+    },
+    scene: scene.path,
+    unknowns: unknowns.map((u) => ({ name: u.name, unit: u.unit ?? "" })),
+    initial,
+    estimate: r.estimate,
+    ...(truth ? { truth, relError } : {}),
+    finalLoss: r.finalLoss,
+    loss,
+    iterations: r.steps,
+    fitSeconds: Number(r.seconds.toFixed(2)),
+    verdict,
+    files,
+    fit: r,
   };
 }

@@ -12,7 +12,10 @@
 import { spawn } from "node:child_process";
 import { Worker } from "node:worker_threads";
 
-export interface WorkerCommand { readonly command: string; readonly args: readonly string[] }
+export interface WorkerCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+}
 
 /**
  * The parts of a started worker its caller uses. Spelled out (rather than Node's ChildProcess)
@@ -26,7 +29,10 @@ export interface TaggedChild {
   kill(signal?: "SIGTERM" | "SIGINT" | "SIGHUP"): boolean;
 }
 /** How a worker ended: its exit code, or the signal (e.g. "SIGTERM") that ended it. */
-export interface WorkerExit { readonly code: number | null; readonly signal: string | null }
+export interface WorkerExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
 
 /** Set in a worker's environment: it should end with its parent (see exitWithParent). */
 export const WORKER_ENV = "GRADSIM_WORKER_OF";
@@ -37,16 +43,25 @@ export const WORKER_ENV = "GRADSIM_WORKER_OF";
  * on its own thread, since a fit can hold the main thread's event loop for many seconds.
  */
 export function exitWithParent(): void {
-  const watchdog = new Worker(`
+  const watchdog = new Worker(
+    `
     const { workerData } = require("node:worker_threads");
     setInterval(() => { if (process.ppid !== workerData.parent) process.kill(workerData.self, "SIGTERM"); }, 200);
-  `, { eval: true, workerData: { parent: Number(process.env[WORKER_ENV]) || process.ppid, self: process.pid } });
+  `,
+    { eval: true, workerData: { parent: Number(process.env[WORKER_ENV]) || process.ppid, self: process.pid } },
+  );
   watchdog.unref();
 }
 
 /** Start a command with its stderr lines copied to ours, each prefixed with `[tag] `. */
-export function spawnTagged({ command, args }: WorkerCommand, tag: string): { child: TaggedChild; exit: Promise<WorkerExit> } {
-  const child = spawn(command, [...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, [WORKER_ENV]: String(process.pid) } });
+export function spawnTagged(
+  { command, args }: WorkerCommand,
+  tag: string,
+): { child: TaggedChild; exit: Promise<WorkerExit> } {
+  const child = spawn(command, [...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, [WORKER_ENV]: String(process.pid) },
+  });
   let pending = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
     const lines = (pending + chunk).split(/\r?\n|\r/);
@@ -57,7 +72,18 @@ export function spawnTagged({ command, args }: WorkerCommand, tag: string): { ch
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal }));
   });
-  return { child: { get exitCode() { return child.exitCode; }, get signalCode() { return child.signalCode; }, kill: (signal) => child.kill(signal) }, exit };
+  return {
+    child: {
+      get exitCode() {
+        return child.exitCode;
+      },
+      get signalCode() {
+        return child.signalCode;
+      },
+      kill: (signal) => child.kill(signal),
+    },
+    exit,
+  };
 }
 
 /** Run the commands side by side to the end; a failing one stops the others and rejects. */
@@ -65,12 +91,18 @@ export async function runWorkers(commands: readonly WorkerCommand[]): Promise<vo
   const children = commands.map((c, k) => {
     const { child, exit } = spawnTagged(c, `worker ${k}`);
     const done = exit.then(({ code, signal }) => {
-      if (code !== 0) throw new Error(`worker ${k} (${[c.command, ...c.args].join(" ")}) exited ` + `with ${signal ?? `code ${code}`}; its log is above, tagged [worker ${k}]. ` +
-        "Its finished instances are kept: rerun the same command to resume.");
+      if (code !== 0)
+        throw new Error(
+          `worker ${k} (${[c.command, ...c.args].join(" ")}) exited ` +
+            `with ${signal ?? `code ${code}`}; its log is above, tagged [worker ${k}]. ` +
+            "Its finished instances are kept: rerun the same command to resume.",
+        );
     });
     return { child, done };
   });
-  const stopAll = (signal: "SIGTERM" | "SIGINT" | "SIGHUP" = "SIGTERM") => { for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal); };
+  const stopAll = (signal: "SIGTERM" | "SIGINT" | "SIGHUP" = "SIGTERM") => {
+    for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
   // Our own termination signals go to the children too, then end us as the signal would.
   const forward = (signal: "SIGTERM" | "SIGINT" | "SIGHUP") => {
     stopAll(signal);

@@ -33,8 +33,16 @@ export interface BeamSpec {
 
 /** A 0.6 m beam: its static tip deflection ≈ 1.5ρgL⁴/(E h²) ≈ 0.2 m at μ = λ = 1000 (E = 2500 Pa), and it swings about that. */
 export const defaultBeam = (resolution: number, frames = 60): BeamSpec => ({
-  size: [0.6, 0.2, 0.2], cells: [6, 2, 2], density: 10, mu: 1000, lambda: 1000, damping: 1,
-  frames, fps: 30, substeps: 20, resolution,
+  size: [0.6, 0.2, 0.2],
+  cells: [6, 2, 2],
+  density: 10,
+  mu: 1000,
+  lambda: 1000,
+  damping: 1,
+  frames,
+  fps: 30,
+  substeps: 20,
+  resolution,
   camera: { distance: 1.8, elevation: 15, azimuth: 0, at: [0.3, -0.1, 0.1], fovY: 40 },
 });
 
@@ -53,17 +61,29 @@ export function buildBeam(spec: BeamSpec): BeamScene {
   const pinned: number[] = [];
   for (let i = 0; i < mesh.vertices.length / 3; i++) if (mesh.vertices[3 * i]! < 1e-9) pinned.push(i);
   const { system, state } = fem.softBody(mesh, {
-    density: spec.density, mu: spec.mu, lambda: spec.lambda, damping: spec.damping, pinned, gravity: [0, -9.8, 0],
+    density: spec.density,
+    mu: spec.mu,
+    lambda: spec.lambda,
+    damping: spec.damping,
+    pinned,
+    gravity: [0, -9.8, 0],
   });
   const surface = meshes.tetSurface(mesh);
   const F = surface.length / 3;
   // Alternate two warm tones along the beam so bending is visible in the shading.
   const colours = globalThis.Array.from({ length: F }, (_, f) => {
-    const x = (mesh.vertices[3 * surface[3 * f]!]! + mesh.vertices[3 * surface[3 * f + 1]!]! + mesh.vertices[3 * surface[3 * f + 2]!]!) / 3;
+    const x =
+      (mesh.vertices[3 * surface[3 * f]!]! +
+        mesh.vertices[3 * surface[3 * f + 1]!]! +
+        mesh.vertices[3 * surface[3 * f + 2]!]!) /
+      3;
     return Math.floor((x / spec.size[0]) * spec.cells[0]) % 2 === 0 ? [0.85, 0.55, 0.3] : [0.75, 0.4, 0.25];
   });
   return {
-    spec, system, state, tetCount: mesh.tets.length / 4,
+    spec,
+    system,
+    state,
+    tetCount: mesh.tets.length / 4,
     faces: np.reshape(np.array(surface, { dtype: "int32" }), [F, 3]),
     faceColors: np.array(colours, { dtype: "float32" }),
     camera: renderCamera(spec.camera, spec.resolution, spec.resolution),
@@ -85,9 +105,18 @@ export function beamVertices(b: BeamScene, mu: Array, lambda: Array): Array {
 export function renderBeam(b: BeamScene, vertices: Array): Array {
   const r = b.spec.resolution;
   const frame = (v: Array): Array => {
-    const rgba = render.render({ vertices: v, faces: b.faces, faceColors: b.faceColors }, b.camera, SCENE_LIGHTS, undefined, {
-      width: r, height: r, shading: "flat", softras: { sigma: sigmaFor(r), gamma: 0.05, distEps: 1e-6, faceCulling: "back" },
-    });
+    const rgba = render.render(
+      { vertices: v, faces: b.faces, faceColors: b.faceColors },
+      b.camera,
+      SCENE_LIGHTS,
+      undefined,
+      {
+        width: r,
+        height: r,
+        shading: "flat",
+        softras: { sigma: sigmaFor(r), gamma: 0.05, distEps: 1e-6, faceCulling: "back" },
+      },
+    );
     return premultiply(rgba);
   };
   return vmap(frame)(vertices);

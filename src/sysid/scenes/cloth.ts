@@ -36,7 +36,15 @@ export interface ClothSpec {
 }
 
 export const defaultCloth = (resolution: number): ClothSpec => ({
-  cells: 6, cellSize: 0.15, center: [0, 0.3, 0], density: 1, frames: 18, fps: 30, substeps: 12, every: 2, resolution,
+  cells: 6,
+  cellSize: 0.15,
+  center: [0, 0.3, 0],
+  density: 1,
+  frames: 18,
+  fps: 30,
+  substeps: 12,
+  every: 2,
+  resolution,
 });
 
 export interface ClothScene {
@@ -55,18 +63,35 @@ export interface ClothScene {
 export function buildCloth(spec: ClothSpec): ClothScene {
   const half = (spec.cells * spec.cellSize) / 2;
   const mesh = meshes.clothGrid({
-    cells: [spec.cells, spec.cells], cellSize: spec.cellSize, plane: "xz",
+    cells: [spec.cells, spec.cells],
+    cellSize: spec.cellSize,
+    plane: "xz",
     origin: [spec.center[0] - half, spec.center[1], spec.center[2] + half],
   });
   const n = mesh.vertices.length / 3;
   // dflex's membrane defaults (μ = λ = 100, damping 10) and a soft bending stiffness.
-  const { system } = cloth.clothBody(mesh, { density: spec.density, mu: 100, lambda: 100, damping: 0.1, bending: { stiffness: 0.05, damping: 0.001 } });
+  const { system } = cloth.clothBody(mesh, {
+    density: spec.density,
+    mu: 100,
+    lambda: 100,
+    damping: 0.1,
+    bending: { stiffness: 0.05, damping: 0.001 },
+  });
   return {
-    spec, particles: n, system,
-    rest: np.reshape(np.array(mesh.vertices, { dtype: "float32" }), [n, 3]), restHost: mesh.vertices,
-    surface: { faces: np.reshape(np.array(mesh.faces, { dtype: "int32" }), [-1, 3]), colors: checkerColors(spec.cells) },
+    spec,
+    particles: n,
+    system,
+    rest: np.reshape(np.array(mesh.vertices, { dtype: "float32" }), [n, 3]),
+    restHost: mesh.vertices,
+    surface: {
+      faces: np.reshape(np.array(mesh.faces, { dtype: "int32" }), [-1, 3]),
+      colors: checkerColors(spec.cells),
+    },
     camera: render.perspectiveCamera({ eye: [0.7, 1.9, -1.9], at: [0, 0.3, 0], fovY: 38 }),
-    rendered: globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1),
+    rendered: globalThis.Array.from(
+      { length: Math.floor(spec.frames / spec.every) },
+      (_, k) => (k + 1) * spec.every - 1,
+    ),
   };
 }
 
@@ -76,11 +101,12 @@ export function buildCloth(spec: ClothSpec): ClothScene {
  */
 function checkerColors(cells: number): Array {
   const rows: number[][] = [];
-  for (let j = 0; j <= cells; j++) for (let i = 0; i <= cells; i++) {
-    const hue = [i * 2 < cells ? 0.9 : 0.3, 0.45, j * 2 < cells ? 0.9 : 0.35];
-    const shade = (i + j) % 2 === 0 ? 1 : 0.55;
-    rows.push(hue.map((c) => c * shade));
-  }
+  for (let j = 0; j <= cells; j++)
+    for (let i = 0; i <= cells; i++) {
+      const hue = [i * 2 < cells ? 0.9 : 0.3, 0.45, j * 2 < cells ? 0.9 : 0.35];
+      const shade = (i + j) % 2 === 0 ? 1 : 0.55;
+      rows.push(hue.map((c) => c * shade));
+    }
   return np.array(rows, { dtype: "float32" });
 }
 
@@ -101,13 +127,22 @@ export function clothProblem(scene: ClothScene): Problem<Array> {
 }
 
 /** Host-side velocity field: v_i = base + ω × (x_i − c) + perturbation_i, flattened [N·3]. */
-export function velocityField(scene: ClothScene, base: readonly number[], omega: readonly number[], perturbation: readonly number[]): number[] {
+export function velocityField(
+  scene: ClothScene,
+  base: readonly number[],
+  omega: readonly number[],
+  perturbation: readonly number[],
+): number[] {
   const x = scene.restHost;
   const c = scene.spec.center;
   const out: number[] = [];
   for (let i = 0; i < scene.particles; i++) {
     const r = [x[3 * i]! - c[0], x[3 * i + 1]! - c[1], x[3 * i + 2]! - c[2]];
-    const w = [omega[1]! * r[2]! - omega[2]! * r[1]!, omega[2]! * r[0]! - omega[0]! * r[2]!, omega[0]! * r[1]! - omega[1]! * r[0]!];
+    const w = [
+      omega[1]! * r[2]! - omega[2]! * r[1]!,
+      omega[2]! * r[0]! - omega[0]! * r[2]!,
+      omega[0]! * r[1]! - omega[1]! * r[0]!,
+    ];
     for (let k = 0; k < 3; k++) out.push(base[k]! + w[k]! + perturbation[3 * i + k]!);
   }
   return out;

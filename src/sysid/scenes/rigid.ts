@@ -25,10 +25,20 @@ import { shapeMeshes, type RigidShape, type ShapeMeshes } from "./shapes.js";
 const { rigid, contact } = models;
 
 export type Quat = readonly [number, number, number, number];
-export interface ContactParams { readonly ke: number; readonly kd: number; readonly kf: number; readonly mu: number }
+export interface ContactParams {
+  readonly ke: number;
+  readonly kd: number;
+  readonly kf: number;
+  readonly mu: number;
+}
 
 /** A constant force (N, world frame) at `point` (body frame, about the COM) from `start` for `duration` seconds. */
-export interface Impulse { readonly force: Vec3; readonly point: Vec3; readonly start?: number; readonly duration: number }
+export interface Impulse {
+  readonly force: Vec3;
+  readonly point: Vec3;
+  readonly start?: number;
+  readonly duration: number;
+}
 
 /**
  * What the object looks like behind it: "ground" (a checkerboard ground plane y = 0 under a dark
@@ -78,22 +88,66 @@ export interface RigidSceneSpec {
  * frameOffset (seconds: video frame k shows the state at k/fps + frameOffset — a clip cut between
  * two of the simulation's frame times).
  */
-export const RIGID_UNKNOWNS = ["mass", "ke", "kd", "kf", "mu", "x0", "y0", "z0", "yaw0", "vx0", "vy0", "vz0", "pushScale", "pushStart", "frameOffset"] as const;
+export const RIGID_UNKNOWNS = [
+  "mass",
+  "ke",
+  "kd",
+  "kf",
+  "mu",
+  "x0",
+  "y0",
+  "z0",
+  "yaw0",
+  "vx0",
+  "vy0",
+  "vz0",
+  "pushScale",
+  "pushStart",
+  "frameOffset",
+] as const;
 export type RigidUnknown = (typeof RIGID_UNKNOWNS)[number];
 export const RIGID_UNITS: Readonly<Record<RigidUnknown, string>> = {
-  mass: "kg", ke: "N/m per kg", kd: "1/s", kf: "1/s", mu: "", x0: "m", y0: "m", z0: "m", yaw0: "rad", vx0: "m/s", vy0: "m/s", vz0: "m/s", pushScale: "", pushStart: "s", frameOffset: "s",
+  mass: "kg",
+  ke: "N/m per kg",
+  kd: "1/s",
+  kf: "1/s",
+  mu: "",
+  x0: "m",
+  y0: "m",
+  z0: "m",
+  yaw0: "rad",
+  vx0: "m/s",
+  vy0: "m/s",
+  vz0: "m/s",
+  pushScale: "",
+  pushStart: "s",
+  frameOffset: "s",
 };
 /**
  * The scene's own value of every unknown (its truth, for a scene that describes the true system;
  * the first guess, for a user's scene file): undefined for contact coefficients without a ground
  * and for the pushes' unknowns without impulses.
  */
-export function sceneValues(s: Pick<RigidSceneSpec, "mass" | "contact" | "position" | "velocity" | "impulses">): Record<RigidUnknown, number | undefined> {
+export function sceneValues(
+  s: Pick<RigidSceneSpec, "mass" | "contact" | "position" | "velocity" | "impulses">,
+): Record<RigidUnknown, number | undefined> {
   const pushes = s.impulses.length > 0;
   return {
-    mass: s.mass, ke: s.contact?.ke, kd: s.contact?.kd, kf: s.contact?.kf, mu: s.contact?.mu,
-    x0: s.position[0], y0: s.position[1], z0: s.position[2], yaw0: 0, vx0: s.velocity[0], vy0: s.velocity[1], vz0: s.velocity[2],
-    pushScale: pushes ? 1 : undefined, pushStart: pushes ? 0 : undefined, frameOffset: 0,
+    mass: s.mass,
+    ke: s.contact?.ke,
+    kd: s.contact?.kd,
+    kf: s.contact?.kf,
+    mu: s.contact?.mu,
+    x0: s.position[0],
+    y0: s.position[1],
+    z0: s.position[2],
+    yaw0: 0,
+    vx0: s.velocity[0],
+    vy0: s.velocity[1],
+    vz0: s.velocity[2],
+    pushScale: pushes ? 1 : undefined,
+    pushStart: pushes ? 0 : undefined,
+    frameOffset: 0,
   };
 }
 
@@ -126,9 +180,14 @@ const size = (r: RigidSceneSpec["resolution"]): [number, number] => (typeof r ==
 /** Prepare a scene: mass properties of the shape, render mesh about the COM, camera, background. */
 export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
   const [width, height] = size(spec.resolution);
-  const meshes = typeof spec.shape === "string" ? shapeMeshes(spec.shape, spec.scale) : scaledMesh(spec.shape.mesh, spec.scale);
+  const meshes =
+    typeof spec.shape === "string" ? shapeMeshes(spec.shape, spec.scale) : scaledMesh(spec.shape.mesh, spec.scale);
   const unit = rigid.meshBody(meshes.physics, { density: 1 });
-  if (!(unit.mass > 0)) throw new Error(`rigid scene: the mesh encloses no volume (${unit.mass} m³); it ` + `must be closed and wound counter-clockwise seen from outside.`);
+  if (!(unit.mass > 0))
+    throw new Error(
+      `rigid scene: the mesh encloses no volume (${unit.mass} m³); it ` +
+        `must be closed and wound counter-clockwise seen from outside.`,
+    );
   // meshBody places the mesh's COM at the origin of the body frame; shift the visual mesh the same way.
   const com = [0, 1, 2].map((d) => meshes.physics.vertices[d]! - unit.contactPoints[d]!);
   const v = meshes.visual.vertices;
@@ -137,19 +196,35 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
   const faces = np.reshape(np.array(meshes.visual.faces, { dtype: "int32" }), [meshes.visual.faces.length / 3, 3]);
   const bg = spec.background ?? (spec.contact ? "ground" : [0, 0, 0]);
   checkContactStep(spec, 1 / (spec.fps * spec.substeps));
-  if (spec.edgeSoftness !== undefined && !(spec.edgeSoftness > 0 && Number.isFinite(spec.edgeSoftness))) throw new Error(`rigid scene: edgeSoftness must be a finite factor > 0, got ${spec.edgeSoftness}.`);
+  if (spec.edgeSoftness !== undefined && !(spec.edgeSoftness > 0 && Number.isFinite(spec.edgeSoftness)))
+    throw new Error(`rigid scene: edgeSoftness must be a finite factor > 0, got ${spec.edgeSoftness}.`);
   return {
-    spec, width, height, meshes, local, faces, localPoints: localFlat,
+    spec,
+    width,
+    height,
+    meshes,
+    local,
+    faces,
+    localPoints: localFlat,
     unitInertia: unit.inertia.map((x) => x / unit.mass),
     faceColors: normalColours(localFlat, meshes.visual.faces),
     camera: renderCamera(spec.camera, width, height),
-    background: bg === "ground" ? groundImage(spec.camera, width, height) : bg instanceof Array ? checkBackground(bg, width, height) : [...bg],
+    background:
+      bg === "ground"
+        ? groundImage(spec.camera, width, height)
+        : bg instanceof Array
+          ? checkBackground(bg, width, height)
+          : [...bg],
     dt: 1 / (spec.fps * spec.substeps),
   };
 }
 
 function checkBackground(img: Array, width: number, height: number): Array {
-  if (img.shape.join() !== [height, width, 3].join()) throw new Error(`rigid scene: the background image is [${img.shape}], ` + `expected [${height}, ${width}, 3] (the rendered resolution).`);
+  if (img.shape.join() !== [height, width, 3].join())
+    throw new Error(
+      `rigid scene: the background image is [${img.shape}], ` +
+        `expected [${height}, ${width}, 3] (the rendered resolution).`,
+    );
   return img;
 }
 
@@ -162,7 +237,8 @@ function normalColours(v: readonly number[], f: Int32Array): Array {
   const rows: number[][] = [];
   for (let k = 0; k < f.length; k += 3) {
     const p = [0, 1, 2].map((j) => [0, 1, 2].map((d) => v[3 * f[k + j]! + d]!)) as number[][];
-    const e1 = p[1]!.map((c, d) => c - p[0]![d]!), e2 = p[2]!.map((c, d) => c - p[0]![d]!);
+    const e1 = p[1]!.map((c, d) => c - p[0]![d]!),
+      e2 = p[2]!.map((c, d) => c - p[0]![d]!);
     const n = [e1[1]! * e2[2]! - e1[2]! * e2[1]!, e1[2]! * e2[0]! - e1[0]! * e2[2]!, e1[0]! * e2[1]! - e1[1]! * e2[0]!];
     const len = Math.hypot(n[0]!, n[1]!, n[2]!) || 1;
     rows.push(n.map((c) => 0.55 + 0.4 * (c / len)));
@@ -175,7 +251,12 @@ function normalColours(v: readonly number[], f: Int32Array): Array {
  * object, kd and kf in s⁻¹; see RIGID_GROUND_DEFAULTS): a body placed at its rest height stays
  * there, friction acts from the first substep, and gradients agree with central differences.
  */
-export const RIGID_CONTACT_DEFAULTS: ContactParams = { ke: contact.RIGID_GROUND_DEFAULTS.ke, kd: contact.RIGID_GROUND_DEFAULTS.kd, kf: contact.RIGID_GROUND_DEFAULTS.kf, mu: contact.RIGID_GROUND_DEFAULTS.mu };
+export const RIGID_CONTACT_DEFAULTS: ContactParams = {
+  ke: contact.RIGID_GROUND_DEFAULTS.ke,
+  kd: contact.RIGID_GROUND_DEFAULTS.kd,
+  kf: contact.RIGID_GROUND_DEFAULTS.kf,
+  mu: contact.RIGID_GROUND_DEFAULTS.mu,
+};
 
 /** The scene's contact must be resolved by its substeps: an error naming how many it needs. */
 function checkContactStep(spec: RigidSceneSpec, dt: number): void {
@@ -183,8 +264,11 @@ function checkContactStep(spec: RigidSceneSpec, dt: number): void {
   const limit = contact.rigidContactStepLimit(spec.contact);
   if (dt > limit) {
     const need = Math.ceil(1 / (limit * spec.fps));
-    throw new Error(`rigid scene: ${spec.substeps} substeps at ${spec.fps} fps (dt = ${(dt * 1e3).toFixed(2)} ms) cannot ` + `resolve ground contact with ke ${spec.contact.ke}, kd ${spec.contact.kd}, kf ${spec.contact.kf} ` +
-      `(stable up to dt = ${(limit * 1e3).toFixed(2)} ms); use "substeps": ${need} or more, or a softer contact.`);
+    throw new Error(
+      `rigid scene: ${spec.substeps} substeps at ${spec.fps} fps (dt = ${(dt * 1e3).toFixed(2)} ms) cannot ` +
+        `resolve ground contact with ke ${spec.contact.ke}, kd ${spec.contact.kd}, kf ${spec.contact.kf} ` +
+        `(stable up to dt = ${(limit * 1e3).toFixed(2)} ms); use "substeps": ${need} or more, or a softer contact.`,
+    );
   }
 }
 
@@ -193,19 +277,37 @@ const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 /** The rigid system for parameter values `p` (unknowns as Arrays, everything else from the spec). */
 export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; state: RigidState } {
   const s = scene.spec;
-  const ground = s.contact ? contact.rigidGround({ ke: s.contact.ke, kd: s.contact.kd, kf: s.contact.kf, mu: s.contact.mu }) : undefined;
+  const ground = s.contact
+    ? contact.rigidGround({ ke: s.contact.ke, kd: s.contact.kd, kf: s.contact.kf, mu: s.contact.mu })
+    : undefined;
   const unknown = Object.keys(p).filter((k) => !(RIGID_UNKNOWNS as readonly string[]).includes(k));
-  if (unknown.length) throw new Error(`rigid scene: cannot estimate ${unknown.join(", ")}; a rigid scene's unknowns are ${RIGID_UNKNOWNS.join(", ")}.`);
-  if (!s.contact && ["ke", "kd", "kf", "mu"].some((k) => p[k])) throw new Error("rigid scene: contact coefficients are unknowns, but the scene has no ground contact.");
+  if (unknown.length)
+    throw new Error(
+      `rigid scene: cannot estimate ${unknown.join(", ")}; a rigid scene's unknowns are ${RIGID_UNKNOWNS.join(", ")}.`,
+    );
+  if (!s.contact && ["ke", "kd", "kf", "mu"].some((k) => p[k]))
+    throw new Error("rigid scene: contact coefficients are unknowns, but the scene has no ground contact.");
   const body: BodySpec = {
-    mass: s.mass, inertia: scene.unitInertia.map((x) => x * s.mass),
-    contactPoints: scene.localPoints, contactRadius: 0,
-    position: s.position, rotation: s.rotation, velocity: s.velocity, angularVelocity: s.angularVelocity,
+    mass: s.mass,
+    inertia: scene.unitInertia.map((x) => x * s.mass),
+    contactPoints: scene.localPoints,
+    contactRadius: 0,
+    position: s.position,
+    rotation: s.rotation,
+    velocity: s.velocity,
+    angularVelocity: s.angularVelocity,
   };
   const built = rigid.rigidSystem([body], {
-    gravity: s.gravity, ...(ground ? { ground } : {}),
+    gravity: s.gravity,
+    ...(ground ? { ground } : {}),
     // A constant force over [start, start + duration] (its impulse force·duration wherever the start lies).
-    forceWindows: s.impulses.map((i) => ({ body: 0, force: i.force, point: i.point, start: i.start ?? 0, end: (i.start ?? 0) + i.duration })),
+    forceWindows: s.impulses.map((i) => ({
+      body: 0,
+      force: i.force,
+      point: i.point,
+      start: i.start ?? 0,
+      end: (i.start ?? 0) + i.duration,
+    })),
   });
   const mass = p.mass ? np.reshape(p.mass, [1]) : built.system.mass;
   const unitI = np.reshape(f32(scene.unitInertia), [1, 3, 3]);
@@ -216,9 +318,19 @@ export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; 
     mass,
     inertia: np.mul(np.reshape(mass, [1, 1, 1]), unitI),
     ...(g ? { ground: { ...g, ke: p.ke ?? g.ke, kd: p.kd ?? g.kd, kf: p.kf ?? g.kf, mu: p.mu ?? g.mu } } : {}),
-    ...(w ? { forceWindows: { ...w, force: p.pushScale ? np.mul(w.force, p.pushScale) : w.force, start: p.pushStart ? np.add(w.start, p.pushStart) : w.start, end: p.pushStart ? np.add(w.end, p.pushStart) : w.end } } : {}),
+    ...(w
+      ? {
+          forceWindows: {
+            ...w,
+            force: p.pushScale ? np.mul(w.force, p.pushScale) : w.force,
+            start: p.pushStart ? np.add(w.start, p.pushStart) : w.start,
+            end: p.pushStart ? np.add(w.end, p.pushStart) : w.end,
+          },
+        }
+      : {}),
   };
-  if (!w && (p.pushScale || p.pushStart)) throw new Error("rigid scene: pushScale and pushStart are unknowns of the scene's impulses, but it has none.");
+  if (!w && (p.pushScale || p.pushStart))
+    throw new Error("rigid scene: pushScale and pushStart are unknowns of the scene's impulses, but it has none.");
   return { system, state: initialStateFor(built.state, p) };
 }
 
@@ -226,7 +338,9 @@ export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; 
 function initialStateFor(state: RigidState, p: Params): RigidState {
   const pick = (base: Array, names: readonly string[]): Array => {
     if (!names.some((n) => p[n])) return base;
-    const parts = np.split(np.reshape(base, [3]), 3, 0).map((c, i) => (p[names[i]!] ? np.reshape(p[names[i]!]!, [1]) : c));
+    const parts = np
+      .split(np.reshape(base, [3]), 3, 0)
+      .map((c, i) => (p[names[i]!] ? np.reshape(p[names[i]!]!, [1]) : c));
     return np.reshape(np.concatenate(parts, 0), [1, 3]);
   };
   let q = state.q;
@@ -260,7 +374,10 @@ export function rigidVertices(scene: RigidScene, p: Params, frames: number): Arr
 function verticesAtFrames(scene: RigidScene, p: Params, frames: number): Array {
   const { system, state } = systemFor(scene, p);
   const first = { x: state.x, q: state.q };
-  const later = frames > 1 ? rigid.simulate(system, state, { dt: scene.dt, substeps: scene.spec.substeps, frames: frames - 1 }) : null;
+  const later =
+    frames > 1
+      ? rigid.simulate(system, state, { dt: scene.dt, substeps: scene.spec.substeps, frames: frames - 1 })
+      : null;
   const q = later ? np.concatenate([np.expandDims(first.q, 0), later.q], 0) : np.expandDims(first.q, 0);
   const R = rigid.quatToMatrix(np.squeeze(q, 1)); // [T, 3, 3]
   const x = np.squeeze(later ? np.concatenate([np.expandDims(first.x, 0), later.x], 0) : np.expandDims(first.x, 0), 1); // [T, 3]
@@ -268,17 +385,23 @@ function verticesAtFrames(scene: RigidScene, p: Params, frames: number): Array {
 }
 
 /** Faces kept per screen tile and non-empty tiles rasterized under jit (see `measureTiling`). */
-export interface Tiling { readonly capacity: number; readonly activeTiles: number }
+export interface Tiling {
+  readonly capacity: number;
+  readonly activeTiles: number;
+}
 
 /**
  * Colour aggregation settings: back faces never colour a pixel, the depth softmax is mild
  * (γ = 0.05 of the near–far range: front faces of one object blend smoothly, the background weight
  * stays below 1e-7), and faces are pruned only below coverage 1e-6.
  */
-const DIST_EPS = 1e-6, GAMMA = 0.05, TILE = 8;
+const DIST_EPS = 1e-6,
+  GAMMA = 0.05,
+  TILE = 8;
 
 /** The soft rasterizer's σ for the scene's resolution, times its edgeSoftness. */
-const edgeSigma = (scene: RigidScene): number => sigmaFor(Math.min(scene.width, scene.height)) * (scene.spec.edgeSoftness ?? 1);
+const edgeSigma = (scene: RigidScene): number =>
+  sigmaFor(Math.min(scene.width, scene.height)) * (scene.spec.edgeSoftness ?? 1);
 
 /**
  * One frame [H, W, C] of the object at world vertices [V, 3], premultiplied by its soft silhouette
@@ -295,11 +418,20 @@ const edgeSigma = (scene: RigidScene): number => sigmaFor(Math.min(scene.width, 
  * it, so compositing is exact, costs nothing per iteration and has no seam between triangles.
  */
 export function rigidFrame(scene: RigidScene, vertices: Array, tiling?: Tiling): Array {
-  const rgba = render.render({ vertices, faces: scene.faces, faceColors: scene.faceColors }, scene.camera, SCENE_LIGHTS, undefined, {
-    width: scene.width, height: scene.height, shading: "flat", tile: TILE,
-    ...(tiling ? { ...tiling, onOverflow: "ignore" as const } : {}),
-    softras: { sigma: edgeSigma(scene), gamma: GAMMA, distEps: DIST_EPS, faceCulling: "back" },
-  });
+  const rgba = render.render(
+    { vertices, faces: scene.faces, faceColors: scene.faceColors },
+    scene.camera,
+    SCENE_LIGHTS,
+    undefined,
+    {
+      width: scene.width,
+      height: scene.height,
+      shading: "flat",
+      tile: TILE,
+      ...(tiling ? { ...tiling, onOverflow: "ignore" as const } : {}),
+      softras: { sigma: edgeSigma(scene), gamma: GAMMA, distEps: DIST_EPS, faceCulling: "back" },
+    },
+  );
   const channels = scene.spec.channels ?? "rgba";
   if (channels === "alpha") return np.split(rgba, [3], -1)[1]!;
   return overBackground(premultiply(rgba), scene.background, channels);
@@ -321,7 +453,8 @@ export function measureTiling(scene: RigidScene, trajectories: readonly Array[],
   if (trajectories.some((t) => !(t instanceof ConcreteArray) || t.backend.name !== "cpu")) return undefined;
   const grid = render.makeTileGrid(scene.width, scene.height, TILE, "float32");
   const margin = Math.sqrt(Math.log(1 / DIST_EPS - 1) * edgeSigma(scene));
-  let most = 1, active = 1;
+  let most = 1,
+    active = 1;
   for (const verts of trajectories) {
     const proj = render.projectPoints(scene.camera, verts); // xy [T, V, 2]
     for (const frame of np.split(proj.xy, verts.shape[0]!, 0)) {
@@ -329,7 +462,10 @@ export function measureTiling(scene: RigidScene, trajectories: readonly Array[],
       const include = np.ones([scene.faces.shape[0]!], { dtype: "bool" });
       const counts = render.binFaces(grid, xy, include, margin).counts.dataSync();
       let nonEmpty = 0;
-      for (const c of counts) { most = Math.max(most, c); if (c > 0) nonEmpty++; }
+      for (const c of counts) {
+        most = Math.max(most, c);
+        if (c > 0) nonEmpty++;
+      }
       active = Math.max(active, nonEmpty);
     }
   }
@@ -348,7 +484,8 @@ export function rigidProblem(scene: RigidScene, o: { tiling?: Tiling } = {}): Pr
 }
 
 /** Half-size of the square ground (m) and the side of its checker squares. */
-const GROUND_HALF = 4, CHECKER = 0.5;
+const GROUND_HALF = 4,
+  CHECKER = 0.5;
 
 /**
  * The ground plane y = 0 as seen by the camera, [H, W, 3]: a grey checkerboard (for a sense of
@@ -356,15 +493,19 @@ const GROUND_HALF = 4, CHECKER = 0.5;
  */
 export function groundImage(camera: CameraSpec, width: number, height: number): Array {
   const h = hostCamera(camera, width, height);
-  const sky = [0.12, 0.13, 0.16], light = [0.42, 0.44, 0.47], dark = [0.33, 0.35, 0.38];
+  const sky = [0.12, 0.13, 0.16],
+    light = [0.42, 0.44, 0.47],
+    dark = [0.33, 0.35, 0.38];
   const data = new Float32Array(width * height * 3);
-  for (let row = 0; row < height; row++) for (let col = 0; col < width; col++) {
-    const d = pixelRay(h, col, row, width, height);
-    const t = d[1] < 0 ? -h.eye[1] / d[1] : Infinity;
-    const px = h.eye[0] + t * d[0], pz = h.eye[2] + t * d[2];
-    const onGround = Number.isFinite(t) && Math.abs(px) <= GROUND_HALF && Math.abs(pz) <= GROUND_HALF;
-    const colour = !onGround ? sky : (Math.floor(px / CHECKER) + Math.floor(pz / CHECKER)) % 2 === 0 ? light : dark;
-    data.set(colour, 3 * (row * width + col));
-  }
+  for (let row = 0; row < height; row++)
+    for (let col = 0; col < width; col++) {
+      const d = pixelRay(h, col, row, width, height);
+      const t = d[1] < 0 ? -h.eye[1] / d[1] : Infinity;
+      const px = h.eye[0] + t * d[0],
+        pz = h.eye[2] + t * d[2];
+      const onGround = Number.isFinite(t) && Math.abs(px) <= GROUND_HALF && Math.abs(pz) <= GROUND_HALF;
+      const colour = !onGround ? sky : (Math.floor(px / CHECKER) + Math.floor(pz / CHECKER)) % 2 === 0 ? light : dark;
+      data.set(colour, 3 * (row * width + col));
+    }
   return np.reshape(np.array(data, { dtype: "float32" }), [height, width, 3]);
 }

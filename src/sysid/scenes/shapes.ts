@@ -25,12 +25,18 @@ export interface ShapeMeshes {
 function baseShape(shape: RigidShape): ShapeMeshes {
   const same = (m: TriMesh): ShapeMeshes => ({ physics: m, visual: m });
   switch (shape) {
-    case "box": return same(meshes.box(0.5, 0.5, 0.5));
-    case "cone": return same(meshes.cone(0.5, 1, 16));
-    case "cylinder": return same(meshes.cylinder(0.45, 0.5, 16));
-    case "icosphere": return same(meshes.icosphere(0.5, 1));
-    case "torus": return same(meshes.torus(0.38, 0.14, 12, 6));
-    case "capsule": return same(meshes.capsule(0.3, 0.3, 12, 3));
+    case "box":
+      return same(meshes.box(0.5, 0.5, 0.5));
+    case "cone":
+      return same(meshes.cone(0.5, 1, 16));
+    case "cylinder":
+      return same(meshes.cylinder(0.45, 0.5, 16));
+    case "icosphere":
+      return same(meshes.icosphere(0.5, 1));
+    case "torus":
+      return same(meshes.torus(0.38, 0.14, 12, 6));
+    case "capsule":
+      return same(meshes.capsule(0.3, 0.3, 12, 3));
     case "bunny": {
       const full = meshes.bunny({ size: 1, center: [0, 0, 0] });
       return { physics: full, visual: clusterVertices(full, 8) };
@@ -39,8 +45,10 @@ function baseShape(shape: RigidShape): ShapeMeshes {
 }
 
 /** Scale a mesh's vertices per axis (positive scales keep it closed and outward-wound). */
-const scaleMesh = (m: TriMesh, s: readonly [number, number, number]): TriMesh =>
-  ({ vertices: meshes.transformVertices(m.vertices, { scale: s }), faces: m.faces });
+const scaleMesh = (m: TriMesh, s: readonly [number, number, number]): TriMesh => ({
+  vertices: meshes.transformVertices(m.vertices, { scale: s }),
+  faces: m.faces,
+});
 
 /** The shape's meshes with anisotropic scale factors applied. */
 export function shapeMeshes(shape: RigidShape, scale: readonly [number, number, number] = [1, 1, 1]): ShapeMeshes {
@@ -56,9 +64,15 @@ export function shapeMeshes(shape: RigidShape, scale: readonly [number, number, 
  * properties (those use the full mesh).
  */
 export function clusterVertices(m: TriMesh, cells: number): TriMesh {
-  const v = m.vertices, n = v.length / 3;
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < n; i++) for (let d = 0; d < 3; d++) { lo[d] = Math.min(lo[d]!, v[3 * i + d]!); hi[d] = Math.max(hi[d]!, v[3 * i + d]!); }
+  const v = m.vertices,
+    n = v.length / 3;
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < n; i++)
+    for (let d = 0; d < 3; d++) {
+      lo[d] = Math.min(lo[d]!, v[3 * i + d]!);
+      hi[d] = Math.max(hi[d]!, v[3 * i + d]!);
+    }
   const size = Math.max(hi[0]! - lo[0]!, hi[1]! - lo[1]!, hi[2]! - lo[2]!) / cells;
   const cellOf = new Map<string, number>();
   const sums: number[][] = [];
@@ -66,15 +80,24 @@ export function clusterVertices(m: TriMesh, cells: number): TriMesh {
   for (let i = 0; i < n; i++) {
     const key = [0, 1, 2].map((d) => Math.min(cells - 1, Math.floor((v[3 * i + d]! - lo[d]!) / size))).join(",");
     let c = cellOf.get(key);
-    if (c === undefined) { c = sums.length; cellOf.set(key, c); sums.push([0, 0, 0, 0]); }
+    if (c === undefined) {
+      c = sums.length;
+      cellOf.set(key, c);
+      sums.push([0, 0, 0, 0]);
+    }
     const s = sums[c]!;
-    s[0]! += v[3 * i]!; s[1]! += v[3 * i + 1]!; s[2]! += v[3 * i + 2]!; s[3]! += 1;
+    s[0]! += v[3 * i]!;
+    s[1]! += v[3 * i + 1]!;
+    s[2]! += v[3 * i + 2]!;
+    s[3]! += 1;
     remap[i] = c;
   }
   const faces: number[] = [];
   const seen = new Set<string>();
   for (let f = 0; f < m.faces.length; f += 3) {
-    const a = remap[m.faces[f]!]!, b = remap[m.faces[f + 1]!]!, c = remap[m.faces[f + 2]!]!;
+    const a = remap[m.faces[f]!]!,
+      b = remap[m.faces[f + 1]!]!,
+      c = remap[m.faces[f + 2]!]!;
     if (a === b || b === c || a === c) continue;
     const key = [a, b, c].sort((x, y) => x - y).join(",");
     if (seen.has(key)) continue;

@@ -50,8 +50,18 @@ export interface TwistBeamSpec {
 }
 
 export const defaultTwistBeam = (resolution: number): TwistBeamSpec => ({
-  size: [1, 0.25, 0.25], cells: [4, 1, 1], density: 3, mu: 1000, lambda: 1000, damping: 2, twist: 6,
-  frames: 30, fps: 30, substeps: 20, every: 3, resolution,
+  size: [1, 0.25, 0.25],
+  cells: [4, 1, 1],
+  density: 3,
+  mu: 1000,
+  lambda: 1000,
+  damping: 2,
+  twist: 6,
+  frames: 30,
+  fps: 30,
+  substeps: 20,
+  every: 3,
+  resolution,
 });
 
 export interface TwistBeamScene {
@@ -77,7 +87,13 @@ export function buildTwistBeam(spec: TwistBeamSpec): TwistBeamScene {
   const pinned = globalThis.Array.from({ length: n }, (_, i) => i).filter(clamped);
   const free = globalThis.Array.from({ length: n }, (_, i) => i).filter((i) => !clamped(i));
   const lumped = globalThis.Array.from(fem.lumpedMasses(mesh, spec.density));
-  const { system } = fem.softBody(mesh, { density: spec.density, mu: spec.mu, lambda: spec.lambda, damping: spec.damping, pinned });
+  const { system } = fem.softBody(mesh, {
+    density: spec.density,
+    mu: spec.mu,
+    lambda: spec.lambda,
+    damping: spec.damping,
+    pinned,
+  });
   const masses = spec.masses ?? lumped;
   if (masses.length !== n) throw new Error(`twist beam: ${masses.length} masses for ${n} particles.`);
   // v = ω(x) e_x × r with ω growing linearly from 0 at the clamp to `twist` at the tip.
@@ -89,12 +105,24 @@ export function buildTwistBeam(spec: TwistBeamSpec): TwistBeamScene {
   }
   const surface = meshes.tetSurface(mesh);
   return {
-    spec, mesh, free, lumped,
+    spec,
+    mesh,
+    free,
+    lumped,
     system: { ...system, mass: np.array([...masses], { dtype: "float32" }) },
-    state: { x: np.reshape(np.array(mesh.vertices, { dtype: "float32" }), [n, 3]), v: np.reshape(np.array(v, { dtype: "float32" }), [n, 3]) },
-    surface: { faces: np.reshape(np.array(surface, { dtype: "int32" }), [-1, 3]), colors: octantColors(mesh.vertices, [0, 0, 0]) },
+    state: {
+      x: np.reshape(np.array(mesh.vertices, { dtype: "float32" }), [n, 3]),
+      v: np.reshape(np.array(v, { dtype: "float32" }), [n, 3]),
+    },
+    surface: {
+      faces: np.reshape(np.array(surface, { dtype: "int32" }), [-1, 3]),
+      colors: octantColors(mesh.vertices, [0, 0, 0]),
+    },
     camera: render.perspectiveCamera({ eye: [0.45, 0.35, -1.25], at: [0.05, -0.15, 0], fovY: 50 }),
-    rendered: globalThis.Array.from({ length: Math.floor(spec.frames / spec.every) }, (_, k) => (k + 1) * spec.every - 1),
+    rendered: globalThis.Array.from(
+      { length: Math.floor(spec.frames / spec.every) },
+      (_, k) => (k + 1) * spec.every - 1,
+    ),
   };
 }
 
@@ -114,12 +142,25 @@ export function beamPositions(scene: TwistBeamScene, p: BeamParams, frames = sce
   if (p.freeMass) {
     // Scatter the free masses into the full vector; clamped particles keep theirs (they never accelerate).
     const idx = np.array([...scene.free], { dtype: "int32" });
-    mass = np.add(np.mul(mass, np.array(scene.lumped.map((_, i) => (scene.free.includes(i) ? 0 : 1)), { dtype: "float32" })),
-      np.scatterAdd(np.zerosLike(mass), idx, p.freeMass));
+    mass = np.add(
+      np.mul(
+        mass,
+        np.array(
+          scene.lumped.map((_, i) => (scene.free.includes(i) ? 0 : 1)),
+          { dtype: "float32" },
+        ),
+      ),
+      np.scatterAdd(np.zerosLike(mass), idx, p.freeMass),
+    );
   }
   const system: ParticleSystem = {
-    ...scene.system, mass,
-    tets: { ...tets, mu: p.mu ? np.broadcastTo(p.mu, [nt]) : tets.mu, lambda: p.lambda ? np.broadcastTo(p.lambda, [nt]) : tets.lambda },
+    ...scene.system,
+    mass,
+    tets: {
+      ...tets,
+      mu: p.mu ? np.broadcastTo(p.mu, [nt]) : tets.mu,
+      lambda: p.lambda ? np.broadcastTo(p.lambda, [nt]) : tets.lambda,
+    },
   };
   const s = scene.spec;
   return particles.simulate(system, scene.state, { dt: 1 / (s.fps * s.substeps), substeps: s.substeps, frames }).x;
@@ -131,5 +172,9 @@ export const beamVideo = (scene: TwistBeamScene, positions: Array): Array =>
 
 /** The beam as a sysid problem whose unknowns `p` are overrides of its parameters (mu, lambda, mass). */
 export function beamProblem(scene: TwistBeamScene, params: (p: Params) => BeamParams): Problem<Array> {
-  return { frames: scene.spec.frames, simulate: (p, frames) => beamPositions(scene, params(p), frames), render: (x) => beamVideo(scene, x) };
+  return {
+    frames: scene.spec.frames,
+    simulate: (p, frames) => beamPositions(scene, params(p), frames),
+    render: (x) => beamVideo(scene, x),
+  };
 }

@@ -13,7 +13,9 @@ import { gpu } from "./context.js";
 import { float64Error } from "./wgsl-lib.js";
 
 let backendRef: Backend | null = null;
-export function setWebGPUBackendRef(b: Backend): void { backendRef = b; }
+export function setWebGPUBackendRef(b: Backend): void {
+  backendRef = b;
+}
 const backend = (): Backend => {
   if (!backendRef) throw new Error("internal: webgpu backend object not registered.");
   return backendRef;
@@ -30,17 +32,22 @@ export function wrapBuffer(aval: ShapedArray, buf: DeviceBuffer): ConcreteArray 
 /** The device buffer behind a webgpu array (borrowed: valid while the array is alive). */
 export function bufferOf(arr: ConcreteArray): DeviceBuffer {
   const h = arr.buffer;
-  if (!isBufferHandle(h)) throw new Error(`internal: a ${arr.backend.name} array reached the webgpu backend as a webgpu array.`);
+  if (!isBufferHandle(h))
+    throw new Error(`internal: a ${arr.backend.name} array reached the webgpu backend as a webgpu array.`);
   return h.buffer;
 }
 
 /** Host data as 32-bit words (bools widen to u32). */
 export function toWords(data: TypedArray, aval: ShapedArray): Float32Array | Int32Array | Uint32Array {
   switch (aval.dtype) {
-    case "float32": return data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>);
-    case "int32": return data instanceof Int32Array ? data : Int32Array.from(data as ArrayLike<number>);
-    case "bool": return Uint32Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
-    case "float64": throw float64Error();
+    case "float32":
+      return data instanceof Float32Array ? data : Float32Array.from(data as ArrayLike<number>);
+    case "int32":
+      return data instanceof Int32Array ? data : Int32Array.from(data as ArrayLike<number>);
+    case "bool":
+      return Uint32Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
+    case "float64":
+      throw float64Error();
   }
 }
 
@@ -76,8 +83,12 @@ export function deviceBufferFor(arr: ConcreteArray): DeviceBuffer {
     let b = scalarCache.get(key);
     if (!b) {
       b = uploadWords(arr.dataSync(), arr.aval, true);
-      if (scalarCache.size < 4096) scalarCache.set(key, b); // the cache keeps its reference forever
-      else { const h = new BufferHandle(b); cpuArrayCache.set(arr, h); }
+      if (scalarCache.size < 4096)
+        scalarCache.set(key, b); // the cache keeps its reference forever
+      else {
+        const h = new BufferHandle(b);
+        cpuArrayCache.set(arr, h);
+      }
     }
     return b;
   }
@@ -102,13 +113,20 @@ export async function readArray(arr: ConcreteArray): Promise<TypedArray> {
   if (ctx.errors.length > reportedErrors) {
     const fresh = ctx.errors.slice(reportedErrors);
     reportedErrors = ctx.errors.length;
-    throw new Error(`webgpu: the device reported ${fresh.length === 1 ? "an error" : `${fresh.length} errors`}; ` + `results computed since may be wrong:\n${fresh.join("\n")}`);
+    throw new Error(
+      `webgpu: the device reported ${fresh.length === 1 ? "an error" : `${fresh.length} errors`}; ` +
+        `results computed since may be wrong:\n${fresh.join("\n")}`,
+    );
   }
   switch (arr.dtype) {
-    case "float32": return new Float32Array(words.buffer, words.byteOffset, words.length);
-    case "int32": return new Int32Array(words.buffer, words.byteOffset, words.length);
-    case "bool": return Uint8Array.from(words, (w) => (w ? 1 : 0));
-    case "float64": throw float64Error();
+    case "float32":
+      return new Float32Array(words.buffer, words.byteOffset, words.length);
+    case "int32":
+      return new Int32Array(words.buffer, words.byteOffset, words.length);
+    case "bool":
+      return Uint8Array.from(words, (w) => (w ? 1 : 0));
+    case "float64":
+      throw float64Error();
   }
 }
 

@@ -16,16 +16,27 @@ export const webgpuBackend: Backend = {
   upload(data: TypedArray, aval: ShapedArray): BufferHandle {
     if (aval.dtype === "float64") throw float64Error();
     // Scalars (JS numbers moved next to device operands) share one cached buffer per value.
-    if (aval.size === 1) return new BufferHandle(deviceBufferFor(fromTyped(data, aval.shape, aval.dtype, { backend: "cpu" })).retain());
+    if (aval.size === 1)
+      return new BufferHandle(deviceBufferFor(fromTyped(data, aval.shape, aval.dtype, { backend: "cpu" })).retain());
     return new BufferHandle(uploadWords(data, aval));
   },
-  execute(prim: Primitive, inputs: readonly ConcreteArray[], params: unknown, outAvals: readonly ShapedArray[]): ConcreteArray[] {
+  execute(
+    prim: Primitive,
+    inputs: readonly ConcreteArray[],
+    params: unknown,
+    outAvals: readonly ShapedArray[],
+  ): ConcreteArray[] {
     return executeEager(prim, inputs, params, outAvals);
   },
-  read(arr: ConcreteArray): Promise<TypedArray> { return readArray(arr); },
+  read(arr: ConcreteArray): Promise<TypedArray> {
+    return readArray(arr);
+  },
   readSync(arr: ConcreteArray): TypedArray {
-    throw new Error(`dataSync() cannot read a webgpu array (${arr.aval}): GPU readback is asynchronous. ` +
-      "Use `await x.data()` (or `await x.toNdarray()`); item() and " + "toList() read synchronously too, so use data() for them on webgpu.");
+    throw new Error(
+      `dataSync() cannot read a webgpu array (${arr.aval}): GPU readback is asynchronous. ` +
+        "Use `await x.data()` (or `await x.toNdarray()`); item() and " +
+        "toList() read synchronously too, so use data() for them on webgpu.",
+    );
   },
   free(buffer: unknown): void {
     if (isBufferHandle(buffer)) buffer.release();

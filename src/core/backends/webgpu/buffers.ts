@@ -9,12 +9,18 @@
  * Handles free themselves when the array that owns them becomes unreachable (FinalizationRegistry).
  */
 
-export const BUF_STORAGE = 0x80, BUF_COPY_SRC = 0x04, BUF_COPY_DST = 0x08, BUF_MAP_READ = 0x01, BUF_UNIFORM = 0x40;
+export const BUF_STORAGE = 0x80,
+  BUF_COPY_SRC = 0x04,
+  BUF_COPY_DST = 0x08,
+  BUF_MAP_READ = 0x01,
+  BUF_UNIFORM = 0x40;
 export const MAP_MODE_READ = 0x1;
 const DATA_USAGE = BUF_STORAGE | BUF_COPY_SRC | BUF_COPY_DST;
 
 /** Derived data cached on a buffer (inverse incidence for scatter_add); released with it. */
-export interface BufferDerived { release(): void }
+export interface BufferDerived {
+  release(): void;
+}
 
 let nextBufferId = 1;
 
@@ -32,7 +38,14 @@ export class DeviceBuffer {
   host: Int32Array | null = null;
   readonly derived = new Map<string, BufferDerived>();
   /** @internal */
-  constructor(gpu: GPUBuffer, readonly capacity: number, readonly words: number, private readonly pool: BufferPool) { this.gpu = gpu; }
+  constructor(
+    gpu: GPUBuffer,
+    readonly capacity: number,
+    readonly words: number,
+    private readonly pool: BufferPool,
+  ) {
+    this.gpu = gpu;
+  }
   retain(): this {
     if (this.refs <= 0) throw new Error("internal: retain of a released device buffer.");
     this.refs++;
@@ -47,7 +60,9 @@ export class DeviceBuffer {
       this.pool.recycle(this);
     }
   }
-  get bytes(): number { return this.words * 4; }
+  get bytes(): number {
+    return this.words * 4;
+  }
 }
 
 /** Memory counters, for tests and the memory benchmark. */
@@ -94,13 +109,19 @@ export class BufferPool {
   pressureStepBytes = 256 * 1024 * 1024;
 
   /** @internal */
-  constructor(private readonly device: GPUDevice, private readonly maxBufferSize: number) {}
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly maxBufferSize: number,
+  ) {}
 
   /** A buffer of `words` 32-bit elements (contents undefined), with one reference. */
   allocate(words: number): DeviceBuffer {
     const need = Math.max(1, words) * 4;
     if (need > this.maxBufferSize) {
-      throw new Error(`webgpu: an array of ${words} elements (${need} bytes) exceeds ` + `this device's maxBufferSize (${this.maxBufferSize} bytes).`);
+      throw new Error(
+        `webgpu: an array of ${words} elements (${need} bytes) exceeds ` +
+          `this device's maxBufferSize (${this.maxBufferSize} bytes).`,
+      );
     }
     const cap = Math.min(sizeClass(need), Math.max(need, Math.floor(this.maxBufferSize / 4) * 4));
     const list = this.free.get(cap);
@@ -160,8 +181,13 @@ export class BufferPool {
 
   stats(): GpuMemoryStats {
     return {
-      liveBytes: this.live, pooledBytes: this.pooled, allocatedBytes: this.live + this.pooled, peakAllocatedBytes: this.peak,
-      created: this.created, destroyed: this.destroyed, liveBuffers: this.liveCount,
+      liveBytes: this.live,
+      pooledBytes: this.pooled,
+      allocatedBytes: this.live + this.pooled,
+      peakAllocatedBytes: this.peak,
+      created: this.created,
+      destroyed: this.destroyed,
+      liveBuffers: this.liveCount,
     };
   }
 }

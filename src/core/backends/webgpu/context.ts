@@ -39,9 +39,11 @@ export class GpuContext {
 }
 
 let current: GpuContext | null = null;
-export function setGpuContext(c: GpuContext): void { current = c; }
+export function setGpuContext(c: GpuContext): void {
+  current = c;
+}
 export function gpu(): GpuContext {
-  if (!current) throw new Error("internal: the WebGPU backend is used before `await init({ backend: \"webgpu\" })`.");
+  if (!current) throw new Error('internal: the WebGPU backend is used before `await init({ backend: "webgpu" })`.');
   return current;
 }
 export const gpuIfReady = (): GpuContext | null => current;

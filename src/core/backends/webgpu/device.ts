@@ -42,7 +42,10 @@ async function nodeGpu(): Promise<GPU> {
   try {
     mod = (await import(/* @vite-ignore */ specifier)) as DawnModule;
   } catch (e) {
-    throw new Error(`the "webgpu" package (Dawn for Node) could not be loaded ` + `(${(e as Error).message}); install it with \`npm install webgpu\``);
+    throw new Error(
+      `the "webgpu" package (Dawn for Node) could not be loaded ` +
+        `(${(e as Error).message}); install it with \`npm install webgpu\``,
+    );
   }
   // Expose GPUBufferUsage & co. for user code that expects browser globals, without overwriting anything.
   const g = globalThis as Record<string, unknown>;
@@ -62,9 +65,17 @@ export interface AdapterProbe {
  * A CPU-emulated adapter (lavapipe, SwiftShader), from its info. Chromium's SwiftShader says so only
  * in its architecture ("swiftshader", empty description) and in isFallbackAdapter.
  */
-export const isSoftwareAdapter = (info: { architecture?: unknown; description?: unknown; device?: unknown; isFallbackAdapter?: unknown }): boolean =>
-  info.architecture === "software" || info.isFallbackAdapter === true ||
-  /llvmpipe|lavapipe|swiftshader|software/i.test(`${String(info.architecture ?? "")} ${String(info.description ?? "")} ${String(info.device ?? "")}`);
+export const isSoftwareAdapter = (info: {
+  architecture?: unknown;
+  description?: unknown;
+  device?: unknown;
+  isFallbackAdapter?: unknown;
+}): boolean =>
+  info.architecture === "software" ||
+  info.isFallbackAdapter === true ||
+  /llvmpipe|lavapipe|swiftshader|software/i.test(
+    `${String(info.architecture ?? "")} ${String(info.description ?? "")} ${String(info.device ?? "")}`,
+  );
 
 /**
  * Node only: asks for an adapter in a child process, so that Dawn's start-up warnings (lavapipe
@@ -78,7 +89,9 @@ export async function probeNodeAdapter(): Promise<AdapterProbe | null> {
     // Specifiers in variables: bundlers for the web must not follow them.
     const [cp, nm, nu] = ["node:child_process", "node:module", "node:url"];
     const { spawnSync } = (await import(/* @vite-ignore */ cp)) as typeof import("node:child_process");
-    const { createRequire } = (await import(/* @vite-ignore */ nm)) as unknown as { createRequire: (from: string) => { resolve(id: string): string } };
+    const { createRequire } = (await import(/* @vite-ignore */ nm)) as unknown as {
+      createRequire: (from: string) => { resolve(id: string): string };
+    };
     const { pathToFileURL } = (await import(/* @vite-ignore */ nu)) as typeof import("node:url");
     const url = pathToFileURL(createRequire(import.meta.url).resolve("webgpu")).href;
     const script = `const m = await import(${JSON.stringify(url)});
@@ -87,12 +100,18 @@ const i = a ? a.info : null;
 process.stdout.write(JSON.stringify(i ? { architecture: i.architecture, description: i.description, device: i.device } : null));
 process.exit(0);`;
     const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-      encoding: "utf8", timeout: 30_000, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || "/tmp" },
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR || "/tmp" },
     });
     if (r.status !== 0 || !r.stdout) return null;
     const info = JSON.parse(r.stdout) as { architecture?: string; description?: string; device?: string } | null;
     if (!info) return { found: false, software: false, description: "" };
-    return { found: true, software: isSoftwareAdapter(info), description: String(info.description || info.architecture || "") };
+    return {
+      found: true,
+      software: isSoftwareAdapter(info),
+      description: String(info.description || info.architecture || ""),
+    };
   } catch {
     return null;
   }
@@ -112,9 +131,15 @@ function readLimits(l: GPUSupportedLimits): GpuLimits {
 
 /** Limits worth raising above the WebGPU defaults (the adapter decides how far). */
 const REQUESTED_LIMITS = [
-  "maxStorageBuffersPerShaderStage", "maxComputeWorkgroupsPerDimension", "maxComputeInvocationsPerWorkgroup",
-  "maxComputeWorkgroupStorageSize", "maxStorageBufferBindingSize", "maxBufferSize",
-  "maxComputeWorkgroupSizeX", "maxComputeWorkgroupSizeY", "maxComputeWorkgroupSizeZ",
+  "maxStorageBuffersPerShaderStage",
+  "maxComputeWorkgroupsPerDimension",
+  "maxComputeInvocationsPerWorkgroup",
+  "maxComputeWorkgroupStorageSize",
+  "maxStorageBufferBindingSize",
+  "maxBufferSize",
+  "maxComputeWorkgroupSizeX",
+  "maxComputeWorkgroupSizeY",
+  "maxComputeWorkgroupSizeZ",
 ] as const;
 
 /** Finds an adapter and opens a device with the adapter's limits; throws a clear error when there is none. */
@@ -125,7 +150,8 @@ export async function acquireDevice(): Promise<AcquiredDevice> {
   else gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
   if (!gpu) throw new Error("this browser has no WebGPU (navigator.gpu is undefined)");
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
-  if (!adapter) throw new Error("no WebGPU adapter was found (on Linux without a GPU, install Mesa's lavapipe Vulkan driver)");
+  if (!adapter)
+    throw new Error("no WebGPU adapter was found (on Linux without a GPU, install Mesa's lavapipe Vulkan driver)");
   const requiredLimits: Record<string, number> = {};
   for (const k of REQUESTED_LIMITS) {
     const v = (adapter.limits as unknown as Record<string, number | undefined>)[k];
@@ -141,7 +167,10 @@ export async function acquireDevice(): Promise<AcquiredDevice> {
     device: ai?.device ?? "",
     description: ai?.description ?? "",
     // In adapter.info since 2024, on the adapter itself before.
-    isFallbackAdapter: (ai as { isFallbackAdapter?: boolean } | undefined)?.isFallbackAdapter ?? (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter ?? false,
+    isFallbackAdapter:
+      (ai as { isFallbackAdapter?: boolean } | undefined)?.isFallbackAdapter ??
+      (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter ??
+      false,
     limits: { ...readLimits(device.limits) },
   };
   return { device, limits: readLimits(device.limits), info, platform };

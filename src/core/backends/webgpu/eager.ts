@@ -17,11 +17,20 @@ const CACHE_MAX = 2048;
 
 function keyOf(prim: Primitive, params: unknown, avals: readonly ShapedArray[]): string | null {
   let p: string;
-  try { p = JSON.stringify(params) ?? ""; } catch { return null; }
+  try {
+    p = JSON.stringify(params) ?? "";
+  } catch {
+    return null;
+  }
   return `${prim.name}|${p}|${avals.map((a) => `${a.dtype}[${a.shape.join(",")}]`).join(";")}`;
 }
 
-function programFor(prim: Primitive, params: unknown, inAvals: readonly ShapedArray[], outAvals: readonly ShapedArray[]): GpuProgram {
+function programFor(
+  prim: Primitive,
+  params: unknown,
+  inAvals: readonly ShapedArray[],
+  outAvals: readonly ShapedArray[],
+): GpuProgram {
   const key = keyOf(prim, params, inAvals);
   let prog = key === null ? undefined : cache.get(key);
   if (prog) return prog;
@@ -36,9 +45,19 @@ function programFor(prim: Primitive, params: unknown, inAvals: readonly ShapedAr
   return prog;
 }
 
-export function executeEager(prim: Primitive, inputs: readonly ConcreteArray[], params: unknown, outAvals: readonly ShapedArray[]): ConcreteArray[] {
+export function executeEager(
+  prim: Primitive,
+  inputs: readonly ConcreteArray[],
+  params: unknown,
+  outAvals: readonly ShapedArray[],
+): ConcreteArray[] {
   for (const a of [...inputs.map((x) => x.aval), ...outAvals]) if (a.dtype === "float64") throw float64Error();
-  const prog = programFor(prim, params, inputs.map((x) => x.aval), outAvals);
+  const prog = programFor(
+    prim,
+    params,
+    inputs.map((x) => x.aval),
+    outAvals,
+  );
   const outs = prog.encode(inputs.map(deviceBufferFor));
   gpu().stream.endOfOperation();
   return outs.map((b, i) => wrapBuffer(outAvals[i]!, b));

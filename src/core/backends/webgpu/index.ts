@@ -44,16 +44,27 @@ async function load(): Promise<void> {
 
 setWebGPULoader(() => {
   if (hasBackend("webgpu")) return Promise.resolve();
-  loading ??= load().catch((e) => { loading = null; throw e; });
+  loading ??= load().catch((e) => {
+    loading = null;
+    throw e;
+  });
   return loading;
 }, probeNodeAdapter);
 registerIRRunner(webgpuRunner);
 
 /** Device memory counters of the webgpu backend (null before init). */
-export function webgpuMemory(): (GpuMemoryStats & { finalized: number; dispatches: number; submits: number; pipelines: number }) | null {
+export function webgpuMemory():
+  | (GpuMemoryStats & { finalized: number; dispatches: number; submits: number; pipelines: number })
+  | null {
   const ctx = gpuIfReady();
   if (!ctx) return null;
-  return { ...ctx.pool.stats(), finalized: finalizedHandles(), dispatches: ctx.stream.dispatches, submits: ctx.stream.submits, pipelines: ctx.pipelines.size };
+  return {
+    ...ctx.pool.stats(),
+    finalized: finalizedHandles(),
+    dispatches: ctx.stream.dispatches,
+    submits: ctx.stream.submits,
+    pipelines: ctx.pipelines.size,
+  };
 }
 
 /** Waits until the device has finished all submitted work (benchmarks, memory measurements). */
@@ -65,4 +76,6 @@ export async function webgpuSync(): Promise<void> {
 export const webgpuErrors = (): readonly string[] => gpuIfReady()?.errors ?? [];
 
 /** Releases pooled device memory (it is otherwise kept for reuse). */
-export function webgpuTrimPool(): void { gpuIfReady()?.pool.trim(0); }
+export function webgpuTrimPool(): void {
+  gpuIfReady()?.pool.trim(0);
+}

@@ -12,7 +12,9 @@ export interface Pipeline {
 }
 
 /** A binding: a whole buffer, or a uniform range. */
-export type BindingResource = DeviceBuffer | { readonly uniform: GPUBuffer; readonly offset: number; readonly size: number };
+export type BindingResource =
+  | DeviceBuffer
+  | { readonly uniform: GPUBuffer; readonly offset: number; readonly size: number };
 
 /** Bind groups kept for reuse (keys name the GPUBuffers, so a recycled buffer keeps its groups valid). */
 const BIND_GROUP_CACHE_MAX = 4096;
@@ -71,7 +73,9 @@ export class PipelineCache {
     });
   }
 
-  get size(): number { return this.cache.size; }
+  get size(): number {
+    return this.cache.size;
+  }
 }
 
 /**
@@ -82,7 +86,8 @@ export function grid(groups: number, maxPerDim: number): [number, number] {
   if (groups <= 0) return [0, 0];
   if (groups <= maxPerDim) return [groups, 1];
   const y = Math.ceil(groups / maxPerDim);
-  if (y > maxPerDim) throw new Error(`webgpu: a launch of ${groups} workgroups exceeds the device's ${maxPerDim}² grid.`);
+  if (y > maxPerDim)
+    throw new Error(`webgpu: a launch of ${groups} workgroups exceeds the device's ${maxPerDim}² grid.`);
   return [Math.ceil(groups / y), y];
 }
 

@@ -25,7 +25,10 @@ export class Stream {
     return (this.encoder ??= this.device.createCommandEncoder());
   }
   private endPass(): void {
-    if (this.pass) { this.pass.end(); this.pass = null; }
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
   }
 
   dispatch(pipeline: GPUComputePipeline, bindGroup: GPUBindGroup, groups: readonly [number, number]): void {
@@ -67,10 +70,16 @@ export class Stream {
 
   /** After a top-level operation: submit when a lot is pending, else soon (when the host goes idle). */
   endOfOperation(): void {
-    if (this.pending >= FLUSH_EVERY) { this.flush(); return; }
+    if (this.pending >= FLUSH_EVERY) {
+      this.flush();
+      return;
+    }
     if (this.encoder && !this.flushScheduled) {
       this.flushScheduled = true;
-      setTimeout(() => { this.flushScheduled = false; this.flush(); }, 0);
+      setTimeout(() => {
+        this.flushScheduled = false;
+        this.flush();
+      }, 0);
     }
   }
 
@@ -79,7 +88,8 @@ export class Stream {
     if (words === 0) return new Uint32Array(0);
     const bytes = words * 4;
     const cls = sizeClass(bytes);
-    const staging = this.staging.get(cls)?.pop() ?? this.device.createBuffer({ size: cls, usage: BUF_MAP_READ | BUF_COPY_DST });
+    const staging =
+      this.staging.get(cls)?.pop() ?? this.device.createBuffer({ size: cls, usage: BUF_MAP_READ | BUF_COPY_DST });
     this.endPass();
     this.enc().copyBufferToBuffer(src.gpu, 0, staging, 0, bytes);
     this.flush();
@@ -87,7 +97,10 @@ export class Stream {
     const out = new Uint32Array(staging.getMappedRange(0, bytes).slice(0));
     staging.unmap();
     const list = this.staging.get(cls) ?? [];
-    if (list.length < 4) { list.push(staging); this.staging.set(cls, list); } else staging.destroy();
+    if (list.length < 4) {
+      list.push(staging);
+      this.staging.set(cls, list);
+    } else staging.destroy();
     return out;
   }
 

@@ -20,7 +20,11 @@ import { argBetterFn, combine, reduceInit, wgslExpr } from "./wgsl-expr.js";
 import { float64Error, fromStorage, HelperSet, literal, storageType, toStorage, wgslType } from "./wgsl-lib.js";
 
 /** A slice of a packed binding: buffer `buf` lives at word `offset` of the pack. */
-export interface PackedPart { readonly buf: number; readonly offset: number; readonly words: number }
+export interface PackedPart {
+  readonly buf: number;
+  readonly offset: number;
+  readonly words: number;
+}
 export interface KernelBindings {
   /** Buffers bound one per binding, in binding order (after them: pack-in, pack-out, scratch). */
   readonly direct: readonly { readonly buf: number; readonly write: boolean }[];
@@ -53,17 +57,32 @@ export interface WgslKernel {
  * there cooperative forms are only worth it for a few long reductions.
  */
 export interface ReductionTuning {
-  readonly minExtent: number; readonly maxIterations: number;
-  readonly splitExtent: number; readonly splitMaxIterations: number; readonly splitThreads: number;
+  readonly minExtent: number;
+  readonly maxIterations: number;
+  readonly splitExtent: number;
+  readonly splitMaxIterations: number;
+  readonly splitThreads: number;
 }
-export const GPU_TUNING: ReductionTuning = { minExtent: 128, maxIterations: 4096, splitExtent: 16384, splitMaxIterations: 64, splitThreads: 4096 };
-export const SOFTWARE_TUNING: ReductionTuning = { minExtent: 2048, maxIterations: 16, splitExtent: 65536, splitMaxIterations: 16, splitThreads: 256 };
+export const GPU_TUNING: ReductionTuning = {
+  minExtent: 128,
+  maxIterations: 4096,
+  splitExtent: 16384,
+  splitMaxIterations: 64,
+  splitThreads: 4096,
+};
+export const SOFTWARE_TUNING: ReductionTuning = {
+  minExtent: 2048,
+  maxIterations: 16,
+  splitExtent: 65536,
+  splitMaxIterations: 16,
+  splitThreads: 256,
+};
 
 const THREAD_WG = 64;
 
 function chainOf(root: Scope): Scope[] {
   const chain = [root];
-  for (let s = root; ;) {
+  for (let s = root; ; ) {
     const par = s.children.find((c) => c.reduce === null);
     if (!par) return chain;
     chain.push(par);
@@ -71,11 +90,22 @@ function chainOf(root: Scope): Scope[] {
   }
 }
 
-function planBindings(loads: readonly number[], outs: readonly number[], buffers: readonly BufferSpec[], limit: number, scratch: boolean): KernelBindings {
+function planBindings(
+  loads: readonly number[],
+  outs: readonly number[],
+  buffers: readonly BufferSpec[],
+  limit: number,
+  scratch: boolean,
+): KernelBindings {
   const words = (b: number) => Math.max(1, buffers[b]!.size);
   const lim = limit - (scratch ? 1 : 0);
   if (loads.length + outs.length <= lim) {
-    return { direct: [...loads.map((buf) => ({ buf, write: false })), ...outs.map((buf) => ({ buf, write: true }))], packIn: [], packOut: [], scratch };
+    return {
+      direct: [...loads.map((buf) => ({ buf, write: false })), ...outs.map((buf) => ({ buf, write: true }))],
+      packIn: [],
+      packOut: [],
+      scratch,
+    };
   }
   const packOutputs = outs.length > Math.floor(lim / 2);
   const outBindings = packOutputs ? 1 : outs.length;
@@ -84,12 +114,27 @@ function planBindings(loads: readonly number[], outs: readonly number[], buffers
   const bySize = [...loads].sort((x, y) => words(y) - words(x));
   const directIns = bySize.slice(0, inDirectMax);
   let off = 0;
-  const packIn = bySize.slice(inDirectMax).map((buf) => { const p = { buf, offset: off, words: words(buf) }; off += p.words; return p; });
+  const packIn = bySize.slice(inDirectMax).map((buf) => {
+    const p = { buf, offset: off, words: words(buf) };
+    off += p.words;
+    return p;
+  });
   off = 0;
-  const packOut = packOutputs ? outs.map((buf) => { const p = { buf, offset: off, words: words(buf) }; off += p.words; return p; }) : [];
+  const packOut = packOutputs
+    ? outs.map((buf) => {
+        const p = { buf, offset: off, words: words(buf) };
+        off += p.words;
+        return p;
+      })
+    : [];
   return {
-    direct: [...directIns.map((buf) => ({ buf, write: false })), ...(packOutputs ? [] : outs.map((buf) => ({ buf, write: true })))],
-    packIn, packOut, scratch,
+    direct: [
+      ...directIns.map((buf) => ({ buf, write: false })),
+      ...(packOutputs ? [] : outs.map((buf) => ({ buf, write: true }))),
+    ],
+    packIn,
+    packOut,
+    scratch,
   };
 }
 
@@ -100,15 +145,24 @@ interface Variant {
   readonly wg: number;
 }
 
-export function kernelToWgsl(k: KernelStep, buffers: readonly BufferSpec[], graph: KGraph, limits: GpuLimits,
-  tuning: ReductionTuning = GPU_TUNING): WgslKernel {
-  if (k.accumulators.length || k.outputs.some((o) => o.dest)) throw new Error("internal: scatter accumulation is CPU-only; plan webgpu programs without fuseScatter.");
+export function kernelToWgsl(
+  k: KernelStep,
+  buffers: readonly BufferSpec[],
+  graph: KGraph,
+  limits: GpuLimits,
+  tuning: ReductionTuning = GPU_TUNING,
+): WgslKernel {
+  if (k.accumulators.length || k.outputs.some((o) => o.dest))
+    throw new Error("internal: scatter accumulation is CPU-only; plan webgpu programs without fuseScatter.");
   const stores = k.outputs.flatMap((o) => o.nodes);
   const order = topoOrder(stores);
   const { root } = buildScopes(order, k.loopVars);
   const chain = chainOf(root);
   const iterations = k.loop.reduce((a, b) => a * b, 1);
-  for (const b of new Set([...order.filter((n) => n.op === "load").map((n) => Number(n.tag)), ...k.outputs.map((o) => o.buf)])) {
+  for (const b of new Set([
+    ...order.filter((n) => n.op === "load").map((n) => Number(n.tag)),
+    ...k.outputs.map((o) => o.buf),
+  ])) {
     if (buffers[b]!.dtype === "float64") throw float64Error();
   }
 
@@ -117,9 +171,14 @@ export function kernelToWgsl(k: KernelStep, buffers: readonly BufferSpec[], grap
   const longOnes = topReduces.filter((n) => n.rvar!.value >= tuning.minExtent);
   // Split: one long reduction, huge, in a short loop, whose body needs no other long reduction
   // (pass 1 would recompute that one in every thread).
-  const candidate = longOnes.length === 1 && longOnes[0]!.rvar!.value >= tuning.splitExtent && iterations <= tuning.splitMaxIterations
-    ? longOnes[0]! : null;
-  const split = candidate && !topoOrder([candidate.args[0]!]).some((n) => n.op === "reduce" && n.rvar!.value >= tuning.minExtent) ? candidate : null;
+  const candidate =
+    longOnes.length === 1 && longOnes[0]!.rvar!.value >= tuning.splitExtent && iterations <= tuning.splitMaxIterations
+      ? longOnes[0]!
+      : null;
+  const split =
+    candidate && !topoOrder([candidate.args[0]!]).some((n) => n.op === "reduce" && n.rvar!.value >= tuning.minExtent)
+      ? candidate
+      : null;
   const mode = topExtent >= tuning.minExtent && iterations <= tuning.maxIterations ? "group" : "thread";
   const groupWg = Math.min(topExtent >= 4096 ? 256 : 64, limits.maxComputeInvocationsPerWorkgroup);
   const ctx: EmitContext = { k, buffers, graph, limits, tuning, chain, iterations, split };
@@ -163,11 +222,22 @@ function emit(c: EmitContext, v: Variant): KernelPass {
   const scratch = v.kind !== "normal";
   const outSlots = v.kind === "partials" ? [] : [...new Set(c.k.outputs.map((o) => o.buf))];
   const probe = render(c, v, null);
-  const bindings = planBindings([...probe.loads], outSlots, c.buffers, c.limits.maxStorageBuffersPerShaderStage, scratch);
+  const bindings = planBindings(
+    [...probe.loads],
+    outSlots,
+    c.buffers,
+    c.limits.maxStorageBuffersPerShaderStage,
+    scratch,
+  );
   const r = render(c, v, bindings);
-  const groups = c.iterations === 0 ? 0
-    : v.kind === "partials" ? Math.ceil((c.iterations * c.tuning.splitThreads) / v.wg)
-    : v.mode === "thread" ? Math.ceil(c.iterations / v.wg) : c.iterations;
+  const groups =
+    c.iterations === 0
+      ? 0
+      : v.kind === "partials"
+        ? Math.ceil((c.iterations * c.tuning.splitThreads) / v.wg)
+        : v.mode === "thread"
+          ? Math.ceil(c.iterations / v.wg)
+          : c.iterations;
   return { source: r.source, bindings, groups };
 }
 
@@ -186,7 +256,8 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
     const w = `pack_in[${p.offset}i + ${index}]`;
     return d === "bool" ? `(${w} != 0u)` : `bitcast<${wgslType(d)}>(${w})`;
   };
-  const name = (n: KNode): string => (n.op === "const" ? literal(n.value, n.dtype, need) : n.op === "var" ? `v_${n.tag}` : `t${n.id}`);
+  const name = (n: KNode): string =>
+    n.op === "const" ? literal(n.value, n.dtype, need) : n.op === "var" ? `v_${n.tag}` : `t${n.id}`;
   const ectx = { name, load, need, graph };
   const wg = v.wg;
   const lines: string[] = [];
@@ -200,13 +271,23 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
   const coopAllowed = v.mode === "group";
   // Pass 1 emits only what the split reduction needs (nodes after it depend on its result);
   // pass 2 everything but the split reduction's body.
-  const emitted = v.kind === "partials" && split ? new Set(topoOrder([split]))
-    : v.kind === "final" && split ? reachableStoppingAt(k.outputs.flatMap((o) => o.nodes), split) : null;
+  const emitted =
+    v.kind === "partials" && split
+      ? new Set(topoOrder([split]))
+      : v.kind === "final" && split
+        ? reachableStoppingAt(
+            k.outputs.flatMap((o) => o.nodes),
+            split,
+          )
+        : null;
 
   const emitScope = (s: Scope, indent: string, top: boolean): void => {
     for (const n of s.nodes) {
       if (emitted && !emitted.has(n)) continue;
-      if (n.op !== "reduce") { lines.push(`${indent}let ${name(n)} = ${wgslExpr(n, ectx)};`); continue; }
+      if (n.op !== "reduce") {
+        lines.push(`${indent}let ${name(n)} = ${wgslExpr(n, ectx)};`);
+        continue;
+      }
       const child = s.children.find((ch) => ch.reduce === n)!;
       if (n === split && v.kind === "partials") emitPartials(n, child, indent);
       else if (n === split && v.kind === "final") emitTree(n, indent, null);
@@ -214,13 +295,23 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
     }
   };
 
-  const argOf = (n: KNode) => (n.tag === "argmax" || n.tag === "argmin" ? argBetterFn(n.tag, n.args[0]!.dtype, need) : null);
+  const argOf = (n: KNode) =>
+    n.tag === "argmax" || n.tag === "argmin" ? argBetterFn(n.tag, n.args[0]!.dtype, need) : null;
 
   /**
    * Serial fold of n's body in a loop (`header`); `index` defines the reduction variable from the
    * loop counter and `guard` skips counters past the extent. Leaves the partial in acc (and accM).
    */
-  const emitFold = (n: KNode, child: Scope, indent: string, header: string, index: string | null, guard: string | null, acc: string, accM: string): void => {
+  const emitFold = (
+    n: KNode,
+    child: Scope,
+    indent: string,
+    header: string,
+    index: string | null,
+    guard: string | null,
+    acc: string,
+    accM: string,
+  ): void => {
     const body = n.args[0]!;
     const bd = body.dtype;
     const better = argOf(n);
@@ -228,10 +319,17 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
     lines.push(`${indent}${header}`);
     let ind = indent + "  ";
     if (index) lines.push(`${ind}let ${name(n.rvar!)} = ${index};`);
-    if (guard) { lines.push(`${ind}if (${guard}) {`); ind += "  "; }
+    if (guard) {
+      lines.push(`${ind}if (${guard}) {`);
+      ind += "  ";
+    }
     emitScope(child, ind, false);
     const b = name(body);
-    if (better) lines.push(`${ind}if (${better.name}(${accM}, ${acc}, ${b}, ${name(n.rvar!)})) ` + `{ ${accM} = ${b}; ${acc} = ${name(n.rvar!)}; }`);
+    if (better)
+      lines.push(
+        `${ind}if (${better.name}(${accM}, ${acc}, ${b}, ${name(n.rvar!)})) ` +
+          `{ ${accM} = ${b}; ${acc} = ${name(n.rvar!)}; }`,
+      );
     else lines.push(`${ind}${acc} = ${combine(n.tag, bd, acc, b, need)};`);
     if (guard) lines.push(`${indent}  }`);
     lines.push(`${indent}}`);
@@ -247,26 +345,46 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
   };
 
   const emitReduce = (n: KNode, child: Scope, indent: string, coop: boolean): void => {
-    const rv = name(n.rvar!), ext = n.rvar!.value;
-    const acc = coop ? `p${n.id}` : name(n), accM = `m${n.id}`;
+    const rv = name(n.rvar!),
+      ext = n.rvar!.value;
+    const acc = coop ? `p${n.id}` : name(n),
+      accM = `m${n.id}`;
     declareAcc(n, indent, acc, accM);
     if (!coop) {
       emitFold(n, child, indent, `for (var ${rv}: i32 = 0i; ${rv} < ${ext}i + zi; ${rv}++) {`, null, null, acc, accM);
       return;
     }
     // Cooperative: strided share per thread (the loop bound is uniform, the guard is not), then a tree.
-    emitFold(n, child, indent, `for (var rb${n.id}: i32 = 0i; rb${n.id} < ${ext}i + zi; rb${n.id} += ${wg}i) {`,
-      `rb${n.id} + i32(lid)`, `${rv} < ${ext}i`, acc, accM);
+    emitFold(
+      n,
+      child,
+      indent,
+      `for (var rb${n.id}: i32 = 0i; rb${n.id} < ${ext}i + zi; rb${n.id} += ${wg}i) {`,
+      `rb${n.id} + i32(lid)`,
+      `${rv} < ${ext}i`,
+      acc,
+      accM,
+    );
     emitTree(n, indent, { acc, accM });
   };
 
   /** Pass 1 of a split reduction: thread t of T folds elements t, t + T, ... and stores its partial. */
   const emitPartials = (n: KNode, child: Scope, indent: string): void => {
-    const rv = name(n.rvar!), ext = n.rvar!.value;
-    const acc = `p${n.id}`, accM = `m${n.id}`;
+    const rv = name(n.rvar!),
+      ext = n.rvar!.value;
+    const acc = `p${n.id}`,
+      accM = `m${n.id}`;
     declareAcc(n, indent, acc, accM);
-    emitFold(n, child, indent, `for (var rb${n.id}: i32 = 0i; rb${n.id} < ${ext}i + zi; rb${n.id} += ${T}i) {`,
-      `rb${n.id} + part`, `${rv} < ${ext}i`, acc, accM);
+    emitFold(
+      n,
+      child,
+      indent,
+      `for (var rb${n.id}: i32 = 0i; rb${n.id} < ${ext}i + zi; rb${n.id} += ${T}i) {`,
+      `rb${n.id} + part`,
+      `${rv} < ${ext}i`,
+      acc,
+      accM,
+    );
     if (argOf(n)) {
       lines.push(`${indent}scratch[2u * linear] = bitcast<u32>(${accM});`);
       lines.push(`${indent}scratch[2u * linear + 1u] = bitcast<u32>(${acc});`);
@@ -282,7 +400,8 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
     const bt = wgslType(bd);
     const better = argOf(n);
     if (better) extraFns.set(better.name, better.code);
-    const acc = own?.acc ?? `p${n.id}`, accM = own?.accM ?? `m${n.id}`;
+    const acc = own?.acc ?? `p${n.id}`,
+      accM = own?.accM ?? `m${n.id}`;
     if (!own) {
       declareAcc(n, indent, acc, accM);
       lines.push(`${indent}for (var q = lid; q < ${T}u; q += ${wg}u) {`);
@@ -291,17 +410,23 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
         lines.push(`${indent}  let pi = bitcast<i32>(scratch[2u * (flat * ${T}u + q) + 1u]);`);
         lines.push(`${indent}  if (${better.name}(${accM}, ${acc}, pm, pi)) { ${accM} = pm; ${acc} = pi; }`);
       } else {
-        lines.push(`${indent}  ${acc} = ${combine(n.tag, bd, acc, `bitcast<${bt}>(scratch[flat * ${T}u + q])`, need)};`);
+        lines.push(
+          `${indent}  ${acc} = ${combine(n.tag, bd, acc, `bitcast<${bt}>(scratch[flat * ${T}u + q])`, need)};`,
+        );
       }
       lines.push(`${indent}}`);
     }
     const i2 = indent + "  ";
     if (better) {
-      const rm = redArray(bt, "val"), ri = redArray(bt, "idx");
+      const rm = redArray(bt, "val"),
+        ri = redArray(bt, "idx");
       lines.push(`${indent}${rm}[lid] = ${accM}; ${ri}[lid] = ${acc};`);
       lines.push(`${indent}workgroupBarrier();`);
       lines.push(`${indent}for (var s = ${wg / 2}u; s > 0u; s = s >> 1u) {`);
-      lines.push(`${i2}if (lid < s && ${better.name}(${rm}[lid], ${ri}[lid], ${rm}[lid + ` + `s], ${ri}[lid + s])) { ${rm}[lid] = ${rm}[lid + s]; ${ri}[lid] = ${ri}[lid + s]; }`);
+      lines.push(
+        `${i2}if (lid < s && ${better.name}(${rm}[lid], ${ri}[lid], ${rm}[lid + ` +
+          `s], ${ri}[lid + s])) { ${rm}[lid] = ${rm}[lid + s]; ${ri}[lid] = ${ri}[lid + s]; }`,
+      );
       lines.push(`${i2}workgroupBarrier();`);
       lines.push(`${indent}}`);
       lines.push(`${indent}let ${name(n)} = ${ri}[0];`);
@@ -328,7 +453,11 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
     head.push(`${ind}let flat = linear / ${T}u;`);
     head.push(`${ind}let part = i32(linear % ${T}u);`);
   } else {
-    head.push(v.mode === "thread" ? `${ind}let flat = gid.x + gid.y * (nwg.x * ${wg}u);` : `${ind}let flat = wid.x + wid.y * nwg.x;`);
+    head.push(
+      v.mode === "thread"
+        ? `${ind}let flat = gid.x + gid.y * (nwg.x * ${wg}u);`
+        : `${ind}let flat = wid.x + wid.y * nwg.x;`,
+    );
     head.push(`${ind}if (flat >= ${c.iterations}u) { return; }`);
   }
   // Always 0, but unknown to the shader compiler: loops bounded by `n + zi` are not fully unrolled
@@ -354,7 +483,10 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
       o.nodes.forEach((n, u) => {
         const pos = o.inner === 1 ? "flat" : `flat * ${o.inner}u + ${u}u`;
         const val = name(n);
-        if (p) storeLines.push(`pack_out[${p.offset}u + ${pos}] = ${d === "bool" ? `select(0u, 1u, ${val})` : `bitcast<u32>(${val})`};`);
+        if (p)
+          storeLines.push(
+            `pack_out[${p.offset}u + ${pos}] = ${d === "bool" ? `select(0u, 1u, ${val})` : `bitcast<u32>(${val})`};`,
+          );
         else storeLines.push(`b${o.buf}[${pos}] = ${toStorage(d, val)};`);
       });
     }
@@ -369,16 +501,38 @@ function render(c: EmitContext, v: Variant, bindings: KernelBindings | null): { 
   let binding = 0;
   if (bindings) {
     for (const { buf, write } of bindings.direct) {
-      decls.push(`@group(0) @binding(${binding++}) var<storage, ${write ? "read_write" : "read"}> ` + `b${buf}: array<${storageType(buffers[buf]!.dtype)}>;`);
+      decls.push(
+        `@group(0) @binding(${binding++}) var<storage, ${write ? "read_write" : "read"}> ` +
+          `b${buf}: array<${storageType(buffers[buf]!.dtype)}>;`,
+      );
     }
     if (bindings.packIn.length) decls.push(`@group(0) @binding(${binding++}) var<storage, read> pack_in: array<u32>;`);
-    if (bindings.packOut.length) decls.push(`@group(0) @binding(${binding++}) var<storage, read_write> pack_out: array<u32>;`);
-    if (bindings.scratch) decls.push(`@group(0) @binding(${binding++}) ` + `var<storage, ${v.kind === "partials" ? "read_write" : "read"}> scratch: array<u32>;`);
+    if (bindings.packOut.length)
+      decls.push(`@group(0) @binding(${binding++}) var<storage, read_write> pack_out: array<u32>;`);
+    if (bindings.scratch)
+      decls.push(
+        `@group(0) @binding(${binding++}) ` +
+          `var<storage, ${v.kind === "partials" ? "read_write" : "read"}> scratch: array<u32>;`,
+      );
   }
-  const entry = v.mode === "thread"
-    ? `@compute @workgroup_size(${wg})\nfn main(@builtin(global_invocation_id) ` + `gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`
-    : `@compute @workgroup_size(${wg})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, ` + `@builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {`;
+  const entry =
+    v.mode === "thread"
+      ? `@compute @workgroup_size(${wg})\nfn main(@builtin(global_invocation_id) ` +
+        `gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {`
+      : `@compute @workgroup_size(${wg})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, ` +
+        `@builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {`;
   const wgDecls = [...workgroupArrays].map(([nm, t]) => `var<workgroup> ${nm}: array<${t}, ${wg}>;`);
-  const source = [...decls, ...wgDecls, helpers.render(), ...extraFns.values(), "", entry, ...head, ...lines, "}", ""].join("\n");
+  const source = [
+    ...decls,
+    ...wgDecls,
+    helpers.render(),
+    ...extraFns.values(),
+    "",
+    entry,
+    ...head,
+    ...lines,
+    "}",
+    "",
+  ].join("\n");
   return { source, loads };
 }

@@ -12,18 +12,24 @@ import type { DType } from "../../dtype.js";
 
 export function wgslType(d: DType): string {
   switch (d) {
-    case "float32": return "f32";
-    case "int32": return "i32";
-    case "bool": return "bool";
-    case "float64": throw float64Error();
+    case "float32":
+      return "f32";
+    case "int32":
+      return "i32";
+    case "bool":
+      return "bool";
+    case "float64":
+      throw float64Error();
   }
 }
 /** Element type of a storage buffer holding dtype d (bools are u32 words). */
 export const storageType = (d: DType): string => (d === "bool" ? "u32" : wgslType(d));
 
 export function float64Error(): Error {
-  return new Error("float64 exists on the CPU backend only: the webgpu backend computes in float32. " +
-    "Use float32 arrays on webgpu, or move the computation to the CPU with np.array(x, { backend: \"cpu\" }).");
+  return new Error(
+    "float64 exists on the CPU backend only: the webgpu backend computes in float32. " +
+      'Use float32 arrays on webgpu, or move the computation to the CPU with np.array(x, { backend: "cpu" }).',
+  );
 }
 
 /** Reads a storage element as a value of dtype d. */
@@ -39,9 +45,18 @@ export function literal(v: number, d: DType, need: (h: HelperName) => void): str
     if (i === -2147483648) return "i32(-2147483648)";
     return i < 0 ? `(${i}i)` : `${i}i`;
   }
-  if (Number.isNaN(v)) { need("special"); return "nan_f32()"; }
-  if (v === Infinity) { need("special"); return "inf_f32()"; }
-  if (v === -Infinity) { need("special"); return "(-inf_f32())"; }
+  if (Number.isNaN(v)) {
+    need("special");
+    return "nan_f32()";
+  }
+  if (v === Infinity) {
+    need("special");
+    return "inf_f32()";
+  }
+  if (v === -Infinity) {
+    need("special");
+    return "(-inf_f32())";
+  }
   if (Object.is(v, -0)) return "(-0.0f)";
   const f = Math.fround(v);
   if (f !== 0 && Math.abs(f) < 1.1754943508222875e-38) {
@@ -55,8 +70,23 @@ export function literal(v: number, d: DType, need: (h: HelperName) => void): str
 
 export const u32Literal = (v: number): string => `${v >>> 0}u`;
 
-export type HelperName = "special" | "fmax" | "fmin" | "f2i" | "idiv" | "irem" | "ifloordiv" | "ifloormod" | "powf" | "signf"
-  | "log1pf" | "expm1f" | "tanhf" | "threefry" | "asinf" | "acosf";
+export type HelperName =
+  | "special"
+  | "fmax"
+  | "fmin"
+  | "f2i"
+  | "idiv"
+  | "irem"
+  | "ifloordiv"
+  | "ifloormod"
+  | "powf"
+  | "signf"
+  | "log1pf"
+  | "expm1f"
+  | "tanhf"
+  | "threefry"
+  | "asinf"
+  | "acosf";
 
 /** A WGSL function an op brings along (kernel/scalar-ops.ts): declared once per shader, after its deps. */
 export interface WgslFn {
@@ -76,38 +106,61 @@ fn inf_f32() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
 fn is_nan(x: f32) -> bool { let b = bitcast<u32>(x); return (b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0u; }
 fn is_finite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }`,
   },
-  fmax: { deps: ["special"], code: `
-fn fmax(a: f32, b: f32) -> f32 { if (is_nan(a) || is_nan(b)) { return nan_f32(); } return max(a, b); }` },
-  fmin: { deps: ["special"], code: `
-fn fmin(a: f32, b: f32) -> f32 { if (is_nan(a) || is_nan(b)) { return nan_f32(); } return min(a, b); }` },
+  fmax: {
+    deps: ["special"],
+    code: `
+fn fmax(a: f32, b: f32) -> f32 { if (is_nan(a) || is_nan(b)) { return nan_f32(); } return max(a, b); }`,
+  },
+  fmin: {
+    deps: ["special"],
+    code: `
+fn fmin(a: f32, b: f32) -> f32 { if (is_nan(a) || is_nan(b)) { return nan_f32(); } return min(a, b); }`,
+  },
   // JS ToInt32: truncate, wrap modulo 2^32; NaN and ±Inf give 0.
-  f2i: { deps: ["special"], code: `
+  f2i: {
+    deps: ["special"],
+    code: `
 fn f2i(x: f32) -> i32 {
   if (!is_finite(x)) { return 0; }
   if (abs(x) < 2147483648.0f) { return i32(x); }
   let t = trunc(x);
   let m = t - 4294967296.0f * floor(t / 4294967296.0f);
   return bitcast<i32>(u32(m));
-}` },
-  idiv: { deps: [], code: `
-fn idiv(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } if (b == -1) { return -a; } return a / b; }` },
-  irem: { deps: [], code: `
-fn irem(a: i32, b: i32) -> i32 { if (b == 0 || b == -1) { return 0; } return a % b; }` },
-  ifloordiv: { deps: ["idiv", "irem"], code: `
+}`,
+  },
+  idiv: {
+    deps: [],
+    code: `
+fn idiv(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } if (b == -1) { return -a; } return a / b; }`,
+  },
+  irem: {
+    deps: [],
+    code: `
+fn irem(a: i32, b: i32) -> i32 { if (b == 0 || b == -1) { return 0; } return a % b; }`,
+  },
+  ifloordiv: {
+    deps: ["idiv", "irem"],
+    code: `
 fn ifloordiv(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let q = idiv(a, b);
   let r = irem(a, b);
   return select(q, q - 1, r != 0 && ((r < 0) != (b < 0)));
-}` },
-  ifloormod: { deps: ["irem"], code: `
+}`,
+  },
+  ifloormod: {
+    deps: ["irem"],
+    code: `
 fn ifloormod(a: i32, b: i32) -> i32 {
   if (b == 0) { return 0; }
   let r = irem(a, b);
   return select(r, r + b, r != 0 && ((r < 0) != (b < 0)));
-}` },
+}`,
+  },
   // Math.pow semantics for negative bases with integer exponents (WGSL pow is undefined for x < 0).
-  powf: { deps: ["special"], code: `
+  powf: {
+    deps: ["special"],
+    code: `
 fn powf_nonneg(a: f32, b: f32) -> f32 {
   if (a == 0.0f) { return select(inf_f32(), 0.0f, b > 0.0f); }
   if (a == 1.0f) { return select(nan_f32(), 1.0f, is_finite(b)); }
@@ -129,23 +182,38 @@ fn powf(a: f32, b: f32) -> f32 {
   if (a != 0.0f && is_finite(b) && !isInt) { return nan_f32(); }
   let m = powf_nonneg(-a, b);
   return select(m, -m, odd);
-}` },
+}`,
+  },
   // asin/acos through atan2 (the built-ins are only accurate to ~1e-4 on some drivers).
-  asinf: { deps: [], code: `
-fn asinf(x: f32) -> f32 { return atan2(x, sqrt((1.0f - x) * (1.0f + x))); }` },
-  acosf: { deps: [], code: `
-fn acosf(x: f32) -> f32 { return atan2(sqrt((1.0f - x) * (1.0f + x)), x); }` },
-  signf: { deps: [], code: `
-fn signf(x: f32) -> f32 { if (x > 0.0f) { return 1.0f; } if (x < 0.0f) { return -1.0f; } return x; }` },
+  asinf: {
+    deps: [],
+    code: `
+fn asinf(x: f32) -> f32 { return atan2(x, sqrt((1.0f - x) * (1.0f + x))); }`,
+  },
+  acosf: {
+    deps: [],
+    code: `
+fn acosf(x: f32) -> f32 { return atan2(sqrt((1.0f - x) * (1.0f + x)), x); }`,
+  },
+  signf: {
+    deps: [],
+    code: `
+fn signf(x: f32) -> f32 { if (x > 0.0f) { return 1.0f; } if (x < 0.0f) { return -1.0f; } return x; }`,
+  },
   // Accurate near 0 (the difference trick); exact for ±Inf.
-  log1pf: { deps: ["special"], code: `
+  log1pf: {
+    deps: ["special"],
+    code: `
 fn log1pf(x: f32) -> f32 {
   let u = 1.0f + x;
   if (u == 1.0f) { return x; }
   if (!is_finite(u)) { return u; }
   return log(u) * (x / (u - 1.0f));
-}` },
-  expm1f: { deps: ["special"], code: `
+}`,
+  },
+  expm1f: {
+    deps: ["special"],
+    code: `
 fn expm1f(x: f32) -> f32 {
   if (abs(x) < 1e-5f) { return x + 0.5f * x * x; }
   let u = exp(x);
@@ -154,11 +222,17 @@ fn expm1f(x: f32) -> f32 {
   let um1 = u - 1.0f;
   if (um1 == -1.0f) { return -1.0f; }
   return um1 * (x / log(u));
-}` },
+}`,
+  },
   // tanh(±15) is ±1 in float32; clamping avoids exp overflow inside some tanh implementations.
-  tanhf: { deps: ["special"], code: `
-fn tanhf(x: f32) -> f32 { if (is_nan(x)) { return x; } return tanh(clamp(x, -15.0f, 15.0f)); }` },
-  threefry: { deps: [], code: `
+  tanhf: {
+    deps: ["special"],
+    code: `
+fn tanhf(x: f32) -> f32 { if (is_nan(x)) { return x; } return tanh(clamp(x, -15.0f, 15.0f)); }`,
+  },
+  threefry: {
+    deps: [],
+    code: `
 fn rotl32(x: u32, r: u32) -> u32 { return (x << r) | (x >> (32u - r)); }
 // Threefry-2x32, 20 rounds (as threefry2x32 in prims/indexing.ts): counter (c, 0) under key (k0, k1).
 fn threefry2x32(k0: u32, k1: u32, c: u32) -> vec2<u32> {
@@ -182,7 +256,8 @@ fn threefry2x32(k0: u32, k1: u32, c: u32) -> vec2<u32> {
     x1 += ks[(i + 2u) % 3u] + i + 1u;
   }
   return vec2<u32>(x0, x1);
-}` },
+}`,
+  },
 };
 
 /** Collects the helpers a shader uses and renders them (dependencies first, each once). */

@@ -27,26 +27,52 @@ export const PARAMS_STRUCT = `struct Params {
 const f32Word = (x: number): number => new Uint32Array(new Float32Array([x]).buffer)[0]!;
 
 export interface KernelScalars {
-  readonly width: number; readonly height: number; readonly faces: number;
+  readonly width: number;
+  readonly height: number;
+  readonly faces: number;
   /** DIB-R: faces shaping a pixel's soft silhouette (capped at 2³¹). */
   readonly knum?: number;
-  readonly sigma: number; readonly prune: number; readonly gamma: number; readonly near: number; readonly far: number; readonly eps: number; readonly margin: number;
+  readonly sigma: number;
+  readonly prune: number;
+  readonly gamma: number;
+  readonly near: number;
+  readonly far: number;
+  readonly eps: number;
+  readonly margin: number;
 }
 
 /**
  * What every rule starts with: float32 geometry (WebGPU has no float64), the face count, the
  * kernels' scalars and their uniform block (made once per compiled program).
  */
-export function kernelSetup(prim: string, inAvals: readonly ShapedArray[], scalarsOf: (faces: number) => KernelScalars): { F: number; s: KernelScalars; uniform: BindingResource } {
-  if (inAvals[0]!.dtype !== "float32") throw new Error(`${prim} on WebGPU computes in float32; render float32 geometry (WebGPU has no float64).`);
-  const F = inAvals[0]!.shape[0]!, s = scalarsOf(F);
+export function kernelSetup(
+  prim: string,
+  inAvals: readonly ShapedArray[],
+  scalarsOf: (faces: number) => KernelScalars,
+): { F: number; s: KernelScalars; uniform: BindingResource } {
+  if (inAvals[0]!.dtype !== "float32")
+    throw new Error(`${prim} on WebGPU computes in float32; render float32 geometry (WebGPU has no float64).`);
+  const F = inAvals[0]!.shape[0]!,
+    s = scalarsOf(F);
   return { F, s, uniform: uniformParams(gpu().device, paramWords(s)) };
 }
 
 /** The uniform words of a Params block. */
 function paramWords(s: KernelScalars): number[] {
-  const TX = Math.ceil(s.width / TILE), TY = Math.ceil(s.height / TILE), NW = Math.ceil(s.faces / 32);
-  return [s.width, s.height, s.faces, NW, TX, TY, Math.min(s.knum ?? 0, 2 ** 31), 0, ...[s.sigma, s.prune, s.gamma, s.near, s.far, s.eps, s.margin, 0].map(f32Word)];
+  const TX = Math.ceil(s.width / TILE),
+    TY = Math.ceil(s.height / TILE),
+    NW = Math.ceil(s.faces / 32);
+  return [
+    s.width,
+    s.height,
+    s.faces,
+    NW,
+    TX,
+    TY,
+    Math.min(s.knum ?? 0, 2 ** 31),
+    0,
+    ...[s.sigma, s.prune, s.gamma, s.near, s.far, s.eps, s.margin, 0].map(f32Word),
+  ];
 }
 
 /** Thread index from a 2-D grid of 64-wide workgroups. */
@@ -61,7 +87,10 @@ export const PIXEL_MAIN = `${MAIN}
   let px = px_of(col); let py = py_of(row);`;
 
 /** Face culling baked into the face-table kernel. */
-export interface Culling { readonly culling: "none" | "back" | "front"; readonly cullAlpha: boolean }
+export interface Culling {
+  readonly culling: "none" | "back" | "front";
+  readonly cullAlpha: boolean;
+}
 
 /**
  * Face table: T[STRIDE·f ..] (screen xy, z, area, padded box, barycentric coefficients, edges,
@@ -288,18 +317,22 @@ fn pairAt(f: u32, px: f32, py: f32) -> Pair {
   let w = bary(f, px, py);
   pr.w = w;
   pr.inside = w.x > 0.0f && w.y > 0.0f && w.z > 0.0f;
-${distFunc === "euclidean" ? `
+${
+  distFunc === "euclidean"
+    ? `
   let j = (faceFlags(f) >> 3u) & 63u;
   if (j != 0u) { pr.inside = insideJoined(w, j); }
   let lb = distanceLowerBound(f, w);
   if (!pr.inside && lb * lb > P.prune * P.sigma) { return pr; }
   if (j != 0u) { pr.dist = boundaryDistanceJoined(f, px, py, j); } else { pr.dist = boundaryDistance(f, px, py); }
-  pr.x = select(-pr.dist.d2, pr.dist.d2, pr.inside) / P.sigma;` : `
+  pr.x = select(-pr.dist.d2, pr.dist.d2, pr.inside) / P.sigma;`
+    : `
   var k = 2u;
   if (w.x <= w.y) { if (w.x <= w.z) { k = 0u; } } else if (w.y <= w.z) { k = 1u; }
   pr.minK = k;
   var wv = w;
-  pr.x = wv[k] * abs(wv[k]) / P.sigma;`}
+  pr.x = wv[k] * abs(wv[k]) / P.sigma;`
+}
   pr.keep = pr.inside || pr.x > -P.prune;
   return pr;
 }
@@ -329,22 +362,30 @@ fn depthTerm(z: f32) -> f32 { return (P.far - z) / (P.far - P.near) / P.gamma; }
 
 /** Tangent of d² (or m|m|) for vertex tangents d (softras-pair.ts distanceTangent). */
 fn distanceTangent(f: u32, px: f32, py: f32, pr: ptr<function, Pair>, d: array<f32, 6>) -> f32 {
-${distFunc === "euclidean" ? `
-  return distTangent((*pr).dist, d);` : `
+${
+  distFunc === "euclidean"
+    ? `
+  return distTangent((*pr).dist, d);`
+    : `
   var dw = baryTangent(f, px, py, (*pr).w, d);
   var w = (*pr).w;
   let k = (*pr).minK;
-  return 2.0f * abs(w[k]) * dw[k];`}
+  return 2.0f * abs(w[k]) * dw[k];`
+}
 }
 
 /** g += gd·∂(d² or m|m|)/∂v. */
 fn addDistanceGradient(f: u32, px: f32, py: f32, pr: ptr<function, Pair>, gd: f32, g: ptr<function, array<f32, 6>>) {
-${distFunc === "euclidean" ? `
-  addDistGradient((*pr).dist, gd, g);` : `
+${
+  distFunc === "euclidean"
+    ? `
+  addDistGradient((*pr).dist, gd, g);`
+    : `
   var w = (*pr).w;
   let k = (*pr).minK; let m2 = 2.0f * abs(w[k]) * gd;
   var gw = vec3<f32>(0.0f); gw[k] = m2;
-  addBaryGradient(f, px, py, (*pr).w, gw, g);`}
+  addBaryGradient(f, px, py, (*pr).w, gw, g);`
+}
 }
 
 /** Tangent of the depth (returned) and of w̃ (into dwc) for tangents dw of w and dz of the vertex depths (layerTangent). */
@@ -384,20 +425,41 @@ export function dispatch(source: string, bindings: readonly BindingResource[], t
   // Checked here, not by the adapter: lavapipe allows more, so a kernel over the default would pass every test and fail in browsers.
   if (!withinLimit.has(source)) {
     const storage = source.split("var<storage").length - 1;
-    if (storage > STORAGE_LIMIT) throw new Error(`internal: a fused rasterizer kernel binds ${storage} storage buffers, more than WebGPU's default ${STORAGE_LIMIT}.`);
+    if (storage > STORAGE_LIMIT)
+      throw new Error(
+        `internal: a fused rasterizer kernel binds ${storage} storage buffers, more than WebGPU's default ${STORAGE_LIMIT}.`,
+      );
     withinLimit.add(source);
   }
   const p = ctx.pipelines.get(source);
-  ctx.stream.dispatch(p.pipeline, ctx.pipelines.bindGroup(p, bindings), grid(Math.ceil(threads / 64), ctx.limits.maxComputeWorkgroupsPerDimension));
+  ctx.stream.dispatch(
+    p.pipeline,
+    ctx.pipelines.bindGroup(p, bindings),
+    grid(Math.ceil(threads / 64), ctx.limits.maxComputeWorkgroupsPerDimension),
+  );
 }
 
 /** Face table (and bins) of xy, z, front: [T] or [T, masks] (new references; release them). */
-export function faceTableAndBins(c: Culling, xy: DeviceBuffer, z: DeviceBuffer, front: DeviceBuffer, joins: DeviceBuffer | null, uniform: BindingResource, s: KernelScalars, withBins: boolean): DeviceBuffer[] {
+export function faceTableAndBins(
+  c: Culling,
+  xy: DeviceBuffer,
+  z: DeviceBuffer,
+  front: DeviceBuffer,
+  joins: DeviceBuffer | null,
+  uniform: BindingResource,
+  s: KernelScalars,
+  withBins: boolean,
+): DeviceBuffer[] {
   const pool = gpu().pool;
   const T = pool.allocate(STRIDE * s.faces);
-  dispatch(faceTableSource(c, joins !== null), joins ? [xy, z, front, T, uniform, joins] : [xy, z, front, T, uniform], s.faces);
+  dispatch(
+    faceTableSource(c, joins !== null),
+    joins ? [xy, z, front, T, uniform, joins] : [xy, z, front, T, uniform],
+    s.faces,
+  );
   if (!withBins) return [T];
-  const tiles = Math.ceil(s.width / TILE) * Math.ceil(s.height / TILE), NW = Math.ceil(s.faces / 32);
+  const tiles = Math.ceil(s.width / TILE) * Math.ceil(s.height / TILE),
+    NW = Math.ceil(s.faces / 32);
   const masks = pool.allocate(tiles * NW);
   dispatch(BINS_SOURCE, [T, masks, uniform], tiles * NW);
   return [T, masks];
@@ -417,11 +479,17 @@ ${MAIN}
  * A packer of float buffers of the given lengths into one (in order), so kernels that read many
  * operands stay within the storage-buffer limit; the offsets are where each part starts.
  */
-export function packer(lengths: readonly number[]): { offsets: number[]; pack: (parts: readonly DeviceBuffer[]) => DeviceBuffer } {
+export function packer(lengths: readonly number[]): {
+  offsets: number[];
+  pack: (parts: readonly DeviceBuffer[]) => DeviceBuffer;
+} {
   const ctx = gpu();
   const offsets: number[] = [];
   let total = 0;
-  for (const n of lengths) { offsets.push(total); total += n; }
+  for (const n of lengths) {
+    offsets.push(total);
+    total += n;
+  }
   const uniforms = lengths.map((n, k) => uniformParams(ctx.device, [n, offsets[k]!, 0, 0]));
   return {
     offsets,

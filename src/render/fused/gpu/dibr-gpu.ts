@@ -8,10 +8,33 @@
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { GpuRule } from "../../../core/primitive.js";
 import type { DibrKernelParams } from "../dibr-cpu.js";
-import { AT, dispatch, faceTableAndBins, FOR_TILE_FACES, GEOMETRY_WGSL, kernelSetup, MAIN, PIXEL_MAIN, PARAMS_STRUCT, PIXEL_BOX, STRIDE, type KernelScalars } from "./common.js";
+import {
+  AT,
+  dispatch,
+  faceTableAndBins,
+  FOR_TILE_FACES,
+  GEOMETRY_WGSL,
+  kernelSetup,
+  MAIN,
+  PIXEL_MAIN,
+  PARAMS_STRUCT,
+  PIXEL_BOX,
+  STRIDE,
+  type KernelScalars,
+} from "./common.js";
 
 const scalars = (p: DibrKernelParams, faces: number): KernelScalars => ({
-  width: p.width, height: p.height, faces, knum: p.knum, sigma: p.sigmaInv, prune: 0, gamma: 1, near: 0, far: 1, eps: 0, margin: p.boxLen,
+  width: p.width,
+  height: p.height,
+  faces,
+  knum: p.knum,
+  sigma: p.sigmaInv,
+  prune: 0,
+  gamma: 1,
+  near: 0,
+  far: 1,
+  eps: 0,
+  margin: p.boxLen,
 });
 const culling = (p: DibrKernelParams) => ({ culling: p.culling, cullAlpha: false });
 
@@ -51,12 +74,14 @@ ${GEOMETRY_WGSL}
 ${SOFT}
 ${entry}`;
 
-const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
+const FORWARD =
+  HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(1) var<storage, read> masks: array<u32>;
 @group(0) @binding(2) var<storage, read_write> logT: array<f32>;
 @group(0) @binding(3) var<storage, read_write> face: array<i32>;
 @group(0) @binding(4) var<storage, read_write> baryOut: array<f32>;
-@group(0) @binding(5) var<uniform> P: Params;`) + `
+@group(0) @binding(5) var<uniform> P: Params;`) +
+  `
   var n = 0u; var sum = 0.0f; var zBest = 3.0e38f; var winner = -1; var best = vec3<f32>(0.0f);
   {
   ${FOR_TILE_FACES("row", "col")}
@@ -84,13 +109,15 @@ const FORWARD = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 }
 `;
 
-const JVP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
+const JVP =
+  HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(1) var<storage, read> masks: array<u32>;
 @group(0) @binding(2) var<storage, read> face: array<i32>;
 @group(0) @binding(3) var<storage, read> txy: array<f32>;
 @group(0) @binding(4) var<storage, read_write> dLogT: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dBary: array<f32>;
-@group(0) @binding(6) var<uniform> P: Params;`) + `
+@group(0) @binding(6) var<uniform> P: Params;`) +
+  `
   var n = 0u; var sum = 0.0f;
   // The soft silhouette's tangent at uncovered pixels only (logT is 0 at covered ones).
   if (face[i] < 0) {
@@ -118,10 +145,12 @@ const JVP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 `;
 
 /** Per pixel, the last face of its soft silhouette (−1: none). */
-const CUTOFF = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
+const CUTOFF =
+  HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(1) var<storage, read> masks: array<u32>;
 @group(0) @binding(2) var<storage, read_write> cutoff: array<i32>;
-@group(0) @binding(3) var<uniform> P: Params;`) + `
+@group(0) @binding(3) var<uniform> P: Params;`) +
+  `
   var n = 0u; var last = -1;
   ${FOR_TILE_FACES("row", "col")}
       if (n >= P.knum) { break; }
@@ -132,13 +161,18 @@ const CUTOFF = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
 }
 `;
 
-const VJP = HEAD(`@group(0) @binding(0) var<storage, read> T: array<f32>;
+const VJP =
+  HEAD(
+    `@group(0) @binding(0) var<storage, read> T: array<f32>;
 @group(0) @binding(1) var<storage, read> face: array<i32>;
 @group(0) @binding(2) var<storage, read> cutoff: array<i32>;
 @group(0) @binding(3) var<storage, read> cLogT: array<f32>;
 @group(0) @binding(4) var<storage, read> cBary: array<f32>;
 @group(0) @binding(5) var<storage, read_write> gxy: array<f32>;
-@group(0) @binding(6) var<uniform> P: Params;`, MAIN) + `
+@group(0) @binding(6) var<uniform> P: Params;`,
+    MAIN,
+  ) +
+  `
   if (i >= P.F) { return; }
   let f = i;
   var g = array<f32, 6>(0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
@@ -169,37 +203,51 @@ type Rule = GpuRule<DibrKernelParams>;
 
 /** Operands: xy, z, front → logT, face, bary. */
 export const forwardRule: Rule = (p, inAvals) => {
-  const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
+  const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu(),
+    HW = p.width * p.height;
   return ([xy, z, front]) => {
     const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, null, uniform, s, true);
-    const logT = ctx.pool.allocate(HW), face = ctx.pool.allocate(HW), bary = ctx.pool.allocate(3 * HW);
+    const logT = ctx.pool.allocate(HW),
+      face = ctx.pool.allocate(HW),
+      bary = ctx.pool.allocate(3 * HW);
     dispatch(FORWARD, [T!, masks!, logT, face, bary, uniform], HW);
-    T!.release(); masks!.release();
+    T!.release();
+    masks!.release();
     return [logT, face, bary];
   };
 };
 
 /** Operands: xy, z, front, (aux) face, (tangent) xy → logT, bary tangents. */
 export const jvpRule: Rule = (p, inAvals) => {
-  const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
+  const { s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu(),
+    HW = p.width * p.height;
   return ([xy, z, front, face, txy]) => {
     const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, null, uniform, s, true);
-    const dLogT = ctx.pool.allocate(HW), dBary = ctx.pool.allocate(3 * HW);
+    const dLogT = ctx.pool.allocate(HW),
+      dBary = ctx.pool.allocate(3 * HW);
     dispatch(JVP, [T!, masks!, face!, txy!, dLogT, dBary, uniform], HW);
-    T!.release(); masks!.release();
+    T!.release();
+    masks!.release();
     return [dLogT, dBary];
   };
 };
 
 /** Operands: xy, z, front, (aux) face, (cotangents) logT, bary → xy cotangent. */
 export const vjpRule: Rule = (p, inAvals) => {
-  const { F, s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), HW = p.width * p.height;
+  const { F, s, uniform } = kernelSetup("dibr_geometry", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu(),
+    HW = p.width * p.height;
   return ([xy, z, front, face, cLogT, cBary]) => {
     const [T, masks] = faceTableAndBins(culling(p), xy!, z!, front!, null, uniform, s, true);
-    const cutoff = ctx.pool.allocate(HW), gxy = ctx.pool.allocate(6 * F);
+    const cutoff = ctx.pool.allocate(HW),
+      gxy = ctx.pool.allocate(6 * F);
     dispatch(CUTOFF, [T!, masks!, cutoff, uniform], HW);
     dispatch(VJP, [T!, face!, cutoff, cLogT!, cBary!, gxy, uniform], F);
-    T!.release(); masks!.release(); cutoff.release();
+    T!.release();
+    masks!.release();
+    cutoff.release();
     return [gxy];
   };
 };

@@ -7,10 +7,31 @@
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { GpuRule } from "../../../core/primitive.js";
 import type { SoftRasColourGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, PIXEL_MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
+import {
+  dispatch,
+  faceTableAndBins,
+  FOR_TILE_FACES,
+  kernelSetup,
+  MAIN,
+  PIXEL_MAIN,
+  packer,
+  PARAMS_STRUCT,
+  pairSource,
+  PIXEL_BOX,
+  type KernelScalars,
+} from "./common.js";
 
 const scalars = (p: SoftRasColourGeometryParams, faces: number): KernelScalars => ({
-  width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: p.eps, margin: p.margin,
+  width: p.width,
+  height: p.height,
+  faces,
+  sigma: p.sigma,
+  prune: p.prune,
+  gamma: p.gamma,
+  near: p.near,
+  far: p.far,
+  eps: p.eps,
+  margin: p.margin,
 });
 
 /** Face colour c_d = Σ_k w̃_k A_kd for face f into `c` (WGSL statement). */
@@ -213,44 +234,70 @@ type Rule = GpuRule<SoftRasColourGeometryParams>;
 
 /** Operands: xy, z, front, attrs, bg, joins → rgb, S, M, Z. */
 export const forwardRule: Rule = (p, inAvals) => {
-  const { s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)), ctx = gpu();
-  const src = forwardSource(p), HW = p.width * p.height;
+  const { s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu();
+  const src = forwardSource(p),
+    HW = p.width * p.height;
   return ([xy, z, front, A, bg, joins]) => {
     const [T, masks] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, true);
-    const rgb = ctx.pool.allocate(HW * p.channels), S = ctx.pool.allocate(HW), M = ctx.pool.allocate(HW), Z = ctx.pool.allocate(HW);
+    const rgb = ctx.pool.allocate(HW * p.channels),
+      S = ctx.pool.allocate(HW),
+      M = ctx.pool.allocate(HW),
+      Z = ctx.pool.allocate(HW);
     dispatch(src, [T!, masks!, A!, bg!, rgb, S, M, Z, uniform], HW);
-    T!.release(); masks!.release();
+    T!.release();
+    masks!.release();
     return [rgb, S, M, Z];
   };
 };
 
 /** Operands: xy, z, front, attrs, bg, joins, (aux) rgb, M, Z, (tangents) xy, z, attrs, bg → rgb, S tangents. */
 export const jvpRule: Rule = (p, inAvals) => {
-  const { F, s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)), ctx = gpu();
-  const src = jvpSource(p), HW = p.width * p.height, D = p.channels;
-  const mz = packer([HW, HW]), tangents = packer([6 * F, 3 * F, 3 * D * F, D]);
+  const { F, s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu();
+  const src = jvpSource(p),
+    HW = p.width * p.height,
+    D = p.channels;
+  const mz = packer([HW, HW]),
+    tangents = packer([6 * F, 3 * F, 3 * D * F, D]);
   return ([xy, z, front, A, , joins, rgb, M, Z, txy, tz, tA, tbg]) => {
     const [T, masks] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, true);
-    const MZ = mz.pack([M!, Z!]), tan = tangents.pack([txy!, tz!, tA!, tbg!]);
-    const drgb = ctx.pool.allocate(HW * D), dS = ctx.pool.allocate(HW);
+    const MZ = mz.pack([M!, Z!]),
+      tan = tangents.pack([txy!, tz!, tA!, tbg!]);
+    const drgb = ctx.pool.allocate(HW * D),
+      dS = ctx.pool.allocate(HW);
     dispatch(src, [T!, masks!, A!, rgb!, MZ, tan, drgb, dS, uniform], HW);
-    T!.release(); masks!.release(); MZ.release(); tan.release();
+    T!.release();
+    masks!.release();
+    MZ.release();
+    tan.release();
     return [drgb, dS];
   };
 };
 
 /** Operands: xy, z, front, attrs, bg, joins, (aux) rgb, M, Z, (cotangents) rgb, S → xy, z, attrs, bg cotangents. */
 export const vjpRule: Rule = (p, inAvals) => {
-  const { F, s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), D = p.channels;
-  const faceSrc = vjpFaceSource(p), bgSrc = vjpBackgroundSource(D), HW = p.width * p.height;
-  const mz = packer([HW, HW]), cotangents = packer([HW * D, HW]);
+  const { F, s, uniform } = kernelSetup("softras_colour", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu(),
+    D = p.channels;
+  const faceSrc = vjpFaceSource(p),
+    bgSrc = vjpBackgroundSource(D),
+    HW = p.width * p.height;
+  const mz = packer([HW, HW]),
+    cotangents = packer([HW * D, HW]);
   return ([xy, z, front, A, , joins, rgb, M, Z, cRgb, cS]) => {
     const [T] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, false);
-    const MZ = mz.pack([M!, Z!]), cts = cotangents.pack([cRgb!, cS!]);
-    const gxy = ctx.pool.allocate(6 * F), gz = ctx.pool.allocate(3 * F), gA = ctx.pool.allocate(3 * D * F), gbg = ctx.pool.allocate(D);
+    const MZ = mz.pack([M!, Z!]),
+      cts = cotangents.pack([cRgb!, cS!]);
+    const gxy = ctx.pool.allocate(6 * F),
+      gz = ctx.pool.allocate(3 * F),
+      gA = ctx.pool.allocate(3 * D * F),
+      gbg = ctx.pool.allocate(D);
     dispatch(faceSrc, [T!, A!, rgb!, MZ, cts, gxy, gz, gA, uniform], F);
     dispatch(bgSrc, [MZ, cts, gbg, uniform], D);
-    T!.release(); MZ.release(); cts.release();
+    T!.release();
+    MZ.release();
+    cts.release();
     return [gxy, gz, gA, gbg];
   };
 };

@@ -8,10 +8,31 @@
 import { gpu } from "../../../core/backends/webgpu/context.js";
 import type { GpuRule } from "../../../core/primitive.js";
 import type { SoftRasGeometryParams } from "../softras-prim.js";
-import { dispatch, faceTableAndBins, FOR_TILE_FACES, kernelSetup, MAIN, PIXEL_MAIN, packer, PARAMS_STRUCT, pairSource, PIXEL_BOX, type KernelScalars } from "./common.js";
+import {
+  dispatch,
+  faceTableAndBins,
+  FOR_TILE_FACES,
+  kernelSetup,
+  MAIN,
+  PIXEL_MAIN,
+  packer,
+  PARAMS_STRUCT,
+  pairSource,
+  PIXEL_BOX,
+  type KernelScalars,
+} from "./common.js";
 
 const scalars = (p: SoftRasGeometryParams, faces: number): KernelScalars => ({
-  width: p.width, height: p.height, faces, sigma: p.sigma, prune: p.prune, gamma: p.gamma, near: p.near, far: p.far, eps: 0, margin: p.margin,
+  width: p.width,
+  height: p.height,
+  faces,
+  sigma: p.sigma,
+  prune: p.prune,
+  gamma: p.gamma,
+  near: p.near,
+  far: p.far,
+  eps: 0,
+  margin: p.margin,
 });
 
 function forwardSource(p: SoftRasGeometryParams): string {
@@ -185,40 +206,61 @@ type Rule = GpuRule<SoftRasGeometryParams>;
 
 /** Operands: xy, z, front, joins → S, face, bary, depth, logD, overflow. */
 export const forwardRule: Rule = (p, inAvals) => {
-  const { s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), K = p.layers, HW = p.width * p.height;
+  const { s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu(),
+    K = p.layers,
+    HW = p.width * p.height;
   const src = forwardSource(p);
   return ([xy, z, front, joins]) => {
     const [T, masks] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, true);
-    const S = ctx.pool.allocate(HW), face = ctx.pool.allocate(HW * K), bary = ctx.pool.allocate(HW * K * 3), depth = ctx.pool.allocate(HW * K), logD = ctx.pool.allocate(HW * K);
-    const over = ctx.pool.allocate(HW), count = ctx.pool.allocate(1);
+    const S = ctx.pool.allocate(HW),
+      face = ctx.pool.allocate(HW * K),
+      bary = ctx.pool.allocate(HW * K * 3),
+      depth = ctx.pool.allocate(HW * K),
+      logD = ctx.pool.allocate(HW * K);
+    const over = ctx.pool.allocate(HW),
+      count = ctx.pool.allocate(1);
     dispatch(src, [T!, masks!, S, face, bary, depth, logD, over, uniform], HW);
     dispatch(COUNT_SOURCE, [over, count, uniform], 1);
-    T!.release(); masks!.release(); over.release();
+    T!.release();
+    masks!.release();
+    over.release();
     return [S, face, bary, depth, logD, count];
   };
 };
 
 /** Operands: xy, z, front, joins, (aux) face, (tangents) xy, z → S, bary, depth, logD tangents. */
 export const jvpRule: Rule = (p, inAvals) => {
-  const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu(), K = p.layers, HW = p.width * p.height;
-  const src = jvpSource(p), tangents = packer([6 * F, 3 * F]);
+  const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu(),
+    K = p.layers,
+    HW = p.width * p.height;
+  const src = jvpSource(p),
+    tangents = packer([6 * F, 3 * F]);
   return ([xy, z, front, joins, face, txy, tz]) => {
     const [T, masks] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, true);
     const tan = tangents.pack([txy!, tz!]);
-    const dS = ctx.pool.allocate(HW), dBary = ctx.pool.allocate(HW * K * 3), dDepth = ctx.pool.allocate(HW * K), dLogD = ctx.pool.allocate(HW * K);
+    const dS = ctx.pool.allocate(HW),
+      dBary = ctx.pool.allocate(HW * K * 3),
+      dDepth = ctx.pool.allocate(HW * K),
+      dLogD = ctx.pool.allocate(HW * K);
     dispatch(src, [T!, masks!, face!, tan, dS, dBary, dDepth, dLogD, uniform], HW);
-    T!.release(); masks!.release(); tan.release();
+    T!.release();
+    masks!.release();
+    tan.release();
     return [dS, dBary, dDepth, dLogD];
   };
 };
 
 /** Operands: xy, z, front, joins, (aux) face, (cotangents) S, bary, depth, logD → xy, z cotangents. */
 export const vjpRule: Rule = (p, inAvals) => {
-  const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)), ctx = gpu();
+  const { F, s, uniform } = kernelSetup("softras_geometry", inAvals, (faces) => scalars(p, faces)),
+    ctx = gpu();
   const src = vjpSource(p);
   return ([xy, z, front, joins, face, cS, cBary, cDepth, cLogD]) => {
     const [T] = faceTableAndBins(p, xy!, z!, front!, joins!, uniform, s, false);
-    const gxy = ctx.pool.allocate(6 * F), gz = ctx.pool.allocate(3 * F);
+    const gxy = ctx.pool.allocate(6 * F),
+      gz = ctx.pool.allocate(3 * F);
     dispatch(src, [T!, face!, cS!, cBary!, cDepth!, cLogD!, gxy, gz, uniform], F);
     T!.release();
     return [gxy, gz];

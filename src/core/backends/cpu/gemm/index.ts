@@ -23,7 +23,11 @@ let path: GemmPath = "auto";
 
 function wasmGemm(): WasmGemmFn | null {
   if (wasm === undefined) {
-    try { wasm = createWasmGemm(); } catch { wasm = null; } // e.g. a CSP forbidding wasm compilation
+    try {
+      wasm = createWasmGemm();
+    } catch {
+      wasm = null;
+    } // e.g. a CSP forbidding wasm compilation
   }
   return wasm;
 }
@@ -39,7 +43,12 @@ export function setGemmPath(p: GemmPath): GemmPath {
 }
 
 /** Returns the contiguous [batch, m, n] float32 product. */
-export function gemmF32(a: StridedMatrices, b: StridedMatrices, dims: GemmDims, out = new Float32Array(dims.batch * dims.m * dims.n)): Float32Array {
+export function gemmF32(
+  a: StridedMatrices,
+  b: StridedMatrices,
+  dims: GemmDims,
+  out = new Float32Array(dims.batch * dims.m * dims.n),
+): Float32Array {
   const w = path === "js" ? null : wasmGemm();
   // Matrix-vector shapes use each packed element once, so packing cannot pay off: JS is faster there.
   const worth = dims.m * dims.k * dims.n >= WASM_MIN_MACS && dims.m > 1 && dims.n > 1;

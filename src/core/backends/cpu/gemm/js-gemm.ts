@@ -13,20 +13,34 @@
  */
 import type { GemmDims, StridedMatrices } from "./strided.js";
 
-const KC = 128, NC = 256;
+const KC = 128,
+  NC = 256;
 
-export function gemmJs(a: StridedMatrices, b: StridedMatrices, { batch, m, k: K, n }: GemmDims, out: Float32Array): void {
+export function gemmJs(
+  a: StridedMatrices,
+  b: StridedMatrices,
+  { batch, m, k: K, n }: GemmDims,
+  out: Float32Array,
+): void {
   out.fill(0, 0, batch * m * n);
-  const ad = a.data, sam = a.rowStride, sak = a.colStride;
+  const ad = a.data,
+    sam = a.rowStride,
+    sak = a.colStride;
   for (let bb = 0; bb < batch; bb++) {
     // The inner loop wants unit-stride B rows: copy B when its columns are strided (transposed B).
-    let bd = b.data, bOff = b.offset + bb * b.batchStride, sbk = b.rowStride;
+    let bd = b.data,
+      bOff = b.offset + bb * b.batchStride,
+      sbk = b.rowStride;
     if (b.colStride !== 1 && n > 1) {
       const copy = new Float32Array(K * n);
-      for (let kk = 0; kk < K; kk++) for (let j = 0; j < n; j++) copy[kk * n + j] = bd[bOff + kk * sbk + j * b.colStride]!;
-      bd = copy; bOff = 0; sbk = n;
+      for (let kk = 0; kk < K; kk++)
+        for (let j = 0; j < n; j++) copy[kk * n + j] = bd[bOff + kk * sbk + j * b.colStride]!;
+      bd = copy;
+      bOff = 0;
+      sbk = n;
     }
-    const aOff = a.offset + bb * a.batchStride, cBase = bb * m * n;
+    const aOff = a.offset + bb * a.batchStride,
+      cBase = bb * m * n;
     for (let j0 = 0; j0 < n; j0 += NC) {
       const j1 = Math.min(n, j0 + NC);
       for (let k0 = 0; k0 < K; k0 += KC) {
@@ -34,10 +48,17 @@ export function gemmJs(a: StridedMatrices, b: StridedMatrices, { batch, m, k: K,
         let i = 0;
         // Four C rows per pass share each B element load; per-element k order is unchanged.
         for (; i + 4 <= m; i += 4) {
-          const c0 = cBase + i * n, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n, a0 = aOff + i * sam;
+          const c0 = cBase + i * n,
+            c1 = c0 + n,
+            c2 = c1 + n,
+            c3 = c2 + n,
+            a0 = aOff + i * sam;
           for (let kk = k0; kk < k1; kk++) {
             const ak = a0 + kk * sak;
-            const v0 = ad[ak]!, v1 = ad[ak + sam]!, v2 = ad[ak + 2 * sam]!, v3 = ad[ak + 3 * sam]!;
+            const v0 = ad[ak]!,
+              v1 = ad[ak + sam]!,
+              v2 = ad[ak + 2 * sam]!,
+              v3 = ad[ak + 3 * sam]!;
             const bRow = bOff + kk * sbk;
             for (let j = j0; j < j1; j++) {
               const bv = bd[bRow + j]!;
@@ -49,7 +70,8 @@ export function gemmJs(a: StridedMatrices, b: StridedMatrices, { batch, m, k: K,
           }
         }
         for (; i < m; i++) {
-          const cRow = cBase + i * n, aRow = aOff + i * sam;
+          const cRow = cBase + i * n,
+            aRow = aOff + i * sam;
           for (let kk = k0; kk < k1; kk++) {
             const av = ad[aRow + kk * sak]!;
             const bRow = bOff + kk * sbk;

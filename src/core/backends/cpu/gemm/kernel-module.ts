@@ -32,7 +32,9 @@ export function buildGemmModule({ mr, nv }: MicroTile): Uint8Array<ArrayBuffer> 
   const [ap, bp, cp, ms, ns, kc, ldc, first] = [0, 1, 2, 3, 4, 5, 6, 7];
   const [t, s, pa, pb, k, cCol, cTile, aStrip, bStrip, cr] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
   const I32_LOCALS = 10;
-  const accBase = 8 + I32_LOCALS, bvBase = accBase + mr * nv, av = bvBase + nv;
+  const accBase = 8 + I32_LOCALS,
+    bvBase = accBase + mr * nv,
+    av = bvBase + nv;
   const nV128 = mr * nv + nv + 1;
   const acc = (r: number, v: number) => accBase + r * nv + v;
 
@@ -47,7 +49,9 @@ export function buildGemmModule({ mr, nv }: MicroTile): Uint8Array<ArrayBuffer> 
   const rows = (f: (r: number) => Bytes): Bytes => Array.from({ length: mr }, (_, r) => f(r)).flat();
   const lanes = (f: (v: number) => Bytes): Bytes => Array.from({ length: nv }, (_, v) => f(v)).flat();
 
-  const zeroAcc = rows((r) => lanes((v) => [...simd(SIMD.v128_const), ...new globalThis.Array<number>(16).fill(0), ...set(acc(r, v))]));
+  const zeroAcc = rows((r) =>
+    lanes((v) => [...simd(SIMD.v128_const), ...new globalThis.Array<number>(16).fill(0), ...set(acc(r, v))]),
+  );
   const loadAcc = rows((r) => [
     ...lanes((v) => [...get(cr), ...simd(SIMD.v128_load), ...memarg(4, v * 16), ...set(acc(r, v))]),
     ...addLocal(cr, ldc),
@@ -60,40 +64,99 @@ export function buildGemmModule({ mr, nv }: MicroTile): Uint8Array<ArrayBuffer> 
   const kStep: Bytes = [
     ...lanes((v) => [...get(pb), ...simd(SIMD.v128_load), ...memarg(4, v * 16), ...set(bvBase + v)]),
     ...rows((r) => [
-      ...get(pa), ...simd(SIMD.v128_load32_splat), ...memarg(2, r * 4), ...set(av),
-      ...lanes((v) => [...get(acc(r, v)), ...get(av), ...get(bvBase + v), ...simd(SIMD.f32x4_mul), ...simd(SIMD.f32x4_add), ...set(acc(r, v))]),
+      ...get(pa),
+      ...simd(SIMD.v128_load32_splat),
+      ...memarg(2, r * 4),
+      ...set(av),
+      ...lanes((v) => [
+        ...get(acc(r, v)),
+        ...get(av),
+        ...get(bvBase + v),
+        ...simd(SIMD.f32x4_mul),
+        ...simd(SIMD.f32x4_add),
+        ...set(acc(r, v)),
+      ]),
     ]),
-    ...addTo(pa, mr * 4), ...addTo(pb, nr * 4),
+    ...addTo(pa, mr * 4),
+    ...addTo(pb, nr * 4),
   ];
   const microTile: Bytes = [
-    ...get(cTile), ...set(cr),
-    ...get(first), OP.if, T.void, ...zeroAcc, OP.else, ...loadAcc, OP.end,
-    ...get(aStrip), ...set(pa), ...get(bStrip), ...set(pb), ...get(kc), ...set(k),
+    ...get(cTile),
+    ...set(cr),
+    ...get(first),
+    OP.if,
+    T.void,
+    ...zeroAcc,
+    OP.else,
+    ...loadAcc,
+    OP.end,
+    ...get(aStrip),
+    ...set(pa),
+    ...get(bStrip),
+    ...set(pb),
+    ...get(kc),
+    ...set(k),
     // kc >= 1 (the driver never passes an empty K block), so a do-while loop is enough.
     ...loop([...kStep, ...countDown(k)]),
-    ...get(cTile), ...set(cr), ...storeAcc,
+    ...get(cTile),
+    ...set(cr),
+    ...storeAcc,
     // After the tile, cr is the next tile's first row and pa the next A micro-panel.
-    ...get(cr), ...set(cTile), ...get(pa), ...set(aStrip),
+    ...get(cr),
+    ...set(cTile),
+    ...get(pa),
+    ...set(aStrip),
   ];
   const body: Bytes = [
-    ...get(bp), ...set(bStrip), ...get(cp), ...set(cCol), ...get(ns), ...set(t),
+    ...get(bp),
+    ...set(bStrip),
+    ...get(cp),
+    ...set(cCol),
+    ...get(ns),
+    ...set(t),
     ...loop([
-      ...get(ap), ...set(aStrip), ...get(cCol), ...set(cTile), ...get(ms), ...set(s),
+      ...get(ap),
+      ...set(aStrip),
+      ...get(cCol),
+      ...set(cTile),
+      ...get(ms),
+      ...set(s),
       ...loop([...microTile, ...countDown(s)]),
       // pb now points one micro-panel past bStrip: the next B micro-panel.
-      ...get(pb), ...set(bStrip), ...addTo(cCol, nr * 4),
+      ...get(pb),
+      ...set(bStrip),
+      ...addTo(cCol, nr * 4),
       ...countDown(t),
     ]),
     OP.end,
   ];
-  const func = [...vec([[...uleb(I32_LOCALS), T.i32], [...uleb(nV128), T.v128]]), ...body];
+  const func = [
+    ...vec([
+      [...uleb(I32_LOCALS), T.i32],
+      [...uleb(nV128), T.v128],
+    ]),
+    ...body,
+  ];
 
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00, // "\0asm", version 1
     ...section(SEC.type, vec([[T.func, ...vec(new globalThis.Array<Bytes>(8).fill([T.i32])), ...vec([])]])),
     ...section(SEC.func, vec([uleb(0)])),
     ...section(SEC.memory, vec([[0x00, ...uleb(1)]])), // min 1 page, no maximum: grown from JS
-    ...section(SEC.export, vec([[...name("mem"), EXPORT.memory, ...uleb(0)], [...name("gemm"), EXPORT.func, ...uleb(0)]])),
+    ...section(
+      SEC.export,
+      vec([
+        [...name("mem"), EXPORT.memory, ...uleb(0)],
+        [...name("gemm"), EXPORT.func, ...uleb(0)],
+      ]),
+    ),
     ...section(SEC.code, vec([[...uleb(func.length), ...func]])),
   ]);
 }

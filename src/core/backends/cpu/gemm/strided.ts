@@ -20,5 +20,10 @@ export interface GemmDims {
   readonly n: number;
 }
 
-export const contiguous = (data: Float32Array, rows: number, cols: number): StridedMatrices =>
-  ({ data, offset: 0, batchStride: rows * cols, rowStride: cols, colStride: 1 });
+export const contiguous = (data: Float32Array, rows: number, cols: number): StridedMatrices => ({
+  data,
+  offset: 0,
+  batchStride: rows * cols,
+  rowStride: cols,
+  colStride: 1,
+});

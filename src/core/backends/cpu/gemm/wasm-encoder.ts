@@ -42,15 +42,27 @@ export const EXPORT = { func: 0x00, memory: 0x02 } as const;
 
 /** Core opcodes (single byte). */
 export const OP = {
-  loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br_if: 0x0d,
-  local_get: 0x20, local_set: 0x21, local_tee: 0x22,
-  i32_const: 0x41, i32_add: 0x6a, i32_sub: 0x6b,
+  loop: 0x03,
+  if: 0x04,
+  else: 0x05,
+  end: 0x0b,
+  br_if: 0x0d,
+  local_get: 0x20,
+  local_set: 0x21,
+  local_tee: 0x22,
+  i32_const: 0x41,
+  i32_add: 0x6a,
+  i32_sub: 0x6b,
 } as const;
 
 /** SIMD opcodes: emitted as 0xfd followed by the ULEB128 sub-opcode. */
 export const SIMD = {
-  v128_load: 0x00, v128_load32_splat: 0x09, v128_store: 0x0b, v128_const: 0x0c,
-  f32x4_add: 0xe4, f32x4_mul: 0xe6,
+  v128_load: 0x00,
+  v128_load32_splat: 0x09,
+  v128_store: 0x0b,
+  v128_const: 0x0c,
+  f32x4_add: 0xe4,
+  f32x4_mul: 0xe6,
 } as const;
 
 export const simd = (op: number): Bytes => [0xfd, ...uleb(op)];

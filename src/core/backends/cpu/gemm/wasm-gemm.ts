@@ -34,7 +34,16 @@ const PAGE = 65536;
 /** Beyond this the JS path is used: wasm32 memories stop at 4 GB and V8 may refuse earlier. */
 const MAX_BYTES = 2 ** 31;
 
-type KernelFn = (ap: number, bp: number, cp: number, ms: number, ns: number, kc: number, ldc: number, first: number) => void;
+type KernelFn = (
+  ap: number,
+  bp: number,
+  cp: number,
+  ms: number,
+  ns: number,
+  kc: number,
+  ldc: number,
+  first: number,
+) => void;
 
 /** Returns null where WebAssembly SIMD is missing (or the module fails to validate). */
 export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): WasmGemmFn | null {
@@ -45,15 +54,21 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
   const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes));
   const mem = inst.exports.mem as WebAssembly.Memory;
   const kernel = inst.exports.gemm as KernelFn;
-  const { mr, nv } = config.tile, nr = 4 * nv;
-  const KC = config.kc, MC = Math.max(mr, Math.floor(config.mc / mr) * mr);
+  const { mr, nv } = config.tile,
+    nr = 4 * nv;
+  const KC = config.kc,
+    MC = Math.max(mr, Math.floor(config.mc / mr) * mr);
   let f32 = new Float32Array(mem.buffer);
 
   /** Grows the memory to hold `bytes`; false if that is impossible. */
   function reserve(bytes: number): boolean {
     if (bytes > MAX_BYTES) return false;
     if (mem.buffer.byteLength < bytes) {
-      try { mem.grow(Math.ceil((bytes - mem.buffer.byteLength) / PAGE)); } catch { return false; }
+      try {
+        mem.grow(Math.ceil((bytes - mem.buffer.byteLength) / PAGE));
+      } catch {
+        return false;
+      }
     }
     if (f32.buffer !== mem.buffer) f32 = new Float32Array(mem.buffer); // growing detaches the old view
     return true;
@@ -66,12 +81,22 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
 
   /** Packs an mc×kc block of A (from `base`) as micro-panels of mr rows, each [kc][mr]. */
   function packA(f: Float32Array, a: StridedMatrices, base: number, mc: number, kc: number, dst: number): void {
-    const d = a.data, sam = a.rowStride, sak = a.colStride;
+    const d = a.data,
+      sam = a.rowStride,
+      sak = a.colStride;
     for (let r0 = 0; r0 < mc; r0 += mr, dst += kc * mr) {
-      const rows = Math.min(mr, mc - r0), s0 = base + r0 * sam;
+      const rows = Math.min(mr, mc - r0),
+        s0 = base + r0 * sam;
       if (rows === 4 && mr === 4) {
-        const s1 = s0 + sam, s2 = s1 + sam, s3 = s2 + sam;
-        for (let k = 0, o = dst, q = 0; k < kc; k++, o += 4, q += sak) { f[o] = d[s0 + q]!; f[o + 1] = d[s1 + q]!; f[o + 2] = d[s2 + q]!; f[o + 3] = d[s3 + q]!; }
+        const s1 = s0 + sam,
+          s2 = s1 + sam,
+          s3 = s2 + sam;
+        for (let k = 0, o = dst, q = 0; k < kc; k++, o += 4, q += sak) {
+          f[o] = d[s0 + q]!;
+          f[o + 1] = d[s1 + q]!;
+          f[o + 2] = d[s2 + q]!;
+          f[o + 3] = d[s3 + q]!;
+        }
         continue;
       }
       if (rows < mr) f.fill(0, dst, dst + kc * mr);
@@ -83,14 +108,29 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
 
   /** Packs kc rows of B (from `base`, all n columns) as micro-panels of nr columns, each [kc][nr]. */
   function packB(f: Float32Array, b: StridedMatrices, base: number, kc: number, n: number, dst: number): void {
-    const d = b.data, sbk = b.rowStride, sbn = b.colStride;
+    const d = b.data,
+      sbk = b.rowStride,
+      sbn = b.colStride;
     for (let j0 = 0; j0 < n; j0 += nr, dst += kc * nr) {
-      const cols = Math.min(nr, n - j0), s0 = base + j0 * sbn;
+      const cols = Math.min(nr, n - j0),
+        s0 = base + j0 * sbn;
       if (cols === 8 && nr === 8) {
-        const s1 = s0 + sbn, s2 = s1 + sbn, s3 = s2 + sbn, s4 = s3 + sbn, s5 = s4 + sbn, s6 = s5 + sbn, s7 = s6 + sbn;
+        const s1 = s0 + sbn,
+          s2 = s1 + sbn,
+          s3 = s2 + sbn,
+          s4 = s3 + sbn,
+          s5 = s4 + sbn,
+          s6 = s5 + sbn,
+          s7 = s6 + sbn;
         for (let k = 0, o = dst, q = 0; k < kc; k++, o += 8, q += sbk) {
-          f[o] = d[s0 + q]!; f[o + 1] = d[s1 + q]!; f[o + 2] = d[s2 + q]!; f[o + 3] = d[s3 + q]!;
-          f[o + 4] = d[s4 + q]!; f[o + 5] = d[s5 + q]!; f[o + 6] = d[s6 + q]!; f[o + 7] = d[s7 + q]!;
+          f[o] = d[s0 + q]!;
+          f[o + 1] = d[s1 + q]!;
+          f[o + 2] = d[s2 + q]!;
+          f[o + 3] = d[s3 + q]!;
+          f[o + 4] = d[s4 + q]!;
+          f[o + 5] = d[s5 + q]!;
+          f[o + 6] = d[s6 + q]!;
+          f[o + 7] = d[s7 + q]!;
         }
         continue;
       }
@@ -104,13 +144,22 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
   return function gemmWasm(a, b, dims, out): boolean {
     const { batch, m, k: K, n } = dims;
     if (batch === 0 || m === 0 || n === 0) return true;
-    if (K === 0) { out.fill(0, 0, batch * m * n); return true; }
-    const Mp = Math.ceil(m / mr) * mr, Np = Math.ceil(n / nr) * nr, kcMax = Math.min(KC, K);
-    const cF = 0, bF = Mp * Np, aF = bF + kcMax * Np; // float offsets
+    if (K === 0) {
+      out.fill(0, 0, batch * m * n);
+      return true;
+    }
+    const Mp = Math.ceil(m / mr) * mr,
+      Np = Math.ceil(n / nr) * nr,
+      kcMax = Math.min(KC, K);
+    const cF = 0,
+      bF = Mp * Np,
+      aF = bF + kcMax * Np; // float offsets
     if (!reserve(4 * (aF + Math.min(MC, Mp) * kcMax))) return false;
-    const nStrips = Np / nr, ldc = 4 * Np;
+    const nStrips = Np / nr,
+      ldc = 4 * Np;
     for (let bb = 0; bb < batch; bb++) {
-      const aBase = a.offset + bb * a.batchStride, bBase = b.offset + bb * b.batchStride;
+      const aBase = a.offset + bb * a.batchStride,
+        bBase = b.offset + bb * b.batchStride;
       for (let k0 = 0; k0 < K; k0 += KC) {
         const kc = Math.min(KC, K - k0);
         packB(f32, b, bBase + k0 * b.rowStride, kc, n, bF);

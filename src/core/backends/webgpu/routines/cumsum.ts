@@ -109,17 +109,31 @@ export function cumsumRoutine(step: RoutineStep, buffers: readonly BufferSpec[])
     const pipe = ctx.pipelines.get(rowScan(t, z));
     return ([x]) => {
       const y = ctx.pool.allocate(total);
-      ctx.stream.dispatch(pipe.pipeline, ctx.pipelines.bindGroup(pipe, [x!, y, params]), grid(Math.ceil(R / 64), maxDim));
+      ctx.stream.dispatch(
+        pipe.pipeline,
+        ctx.pipelines.bindGroup(pipe, [x!, y, params]),
+        grid(Math.ceil(R / 64), maxDim),
+      );
       return [y];
     };
   }
-  const p1 = ctx.pipelines.get(chunkScan(t, z)), p2 = ctx.pipelines.get(offsets(t, z)), p3 = ctx.pipelines.get(addOffsets(t));
+  const p1 = ctx.pipelines.get(chunkScan(t, z)),
+    p2 = ctx.pipelines.get(offsets(t, z)),
+    p3 = ctx.pipelines.get(addOffsets(t));
   return ([x]) => {
     const y = ctx.pool.allocate(total);
     const totals = ctx.pool.allocate(R * nc);
-    ctx.stream.dispatch(p1.pipeline, ctx.pipelines.bindGroup(p1, [x!, y, totals, params]), grid(Math.ceil((R * nc) / 64), maxDim));
+    ctx.stream.dispatch(
+      p1.pipeline,
+      ctx.pipelines.bindGroup(p1, [x!, y, totals, params]),
+      grid(Math.ceil((R * nc) / 64), maxDim),
+    );
     ctx.stream.dispatch(p2.pipeline, ctx.pipelines.bindGroup(p2, [totals, params]), grid(Math.ceil(R / 64), maxDim));
-    ctx.stream.dispatch(p3.pipeline, ctx.pipelines.bindGroup(p3, [totals, y, params]), grid(Math.ceil(total / 64), maxDim));
+    ctx.stream.dispatch(
+      p3.pipeline,
+      ctx.pipelines.bindGroup(p3, [totals, y, params]),
+      grid(Math.ceil(total / 64), maxDim),
+    );
     totals.release();
     return [y];
   };

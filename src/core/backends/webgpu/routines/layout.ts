@@ -9,7 +9,10 @@ import { gpu } from "../context.js";
 import { grid, paramsStruct, uniformParams } from "../pipelines.js";
 
 /** Size and single stride of the row-major flattening of `axes` (in that order), or null if not expressible. */
-export function groupStride(shape: readonly number[], axes: readonly number[]): { size: number; stride: number } | null {
+export function groupStride(
+  shape: readonly number[],
+  axes: readonly number[],
+): { size: number; stride: number } | null {
   const st = stridesOf(shape);
   const live = axes.filter((a) => shape[a] !== 1);
   const size = axes.reduce((p, a) => p * shape[a]!, 1);
@@ -32,7 +35,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (i >= P.n) { return; }
   var rest = i;
   var addr = 0u;
-${Array.from({ length: MAX_RANK }, (_, k) => MAX_RANK - 1 - k).map((d) => `  addr += (rest % P.o${d}) * P.s${d}; rest = rest / P.o${d};`).join("\n")}
+${Array.from({ length: MAX_RANK }, (_, k) => MAX_RANK - 1 - k)
+  .map((d) => `  addr += (rest % P.o${d}) * P.s${d}; rest = rest / P.o${d};`)
+  .join("\n")}
   dst[i] = src[addr];
 }
 `;
@@ -44,7 +49,8 @@ ${Array.from({ length: MAX_RANK }, (_, k) => MAX_RANK - 1 - k).map((d) => `  add
 export function transposer(shape: readonly number[], perm: readonly number[]): (src: DeviceBuffer) => DeviceBuffer {
   const ctx = gpu();
   const n = shape.reduce((a, b) => a * b, 1);
-  if (shape.length > MAX_RANK) throw new Error(`webgpu: transposes of rank ${shape.length} > ${MAX_RANK} are not supported.`);
+  if (shape.length > MAX_RANK)
+    throw new Error(`webgpu: transposes of rank ${shape.length} > ${MAX_RANK} are not supported.`);
   const inSt = stridesOf(shape);
   const pad = MAX_RANK - shape.length;
   // Output dims right-aligned in the 8 slots (leading slots are size 1, stride 0).

@@ -25,7 +25,11 @@ import type { Routine } from "./types.js";
 export type MatmulKernel = "tiled" | "blocked" | "cooperative" | "per-output";
 
 const FIELDS = ["B", "M", "N", "K", "aB", "aM", "aK", "bB", "bN", "bK", "tilesM", "tilesN", "tk"];
-const TILE = 64, TK = 16, BLOCK_ROWS = 8, BLOCK_COLS = 128, COOP_WG = 64;
+const TILE = 64,
+  TK = 16,
+  BLOCK_ROWS = 8,
+  BLOCK_COLS = 128,
+  COOP_WG = 64;
 
 const header = (t: string) => `${paramsStruct(FIELDS)}
 @group(0) @binding(0) var<storage, read> A: array<${t}>;
@@ -36,10 +40,21 @@ const zeroOf = (t: string) => (t === "f32" ? "0.0f" : "0i");
 
 function tiledSource(t: string): string {
   const z = zeroOf(t);
-  const accDecl = range(16).map((i) => `  var c${i}: ${t} = ${z};`).join("\n");
-  const fma = range(4).flatMap((i) => range(4).map((j) => `      c${i * 4 + j} += a${i} * b${j};`)).join("\n");
-  const stores = range(4).flatMap((i) => range(4).map((j) =>
-    `  if (m0 + ty * 4u + ${i}u < P.M && n0 + tx * 4u + ${j}u < P.N) { C[cBase ` + `+ (m0 + ty * 4u + ${i}u) * P.N + n0 + tx * 4u + ${j}u] = c${i * 4 + j}; }`)).join("\n");
+  const accDecl = range(16)
+    .map((i) => `  var c${i}: ${t} = ${z};`)
+    .join("\n");
+  const fma = range(4)
+    .flatMap((i) => range(4).map((j) => `      c${i * 4 + j} += a${i} * b${j};`))
+    .join("\n");
+  const stores = range(4)
+    .flatMap((i) =>
+      range(4).map(
+        (j) =>
+          `  if (m0 + ty * 4u + ${i}u < P.M && n0 + tx * 4u + ${j}u < P.N) { C[cBase ` +
+          `+ (m0 + ty * 4u + ${i}u) * P.N + n0 + tx * 4u + ${j}u] = c${i * 4 + j}; }`,
+      ),
+    )
+    .join("\n");
   return `${header(t)}
 var<workgroup> As: array<${t}, ${TK * TILE}>;
 var<workgroup> Bs: array<${t}, ${TK * TILE}>;
@@ -88,14 +103,32 @@ ${stores}
 function blockedSource(t: string): string {
   const z = zeroOf(t);
   const R = BLOCK_ROWS;
-  const acc = range(R * 4).map((i) => `  var c${i}: ${t} = ${z};`).join("\n");
-  const rows = range(R).map((i) => `  let ra${i} = aBase + min(m0 + ${i}u, P.M - 1u) * P.aM;`).join("\n");
-  const cols = range(4).map((j) => `  let cb${j} = bBase + min(n0 + ${j}u, P.N - 1u) * P.bN;`).join("\n");
-  const la = range(R).map((i) => `let a${i} = A[ra${i} + k * P.aK];`).join(" ");
-  const lb = range(4).map((j) => `let b${j} = Bm[cb${j} + k * P.bK];`).join(" ");
-  const fma = range(R).flatMap((i) => range(4).map((j) => `    c${i * 4 + j} += a${i} * b${j};`)).join("\n");
-  const stores = range(R).flatMap((i) => range(4).map((j) =>
-    `  if (m0 + ${i}u < P.M && n0 + ${j}u < P.N) { C[cBase + (m0 + ${i}u) * P.N + n0 + ${j}u] = c${i * 4 + j}; }`)).join("\n");
+  const acc = range(R * 4)
+    .map((i) => `  var c${i}: ${t} = ${z};`)
+    .join("\n");
+  const rows = range(R)
+    .map((i) => `  let ra${i} = aBase + min(m0 + ${i}u, P.M - 1u) * P.aM;`)
+    .join("\n");
+  const cols = range(4)
+    .map((j) => `  let cb${j} = bBase + min(n0 + ${j}u, P.N - 1u) * P.bN;`)
+    .join("\n");
+  const la = range(R)
+    .map((i) => `let a${i} = A[ra${i} + k * P.aK];`)
+    .join(" ");
+  const lb = range(4)
+    .map((j) => `let b${j} = Bm[cb${j} + k * P.bK];`)
+    .join(" ");
+  const fma = range(R)
+    .flatMap((i) => range(4).map((j) => `    c${i * 4 + j} += a${i} * b${j};`))
+    .join("\n");
+  const stores = range(R)
+    .flatMap((i) =>
+      range(4).map(
+        (j) =>
+          `  if (m0 + ${i}u < P.M && n0 + ${j}u < P.N) { C[cBase + (m0 + ${i}u) * P.N + n0 + ${j}u] = c${i * 4 + j}; }`,
+      ),
+    )
+    .join("\n");
   return `${header(t)}
 @compute @workgroup_size(${BLOCK_COLS / 4})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -166,7 +199,8 @@ ${outputElement(t)}
 `;
 }
 
-const remaining = (n: number, ...used: (readonly number[])[]): number[] => range(n).filter((d) => !used.some((u) => u.includes(d)));
+const remaining = (n: number, ...used: (readonly number[])[]): number[] =>
+  range(n).filter((d) => !used.some((u) => u.includes(d)));
 
 /** Which kernel a [B, M, K] × [B, K, N] product uses on this device (tests may force one). */
 export function chooseMatmulKernel(B: number, M: number, N: number, K: number, softwareDevice: boolean): MatmulKernel {
@@ -180,7 +214,9 @@ export function chooseMatmulKernel(B: number, M: number, N: number, K: number, s
 }
 let forcedKernel: MatmulKernel | null = null;
 /** Tests: use one kernel for every matmul (null restores the automatic choice). */
-export function forceMatmulKernel(k: MatmulKernel | null): void { forcedKernel = k; }
+export function forceMatmulKernel(k: MatmulKernel | null): void {
+  forcedKernel = k;
+}
 
 export function matmulRoutine(step: RoutineStep, buffers: readonly BufferSpec[]): Routine {
   const p = step.eqn.params as DotParams;
@@ -188,36 +224,70 @@ export function matmulRoutine(step: RoutineStep, buffers: readonly BufferSpec[])
   const dtype = buffers[step.outputs[0]!]!.dtype;
   if (dtype === "float64") throw float64Error();
   const t = storageType(dtype);
-  const [lc, rc] = p.contract, [lb, rb] = p.batch;
-  const lf = remaining(ls.length, lc, lb), rf = remaining(rs.length, rc, rb);
+  const [lc, rc] = p.contract,
+    [lb, rb] = p.batch;
+  const lf = remaining(ls.length, lc, lb),
+    rf = remaining(rs.length, rc, rb);
   // Operand views: [batch, free, contract] groups, each one stride, or a transposed copy first.
   const view = (shape: readonly number[], bd: readonly number[], fd: readonly number[], cd: readonly number[]) => {
     const g = [groupStride(shape, bd), groupStride(shape, fd), groupStride(shape, cd)];
-    if (g.every((x) => x !== null)) return { perm: null, s: [g[0]!.stride, g[1]!.stride, g[2]!.stride], sizes: g.map((x) => x!.size) };
+    if (g.every((x) => x !== null))
+      return { perm: null, s: [g[0]!.stride, g[1]!.stride, g[2]!.stride], sizes: g.map((x) => x!.size) };
     const sizes = [bd, fd, cd].map((d) => d.reduce((q, a) => q * shape[a]!, 1));
     return { perm: [...bd, ...fd, ...cd], s: [sizes[1]! * sizes[2]!, sizes[2]!, 1], sizes };
   };
-  const lv = view(ls, lb, lf, lc), rv = view(rs, rb, rf, rc);
+  const lv = view(ls, lb, lf, lc),
+    rv = view(rs, rb, rf, rc);
   const [B, M, K] = lv.sizes as [number, number, number];
   const N = rv.sizes[1]!;
   const ctx = gpu();
   if (B * M * N === 0) return () => [ctx.pool.allocate(0)];
   const kernel = forcedKernel ?? chooseMatmulKernel(B, M, N, K, ctx.software);
-  let source: string, groups: number, tilesM = 1, tilesN = 1;
+  let source: string,
+    groups: number,
+    tilesM = 1,
+    tilesN = 1;
   switch (kernel) {
     case "tiled":
-      tilesM = Math.ceil(M / TILE); tilesN = Math.ceil(N / TILE);
-      source = tiledSource(t); groups = B * tilesM * tilesN; break;
+      tilesM = Math.ceil(M / TILE);
+      tilesN = Math.ceil(N / TILE);
+      source = tiledSource(t);
+      groups = B * tilesM * tilesN;
+      break;
     case "blocked":
-      tilesM = Math.ceil(M / BLOCK_ROWS); tilesN = Math.ceil(N / BLOCK_COLS);
-      source = blockedSource(t); groups = B * tilesM * tilesN; break;
-    case "cooperative": source = cooperativeSource(t); groups = B * M * N; break;
-    case "per-output": source = perOutputSource(t); groups = Math.ceil((B * M * N) / 64); break;
+      tilesM = Math.ceil(M / BLOCK_ROWS);
+      tilesN = Math.ceil(N / BLOCK_COLS);
+      source = blockedSource(t);
+      groups = B * tilesM * tilesN;
+      break;
+    case "cooperative":
+      source = cooperativeSource(t);
+      groups = B * M * N;
+      break;
+    case "per-output":
+      source = perOutputSource(t);
+      groups = Math.ceil((B * M * N) / 64);
+      break;
   }
   const pipe = ctx.pipelines.get(source);
-  const params = uniformParams(ctx.device, [B, M, N, K, lv.s[0]!, lv.s[1]!, lv.s[2]!, rv.s[0]!, rv.s[1]!, rv.s[2]!, tilesM, tilesN, TK]);
+  const params = uniformParams(ctx.device, [
+    B,
+    M,
+    N,
+    K,
+    lv.s[0]!,
+    lv.s[1]!,
+    lv.s[2]!,
+    rv.s[0]!,
+    rv.s[1]!,
+    rv.s[2]!,
+    tilesM,
+    tilesN,
+    TK,
+  ]);
   const dims = grid(groups, ctx.limits.maxComputeWorkgroupsPerDimension);
-  const copyL = lv.perm ? transposer(ls, lv.perm) : null, copyR = rv.perm ? transposer(rs, rv.perm) : null;
+  const copyL = lv.perm ? transposer(ls, lv.perm) : null,
+    copyR = rv.perm ? transposer(rs, rv.perm) : null;
   return ([lhs, rhs]) => {
     const out = ctx.pool.allocate(B * M * N);
     const a = copyL ? copyL(lhs!) : lhs!;

@@ -19,7 +19,11 @@ export interface ScanParamsLike {
 }
 
 /** `programFor` compiles (and caches) the body; passed in to avoid an import cycle with program.ts. */
-export function scanRoutine(step: RoutineStep, _buffers: readonly BufferSpec[], programFor: (ir: IR) => GpuProgram): Routine {
+export function scanRoutine(
+  step: RoutineStep,
+  _buffers: readonly BufferSpec[],
+  programFor: (ir: IR) => GpuProgram,
+): Routine {
   const p = step.eqn.params as ScanParamsLike;
   const { nConsts: nc, nCarry: ncar, length, reverse } = p;
   const ny = p.body.outs.length - ncar;

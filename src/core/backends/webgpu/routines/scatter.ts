@@ -25,8 +25,14 @@ import type { Routine } from "./types.js";
 
 /** The inverse incidence of an index array on the device. */
 class Csr implements BufferDerived {
-  constructor(readonly rowStart: DeviceBuffer, readonly positions: DeviceBuffer) {}
-  release(): void { this.rowStart.release(); this.positions.release(); }
+  constructor(
+    readonly rowStart: DeviceBuffer,
+    readonly positions: DeviceBuffer,
+  ) {}
+  release(): void {
+    this.rowStart.release();
+    this.positions.release();
+  }
 }
 
 /** Host CSR; throws for out-of-range indices like the CPU implementation. */
@@ -46,7 +52,8 @@ function hostCsr(idx: Int32Array, n: number, axis: number): Csr {
   const pos = new Int32Array(m);
   for (let p = 0; p < m; p++) pos[cursor[rows[p]!]!++] = p;
   const ctx = gpu();
-  const rs = ctx.pool.allocate(n + 1), ps = ctx.pool.allocate(m);
+  const rs = ctx.pool.allocate(n + 1),
+    ps = ctx.pool.allocate(m);
   ctx.stream.write(rs, start);
   ctx.stream.write(ps, pos);
   return new Csr(rs, ps);
@@ -62,7 +69,11 @@ function bitonicParams(M: number): { buffer: GPUBuffer; passes: number } {
   let buffer = sortParams.get(M);
   if (!buffer) {
     const data = new Uint32Array(Math.max(1, pairs.length) * 64);
-    pairs.forEach(([j, k], i) => { data[i * 64] = j; data[i * 64 + 1] = k; data[i * 64 + 2] = M; });
+    pairs.forEach(([j, k], i) => {
+      data[i * 64] = j;
+      data[i * 64 + 1] = k;
+      data[i * 64 + 2] = M;
+    });
     buffer = gpu().device.createBuffer({ size: data.byteLength, usage: BUF_UNIFORM | BUF_COPY_DST });
     gpu().device.queue.writeBuffer(buffer, 0, data);
     sortParams.set(M, buffer);
@@ -125,10 +136,15 @@ function deviceCsr(idx: DeviceBuffer, m: number, n: number): Csr {
   const maxDim = ctx.limits.maxComputeWorkgroupsPerDimension;
   let M = 1;
   while (M < m) M <<= 1;
-  const keys = ctx.pool.allocate(M), vals = ctx.pool.allocate(M);
+  const keys = ctx.pool.allocate(M),
+    vals = ctx.pool.allocate(M);
   const params = uniformParams(ctx.device, [M, m, n]);
   const init = ctx.pipelines.get(SORT_INIT);
-  ctx.stream.dispatch(init.pipeline, ctx.pipelines.bindGroup(init, [idx, keys, vals, params]), grid(Math.ceil(M / 64), maxDim));
+  ctx.stream.dispatch(
+    init.pipeline,
+    ctx.pipelines.bindGroup(init, [idx, keys, vals, params]),
+    grid(Math.ceil(M / 64), maxDim),
+  );
   const pass = ctx.pipelines.get(SORT_PASS);
   const sp = bitonicParams(M);
   for (let q = 0; q < sp.passes; q++) {
@@ -137,14 +153,23 @@ function deviceCsr(idx: DeviceBuffer, m: number, n: number): Csr {
   }
   const rowStart = ctx.pool.allocate(n + 1);
   const bounds = ctx.pipelines.get(ROW_BOUNDS);
-  ctx.stream.dispatch(bounds.pipeline, ctx.pipelines.bindGroup(bounds, [keys, rowStart, params]), grid(Math.ceil((n + 1) / 64), maxDim));
+  ctx.stream.dispatch(
+    bounds.pipeline,
+    ctx.pipelines.bindGroup(bounds, [keys, rowStart, params]),
+    grid(Math.ceil((n + 1) / 64), maxDim),
+  );
   keys.release();
   return new Csr(rowStart, vals);
 }
 
 // ---------------------------------------------------------------- host recipes for computed indices
 
-interface Recipe { readonly inputs: readonly number[]; readonly inVars: readonly Var[]; readonly eqns: readonly Eqn[]; readonly out: Var }
+interface Recipe {
+  readonly inputs: readonly number[];
+  readonly inVars: readonly Var[];
+  readonly eqns: readonly Eqn[];
+  readonly out: Var;
+}
 const RECIPE_MAX_EQNS = 64;
 
 /**
@@ -159,7 +184,11 @@ function hostRecipe(v: Var, info: ProgramIRInfo): Recipe | null {
     if (seen.has(x)) return true;
     seen.add(x);
     if (x.aval.dtype !== "int32" && x.aval.dtype !== "bool") return false;
-    if (info.inputIndex.has(x)) { if (x.aval.dtype !== "int32") return false; inVars.push(x); return true; }
+    if (info.inputIndex.has(x)) {
+      if (x.aval.dtype !== "int32") return false;
+      inVars.push(x);
+      return true;
+    }
     const e = info.producer.get(x);
     if (!e?.prim.impl || (e.prim.evaluate && e.prim.name !== "literal") || eqns.length >= RECIPE_MAX_EQNS) return false;
     if (!e.inputs.every(visit)) return false;
@@ -174,7 +203,11 @@ function evalRecipe(r: Recipe, inputs: readonly Int32Array[]): Int32Array {
   const env = new Map<Var, HostArray>();
   r.inVars.forEach((v, i) => env.set(v, { data: inputs[i]!, shape: v.aval.shape, dtype: "int32" }));
   for (const e of r.eqns) {
-    const outs = e.prim.impl!(e.inputs.map((x) => env.get(x)!), e.params, e.outs.map((o) => o.aval));
+    const outs = e.prim.impl!(
+      e.inputs.map((x) => env.get(x)!),
+      e.params,
+      e.outs.map((o) => o.aval),
+    );
     e.outs.forEach((o, i) => env.set(o, outs[i]!));
   }
   const d = env.get(r.out)!.data;
@@ -189,7 +222,9 @@ export function scatterRoutine(step: RoutineStep, buffers: readonly BufferSpec[]
   const T = tVar.aval.shape;
   const dtype = buffers[step.outputs[0]!]!.dtype;
   if (dtype === "float64") throw float64Error();
-  const outer = sizeOf(T.slice(0, axis)), n = T[axis]!, inner = sizeOf(T.slice(axis + 1));
+  const outer = sizeOf(T.slice(0, axis)),
+    n = T[axis]!,
+    inner = sizeOf(T.slice(axis + 1));
   const m = idxVar.aval.size;
   const total = outer * n * inner;
   const ctx = gpu();
@@ -239,9 +274,20 @@ ${HEAD.replace("let i =", "let flat =")}
         const rk = ins.map((b) => b.id).join(",");
         let c = recipeCache.get(rk);
         if (!c) {
-          c = hostCsr(evalRecipe(recipe, ins.map((b) => b.host!)), n, axis);
+          c = hostCsr(
+            evalRecipe(
+              recipe,
+              ins.map((b) => b.host!),
+            ),
+            n,
+            axis,
+          );
           // A few entries: the buffers of one set of constants recur every call.
-          if (recipeCache.size >= 8) { const [k0, v0] = recipeCache.entries().next().value!; v0.release(); recipeCache.delete(k0); }
+          if (recipeCache.size >= 8) {
+            const [k0, v0] = recipeCache.entries().next().value!;
+            v0.release();
+            recipeCache.delete(k0);
+          }
           recipeCache.set(rk, c);
         }
         return c;
@@ -255,8 +301,11 @@ ${HEAD.replace("let i =", "let flat =")}
   return ([target, idx, updates], env) => {
     const csr = csrFor(idx!, env.programInputs);
     const out = ctx.pool.allocate(total);
-    ctx.stream.dispatch(pipe.pipeline, ctx.pipelines.bindGroup(pipe, [target!, updates!, csr.rowStart, csr.positions, out, params]),
-      grid(Math.ceil(total / 64), ctx.limits.maxComputeWorkgroupsPerDimension));
+    ctx.stream.dispatch(
+      pipe.pipeline,
+      ctx.pipelines.bindGroup(pipe, [target!, updates!, csr.rowStart, csr.positions, out, params]),
+      grid(Math.ceil(total / 64), ctx.limits.maxComputeWorkgroupsPerDimension),
+    );
     return [out];
   };
 }
