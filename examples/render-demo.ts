@@ -53,7 +53,7 @@ const opts = (rasterizer: "softras" | "dibr"): R.RenderOptions => ({
   rasterizer,
   shading: "phong",
   background: bg,
-  softras: { sigma: 1 / size ** 2, gamma: 1e-4 },
+  softras: { sigma: 1 / size ** 2, gamma: 1e-4, sharedEdges: "join" }, // the ground plane without seams along its triangles
   dibr: { perspectiveCorrect: true, sigmaInv: (size * size) / 4, boxLen: 0.05 },
 });
 

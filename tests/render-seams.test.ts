@@ -74,17 +74,17 @@ describe("joined shared edges", () => {
 
   for (const fused of [false, true]) {
     it(`${fused ? "fused CPU kernels" : "array program"}: a subdivided ground plane has alpha ≥ 0.999 at every interior pixel`, () => {
-      const joined = alphaOf(plane(), { fused });
+      const joined = alphaOf(plane(), { fused, sharedEdges: "join" });
       const worst = Math.min(...interior.map((i) => joined[i]!));
       expect(worst).toBeGreaterThanOrEqual(0.999);
-      // SoftRas' per-face edges ("split") leave ¾-coverage seams on the same pixels' grid lines.
-      const split = alphaOf(plane(), { fused, sharedEdges: "split" });
+      // SoftRas' per-face edges ("split", the default) leave ¾-coverage seams on the same pixels' grid lines.
+      const split = alphaOf(plane(), { fused });
       expect(Math.min(...interior.map((i) => split[i]!))).toBeLessThan(0.9);
     });
 
     it(`${fused ? "fused" : "array program"}: the outline outside the plane is SoftRas' own, and a closed box renders identically`, () => {
-      const joined = alphaOf(plane(), { fused }),
-        split = alphaOf(plane(), { fused, sharedEdges: "split" });
+      const joined = alphaOf(plane(), { fused, sharedEdges: "join" }),
+        split = alphaOf(plane(), { fused });
       // Only near a border vertex (within the prune radius of a joined edge that ends there, so a few radii of it at
       // shallow angles) can a face's nearest point outside have been on a now-joined edge; there coverage may only
       // drop (joined edges no longer count), elsewhere it is unchanged.
@@ -126,7 +126,7 @@ describe("joined shared edges", () => {
   it("the array program and the fused kernels agree on a joined plane (colour and alpha)", () => {
     const lights: R.Lights = { ambient: 0.4, directional: [{ direction: [0.3, 1, -0.4], color: 0.6 }] };
     const img = (fused: boolean) =>
-      R.render(plane(), camera(), lights, undefined, { width: 32, softras: { fused } }).dataSync();
+      R.render(plane(), camera(), lights, undefined, { width: 32, softras: { fused, sharedEdges: "join" } }).dataSync();
     const a = img(false),
       b = img(true);
     let worst = 0;
@@ -147,7 +147,7 @@ describe("joined shared edges", () => {
             weights,
             R.render({ ...mesh, vertices: v }, cam, lights, undefined, {
               width: W,
-              softras: { sigma: 1e-2, gamma: 1e-2, distEps: 1e-10, fused },
+              softras: { sigma: 1e-2, gamma: 1e-2, distEps: 1e-10, fused, sharedEdges: "join" },
             }),
           ),
         );

@@ -13,8 +13,8 @@
  * boundary (a vertex touching an unjoined edge somewhere), with joined edges inclusive of the face.
  * A face with no boundary at all covers its inside fully and nothing outside (its neighbours do).
  *
- * Closed meshes (every edge held by exactly two faces: boxes, spheres, the rigid bodies) join
- * nothing: behind every front face lies a back face, so the silhouette shows no seams there
+ * Closed surfaces (every edge of an edge-connected part held by exactly two faces: boxes, spheres,
+ * the rigid bodies) join nothing: behind every front face lies a back face, so the silhouette shows no seams there
  * (1 − ¼(1 − D_back) ≈ 1), and their outline, colours and gradients stay exactly SoftRas'. Open
  * surfaces (ground planes, terrain, cloth) are where the seams show, and where edges are joined.
  * Joining also sharpens colour steps across joined creases (the two faces no longer blend there),
@@ -81,11 +81,27 @@ export function meshNeighbours(faces: Array): Int32Array | null {
   if (known) return known;
   const host = facesOnHost(faces);
   if (!host) return null;
-  let nb = edgeNeighbours(host, faces.shape[0]!);
-  // A closed mesh joins nothing: its back faces already cover its front faces' seams, and its outline stays SoftRas' exactly.
-  if (nb.every((g) => g >= 0)) nb = new Int32Array(nb.length).fill(-1);
+  const nb = withoutClosedParts(edgeNeighbours(host, faces.shape[0]!));
   neighboursOf.set(faces, nb);
   return nb;
+}
+
+/**
+ * Neighbours with every closed part's edges unjoined: a closed surface joins nothing (its back faces
+ * already cover its front faces' seams, and its outline stays SoftRas' exactly). Parts are the
+ * edge-connected components, so a ball and a ground plane render alike as two meshes or as one.
+ */
+function withoutClosedParts(nb: Int32Array): Int32Array {
+  const F = nb.length / 3;
+  const parent = Int32Array.from({ length: F }, (_, f) => f);
+  const root = (f: number): number => {
+    while (parent[f] !== f) f = parent[f] = parent[parent[f]!]!;
+    return f;
+  };
+  for (let i = 0; i < nb.length; i++) if (nb[i]! >= 0) parent[root(Math.floor(i / 3))] = root(nb[i]!);
+  const open = new Uint8Array(F);
+  for (let i = 0; i < nb.length; i++) if (nb[i]! < 0) open[root(Math.floor(i / 3))] = 1;
+  return nb.map((g, i) => (open[root(Math.floor(i / 3))] ? g : -1));
 }
 
 /**
@@ -158,6 +174,13 @@ export function joinedEdgeFlags(xy: Array, z: Array, front: Array, include: Arra
 
 /** Flag bits [F, 6] (edges 0..2 joined, corners 0..2 boundary) of int32 flags [F], for array programs. */
 export function flagBits(flags: Array): Array {
-  const pow = np.array([1, 2, 4, 8, 16, 32], { dtype: "int32" });
-  return np.equal(np.remainder(np.floorDivide(np.expandDims(flags, -1), pow), 2), 1);
+  if (flags instanceof ConcreteArray && flags.backend.name === "cpu") {
+    // On the host: ops with literal operands would run on the default backend (WebGPU), not the flags' CPU.
+    const d = flags.dataSync();
+    const bits = new Uint8Array(6 * d.length);
+    for (let i = 0; i < d.length; i++) for (let k = 0; k < 6; k++) bits[6 * i + k] = (d[i]! >> k) & 1;
+    return np.reshape(np.array(bits, { dtype: "bool", backend: "cpu" }), [...flags.shape, 6]);
+  }
+  const bit = (k: number) => np.equal(np.remainder(np.floorDivide(flags, 2 ** k), 2), 1);
+  return np.stack([0, 1, 2, 3, 4, 5].map(bit), -1);
 }

@@ -63,11 +63,14 @@ export interface SoftRasOptions extends TilingOptions {
   readonly cullAlpha?: boolean;
   /**
    * Edges shared by two faces of one mesh that face the same way on screen (needs the faces'
-   * topology, which render() supplies): "join" (default) measures each face's coverage to the
-   * mesh's boundary only, so a subdivided surface has no seams along its inner edges (SoftRas
-   * gives ¾ coverage there); "split" treats every face edge as a boundary (SoftRas' own). A closed
-   * mesh's outline (edges between a front and a back face) stays a soft edge either way; see
-   * mesh-edges.ts. Applies to 'euclidean' coverage.
+   * topology, which render() supplies): "join" measures each face's coverage to the mesh's
+   * boundary only, so a subdivided surface (a ground plane) has no seams along its inner edges
+   * (SoftRas gives ¾ coverage there); "split" (default) treats every face edge as a boundary
+   * (SoftRas' own). A closed surface's outline stays a soft edge either way; see mesh-edges.ts.
+   * Applies to 'euclidean' coverage. Joining needs the face indices on the host (meshFromData,
+   * groundPlane, any CPU array): faces computed inside a traced function or made on a device are
+   * drawn split, so a function that renders such faces both ways (eagerly and under jit or vmap)
+   * can differ — why it is not the default.
    */
   readonly sharedEdges?: "join" | "split";
   /** Coverage function. Default "euclidean". */
@@ -230,16 +233,16 @@ export function softRasterize(
  * (no topology, or sharedEdges "split").
  */
 function joinFlags(faces: ScreenFaces, front: Array, opts: SoftRasOptions): Array | null {
-  if (!faces.topology || opts.sharedEdges === "split") return null;
-  if (opts.sharedEdges !== undefined && opts.sharedEdges !== "join")
+  if (opts.sharedEdges !== undefined && opts.sharedEdges !== "join" && opts.sharedEdges !== "split")
     throw new Error(`softRasterize: sharedEdges must be "join" or "split", got ${String(opts.sharedEdges)}.`);
+  if (!faces.topology || opts.sharedEdges !== "join") return null;
   const include = opts.cullAlpha ? cullMask(opts.faceCulling ?? "none", front) : null;
   return joinedEdgeFlags(faces.xy, faces.z, front, include, faces.topology);
 }
-/** The fused kernels' flags operand: joinFlags or zeros (every edge a boundary). */
+/** The fused kernels' flags operand: joinFlags or zeros (every edge a boundary), on the faces' backend. */
 const kernelJoins = (faces: ScreenFaces, front: Array, opts: SoftRasOptions): Array =>
   ((opts.distFunc ?? "euclidean") === "euclidean" ? joinFlags(faces, front, opts) : null) ??
-  np.zeros([faces.xy.shape[0]!], { dtype: "int32" });
+  np.mul(np.astype(front, "int32"), 0); // from `front`, not a literal: literals land on the default backend
 
 /** Whether the fused kernels compute this configuration (and this backend runs them). */
 function fusedApplies(opts: SoftRasOptions, prim: Primitive): boolean {
