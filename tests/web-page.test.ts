@@ -197,8 +197,9 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
         },
         { capture: true },
       );
-      const frame = (t: number) => {
-        w.seen.push([t, document.getElementById("status")!.textContent!]);
+      // Stamped when read, not with the frame's start time, which can precede a click handled within that frame.
+      const frame = () => {
+        w.seen.push([performance.now(), document.getElementById("status")!.textContent!]);
         if (w.seen.length < 5000) requestAnimationFrame(frame);
       };
       requestAnimationFrame(frame);
