@@ -26,7 +26,7 @@
  * Pure: paths in it are returned as written (the Node loader resolves them against the file).
  */
 import * as E from "fp-ts/lib/Either.js";
-import { rigidContactStepLimit } from "../models/contact/index.js";
+import { rigidContactSubsteps } from "../models/contact/index.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { CameraSpec, Vec3 } from "./scenes/camera.js";
 import type { ContactParams, Impulse, Quat } from "./scenes/rigid.js";
@@ -681,8 +681,8 @@ export function parseVideoScene(raw: unknown): Result<VideoSceneFile> {
         E.bind("truth", () => truth(geometry.o.truth)),
         E.map(({ impulses, gravity, ground, background, compare, mass, unknowns, truth }): VideoSceneFile => {
           const { mesh, camera, fps, substeps, frames, resolution, crop, initialState } = geometry;
-          // Enough substeps for the ground contact to be stable (scenes without contact: 4).
-          const steps = substeps ?? (ground ? Math.max(4, Math.ceil(1 / (rigidContactStepLimit(ground) * fps))) : 4);
+          // Enough substeps for the ground contact to be accurate (scenes without contact: 4).
+          const steps = substeps ?? (ground ? rigidContactSubsteps(ground, fps) : 4);
           return {
             mesh,
             camera,

@@ -17,6 +17,7 @@ import { quatFromRotationVector, quatMul, quatNormalize, quatToMatrix } from "..
 import { cross, inv3, matmul, matvec, mT } from "../common/vec.js";
 import { groundForces } from "../contact/ground.js";
 import { rigidGroundFriction, rigidGroundNormal } from "../contact/rigid-ground.js";
+import { implicitContactWrench } from "./implicit-contact.js";
 import type { RigidControls, RigidState, RigidSystem } from "./types.js";
 
 /** World-frame inverse inertia R·I⁻¹·Rᵀ [B, 3, 3]. */
@@ -36,9 +37,9 @@ export function windowActivity(t: Array, start: Array, end: Array, dt: number): 
 
 /**
  * Net force and torque about the COM [B, 3] on every body during a step of length dt (force
- * windows ramp over one step). With mass-normalised ground contact and dt > 0, friction acts on
- * the contact points' velocities as every other force of the step would leave them (see
- * rigidGroundFriction): the step's other forces are summed first.
+ * windows ramp over one step). With mass-normalised ground contact and dt > 0, friction and the
+ * normal damping act on the contact points' velocities at the step's end (implicit-contact.ts):
+ * the step's other forces are summed first. Without dt, friction sees the current velocities.
  */
 export function wrench(
   sys: RigidSystem,
@@ -72,17 +73,23 @@ export function wrench(
     if (g.scaling !== "per-body-mass") {
       add(c.body, r, groundForces(g, p, pv, c.radius));
     } else {
-      const { fn, w } = rigidGroundNormal(g, p, pv, c.radius, c.body, sys.mass, sys.gravity);
+      const normal = (v: Array) => rigidGroundNormal(g, p, v, c.radius, c.body, sys.mass, sys.gravity);
+      const { fn, w } = normal(pv);
       add(c.body, r, np.mul(np.expandDims(fn, -1), g.normal));
-      let v = pv;
       if (dt > 0) {
-        // The points' velocities after this step without friction: a = F/m, α = I_w⁻¹·τ (the gyroscopic term is second
-        // order here).
-        const a = np.div(force, np.expandDims(sys.mass, -1));
-        const alpha = matvec(worldInverseInertia(R, inv3(sys.inertia)), torque);
-        v = np.add(pv, np.mul(np.add(np.take(a, c.body, 0), cross(np.take(alpha, c.body, 0), r)), dt));
-      }
-      add(c.body, r, rigidGroundFriction(g, fn, w, v));
+        // Friction and normal damping implicit in the step's end velocities (implicit-contact.ts), from the twist
+        // that every other force of the step leaves (the gyroscopic term is second order here).
+        const Iw = matmul(matmul(R, sys.inertia), mT(R));
+        const predicted = {
+          mass: sys.mass,
+          inertia: Iw,
+          v: np.add(s.v, np.mul(np.div(force, np.expandDims(sys.mass, -1)), dt)),
+          w: np.add(s.w, np.mul(matvec(worldInverseInertia(R, inv3(sys.inertia)), torque), dt)),
+        };
+        const implicit = implicitContactWrench(g, { body: c.body, r, pv, w, normal }, predicted, dt);
+        force = np.add(force, implicit.force);
+        torque = np.add(torque, implicit.torque);
+      } else add(c.body, r, rigidGroundFriction(g, fn, w, pv));
     }
   }
   return { force, torque };
