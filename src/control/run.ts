@@ -32,7 +32,10 @@ export interface ControlSettings {
 
 export interface MethodRun {
   readonly seed: number;
-  /** Image loss (MSE of the last frame against the target), the scene's 3-D distance to the goal (m) and the centre of mass's (m), of the kept iterate. */
+  /**
+   * Image loss (MSE of the last frame against the target), the scene's 3-D distance to the goal (m) and the centre of
+   * mass's (m), of the kept iterate.
+   */
   readonly imageLoss: number;
   readonly distance: number;
   readonly comDistance: number;

@@ -5,7 +5,8 @@
  *   bytes 0–7    ASCII "GSPARAMS"
  *   bytes 8–11   uint32 format version (1)
  *   bytes 12–15  uint32 n: length of the header
- *   n bytes      UTF-8 JSON header: { "leaves": [{ "path": "stages.0.down.w", "dtype": "float32", "shape": [16, 3, 3, 3] }, …] }
+ *   n bytes      UTF-8 JSON header:
+ *                { "leaves": [{ "path": "stages.0.down.w", "dtype": "float32", "shape": [16, 3, 3, 3] }, …] }
  *   then         every leaf's values in header order, row-major, as float32 or float64
  * A path names the leaf's place in the tree: record keys and list indices joined by ".".
  * Browser-safe (bytes in, bytes out); files are written by gradsim/node's saveParams/loadParams.

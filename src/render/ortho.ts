@@ -13,7 +13,10 @@ import { np } from "../core/np/index.js";
 import { lookAtRotation, toArray, type Camera } from "./camera.js";
 
 export interface LookAtViewOptions {
-  /** Distance(s) from the origin (pytorch3d: the angles place the camera about the origin; `at` sets where it looks); default 1. Lists give a batch (dist, elev, azim broadcast together). */
+  /**
+   * Distance(s) from the origin (pytorch3d: the angles place the camera about the origin; `at` sets where it looks);
+   * default 1. Lists give a batch (dist, elev, azim broadcast together).
+   */
   readonly dist?: number | readonly number[];
   /** Elevation(s) above the xz plane; default 0. */
   readonly elev?: number | readonly number[];
@@ -153,7 +156,10 @@ export function orthographicCamera(opts: OrthographicOptions = {}): Camera {
   return { ...pose, focal, center, near, far, projection: "orthographic" };
 }
 
-/** A perspective Camera from pytorch3d's (R, T) (one camera) with a vertical field of view in degrees (FoVPerspectiveCameras' fov). */
+/**
+ * A perspective Camera from pytorch3d's (R, T) (one camera) with a vertical field of view in degrees
+ * (FoVPerspectiveCameras' fov).
+ */
 export function cameraFromViewTransform(
   vt: { R: ArrayLike; T: ArrayLike },
   opts: { fovY?: number; aspect?: number; near?: number; far?: number; dtype?: DType } = {},

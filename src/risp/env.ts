@@ -21,7 +21,10 @@ export interface RispEnv {
   readonly stateNames: readonly string[];
   /** Triangles [F·3] (counter-clockwise seen from outside) over the vertices a state poses. */
   readonly faces: Int32Array;
-  /** Per-vertex paint [V·3] in [0, 1], multiplied by the rendering's albedo: paint the body so that no motion maps it onto itself. */
+  /**
+   * Per-vertex paint [V·3] in [0, 1], multiplied by the rendering's albedo: paint the body so that no motion maps it
+   * onto itself.
+   */
   readonly pattern: Float32Array;
   /** The camera of every image (training and target). */
   readonly camera: LookAtCamera;

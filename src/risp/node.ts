@@ -35,14 +35,20 @@ export async function trainPredictorToDisk(dir: string, spec: PredictorSpec): Pr
 /** A trained network's directory under `root`: `<root>/<env>/<row>`. */
 export const predictorDir = (root: string, env: string, row: TrainedRow) => join(root, env, row);
 
-/** The three networks of an environment trained under `root` (by `trainPredictorToDisk` into `predictorDir`s), and how ours' reads states in their units. */
+/**
+ * The three networks of an environment trained under `root` (by `trainPredictorToDisk` into `predictorDir`s), and how
+ * ours' reads states in their units.
+ */
 export interface Predictors {
   readonly config: networks.PredictorConfig;
   readonly params: Record<TrainedRow, networks.PredictorParams>;
   readonly oursStandardisation: Standardisation;
 }
 
-/** Read the networks of environment `env` trained with `settings` (whose outputs are the state's `outputs` components) from `root`: a missing or mismatched file is a clear error. */
+/**
+ * Read the networks of environment `env` trained with `settings` (whose outputs are the state's `outputs` components)
+ * from `root`: a missing or mismatched file is a clear error.
+ */
 export function loadPredictors(
   root: string,
   env: string,

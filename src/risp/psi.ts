@@ -80,7 +80,10 @@ export const samplePsi = (rng: Rng, d: PsiDistribution = DEFAULT_PSI): number[] 
 export const psiMiddle = (d: PsiDistribution = DEFAULT_PSI): number[] =>
   checkPsi(d).map(({ low, high }) => (low + high) / 2);
 
-/** ψ from w ∈ [0, 1]^14, each entry's position within its range (w = ½: `psiMiddle`): how the tasks fit our frames' look within the training ranges. */
+/**
+ * ψ from w ∈ [0, 1]^14, each entry's position within its range (w = ½: `psiMiddle`): how the tasks fit our frames' look
+ * within the training ranges.
+ */
 export const psiOfUnit = (w: Array, d: PsiDistribution = DEFAULT_PSI): Array =>
   np.add(
     np.array(

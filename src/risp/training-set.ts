@@ -18,7 +18,10 @@ export interface TrainingLook {
   readonly noise: number;
 }
 
-/** Draw a training image's look for posed vertices [V·3]: ψ, a random ground texture shadowed by the object under ψ's light, σ ∈ [0, maxNoise]. */
+/**
+ * Draw a training image's look for posed vertices [V·3]: ψ, a random ground texture shadowed by the object under ψ's
+ * light, σ ∈ [0, maxNoise].
+ */
 export function sampleTrainingLook(
   env: RispEnv,
   R: number,

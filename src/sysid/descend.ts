@@ -51,7 +51,10 @@ export interface DescentSettings {
    * precision), or sign steps (`polishBy`).
    */
   readonly polish?: number;
-  /** How the polish steps move (default Levenberg–Marquardt): sign steps suit L1 losses, whose kink at the minimum no residual model fits. */
+  /**
+   * How the polish steps move (default Levenberg–Marquardt): sign steps suit L1 losses, whose kink at the minimum no
+   * residual model fits.
+   */
   readonly polishBy?: "levenberg-marquardt" | SignStepSettings;
   /**
    * Keep u within [lower, upper], entry by entry: Adam's iterates (and sign steps) are projected

@@ -68,7 +68,10 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
 });
 
 export interface JitOptions {
-  /** Positions of arguments that are not traced: any JS value, part of the cache key (primitives by value, objects by identity). */
+  /**
+   * Positions of arguments that are not traced: any JS value, part of the cache key (primitives by value, objects by
+   * identity).
+   */
   readonly staticArgnums?: readonly number[];
   /**
    * Static arguments by name (JAX's static_argnames): a parameter of f (read from its source,

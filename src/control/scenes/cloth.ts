@@ -98,7 +98,8 @@ export function clothControlScene(cfg: ClothControlOptions, seed: number): Cloth
   const half = (N * CELL) / 2;
   const flat = meshes.clothGrid({ cells: [N, N], cellSize: CELL, plane: "xz", origin: [-half, 0, half] });
   const start = [-5, rng.uniform(2, 3), 0];
-  // The hidden throw: ≈ 3.3–5.3 m/s across and ≈ 3.7 m/s up would land a drag-free cloth at x ∈ [0, 3], y ≈ −3 after 1.5 s.
+  // The hidden throw: ≈ 3.3–5.3 m/s across and ≈ 3.7 m/s up would land a drag-free cloth at x ∈ [0, 3], y ≈ −3
+  // after 1.5 s.
   const hidden = [rng.uniform(3.5, 5.5), rng.uniform(3, 4.5), rng.uniform(-0.5, 0.5)];
   const rest = turned(flat.vertices, [1, 0.5, 0], Math.PI / 2, [0, 0, 0], start);
   const n = rest.length / 3;
@@ -142,7 +143,8 @@ export function clothControlScene(cfg: ClothControlOptions, seed: number): Cloth
     initialParams: () => np.array([1, 0, 0], { dtype: "float32" }),
     positions,
     frame,
-    // What is not background, compared at blurs up to a quarter of the image (≈ 4.6 m): a sheet metres from its target still overlaps it.
+    // What is not background, compared at blurs up to a quarter of the image (≈ 4.6 m): a sheet metres from its target
+    // still overlaps it.
     imageLoss: (f, t) =>
       blurredCorrelationLoss(np.sub(f, BACKGROUND), np.sub(t, BACKGROUND), [0, r / 16, r / 8, r / 4]),
     goalCom,

@@ -57,7 +57,9 @@ const front = (a: Array, d: BDim, n: number): Array =>
 
 // ---------------------------------------------------------------- host factorizations (float64)
 
-/** In-place LU with partial pivoting of an n×n row-major block; returns the pivot sign, or 0 when a pivot is exactly 0. */
+/**
+ * In-place LU with partial pivoting of an n×n row-major block; returns the pivot sign, or 0 when a pivot is exactly 0.
+ */
 function luInPlace(m: Float64Array, n: number, perm: Int32Array): number {
   let sign = 1;
   for (let i = 0; i < n; i++) perm[i] = i;

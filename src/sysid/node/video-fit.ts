@@ -205,7 +205,10 @@ function backgroundFrame(bg: NonNullable<RigidSceneSpec["background"]>, width: n
   return np.broadcastTo(np.array([...(bg as readonly number[])], { dtype: "float32" }), [height, width, 3]);
 }
 
-/** Where a pixel's largest channel difference from the background starts to count as foreground (low) and fully counts (high). */
+/**
+ * Where a pixel's largest channel difference from the background starts to count as foreground (low) and fully counts
+ * (high).
+ */
 export interface ForegroundThresholds {
   readonly low: number;
   readonly high: number;

@@ -199,7 +199,10 @@ fn bary(f: u32, px: f32, py: f32) -> vec3<f32> {
                    (px - T[o + 8u]) * T[o + 10u] - (py - T[o + 9u]) * T[o + 11u]);
 }
 
-/** A lower bound of the distance (not squared) from a point with barycentrics w to face f (faces.ts distanceLowerBound2). */
+/**
+ * A lower bound of the distance (not squared) from a point with barycentrics w to face f (faces.ts
+ * distanceLowerBound2).
+ */
 fn distanceLowerBound(f: u32, w: vec3<f32>) -> f32 {
   let oh = ${STRIDE}u * f + ${AT.height}u;
   return max(max(-w.x * T[oh], -w.y * T[oh + 1u]), max(-w.z * T[oh + 2u], 0.0f));
@@ -223,7 +226,10 @@ fn boundaryDistance(f: u32, px: f32, py: f32) -> Dist {
   return d;
 }
 
-/** boundaryDistance over face f's unjoined edges and boundary corners (joined-edge flags j; faces.ts boundaryDistanceJoined). */
+/**
+ * boundaryDistance over face f's unjoined edges and boundary corners (joined-edge flags j; faces.ts
+ * boundaryDistanceJoined).
+ */
 fn boundaryDistanceJoined(f: u32, px: f32, py: f32, j: u32) -> Dist {
   var d: Dist;
   d.d2 = ${NO_BOUNDARY_D2}.0f; d.edge = 0u; d.t = 0.0f; d.ex = 0.0f; d.ey = 0.0f;
@@ -388,7 +394,9 @@ ${
 }
 }
 
-/** Tangent of the depth (returned) and of w̃ (into dwc) for tangents dw of w and dz of the vertex depths (layerTangent). */
+/**
+ * Tangent of the depth (returned) and of w̃ (into dwc) for tangents dw of w and dz of the vertex depths (layerTangent).
+ */
 fn layerTangent(f: u32, pr: ptr<function, Pair>, dw: vec3<f32>, dz: vec3<f32>, dwc: ptr<function, vec3<f32>>) -> f32 {
   let w = (*pr).w; let c = (*pr).c; let wc = (*pr).wc; let s = (*pr).s;
   let live = (w > vec3<f32>(0.0f)) & (w < vec3<f32>(1.0f));
@@ -422,7 +430,8 @@ const withinLimit = new Set<string>();
 export function dispatch(source: string, bindings: readonly BindingResource[], threads: number): void {
   const ctx = gpu();
   if (threads <= 0) return;
-  // Checked here, not by the adapter: lavapipe allows more, so a kernel over the default would pass every test and fail in browsers.
+  // Checked here, not by the adapter: lavapipe allows more, so a kernel over the default would pass every test and fail
+  // in browsers.
   if (!withinLimit.has(source)) {
     const storage = source.split("var<storage").length - 1;
     if (storage > STORAGE_LIMIT)
