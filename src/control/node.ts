@@ -30,7 +30,8 @@ export function readTargetImage(
   if (!existsSync(path))
     throw new InputFileError(
       path,
-      `${flag} ${path}: no such file; give a PNG of ${what} (any size: it is resampled to ${resolution}², RGB over the scene's background).`,
+      `${flag} ${path}: no such file; give a PNG of ${what} ` +
+        `(any size: it is resampled to ${resolution}², RGB over the scene's background).`,
     );
   let img: Array;
   try {

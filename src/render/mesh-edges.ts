@@ -136,7 +136,8 @@ export function joinedEdgeFlags(xy: Array, z: Array, front: Array, include: Arra
   const F = xy.shape[0]!;
   if (topo.neighbours.shape.join() !== `${F},3` || topo.corners.shape.join() !== `${F},3`) {
     throw new Error(
-      `render: the face topology must be [${F}, 3] neighbours and corners for ${F} faces, got [${topo.neighbours.shape}] and [${topo.corners.shape}].`,
+      `render: the face topology must be [${F}, 3] neighbours and corners for ${F} faces, ` +
+        `got [${topo.neighbours.shape}] and [${topo.corners.shape}].`,
     );
   }
   const v = np.stopGradient(xy),

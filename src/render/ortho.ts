@@ -102,7 +102,8 @@ function single(vt: ViewTransform, what: string): { rotation: Array; eye: Array 
   const T = vt.T.ndim === 2 && vt.T.shape[0] === 1 ? np.reshape(vt.T, [3]) : vt.T;
   if (R.shape.join() !== "3,3" || T.shape.join() !== "3") {
     throw new Error(
-      `${what}: R must be [3, 3] (or [1, 3, 3]) and T [3] (or [1, 3]), got ${R.aval} and ${T.aval}; for a batch, vmap over (R, T) or build one camera per row.`,
+      `${what}: R must be [3, 3] (or [1, 3, 3]) and T [3] (or [1, 3]), got ${R.aval} and ${T.aval}; ` +
+        `for a batch, vmap over (R, T) or build one camera per row.`,
     );
   }
   // X_view = Rᵀ(X − C) with C = −R·T: gradsim's rotation is Rᵀ and its eye is C.
@@ -135,7 +136,8 @@ export function orthographicCamera(opts: OrthographicOptions = {}): Camera {
   const [minX, maxX, minY, maxY] = [opts.minX ?? -1, opts.maxX ?? 1, opts.minY ?? -1, opts.maxY ?? 1];
   if (!(maxX > minX) || !(maxY > minY) || ![minX, maxX, minY, maxY].every(Number.isFinite)) {
     throw new Error(
-      `orthographicCamera: the view volume needs finite minX < maxX and minY < maxY, got x [${minX}, ${maxX}], y [${minY}, ${maxY}].`,
+      `orthographicCamera: the view volume needs finite minX < maxX and minY < maxY, ` +
+        `got x [${minX}, ${maxX}], y [${minY}, ${maxY}].`,
     );
   }
   const near = opts.near ?? 1,

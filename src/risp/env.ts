@@ -62,7 +62,8 @@ export function checkPosed(env: RispEnv, vertices: readonly ArrayLike<number>[],
     for (let k = 0; k < v.length; k++)
       if (!Number.isFinite(v[k]!))
         throw new Error(
-          `risp: ${env.name}'s ${what} ${i} is not finite (entry ${k} is ${v[k]}); the simulation that posed it diverged.`,
+          `risp: ${env.name}'s ${what} ${i} is not finite (entry ${k} is ${v[k]}); ` +
+            `the simulation that posed it diverged.`,
         );
   });
 }
@@ -109,7 +110,8 @@ export function framesOfRollouts(
     V3 = vertices.length / (count * T);
   if (!Number.isInteger(S) || !Number.isInteger(V3))
     throw new Error(
-      `risp: ${count} rollouts of ${T} frames do not divide ${states.length} state and ${vertices.length} vertex numbers.`,
+      `risp: ${count} rollouts of ${T} frames do not divide ${states.length} state and ` +
+        `${vertices.length} vertex numbers.`,
     );
   const out: { states: number[][]; vertices: Float64Array[] } = { states: [], vertices: [] };
   const frames = rolloutFrames(rng, n, T, { perRollout });

@@ -61,7 +61,8 @@ export function loadPredictors(
       const file = join(predictorDir(root, env, row), "params.gsp");
       if (!existsSync(file))
         throw new Error(
-          `${file} is missing: the ${env}'s ${row} network has not been trained in ${root}; train it (risp-state) or give another directory.`,
+          `${file} is missing: the ${env}'s ${row} network has not been trained in ${root}; ` +
+            `train it (risp-state) or give another directory.`,
         );
       // Checked against the configuration the settings give: a file trained for another one is refused by name.
       return [row, networks.loadParams<networks.PredictorParams>(file, networks.initPredictor(random.key(0), config))];
@@ -70,7 +71,9 @@ export function loadPredictors(
   const standardisationFile = join(predictorDir(root, env, "ours"), STANDARDISATION_FILE);
   if (!existsSync(standardisationFile))
     throw new Error(
-      `${standardisationFile} is missing: the ${env}'s ours network in ${root} was trained before its outputs' standardisation was saved; retrain it (or give another directory).`,
+      `${standardisationFile} is missing: the ${env}'s ours network in ${root} ` +
+        `was trained before its outputs' standardisation was saved; ` +
+        `retrain it (or give another directory).`,
     );
   return {
     config,

@@ -148,7 +148,8 @@ export function predictorTraining(spec: PredictorSpec) {
     );
   if (row !== "ours-no-grad" && !(Number.isInteger(cfg.penalised) && cfg.penalised >= 1 && cfg.penalised <= cfg.batch))
     throw new Error(
-      `risp: the regulariser's examples per minibatch must be a whole number between 1 and the batch's ${cfg.batch}, got ${cfg.penalised}.`,
+      `risp: the regulariser's examples per minibatch must be a whole number between 1 and the batch's ${cfg.batch}, ` +
+        `got ${cfg.penalised}.`,
     );
   const net = predictorConfig(cfg, S);
   const stats = standardisation(data.states.dataSync(), S);

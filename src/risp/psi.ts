@@ -63,7 +63,8 @@ export const DEFAULT_PSI: PsiDistribution = (
 export function checkPsi(d: PsiDistribution): PsiDistribution {
   if (d.length !== PSI_NAMES.length)
     throw new Error(
-      `risp: a ψ distribution has one range per parameter (${PSI_NAMES.length}: ${PSI_NAMES.join(", ")}), got ${d.length}.`,
+      `risp: a ψ distribution has one range per parameter (${PSI_NAMES.length}: ${PSI_NAMES.join(", ")}), ` +
+        `got ${d.length}.`,
     );
   d.forEach((r, i) => {
     if (!(Number.isFinite(r.low) && Number.isFinite(r.high) && r.low <= r.high))

@@ -105,7 +105,8 @@ export function rispProblem<E extends RispEnv>(env: E, task: RispTask, sc: RispS
   const D = sc.unknowns.length;
   if (!D || sc.lower.length !== D || sc.upper.length !== D || sc.truth.length !== D)
     throw new Error(
-      `risp: ${env.name}'s ${task} scenario needs one lower bound, upper bound and true value per unknown (${D} unknowns; ${sc.lower.length}, ${sc.upper.length}, ${sc.truth.length} given).`,
+      `risp: ${env.name}'s ${task} scenario needs one lower bound, upper bound and true value per unknown ` +
+        `(${D} unknowns; ${sc.lower.length}, ${sc.upper.length}, ${sc.truth.length} given).`,
     );
   if (new Set(sc.unknowns).size !== D)
     throw new Error(`risp: ${env.name}'s ${task} unknowns need distinct names: ${sc.unknowns.join(", ")}.`);
@@ -362,7 +363,8 @@ export async function fitTask(
     T = problem.observed.length;
   if (stages.length !== prefixes.length)
     throw new Error(
-      `risp: ${prefixes.length} curriculum stages (${prefixes.join(", ")} frames) need as many losses, got ${stages.length}.`,
+      `risp: ${prefixes.length} curriculum stages (${prefixes.join(", ")} frames) ` +
+        `need as many losses, got ${stages.length}.`,
     );
   const settings = taskDescent(layout, s),
     gradient = { ...settings, polish: 0 };
@@ -372,7 +374,8 @@ export async function fitTask(
     const d = await descend(objective(j), from, gradient);
     losses.push(...d.losses);
     log(
-      `descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""} ended at loss ${d.finalLoss.toPrecision(3)}`,
+      `descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""}` +
+        ` ended at loss ${d.finalLoss.toPrecision(3)}`,
     );
     return d;
   };
@@ -386,7 +389,8 @@ export async function fitTask(
       const j = prefixes.indexOf(n);
       if (j < 0)
         throw new Error(
-          `risp: the curriculum's prefixes (${prefixes.join(", ")} of ${T} frames) must be distinct and at least 2 frames; use fewer imitationStages.`,
+          `risp: the curriculum's prefixes (${prefixes.join(", ")} of ${T} frames) ` +
+            `must be distinct and at least 2 frames; use fewer imitationStages.`,
         );
       return {
         losses: (cs) => objective(j).values(cs.map((c) => layout.toU(c))),

@@ -213,11 +213,13 @@ function checkBox(s: DescentSettings, size: number, u0: readonly number[]): void
   const { lower, upper } = s.box!;
   if (s.optimizer !== "adam" || s.refine || s.precondition)
     throw new Error(
-      'sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; drop the box or use optimizer "adam" alone.',
+      "sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; " +
+        'drop the box or use optimizer "adam" alone.',
     );
   if (lower.length !== size || upper.length !== size)
     throw new Error(
-      `sysid: the box has ${lower.length} lower and ${upper.length} upper bounds for ${size} unknowns; give one of each per entry of u.`,
+      `sysid: the box has ${lower.length} lower and ${upper.length} upper bounds for ${size} unknowns; ` +
+        `give one of each per entry of u.`,
     );
   lower.forEach((lo, i) => {
     if (!(lo <= upper[i]!)) throw new Error(`sysid: the box's entry ${i} has lower ${lo} above upper ${upper[i]}.`);

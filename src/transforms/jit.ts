@@ -104,7 +104,8 @@ export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = 
   const entryFor = (args: unknown[]) => {
     const split = splitStatics(spec, args, f.name || "fn", "jit");
     const [leaves, inDef] = flattenArgs(split.dynamic, "jit");
-    const key = `${treedefString(inDef)}|${leaves.map((l) => `${l.aval}${l.aval.weak ? "w" : ""}`).join(",")}|${split.key}`;
+    const avals = leaves.map((l) => `${l.aval}${l.aval.weak ? "w" : ""}`).join(",");
+    const key = `${treedefString(inDef)}|${avals}|${split.key}`;
     let entry = cache.get(key);
     if (!entry) {
       traces++;

@@ -136,7 +136,12 @@ export function clothControlScene(cfg: ClothControlOptions, seed: number): Cloth
   const g = goalCom.dataSync();
   return {
     name: "control-cloth",
-    describe: `cloth of ${N}×${N} cells (${n} particles, 2 kg each), lift 10, drag 5, thrown from (−5, ${start[1]!.toFixed(2)}, 0) to land at (${g[0]!.toFixed(2)}, ${g[1]!.toFixed(2)}, ${g[2]!.toFixed(2)}) (hidden velocity (${hidden.map((v) => v.toFixed(2)).join(", ")}) m/s), ${FRAMES / FPS} s at ${FPS} fps × ${SUBSTEPS} substeps, ${r}² images`,
+    describe:
+      `cloth of ${N}×${N} cells (${n} particles, 2 kg each), lift 10, drag 5, ` +
+      `thrown from (−5, ${start[1]!.toFixed(2)}, 0) ` +
+      `to land at (${g[0]!.toFixed(2)}, ${g[1]!.toFixed(2)}, ${g[2]!.toFixed(2)}) ` +
+      `(hidden velocity (${hidden.map((v) => v.toFixed(2)).join(", ")}) m/s), ` +
+      `${FRAMES / FPS} s at ${FPS} fps × ${SUBSTEPS} substeps, ${r}² images`,
     fps: FPS,
     frames: FRAMES,
     target,

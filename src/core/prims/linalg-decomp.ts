@@ -119,7 +119,9 @@ export const linalgSolveP: Primitive<NoParams> = definePrimitive<NoParams>({
       const m = block(a!.data, q, n * n);
       if (luInPlace(m, n, perm) === 0) {
         throw new Error(
-          `linalg.solve: matrix ${q} of the batch (${n}×${n}) is singular (an exactly zero pivot); no unique solution exists. Regularize it (a + ε·I) or use a least-squares method.`,
+          `linalg.solve: matrix ${q} of the batch (${n}×${n}) is singular (an exactly zero pivot); ` +
+            `no unique solution exists. ` +
+            `Regularize it (a + ε·I) or use a least-squares method.`,
         );
       }
       const rhs = block(b!.data, q, n * k);
@@ -168,7 +170,9 @@ export const solve = (a: Array, b: Array): Array => bind1(linalgSolveP, [a, b], 
 
 function gpuRefusal(op: string): Error {
   return new Error(
-    `${op} has no WebGPU implementation (its factorization pivots sequentially per matrix); compute it on the CPU: np.array(x, { backend: "cpu" }) for the operands, or init({ backend: "cpu" }).`,
+    `${op} has no WebGPU implementation (its factorization pivots sequentially per matrix); ` +
+      `compute it on the CPU: np.array(x, { backend: "cpu" }) ` +
+      `for the operands, or init({ backend: "cpu" }).`,
   );
 }
 
