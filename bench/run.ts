@@ -200,7 +200,8 @@ if (!has("no-models") && (!only || only.includes("physics") || only.includes("re
   }
 }
 
-// ---------------------------------------------------------------- memory: the demo's 60-frame fit for 1,000 steps per backend
+// ---------------------------------------------------------------- memory
+// The demo's 60-frame fit for 1,000 steps per backend.
 if (!quick && !has("no-models") && !only) {
   log("memory soak (the 60-frame video fit, 1,000 steps)");
   modelRows.push(...soakInFreshProcesses(gpu ? ["cpu", "webgpu"] : ["cpu"], 1000, 100, "fit60"));

@@ -38,7 +38,10 @@ export const DEFORMABLE_SETTINGS = {
 } as const;
 type Mode = keyof typeof DEFORMABLE_SETTINGS;
 
-/** Dataset distribution: μ log-uniform in [600, 1600] Pa, λ = μ·r with r log-uniform in [1, 1.6] (so the small-strain Poisson ratio is positive). */
+/**
+ * Dataset distribution: μ log-uniform in [600, 1600] Pa, λ = μ·r with r log-uniform in [1, 1.6] (so the small-strain
+ * Poisson ratio is positive).
+ */
 export function sampleLame(rng: Rng): [number, number] {
   const logU = (lo: number, hi: number) => Math.exp(rng.uniform(Math.log(lo), Math.log(hi)));
   const mu = logU(600, 1600);

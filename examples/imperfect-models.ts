@@ -124,7 +124,10 @@ export interface ObjectRecord extends sysid.InstanceRecord {
   readonly kind: ObjectKind;
   /** The object: shape, size, true mass, pose, push, contact coefficients, material. */
   readonly object: ObjectSpec;
-  /** Rows whose descent left the model's stable range (their estimate: the lowest-loss iterate before that), with the message. */
+  /**
+   * Rows whose descent left the model's stable range (their estimate: the lowest-loss iterate before that), with the
+   * message.
+   */
   readonly diverged?: Record<string, string>;
   /** Fig. 7 (rigid objects): relative mass error at each Adam iterate (the initial guess first), per look. */
   readonly fig7?: Partial<Record<Look, number[]>>;
@@ -224,7 +227,9 @@ interface FitOutcome {
   readonly seconds: number;
   /** The Adam iterates' masses (the initial guess first). */
   readonly trace: number[];
-  /** The descent left the range where the estimator's model is stable; `mass` is its lowest-loss iterate before that. */
+  /**
+   * The descent left the range where the estimator's model is stable; `mass` is its lowest-loss iterate before that.
+   */
   readonly diverged?: string;
 }
 
@@ -491,7 +496,10 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   return [`${name}.png`, `traced-${o.kind}.gif`];
 }
 
-/** A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over fewer objects, null as 0, a string as NaN. */
+/**
+ * A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over
+ * fewer objects, null as 0, a string as NaN.
+ */
 export function validObjectRecord(r: ObjectRecord, index: number, where: string): ObjectRecord {
   if (!OBJECT_KINDS.includes(r.kind))
     throw new InputFileError(
@@ -552,7 +560,8 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const rows = summarise(records);
   const fig7 = fig7Summary(records);
   const table = tableMarkdown(rows);
-  // A shard's part (1/N of the objects) is never written where the merged table goes: its records are on disk, its summary in its own result file.
+  // A shard's part (1/N of the objects) is never written where the merged table goes: its records are on disk, its
+  // summary in its own result file.
   if (!shard) {
     writeAtomic(join(ctx.out, "objects.json"), JSON.stringify(records, null, 1) + "\n");
     writeAtomic(join(ctx.out, "table.md"), table + "\n");

@@ -63,7 +63,8 @@ export interface PlanEntry {
 export const PLAN: readonly PlanEntry[] = [
   { name: "rigid-mass", dataset: [10, 2, 200], table: "Table 1" },
   { name: "rigid-contact", dataset: [4, 1, 50], table: "Table 2" },
-  // The ConvLSTM rows of Tables 1–2: one network per table, trained then tested on the tables' first N objects (no shards).
+  // The ConvLSTM rows of Tables 1–2: one network per table, trained then tested on the tables' first N objects (no
+  // shards).
   { name: "convlstm", dataset: [10, 2, 200], table: "Tables 1–2", shards: false },
   { name: "deformable", dataset: [40, 1, 100], table: "Table 3" },
   { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },

@@ -47,7 +47,10 @@ export interface SingleSceneResult {
   readonly files: string[];
 }
 
-/** The scene of a single run: the built-in one for seed 0, a draw from the Table 1 distribution for other seeds, or a --target file. */
+/**
+ * The scene of a single run: the built-in one for seed 0, a draw from the Table 1 distribution for other seeds, or a
+ * --target file.
+ */
 function sceneOf(ctx: ExperimentContext, mode: "full" | "quick"): { spec: sysid.RigidSceneSpec; initialMass: number } {
   const cfg = MASS_SETTINGS[mode];
   const base = defaultMassScene(cfg.resolution);

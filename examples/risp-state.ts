@@ -58,7 +58,9 @@ type TrainingSet = risp.TrainingSet;
 type PredictorTraining = risp.PredictorTraining;
 type TrainedRow = risp.TrainedRow;
 
-/** How SoftRas draws a training image (`SoftLook`): faceted or smooth, at a factor of the default silhouette softness. */
+/**
+ * How SoftRas draws a training image (`SoftLook`): faceted or smooth, at a factor of the default silhouette softness.
+ */
 export interface Rasterization {
   readonly faceted: boolean;
   readonly softness: number;
@@ -474,7 +476,8 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
       }),
     ),
   ];
-  // A shard's part is never written where the merged table goes (its records are on disk; its summary in its own result file).
+  // A shard's part is never written where the merged table goes (its records are on disk; its summary in its own result
+  // file).
   if (!shard) {
     writeAtomic(join(ctx.out, "table.md"), table + "\n");
     writeAtomic(join(ctx.out, "table.csv"), csv.join("\n") + "\n");

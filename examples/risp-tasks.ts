@@ -100,7 +100,10 @@ const domainOf = (ctx: ExperimentContext): RispDomain => {
   return d as RispDomain;
 };
 
-/** risp.fitTask's settings (projected Adam, the scan, the sign-step polish, imitation's curriculum) and the configurations per environment. */
+/**
+ * risp.fitTask's settings (projected Adam, the scan, the sign-step polish, imitation's curriculum) and the
+ * configurations per environment.
+ */
 export interface RispTasksSettings extends risp.TaskFitSettings {
   readonly configs: number;
 }
@@ -110,7 +113,10 @@ export const RISP_TASKS_SETTINGS: Readonly<Record<"full" | "quick", RispTasksSet
 };
 
 type Cell = readonly [number, number];
-/** The paper's Tables 2, 3 and 4 (mean, std). Its Table 2 perceptual-loss hand cell reads "1.04e-1 ± 9.02e-2 1.10e-1 ± 1.18e-1" in the text we have: the first is shown. */
+/**
+ * The paper's Tables 2, 3 and 4 (mean, std). Its Table 2 perceptual-loss hand cell reads
+ * "1.04e-1 ± 9.02e-2 1.10e-1 ± 1.18e-1" in the text we have: the first is shown.
+ */
 export const PAPER: Record<RispTask, Partial<Record<RispEnvName, Partial<Record<TaskRow, Cell>>>>> = {
   sysid: {
     quadrotor: {
@@ -259,7 +265,10 @@ export interface RispTasksResult {
   readonly files: string[];
 }
 
-/** The predictors risp-state trained (its settings from its result.json) for one environment, and how ours' reads states in their units. */
+/**
+ * The predictors risp-state trained (its settings from its result.json) for one environment, and how ours' reads states
+ * in their units.
+ */
 export interface Predictors extends risp.Predictors {
   readonly settings: RispStateSettings;
 }
@@ -321,7 +330,8 @@ export function configurationDraws(problem: RispProblem, runSeed: number, k: num
       k,
   );
   const drawn = sampleTargetConfig(rng);
-  // The draws of a since-removed option (references by SoftRas under a random ψ and ground: 14 + 82 numbers), kept so that the guesses and starts stay those of earlier runs.
+  // The draws of a since-removed option (references by SoftRas under a random ψ and ground: 14 + 82 numbers), kept so
+  // that the guesses and starts stay those of earlier runs.
   for (let k = 0; k < 14 + 82; k++) rng.uniform(0, 1);
   const seed = rng.int(1 << 30),
     guess = problem.guess(rng),
@@ -661,7 +671,8 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const table = TASKS.filter((t) => tasks[t])
     .map((t) => taskMarkdown(t, tasks[t]!, domain))
     .join("\n\n");
-  // A shard's part is never written where the merged tables go (its records are on disk; its summary in its own result file).
+  // A shard's part is never written where the merged tables go (its records are on disk; its summary in its own result
+  // file).
   for (const t of shard ? [] : TASKS.filter((x) => tasks[x])) {
     const csv = [
       "environment,row,mean,std,paper_mean,paper_std,errors",

@@ -42,7 +42,8 @@ describe.each([
       expect(Math.abs(g.initialImageLoss / random.runs[i].imageLoss - 1)).toBeLessThan(1e-4),
     );
     if (name === "control-cloth") {
-      // The metric is per particle: never below the centre of mass's distance, and above it for a sheet that lands turned or folded.
+      // The metric is per particle: never below the centre of mass's distance, and above it for a sheet that lands
+      // turned or folded.
       expect(r.distanceMeaning).toMatch(/per-particle/);
       for (const m of [random, diffphysics, gradsim])
         for (const run of m.runs) expect(run.distance, `seed ${run.seed}`).toBeGreaterThan(run.comDistance);
@@ -137,7 +138,8 @@ describe("control-cloth's loss and metric", () => {
     expect(Math.abs(loss / expected - 1)).toBeLessThan(1e-4);
     expect(loss).toBeGreaterThan(2 * last); // not the last frame alone
 
-    // The hidden throw reaches the target cloth; a shifted copy is the shift away; a copy turned about its centre of mass is not at distance 0.
+    // The hidden throw reaches the target cloth; a shifted copy is the shift away; a copy turned about its centre of
+    // mass is not at distance 0.
     const goal = scene.goalPositions;
     const hit = jit((v: Array) => np.index(scene.positions(v), scene.frames - 1))(scene.hiddenVelocity);
     expect(scene.goalDistance(hit).item()).toBeLessThan(1e-4);

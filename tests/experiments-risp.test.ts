@@ -23,7 +23,8 @@ import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
-// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a sliding box in risp-library.test.ts.
+// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a
+// sliding box in risp-library.test.ts.
 const {
   backgroundLayers,
   faceAlbedo,
@@ -202,7 +203,8 @@ describe("RISP environments", () => {
     const env = quadrotorEnv(),
       R = 32,
       vertices = rispProblem("quadrotor", "sysid").reference.vertices.slice(0, 1);
-    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk below the ground).
+    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk
+    // below the ground).
     const covered = render.traceVideo(
       { frames: vertices, faces: env.faces, albedo: faceAlbedo(env, [1, 1, 1]) },
       { camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: [0, 1, 0], samples: 3 },
@@ -222,7 +224,8 @@ describe("RISP environments", () => {
         plainBackground(env, R),
       ).dataSync() as Float32Array;
     expect(contrast(ours(vertices), ours(sunk))).toBeLessThan(-0.05);
-    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain reversed-contrast).
+    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain
+    // reversed-contrast).
     const problem = rispProblem("quadrotor", "sysid");
     for (let k = 0; k < 4; k++) {
       const table = configurationDraws(problem, 0, k, "table"),

@@ -226,7 +226,8 @@ describe("networks", () => {
       expect(() =>
         networks.loadParams(f, networks.initPredictor(random.key(0), { ...tiny, dtype: "float32", widths: [4, 4] })),
       ).toThrow(/missing: stages\.1\./);
-      // Record key order is not part of the tree: a network whose records list their keys in another order still matches.
+      // Record key order is not part of the tree: a network whose records list their keys in another order still
+      // matches.
       expect(() => networks.loadParams(f, { head: p.head, stages: p.stages })).not.toThrow();
     });
   });
@@ -312,7 +313,8 @@ describe("networks", () => {
         s = n;
         p = optim.applyUpdates(p, u);
       }
-      // Sensitivity to ψ at the training images (the penalty is its square: ~1e-3 untrained, hence the weight), and the state error.
+      // Sensitivity to ψ at the training images (the penalty is its square: ~1e-3 untrained, hence the weight), and the
+      // state error.
       const sens = vmap((x: Array) =>
         np.abs(np.sum(np.mul(grad((y: Array) => np.sum(networks.predictor(p, cfg, y)))(x), B))),
       )(images);

@@ -56,7 +56,10 @@ export type OwnFlag = keyof typeof OWN_FLAGS;
 export const USAGE =
   "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b --restarts N --scan N (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors, and the references' rendering: table|reversed-contrast)";
 
-/** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for a finished run). */
+/**
+ * Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for
+ * a finished run).
+ */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
   const parsed = parseFlags(argv, join("out", exp.name));
   if (E.isLeft(parsed)) {

@@ -150,7 +150,9 @@ export function buildProgram(
     return { text: `i32${fmt(shape)}{${values.join(",")}}`, shape, make: () => i32(values, shape) };
   };
 
-  /** Operand b for a binary op with a: a broadcast-compatible pool value, optionally reduced to a broadcastable shape. */
+  /**
+   * Operand b for a binary op with a: a broadcast-compatible pool value, optionally reduced to a broadcastable shape.
+   */
   const partner = (a: number): { text: string; shape: number[]; make: (env: readonly Array[]) => Array } => {
     const sa = shapes[a]!;
     const b = pickOperand((s) => broadcastShape(sa, s) !== null && sizeOf(broadcastShape(sa, s)!) <= maxSize) ?? a;
