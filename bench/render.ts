@@ -160,7 +160,8 @@ function printRow(r: RenderBenchRow): void {
   const fps =
     r.fps === null ? `failed: ${r.error}` : `${r.fps.toFixed(r.fps < 1 ? 3 : 2)} fps (${r.msMedian!.toFixed(0)} ms)`;
   process.stdout.write(
-    `${r.workload.padEnd(26)} ${String(r.size).padStart(4)}²  ${r.backend.padEnd(6)} ${r.mode.padEnd(5)} ${r.path.padEnd(5)} ${fps}\n`,
+    `${r.workload.padEnd(26)} ${String(r.size).padStart(4)}²  ${r.backend.padEnd(6)} ` +
+      `${r.mode.padEnd(5)} ${r.path.padEnd(5)} ${fps}\n`,
   );
 }
 
@@ -193,8 +194,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     for (const f of await renderFloor(rows)) {
       process.stdout.write(JSON.stringify(f) + "\n");
       process.stderr.write(
-        `floor ${f.size}²: ${f.keptPairs} kept + ${f.rejectedPairs} rejected pairs, ${f.mflop} MFlop per forward+backward frame; ` +
-          `at ${f.gflops} GFlop/s ${f.floorMs} ms; measured ${f.measuredMs?.toFixed(1) ?? "—"} ms (${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"}× the floor)\n`,
+        `floor ${f.size}²: ${f.keptPairs} kept + ${f.rejectedPairs} rejected pairs, ` +
+          `${f.mflop} MFlop per forward+backward frame; ` +
+          `at ${f.gflops} GFlop/s ${f.floorMs} ms; ` +
+          `measured ${f.measuredMs?.toFixed(1) ?? "—"} ms ` +
+          `(${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"}× the floor)\n`,
       );
     }
   }

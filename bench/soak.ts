@@ -6,7 +6,8 @@
  * and the growth per 1,000 steps after warm-up (from step 1,000 on, or the last four fifths of a shorter run): memory
  * that grows there is a leak.
  *
- *   npx tsx bench/soak.ts [--steps 10000] [--every 500] [--workload rollout|fit60]   (each backend in its own process, with --expose-gc)
+ *   npx tsx bench/soak.ts [--steps 10000] [--every 500] [--workload rollout|fit60]
+ *       (each backend in its own process, with --expose-gc)
  */
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -171,7 +172,8 @@ export function soakInFreshProcesses(
     if (line) rows.push(JSON.parse(line) as SoakRow);
     else
       process.stderr.write(
-        `soak ${kind} on ${b} failed (exit ${r.status})${r.stderr ? `: ${r.stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}\n`,
+        `soak ${kind} on ${b} failed (exit ${r.status})` +
+          `${r.stderr ? `: ${r.stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}\n`,
       );
   }
   return rows;
@@ -197,7 +199,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     for (const row of soakInFreshProcesses(["cpu", "webgpu"], steps, every, kind, "inherit")) {
       process.stdout.write(JSON.stringify(row) + "\n");
       process.stderr.write(
-        `soak ${kind} ${row.backend}: ${steps} steps in ${row.seconds} s; peak RSS ${row.peakRssMB} MB; after warm-up RSS ${row.rssSlope} MB and heap ${row.heapSlope} MB per 1,000 steps\n`,
+        `soak ${kind} ${row.backend}: ${steps} steps in ${row.seconds} s; peak RSS ${row.peakRssMB} MB; ` +
+          `after warm-up RSS ${row.rssSlope} MB and heap ${row.heapSlope} MB per 1,000 steps\n`,
       );
     }
   }
