@@ -66,7 +66,8 @@ function expectMatches(actual: Array, ref: Nd, dtype: FloatDType, bound?: Nd): v
     const tol = 8 * u * Math.abs(r) + 2 * u * (bound ? bound.data[i]! : 0);
     if (!(Math.abs(v - r) <= tol)) {
       throw new Error(
-        `element ${i}: got ${v}, reference ${r}, |diff| ${Math.abs(v - r)} > ${tol} (dtype ${dtype}, shape [${ref.shape}])`,
+        `element ${i}: got ${v}, reference ${r}, |diff| ${Math.abs(v - r)} > ${tol} ` +
+          `(dtype ${dtype}, shape [${ref.shape}])`,
       );
     }
   });

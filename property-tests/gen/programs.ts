@@ -276,7 +276,9 @@ export function buildProgram(
         const src = pickOperand((s) => s.length === sa.length && s.every((d, i) => d === sa[i])) ?? a;
         const srcIdx = globalThis.Array.from({ length: sizeOf(idx.shape) }, () => rng.int(sa[axis]!));
         return {
-          text: `scatterAdd(${name(a)}, ${idx.text}, take(${name(src)}, i32${fmt(idx.shape)}{${srcIdx}}, ${axis}), axis=${axis})`,
+          text:
+            `scatterAdd(${name(a)}, ${idx.text}, ` +
+            `take(${name(src)}, i32${fmt(idx.shape)}{${srcIdx}}, ${axis}), axis=${axis})`,
           shape: sa,
           run: (env) => np.scatterAdd(env[a]!, idx.make(env), np.take(env[src]!, i32(srcIdx, idx.shape), axis), axis),
         };
