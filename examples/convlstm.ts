@@ -173,7 +173,9 @@ async function run(ctx: ExperimentContext): Promise<ConvLstmResult> {
 export const experiment: Experiment<ConvLstmResult> = {
   name: "convlstm",
   description:
-    "gradSim's ConvLSTM baseline (Tables 1–2): a recurrent conv net trained on rendered videos of random objects regresses mass (and contact parameters) directly; tested on the tables' objects (--dataset N: the first N)",
+    "gradSim's ConvLSTM baseline (Tables 1–2): a recurrent conv net trained on rendered videos of random objects " +
+    "regresses mass (and contact parameters) directly; " +
+    "tested on the tables' objects (--dataset N: the first N)",
   run,
 };
 

@@ -101,7 +101,9 @@ export function materialTask(
         initial,
         prior,
         problem: () => problem(truth),
-        describe: `beam μ = ${(truth.mu as number).toFixed(1)} Pa, λ = ${(truth.lambda as number).toFixed(1)} Pa; initial guess μ = ${(initial.mu as number).toFixed(1)}, λ = ${(initial.lambda as number).toFixed(1)}`,
+        describe:
+          `beam μ = ${(truth.mu as number).toFixed(1)} Pa, λ = ${(truth.lambda as number).toFixed(1)} Pa; ` +
+          `initial guess μ = ${(initial.mu as number).toFixed(1)}, λ = ${(initial.lambda as number).toFixed(1)}`,
       };
     },
     methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
@@ -167,8 +169,9 @@ export function massTask(
         prior,
         problem: () => problem(truth),
         describe:
-          `beam with ${free.length} free particles of ${Math.min(...truth.mass).toFixed(4)}–${Math.max(...truth.mass).toFixed(4)} kg; initial guess: uniform density ` +
-          `${((3 * initial.mass[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
+          `beam with ${free.length} free particles of ` +
+          `${Math.min(...truth.mass).toFixed(4)}–${Math.max(...truth.mass).toFixed(4)} kg; ` +
+          `initial guess: uniform density ${((3 * initial.mass[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
       };
     },
     methods: table3Rows(settings, cfg.reinforceSteps, 0.05),

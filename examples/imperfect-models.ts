@@ -281,7 +281,8 @@ async function fitMass(
     if (!(e instanceof DivergenceError) || !losses.length) throw e;
     const best = losses.reduce((b, l, i) => (Number.isFinite(l) && l < losses[b]! ? i : b), 0);
     ctx.log(
-      `[imperfect-models] ${label}: diverged (${e.message.split(".")[0]}); keeping its lowest-loss iterate, ${trace[best]!.toPrecision(5)} kg`,
+      `[imperfect-models] ${label}: diverged (${e.message.split(".")[0]}); ` +
+        `keeping its lowest-loss iterate, ${trace[best]!.toPrecision(5)} kg`,
     );
     return {
       mass: trace[best]!,
@@ -296,7 +297,10 @@ async function fitMass(
 async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: ImperfectSettings): Promise<ObjectRecord> {
   const truth = o.spec.mass;
   const rel = (m: number) => Math.abs(m - truth) / truth;
-  const describe = `${o.kind} ${o.spec.shape} ${o.spec.size.map((x) => x.toFixed(2)).join("×")} m, mass ${truth.toFixed(3)} kg, μ ${o.spec.contact.mu.toFixed(2)}, initial guess ${o.initial.toFixed(3)} kg`;
+  const describe =
+    `${o.kind} ${o.spec.shape} ${o.spec.size.map((x) => x.toFixed(2)).join("×")} m, ` +
+    `mass ${truth.toFixed(3)} kg, μ ${o.spec.contact.mu.toFixed(2)}, ` +
+    `initial guess ${o.initial.toFixed(3)} kg`;
   ctx.log(`[imperfect-models] object ${o.index}: ${describe}`);
   const look = objectLook(o.geometry, o.spec, "default");
   const raster = objectVideo(o.truePositions, o.geometry, look, o.scene, o.background, "rgba");
@@ -325,7 +329,9 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
     seconds[row.name] = Number(f.seconds.toFixed(2));
     if (f.diverged) diverged[row.name] = f.diverged;
     ctx.log(
-      `[imperfect-models] object ${o.index} ${row.name}: mass ${f.mass.toPrecision(5)} kg (truth ${truth.toPrecision(5)}), relative error ${rel(f.mass).toExponential(2)}`,
+      `[imperfect-models] object ${o.index} ${row.name}: mass ${f.mass.toPrecision(5)} kg ` +
+        `(truth ${truth.toPrecision(5)}), ` +
+        `relative error ${rel(f.mass).toExponential(2)}`,
     );
   }
   let fig7: ObjectRecord["fig7"];
@@ -401,11 +407,14 @@ const fmt = (x: number | null | undefined) =>
 /** Table 4 (left) in the paper's layout, ours beside the paper's. */
 export function tableMarkdown(rows: readonly RowResult[]): string {
   return [
-    "| model | paper (mean rel. abs. err.) | ours: mean ± std | median | rigid | deformable | cloth | objects | diverged | s / fit |",
+    "| model | paper (mean rel. abs. err.) | ours: mean ± std | median " +
+      "| rigid | deformable | cloth | objects | diverged | s / fit |",
     "|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ${r.objects} | ${r.diverged} | ${r.seconds} |`,
+        `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ` +
+        `${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ` +
+        `${r.objects} | ${r.diverged} | ${r.seconds} |`,
     ),
   ].join("\n");
 }
@@ -504,7 +513,9 @@ export function validObjectRecord(r: ObjectRecord, index: number, where: string)
   if (!OBJECT_KINDS.includes(r.kind))
     throw new InputFileError(
       where,
-      `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, not one of ${OBJECT_KINDS.join(", ")}; delete it to refit that object.`,
+      `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, ` +
+        `not one of ${OBJECT_KINDS.join(", ")}; ` +
+        `delete it to refit that object.`,
     );
   sysid.validateRecord(
     r,
@@ -555,7 +566,8 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const missing = objects - records.length;
   if (missing > 0)
     ctx.log(
-      `[imperfect-models] ${missing} of ${objects} objects are fitted by other shards; rerun without --shard once they are done to merge`,
+      `[imperfect-models] ${missing} of ${objects} objects are fitted by other shards; ` +
+        `rerun without --shard once they are done to merge`,
     );
   const rows = summarise(records);
   const fig7 = fig7Summary(records);
@@ -578,7 +590,9 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
 export const experiment: Experiment<ImperfectResult> = {
   name: "imperfect-models",
   description:
-    "mass of rigid, deformable and cloth objects with deliberately wrong dynamics or rendering models (paper Table 4 left) and Fig. 7 (colour vs shading vs texture); --dataset N objects",
+    "mass of rigid, deformable and cloth objects with deliberately wrong dynamics or rendering models " +
+    "(paper Table 4 left) and Fig. 7 (colour vs shading vs texture); " +
+    "--dataset N objects",
   run,
 };
 

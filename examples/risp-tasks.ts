@@ -34,7 +34,8 @@
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
  *   npm run gradsim -- risp-tasks --task sysid --envs hand,rod       # some environments only
- *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and thrusts, the cube's stiffness, 2 configurations (the test)
+ *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and thrusts, the cube's stiffness,
+ *                                                          # 2 configurations (the test)
  *
  * Writes result.json, table.md, table-<task>.csv, loss-<task>-<env>.png (every row's loss over
  * the descent), landscape-sysid-<env>.png (every row's loss across the first unknown's box),
@@ -279,7 +280,8 @@ export function loadPredictors(dir: string, env: RispEnvName, outputs: number): 
   const resultFile = join(dir, "result.json");
   if (!existsSync(resultFile))
     throw new CliError(
-      `no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`,
+      `no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, ` +
+        `or give --networks DIR.`,
     );
   const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
   try {
@@ -458,7 +460,8 @@ export function taskMarkdown(
   const names = RISP_TASKS[task].filter((e) => envs[e]);
   const rows = TASK_ROWS.filter((r) => task !== "sysid" || r !== "average");
   return [
-    `**RISP ${TITLES[task]}**${domain === "table" ? "" : ` — references with the contrast reversed`} (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`,
+    `**RISP ${TITLES[task]}**${domain === "table" ? "" : ` — references with the contrast reversed`}` +
+      ` (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`,
     "",
     `| row | ${names.map((e) => `${e} (ours) | ${e} (paper)`).join(" | ")} |`,
     `|---|${names.map(() => "---|---").join("|")}|`,
@@ -531,7 +534,9 @@ function writeLandscapePlot(out: string, p: Prepared, units: readonly UnitRecord
       { label: "truth", x: [problem.truth[0]!, problem.truth[0]!], y: [0, 1], color: [0, 0, 0] as const },
     ],
     {
-      title: `${problem.task} ${problem.env.name}: loss along ${first.split(":")[0]} (rescaled, mean over configurations)`,
+      title:
+        `${problem.task} ${problem.env.name}: loss along ${first.split(":")[0]} ` +
+        `(rescaled, mean over configurations)`,
       xLabel: "u (the unknown across its box)",
       yLabel: "rescaled loss",
     },
@@ -701,7 +706,9 @@ export const experiment: Experiment<RispTasksResult> = {
   name: "risp-tasks",
   takes: ["task", "envs", "networks", "domain"],
   description:
-    "RISP Tables 2–4: system identification, imitation and visuomotor control from ray-traced video under unseen rendering (quadrotor, cube, hand, rod): pixelwise / perceptual / RISP predictors / oracle",
+    "RISP Tables 2–4: system identification, imitation and visuomotor control " +
+    "from ray-traced video under unseen rendering " +
+    "(quadrotor, cube, hand, rod): pixelwise / perceptual / RISP predictors / oracle",
   run,
 };
 

@@ -305,7 +305,8 @@ export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice,
     );
   if (m.body !== "cloth" && spec.kind === "cloth")
     throw new Error(
-      `imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} (it encloses no volume).`,
+      `imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} ` +
+        `(it encloses no volume).`,
     );
   if (m.body === "rigid") return rigidModel(spec, g, m, s);
   return particleModel(spec, g, m, s, m.body === "deformable" && spec.kind === "rigid");
@@ -352,7 +353,8 @@ export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
     const size: Vec3 = shape === "ball" ? [a, a, a] : [a, rng.uniform(0.2, 0.3), rng.uniform(0.25, 0.35)];
     const volume = shape === "ball" ? (Math.PI / 6) * a ** 3 : size[0] * size[1] * size[2];
     const density = mass / volume,
-      soft = rng.uniform(15, 30); // wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing
+      // Wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing.
+      soft = rng.uniform(15, 30);
     const perPoint = mass / 20;
     return {
       ...common,

@@ -100,7 +100,9 @@ export interface RigidTaskConfig {
 }
 
 const describe = (s: sysid.RigidSceneSpec, truth: Values, initial: Values) =>
-  `${typeof s.shape === "string" ? s.shape : (s.shape.name ?? "mesh")} ${s.scale.map((x) => x.toFixed(2)).join("×")}, truth ${fmt(truth)}, initial ${fmt(initial)}`;
+  `${typeof s.shape === "string" ? s.shape : (s.shape.name ?? "mesh")} ` +
+  `${s.scale.map((x) => x.toFixed(2)).join("×")}, ` +
+  `truth ${fmt(truth)}, initial ${fmt(initial)}`;
 
 export const fmt = (v: Values): string =>
   Object.entries(v)

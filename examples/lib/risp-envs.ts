@@ -547,7 +547,8 @@ export function rodEnv(): RispEnv {
       const count = Math.ceil(n / FRAMES_PER_ROLLOUT);
       const logE = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.logE[0], ROD.logE[1]));
       const force = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.force[0], ROD.force[1]));
-      const x = rollouts(np.array(logE, { dtype: "float32" }), np.array(force, { dtype: "float32" })) as Array; // [count, frames, V, 3]
+      // [count, frames, V, 3]
+      const x = rollouts(np.array(logE, { dtype: "float32" }), np.array(force, { dtype: "float32" })) as Array;
       const data = x.dataSync();
       const states: number[][] = [],
         vertices: Float64Array[] = [];
@@ -559,7 +560,8 @@ export function rodEnv(): RispEnv {
         const v = Float64Array.from(data.subarray((r * ROD.frames + t) * V * 3, (r * ROD.frames + t + 1) * V * 3));
         if (!v.every(Number.isFinite))
           throw new Error(
-            `rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; lower ROD.logE or raise ROD.substeps.`,
+            `rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; ` +
+              `lower ROD.logE or raise ROD.substeps.`,
           );
         states.push(rod.sensors.map((s) => v[3 * s + 1]! - ROD.height));
         vertices.push(v);
@@ -612,7 +614,8 @@ export function handMotion(dtype: "float32" | "float64" = "float32"): HandMotion
     mesh: models.articulated.handMesh(hand),
     rollout(stiffness, magnitude, delay, start, o = {}) {
       const phase = np.clip(np.div(np.sub(t, np.mul(delay, T / 2)), T), 0, 1); // [T, 5]
-      const torques = np.matmul(np.mul(HAND.torque, np.mul(magnitude, np.sin(np.mul(2 * Math.PI, phase)))), spread); // [T, 13]
+      // [T, 13]
+      const torques = np.matmul(np.mul(HAND.torque, np.mul(magnitude, np.sin(np.mul(2 * Math.PI, phase)))), spread);
       const sys = { ...hand.system, stiffness: np.matmul(stiffness, spread) };
       const s0 = { q: start, qd: np.zerosLike(state.qd) };
       return models.articulated.simulate(sys, s0, {
