@@ -147,7 +147,8 @@ describe("control-cloth's loss and metric", () => {
       Math.abs(scene.goalDistance(np.add(goal, np.array([0.3, 0.4, 0], { dtype: "float32" }))).item() - 0.5),
     ).toBeLessThan(1e-5);
     const com = np.mean(goal, 0);
-    const turned = np.add(np.mul(np.sub(goal, com), np.array([-1, 1, -1], { dtype: "float32" })), com); // half a turn about y
+    // Half a turn about y.
+    const turned = np.add(np.mul(np.sub(goal, com), np.array([-1, 1, -1], { dtype: "float32" })), com);
     expect(centreOfMassDistance(turned, scene.goalCom).item()).toBeLessThan(1e-5);
     const g = goal.dataSync(),
       c = com.dataSync();

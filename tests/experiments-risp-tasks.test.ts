@@ -192,7 +192,8 @@ describe("risp-tasks (quick)", () => {
     }
     expect(r.table).toContain("| ours-exact |");
     expect(r.table).toContain(
-      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
+      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ` +
+        `± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
     );
     for (const f of [
       "table.md",

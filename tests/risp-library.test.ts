@@ -101,7 +101,8 @@ function slideScenario(env: ReturnType<typeof slidingBox>): risp.RispScenario {
     rollout: (u, start) => {
       const mu = np.index(u, 0),
         tau = np.minimum(t, np.div(2, np.mul(9.8, mu)));
-      const x = np.sub(np.add(np.index(start, 0), np.mul(2, tau)), np.mul(np.mul(0.5 * 9.8, mu), np.square(tau))); // [T]
+      // [T]
+      const x = np.sub(np.add(np.index(start, 0), np.mul(2, tau)), np.mul(np.mul(0.5 * 9.8, mu), np.square(tau)));
       const offset = np.stack([x, np.zerosLike(x), np.zerosLike(x)], -1); // [T, 3]
       return { states: np.reshape(x, [T, 1]), vertices: vmap((o: NDArray) => np.add(body, o))(offset) };
     },
