@@ -23,9 +23,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const LIMIT = 120;
-// What `npm run lint` checks. Not yet: tests/, property-tests/, examples/, web/ and bench/, which still have lines
-// over the limit.
-const CHECKED = ["src", "bin", "tools", "vitest.config.ts"];
+// What `npm run lint` checks. Not yet tests/ and property-tests/: test titles (which Biome keeps on the line of their
+// `it(`) and regular expressions there are still longer.
+const CHECKED = ["src", "examples", "web", "bench", "bin", "tools", "vitest.config.ts"];
 const EXTENSIONS = [".ts", ".mts", ".mjs", ".js"];
 const SKIP_DIRS = new Set(["node_modules", "dist"]);
 const URL_PATTERN = /https?:\/\/[^\s"'`)\]>]+/g;
