@@ -7,7 +7,8 @@
  * pair, and the time that takes at this machine's measured scalar rate, beside the measured time.
  *
  *   import { renderBench } from "./render.js";  const rows = await renderBench();
- *   npx tsx bench/render.ts [--sizes 64,128,256] [--rasterizers softras,dibr] [--modes eager,jit] [--paths fused,array] [--runs 5] [--timeout 300]
+ *   npx tsx bench/render.ts [--sizes 64,128,256] [--rasterizers softras,dibr] [--modes eager,jit] [--paths fused,array]
+ *                           [--runs 5] [--timeout 300]
  */
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -80,7 +81,8 @@ export async function measureRender(c: Config): Promise<RenderBenchRow> {
     softras: { sigma: 1 / size ** 2, fused },
     dibr: { sigmaInv: (size * size) / 4, boxLen: 0.036 * Math.sqrt(7000 / ((size * size) / 4)), fused },
   };
-  // The array programs under jit need a static slot count: the eager maximum plus 10% headroom (the fused kernels bin for themselves).
+  // The array programs under jit need a static slot count: the eager maximum plus 10% headroom (the fused kernels bin
+  // for themselves).
   const capacity = c.mode === "jit" && !fused ? Math.ceil(R.estimateCapacity(mesh, camera, base) * 1.1) : undefined;
   const options = { ...base, capacity };
   const target = np.zeros([size, size, 4]);
@@ -158,7 +160,8 @@ function printRow(r: RenderBenchRow): void {
   const fps =
     r.fps === null ? `failed: ${r.error}` : `${r.fps.toFixed(r.fps < 1 ? 3 : 2)} fps (${r.msMedian!.toFixed(0)} ms)`;
   process.stdout.write(
-    `${r.workload.padEnd(26)} ${String(r.size).padStart(4)}²  ${r.backend.padEnd(6)} ${r.mode.padEnd(5)} ${r.path.padEnd(5)} ${fps}\n`,
+    `${r.workload.padEnd(26)} ${String(r.size).padStart(4)}²  ${r.backend.padEnd(6)} ` +
+      `${r.mode.padEnd(5)} ${r.path.padEnd(5)} ${fps}\n`,
   );
 }
 
@@ -191,8 +194,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     for (const f of await renderFloor(rows)) {
       process.stdout.write(JSON.stringify(f) + "\n");
       process.stderr.write(
-        `floor ${f.size}²: ${f.keptPairs} kept + ${f.rejectedPairs} rejected pairs, ${f.mflop} MFlop per forward+backward frame; ` +
-          `at ${f.gflops} GFlop/s ${f.floorMs} ms; measured ${f.measuredMs?.toFixed(1) ?? "—"} ms (${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"}× the floor)\n`,
+        `floor ${f.size}²: ${f.keptPairs} kept + ${f.rejectedPairs} rejected pairs, ` +
+          `${f.mflop} MFlop per forward+backward frame; ` +
+          `at ${f.gflops} GFlop/s ${f.floorMs} ms; ` +
+          `measured ${f.measuredMs?.toFixed(1) ?? "—"} ms ` +
+          `(${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"}× the floor)\n`,
       );
     }
   }

@@ -8,7 +8,8 @@
  *   npm run bench -- --quick            smaller sizes, no peers
  *   npm run bench -- --only W4          substring filter on "peer workload backend size"
  *   npm run bench -- --no-peers | --no-webgpu | --no-models
- *   npm run bench -- soak               the memory soak test alone (bench/soak.ts; the default run includes its 60-frame fit, 1,000 steps per backend)
+ *   npm run bench -- soak               the memory soak test alone (bench/soak.ts; the default run includes its
+ *                                       60-frame fit, 1,000 steps per backend)
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -44,7 +45,8 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
 function record(line: Row): void {
   rows.push(line);
   log(
-    `  ${line.peer} ${line.workload} ${line.backend} ${line.size} ${line.mode ?? ""}: ${line.ms_median ?? line.error ?? line.skipped} ms`,
+    `  ${line.peer} ${line.workload} ${line.backend} ${line.size} ` +
+      `${line.mode ?? ""}: ${line.ms_median ?? line.error ?? line.skipped} ms`,
   );
 }
 
@@ -65,7 +67,8 @@ function runScript(id: string, cmd: string, args: string[], cwd: string, timeout
 
 function webgpuAvailable(): boolean {
   const probe =
-    "import { create } from 'webgpu'; const a = await create([]).requestAdapter(); process.stdout.write(a ? 'yes' : 'no'); process.exit(0);";
+    "import { create } from 'webgpu'; const a = await create([]).requestAdapter(); " +
+    "process.stdout.write(a ? 'yes' : 'no'); process.exit(0);";
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", probe], {
     cwd: root,
     env,
@@ -200,7 +203,8 @@ if (!has("no-models") && (!only || only.includes("physics") || only.includes("re
   }
 }
 
-// ---------------------------------------------------------------- memory: the demo's 60-frame fit for 1,000 steps per backend
+// ---------------------------------------------------------------- memory
+// The demo's 60-frame fit for 1,000 steps per backend.
 if (!quick && !has("no-models") && !only) {
   log("memory soak (the 60-frame video fit, 1,000 steps)");
   modelRows.push(...soakInFreshProcesses(gpu ? ["cpu", "webgpu"] : ["cpu"], 1000, 100, "fit60"));
@@ -223,5 +227,6 @@ function machineLine(withGpu: boolean): string {
   } catch {
     /* not Linux */
   }
-  return `Node ${process.version}, ${cpu || "unknown CPU"}${withGpu ? ", WebGPU = Dawn on the adapter found here" : ", no WebGPU adapter"}`;
+  const adapter = withGpu ? ", WebGPU = Dawn on the adapter found here" : ", no WebGPU adapter";
+  return `Node ${process.version}, ${cpu || "unknown CPU"}${adapter}`;
 }

@@ -3,9 +3,11 @@
  * rollout (a 2-cell soft beam, 10 frames × 5 substeps, the loss a function of its Lamé μ), or with
  * `--workload fit60` of the demo's 60-frame video fit, the parameter updated each step, on the CPU
  * and on WebGPU. Prints RSS and V8 heap every 500 steps
- * and the growth per 1,000 steps after warm-up (from step 1,000 on, or the last four fifths of a shorter run): memory that grows there is a leak.
+ * and the growth per 1,000 steps after warm-up (from step 1,000 on, or the last four fifths of a shorter run): memory
+ * that grows there is a leak.
  *
- *   npx tsx bench/soak.ts [--steps 10000] [--every 500] [--workload rollout|fit60]   (each backend in its own process, with --expose-gc)
+ *   npx tsx bench/soak.ts [--steps 10000] [--every 500] [--workload rollout|fit60]
+ *       (each backend in its own process, with --expose-gc)
  */
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -42,7 +44,10 @@ const slope = (pts: readonly [number, number][]): number => {
   return sxx > 0 ? (pts.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0) / sxx) * 1000 : 0;
 };
 
-/** rollout: a 2-cell soft beam, 10 frames × 5 substeps; fit60: the demo's 60-frame, 64² rigid-body video fit (the image loss's gradient w.r.t. log mass). */
+/**
+ * rollout: a 2-cell soft beam, 10 frames × 5 substeps; fit60: the demo's 60-frame, 64² rigid-body video fit (the image
+ * loss's gradient w.r.t. log mass).
+ */
 export type SoakWorkload = "rollout" | "fit60";
 
 function workload(kind: SoakWorkload): { loss: (p: Array) => Array; start: number; lr: number } {
@@ -167,7 +172,8 @@ export function soakInFreshProcesses(
     if (line) rows.push(JSON.parse(line) as SoakRow);
     else
       process.stderr.write(
-        `soak ${kind} on ${b} failed (exit ${r.status})${r.stderr ? `: ${r.stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}\n`,
+        `soak ${kind} on ${b} failed (exit ${r.status})` +
+          `${r.stderr ? `: ${r.stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}\n`,
       );
   }
   return rows;
@@ -193,7 +199,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     for (const row of soakInFreshProcesses(["cpu", "webgpu"], steps, every, kind, "inherit")) {
       process.stdout.write(JSON.stringify(row) + "\n");
       process.stderr.write(
-        `soak ${kind} ${row.backend}: ${steps} steps in ${row.seconds} s; peak RSS ${row.peakRssMB} MB; after warm-up RSS ${row.rssSlope} MB and heap ${row.heapSlope} MB per 1,000 steps\n`,
+        `soak ${kind} ${row.backend}: ${steps} steps in ${row.seconds} s; peak RSS ${row.peakRssMB} MB; ` +
+          `after warm-up RSS ${row.rssSlope} MB and heap ${row.heapSlope} MB per 1,000 steps\n`,
       );
     }
   }

@@ -25,13 +25,17 @@ export function soakMarkdown(soaks: readonly SoakRow[]): string {
   const range = (v: readonly number[]) =>
     v.length ? `${Math.min(...v).toFixed(0)}–${Math.max(...v).toFixed(0)}` : "—";
   return [
-    "Memory (bench/soak.ts: jitted value-and-gradient steps, RSS and heap after a full collection; growth = least-squares slope after warm-up):",
+    "Memory (bench/soak.ts: jitted value-and-gradient steps, RSS and heap after a full collection; " +
+      "growth = least-squares slope after warm-up):",
     "",
-    "| workload | backend | steps | s | peak RSS MB | RSS MB after warm-up | heap MB after warm-up | RSS / heap growth, MB per 1,000 steps |",
+    "| workload | backend | steps | s | peak RSS MB | RSS MB after warm-up " +
+      "| heap MB after warm-up | RSS / heap growth, MB per 1,000 steps |",
     "|---|---|---:|---:|---:|---:|---:|---:|",
     ...soaks.map(
       (r) =>
-        `| ${r.kind} | ${r.backend} | ${r.steps} | ${r.seconds} | ${r.peakRssMB} | ${range(warm(r).map((s) => s.rssMB))} | ${range(warm(r).map((s) => s.heapMB))} | ${r.rssSlope} / ${r.heapSlope} |`,
+        `| ${r.kind} | ${r.backend} | ${r.steps} | ${r.seconds} | ${r.peakRssMB} | ` +
+        `${range(warm(r).map((s) => s.rssMB))} | ${range(warm(r).map((s) => s.heapMB))} | ` +
+        `${r.rssSlope} / ${r.heapSlope} |`,
     ),
   ].join("\n");
 }
@@ -49,7 +53,8 @@ export function summarize(
     "",
     meta.machine,
     "",
-    "Median ms (lower is better). Ratio = gradsim / other (below 1 means gradsim is faster). Peers are compared on the same class of backend (CPU: cpu/wasm/js/c; GPU: webgpu).",
+    "Median ms (lower is better). Ratio = gradsim / other (below 1 means gradsim is faster). " +
+      "Peers are compared on the same class of backend (CPU: cpu/wasm/js/c; GPU: webgpu).",
     "",
     "| workload | size | class | gradsim (best mode) | best peer | ratio | C reference | gradsim / C | plain JS |",
     "|---|---|---|---:|---|---:|---:|---:|---:|",
@@ -66,7 +71,12 @@ export function summarize(
       const c = ok.find((r) => r.peer === "c-reference" && key(r) === k && r.backend === "c-f32");
       const js = ok.find((r) => (r.peer === "js-reference" || r.peer === "plain-js") && key(r) === k);
       lines.push(
-        `| ${k.split("|")[0]} | ${k.split("|")[1]} | ${cls} | ${fmt(best.ms_median)} (${best.backend} ${best.mode ?? ""}) | ${bp ? `${fmt(bp.ms_median)} (${bp.peer} ${bp.backend})` : "—"} | ${bp ? (best.ms_median! / bp.ms_median!).toFixed(2) : "—"} | ${c ? fmt(c.ms_median) : "—"} | ${c ? (best.ms_median! / c.ms_median!).toFixed(1) : "—"} | ${js ? fmt(js.ms_median) : "—"} |`,
+        `| ${k.split("|")[0]} | ${k.split("|")[1]} | ${cls} | ` +
+          `${fmt(best.ms_median)} (${best.backend} ${best.mode ?? ""}) | ` +
+          `${bp ? `${fmt(bp.ms_median)} (${bp.peer} ${bp.backend})` : "—"} | ` +
+          `${bp ? (best.ms_median! / bp.ms_median!).toFixed(2) : "—"} | ` +
+          `${c ? fmt(c.ms_median) : "—"} | ${c ? (best.ms_median! / c.ms_median!).toFixed(1) : "—"} | ` +
+          `${js ? fmt(js.ms_median) : "—"} |`,
       );
     }
   }
@@ -88,7 +98,8 @@ export function summarize(
   );
   for (const r of rows.filter((x) => x.peer === "gradsim"))
     lines.push(
-      `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode ?? ""} | ${fmt(r.ms_median)} | ${fmt(r.ms_min)} | ${r.checksum ?? r.error ?? ""} |`,
+      `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode ?? ""} | ` +
+        `${fmt(r.ms_median)} | ${fmt(r.ms_min)} | ${r.checksum ?? r.error ?? ""} |`,
     );
   if (modelRows.length) {
     type ModelRow = {
@@ -127,25 +138,33 @@ export function summarize(
             : `failed: ${r.error ?? "no result"}`;
     lines.push(
       "",
-      "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels); one fit step of Tables 1–2 (bench/sysid-objective.ts):",
+      "Physics (bench/physics.ts: tets, semi-implicit Euler steps; paper Table 4 on a GPU beside) " +
+        "and rendering (bench/render.ts: 1,280-face lit icosphere, image side in pixels); " +
+        "one fit step of Tables 1–2 (bench/sysid-objective.ts):",
       "",
       "| workload | size | backend | mode | rate | paper (GPU) |",
       "|---|---:|---|---|---:|---:|",
       ...(modelRows as ModelRow[]).map(
         (r) =>
-          `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode}${r.path ? ` (${r.path})` : ""} | ${rate(r)} | ${r.paperGpuStepsPerSec !== undefined ? `${r.paperGpuStepsPerSec} steps/s` : "—"} |`,
+          `| ${r.workload} | ${r.size} | ${r.backend} | ${r.mode}${r.path ? ` (${r.path})` : ""} | ` +
+          `${rate(r)} | ${r.paperGpuStepsPerSec !== undefined ? `${r.paperGpuStepsPerSec} steps/s` : "—"} |`,
       ),
     );
     if (floors.length) {
       lines.push(
         "",
-        "The floor of soft rasterization for that scene (bench/render-floor.ts: pixel–face pairs within the prune radius × operations per pair, at this machine's scalar multiply-add rate) beside the fused kernels' measured forward+backward:",
+        "The floor of soft rasterization for that scene " +
+          "(bench/render-floor.ts: pixel–face pairs within the prune radius × operations per pair, " +
+          "at this machine's scalar multiply-add rate) " +
+          "beside the fused kernels' measured forward+backward:",
         "",
         "| image | kept pairs | rejected pairs | MFlop / frame | GFlop/s (scalar) | floor ms | measured ms | × floor |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|",
         ...floors.map(
           (f) =>
-            `| ${f.size}² | ${f.keptPairs} | ${f.rejectedPairs} | ${f.mflop} | ${f.gflops} | ${f.floorMs} | ${f.measuredMs?.toFixed(1) ?? "—"} | ${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"} |`,
+            `| ${f.size}² | ${f.keptPairs} | ${f.rejectedPairs} | ${f.mflop} | ` +
+            `${f.gflops} | ${f.floorMs} | ${f.measuredMs?.toFixed(1) ?? "—"} | ` +
+            `${f.measuredMs ? (f.measuredMs / f.floorMs).toFixed(1) : "—"} |`,
         ),
       );
     }

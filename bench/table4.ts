@@ -8,7 +8,8 @@
  *   DP+DR backward: a video of 8 frames, one substep and one render each, the gradient of its
  *     pixelwise MSE w.r.t. the material — frames per second.
  *
- *   npx tsx bench/table4.ts [--backend cpu|webgpu] [--sizes 100,200,400,1000,2000,5000,10000] [--rows all|dp] [--kernels js|wasm-scalar|wasm]
+ *   npx tsx bench/table4.ts [--backend cpu|webgpu] [--sizes 100,200,400,1000,2000,5000,10000] [--rows all|dp]
+ *                           [--kernels js|wasm-scalar|wasm]
  * The body starts half a millimetre above the ground (bench/physics.ts BOX_LIFT) and lands in the
  * second substep, so every timed DP rollout includes contact; the forward row reports the lowest
  * final height, and a scene that never reaches the ground is an error.
@@ -118,7 +119,8 @@ export async function table4(
     const compileFwd = Math.round(performance.now() - tf);
     if (!(lowestFinalY < 0)) {
       throw new Error(
-        `table4: at ${tets} tets the lowest vertex ends at y = ${lowestFinalY} m, above the ground: the timed ${steps} substeps include no contact (lower BOX_LIFT in bench/physics.ts).`,
+        `table4: at ${tets} tets the lowest vertex ends at y = ${lowestFinalY} m, above the ground: ` +
+          `the timed ${steps} substeps include no contact (lower BOX_LIFT in bench/physics.ts).`,
       );
     }
     row(0, (1000 * steps) / (await ms(() => fwd(material).data(), runs)), { lowestFinalY, compile_ms: compileFwd });
@@ -199,7 +201,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     (r) => {
       process.stdout.write(JSON.stringify({ ...r, kernels }) + "\n");
       process.stderr.write(
-        `${r.workload.padEnd(22)} ${String(r.size).padStart(6)} tets  ${r.backend.padEnd(6)} ${String(r.stepsPerSec).padStart(9)} Hz   (paper GPU ${r.paperGpuStepsPerSec} Hz)\n`,
+        `${r.workload.padEnd(22)} ${String(r.size).padStart(6)} tets  ${r.backend.padEnd(6)} ` +
+          `${String(r.stepsPerSec).padStart(9)} Hz   (paper GPU ${r.paperGpuStepsPerSec} Hz)\n`,
       );
     },
     (arg("rows") as Table4Rows | undefined) ?? "all",

@@ -19,8 +19,9 @@
  * guess is a uniform velocity drawn from the same distribution (the sheet thrown without spin or
  * deformation). Why smooth: independent per-particle noise of a few dm/s moves a particle by
  * well under a pixel (at 32²) before the stiff membrane spreads it into small waves, so it is not
- * observable from such video at all; the unknowns are still one velocity per particle. No REINFORCE row: a score-function estimate over 147 unknowns from 5 samples per step
- * does not move (the paper has no such row in Table 3 either).
+ * observable from such video at all; the unknowns are still one velocity per particle. No REINFORCE
+ * row: a score-function estimate over 147 unknowns from 5 samples per step does not move (the
+ * paper has no such row in Table 3 either).
  *
  * result.json carries `table3` (the velocity column per method) for the reproduce harness
  * (examples/lib/tables.ts).
@@ -112,7 +113,10 @@ const meanVelocity = (field: readonly number[]): number[] => {
 /** Every particle at the field's mean velocity. */
 const meanField = (scene: ClothScene, field: readonly number[]): number[] => uniformThrow(scene, meanVelocity(field));
 
-/** Strength α of the gradient methods' smoothing preconditioner over the sheet (sysid.smoothingPreconditioner; measured best of 0, 2, 8). */
+/**
+ * Strength α of the gradient methods' smoothing preconditioner over the sheet (sysid.smoothingPreconditioner; measured
+ * best of 0, 2, 8).
+ */
 const SMOOTHING = 2;
 
 /** The 4-neighbour edges of the (cells+1)² particle grid (row-major, as clothGrid numbers them). */

@@ -21,7 +21,8 @@ export const CLOTH_CONTROL_SETTINGS = {
 export const experiment: Experiment<ControlResult> = {
   name: "control-cloth",
   description:
-    "choose a cloth's initial velocity under lift and drag from a single target image (paper §4.2.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
+    "choose a cloth's initial velocity under lift and drag from a single target image (paper §4.2.2, Figs. 5–6): " +
+    "random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the cloth at its goal",
   takes: ["policy", "seeds"],
   run: (ctx) => {

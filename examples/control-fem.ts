@@ -18,7 +18,8 @@ export const FEM_SETTINGS = {
 export const experiment: Experiment<ControlResult> = {
   name: "control-fem",
   description:
-    "train a soft gear's per-tet activation policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
+    "train a soft gear's per-tet activation policy from a single target image (paper §4.2, Figs. 5–6): " +
+    "random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the gear at its goal",
   takes: ["policy", "seeds"],
   run: (ctx) => {

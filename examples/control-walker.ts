@@ -20,7 +20,8 @@ export const WALKER_SETTINGS = {
 export const experiment: Experiment<ControlResult> = {
   name: "control-walker",
   description:
-    "train a soft walker's policy from a single target image (paper §4.2, Figs. 5–6): random vs diffphysics (3-D) vs gradsim (pixels)",
+    "train a soft walker's policy from a single target image (paper §4.2, Figs. 5–6): " +
+    "random vs diffphysics (3-D) vs gradsim (pixels)",
   target: "a PNG of the walker at its goal",
   takes: ["policy", "seeds"],
   run: (ctx) => {

@@ -87,7 +87,8 @@ async function runTable(
   const task = rigidDatasetTask(TABLES[name](ctx.flags.quick), { progress: false });
   const layout = new sysid.Layout(task.unknowns);
   const logOf = (d: Draw) => layout.flat(d.truth, "a truth").map(Math.log);
-  // Training scenes from their own stream (rigid-mass and rigid-contact draw test objects from makeRng(seed) and the average baseline's set from seed + 1,000,003).
+  // Training scenes from their own stream (rigid-mass and rigid-contact draw test objects from makeRng(seed) and the
+  // average baseline's set from seed + 1,000,003).
   const trainRng = makeRng(ctx.flags.seed + 2_000_003);
   const clips: Array[] = [],
     targets: number[][] = [];
@@ -172,7 +173,9 @@ async function run(ctx: ExperimentContext): Promise<ConvLstmResult> {
 export const experiment: Experiment<ConvLstmResult> = {
   name: "convlstm",
   description:
-    "gradSim's ConvLSTM baseline (Tables 1–2): a recurrent conv net trained on rendered videos of random objects regresses mass (and contact parameters) directly; tested on the tables' objects (--dataset N: the first N)",
+    "gradSim's ConvLSTM baseline (Tables 1–2): a recurrent conv net trained on rendered videos of random objects " +
+    "regresses mass (and contact parameters) directly; " +
+    "tested on the tables' objects (--dataset N: the first N)",
   run,
 };
 

@@ -38,7 +38,10 @@ export const DEFORMABLE_SETTINGS = {
 } as const;
 type Mode = keyof typeof DEFORMABLE_SETTINGS;
 
-/** Dataset distribution: μ log-uniform in [600, 1600] Pa, λ = μ·r with r log-uniform in [1, 1.6] (so the small-strain Poisson ratio is positive). */
+/**
+ * Dataset distribution: μ log-uniform in [600, 1600] Pa, λ = μ·r with r log-uniform in [1, 1.6] (so the small-strain
+ * Poisson ratio is positive).
+ */
 export function sampleLame(rng: Rng): [number, number] {
   const logU = (lo: number, hi: number) => Math.exp(rng.uniform(Math.log(lo), Math.log(hi)));
   const mu = logU(600, 1600);
@@ -98,7 +101,9 @@ export function materialTask(
         initial,
         prior,
         problem: () => problem(truth),
-        describe: `beam μ = ${(truth.mu as number).toFixed(1)} Pa, λ = ${(truth.lambda as number).toFixed(1)} Pa; initial guess μ = ${(initial.mu as number).toFixed(1)}, λ = ${(initial.lambda as number).toFixed(1)}`,
+        describe:
+          `beam μ = ${(truth.mu as number).toFixed(1)} Pa, λ = ${(truth.lambda as number).toFixed(1)} Pa; ` +
+          `initial guess μ = ${(initial.mu as number).toFixed(1)}, λ = ${(initial.lambda as number).toFixed(1)}`,
       };
     },
     methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
@@ -164,8 +169,9 @@ export function massTask(
         prior,
         problem: () => problem(truth),
         describe:
-          `beam with ${free.length} free particles of ${Math.min(...truth.mass).toFixed(4)}–${Math.max(...truth.mass).toFixed(4)} kg; initial guess: uniform density ` +
-          `${((3 * initial.mass[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
+          `beam with ${free.length} free particles of ` +
+          `${Math.min(...truth.mass).toFixed(4)}–${Math.max(...truth.mass).toFixed(4)} kg; ` +
+          `initial guess: uniform density ${((3 * initial.mass[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
       };
     },
     methods: table3Rows(settings, cfg.reinforceSteps, 0.05),

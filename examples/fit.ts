@@ -31,11 +31,13 @@ async function run(ctx: ExperimentContext): Promise<Omit<FitVideoResult, "fit">>
     ctx.flags.video || ctx.flags.scene ? { video: ctx.flags.video, scene: ctx.flags.scene } : EXAMPLE;
   if (!video)
     throw new CliError(
-      "--video is missing: give a directory of PNG frames, a .gif or a video file (.mp4, .mov, .webm), with --scene scene.json.",
+      "--video is missing: give a directory of PNG frames, a .gif or a video file (.mp4, .mov, .webm), " +
+        "with --scene scene.json.",
     );
   if (!scene)
     throw new CliError(
-      "--scene is missing: give the scene file describing the video (mesh, camera, initial state, fps; see src/sysid/README.md).",
+      "--scene is missing: give the scene file describing the video " +
+        "(mesh, camera, initial state, fps; see src/sysid/README.md).",
     );
   const unknowns = ctx.flags.unknowns
     ?.split(",")
@@ -67,7 +69,8 @@ async function run(ctx: ExperimentContext): Promise<Omit<FitVideoResult, "fit">>
 export const experiment: Experiment<Omit<FitVideoResult, "fit">> = {
   name: "fit",
   description:
-    "estimate a rigid object's mass and contact parameters from your own video: --video FILE --scene scene.json [--unknowns mass,mu] [--restarts N] [--scan N]",
+    "estimate a rigid object's mass and contact parameters from your own video: " +
+    "--video FILE --scene scene.json [--unknowns mass,mu] [--restarts N] [--scan N]",
   takes: ["video", "scene", "unknowns", "restarts", "scan"],
   run,
   // A poor fit (3) or an unknown the video does not determine (4) is an answer, not a success.

@@ -124,7 +124,10 @@ export interface ObjectRecord extends sysid.InstanceRecord {
   readonly kind: ObjectKind;
   /** The object: shape, size, true mass, pose, push, contact coefficients, material. */
   readonly object: ObjectSpec;
-  /** Rows whose descent left the model's stable range (their estimate: the lowest-loss iterate before that), with the message. */
+  /**
+   * Rows whose descent left the model's stable range (their estimate: the lowest-loss iterate before that), with the
+   * message.
+   */
   readonly diverged?: Record<string, string>;
   /** Fig. 7 (rigid objects): relative mass error at each Adam iterate (the initial guess first), per look. */
   readonly fig7?: Partial<Record<Look, number[]>>;
@@ -224,7 +227,9 @@ interface FitOutcome {
   readonly seconds: number;
   /** The Adam iterates' masses (the initial guess first). */
   readonly trace: number[];
-  /** The descent left the range where the estimator's model is stable; `mass` is its lowest-loss iterate before that. */
+  /**
+   * The descent left the range where the estimator's model is stable; `mass` is its lowest-loss iterate before that.
+   */
   readonly diverged?: string;
 }
 
@@ -276,7 +281,8 @@ async function fitMass(
     if (!(e instanceof DivergenceError) || !losses.length) throw e;
     const best = losses.reduce((b, l, i) => (Number.isFinite(l) && l < losses[b]! ? i : b), 0);
     ctx.log(
-      `[imperfect-models] ${label}: diverged (${e.message.split(".")[0]}); keeping its lowest-loss iterate, ${trace[best]!.toPrecision(5)} kg`,
+      `[imperfect-models] ${label}: diverged (${e.message.split(".")[0]}); ` +
+        `keeping its lowest-loss iterate, ${trace[best]!.toPrecision(5)} kg`,
     );
     return {
       mass: trace[best]!,
@@ -291,7 +297,10 @@ async function fitMass(
 async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: ImperfectSettings): Promise<ObjectRecord> {
   const truth = o.spec.mass;
   const rel = (m: number) => Math.abs(m - truth) / truth;
-  const describe = `${o.kind} ${o.spec.shape} ${o.spec.size.map((x) => x.toFixed(2)).join("×")} m, mass ${truth.toFixed(3)} kg, μ ${o.spec.contact.mu.toFixed(2)}, initial guess ${o.initial.toFixed(3)} kg`;
+  const describe =
+    `${o.kind} ${o.spec.shape} ${o.spec.size.map((x) => x.toFixed(2)).join("×")} m, ` +
+    `mass ${truth.toFixed(3)} kg, μ ${o.spec.contact.mu.toFixed(2)}, ` +
+    `initial guess ${o.initial.toFixed(3)} kg`;
   ctx.log(`[imperfect-models] object ${o.index}: ${describe}`);
   const look = objectLook(o.geometry, o.spec, "default");
   const raster = objectVideo(o.truePositions, o.geometry, look, o.scene, o.background, "rgba");
@@ -320,7 +329,9 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
     seconds[row.name] = Number(f.seconds.toFixed(2));
     if (f.diverged) diverged[row.name] = f.diverged;
     ctx.log(
-      `[imperfect-models] object ${o.index} ${row.name}: mass ${f.mass.toPrecision(5)} kg (truth ${truth.toPrecision(5)}), relative error ${rel(f.mass).toExponential(2)}`,
+      `[imperfect-models] object ${o.index} ${row.name}: mass ${f.mass.toPrecision(5)} kg ` +
+        `(truth ${truth.toPrecision(5)}), ` +
+        `relative error ${rel(f.mass).toExponential(2)}`,
     );
   }
   let fig7: ObjectRecord["fig7"];
@@ -396,11 +407,14 @@ const fmt = (x: number | null | undefined) =>
 /** Table 4 (left) in the paper's layout, ours beside the paper's. */
 export function tableMarkdown(rows: readonly RowResult[]): string {
   return [
-    "| model | paper (mean rel. abs. err.) | ours: mean ± std | median | rigid | deformable | cloth | objects | diverged | s / fit |",
+    "| model | paper (mean rel. abs. err.) | ours: mean ± std | median " +
+      "| rigid | deformable | cloth | objects | diverged | s / fit |",
     "|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ${r.objects} | ${r.diverged} | ${r.seconds} |`,
+        `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ` +
+        `${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ` +
+        `${r.objects} | ${r.diverged} | ${r.seconds} |`,
     ),
   ].join("\n");
 }
@@ -491,12 +505,17 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   return [`${name}.png`, `traced-${o.kind}.gif`];
 }
 
-/** A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over fewer objects, null as 0, a string as NaN. */
+/**
+ * A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over
+ * fewer objects, null as 0, a string as NaN.
+ */
 export function validObjectRecord(r: ObjectRecord, index: number, where: string): ObjectRecord {
   if (!OBJECT_KINDS.includes(r.kind))
     throw new InputFileError(
       where,
-      `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, not one of ${OBJECT_KINDS.join(", ")}; delete it to refit that object.`,
+      `dataset: ${where} (object ${index}) has kind ${JSON.stringify(r.kind)}, ` +
+        `not one of ${OBJECT_KINDS.join(", ")}; ` +
+        `delete it to refit that object.`,
     );
   sysid.validateRecord(
     r,
@@ -547,12 +566,14 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const missing = objects - records.length;
   if (missing > 0)
     ctx.log(
-      `[imperfect-models] ${missing} of ${objects} objects are fitted by other shards; rerun without --shard once they are done to merge`,
+      `[imperfect-models] ${missing} of ${objects} objects are fitted by other shards; ` +
+        `rerun without --shard once they are done to merge`,
     );
   const rows = summarise(records);
   const fig7 = fig7Summary(records);
   const table = tableMarkdown(rows);
-  // A shard's part (1/N of the objects) is never written where the merged table goes: its records are on disk, its summary in its own result file.
+  // A shard's part (1/N of the objects) is never written where the merged table goes: its records are on disk, its
+  // summary in its own result file.
   if (!shard) {
     writeAtomic(join(ctx.out, "objects.json"), JSON.stringify(records, null, 1) + "\n");
     writeAtomic(join(ctx.out, "table.md"), table + "\n");
@@ -569,7 +590,9 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
 export const experiment: Experiment<ImperfectResult> = {
   name: "imperfect-models",
   description:
-    "mass of rigid, deformable and cloth objects with deliberately wrong dynamics or rendering models (paper Table 4 left) and Fig. 7 (colour vs shading vs texture); --dataset N objects",
+    "mass of rigid, deformable and cloth objects with deliberately wrong dynamics or rendering models " +
+    "(paper Table 4 left) and Fig. 7 (colour vs shading vs texture); " +
+    "--dataset N objects",
   run,
 };
 

@@ -106,7 +106,8 @@ async function sweep(
     SELECTIONS.forEach((s, k) => losses[s].push(l[k]!));
     if (i % Math.max(1, Math.floor(values.length / 5)) === 0)
       log(
-        `  ${parameter} = ${v.toPrecision(4)}: loss (every frame) ${l[1]!.toExponential(3)}  [${((performance.now() - t0) / 1000).toFixed(1)} s]`,
+        `  ${parameter} = ${v.toPrecision(4)}: loss (every frame) ${l[1]!.toExponential(3)}  ` +
+          `[${((performance.now() - t0) / 1000).toFixed(1)} s]`,
       );
   }
   const argmin = Object.fromEntries(
@@ -184,7 +185,8 @@ async function run(ctx: ExperimentContext): Promise<LandscapeResult> {
   files.push("cube.gif", "beam.gif");
   for (const s of sweeps)
     ctx.log(
-      `${s.parameter}: minimum at ${SELECTIONS.map((sel) => `${sel} ${s.argmin[sel].toPrecision(4)}`).join(", ")} (truth ${s.truth})`,
+      `${s.parameter}: minimum at ${SELECTIONS.map((sel) => `${sel} ${s.argmin[sel].toPrecision(4)}`).join(", ")} ` +
+        `(truth ${s.truth})`,
     );
   return { sweeps, resolution, frames, plotColours: PLOT_COLOURS, files };
 }
@@ -192,7 +194,8 @@ async function run(ctx: ExperimentContext): Promise<LandscapeResult> {
 export const experiment: Experiment<LandscapeResult> = {
   name: "landscape",
   description:
-    "image-space loss vs mass (1 kg cube) and vs the Lamé parameters μ, λ (beam, truth 1000) for four frame selections (paper Fig. 4, 12)",
+    "image-space loss vs mass (1 kg cube) and vs the Lamé parameters μ, λ (beam, truth 1000) " +
+    "for four frame selections (paper Fig. 4, 12)",
   run,
 };
 

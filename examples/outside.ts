@@ -166,7 +166,10 @@ const val = (x: number | undefined) => (x === undefined ? "—" : x.toPrecision(
 /** The table: one row per case. */
 export function outsideMarkdown(rows: readonly OutsideRow[]): string {
   const head =
-    "| case | shape | physics + renderer | camera | video determines | mass: truth → estimate (error) [95% interval] | μ: truth → estimate (error) [95% interval] | verdict | truth in interval | believable |";
+    "| case | shape | physics + renderer | camera | video determines " +
+    "| mass: truth → estimate (error) [95% interval] " +
+    "| μ: truth → estimate (error) [95% interval] " +
+    "| verdict | truth in interval | believable |";
   const lines = rows.map((r) => {
     // An unbounded interval (the loss ignores the unknown) is ±Infinity, which result.json stores as null.
     const bounded = (x: number | null | undefined) => typeof x === "number" && Number.isFinite(x);
@@ -178,7 +181,11 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
     const cell = (n: string) =>
       r.estimate[n] === undefined ? "—" : `${val(r.truth[n])} → ${val(r.estimate[n])} (${pct(r.relError[n])})${iv(n)}`;
     const inside = r.determines === "neither" ? "—" : r.covered ? "yes" : "**no**";
-    return `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ${cell("mass")} | ${cell("mu")} | ${r.verdict} | ${inside} | ${r.trustworthy ? "yes" : "**no**"} |`;
+    return (
+      `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ` +
+      `${cell("mass")} | ${cell("mu")} | ` +
+      `${r.verdict} | ${inside} | ${r.trustworthy ? "yes" : "**no**"} |`
+    );
   });
   const n = rows.length,
     trust = rows.filter((r) => r.trustworthy).length;
@@ -190,7 +197,8 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
     "|---|---|---|---|---|---|---|---|---|---|",
     ...lines,
     "",
-    `${within} of the ${some.length} cases whose video determines an unknown are within ${100 * TOLERANCE}% on every such unknown; ` +
+    `${within} of the ${some.length} cases whose video determines an unknown ` +
+      `are within ${100 * TOLERANCE}% on every such unknown; ` +
       `in ${covered} of them every such unknown's truth lies inside the printed 95% interval; ` +
       `${trust} of ${n} believable (within ${100 * TOLERANCE}%, or a verdict other than "fits").`,
   ].join("\n");
@@ -250,7 +258,8 @@ function outsideCsv(rows: readonly OutsideRow[]): string {
 export const experiment: Experiment<OutsideResult> = {
   name: "outside",
   description:
-    "fit every video of the outside validation set (other engines' physics, other renderers) and report how many estimates can be believed",
+    "fit every video of the outside validation set (other engines' physics, other renderers) " +
+    "and report how many estimates can be believed",
   run,
 };
 

@@ -53,7 +53,8 @@ const opts = (rasterizer: "softras" | "dibr"): R.RenderOptions => ({
   rasterizer,
   shading: "phong",
   background: bg,
-  softras: { sigma: 1 / size ** 2, gamma: 1e-4, sharedEdges: "join" }, // the ground plane without seams along its triangles
+  // The ground plane without seams along its triangles.
+  softras: { sigma: 1 / size ** 2, gamma: 1e-4, sharedEdges: "join" },
   dibr: { perspectiveCorrect: true, sigmaInv: (size * size) / 4, boxLen: 0.05 },
 });
 
@@ -69,7 +70,8 @@ const t2 = performance.now();
 const rgb = (img: Array) => np.split(img, [3], -1)[0]!;
 writePng(`${out}/compare.png`, labelledGrid([{ label: "", images: [rgb(dibr), rgb(soft)] }], ["DIB-R", "SoftRas"]));
 console.log(
-  `${size}×${size}: DIB-R ${(t1 - t0).toFixed(0)} ms, SoftRas ${(t2 - t1).toFixed(0)} ms → ${out}/dibr.png, softras.png, compare.png`,
+  `${size}×${size}: DIB-R ${(t1 - t0).toFixed(0)} ms, SoftRas ${(t2 - t1).toFixed(0)} ms ` +
+    `→ ${out}/dibr.png, softras.png, compare.png`,
 );
 
 const turn: Array[] = [];

@@ -8,10 +8,13 @@
  *   npm run reproduce -- --quick         # smoke run of the whole pipeline (minutes)
  *   npm run reproduce -- --dataset 20    # dataset size for the dataset experiments
  *   npm run reproduce -- --only rigid-contact,cloth   # rerun these; keep the other rows of tables.json
- *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores); run the one-core experiments 2 at a time
- *   npm run reproduce -- --full --workers 2 --resume   # continue a stopped run (same commit): finished experiments and instances are kept
+ *   npm run reproduce -- --workers 2     # fit each dataset's instances in 2 processes (2 cores); run the one-core
+ *                                        # experiments 2 at a time
+ *   npm run reproduce -- --full --workers 2 --resume   # continue a stopped run (same commit): finished experiments
+ *                                                      # and instances are kept
  *   npm run reproduce -- --tables        # rewrite tables.md from tables.json, running nothing
- *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50, Table 3: 100 + 100, Table 4: 90)
+ *   npm run reproduce -- --full --workers 2   # the paper's dataset sizes (Table 1: 200 objects, Table 2: 50,
+ *                                             # Table 3: 100 + 100, Table 4: 90)
  * (risp-state's dataset is its training images per environment.)
  */
 import { execSync } from "node:child_process";
@@ -63,7 +66,8 @@ export interface PlanEntry {
 export const PLAN: readonly PlanEntry[] = [
   { name: "rigid-mass", dataset: [10, 2, 200], table: "Table 1" },
   { name: "rigid-contact", dataset: [4, 1, 50], table: "Table 2" },
-  // The ConvLSTM rows of Tables 1–2: one network per table, trained then tested on the tables' first N objects (no shards).
+  // The ConvLSTM rows of Tables 1–2: one network per table, trained then tested on the tables' first N objects (no
+  // shards).
   { name: "convlstm", dataset: [10, 2, 200], table: "Tables 1–2", shards: false },
   { name: "deformable", dataset: [40, 1, 100], table: "Table 3" },
   { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },
@@ -209,10 +213,16 @@ const headline = (r: Record<string, unknown>): string =>
 function outsideSection(r: OutsideResult | null): string {
   if (!r) return "_not run yet_";
   return (
-    "Each video simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles (examples/data/outside/), fitted by `gradsim fit` " +
-    'from the scene file a careful user writes. Believable: every unknown the video determines within 2% of the truth, or a verdict other than "fits". ' +
-    "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed (the residual's spread over runs of frames, the contact defaults (ke ×2, kd ×4, kf ×10), " +
-    "and the moves of the estimate under the foreground's thresholds halved or doubled and the model outline drawn half or twice as soft).\n\n" +
+    "Each video simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles (examples/data/outside/), " +
+    "fitted by `gradsim fit` " +
+    "from the scene file a careful user writes. " +
+    "Believable: every unknown the video determines within 2% of the truth, " +
+    'or a verdict other than "fits". ' +
+    "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed " +
+    "(the residual's spread over runs of frames, " +
+    "the contact defaults (ke ×2, kd ×4, kf ×10), " +
+    "and the moves of the estimate under the foreground's thresholds halved or doubled " +
+    "and the model outline drawn half or twice as soft).\n\n" +
     outsideMarkdown(r.cases)
   );
 }
@@ -226,7 +236,9 @@ function landscapeMarkdown(l: LandscapeResult | null): string {
         .join(" | ")} | ${Object.values(s.localMinima).join(" / ")} |`,
   );
   return [
-    `Image-space MSE vs the parameter, ${l.frames} frames at ${l.resolution}² (plots: runs/landscape/landscape-*.png; colours ${JSON.stringify(l.plotColours)}).`,
+    `Image-space MSE vs the parameter, ${l.frames} frames at ${l.resolution}² ` +
+      `(plots: runs/landscape/landscape-*.png; ` +
+      `colours ${JSON.stringify(l.plotColours)}).`,
     "",
     "| parameter | truth | argmin first+last | every frame | every 5th | first+middle | local minima per curve |",
     "|---|---|---|---|---|---|---|",
@@ -240,13 +252,17 @@ function imperfectMarkdown(r: ImperfectResult | null): string {
     ? LOOKS.map((l) => `${l} ${fmtNumber(r.fig7![l].mean[Math.min(10, r.fig7![l].mean.length - 1)]!)}`).join(", ")
     : "";
   return [
-    `Mass from video of ${r.objects} objects (${r.perKind.rigid} rigid, ${r.perKind.deformable} deformable, ${r.perKind.cloth} cloth), relative absolute error of the mass; per-object records in runs/imperfect-models/objects.json.`,
+    `Mass from video of ${r.objects} objects (${r.perKind.rigid} rigid, ` +
+      `${r.perKind.deformable} deformable, ${r.perKind.cloth} cloth), ` +
+      `relative absolute error of the mass; ` +
+      `per-object records in runs/imperfect-models/objects.json.`,
     "",
     r.table,
     "",
     ...(r.fig7
       ? [
-          `Fig. 7 (runs/imperfect-models/fig7.png): mean relative error after 10 Adam iterations on the rigid objects: ${fig}.`,
+          `Fig. 7 (runs/imperfect-models/fig7.png): mean relative error after 10 Adam iterations ` +
+            `on the rigid objects: ${fig}.`,
         ]
       : []),
   ].join("\n");
@@ -256,8 +272,11 @@ function rispStateMarkdown(r: RispStateResult | null): string {
   if (!r) return "_not run_";
   const s = r.settings;
   return [
-    `Mean absolute state error per test image (mean ± std over ${4 * s.testPerConfig} ray-traced images: ${s.testPerConfig} states under 4 unseen rendering configurations); ` +
-      `networks trained on ${s.train} SoftRas images per environment at ${s.resolution}², ${s.epochs} epochs (runs/risp-state/: looks-*.png, errors-*.csv, <env>/<row>/loss.png). Paper: RISP, ICLR 2022, Table 1.`,
+    `Mean absolute state error per test image (mean ± std over ${4 * s.testPerConfig} ray-traced images: ` +
+      `${s.testPerConfig} states under 4 unseen rendering configurations); ` +
+      `networks trained on ${s.train} SoftRas images per environment at ${s.resolution}², ${s.epochs} epochs ` +
+      `(runs/risp-state/: looks-*.png, errors-*.csv, <env>/<row>/loss.png). ` +
+      `Paper: RISP, ICLR 2022, Table 1.`,
     "",
     r.table,
   ].join("\n");
@@ -270,11 +289,19 @@ function rispTasksMarkdown(runs: readonly RunRecord[], dir: string): string {
   const r = resultOf<RispTasksResult>(runs, dir);
   if (!r) return "_not run_";
   const s = r.settings;
+  const reversed =
+    r.domain === "reversed-contrast"
+      ? " (the tables' configurations with the body's contrast against the ground reversed from our frames')"
+      : "";
   return [
-    `Mean ± std over ${s.configs} reference videos ray-traced under unseen rendering configurations${r.domain === "reversed-contrast" ? " (the tables' configurations with the body's contrast against the ground reversed from our frames')" : ""}, each row from the same random guess per configuration, ` +
-      `${s.iterations} projected Adam iterations (runs/${dir}/: <task>-<env>.gif reference | ours | pixelwise${r.tasks.control ? ", control-<env>.png" : ""}, loss-<task>-<env>.png). ` +
+    `Mean ± std over ${s.configs} reference videos ray-traced under unseen rendering configurations${reversed}` +
+      `, each row from the same random guess per configuration, ` +
+      `${s.iterations} projected Adam iterations (runs/${dir}/: <task>-<env>.gif reference | ours | pixelwise` +
+      `${r.tasks.control ? ", control-<env>.png" : ""}` +
+      `, loss-<task>-<env>.png). ` +
       (r.domain === "reversed-contrast"
-        ? "The paper has no reversed-contrast experiment: its columns are RISP (ICLR 2022) Table 2 under the paper's own domains, for scale only."
+        ? "The paper has no reversed-contrast experiment: its columns are RISP (ICLR 2022) " +
+          "Table 2 under the paper's own domains, for scale only."
         : `Paper: RISP, ICLR 2022, ${(["sysid", "imitation", "control"] as const)
             .filter((t) => r.tasks[t])
             .map((t) => RISP_PAPER_TABLES[t])
@@ -298,17 +325,40 @@ function controlMarkdown(runs: readonly RunRecord[]): string {
       r.methods[m].comDistance ? cell(r.methods[m].comDistance, (v) => v.toFixed(3)) : "—";
     return control.CONTROL_METHODS.map(
       (m) =>
-        `| ${name} | ${m} | ${cell(r.methods[m].imageLoss, (v) => v.toExponential(2))} | ${cell(r.methods[m].distance, (v) => v.toFixed(3))} | ${meaning} | ${com(m)} | ${r.methods[m].runs.length} | ${m === "random" ? "—" : r.settings.iters} |`,
+        `| ${name} | ${m} | ${cell(r.methods[m].imageLoss, (v) => v.toExponential(2))} | ` +
+        `${cell(r.methods[m].distance, (v) => v.toFixed(3))} | ` +
+        `${meaning} | ${com(m)} | ` +
+        `${r.methods[m].runs.length} | ${m === "random" ? "—" : r.settings.iters} |`,
     );
   });
   return [
-    "Image loss: MSE of the last frame against the target image; distance to goal: each scene's reported metric (its column says which — for control-cloth the mean over particles of each one's final distance to its place in the target cloth, which neither method minimises); centre of mass: the final centre of mass's distance to the goal's; mean ± std over seeds, each method from the same initial control. Plots: runs/<experiment>/fig6-*.png; motion: runs/<experiment>/motion.gif.",
+    "Image loss: MSE of the last frame against the target image; " +
+      "distance to goal: each scene's reported metric (its column says which " +
+      "— for control-cloth the mean over particles of each one's final distance to its place in " +
+      "the target cloth, which neither method minimises); " +
+      "centre of mass: the final centre of mass's distance to the goal's; " +
+      "mean ± std over seeds, each method from the same initial control. " +
+      "Plots: runs/<experiment>/fig6-*.png; motion: runs/<experiment>/motion.gif.",
     "",
-    "| experiment | method | image loss | distance to goal | which distance | centre of mass to goal (m) | seeds | iterations |",
+    "| experiment | method | image loss | distance to goal | which distance " +
+      "| centre of mass to goal (m) | seeds | iterations |",
     "|---|---|---|---|---|---|---|---|",
     ...rows,
   ].join("\n");
 }
+
+/** Experiments whose result has no headline in the Runs table (their tables say it all). */
+const NO_HEADLINE = [
+  "rigid-mass",
+  "rigid-contact",
+  "convlstm",
+  "landscape",
+  "imperfect-models",
+  "risp-state",
+  "risp-tasks",
+  "risp-tasks-reversed",
+  ...CONTROL,
+];
 
 function markdown(runs: readonly RunRecord[], meta: Record<string, string>): string {
   const t1 = resultOf<RigidDatasetReport>(runs, "rigid-mass"),
@@ -318,15 +368,19 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
   const convlstm = resultOf<ConvLstmResult>(runs, "convlstm")?.tables;
   const status = runs.map(
     (r) =>
-      `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ${r.commit ?? "—"} | ${r.note ?? (r.result && !["rigid-mass", "rigid-contact", "convlstm", "landscape", "imperfect-models", "risp-state", "risp-tasks", "risp-tasks-reversed", ...CONTROL].includes(r.name) ? headline(r.result) : "")} |`,
+      `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ` +
+      `${r.commit ?? "—"} | ${r.note ?? (r.result && !NO_HEADLINE.includes(r.name) ? headline(r.result) : "")} |`,
   );
+  const segments = Number(meta.segments) > 1 ? ` in ${meta.segments} segments (stopped and resumed)` : "";
+  const wall = meta.totalSeconds ? `; wall time ${meta.totalSeconds} s${segments}` : "";
   return [
     "# gradsim results",
     "",
-    `Last written by \`npm run reproduce${meta.args}\` on ${meta.date} (commit ${meta.commit}, backend ${meta.backend}, ${meta.machine}` +
-      `${meta.totalSeconds ? `; wall time ${meta.totalSeconds} s${Number(meta.segments) > 1 ? ` in ${meta.segments} segments (stopped and resumed)` : ""}` : ""}); ` +
+    `Last written by \`npm run reproduce${meta.args}\` on ${meta.date} ` +
+      `(commit ${meta.commit}, backend ${meta.backend}, ${meta.machine}${wall}); ` +
       "each experiment's own date and commit are in the Runs table at the end. " +
-      "Paper numbers: ∇Sim, ICLR 2021, Tables 1–3. Each run's own outputs (videos, loss curves, per-object JSON) are under `runs/<experiment>/`.",
+      "Paper numbers: ∇Sim, ICLR 2021, Tables 1–3. " +
+      "Each run's own outputs (videos, loss curves, per-object JSON) are under `runs/<experiment>/`.",
     "",
     `## Table 1 — mass from video (${n(t1)})`,
     "",
@@ -385,7 +439,10 @@ function takeOwnFlag(argv: readonly string[], name: string): { value: string | n
 }
 
 const OWN_USAGE =
-  "  --only NAME[,NAME]  --full (the paper's dataset sizes)  --resume (continue a stopped reproduction at the same commit: keep its finished experiments and instances)  --tables (rewrite tables.md from tables.json, running nothing)\n";
+  "  --only NAME[,NAME]  --full (the paper's dataset sizes)  " +
+  "--resume (continue a stopped reproduction at the same commit: " +
+  "keep its finished experiments and instances)  " +
+  "--tables (rewrite tables.md from tables.json, running nothing)\n";
 
 /** `--tables`: tables.md again from the runs kept in tables.json (after a change to how tables are drawn). */
 function rewriteTables(out: string): number {
@@ -439,7 +496,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const unknown = only ? [...only].filter((n) => !plan.some((p) => p.name === n)) : [];
   if (only && (only.size === 0 || unknown.length)) {
     process.stderr.write(
-      `reproduce: --only takes experiment names separated by commas (${plan.map((p) => p.name).join(", ")}), got "${[...unknown].join(",")}".\n`,
+      `reproduce: --only takes experiment names separated by commas (${plan.map((p) => p.name).join(", ")}), ` +
+        `got "${[...unknown].join(",")}".\n`,
     );
     return 2;
   }

@@ -175,7 +175,9 @@ async function runScene(ctx: ExperimentContext): Promise<ContactSceneResult> {
   const fit = await fitScene(ctx, {
     name: null,
     label: "rigid-contact",
-    describe: `${typeof spec.shape === "string" ? spec.shape : "mesh"} on the ground, truth ${JSON.stringify(truth)}, initial ${JSON.stringify(initial)}`,
+    describe:
+      `${typeof spec.shape === "string" ? spec.shape : "mesh"} on the ground, truth ${JSON.stringify(truth)}, ` +
+      `initial ${JSON.stringify(initial)}`,
     problem: rigidSceneProblem(scene, unknowns, [truth, initial]),
     unknowns,
     truth,
@@ -237,7 +239,8 @@ export function contactBenchmark(quick: boolean): RigidTaskConfig {
 export const experiment: Experiment<ContactSceneResult | DatasetRunResult> = {
   name: "rigid-contact",
   description:
-    "mass, ke, kd, kf and μ of an object bouncing and sliding on the ground, from video (paper Table 2); --dataset N runs the Table 2 protocol with baselines",
+    "mass, ke, kd, kf and μ of an object bouncing and sliding on the ground, from video (paper Table 2); " +
+    "--dataset N runs the Table 2 protocol with baselines",
   run: async (ctx) =>
     ctx.flags.dataset
       ? {

@@ -47,7 +47,10 @@ export interface SingleSceneResult {
   readonly files: string[];
 }
 
-/** The scene of a single run: the built-in one for seed 0, a draw from the Table 1 distribution for other seeds, or a --target file. */
+/**
+ * The scene of a single run: the built-in one for seed 0, a draw from the Table 1 distribution for other seeds, or a
+ * --target file.
+ */
 function sceneOf(ctx: ExperimentContext, mode: "full" | "quick"): { spec: sysid.RigidSceneSpec; initialMass: number } {
   const cfg = MASS_SETTINGS[mode];
   const base = defaultMassScene(cfg.resolution);
@@ -74,7 +77,10 @@ async function runScene(ctx: ExperimentContext): Promise<SingleSceneResult> {
   const fit = await fitScene(ctx, {
     name: null,
     label: "rigid-mass",
-    describe: `${shape} ${spec.scale.join("×")} m, hidden mass ${spec.mass} kg, initial guess ${initialMass.toFixed(3)} kg, ${spec.frames} frames at ${spec.fps} fps, ${scene.width}² pixels`,
+    describe:
+      `${shape} ${spec.scale.join("×")} m, hidden mass ${spec.mass} kg, ` +
+      `initial guess ${initialMass.toFixed(3)} kg, ` +
+      `${spec.frames} frames at ${spec.fps} fps, ${scene.width}² pixels`,
     problem: rigidSceneProblem(scene, unknowns, [{ mass: spec.mass }, { mass: initialMass }]),
     unknowns,
     truth: { mass: spec.mass },
@@ -89,7 +95,8 @@ async function runScene(ctx: ExperimentContext): Promise<SingleSceneResult> {
   const estimatedMass = fit.estimateValues.mass as number;
   const absError = Math.abs(estimatedMass - spec.mass);
   ctx.log(
-    `mass: true ${spec.mass} kg, estimate ${estimatedMass.toPrecision(7)} kg, relative error ${(absError / spec.mass).toExponential(2)}`,
+    `mass: true ${spec.mass} kg, estimate ${estimatedMass.toPrecision(7)} kg, ` +
+      `relative error ${(absError / spec.mass).toExponential(2)}`,
   );
   return {
     mode: "scene",
@@ -142,7 +149,8 @@ export const experiment: Experiment<SingleSceneResult | DatasetRunResult> = {
   name: "rigid-mass",
   target: "a scene JSON whose fields override the default scene",
   description:
-    "mass of a rigid object from video after a known impulse (paper Table 1); --dataset N runs the Table 1 protocol with baselines",
+    "mass of a rigid object from video after a known impulse (paper Table 1); " +
+    "--dataset N runs the Table 1 protocol with baselines",
   run: async (ctx) =>
     ctx.flags.dataset
       ? {

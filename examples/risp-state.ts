@@ -58,7 +58,9 @@ type TrainingSet = risp.TrainingSet;
 type PredictorTraining = risp.PredictorTraining;
 type TrainedRow = risp.TrainedRow;
 
-/** How SoftRas draws a training image (`SoftLook`): faceted or smooth, at a factor of the default silhouette softness. */
+/**
+ * How SoftRas draws a training image (`SoftLook`): faceted or smooth, at a factor of the default silhouette softness.
+ */
 export interface Rasterization {
   readonly faceted: boolean;
   readonly softness: number;
@@ -316,7 +318,8 @@ function prepare(ctx: ExperimentContext, name: RispEnvName, cfg: RispStateSettin
   });
   const test = testSet(env, cfg, seed + 500);
   ctx.log(
-    `[risp-state] ${name}: ${cfg.train} training images and ${test.states.length} traced test images (${CONFIGS} configurations) in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    `[risp-state] ${name}: ${cfg.train} training images and ${test.states.length} traced test images ` +
+      `(${CONFIGS} configurations) in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );
   return { name, env, data, test };
 }
@@ -425,7 +428,9 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     const kept = store.load(index);
     if (kept && (kept.gamma ?? 0) !== gammaOf(u.env, u.row)) {
       throw new CliError(
-        `${ctx.out}/risp-state-instances/ holds ${u.env} ${u.row} trained with γ = ${kept.gamma ?? 0}, not this version's ${gammaOf(u.env, u.row)}; delete that record (or use another --out) to retrain it.`,
+        `${ctx.out}/risp-state-instances/ holds ${u.env} ${u.row} trained with γ = ${kept.gamma ?? 0}, ` +
+          `not this version's ${gammaOf(u.env, u.row)}; ` +
+          `delete that record (or use another --out) to retrain it.`,
       );
     }
     if (kept) {
@@ -450,7 +455,8 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     store.save(record);
     records.push(record);
     ctx.log(
-      `[risp-state] ${u.env} ${u.row}: test error ${cell(mean(r.errors), std(r.errors))} (${r.seconds.toFixed(0)} s of training)`,
+      `[risp-state] ${u.env} ${u.row}: test error ${cell(mean(r.errors), std(r.errors))} ` +
+        `(${r.seconds.toFixed(0)} s of training)`,
     );
   }
   const envs: Partial<Record<RispEnvName, EnvResult>> = {};
@@ -459,7 +465,9 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     if (units.length === TRAINED_ROWS.length) envs[name] = envResult(ctx, name, cfg, units, files);
     else
       ctx.log(
-        `[risp-state] ${name}: ${TRAINED_ROWS.length - units.length} of its ${TRAINED_ROWS.length} networks are trained by other shards; rerun without --shard once they are done to merge`,
+        `[risp-state] ${name}: ${TRAINED_ROWS.length - units.length} of its ${TRAINED_ROWS.length} networks ` +
+          `are trained by other shards; ` +
+          `rerun without --shard once they are done to merge`,
       );
   }
   const done = ENVS.filter((e) => envs[e]);
@@ -474,7 +482,8 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
       }),
     ),
   ];
-  // A shard's part is never written where the merged table goes (its records are on disk; its summary in its own result file).
+  // A shard's part is never written where the merged table goes (its records are on disk; its summary in its own result
+  // file).
   if (!shard) {
     writeAtomic(join(ctx.out, "table.md"), table + "\n");
     writeAtomic(join(ctx.out, "table.csv"), csv.join("\n") + "\n");
@@ -487,7 +496,9 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
 export const experiment: Experiment<RispStateResult> = {
   name: "risp-state",
   description:
-    "RISP Table 1: state estimation from images of another renderer under unseen lighting, materials and backgrounds (quadrotor, cube, rod, hand; --envs for some): average / random / domain randomisation / + Eq. 12 / + exact Eq. 10",
+    "RISP Table 1: state estimation from images of another renderer under unseen lighting, materials and backgrounds " +
+    "(quadrotor, cube, rod, hand; --envs for some): " +
+    "average / random / domain randomisation / + Eq. 12 / + exact Eq. 10",
   takes: ["envs"],
   run,
 };

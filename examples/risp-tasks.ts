@@ -34,7 +34,8 @@
  *   npm run gradsim -- risp-tasks                          # all three tasks (needs results/runs/risp-state)
  *   npm run gradsim -- risp-tasks --task sysid --workers 2 --dataset 4
  *   npm run gradsim -- risp-tasks --task sysid --envs hand,rod       # some environments only
- *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and thrusts, the cube's stiffness, 2 configurations (the test)
+ *   npm run gradsim -- risp-tasks --quick                  # the quadrotor's mass and thrusts, the cube's stiffness,
+ *                                                          # 2 configurations (the test)
  *
  * Writes result.json, table.md, table-<task>.csv, loss-<task>-<env>.png (every row's loss over
  * the descent), landscape-sysid-<env>.png (every row's loss across the first unknown's box),
@@ -100,7 +101,10 @@ const domainOf = (ctx: ExperimentContext): RispDomain => {
   return d as RispDomain;
 };
 
-/** risp.fitTask's settings (projected Adam, the scan, the sign-step polish, imitation's curriculum) and the configurations per environment. */
+/**
+ * risp.fitTask's settings (projected Adam, the scan, the sign-step polish, imitation's curriculum) and the
+ * configurations per environment.
+ */
 export interface RispTasksSettings extends risp.TaskFitSettings {
   readonly configs: number;
 }
@@ -110,7 +114,10 @@ export const RISP_TASKS_SETTINGS: Readonly<Record<"full" | "quick", RispTasksSet
 };
 
 type Cell = readonly [number, number];
-/** The paper's Tables 2, 3 and 4 (mean, std). Its Table 2 perceptual-loss hand cell reads "1.04e-1 ± 9.02e-2 1.10e-1 ± 1.18e-1" in the text we have: the first is shown. */
+/**
+ * The paper's Tables 2, 3 and 4 (mean, std). Its Table 2 perceptual-loss hand cell reads
+ * "1.04e-1 ± 9.02e-2 1.10e-1 ± 1.18e-1" in the text we have: the first is shown.
+ */
 export const PAPER: Record<RispTask, Partial<Record<RispEnvName, Partial<Record<TaskRow, Cell>>>>> = {
   sysid: {
     quadrotor: {
@@ -259,7 +266,10 @@ export interface RispTasksResult {
   readonly files: string[];
 }
 
-/** The predictors risp-state trained (its settings from its result.json) for one environment, and how ours' reads states in their units. */
+/**
+ * The predictors risp-state trained (its settings from its result.json) for one environment, and how ours' reads states
+ * in their units.
+ */
 export interface Predictors extends risp.Predictors {
   readonly settings: RispStateSettings;
 }
@@ -270,7 +280,8 @@ export function loadPredictors(dir: string, env: RispEnvName, outputs: number): 
   const resultFile = join(dir, "result.json");
   if (!existsSync(resultFile))
     throw new CliError(
-      `no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, or give --networks DIR.`,
+      `no risp-state run in ${dir} (result.json missing): run \`npm run gradsim -- risp-state\` first, ` +
+        `or give --networks DIR.`,
     );
   const settings = (JSON.parse(readFileSync(resultFile, "utf8")) as { settings: RispStateSettings }).settings;
   try {
@@ -321,7 +332,8 @@ export function configurationDraws(problem: RispProblem, runSeed: number, k: num
       k,
   );
   const drawn = sampleTargetConfig(rng);
-  // The draws of a since-removed option (references by SoftRas under a random ψ and ground: 14 + 82 numbers), kept so that the guesses and starts stay those of earlier runs.
+  // The draws of a since-removed option (references by SoftRas under a random ψ and ground: 14 + 82 numbers), kept so
+  // that the guesses and starts stay those of earlier runs.
   for (let k = 0; k < 14 + 82; k++) rng.uniform(0, 1);
   const seed = rng.int(1 << 30),
     guess = problem.guess(rng),
@@ -448,7 +460,8 @@ export function taskMarkdown(
   const names = RISP_TASKS[task].filter((e) => envs[e]);
   const rows = TASK_ROWS.filter((r) => task !== "sysid" || r !== "average");
   return [
-    `**RISP ${TITLES[task]}**${domain === "table" ? "" : ` — references with the contrast reversed`} (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`,
+    `**RISP ${TITLES[task]}**${domain === "table" ? "" : ` — references with the contrast reversed`}` +
+      ` (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`,
     "",
     `| row | ${names.map((e) => `${e} (ours) | ${e} (paper)`).join(" | ")} |`,
     `|---|${names.map(() => "---|---").join("|")}|`,
@@ -521,7 +534,9 @@ function writeLandscapePlot(out: string, p: Prepared, units: readonly UnitRecord
       { label: "truth", x: [problem.truth[0]!, problem.truth[0]!], y: [0, 1], color: [0, 0, 0] as const },
     ],
     {
-      title: `${problem.task} ${problem.env.name}: loss along ${first.split(":")[0]} (rescaled, mean over configurations)`,
+      title:
+        `${problem.task} ${problem.env.name}: loss along ${first.split(":")[0]} ` +
+        `(rescaled, mean over configurations)`,
       xLabel: "u (the unknown across its box)",
       yLabel: "rescaled loss",
     },
@@ -661,7 +676,8 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const table = TASKS.filter((t) => tasks[t])
     .map((t) => taskMarkdown(t, tasks[t]!, domain))
     .join("\n\n");
-  // A shard's part is never written where the merged tables go (its records are on disk; its summary in its own result file).
+  // A shard's part is never written where the merged tables go (its records are on disk; its summary in its own result
+  // file).
   for (const t of shard ? [] : TASKS.filter((x) => tasks[x])) {
     const csv = [
       "environment,row,mean,std,paper_mean,paper_std,errors",
@@ -690,7 +706,9 @@ export const experiment: Experiment<RispTasksResult> = {
   name: "risp-tasks",
   takes: ["task", "envs", "networks", "domain"],
   description:
-    "RISP Tables 2–4: system identification, imitation and visuomotor control from ray-traced video under unseen rendering (quadrotor, cube, hand, rod): pixelwise / perceptual / RISP predictors / oracle",
+    "RISP Tables 2–4: system identification, imitation and visuomotor control " +
+    "from ray-traced video under unseen rendering " +
+    "(quadrotor, cube, hand, rod): pixelwise / perceptual / RISP predictors / oracle",
   run,
 };
 

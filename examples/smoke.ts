@@ -106,7 +106,8 @@ async function run(ctx: ExperimentContext): Promise<SmokeResult> {
         inner: rng.uniform(0.1, 0.2),
       };
       ctx.log(
-        `[smoke ${i + 1}/${ctx.flags.dataset}] ring at (${ring.cx.toFixed(2)}, ${ring.cy.toFixed(2)}), radii ${ring.inner.toFixed(2)}–${ring.outer.toFixed(2)}`,
+        `[smoke ${i + 1}/${ctx.flags.dataset}] ring at (${ring.cx.toFixed(2)}, ${ring.cy.toFixed(2)}), ` +
+          `radii ${ring.inner.toFixed(2)}–${ring.outer.toFixed(2)}`,
       );
       const r = await optimise(ctx, problem, densityArray(ringTarget(n, ring), n), n, iters);
       runs.push(summary(`ring ${JSON.stringify(ring)}`, r));
@@ -122,7 +123,8 @@ async function run(ctx: ExperimentContext): Promise<SmokeResult> {
   }
   const target = densityArray(ctx.flags.target ? await pngTarget(ctx.flags.target, n) : ringTarget(n), n);
   ctx.log(
-    `smoke: ${n}×${n} grid, ${cfg.steps} steps, ${2 * n * n} initial velocity unknowns; target ${ctx.flags.target ?? "ring (built in)"}`,
+    `smoke: ${n}×${n} grid, ${cfg.steps} steps, ${2 * n * n} initial velocity unknowns; ` +
+      `target ${ctx.flags.target ?? "ring (built in)"}`,
   );
   const r = await optimise(ctx, problem, target, n, iters, {
     png: join(ctx.out, "loss.png"),
@@ -130,7 +132,8 @@ async function run(ctx: ExperimentContext): Promise<SmokeResult> {
   });
   const result = summary(ctx.flags.target ?? "ring", r);
   ctx.log(
-    `smoke: MSE to the target ${result.initialLoss.toExponential(3)} → ${result.finalLoss.toExponential(3)} (×${result.lossRatio.toExponential(2)})`,
+    `smoke: MSE to the target ${result.initialLoss.toExponential(3)} → ${result.finalLoss.toExponential(3)} ` +
+      `(×${result.lossRatio.toExponential(2)})`,
   );
 
   // What people look at: the smoke from rest and with the optimised velocities, and the target.

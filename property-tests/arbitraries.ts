@@ -112,7 +112,9 @@ export function caseArb<P>(
 
 export const fmt = (s: readonly number[]): string => `[${s.join(",")}]`;
 
-/** A random triangle soup in NDC: F faces' screen vertices [F·6], depths [F·3] and corner attributes [F·3·D] in [0, 1). */
+/**
+ * A random triangle soup in NDC: F faces' screen vertices [F·6], depths [F·3] and corner attributes [F·3·D] in [0, 1).
+ */
 export interface Soup {
   readonly xy: number[];
   readonly z: number[];

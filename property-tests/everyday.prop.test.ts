@@ -172,7 +172,8 @@ describe("random.categorical", () => {
           ];
           const p = logits.map(Math.exp),
             z = p.reduce((s, v) => s + v, 0);
-          // 5 standard deviations of a frequency over 4,000 draws (≤ 0.04): a wrong law fails, a right one essentially never.
+          // 5 standard deviations of a frequency over 4,000 draws (≤ 0.04): a wrong law fails, a right one essentially
+          // never.
           logits.forEach((_, k) =>
             expect(Math.abs(draws.filter((d) => d === k).length / n - p[k]! / z)).toBeLessThan(5 * Math.sqrt(0.25 / n)),
           );

@@ -62,7 +62,8 @@ const caseArb: fc.Arbitrary<Case> = fc
     textured: fc.boolean(),
     identityFn: fc.boolean(),
     sigma: fc.double({ min: 2e-3, max: 2e-2, noNaN: true }),
-    // Sharp (SoftRas' 1e-4 scale) to soft depth softmaxes, where faces and the background blend and their weights' gradients matter.
+    // Sharp (SoftRas' 1e-4 scale) to soft depth softmaxes, where faces and the background blend and their weights'
+    // gradients matter.
     logGamma: fc.double({ min: Math.log(1e-3), max: Math.log(3), noNaN: true }),
     eps: fc.double({ min: 1e-3, max: 0.5, noNaN: true }),
     culling: fc.constantFrom("none" as const, "back" as const, "front" as const),
@@ -118,7 +119,10 @@ function image(c: Case, s: Soup, dtype: DT, fused: boolean) {
 
 const host = async (a: Array) => globalThis.Array.from(await a.data(), Number);
 const scale = (xs: number[]) => Math.max(1e-3, ...xs.map(Math.abs));
-/** |a − b| ≤ rel·scale elementwise; the scale defaults to b's largest magnitude (float32 rounding is relative to the largest terms). */
+/**
+ * |a − b| ≤ rel·scale elementwise; the scale defaults to b's largest magnitude (float32 rounding is relative to the
+ * largest terms).
+ */
 function close(a: number[], b: number[], rel: number, what: string, s = scale(b)) {
   expect(a.length, what).toBe(b.length);
   a.forEach((v, i) =>

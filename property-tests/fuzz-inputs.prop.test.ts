@@ -221,7 +221,8 @@ describe("random command lines", () => {
   });
 
   it("the CLI exits with code 2 and a one-line reason (no stack trace, no output directory) on bad arguments", () => {
-    // A few drawn command lines, each a child process; only those parseFlags refuses (they would otherwise start a run).
+    // A few drawn command lines, each a child process; only those parseFlags refuses (they would otherwise start a
+    // run).
     const bad = fc
       .sample(fc.array(tokens, { minLength: 1, maxLength: 5 }), { numRuns: 60, seed: 7 })
       .filter((argv) => E.isLeft(parseFlags(argv, "out/x")) && !argv.some((a) => a.includes("--out")))

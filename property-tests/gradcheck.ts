@@ -129,8 +129,10 @@ export function expectClose(
     if (!(err <= rtol * maxAbs(e) + atol)) {
       fail(
         what,
-        `output ${k}: max error ${err.toExponential(3)} > ${rtol}·${maxAbs(e).toExponential(3)} + ${atol.toExponential(2)}\n` +
-          `  actual   [${[...a].slice(0, 12).map((v) => v.toPrecision(10))}]\n  expected [${[...e].slice(0, 12).map((v) => v.toPrecision(10))}]`,
+        `output ${k}: max error ${err.toExponential(3)} > ${rtol}·${maxAbs(e).toExponential(3)} ` +
+          `+ ${atol.toExponential(2)}\n` +
+          `  actual   [${[...a].slice(0, 12).map((v) => v.toPrecision(10))}]` +
+          `\n  expected [${[...e].slice(0, 12).map((v) => v.toPrecision(10))}]`,
       );
     }
   });
@@ -141,7 +143,8 @@ function expectCloseScalar(what: string, a: number, b: number, rtol: number, sca
   if (!(Math.abs(a - b) <= rtol * scale + atol)) {
     fail(
       what,
-      `${a} vs ${b} (|diff| ${Math.abs(a - b).toExponential(3)} > ${rtol}·${scale.toExponential(3)} + ${atol.toExponential(2)})`,
+      `${a} vs ${b} (|diff| ${Math.abs(a - b).toExponential(3)} ` +
+        `> ${rtol}·${scale.toExponential(3)} + ${atol.toExponential(2)})`,
     );
   }
 }

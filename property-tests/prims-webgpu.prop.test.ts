@@ -48,7 +48,8 @@ async function checkCase(spec: Exclude<PrimSpec, { kind: "covered-elsewhere" }>,
 
 const entries = Object.entries(elementwiseSpecs)
   .flatMap(([name, s]) => (globalThis.Array.isArray(s) ? s : [s]).map((x) => [name, x] as const))
-  // select, casts and the bool ops build float64 or bool operands inside their cases (tests/webgpu-eager.test.ts covers them).
+  // select, casts and the bool ops build float64 or bool operands inside their cases (tests/webgpu-eager.test.ts covers
+  // them).
   .filter(
     ([name, s]) =>
       s.kind !== "covered-elsewhere" && !["convert_element_type", "select", "not", "and", "or"].includes(name),

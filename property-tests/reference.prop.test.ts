@@ -26,7 +26,9 @@ import {
 const RUNS = 30;
 type FloatDType = Extract<DType, "float32" | "float64">;
 
-/** Random values on [lo, hi], rounded to the dtype (so the reference sees exactly the stored inputs); `ints` gives ties. */
+/**
+ * Random values on [lo, hi], rounded to the dtype (so the reference sees exactly the stored inputs); `ints` gives ties.
+ */
 function values(shape: readonly number[], seed: number, dtype: FloatDType, lo = -2, hi = 2, ints = false): Nd {
   const rng = makeRng(seed);
   const data = Float64Array.from({ length: size(shape) }, () => {
@@ -64,7 +66,8 @@ function expectMatches(actual: Array, ref: Nd, dtype: FloatDType, bound?: Nd): v
     const tol = 8 * u * Math.abs(r) + 2 * u * (bound ? bound.data[i]! : 0);
     if (!(Math.abs(v - r) <= tol)) {
       throw new Error(
-        `element ${i}: got ${v}, reference ${r}, |diff| ${Math.abs(v - r)} > ${tol} (dtype ${dtype}, shape [${ref.shape}])`,
+        `element ${i}: got ${v}, reference ${r}, |diff| ${Math.abs(v - r)} > ${tol} ` +
+          `(dtype ${dtype}, shape [${ref.shape}])`,
       );
     }
   });

@@ -83,7 +83,8 @@ describe("lax.scan: reverse mode", () => {
           const rng = makeRng(seed + 11);
           for (let d = 0; d < 2; d++) {
             const dirs = [k.c0, k.xs, k.theta].map((a) => randomArray(rng.int(1e9), a.shape));
-            if (!smoothAlong(Lref, [k.c0, k.xs, k.theta], dirs)) continue; // on a kink: only the exact checks above apply
+            // On a kink: only the exact checks above apply.
+            if (!smoothAlong(Lref, [k.c0, k.xs, k.theta], dirs)) continue;
             const fd = fdDirectionalArgs(Lref, [k.c0, k.xs, k.theta], dirs);
             expectClose(
               g.reduce((s, gi, i) => s + dotAll(gi, dirs[i]!), 0),
@@ -734,7 +735,8 @@ describe("lax.whileLoop", () => {
   it("reverse mode throws an error that points to lax.scan", () => {
     const x = f64([1, 2], [2]);
     const msg =
-      /lax\.whileLoop is not reverse-differentiable; use lax\.scan with a fixed length, or lax\.foriLoop with static bounds/;
+      "lax.whileLoop is not reverse-differentiable; use lax.scan with a fixed length, " +
+      "or lax.foriLoop with static bounds";
     expect(() => grad((v: Array) => np.sum(shrink(v)))(x)).toThrow(msg);
     expect(() => vjp(shrink, x)[1](x)).toThrow(msg);
     expect(() => vmap(grad((v: Array) => np.sum(shrink(v))))(np.stack([x, x]))).toThrow(msg);

@@ -9,7 +9,10 @@ export interface HostTensor {
   readonly data: Float64Array;
 }
 
-/** One concrete application of a primitive: differentiable float64 inputs and a closure holding params and index operands. */
+/**
+ * One concrete application of a primitive: differentiable float64 inputs and a closure holding params and index
+ * operands.
+ */
 export interface PrimCase {
   /** Shapes and params, for failure messages. */
   readonly label: string;

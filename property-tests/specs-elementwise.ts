@@ -33,7 +33,10 @@ export function unary(prim: Primitive, d: Domain, why = ""): DifferentiableSpec 
   return { kind: "differentiable", domain: domainText(d) + why, cases: unaryCases(prim, d), order: 2 };
 }
 
-/** Binary op on broadcasting shapes. With one domain for both operands the values are drawn jointly (so "distinct" holds across a and b). */
+/**
+ * Binary op on broadcasting shapes. With one domain for both operands the values are drawn jointly (so "distinct" holds
+ * across a and b).
+ */
 export function binary(prim: Primitive, da: Domain, db: Domain = da, why = ""): DifferentiableSpec {
   const cases = caseArb(broadcastShapesArb(2), ([sa, sb], rng) => {
     const inputs = da === db ? tensors([sa, sb], da, rng) : [...tensors([sa], da, rng), ...tensors([sb], db, rng)];

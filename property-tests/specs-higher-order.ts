@@ -104,7 +104,9 @@ const checkpointSpec: DifferentiableSpec = {
 const customVjpSpec: DifferentiableSpec = {
   kind: "differentiable",
   domain:
-    "uniform; f = sin(x)·y with a hand-written bwd; reverse mode only, to second order (grad of grad differentiates bwd); forward mode raises a clear error",
+    "uniform; f = sin(x)·y with a hand-written bwd; reverse mode only, " +
+    "to second order (grad of grad differentiates bwd); " +
+    "forward mode raises a clear error",
   order: 2,
   modes: ["rev"],
   cases: caseArb(vec, (s, rng) => {
@@ -131,9 +133,11 @@ export const higherOrderSpecs = {
   checkpoint: checkpointSpec,
   custom_vjp_call: customVjpSpec,
   remat_lin: internal(
-    "the tangent of checkpoint: exercised by the `checkpoint` spec (jvp evaluates it, vjp transposes it) and by tests/api-transforms.test.ts",
+    "the tangent of checkpoint: exercised by the `checkpoint` spec (jvp evaluates it, vjp transposes it) " +
+      "and by tests/api-transforms.test.ts",
   ),
   custom_lin: internal(
-    "the tangent of custom_vjp_call: exercised by the `custom_vjp_call` spec (vjp transposes it) and by tests/api-transforms.test.ts",
+    "the tangent of custom_vjp_call: exercised by the `custom_vjp_call` spec (vjp transposes it) " +
+      "and by tests/api-transforms.test.ts",
   ),
 };

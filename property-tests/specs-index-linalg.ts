@@ -120,7 +120,9 @@ const dotSpec: DifferentiableSpec = {
       batch: [b.map((_, i) => posL(i)), b.map((_, i) => posR(i))] as const,
     };
     return {
-      label: `dot_general ${fmt(lhs)} ${fmt(rhs)} contract=${JSON.stringify(params.contract)} batch=${JSON.stringify(params.batch)}`,
+      label:
+        `dot_general ${fmt(lhs)} ${fmt(rhs)} contract=${JSON.stringify(params.contract)} ` +
+        `batch=${JSON.stringify(params.batch)}`,
       inputs: tensors([lhs, rhs], U, rng),
       apply: (x: Array, y: Array) => bind1(lax.dotGeneralP, [x, y], params),
     };
@@ -155,7 +157,8 @@ const convParams = fc
 const convSpec: DifferentiableSpec = {
   kind: "differentiable",
   domain:
-    "uniform [-2, 2]; NCHW/OIHW with random stride, asymmetric padding, lhs and rhs dilation; gradients w.r.t. input and kernel",
+    "uniform [-2, 2]; NCHW/OIHW with random stride, asymmetric padding, lhs and rhs dilation; " +
+    "gradients w.r.t. input and kernel",
   order: 2,
   cases: caseArb(convParams, (p, rng) => {
     const xs = [p.n, p.c, p.h, p.w],

@@ -98,6 +98,7 @@ export const linalgDecompSpecs = {
   debug_print: {
     kind: "covered-elsewhere",
     where:
-      "an effect with no outputs (nothing to differentiate): tests/debug-print.test.ts prints under jit, vmap, grad and scan",
+      "an effect with no outputs (nothing to differentiate): tests/debug-print.test.ts " +
+      "prints under jit, vmap, grad and scan",
   } satisfies CoveredElsewhereSpec,
 };

@@ -7,13 +7,19 @@ import type { CoveredElsewhereSpec } from "./spec-types.js";
 
 const against = (what: string): CoveredElsewhereSpec => ({
   kind: "covered-elsewhere",
-  where: `${what}: property-tests/fused-raster.prop.test.ts checks values, vjp and jvp against the array-program rasterizer (float64 and float32, vmap, jit)`,
+  where:
+    `${what}: property-tests/fused-raster.prop.test.ts ` +
+    `checks values, vjp and jvp against the array-program rasterizer ` +
+    `(float64 and float32, vmap, jit)`,
 });
 const tangent = (of: string): CoveredElsewhereSpec => ({
   kind: "covered-elsewhere",
   where:
-    `the linear tangent/adjoint of ${of}, exercised by jvp and vjp of ${of} in property-tests/fused-raster.prop.test.ts; ` +
-    "its own derivatives (second order, through the reference program) there against the array program's, and in tests/render-second-order.test.ts against central differences",
+    `the linear tangent/adjoint of ${of}, exercised by jvp and vjp of ${of} ` +
+    `in property-tests/fused-raster.prop.test.ts; ` +
+    "its own derivatives (second order, through the reference program) " +
+    "there against the array program's, " +
+    "and in tests/render-second-order.test.ts against central differences",
 });
 
 export const renderSpecs = {

@@ -1,4 +1,7 @@
-/** Spec entries for reductions, cumsum and the movement primitives (broadcast, reshape, transpose, slices, pad, concatenate, rev). */
+/**
+ * Spec entries for reductions, cumsum and the movement primitives (broadcast, reshape, transpose, slices, pad,
+ * concatenate, rev).
+ */
 import fc from "fast-check";
 import type { Array } from "../src/core/array.js";
 import { scalar } from "../src/core/constants.js";
@@ -35,7 +38,10 @@ function reduction(prim: Primitive, d: Domain) {
     }),
   );
 }
-/** Product inputs in ±[0.5, 1.5] with some exact zeros: prod is a polynomial, so zeros are no kink but stress the exclusive-product rule. */
+/**
+ * Product inputs in ±[0.5, 1.5] with some exact zeros: prod is a polynomial, so zeros are no kink but stress the
+ * exclusive-product rule.
+ */
 const prodCases = caseArb(
   withShape({ minRank: 1 }, (s) => axesArb(s.length)),
   ([s, axes], rng) => {

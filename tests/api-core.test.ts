@@ -689,12 +689,11 @@ describe("random", () => {
 
 describe("API.md names", () => {
   const NP =
-    `array zeros ones full zerosLike onesLike arange linspace eye add sub mul div neg abs sign exp log log1p expm1 sin cos tan tanh arcsin
-    arccos arctan arctan2 sqrt rsqrt square pow maximum minimum clip floor ceil round where equal notEqual less lessEqual greater greaterEqual
-    logicalAnd logicalOr logicalNot sum mean max min prod argmax argmin cumsum matmul dot einsum outer cross norm reshape transpose swapaxes
-    expandDims squeeze concatenate stack split tile repeat broadcastTo take takeAlongAxis scatterAdd pad flip isnan isfinite`.split(
-      /\s+/,
-    );
+    `array zeros ones full zerosLike onesLike arange linspace eye add sub mul div neg abs sign exp log log1p expm1 sin
+    cos tan tanh arcsin arccos arctan arctan2 sqrt rsqrt square pow maximum minimum clip floor ceil round where equal
+    notEqual less lessEqual greater greaterEqual logicalAnd logicalOr logicalNot sum mean max min prod argmax argmin
+    cumsum matmul dot einsum outer cross norm reshape transpose swapaxes expandDims squeeze concatenate stack split tile
+    repeat broadcastTo take takeAlongAxis scatterAdd pad flip isnan isfinite`.split(/\s+/);
   const NN = "sigmoid relu swish softplus logSumExp softmax conv2d avgPool2d maxPool2d".split(" ");
   it("every np and nn function of the contract exists", () => {
     expect(NP.filter((n) => typeof (np as Record<string, unknown>)[n] !== "function")).toEqual([]);

@@ -137,7 +137,8 @@ describe("jvp, vjp, linearize", () => {
 });
 
 describe("Jacobians and Hessians", () => {
-  const f = (v: Array) => np.stack([np.mul(v.at([0]).squeeze(), v.at([1]).squeeze()), np.sin(v.at([2]).squeeze())]); // [x0 x1, sin x2]
+  // [x0 x1, sin x2]
+  const f = (v: Array) => np.stack([np.mul(v.at([0]).squeeze(), v.at([1]).squeeze()), np.sin(v.at([2]).squeeze())]);
   const x = f64([2, 3, 0.5]);
   const J = [
     [3, 2, 0],

@@ -31,7 +31,10 @@ function batchedAndPlain(x: Array, w: Array): [Array, Array] {
   return [np.mul(c, w), np.add(c, 1)];
 }
 
-/** Both outputs of the jitted f agree with op by op (the kernel keeps intermediates in float64, op by op rounds each to float32). */
+/**
+ * Both outputs of the jitted f agree with op by op (the kernel keeps intermediates in float64, op by op rounds each to
+ * float32).
+ */
 async function expectMatchesEager(f: (a: Array, b: Array) => [Array, Array], a: Array, b: Array): Promise<void> {
   const compiled = jit(f)(a, b),
     eager = f(a, b);
@@ -112,7 +115,8 @@ describe("fusion plan", () => {
   });
 
   it("an oversized kernel is split: the gradient of a kinematic chain's Jacobian compiles to small kernels, with the same values", async () => {
-    // A kinematic chain R_k = R_{k−1}·rot_z(θ_k), 10 links deep; reverse mode through its forward-mode Jacobian (as the articulated model's dynamics).
+    // A kinematic chain R_k = R_{k−1}·rot_z(θ_k), 10 links deep; reverse mode through its forward-mode Jacobian (as the
+    // articulated model's dynamics).
     const chain = (theta: Array): Array => {
       let R = np.eye(3, undefined, { dtype: theta.dtype });
       for (let k = 0; k < 10; k++) {

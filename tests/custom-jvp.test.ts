@@ -69,7 +69,8 @@ describe("customJvp", () => {
       }),
       { numRuns: 10 },
     );
-    expect(vals(hessian((v: Array) => np.sum(scaledRule(v)))(f64([0.5])))).toEqual([0]); // the rule 3·t has no second derivative
+    // The rule 3·t has no second derivative.
+    expect(vals(hessian((v: Array) => np.sum(scaledRule(v)))(f64([0.5])))).toEqual([0]);
   });
 
   it("pytrees in and out", () => {

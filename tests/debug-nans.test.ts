@@ -1,4 +1,7 @@
-/** Debug-NaN mode: the first primitive that turns finite inputs into NaN/Inf is named, eagerly, under jit and in gradients. */
+/**
+ * Debug-NaN mode: the first primitive that turns finite inputs into NaN/Inf is named, eagerly, under jit and in
+ * gradients.
+ */
 import { afterEach, describe, expect, it } from "vitest";
 import { grad, jit, np, setDebugNans, type Array } from "../src/index.js";
 

@@ -66,7 +66,8 @@ describe("examples and web import the package, not src/", () => {
       .flatMap((file) => intoSrc(file, readFileSync(file, "utf8")).map((s) => `${relative(root, file)}: "${s}"`));
     expect(
       offenders,
-      `import these from "gradsim", "gradsim/node" or "gradsim/sysid/node" instead (export what is missing from src/index.ts or src/node.ts)`,
+      `import these from "gradsim", "gradsim/node" or "gradsim/sysid/node" instead ` +
+        `(export what is missing from src/index.ts or src/node.ts)`,
     ).toEqual([]);
   });
 });

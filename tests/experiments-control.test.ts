@@ -42,7 +42,8 @@ describe.each([
       expect(Math.abs(g.initialImageLoss / random.runs[i].imageLoss - 1)).toBeLessThan(1e-4),
     );
     if (name === "control-cloth") {
-      // The metric is per particle: never below the centre of mass's distance, and above it for a sheet that lands turned or folded.
+      // The metric is per particle: never below the centre of mass's distance, and above it for a sheet that lands
+      // turned or folded.
       expect(r.distanceMeaning).toMatch(/per-particle/);
       for (const m of [random, diffphysics, gradsim])
         for (const run of m.runs) expect(run.distance, `seed ${run.seed}`).toBeGreaterThan(run.comDistance);
@@ -137,7 +138,8 @@ describe("control-cloth's loss and metric", () => {
     expect(Math.abs(loss / expected - 1)).toBeLessThan(1e-4);
     expect(loss).toBeGreaterThan(2 * last); // not the last frame alone
 
-    // The hidden throw reaches the target cloth; a shifted copy is the shift away; a copy turned about its centre of mass is not at distance 0.
+    // The hidden throw reaches the target cloth; a shifted copy is the shift away; a copy turned about its centre of
+    // mass is not at distance 0.
     const goal = scene.goalPositions;
     const hit = jit((v: Array) => np.index(scene.positions(v), scene.frames - 1))(scene.hiddenVelocity);
     expect(scene.goalDistance(hit).item()).toBeLessThan(1e-4);
@@ -145,7 +147,8 @@ describe("control-cloth's loss and metric", () => {
       Math.abs(scene.goalDistance(np.add(goal, np.array([0.3, 0.4, 0], { dtype: "float32" }))).item() - 0.5),
     ).toBeLessThan(1e-5);
     const com = np.mean(goal, 0);
-    const turned = np.add(np.mul(np.sub(goal, com), np.array([-1, 1, -1], { dtype: "float32" })), com); // half a turn about y
+    // Half a turn about y.
+    const turned = np.add(np.mul(np.sub(goal, com), np.array([-1, 1, -1], { dtype: "float32" })), com);
     expect(centreOfMassDistance(turned, scene.goalCom).item()).toBeLessThan(1e-5);
     const g = goal.dataSync(),
       c = com.dataSync();

@@ -23,7 +23,10 @@ afterAll(() => {
 
 export const readResult = (dir: string): any => JSON.parse(readFileSync(join(dir, "result.json"), "utf8"));
 
-/** Run an experiment quietly (--backend cpu --quick --json plus `args`) into `out` (a new dir by default); returns the exit code and the output dir. */
+/**
+ * Run an experiment quietly (--backend cpu --quick --json plus `args`) into `out` (a new dir by default); returns the
+ * exit code and the output dir.
+ */
 export async function runQuiet(
   exp: Experiment<object>,
   args: readonly string[] = [],

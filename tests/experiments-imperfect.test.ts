@@ -46,7 +46,8 @@ describe("imperfect-models (quick)", () => {
       );
       expect(o.object.mass).toBe(o.truth.mass);
     }
-    // Fig. 7: one curve per look on the rigid object, from the initial guess over every Adam iterate, and the mean error falls.
+    // Fig. 7: one curve per look on the rigid object, from the initial guess over every Adam iterate, and the mean
+    // error falls.
     for (const look of ["colour", "shading", "texture"]) {
       const curve = r.fig7[look].mean as number[];
       expect(curve.length).toBe(IMPERFECT_SETTINGS.quick.figSteps + 1);

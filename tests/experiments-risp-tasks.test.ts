@@ -36,7 +36,8 @@ describe("RISP's downstream problems", () => {
     for (const [task, envs] of Object.entries(RISP_TASKS)) {
       for (const env of envs.filter((e) => e !== "hand")) {
         const p = rispProblem(env, task as keyof typeof RISP_TASKS);
-        // Imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces (not the hand's, below).
+        // Imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces (not the hand's,
+        // below).
         expect(p.timedActions, `${task} ${env}`).toBe(task !== "sysid" && env !== "cube");
         const start = p.randomStart(makeRng(1));
         if (task !== "control") expect(p.error(p.truth, p.start), `${task} ${env}`).toBeLessThan(1e-6);
@@ -122,7 +123,8 @@ describe("risp-tasks (quick)", () => {
       for (const row of ["ours", "ours-exact"] as const)
         expect(rows[row].errors[k], `${row} config ${k + 1}`).toBeLessThan(0.02);
       expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
-      // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg off).
+      // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg
+      // off).
       expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e-4);
     }
     // Eq. 12's loss is bumpy along the mass: in configuration 1 the descent stops in a dip (loss 0.216);
@@ -134,7 +136,8 @@ describe("risp-tasks (quick)", () => {
     const records = readdirSync(join(out, "risp-tasks-instances")).map(
       (f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record,
     );
-    // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within `bound`.
+    // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within
+    // `bound`.
     const runsOf = (task: string, row: string) => {
       const runs = records.find((x) => x.task === task && x.row === row).runs;
       expect(runs, `${task} ${row}`).toHaveLength(2);
@@ -175,7 +178,8 @@ describe("risp-tasks (quick)", () => {
     expectScannedWithin("imitation", 0.07);
     // Control: the thrusts that steer the quadrotor from a random start to the imitation's last state.
     // Its runs end with the scan, which found lower points from which the descent ended nearer
-    // (0.410 and 0.331 from guesses 1.88 and 1.75 off; without the scan, before the descent was sysid's, 0.508 and 0.395).
+    // (0.410 and 0.331 from guesses 1.88 and 1.75 off; without the scan, before the descent was sysid's, 0.508 and
+    // 0.395).
     expectScannedWithin("control", 0.45);
     // From the target image alone: our simulated states fitted to those ours' network reads from it
     // (App. C.2's pipeline) end nearer the target than the random guesses and the average thrusts
@@ -188,7 +192,8 @@ describe("risp-tasks (quick)", () => {
     }
     expect(r.table).toContain("| ours-exact |");
     expect(r.table).toContain(
-      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
+      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ` +
+        `± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
     );
     for (const f of [
       "table.md",
@@ -219,7 +224,8 @@ describe("risp-tasks (quick)", () => {
     // The same guesses as the tables' configurations 1–2 (0.141 and 0.199 kg off).
     [0.141, 0.199].forEach((e, k) => expect(rows.random.errors[k]).toBeCloseTo(e, 2));
     for (const k of [0, 1]) {
-      // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge (0.2 kg off).
+      // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge (0.2 kg
+      // off).
       expect(rows.pixelwise.errors[k], `pixelwise config ${k + 1}`).toBeGreaterThan(0.15);
       // Eq. 10's predictor, fitting our frames' look with the mass (Eq. 6), within 0.025 kg (0.021 and 0.003;
       // 0.016 and 0.003 with the descent before it was sysid's: the last iterate, in float64).

@@ -23,7 +23,8 @@ import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
-// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a sliding box in risp-library.test.ts.
+// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a
+// sliding box in risp-library.test.ts.
 const {
   backgroundLayers,
   faceAlbedo,
@@ -119,7 +120,8 @@ describe("RISP environments", () => {
           expect(posed[j + d]!).toBeCloseTo(x[3 * t + d]! + v[d]! + 2 * qw * c1[d]! + 2 * c2[d]!, 4);
       }
     }
-    expect(Math.abs(rigidPoseState([0, 0, 0], [q[76]!, q[77]!, q[78]!, q[79]!])[5]!)).toBeGreaterThan(0.05); // it did roll
+    // It did roll.
+    expect(Math.abs(rigidPoseState([0, 0, 0], [q[76]!, q[77]!, q[78]!, q[79]!])[5]!)).toBeGreaterThan(0.05);
   });
 
   it("rod states are the spine sensors' vertical displacements in FEM rollouts: ends fixed, sag under gravity, bent by the central force", () => {
@@ -202,7 +204,8 @@ describe("RISP environments", () => {
     const env = quadrotorEnv(),
       R = 32,
       vertices = rispProblem("quadrotor", "sysid").reference.vertices.slice(0, 1);
-    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk below the ground).
+    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk
+    // below the ground).
     const covered = render.traceVideo(
       { frames: vertices, faces: env.faces, albedo: faceAlbedo(env, [1, 1, 1]) },
       { camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: [0, 1, 0], samples: 3 },
@@ -222,7 +225,8 @@ describe("RISP environments", () => {
         plainBackground(env, R),
       ).dataSync() as Float32Array;
     expect(contrast(ours(vertices), ours(sunk))).toBeLessThan(-0.05);
-    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain reversed-contrast).
+    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain
+    // reversed-contrast).
     const problem = rispProblem("quadrotor", "sysid");
     for (let k = 0; k < 4; k++) {
       const table = configurationDraws(problem, 0, k, "table"),

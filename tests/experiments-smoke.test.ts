@@ -1,4 +1,6 @@
-/** The `smoke` experiment (initial velocities → target image) in its quick mode, a PNG target, and bad --target input. */
+/**
+ * The `smoke` experiment (initial velocities → target image) in its quick mode, a PNG target, and bad --target input.
+ */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

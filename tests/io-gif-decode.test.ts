@@ -130,7 +130,8 @@ describe("decodeGif", () => {
     const rows = [0, 8, 4, 2, 6, 1, 3, 5, 7]; // pass order of an interlaced 9-row image
     // Frame 0, interlaced: row y has colour 1 + (y % 3); stored in pass order.
     const f0 = rows.flatMap((y) => [1, 2, 3].map(() => 1 + (y % 3)));
-    // Frame 1: a 1×1 patch at (1, 1) in colour 3, disposal 2 (cleared to the background afterwards); index 0 transparent.
+    // Frame 1: a 1×1 patch at (1, 1) in colour 3, disposal 2 (cleared to the background afterwards); index 0
+    // transparent.
     // Frame 2: fully transparent: shows the canvas as frame 1 left it.
     const gif = decodeGif(
       handGif(W, H, palette, [

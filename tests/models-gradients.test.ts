@@ -23,7 +23,8 @@ function checkGradients(
     .sort()
     .forEach((k, i) => {
       const x = theta[k]!;
-      // Relative direction: perturb each entry in proportion to its size, so ε is meaningful for ke ~ 1e4 and a ~ 0.1 alike.
+      // Relative direction: perturb each entry in proportion to its size, so ε is meaningful for ke ~ 1e4 and a ~ 0.1
+      // alike.
       const d = np.mul(f64(pseudoRandom(x.size, 17 + i), [...x.shape]), np.add(np.abs(x), 1e-3));
       const ad = inner(g[k]!, d);
       const fd =

@@ -55,7 +55,8 @@ describe("networks", () => {
       return np.max(np.abs(np.sub(networks.predictor(p, cfg, blob(13)), networks.predictor(p, cfg, blob(19))))).item();
     };
     const base: networks.PredictorConfig = { image: [32, 32, 3], outputs: 2, widths: [4], groups: 2, dtype: "float64" };
-    expect(shift(base)).toBeLessThan(1e-9); // the shift is a multiple of the stride: equivariant convolutions, then a mean
+    // The shift is a multiple of the stride: equivariant convolutions, then a mean.
+    expect(shift(base)).toBeLessThan(1e-9);
     expect(shift({ ...base, coordinates: true })).toBeGreaterThan(1e-3);
     expect(shift({ ...base, head: "flatten" })).toBeGreaterThan(1e-3);
     expect(networks.initPredictor(random.key(2), { ...base, head: "flatten", widths: [4, 4] }).head.w.shape).toEqual([
@@ -226,7 +227,8 @@ describe("networks", () => {
       expect(() =>
         networks.loadParams(f, networks.initPredictor(random.key(0), { ...tiny, dtype: "float32", widths: [4, 4] })),
       ).toThrow(/missing: stages\.1\./);
-      // Record key order is not part of the tree: a network whose records list their keys in another order still matches.
+      // Record key order is not part of the tree: a network whose records list their keys in another order still
+      // matches.
       expect(() => networks.loadParams(f, { head: p.head, stages: p.stages })).not.toThrow();
     });
   });
@@ -312,7 +314,8 @@ describe("networks", () => {
         s = n;
         p = optim.applyUpdates(p, u);
       }
-      // Sensitivity to ψ at the training images (the penalty is its square: ~1e-3 untrained, hence the weight), and the state error.
+      // Sensitivity to ψ at the training images (the penalty is its square: ~1e-3 untrained, hence the weight), and the
+      // state error.
       const sens = vmap((x: Array) =>
         np.abs(np.sum(np.mul(grad((y: Array) => np.sum(networks.predictor(p, cfg, y)))(x), B))),
       )(images);
@@ -322,7 +325,9 @@ describe("networks", () => {
     const plain = train(0),
       regularised = train(20);
     console.log(
-      `sensitivity to ψ: ${plain.sensitivity.toExponential(2)} without the penalty, ${regularised.sensitivity.toExponential(2)} with it; state error ${plain.error.toFixed(3)} / ${regularised.error.toFixed(3)}`,
+      `sensitivity to ψ: ${plain.sensitivity.toExponential(2)} without the penalty, ` +
+        `${regularised.sensitivity.toExponential(2)} with it; ` +
+        `state error ${plain.error.toFixed(3)} / ${regularised.error.toFixed(3)}`,
     );
     expect(regularised.sensitivity).toBeLessThan(0.5 * plain.sensitivity);
     expect(regularised.error).toBeLessThan(0.1); // it still predicts the state (states span [0.2, 0.9])

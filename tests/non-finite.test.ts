@@ -44,7 +44,8 @@ describe("non-finite values", () => {
         2,
       ),
     ).toBeNull();
-    // A rigid rollout whose state became infinite (built past rigidSystem's checks) is a DivergenceError, not infinite positions.
+    // A rigid rollout whose state became infinite (built past rigidSystem's checks) is a DivergenceError, not infinite
+    // positions.
     const { system, state } = models.rigid.rigidSystem([models.rigid.sphereBody(0.1)], { dtype: "float64" });
     const v = np.array([[Infinity, 0, 0]], { dtype: "float64" });
     expect(() => models.rigid.simulate(system, { ...state, v }, { dt: 0.01, frames: 3 })).toThrow(

@@ -65,7 +65,8 @@ function leastSquaresJs(A: number[][], b: number[]): number[] {
 describe("least squares", () => {
   it("lbfgs solves min ‖Ax − b‖² to 1e-8 of the normal-equations solution", async () => {
     const [kA, kb] = random.split(random.key(3));
-    const A = np.add(random.normal(kA!, [40, 6], { dtype: "float64" }), np.mul(np.arange(6).astype("float64"), 0.5)); // correlated columns
+    // Correlated columns.
+    const A = np.add(random.normal(kA!, [40, 6], { dtype: "float64" }), np.mul(np.arange(6).astype("float64"), 0.5));
     const b = random.normal(kb!, [40], { dtype: "float64" });
     const loss = (p: { x: Array }) => np.mean(np.square(np.sub(np.matmul(A, p.x), b)));
     const r = await optim.fit(

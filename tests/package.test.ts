@@ -149,7 +149,8 @@ describe("the packed package", () => {
         "export const g: Params = grad(loss)(params);",
         "export const [value, g2] = valueAndGrad(loss)(params);",
         "export const friction: NDArray = g2.friction;",
-        "export const [[p]] = lax.scan(([p, v]: [NDArray, NDArray]) => [[np.add(p, v), v], null], [np.zeros([]), np.ones([])], null, { length: 3 });",
+        "export const [[p]] = lax.scan(([p, v]: [NDArray, NDArray]) => [[np.add(p, v), v], null], " +
+          "[np.zeros([]), np.ones([])], null, { length: 3 });",
         "export const batched: NDArray = jit(vmap((x: NDArray) => np.sin(x)))(np.array([1, 2]));",
         "export const plot: (path: string, data: readonly number[]) => void = writeLinePlot;",
         "// The gradient is typed (not any): a misspelt field does not type-check.",

@@ -31,7 +31,8 @@ const scene = (dtype: "float32" | "float64", backend: "cpu" | "webgpu"): R.Mesh 
     ],
     { dtype, backend },
   ),
-  // Faces made from host data (meshFromData), as meshes are: SoftRas joins their shared edge on every backend (mesh-edges.ts).
+  // Faces made from host data (meshFromData), as meshes are: SoftRas joins their shared edge on every backend
+  // (mesh-edges.ts).
   faces:
     backend === "cpu"
       ? np.array(

@@ -8,7 +8,9 @@ import type * as R from "../src/render/index.js";
 
 export const f64 = (v: unknown): Array => np.array(v, { dtype: "float64" });
 
-/** Setup A: W=H=64, c=33/64, triangle (−c,−c), (c,−c), (−c,c); the left edge x = −c passes through column 15's centres. */
+/**
+ * Setup A: W=H=64, c=33/64, triangle (−c,−c), (c,−c), (−c,c); the left edge x = −c passes through column 15's centres.
+ */
 export const C_A = 33 / 64;
 export function setupA(dx = 0, dy = 0): R.ScreenFaces {
   const c = C_A;

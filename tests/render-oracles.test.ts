@@ -42,7 +42,8 @@ describe("oracle 1: SoftRas coverage at the centroid, on, inside and outside an 
     const a1 = soft(setupA(), { sigma: 1e-4 }).alpha;
     expect(pixel(a1, ROW, 14)).toBe(0);
     expect(pixel(a1, ROW, 13)).toBe(0);
-    expect(pixel(soft(setupA(), { sigma: 1e-4, distEps: 1e-10 }).alpha, ROW, 14)).toBeCloseTo(5.74e-5, 7); // unpruned value
+    // The unpruned value.
+    expect(pixel(soft(setupA(), { sigma: 1e-4, distEps: 1e-10 }).alpha, ROW, 14)).toBeCloseTo(5.74e-5, 7);
     const a4 = soft(setupA(), { sigma: 4e-4 }).alpha;
     expect(pixel(a4, ROW, 14)).toBeCloseTo(0.08007, 5);
     expect(pixel(a4, ROW, 13)).toBe(0);

@@ -29,7 +29,8 @@ const R2 = [
   [-0.6147885859803506, -0.3387362379009865, 0.7122448705894394],
 ];
 const T2 = [-0.5787825516035082, -0.15021194381563144, 1.9085196173721823];
-// FoVOrthographicCameras(znear=1, zfar=10, min_x=-1, max_x=2, min_y=-0.5, max_y=1.5, scale_xyz=((1.5, 0.8, 1),), R=R1, T=T1)
+// FoVOrthographicCameras(znear=1, zfar=10, min_x=-1, max_x=2, min_y=-0.5, max_y=1.5, scale_xyz=((1.5, 0.8, 1),),
+//                        R=R1, T=T1)
 //   .transform_points(P)[:, :2] and the view-space z of P
 const P = [
   [0, 0, 0],

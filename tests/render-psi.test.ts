@@ -14,7 +14,10 @@ const camera = render.perspectiveCamera({ eye: [0.3, 0.4, -2.5], at: [0, 0, 0], 
 const R = 16;
 const f64 = (x: unknown) => np.array(x, { dtype: "float64" });
 
-/** ψ = [ambient, light dir (3), light intensity, light colour (3), albedo (3), specular, shininess, background (3)] (18). */
+/**
+ * ψ = [ambient, light dir (3), light intensity, light colour (3), albedo (3), specular, shininess, background (3)]
+ * (18).
+ */
 const PSI0 = [0.3, 0.4, 1, -0.5, 0.7, 1, 0.9, 0.8, 0.8, 0.5, 0.3, 0.4, 32, 0.1, 0.2, 0.3];
 function image(psi: Array, backdrop: Array): Array {
   const at = (i: number, n = 1) => (n === 1 ? np.index(psi, i) : np.take(psi, np.arange(i, i + n), 0));

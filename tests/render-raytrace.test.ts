@@ -66,7 +66,8 @@ describe("traceVideo", () => {
       const t = moments(traced.masks),
         r = moments(soft);
       expect(t.area).toBeGreaterThan(30); // the ball covers tens of pixels
-      // Same place to a fraction of a pixel (measured: ≤ 0.14 px); the sigmoid edge adds a thin rim of half-covered pixels.
+      // Same place to a fraction of a pixel (measured: ≤ 0.14 px); the sigmoid edge adds a thin rim of half-covered
+      // pixels.
       expect(Math.abs(t.x - r.x)).toBeLessThan(0.25);
       expect(Math.abs(t.y - r.y)).toBeLessThan(0.25);
       expect(r.area / t.area).toBeGreaterThan(0.95);
@@ -126,7 +127,8 @@ describe("traceVideo", () => {
     }
     expect(compared).toBeGreaterThan((W * H) / 2);
     expect(shadowed).toBeGreaterThan(5); // the ball's shadow
-    // Without an object nothing is shadowed; the sky and ground fractions of a pixel add up to 1 (a plain ground of albedo 1).
+    // Without an object nothing is shadowed; the sky and ground fractions of a pixel add up to 1 (a plain ground of
+    // albedo 1).
     const plain = render.traceGround(null, ball.faces, { ...opts, groundColor: () => [1, 1, 1] });
     for (let p = 0; p < W * H; p++) {
       expect(plain.groundLit[3 * p]!).toBe(plain.ground[3 * p]!);

@@ -34,7 +34,9 @@ function alphaOf(mesh: R.Mesh, softras: R.SoftRasOptions, size = S): Float64Arra
   return Float64Array.from({ length: size * size }, (_, i) => img.dataSync()[4 * i + 3]!);
 }
 
-/** Pixels whose centre lies inside the plane's screen quad by at least `margin` NDC (so its own outline is excluded). */
+/**
+ * Pixels whose centre lies inside the plane's screen quad by at least `margin` NDC (so its own outline is excluded).
+ */
 function interiorPixels(size: number, margin: number): number[] {
   const cam = camera("float64");
   const corners = R.projectPoints(

@@ -75,7 +75,10 @@ function slidingBox(): risp.RispEnv & { readonly body: Float64Array } {
   };
 }
 
-/** The box pushed at 2 m/s from x = −0.5 with friction coefficient μ: x(t) = x0 + v0·τ − ½μg·τ², τ = min(t, v0/(μg)) (at rest from then on). */
+/**
+ * The box pushed at 2 m/s from x = −0.5 with friction coefficient μ: x(t) = x0 + v0·τ − ½μg·τ², τ = min(t, v0/(μg))
+ * (at rest from then on).
+ */
 function slideScenario(env: ReturnType<typeof slidingBox>): risp.RispScenario {
   const T = 8,
     dt = 0.05,
@@ -98,7 +101,8 @@ function slideScenario(env: ReturnType<typeof slidingBox>): risp.RispScenario {
     rollout: (u, start) => {
       const mu = np.index(u, 0),
         tau = np.minimum(t, np.div(2, np.mul(9.8, mu)));
-      const x = np.sub(np.add(np.index(start, 0), np.mul(2, tau)), np.mul(np.mul(0.5 * 9.8, mu), np.square(tau))); // [T]
+      // [T]
+      const x = np.sub(np.add(np.index(start, 0), np.mul(2, tau)), np.mul(np.mul(0.5 * 9.8, mu), np.square(tau)));
       const offset = np.stack([x, np.zerosLike(x), np.zerosLike(x)], -1); // [T, 3]
       return { states: np.reshape(x, [T, 1]), vertices: vmap((o: NDArray) => np.add(body, o))(offset) };
     },
@@ -193,7 +197,8 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     });
     expect(spreads.filter((n) => n <= 6).length).toBeGreaterThan(3); // checkers: two colours
     expect(spreads.filter((n) => n > 100).length).toBeGreaterThan(10); // blotches and stripes: continuous
-    // The box on the ground: under some draws of ψ's light its shadow darkens ground pixels (the lit layer below the unlit one).
+    // The box on the ground: under some draws of ψ's light its shadow darkens ground pixels (the lit layer below the
+    // unlit one).
     const env = slidingBox(),
       R = 16,
       { vertices } = env.sample(makeRng(13), 2);

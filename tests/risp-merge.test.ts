@@ -43,7 +43,8 @@ describe("risp merges", () => {
       }
       expect(stderr).toMatch(
         new RegExp(
-          `${name}: merging the shards' records, but instances [0-9, …]+ \\(of shards 1/2, 0/2\\) have no record: run those shards to the end`,
+          `${name}: merging the shards' records, but instances [0-9, …]+ ` +
+            `\\(of shards 1/2, 0/2\\) have no record: run those shards to the end`,
         ),
       );
     }, 60_000);

@@ -68,7 +68,9 @@ describe(`scan gradient memory (${STEPS} steps, ${STATE} float64 state)`, () => 
     const plain = residualBytes(false),
       ckpt = residualBytes(true);
     console.log(
-      `[scan-memory] stored residuals: plain ${(plain / MB).toFixed(2)} MB, checkpointed ${(ckpt / MB).toFixed(3)} MB (${(plain / ckpt).toFixed(0)}x less)`,
+      `[scan-memory] stored residuals: plain ${(plain / MB).toFixed(2)} MB, ` +
+        `checkpointed ${(ckpt / MB).toFixed(3)} MB ` +
+        `(${(plain / ckpt).toFixed(0)}x less)`,
     );
     // plain keeps at least one state-sized residual per step; checkpointing keeps ~√T carries
     expect(plain).toBeGreaterThanOrEqual(STEPS * STATE * 8);
@@ -80,11 +82,13 @@ describe(`scan gradient memory (${STEPS} steps, ${STATE} float64 state)`, () => 
     const plain = runChild("plain", "compiled"),
       ckpt = runChild("checkpoint", "compiled");
     console.log(
-      `[scan-memory] held between forward and backward: plain ${mb(plain.heldAfterForward)}, checkpointed ${mb(ckpt.heldAfterForward)} ` +
+      `[scan-memory] held between forward and backward: plain ${mb(plain.heldAfterForward)}, ` +
+        `checkpointed ${mb(ckpt.heldAfterForward)} ` +
         `(${(plain.heldAfterForward / ckpt.heldAfterForward).toFixed(0)}x less)`,
     );
     console.log(
-      `[scan-memory] peak RSS above baseline (whole gradient): plain ${mb(plain.rssPeak)}, checkpointed ${mb(ckpt.rssPeak)}; ` +
+      `[scan-memory] peak RSS above baseline (whole gradient): plain ${mb(plain.rssPeak)}, ` +
+        `checkpointed ${mb(ckpt.rssPeak)}; ` +
         `time plain ${plain.ms.toFixed(0)} ms, checkpointed ${ckpt.ms.toFixed(0)} ms`,
     );
     expectSameGradient(plain, ckpt);
@@ -102,8 +106,10 @@ describe(`scan gradient memory (${STEPS} steps, ${STATE} float64 state)`, () => 
       const plain = runChild("plain", "interpreted"),
         ckpt = runChild("checkpoint", "interpreted");
       console.log(
-        `[scan-memory] interpreter, sampled live peak: plain ${mb(plain.livePeak)}, checkpointed ${mb(ckpt.livePeak)} ` +
-          `(${plain.samples}/${ckpt.samples} samples); peak RSS plain ${mb(plain.rssPeak)}, checkpointed ${mb(ckpt.rssPeak)}`,
+        `[scan-memory] interpreter, sampled live peak: plain ${mb(plain.livePeak)}, ` +
+          `checkpointed ${mb(ckpt.livePeak)} ` +
+          `(${plain.samples}/${ckpt.samples} samples); ` +
+          `peak RSS plain ${mb(plain.rssPeak)}, checkpointed ${mb(ckpt.rssPeak)}`,
       );
       expectSameGradient(plain, ckpt);
       expect(Math.min(plain.samples, ckpt.samples)).toBeGreaterThanOrEqual(5);

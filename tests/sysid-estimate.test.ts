@@ -219,7 +219,8 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
   });
 
   it("keeps the minimiser and reaches it in far fewer L-BFGS steps when rough directions are stiff", async () => {
-    // States: the field with its rough part amplified (I + 3L; like a membrane's fast oscillations), 2 components per node.
+    // States: the field with its rough part amplified (I + 3L; like a membrane's fast oscillations), 2 components per
+    // node.
     const stiff = sysid.smoothingPreconditioner(N, path, 3).inverse;
     const rng = makeRng(5);
     const truth = range(2 * N).map((i) => Math.sin((i >> 1) / 4) + (i % 2) + 0.3 * rng.uniform(-1, 1));
@@ -295,7 +296,8 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
   });
 
   it("descendFromInitial also fits from the initial guess when a better-scoring start lies in a worse basin", async () => {
-    // From 1.9 (loss 0.16) descent reaches the truth; the start 2 − π/2 scores lower (0.025) but sits in a local minimum.
+    // From 1.9 (loss 0.16) descent reaches the truth; the start 2 − π/2 scores lower (0.025) but sits in a local
+    // minimum.
     const byScore = await wavyFit({ initial: 1.9, starts: [2 - Math.PI / 2] });
     expect(Math.abs((byScore.estimate.x as number) - 2)).toBeGreaterThan(1);
     const both = await wavyFit({ initial: 1.9, starts: [2 - Math.PI / 2], descendFromInitial: true });

@@ -61,7 +61,8 @@ describe("laplaceUncertainty", () => {
       for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) meat[i]![j]! += g[i]! * g[j]!;
     }
     const HinvN = Hinv.map((row) => row.map((x) => x)); // (JᵀJ)⁻¹ = H⁻¹ since J = A/√N and H = AᵀA/N
-    // Student's t for the C − 1 degrees of freedom of the runs' sum (C = 4 here: t = 3.182), folded into the covariance.
+    // Student's t for the C − 1 degrees of freedom of the runs' sum (C = 4 here: t = 3.182), folded into the
+    // covariance.
     const cov = (i: number) =>
       (C / (C - 1)) *
       (3.182 / 1.96) ** 2 *

@@ -235,7 +235,10 @@ describe("cameras", () => {
       .xy.data();
     return points.map((_, i) => [xy[2 * i]! * (W / 2) + (W - 1) / 2, (H - 1) / 2 - xy[2 * i + 1]! * (H / 2)]);
   }
-  /** The OpenCV reference, written out: x_cam = R(x − eye) with rows right = forward × up, down = forward × right, forward. */
+  /**
+   * The OpenCV reference, written out: x_cam = R(x − eye) with rows right = forward × up, down = forward × right,
+   * forward.
+   */
   function opencv(eye: V, at: V, up: V, fovY: number): number[][] {
     const z = unitV(sub(at, eye)),
       x = unitV(crossV(z, up)),

@@ -172,8 +172,9 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
   it("scatter-adds with repeated indices keep the JavaScript loop's order (odd length, float32 and float64)", () => {
     for (const dtype of ["float32", "float64"] as const) {
       for (const n of [9, 17, 18, 101, 1000]) {
-        // Elements 2j and 2j+1 (lanes 0 and 1) add into one bin, with values spanning e^±30 (the sum depends on the order);
-        // the last element has a bin of its own (an odd length's last pair repeats it in lane 1, which must not add).
+        // Elements 2j and 2j+1 (lanes 0 and 1) add into one bin, with values spanning e^±30 (the sum depends on the
+        // order); the last element has a bin of its own (an odd length's last pair repeats it in lane 1, which must
+        // not add).
         const idx = np.array(
           globalThis.Array.from({ length: n }, (_, i) => (i === n - 1 ? 4 : (i >> 1) % 3)),
           { dtype: "int32" },

@@ -37,7 +37,10 @@ interface PageState {
 
 const artefacts = join(import.meta.dirname, "..", "test-artifacts");
 
-/** A demo scene's video with its parameter at `value`, rendered by gradsim on the CPU in Node and written as a GIF (256 colours): a target made outside the page. */
+/**
+ * A demo scene's video with its parameter at `value`, rendered by gradsim on the CPU in Node and written as a GIF (256
+ * colours): a target made outside the page.
+ */
 async function sceneGif(scene: string, value: number): Promise<Buffer> {
   await init({ backend: "cpu" });
   const video = await renderVideo(sceneById(scene), DEFAULT_SETTINGS, value).data();
@@ -209,7 +212,8 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     await page.waitForFunction(
       () => (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.losses.length > 0,
     );
-    // While it fits: both canvases play (their pixels change between reads), the estimate's video is re-rendered as the estimate moves.
+    // While it fits: both canvases play (their pixels change between reads), the estimate's video is re-rendered as the
+    // estimate moves.
     const target = new Set<number>(),
       current = new Set<number>(),
       captions = new Set<string>(),
@@ -232,7 +236,8 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     const s = await finished(page);
     expect(s.phase).toBe("done");
     expect(await page.getAttribute("#progress", "value")).toBe("1");
-    // The status line spoke at once — rendering the target, then compiling with a clock — not only once compilation was over.
+    // The status line spoke at once — rendering the target, then compiling with a clock — not only once compilation was
+    // over.
     const { seen, clicked } = await page.evaluate(() => {
       const w = window as unknown as { seen: [number, string][]; clicked: number };
       return { seen: w.seen, clicked: w.clicked };
@@ -290,7 +295,8 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
   }, 120_000);
 
   it("recovers a mass from a GIF chosen as the target once the visitor names its scene", async () => {
-    // The target made outside the page: gradsim on the CPU in Node renders a 3.2 kg box, written as a GIF (256 colours).
+    // The target made outside the page: gradsim on the CPU in Node renders a 3.2 kg box, written as a GIF (256
+    // colours).
     const gif = await sceneGif("rigid", 3.2);
     const page = await browser.newPage();
     await page.goto(`${url}?scene=rigid&steps=20`);

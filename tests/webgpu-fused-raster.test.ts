@@ -47,7 +47,10 @@ const optsArb = fc
     layers: o.layers,
   }));
 
-/** colour: the fully fused colour kernel; layers: the layered geometry kernel (a fragment function); silhouette: no colours. */
+/**
+ * colour: the fully fused colour kernel; layers: the layered geometry kernel (a fragment function); silhouette: no
+ * colours.
+ */
 type Kind = "colour" | "layers" | "silhouette";
 const kindArb = fc.constantFrom<Kind>("colour", "layers", "silhouette");
 
@@ -122,7 +125,8 @@ describeGpu("fused rasterizer kernels on WebGPU", () => {
         // float32 against float64: the image to ~1e-5; derivatives to ~1e-3 of their largest entry
         // (pairs near the prune radius can flip between kept and pruned in float32).
         close(gpu.img, cpu.img, 2e-4, "image");
-        // One scale for the whole gradient: float32 rounding of shared terms (1/γ-amplified depths) is relative to its largest part.
+        // One scale for the whole gradient: float32 rounding of shared terms (1/γ-amplified depths) is relative to its
+        // largest part.
         const all = [...cpu.gxy, ...cpu.gz, ...cpu.gA];
         close(gpu.gxy, cpu.gxy, 5e-3, "∂/∂xy", all);
         close(gpu.gz, cpu.gz, 5e-3, "∂/∂z", all);
@@ -198,7 +202,8 @@ describeGpu("fused rasterizer kernels on WebGPU", () => {
       };
     };
     const [gpu, cpu] = [await run("webgpu"), await run("cpu")];
-    // Pixels well inside the plane on the CPU (alpha ≥ 0.999 there is tests/render-seams.test.ts's claim): the same on WebGPU.
+    // Pixels well inside the plane on the CPU (alpha ≥ 0.999 there is tests/render-seams.test.ts's claim): the same on
+    // WebGPU.
     const inside = cpu.img.flatMap((v, i) => (i % 4 === 3 && v > 0.999 ? [i] : []));
     expect(inside.length).toBeGreaterThan(300);
     expect(Math.min(...inside.map((i) => gpu.img[i]!))).toBeGreaterThanOrEqual(0.999);

@@ -17,7 +17,8 @@ async function detect(): Promise<boolean> {
   } catch (e) {
     if (process.env.CI === "true") {
       throw new Error(
-        `CI=true: the WebGPU tests need an adapter (Mesa lavapipe on CI; set XDG_RUNTIME_DIR), but init failed: ${(e as Error).message}`,
+        `CI=true: the WebGPU tests need an adapter (Mesa lavapipe on CI; set XDG_RUNTIME_DIR), ` +
+          `but init failed: ${(e as Error).message}`,
       );
     }
     return false;

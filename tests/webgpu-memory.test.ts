@@ -78,14 +78,16 @@ describeGpu("webgpu memory", () => {
   it("an optimisation loop of jitted valueAndGrad steps keeps a flat memory profile", async () => {
     const fmt = (x: MemorySample) =>
       `step ${x.step}: loss ${x.loss.toFixed(5)}, device live ${(x.liveBytes / 1024).toFixed(1)} KiB, ` +
-      `allocated ${(x.allocatedBytes / 1024).toFixed(1)} KiB, GPUBuffers created ${x.buffersCreated}, RSS ${(x.rssBytes / 1048576).toFixed(1)} MiB, ${x.msPerStep.toFixed(2)} ms/step`;
+      `allocated ${(x.allocatedBytes / 1024).toFixed(1)} KiB, GPUBuffers created ${x.buffersCreated}, ` +
+      `RSS ${(x.rssBytes / 1048576).toFixed(1)} MiB, ${x.msPerStep.toFixed(2)} ms/step`;
     await collect(); // garbage of earlier tests must not count
     // Old parameters disposed each step: exactly flat after the first steps.
     const d = await runMemoryLoop(500, 100, undefined, true);
     // Old parameters left to the garbage collector: a sawtooth bounded by its rhythm.
     const f = await runMemoryLoop(1000, 100);
     console.log(
-      `webgpu memory profile (bench/webgpu-memory.ts runs 10,000 steps):\n dispose() each step:\n  ${d.map(fmt).join("\n  ")}` +
+      `webgpu memory profile (bench/webgpu-memory.ts runs 10,000 steps):` +
+        `\n dispose() each step:\n  ${d.map(fmt).join("\n  ")}` +
         `\n no dispose (finalization):\n  ${f.map(fmt).join("\n  ")}`,
     );
     for (const s of [d, f]) expect(s[s.length - 1]!.loss).toBeLessThan(s[0]!.loss); // it is optimising
@@ -177,7 +179,8 @@ describe("webgpu unavailable", () => {
       // A process whose Vulkan loader finds no driver (so no adapter exists).
       const script = `import { init } from "./src/index.ts";
       console.log("auto:" + await init());
-      try { await init({ backend: "webgpu" }); console.log("no error"); } catch (e) { console.log("error:" + e.message); }`;
+      try { await init({ backend: "webgpu" }); console.log("no error"); }
+      catch (e) { console.log("error:" + e.message); }`;
       const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
         cwd: new URL("..", import.meta.url).pathname,
         encoding: "utf8",

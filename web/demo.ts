@@ -168,7 +168,10 @@ export async function recover(
   };
 }
 
-/** Frames from a visitor (RGBA bytes per frame, any size) as the scene's target video: RGB, area-resampled to the scene's size and spread over its length. */
+/**
+ * Frames from a visitor (RGBA bytes per frame, any size) as the scene's target video: RGB, area-resampled to the
+ * scene's size and spread over its length.
+ */
 export function videoFromFrames(frames: readonly Frame[], s: DemoSettings): Array {
   if (!frames.length) throw new Error("the target has no frames");
   const out = new Float32Array(s.frames * s.size * s.size * 3);

@@ -194,7 +194,8 @@ async function run(
       state.losses.push(st.loss);
       state.estimate = st.estimate;
       progress(
-        `Step ${st.step} of ${s.steps} · loss ${st.loss.toExponential(2)} · ${u.name} ≈ ${fmt(st.estimate)} ${u.unit} · ${elapsed()}`,
+        `Step ${st.step} of ${s.steps} · loss ${st.loss.toExponential(2)} ` +
+          `· ${u.name} ≈ ${fmt(st.estimate)} ${u.unit} · ${elapsed()}`,
         st.step / s.steps,
       );
       showLosses(state.losses);
@@ -212,21 +213,27 @@ async function run(
       longestPauseMs: wall.longestPauseMs,
     });
     const err = truth !== null ? `, off by ${((100 * Math.abs(r.estimate - truth)) / truth).toFixed(2)}%` : "";
-    const explained = `gradsim's video explains ${(100 * r.verdict.explained).toFixed(1)}% of the target's difference from an empty background`;
+    const explained =
+      `gradsim's video explains ${(100 * r.verdict.explained).toFixed(1)}` +
+      `% of the target's difference from an empty background`;
     if (r.verdict.status === "fits") {
       $("estimate").textContent =
-        `Recovered ${u.name} = ${fmt(r.estimate)} ${u.unit}${truth !== null ? ` (hidden: ${fmt(truth)} ${u.unit}${err})` : ""}`;
+        `Recovered ${u.name} = ${fmt(r.estimate)} ${u.unit}` +
+        `${truth !== null ? ` (hidden: ${fmt(truth)} ${u.unit}${err})` : ""}`;
       $("verdict").textContent = `Verdict: fits — ${explained}.`;
     } else {
       $("estimate").textContent = `No estimate: this video is not “${scene.title}” as gradsim simulates it`;
       $("current-caption").textContent = "gradsim's closest video — not a match";
       $("verdict").textContent =
-        `Verdict: poor fit — ${explained} (a fit needs ${100 * EXPLAINED_NEEDED}%). The best ${u.name} found, ${fmt(r.estimate)} ${u.unit}, means nothing. ` +
-        "Check that you chose the scene your video shows and that it is filmed as that scene's video on the right; for your own object or camera, describe the scene to gradsim's library (guide “Your own video”).";
+        `Verdict: poor fit — ${explained} (a fit needs ${100 * EXPLAINED_NEEDED}%). ` +
+        `The best ${u.name} found, ${fmt(r.estimate)} ${u.unit}, means nothing. ` +
+        "Check that you chose the scene your video shows and that it is filmed as that scene's video on the right; " +
+        "for your own object or camera, describe the scene to gradsim's library (guide “Your own video”).";
     }
     $("verdict").className = r.verdict.status;
     progress(
-      `Done: ${r.losses.length - 1} steps in ${r.seconds.toFixed(1)} s on ${state.backend === "webgpu" ? "WebGPU" : "the CPU"}.`,
+      `Done: ${r.losses.length - 1} steps in ${r.seconds.toFixed(1)} s ` +
+        `on ${state.backend === "webgpu" ? "WebGPU" : "the CPU"}.`,
       1,
     );
   } catch (e) {
@@ -289,7 +296,9 @@ async function chooseBackend(): Promise<void> {
   let asked = query.get("backend") ?? "auto";
   let note = "";
   if (asked !== "auto" && asked !== "cpu" && asked !== "webgpu") {
-    note = `The address asks for backend “${asked}”, which this page does not know (it knows cpu and webgpu); choosing for you. `;
+    note =
+      `The address asks for backend “${asked}”, which this page does not know (it knows cpu and webgpu); ` +
+      `choosing for you. `;
     asked = "auto";
   }
   const gpuInfo = () => devices().find((d) => d.name === "webgpu");
@@ -316,8 +325,9 @@ async function chooseBackend(): Promise<void> {
       console.warn(e);
       backend = await init({ backend: "cpu" });
       note +=
-        `This page's address asks for WebGPU, but ${"gpu" in navigator ? "the browser found no graphics adapter for it" : "this browser does not offer WebGPU"}. ` +
-        "Computing on the CPU instead: the same fit, slower for large scenes.";
+        "This page's address asks for WebGPU, but " +
+        ("gpu" in navigator ? "the browser found no graphics adapter for it" : "this browser does not offer WebGPU") +
+        ". Computing on the CPU instead: the same fit, slower for large scenes.";
     }
   } else {
     backend = await init({ backend: "auto" });
@@ -328,13 +338,16 @@ async function chooseBackend(): Promise<void> {
       link = withBackend("cpu", "compute on the CPU instead");
     } else if (info?.software === true) {
       note +=
-        `Computing on the CPU: this browser's only WebGPU adapter (${state.adapter}) is a software one — it runs on the CPU too, ` +
-        "and more slowly than gradsim's own CPU code.";
+        `Computing on the CPU: this browser's only WebGPU adapter (${state.adapter}) ` +
+        "is a software one — it runs on the CPU too, and more slowly than gradsim's own CPU code.";
       link = withBackend("webgpu", "use WebGPU anyway");
     } else {
       note +=
-        `Computing on the CPU: ${"gpu" in navigator ? "the browser found no graphics adapter for WebGPU" : "this browser does not offer WebGPU"}. ` +
-        "The fit is the same, only slower for large scenes.";
+        "Computing on the CPU: " +
+        ("gpu" in navigator
+          ? "the browser found no graphics adapter for WebGPU"
+          : "this browser does not offer WebGPU") +
+        ". The fit is the same, only slower for large scenes.";
     }
   }
   Object.assign(state, { backend, backendNote: note });
@@ -370,7 +383,8 @@ async function main(): Promise<void> {
     const id = query.get(key);
     if (id !== null && !known(id))
       notes.push(
-        `The address names a scene “${id}” that this page does not have (it has ${SCENES.map((s) => s.id).join(", ")}).`,
+        `The address names a scene “${id}” that this page does not have ` +
+          `(it has ${SCENES.map((s) => s.id).join(", ")}).`,
       );
   }
   setScene(known(query.get("scene")) ? query.get("scene")! : SCENES[0]!.id);
@@ -439,7 +453,8 @@ async function main(): Promise<void> {
       wall.show($("target"), await rgbVideo(videoFromFrames(frames, DEFAULT_SETTINGS)));
       const f = frames[0]!;
       $("target-caption").textContent =
-        `your video (${frames.length} frame${frames.length > 1 ? "s" : ""}, ${f.width}×${f.height}), as gradsim sees it`;
+        `your video (${frames.length} frame${frames.length > 1 ? "s" : ""}, ${f.width}×${f.height}), ` +
+        `as gradsim sees it`;
       progress(
         fileScene.value
           ? "Your video is ready: press “recover from my video”."

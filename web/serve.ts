@@ -67,7 +67,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     const { url } = await servePage(port);
     console.log(
-      `gradsim page at ${url} (Ctrl-C stops). WebGPU needs a browser that exposes navigator.gpu with a hardware adapter; elsewhere the page computes on the CPU.`,
+      `gradsim page at ${url} (Ctrl-C stops). ` +
+        `WebGPU needs a browser that exposes navigator.gpu with a hardware adapter; ` +
+        `elsewhere the page computes on the CPU.`,
     );
   } catch (e) {
     console.error(`npm run web: ${(e as Error).message}`);

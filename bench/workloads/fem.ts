@@ -1,7 +1,9 @@
 /** W4/W5: stable Neo-Hookean energy Σ vol·ψ(F) over a tet mesh, written with the gradsim array API. */
 import { np, type Array } from "../../src/index.js";
 
-/** Energy from vertex positions x [N,3] (tets [T,4] int32, DmInv [T,3,3], vol [T]); mu may be an Array (W5) or a number. */
+/**
+ * Energy from vertex positions x [N,3] (tets [T,4] int32, DmInv [T,3,3], vol [T]); mu may be an Array (W5) or a number.
+ */
 export function femEnergy(x: Array, tets: Array, DmInv: Array, vol: Array, mu: Array | number, lam: number): Array {
   const T = tets.shape[0]!;
   const xs = np.take(x, np.reshape(tets, [-1]), 0).reshape([T, 4, 3]);

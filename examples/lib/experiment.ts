@@ -79,7 +79,10 @@ export async function fitScene<S>(
   const initialRelMae = errors(o.initial),
     relMae = errors(r.estimate);
   ctx.log(
-    `[${o.label}] rel. MAE: initial ${sysid.fmtErrors(initialRelMae)} → estimate ${sysid.fmtErrors(relMae)} (${r.steps} steps${r.polishSteps ? ` + ${r.polishSteps} Levenberg–Marquardt` : ""}, ${r.seconds.toFixed(1)} s)`,
+    `[${o.label}] rel. MAE: initial ${sysid.fmtErrors(initialRelMae)} → estimate ${sysid.fmtErrors(relMae)} ` +
+      `(${r.steps} steps` +
+      `${r.polishSteps ? ` + ${r.polishSteps} Levenberg–Marquardt` : ""}` +
+      `, ${r.seconds.toFixed(1)} s)`,
   );
   // Every frame of the target, the estimate and the initial guess, for people to look at.
   const video = sysid.compileRender((s: S) => o.problem.render!(s));
@@ -128,7 +131,8 @@ export const sceneRecord = ({
  * of older code with other defaults are refused) and the flags that change results.
  */
 export const runKey = (ctx: ExperimentContext): string =>
-  `${ctx.experiment} code=${codeVersion()} seed=${ctx.flags.seed} dataset=${ctx.flags.dataset} quick=${ctx.flags.quick} iters=${ctx.flags.iters ?? "default"} backend=${ctx.backend}`;
+  `${ctx.experiment} code=${codeVersion()} seed=${ctx.flags.seed} dataset=${ctx.flags.dataset} ` +
+  `quick=${ctx.flags.quick} iters=${ctx.flags.iters ?? "default"} backend=${ctx.backend}`;
 
 /** The table protocol for one task, this process's shard, records kept per instance under --out (resumable). */
 export function runDatasetTask<S>(ctx: ExperimentContext, task: sysid.DatasetTask<S>): Promise<sysid.DatasetResult> {

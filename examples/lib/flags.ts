@@ -23,13 +23,18 @@ export interface Flags {
   readonly video: string | null;
   readonly scene: string | null;
   readonly unknowns: string | null;
-  /** `fit`: starts drawn from the prior before the descent, and grid points per unknown of the scan after it (0: none). */
+  /**
+   * `fit`: starts drawn from the prior before the descent, and grid points per unknown of the scan after it (0: none).
+   */
   readonly restarts: number | null;
   readonly scan: number | null;
   /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
   readonly policy: number | null;
   readonly seeds: number | null;
-  /** risp-tasks: which task (sysid, imitation, control; default all) and where the trained predictors are; risp-state and risp-tasks: which environments (comma-separated; default all). */
+  /**
+   * risp-tasks: which task (sysid, imitation, control; default all) and where the trained predictors are; risp-state
+   * and risp-tasks: which environments (comma-separated; default all).
+   */
   readonly task: string | null;
   readonly envs: string | null;
   readonly networks: string | null;
@@ -94,7 +99,10 @@ export const intFlag = (
     ? E.right(Number(v))
     : E.left(new CliError(`--${name} expects an integer ≥ ${min} and ≤ ${max}, got "${v}".`));
 
-/** Upper bounds of the integer flags: seeds are 32-bit (derived seeds such as seed·7919 + k stay exact), sizes what a run can hold. */
+/**
+ * Upper bounds of the integer flags: seeds are 32-bit (derived seeds such as seed·7919 + k stay exact), sizes what a
+ * run can hold.
+ */
 export const FLAG_MAX = {
   seed: 2 ** 32 - 1,
   iters: 100_000_000,

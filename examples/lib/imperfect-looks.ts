@@ -54,7 +54,10 @@ function noiseTexture(): Array {
   return f32(rows);
 }
 
-/** Per-face-corner uvs [F, 3, 2] by box projection of the rest surface: each face takes the plane its normal is closest to. */
+/**
+ * Per-face-corner uvs [F, 3, 2] by box projection of the rest surface: each face takes the plane its normal is closest
+ * to.
+ */
 function boxUvs(g: ObjectGeometry, spec: ObjectSpec): Array {
   const v = g.surface.vertices,
     f = g.surface.faces,
@@ -124,7 +127,10 @@ export function objectVideo(
   return channels === "alpha" ? np.split(frames, [3], -1)[1]! : sysid.overBackground(frames, background, "rgba");
 }
 
-/** Per-face paint of the traced ("photorealistic") target: warm and cool by rest normal, unlike the rasterizer's colours. */
+/**
+ * Per-face paint of the traced ("photorealistic") target: warm and cool by rest normal, unlike the rasterizer's
+ * colours.
+ */
 export function tracedAlbedo(g: ObjectGeometry): Float32Array {
   const v = g.surface.vertices,
     f = g.surface.faces,

@@ -108,7 +108,10 @@ function placed(v: Float64Array, spec: ObjectSpec, center: Vec3): Float64Array {
   return out;
 }
 
-/** A centroid fan: one tet per surface triangle and the centroid (valid for shapes star-shaped about it, e.g. convex ones). */
+/**
+ * A centroid fan: one tet per surface triangle and the centroid (valid for shapes star-shaped about it, e.g. convex
+ * ones).
+ */
 export function centroidFan(surface: TriMesh): TetMesh {
   const v = surface.vertices,
     n = v.length / 3,
@@ -147,7 +150,9 @@ export function objectGeometry(spec: ObjectSpec): ObjectGeometry {
   return { surface: { vertices: placed(sheet.vertices, spec, [0, 0, 0]), faces: sheet.faces }, tets: null };
 }
 
-/** A model of an object: positions [frames, V, 3] of its surface's vertices (extra interior ones may follow) for a mass. */
+/**
+ * A model of an object: positions [frames, V, 3] of its surface's vertices (extra interior ones may follow) for a mass.
+ */
 export interface ObjectModel {
   readonly describe: string;
   readonly substeps: number;
@@ -290,7 +295,9 @@ function particleModel(
   return { describe, substeps, positions: (mass, frames) => rollout(mass, frames, substeps) };
 }
 
-/** The estimator's simulation of `spec` under a model choice (the true one: body = spec.kind, friction and damping on). */
+/**
+ * The estimator's simulation of `spec` under a model choice (the true one: body = spec.kind, friction and damping on).
+ */
 export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings): ObjectModel {
   if (m.body === "cloth" && spec.kind !== "cloth")
     throw new Error(
@@ -298,7 +305,8 @@ export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice,
     );
   if (m.body !== "cloth" && spec.kind === "cloth")
     throw new Error(
-      `imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} (it encloses no volume).`,
+      `imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} ` +
+        `(it encloses no volume).`,
     );
   if (m.body === "rigid") return rigidModel(spec, g, m, s);
   return particleModel(spec, g, m, s, m.body === "deformable" && spec.kind === "rigid");
@@ -345,7 +353,8 @@ export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
     const size: Vec3 = shape === "ball" ? [a, a, a] : [a, rng.uniform(0.2, 0.3), rng.uniform(0.25, 0.35)];
     const volume = shape === "ball" ? (Math.PI / 6) * a ** 3 : size[0] * size[1] * size[2];
     const density = mass / volume,
-      soft = rng.uniform(15, 30); // wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing
+      // Wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing.
+      soft = rng.uniform(15, 30);
     const perPoint = mass / 20;
     return {
       ...common,

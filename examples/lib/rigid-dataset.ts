@@ -167,8 +167,8 @@ const sampleContact = (rng: Rng): ContactParams => ({
 /**
  * Table 2 (mass and contact from video): the object is dropped from 0.5–1 m with a sideways
  * velocity, gets a known horizontal push (which pins down the mass: contact alone only reveals
- * ke, kd, kf and μ — per kilogram, as the contact is written), bounces and slides on the ground under gravity. 16 substeps per frame
- * keep the stiff penalty contact stable.
+ * ke, kd, kf and μ — per kilogram, as the contact is written), bounces and slides on the ground
+ * under gravity. 16 substeps per frame keep the stiff penalty contact stable.
  */
 export function sampleContactScene(
   rng: Rng,

@@ -61,7 +61,10 @@ export interface RigidFitConfig {
   readonly polish?: number;
   readonly frames: sysid.FrameSelection;
   readonly pyramid: number;
-  /** After the whole video's descent, scan each unknown across its prior and descend again from a lower point (sysid's scan). */
+  /**
+   * After the whole video's descent, scan each unknown across its prior and descend again from a lower point (sysid's
+   * scan).
+   */
   readonly scan?: sysid.ScanSettings;
 }
 
@@ -80,7 +83,9 @@ export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sy
 export interface RigidTaskConfig {
   readonly name: string;
   readonly unknowns: readonly RigidUnknown[];
-  /** A random scene, the gradient methods' start, a draw from the prior (the "random" baseline) and the prior's ranges. */
+  /**
+   * A random scene, the gradient methods' start, a draw from the prior (the "random" baseline) and the prior's ranges.
+   */
   sample(rng: Rng): {
     spec: sysid.RigidSceneSpec;
     initial: Values;
@@ -95,7 +100,9 @@ export interface RigidTaskConfig {
 }
 
 const describe = (s: sysid.RigidSceneSpec, truth: Values, initial: Values) =>
-  `${typeof s.shape === "string" ? s.shape : (s.shape.name ?? "mesh")} ${s.scale.map((x) => x.toFixed(2)).join("×")}, truth ${fmt(truth)}, initial ${fmt(initial)}`;
+  `${typeof s.shape === "string" ? s.shape : (s.shape.name ?? "mesh")} ` +
+  `${s.scale.map((x) => x.toFixed(2)).join("×")}, ` +
+  `truth ${fmt(truth)}, initial ${fmt(initial)}`;
 
 export const fmt = (v: Values): string =>
   Object.entries(v)
@@ -145,7 +152,8 @@ export function rigidDatasetTask(
           ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}),
         },
       },
-      // REINFORCE scores the same loss as gradsim (its frames and pyramid): every frame cost it 5× the renders on Table 1.
+      // REINFORCE scores the same loss as gradsim (its frames and pyramid): every frame cost it 5× the renders on
+      // Table 1.
       reinforce: {
         method: "reinforce",
         settings: {

@@ -29,7 +29,10 @@ export type Vec3 = readonly [number, number, number];
 /** A paper environment: RISP's environment description (risp.RispEnv), named, with the rigid bodies' pose map. */
 export interface RispEnv extends risp.RispEnv {
   readonly name: "quadrotor" | "cube" | "rod" | "hand";
-  /** The world vertices of a state, where the state determines them (the rigid bodies; angles by atan2, as RISP restores them). */
+  /**
+   * The world vertices of a state, where the state determines them (the rigid bodies; angles by atan2, as RISP restores
+   * them).
+   */
   readonly pose?: (state: readonly number[]) => Float64Array;
   /** The rigid bodies' vertices in the body frame, about the centre of mass [V·3]. */
   readonly body?: Float64Array;
@@ -169,7 +172,10 @@ function finish(m: Parts): { faces: Int32Array; pattern: Float32Array; body: num
 /** A turn about the vertical axis (x, y, z, w). */
 export const yawQuaternion = (yaw: number) => models.rigid.quatFromAxisAngle([0, 1, 0], yaw);
 
-/** Eq. 18's pose state [T, 9] of positions [T, 3] and unit quaternions [T, 4] (x, y, z, w), for R = R_y(yaw)·R_x(pitch)·R_z(roll). */
+/**
+ * Eq. 18's pose state [T, 9] of positions [T, 3] and unit quaternions [T, 4] (x, y, z, w), for
+ * R = R_y(yaw)·R_x(pitch)·R_z(roll).
+ */
 export function poseStates(x: Array, q: Array): Array {
   const [qx, qy, qz, qw] = np.split(q, 4, -1) as [Array, Array, Array, Array];
   const m = (a: Array, b: Array) => np.mul(2, np.mul(a, b));
@@ -202,7 +208,10 @@ export function rigidVertices(body: ArrayLike<number>, x: Array, q: Array): Arra
  */
 export const QUADROTOR = { frames: 10, knots: 5, nominalMass: 3, mass: [2.8, 3.2], thrust: 0.1 } as const;
 
-/** The starts of the quadrotor's motions (the control task's): up to 10 cm from (0, 0.85, 0), upright, turned 0.3 ± 0.3 rad. */
+/**
+ * The starts of the quadrotor's motions (the control task's): up to 10 cm from (0, 0.85, 0), upright, turned 0.3 ± 0.3
+ * rad.
+ */
 export const quadrotorStart = (rng: Rng): readonly number[] => [
   rng.uniform(-0.1, 0.1),
   0.85 + rng.uniform(-0.05, 0.05),
@@ -210,7 +219,10 @@ export const quadrotorStart = (rng: Rng): readonly number[] => [
   ...yawQuaternion(0.3 + rng.uniform(-0.3, 0.3)),
 ];
 
-/** Pose states [T, 9] and vertices [T, V, 3] of the quadrotor of mass [] under actions [4·knots] from a start [7] (position, quaternion), all of `dtype`. */
+/**
+ * Pose states [T, 9] and vertices [T, V, 3] of the quadrotor of mass [] under actions [4·knots] from a start [7]
+ * (position, quaternion), all of `dtype`.
+ */
 export function quadrotorMotion(
   body: ArrayLike<number>,
   dtype: "float32" | "float64" = "float32",
@@ -331,7 +343,10 @@ export function quadrotorEnv(): RispEnv {
  */
 export const CUBE = { frames: 12, mass: 10, side: 0.4, logKe: [5.5, 6.5] } as const;
 
-/** Pose states [T, 9] and vertices [T, V, 3] of the cube's drop with contact stiffness log10 ke [] from a start [7] (position, quaternion), all of `dtype`. */
+/**
+ * Pose states [T, 9] and vertices [T, V, 3] of the cube's drop with contact stiffness log10 ke [] from a start [7]
+ * (position, quaternion), all of `dtype`.
+ */
 export function cubeMotion(
   body: ArrayLike<number>,
   dtype: "float32" | "float64" = "float32",
@@ -442,7 +457,10 @@ export interface RodModel {
   /** Vertex count, and the spine vertices whose vertical displacement is the state. */
   readonly vertices: number;
   readonly sensors: readonly number[];
-  /** Vertices [ROD.frames, V, 3] of a rollout from rest: log10 E [] and the central vertical force per frame [ROD.frames] (N). */
+  /**
+   * Vertices [ROD.frames, V, 3] of a rollout from rest: log10 E [] and the central vertical force per frame
+   * [ROD.frames] (N).
+   */
   rollout(logE: Array, force: Array): Array;
 }
 
@@ -529,7 +547,8 @@ export function rodEnv(): RispEnv {
       const count = Math.ceil(n / FRAMES_PER_ROLLOUT);
       const logE = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.logE[0], ROD.logE[1]));
       const force = globalThis.Array.from({ length: count }, () => rng.uniform(ROD.force[0], ROD.force[1]));
-      const x = rollouts(np.array(logE, { dtype: "float32" }), np.array(force, { dtype: "float32" })) as Array; // [count, frames, V, 3]
+      // [count, frames, V, 3]
+      const x = rollouts(np.array(logE, { dtype: "float32" }), np.array(force, { dtype: "float32" })) as Array;
       const data = x.dataSync();
       const states: number[][] = [],
         vertices: Float64Array[] = [];
@@ -541,7 +560,8 @@ export function rodEnv(): RispEnv {
         const v = Float64Array.from(data.subarray((r * ROD.frames + t) * V * 3, (r * ROD.frames + t + 1) * V * 3));
         if (!v.every(Number.isFinite))
           throw new Error(
-            `rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; lower ROD.logE or raise ROD.substeps.`,
+            `rod: the rollout with log10 E = ${logE[r]!.toFixed(2)}, force ${force[r]!.toFixed(1)} N diverged; ` +
+              `lower ROD.logE or raise ROD.substeps.`,
           );
         states.push(rod.sensors.map((s) => v[3 * s + 1]! - ROD.height));
         vertices.push(v);
@@ -570,7 +590,10 @@ export const HAND = {
 
 export interface HandMotion {
   readonly mesh: ReturnType<typeof models.articulated.handMesh>;
-  /** Joint angles [HAND.frames, 13] from start angles [13] (at rest), under per-finger stiffness, torque magnitude and delay [5] each (the dtype of `start`). */
+  /**
+   * Joint angles [HAND.frames, 13] from start angles [13] (at rest), under per-finger stiffness, torque magnitude and
+   * delay [5] each (the dtype of `start`).
+   */
   rollout(stiffness: Array, magnitude: Array, delay: Array, start: Array, o?: { checkpoint?: boolean }): Array;
 }
 
@@ -591,7 +614,8 @@ export function handMotion(dtype: "float32" | "float64" = "float32"): HandMotion
     mesh: models.articulated.handMesh(hand),
     rollout(stiffness, magnitude, delay, start, o = {}) {
       const phase = np.clip(np.div(np.sub(t, np.mul(delay, T / 2)), T), 0, 1); // [T, 5]
-      const torques = np.matmul(np.mul(HAND.torque, np.mul(magnitude, np.sin(np.mul(2 * Math.PI, phase)))), spread); // [T, 13]
+      // [T, 13]
+      const torques = np.matmul(np.mul(HAND.torque, np.mul(magnitude, np.sin(np.mul(2 * Math.PI, phase)))), spread);
       const sys = { ...hand.system, stiffness: np.matmul(stiffness, spread) };
       const s0 = { q: start, qd: np.zerosLike(state.qd) };
       return models.articulated.simulate(sys, s0, {

@@ -105,7 +105,10 @@ function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
   };
 }
 
-/** The cube: one of its drops (CUBE, risp-envs.ts), released flat 0.3 m above the ground, every one of its 12 frames shown. No actions: system identification only. */
+/**
+ * The cube: one of its drops (CUBE, risp-envs.ts), released flat 0.3 m above the ground, every one of its 12 frames
+ * shown. No actions: system identification only.
+ */
 function cubeScenario(env: RispEnv): Scenario {
   const simulate = cubeMotion(env.body!),
     [LOW, HIGH] = CUBE.logKe;

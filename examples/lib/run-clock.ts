@@ -41,7 +41,8 @@ export class RunClock {
     const earlier = resume && existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as ClockFile) : null;
     if (earlier && earlier.commit !== commit) {
       throw new Error(
-        `the earlier segments of this reproduction (${file}) ran at commit ${earlier.commit}, this checkout is ${commit}: ` +
+        `the earlier segments of this reproduction (${file}) ran at commit ${earlier.commit}, ` +
+          `this checkout is ${commit}: ` +
           `resume from a checkout of ${earlier.commit}, or start a new reproduction without --resume.`,
       );
     }

@@ -54,9 +54,21 @@ const OWN_FLAGS = {
 export type OwnFlag = keyof typeof OWN_FLAGS;
 
 export const USAGE =
-  "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  --dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  --shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  --target FILE (rigid-mass: a scene JSON; smoke: a PNG)  --video FILE --scene FILE --unknowns a,b --restarts N --scan N (fit)  --policy P (control: phase inputs) --seeds N (control: seeds per method)  --envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  --task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors, and the references' rendering: table|reversed-contrast)";
+  "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  " +
+  "--dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  " +
+  "--shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  " +
+  "--target FILE (rigid-mass: a scene JSON; smoke: a PNG)  " +
+  "--video FILE --scene FILE --unknowns a,b --restarts N --scan N (fit)  " +
+  "--policy P (control: phase inputs) --seeds N (control: seeds per method)  " +
+  "--envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  " +
+  "--task T --networks DIR --domain D (risp-tasks: sysid|imitation|control, " +
+  "the risp-state run with the trained predictors, " +
+  "and the references' rendering: table|reversed-contrast)";
 
-/** Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for a finished run). */
+/**
+ * Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for
+ * a finished run).
+ */
 export async function runExperiment<R extends object>(exp: Experiment<R>, argv: readonly string[]): Promise<number> {
   const parsed = parseFlags(argv, join("out", exp.name));
   if (E.isLeft(parsed)) {
@@ -104,10 +116,12 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
     const written = flags.shard ? { ...full, shard: { ...flags.shard, partial: true } } : full;
     writeAtomic(join(flags.out, file), JSON.stringify(written, null, 2) + "\n");
     if (flags.json) process.stdout.write(JSON.stringify(written) + "\n");
-    else
-      log(
-        `done in ${full.seconds} s; results in ${flags.out}/${file}${flags.shard ? " (this shard's part only: rerun without --shard once every shard is done, to merge into result.json)" : ""}`,
-      );
+    else {
+      const part = flags.shard
+        ? " (this shard's part only: rerun without --shard once every shard is done, to merge into result.json)"
+        : "";
+      log(`done in ${full.seconds} s; results in ${flags.out}/${file}${part}`);
+    }
     return exp.exitCode ? exp.exitCode(result) : 0;
   } catch (e) {
     // Bad input and simulations made unstable by the input's parameters: a message, not a stack.

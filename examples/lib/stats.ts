@@ -1,4 +1,6 @@
-/** Summary statistics of host numbers for the experiments' tables and curves (population std; NaN median of nothing). */
+/**
+ * Summary statistics of host numbers for the experiments' tables and curves (population std; NaN median of nothing).
+ */
 export const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 export const std = (xs: readonly number[]): number => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
 export function median(xs: readonly number[]): number {

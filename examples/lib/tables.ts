@@ -20,7 +20,8 @@ export type Table3Report = Partial<Record<Table3Method, Partial<Record<Table3Col
 export const fmtNumber = sysid.fmtNumber;
 
 export const TABLE1: readonly sysid.PaperRow<"absError" | "relError">[] = [
-  // The extraction reads "-071031-" for Average's relative error; 0.1031 is the reading consistent with its other digits.
+  // The extraction reads "-071031-" for Average's relative error; 0.1031 is the reading consistent with its other
+  // digits.
   { label: "Average", ours: "average", paper: { absError: 0.2022, relError: 0.1031 } },
   { label: "Random", ours: "random", paper: { absError: 0.2653, relError: 0.1344 } },
   {
@@ -86,7 +87,9 @@ export function table3Report(
   return out;
 }
 
-/** The fitted rows of a Table 3 task: gradsim and DiffPhysics with the same settings, REINFORCE unless its steps are 0. */
+/**
+ * The fitted rows of a Table 3 task: gradsim and DiffPhysics with the same settings, REINFORCE unless its steps are 0.
+ */
 export function table3Rows(
   fit: sysid.EstimateSettings,
   reinforceSteps: number,
@@ -113,7 +116,10 @@ export function table3Rows(
   });
 }
 
-/** A rigid dataset run's result.json: now `{ dataset: DatasetResult }`; runs before the sysid module stored `{ dataset: n, methods }`. */
+/**
+ * A rigid dataset run's result.json: now `{ dataset: DatasetResult }`; runs before the sysid module stored
+ * `{ dataset: n, methods }`.
+ */
 export type RigidDatasetReport = {
   dataset?: sysid.DatasetResult | number;
   methods?: Record<string, { meanAbsError: Record<string, number>; meanRelError: Record<string, number> }>;

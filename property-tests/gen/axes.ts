@@ -21,7 +21,9 @@ export function insertAxis(shape: readonly number[], axis: number, n: number): n
 export const exampleOf = (x: Array, axis: number | null, i: number): Array =>
   axis === null ? x : sliceAt(x, normAxis(axis, x.ndim), i);
 
-/** The results of a loop, stacked along `axis` (null: every example must give the same value; the first is returned). */
+/**
+ * The results of a loop, stacked along `axis` (null: every example must give the same value; the first is returned).
+ */
 export function stackResults(items: readonly Array[], axis: number | null): Array {
   if (axis === null) return items[0]!;
   return stackAt(items, normAxis(axis, items[0]!.ndim + 1));

@@ -31,7 +31,8 @@ export function expectClose(actual: Array | number, expected: Array | number, to
     const err = Math.abs(ai - ei);
     if (!(err <= atol + rtol * Math.max(Math.abs(ei), scale))) {
       throw new Error(
-        `${what}[${i}] (flat): got ${ai}, reference ${ei} (|diff| ${err.toExponential(2)}, scale ${scale.toExponential(2)}, rtol ${rtol})\n` +
+        `${what}[${i}] (flat): got ${ai}, reference ${ei} ` +
+          `(|diff| ${err.toExponential(2)}, scale ${scale.toExponential(2)}, rtol ${rtol})\n` +
           `  got       ${fmtVals(a)}\n  reference ${fmtVals(e)}`,
       );
     }

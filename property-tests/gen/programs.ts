@@ -150,7 +150,9 @@ export function buildProgram(
     return { text: `i32${fmt(shape)}{${values.join(",")}}`, shape, make: () => i32(values, shape) };
   };
 
-  /** Operand b for a binary op with a: a broadcast-compatible pool value, optionally reduced to a broadcastable shape. */
+  /**
+   * Operand b for a binary op with a: a broadcast-compatible pool value, optionally reduced to a broadcastable shape.
+   */
   const partner = (a: number): { text: string; shape: number[]; make: (env: readonly Array[]) => Array } => {
     const sa = shapes[a]!;
     const b = pickOperand((s) => broadcastShape(sa, s) !== null && sizeOf(broadcastShape(sa, s)!) <= maxSize) ?? a;
@@ -274,7 +276,9 @@ export function buildProgram(
         const src = pickOperand((s) => s.length === sa.length && s.every((d, i) => d === sa[i])) ?? a;
         const srcIdx = globalThis.Array.from({ length: sizeOf(idx.shape) }, () => rng.int(sa[axis]!));
         return {
-          text: `scatterAdd(${name(a)}, ${idx.text}, take(${name(src)}, i32${fmt(idx.shape)}{${srcIdx}}, ${axis}), axis=${axis})`,
+          text:
+            `scatterAdd(${name(a)}, ${idx.text}, ` +
+            `take(${name(src)}, i32${fmt(idx.shape)}{${srcIdx}}, ${axis}), axis=${axis})`,
           shape: sa,
           run: (env) => np.scatterAdd(env[a]!, idx.make(env), np.take(env[src]!, i32(srcIdx, idx.shape), axis), axis),
         };

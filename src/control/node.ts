@@ -1,4 +1,6 @@
-/** gradsim.control, Node-only parts: a target image read from a PNG, and the Fig. 6 curves and motion written to disk. */
+/**
+ * gradsim.control, Node-only parts: a target image read from a PNG, and the Fig. 6 curves and motion written to disk.
+ */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Array } from "../core/array.js";
@@ -28,7 +30,8 @@ export function readTargetImage(
   if (!existsSync(path))
     throw new InputFileError(
       path,
-      `${flag} ${path}: no such file; give a PNG of ${what} (any size: it is resampled to ${resolution}², RGB over the scene's background).`,
+      `${flag} ${path}: no such file; give a PNG of ${what} ` +
+        `(any size: it is resampled to ${resolution}², RGB over the scene's background).`,
     );
   let img: Array;
   try {
@@ -129,7 +132,10 @@ function writeCurves(
   return [`${file}.png`, `${file}.csv`];
 }
 
-/** The Fig. 6 curves (image loss, distance and centre-of-mass distance per iteration, mean ± std over seeds, PNG and CSV) and the first seed's motion before and after (motion.gif, frames.png) in `out`; returns the file names. */
+/**
+ * The Fig. 6 curves (image loss, distance and centre-of-mass distance per iteration, mean ± std over seeds, PNG and
+ * CSV) and the first seed's motion before and after (motion.gif, frames.png) in `out`; returns the file names.
+ */
 export async function writeControlReport(out: string, r: ControlRuns): Promise<string[]> {
   const scene = r.first.scene;
   return [

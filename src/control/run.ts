@@ -32,7 +32,10 @@ export interface ControlSettings {
 
 export interface MethodRun {
   readonly seed: number;
-  /** Image loss (MSE of the last frame against the target), the scene's 3-D distance to the goal (m) and the centre of mass's (m), of the kept iterate. */
+  /**
+   * Image loss (MSE of the last frame against the target), the scene's 3-D distance to the goal (m) and the centre of
+   * mass's (m), of the kept iterate.
+   */
   readonly imageLoss: number;
   readonly distance: number;
   readonly comDistance: number;
@@ -143,7 +146,9 @@ export async function optimiseControl(
       bestParams = params;
     }
     log(
-      `[${scene.name}] seed ${seed} ${method} iteration ${k}/${s.iters}: loss ${l.toExponential(3)}, image loss ${img.toExponential(3)}, distance to goal ${d.toFixed(3)} m`,
+      `[${scene.name}] seed ${seed} ${method} iteration ${k}/${s.iters}: loss ${l.toExponential(3)}, ` +
+        `image loss ${img.toExponential(3)}, ` +
+        `distance to goal ${d.toFixed(3)} m`,
     );
     if (k === s.iters) break;
     const gn = optim.globalNorm(g).item();
@@ -196,7 +201,8 @@ export async function runControl(
     const scene = sceneOf(seed);
     if (k === 0)
       log(
-        `[${scene.name}] ${scene.describe}; ${s.seeds} seeds × (random, diffphysics, gradsim), ${s.iters} Adam iterations (lr ${s.lr}, clip ${s.clip})`,
+        `[${scene.name}] ${scene.describe}; ${s.seeds} seeds × (random, diffphysics, gradsim), ` +
+          `${s.iters} Adam iterations (lr ${s.lr}, clip ${s.clip})`,
       );
     const evaluate = jit((p: Array) => controlObjective(scene, "gradsim")(p)[1]);
     const p0 = scene.initialParams(seed);
@@ -226,7 +232,12 @@ export async function runControl(
       runs[m].push(r);
       if (k === 0 && m === "gradsim") first = { scene, before: p0, after: best };
       log(
-        `[${scene.name}] seed ${seed} ${m}: image loss ${r.initialImageLoss.toExponential(3)} → ${r.imageLoss.toExponential(3)}, distance to goal ${r.initialDistance.toFixed(3)} → ${r.distance.toFixed(3)} m, centre of mass ${r.comDistances[0]!.toFixed(3)} → ${r.comDistance.toFixed(3)} m (iteration ${r.bestIteration}${r.skipped ? `, ${r.skipped} steps skipped: gradient not finite` : ""}, ${r.seconds} s)`,
+        `[${scene.name}] seed ${seed} ${m}: image loss ${r.initialImageLoss.toExponential(3)} ` +
+          `→ ${r.imageLoss.toExponential(3)}, ` +
+          `distance to goal ${r.initialDistance.toFixed(3)} → ${r.distance.toFixed(3)} m, ` +
+          `centre of mass ${r.comDistances[0]!.toFixed(3)} → ${r.comDistance.toFixed(3)} m ` +
+          `(iteration ${r.bestIteration}` +
+          `${r.skipped ? `, ${r.skipped} steps skipped: gradient not finite` : ""}, ${r.seconds} s)`,
       );
     }
   }
@@ -243,7 +254,10 @@ export async function runControl(
   ) as ControlRuns["methods"];
   for (const m of CONTROL_METHODS)
     log(
-      `[${first!.scene.name}] ${m}: image loss ${methods[m].imageLoss.mean.toExponential(3)} ± ${methods[m].imageLoss.std.toExponential(2)}, distance ${methods[m].distance.mean.toFixed(3)} ± ${methods[m].distance.std.toFixed(3)} m, centre of mass ${methods[m].comDistance.mean.toFixed(3)} ± ${methods[m].comDistance.std.toFixed(3)} m`,
+      `[${first!.scene.name}] ${m}: image loss ${methods[m].imageLoss.mean.toExponential(3)} ` +
+        `± ${methods[m].imageLoss.std.toExponential(2)}, ` +
+        `distance ${methods[m].distance.mean.toFixed(3)} ± ${methods[m].distance.std.toFixed(3)} m, ` +
+        `centre of mass ${methods[m].comDistance.mean.toFixed(3)} ± ${methods[m].comDistance.std.toFixed(3)} m`,
     );
   return { settings: s, runs, methods, distanceMeaning: first!.scene.goalDistanceMeaning, first: first! };
 }

@@ -23,7 +23,10 @@ export interface ControlScene {
   frame(x: Array): Array;
   /** The target image [H, W, C]. */
   readonly target: Array;
-  /** gradsim's objective on the last frame [H, W, C] and the target (default: the pixelwise MSE, which the curves report for every method). */
+  /**
+   * gradsim's objective on the last frame [H, W, C] and the target (default: the pixelwise MSE, which the curves report
+   * for every method).
+   */
   imageLoss?(frame: Array, target: Array): Array;
   /** The 3-D supervision of diffphysics: a scalar loss of the positions [frames, N, 3]. */
   stateLoss(x: Array): Array;
@@ -31,11 +34,16 @@ export interface ControlScene {
   goalDistance(last: Array): Array;
   /** What goalDistance measures, in a few words with its unit (the reports' label). */
   readonly goalDistanceMeaning: string;
-  /** The goal's centre of mass [3]; every method's final centre-of-mass distance to it is reported beside goalDistance. */
+  /**
+   * The goal's centre of mass [3]; every method's final centre-of-mass distance to it is reported beside goalDistance.
+   */
   readonly goalCom: Array;
 }
 
-/** Phase inputs [T, P] of the policies: P sinusoids of angular frequency ω spread over one period, φ_p(t) = sin(ω t + 2πp/P). */
+/**
+ * Phase inputs [T, P] of the policies: P sinusoids of angular frequency ω spread over one period,
+ * φ_p(t) = sin(ω t + 2πp/P).
+ */
 export const phaseInputs = (frames: number, fps: number, P: number, omega: number, dtype: DType = "float32"): Array => {
   if (!(Number.isInteger(P) && P >= 2))
     throw new Error(`control: a policy needs a whole number of phases ≥ 2, got ${P}.`);
@@ -66,7 +74,10 @@ export function linearPolicyInit(A: number, P: number, seed: number): Array {
 export const centreOfMassDistance = (x: Array, goalCom: Array): Array =>
   np.sqrt(np.sum(np.square(np.sub(np.mean(x, 0), goalCom))));
 
-/** diffphysics' 3-D supervision and the reported distance, for a goal given as a centre of mass [3]: |COM(final) − goal|. */
+/**
+ * diffphysics' 3-D supervision and the reported distance, for a goal given as a centre of mass [3]:
+ * |COM(final) − goal|.
+ */
 export function centreOfMassGoal(
   goalCom: Array,
   frames: number,

@@ -33,7 +33,9 @@ function softwareNotice(description: string): void {
   if (softwareNoticeShown) return;
   softwareNoticeShown = true;
   console.error(
-    `gradsim: the only WebGPU adapter is a software one (${description}), slower than the CPU backend here; computing on the CPU. Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`,
+    `gradsim: the only WebGPU adapter is a software one (${description}), slower than the CPU backend here; ` +
+      `computing on the CPU. ` +
+      `Ask for WebGPU explicitly (init({ backend: "webgpu" }), --backend webgpu) to use it anyway.`,
   );
 }
 

@@ -49,7 +49,8 @@ export function normal(k: Array, shape: readonly number[] = [], opts: { dtype?: 
   const dtype = opts.dtype ?? "float32";
   const ks = split(checkKey(k, "random.normal"), 2);
   const s = checkShape("random.normal", shape);
-  const u1 = lax.sub(scalar(1, dtype), lax.randomBits(lax.reshape(lax.sliceAxis(ks, 0, 0, 1), [2]), s, dtype)); // (0, 1]
+  // u1 in (0, 1]
+  const u1 = lax.sub(scalar(1, dtype), lax.randomBits(lax.reshape(lax.sliceAxis(ks, 0, 0, 1), [2]), s, dtype));
   const u2 = lax.randomBits(lax.reshape(lax.sliceAxis(ks, 0, 1, 2), [2]), s, dtype);
   const r = lax.sqrt(lax.mul(scalar(-2, dtype), lax.log(u1)));
   return lax.mul(r, lax.cos(lax.mul(u2, scalar(2 * Math.PI, dtype))));

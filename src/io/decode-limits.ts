@@ -24,9 +24,9 @@ export function maxDecodedBytes(o: DecodeLimits = {}): number {
   const v =
     o.maxDecodedBytes ?? (fromEnv !== undefined && fromEnv !== "" ? Number(fromEnv) : DEFAULT_MAX_DECODED_BYTES);
   if (!(Number.isFinite(v) && v > 0)) {
-    throw new Error(
-      `maxDecodedBytes must be a positive number of bytes, got ${o.maxDecodedBytes !== undefined ? o.maxDecodedBytes : `GRADSIM_MAX_DECODED_BYTES=${JSON.stringify(fromEnv)}`}.`,
-    );
+    const got =
+      o.maxDecodedBytes !== undefined ? o.maxDecodedBytes : `GRADSIM_MAX_DECODED_BYTES=${JSON.stringify(fromEnv)}`;
+    throw new Error(`maxDecodedBytes must be a positive number of bytes, got ${got}.`);
   }
   return v;
 }

@@ -5,7 +5,8 @@
  *   bytes 0–7    ASCII "GSPARAMS"
  *   bytes 8–11   uint32 format version (1)
  *   bytes 12–15  uint32 n: length of the header
- *   n bytes      UTF-8 JSON header: { "leaves": [{ "path": "stages.0.down.w", "dtype": "float32", "shape": [16, 3, 3, 3] }, …] }
+ *   n bytes      UTF-8 JSON header:
+ *                { "leaves": [{ "path": "stages.0.down.w", "dtype": "float32", "shape": [16, 3, 3, 3] }, …] }
  *   then         every leaf's values in header order, row-major, as float32 or float64
  * A path names the leaf's place in the tree: record keys and list indices joined by ".".
  * Browser-safe (bytes in, bytes out); files are written by gradsim/node's saveParams/loadParams.
@@ -140,7 +141,9 @@ export function parseParams(bytes: Uint8Array, what = "checkpoint"): unknown {
     }
     if (nonFinite > 0)
       throw bad(
-        `the parameter ${l.path} holds ${nonFinite} non-finite value${nonFinite === 1 ? "" : "s"} (NaN or ±Infinity) of ${size}: the training that wrote it diverged; retrain it (e.g. with a smaller learning rate).`,
+        `the parameter ${l.path} holds ${nonFinite} non-finite value${nonFinite === 1 ? "" : "s"} ` +
+          `(NaN or ±Infinity) of ${size}: the training that wrote it diverged; ` +
+          `retrain it (e.g. with a smaller learning rate).`,
       );
     at += size * width;
     let node: Record<string, unknown> = root;
@@ -175,7 +178,9 @@ export function checkParamsLike(params: unknown, like: unknown, what = "checkpoi
   const list = (xs: string[]) => `${xs.slice(0, 5).join(", ")}${xs.length > 5 ? ", …" : ""}`;
   if (missing.length > 0 || extra.length > 0) {
     throw new Error(
-      `${what}: the file's parameters are not the network's${missing.length ? `; missing: ${list(missing)}` : ""}${extra.length ? `; not in the network: ${list(extra)}` : ""}. ` +
+      `${what}: the file's parameters are not the network's` +
+        `${missing.length ? `; missing: ${list(missing)}` : ""}` +
+        `${extra.length ? `; not in the network: ${list(extra)}` : ""}. ` +
         "It was trained for another configuration: retrain it, or load it with that configuration.",
     );
   }

@@ -4,7 +4,11 @@
  * fails loudly (naming the step and the offending parameter leaves) when values go non-finite.
  *
  * @example
- * const { params, losses } = await fit(loss, { mass: np.array(1) }, { optimizer: adam(0.05), steps: 500, tolerance: 1e-9 });
+ * const { params, losses } = await fit(loss, { mass: np.array(1) }, {
+ *   optimizer: adam(0.05),
+ *   steps: 500,
+ *   tolerance: 1e-9,
+ * });
  */
 import type { Array } from "../core/array.js";
 import { tree } from "../core/tree.js";

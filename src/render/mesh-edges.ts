@@ -38,7 +38,10 @@ export interface FaceTopology {
   readonly vertexCount: number;
 }
 
-/** Host copies of face index arrays made from host data (e.g. meshFromData), for arrays on a device that cannot read back synchronously. */
+/**
+ * Host copies of face index arrays made from host data (e.g. meshFromData), for arrays on a device that cannot read
+ * back synchronously.
+ */
 const hostFaces = new WeakMap<Array, Int32Array>();
 export function rememberHostFaces(faces: Array, data: ArrayLike<number>): void {
   hostFaces.set(faces, Int32Array.from(data));
@@ -54,7 +57,10 @@ export function facesOnHost(faces: Array): Int32Array | null {
   return null;
 }
 
-/** Per face and edge e (v_e → v_{e+1}) the face holding the reversed edge, when exactly one face holds each direction; else −1. */
+/**
+ * Per face and edge e (v_e → v_{e+1}) the face holding the reversed edge, when exactly one face holds each direction;
+ * else −1.
+ */
 export function edgeNeighbours(faces: ArrayLike<number>, F: number): Int32Array {
   const directed = new Map<string, number>(); // "a,b" → face, or −2 when held more than once
   for (let f = 0; f < F; f++)
@@ -130,7 +136,8 @@ export function joinedEdgeFlags(xy: Array, z: Array, front: Array, include: Arra
   const F = xy.shape[0]!;
   if (topo.neighbours.shape.join() !== `${F},3` || topo.corners.shape.join() !== `${F},3`) {
     throw new Error(
-      `render: the face topology must be [${F}, 3] neighbours and corners for ${F} faces, got [${topo.neighbours.shape}] and [${topo.corners.shape}].`,
+      `render: the face topology must be [${F}, 3] neighbours and corners for ${F} faces, ` +
+        `got [${topo.neighbours.shape}] and [${topo.corners.shape}].`,
     );
   }
   const v = np.stopGradient(xy),
@@ -149,7 +156,8 @@ export function joinedEdgeFlags(xy: Array, z: Array, front: Array, include: Arra
     np.logicalAnd(np.take(ok, at, 0), np.equal(np.take(front, at, 0), np.expandDims(front, 1))),
   ); // [F, 3]
   const edge = (e: number) => np.reshape(np.take(joined, e, 1), [F]);
-  // A vertex is on the boundary when an unjoined edge of a rasterized face touches it (edge k runs from corner k to k + 1).
+  // A vertex is on the boundary when an unjoined edge of a rasterized face touches it (edge k runs from corner k to
+  // k + 1).
   const open = (e: number) => np.astype(np.logicalAnd(ok, np.logicalNot(edge(e))), "int32");
   const touching = np.stack(
     [0, 1, 2].map((k) => np.add(open(k), open((k + 2) % 3))),

@@ -13,7 +13,10 @@ import { np } from "../core/np/index.js";
 import { lookAtRotation, toArray, type Camera } from "./camera.js";
 
 export interface LookAtViewOptions {
-  /** Distance(s) from the origin (pytorch3d: the angles place the camera about the origin; `at` sets where it looks); default 1. Lists give a batch (dist, elev, azim broadcast together). */
+  /**
+   * Distance(s) from the origin (pytorch3d: the angles place the camera about the origin; `at` sets where it looks);
+   * default 1. Lists give a batch (dist, elev, azim broadcast together).
+   */
   readonly dist?: number | readonly number[];
   /** Elevation(s) above the xz plane; default 0. */
   readonly elev?: number | readonly number[];
@@ -99,7 +102,8 @@ function single(vt: ViewTransform, what: string): { rotation: Array; eye: Array 
   const T = vt.T.ndim === 2 && vt.T.shape[0] === 1 ? np.reshape(vt.T, [3]) : vt.T;
   if (R.shape.join() !== "3,3" || T.shape.join() !== "3") {
     throw new Error(
-      `${what}: R must be [3, 3] (or [1, 3, 3]) and T [3] (or [1, 3]), got ${R.aval} and ${T.aval}; for a batch, vmap over (R, T) or build one camera per row.`,
+      `${what}: R must be [3, 3] (or [1, 3, 3]) and T [3] (or [1, 3]), got ${R.aval} and ${T.aval}; ` +
+        `for a batch, vmap over (R, T) or build one camera per row.`,
     );
   }
   // X_view = Rᵀ(X − C) with C = −R·T: gradsim's rotation is Rᵀ and its eye is C.
@@ -132,7 +136,8 @@ export function orthographicCamera(opts: OrthographicOptions = {}): Camera {
   const [minX, maxX, minY, maxY] = [opts.minX ?? -1, opts.maxX ?? 1, opts.minY ?? -1, opts.maxY ?? 1];
   if (!(maxX > minX) || !(maxY > minY) || ![minX, maxX, minY, maxY].every(Number.isFinite)) {
     throw new Error(
-      `orthographicCamera: the view volume needs finite minX < maxX and minY < maxY, got x [${minX}, ${maxX}], y [${minY}, ${maxY}].`,
+      `orthographicCamera: the view volume needs finite minX < maxX and minY < maxY, ` +
+        `got x [${minX}, ${maxX}], y [${minY}, ${maxY}].`,
     );
   }
   const near = opts.near ?? 1,
@@ -153,7 +158,10 @@ export function orthographicCamera(opts: OrthographicOptions = {}): Camera {
   return { ...pose, focal, center, near, far, projection: "orthographic" };
 }
 
-/** A perspective Camera from pytorch3d's (R, T) (one camera) with a vertical field of view in degrees (FoVPerspectiveCameras' fov). */
+/**
+ * A perspective Camera from pytorch3d's (R, T) (one camera) with a vertical field of view in degrees
+ * (FoVPerspectiveCameras' fov).
+ */
 export function cameraFromViewTransform(
   vt: { R: ArrayLike; T: ArrayLike },
   opts: { fovY?: number; aspect?: number; near?: number; far?: number; dtype?: DType } = {},

@@ -160,10 +160,16 @@ export function boundaryDistanceSqJoined(f: SlotFaces, px: Array, py: Array, bit
   }
   return best!;
 }
-/** The squared "distance" of a face without boundary: far beyond the screen (NDC spans 2), so D = 1 inside and 0 outside. */
+/**
+ * The squared "distance" of a face without boundary: far beyond the screen (NDC spans 2), so D = 1 inside and 0
+ * outside.
+ */
 export const NO_BOUNDARY_D2 = 1e4;
 
-/** Inside a face whose joined edges belong to it: w_k > 0, or w_k ≥ 0 where the edge opposite corner k (edge k + 1) is joined. */
+/**
+ * Inside a face whose joined edges belong to it: w_k > 0, or w_k ≥ 0 where the edge opposite corner k (edge k + 1) is
+ * joined.
+ */
 export const insideJoined = (w: readonly Array[], bits: readonly Array[]): Array =>
   [0, 1, 2]
     .map((k) => np.logicalOr(np.greater(w[k]!, 0), np.logicalAnd(bits[(k + 1) % 3]!, np.greaterEqual(w[k]!, 0))))

@@ -21,7 +21,10 @@ export interface RispEnv {
   readonly stateNames: readonly string[];
   /** Triangles [F·3] (counter-clockwise seen from outside) over the vertices a state poses. */
   readonly faces: Int32Array;
-  /** Per-vertex paint [V·3] in [0, 1], multiplied by the rendering's albedo: paint the body so that no motion maps it onto itself. */
+  /**
+   * Per-vertex paint [V·3] in [0, 1], multiplied by the rendering's albedo: paint the body so that no motion maps it
+   * onto itself.
+   */
   readonly pattern: Float32Array;
   /** The camera of every image (training and target). */
   readonly camera: LookAtCamera;
@@ -59,7 +62,8 @@ export function checkPosed(env: RispEnv, vertices: readonly ArrayLike<number>[],
     for (let k = 0; k < v.length; k++)
       if (!Number.isFinite(v[k]!))
         throw new Error(
-          `risp: ${env.name}'s ${what} ${i} is not finite (entry ${k} is ${v[k]}); the simulation that posed it diverged.`,
+          `risp: ${env.name}'s ${what} ${i} is not finite (entry ${k} is ${v[k]}); ` +
+            `the simulation that posed it diverged.`,
         );
   });
 }
@@ -106,7 +110,8 @@ export function framesOfRollouts(
     V3 = vertices.length / (count * T);
   if (!Number.isInteger(S) || !Number.isInteger(V3))
     throw new Error(
-      `risp: ${count} rollouts of ${T} frames do not divide ${states.length} state and ${vertices.length} vertex numbers.`,
+      `risp: ${count} rollouts of ${T} frames do not divide ${states.length} state and ` +
+        `${vertices.length} vertex numbers.`,
     );
   const out: { states: number[][]; vertices: Float64Array[] } = { states: [], vertices: [] };
   const frames = rolloutFrames(rng, n, T, { perRollout });

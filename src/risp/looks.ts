@@ -91,11 +91,17 @@ export function backgroundLayers(
   return np.concatenate([layer(g.sky, 1), layer(g.ground, 3), layer(g.groundLit, 3)], -1);
 }
 
-/** The tasks' own background: a plain, unshadowed ground (its layers do not depend on the object, so they are made once). */
+/**
+ * The tasks' own background: a plain, unshadowed ground (its layers do not depend on the object, so they are made
+ * once).
+ */
 export const plainBackground = (env: RispEnv, R: number): Array =>
   backgroundLayers(env, R, { vertices: null, light: [0, 1, 0], texture: () => [1, 1, 1] });
 
-/** How the object is rasterized: SoftRas' depth temperature and silhouette softness (sysid.softFrame's defaults if absent), and whether it is faceted. */
+/**
+ * How the object is rasterized: SoftRas' depth temperature and silhouette softness (sysid.softFrame's defaults if
+ * absent), and whether it is faceted.
+ */
 export interface SoftLook {
   readonly gamma?: number;
   readonly sigma?: number;

@@ -35,14 +35,20 @@ export async function trainPredictorToDisk(dir: string, spec: PredictorSpec): Pr
 /** A trained network's directory under `root`: `<root>/<env>/<row>`. */
 export const predictorDir = (root: string, env: string, row: TrainedRow) => join(root, env, row);
 
-/** The three networks of an environment trained under `root` (by `trainPredictorToDisk` into `predictorDir`s), and how ours' reads states in their units. */
+/**
+ * The three networks of an environment trained under `root` (by `trainPredictorToDisk` into `predictorDir`s), and how
+ * ours' reads states in their units.
+ */
 export interface Predictors {
   readonly config: networks.PredictorConfig;
   readonly params: Record<TrainedRow, networks.PredictorParams>;
   readonly oursStandardisation: Standardisation;
 }
 
-/** Read the networks of environment `env` trained with `settings` (whose outputs are the state's `outputs` components) from `root`: a missing or mismatched file is a clear error. */
+/**
+ * Read the networks of environment `env` trained with `settings` (whose outputs are the state's `outputs` components)
+ * from `root`: a missing or mismatched file is a clear error.
+ */
 export function loadPredictors(
   root: string,
   env: string,
@@ -55,7 +61,8 @@ export function loadPredictors(
       const file = join(predictorDir(root, env, row), "params.gsp");
       if (!existsSync(file))
         throw new Error(
-          `${file} is missing: the ${env}'s ${row} network has not been trained in ${root}; train it (risp-state) or give another directory.`,
+          `${file} is missing: the ${env}'s ${row} network has not been trained in ${root}; ` +
+            `train it (risp-state) or give another directory.`,
         );
       // Checked against the configuration the settings give: a file trained for another one is refused by name.
       return [row, networks.loadParams<networks.PredictorParams>(file, networks.initPredictor(random.key(0), config))];
@@ -64,7 +71,9 @@ export function loadPredictors(
   const standardisationFile = join(predictorDir(root, env, "ours"), STANDARDISATION_FILE);
   if (!existsSync(standardisationFile))
     throw new Error(
-      `${standardisationFile} is missing: the ${env}'s ours network in ${root} was trained before its outputs' standardisation was saved; retrain it (or give another directory).`,
+      `${standardisationFile} is missing: the ${env}'s ours network in ${root} ` +
+        `was trained before its outputs' standardisation was saved; ` +
+        `retrain it (or give another directory).`,
     );
   return {
     config,

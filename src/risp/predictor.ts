@@ -15,13 +15,19 @@ import { vmap } from "../transforms/index.js";
 import * as networks from "../networks/index.js";
 import type { TrainingSet } from "./training-set.js";
 
-/** The predictor's outputs are standardised states: state = mu + scale ⊙ output, mu and scale the training states' mean and spread per component. */
+/**
+ * The predictor's outputs are standardised states: state = mu + scale ⊙ output, mu and scale the training states' mean
+ * and spread per component.
+ */
 export interface Standardisation {
   readonly mu: readonly number[];
   readonly scale: readonly number[];
 }
 
-/** The Standardisation of training states [n·S] (row-major): each component's mean and standard deviation (at least 1e-3). */
+/**
+ * The Standardisation of training states [n·S] (row-major): each component's mean and standard deviation (at least
+ * 1e-3).
+ */
 export function standardisation(states: ArrayLike<number>, S: number): Standardisation {
   const n = states.length / S;
   if (!(Number.isInteger(n) && n >= 1))
@@ -38,7 +44,10 @@ export function standardisation(states: ArrayLike<number>, S: number): Standardi
   };
 }
 
-/** The state a network of `net` with `params` reads from an image [R, R, 3]: its output mapped back by the standardisation of its training states. */
+/**
+ * The state a network of `net` with `params` reads from an image [R, R, 3]: its output mapped back by the
+ * standardisation of its training states.
+ */
 export const stateReader = (net: networks.PredictorConfig, s: Standardisation) => {
   const mu = np.array(s.mu, { dtype: "float32" }),
     scale = np.array(s.scale, { dtype: "float32" });
@@ -139,7 +148,8 @@ export function predictorTraining(spec: PredictorSpec) {
     );
   if (row !== "ours-no-grad" && !(Number.isInteger(cfg.penalised) && cfg.penalised >= 1 && cfg.penalised <= cfg.batch))
     throw new Error(
-      `risp: the regulariser's examples per minibatch must be a whole number between 1 and the batch's ${cfg.batch}, got ${cfg.penalised}.`,
+      `risp: the regulariser's examples per minibatch must be a whole number between 1 and the batch's ${cfg.batch}, ` +
+        `got ${cfg.penalised}.`,
     );
   const net = predictorConfig(cfg, S);
   const stats = standardisation(data.states.dataSync(), S);
@@ -170,7 +180,9 @@ export interface TrainedPredictor {
   readonly finalLoss: number;
 }
 
-/** Train one row's network in memory (`risp.trainPredictorToDisk` in gradsim/node also writes it and its loss curve). */
+/**
+ * Train one row's network in memory (`risp.trainPredictorToDisk` in gradsim/node also writes it and its loss curve).
+ */
 export async function trainPredictor(spec: PredictorSpec): Promise<TrainedPredictor> {
   const t = predictorTraining(spec);
   const r = await networks.train(t.options);

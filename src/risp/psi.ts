@@ -63,7 +63,8 @@ export const DEFAULT_PSI: PsiDistribution = (
 export function checkPsi(d: PsiDistribution): PsiDistribution {
   if (d.length !== PSI_NAMES.length)
     throw new Error(
-      `risp: a ψ distribution has one range per parameter (${PSI_NAMES.length}: ${PSI_NAMES.join(", ")}), got ${d.length}.`,
+      `risp: a ψ distribution has one range per parameter (${PSI_NAMES.length}: ${PSI_NAMES.join(", ")}), ` +
+        `got ${d.length}.`,
     );
   d.forEach((r, i) => {
     if (!(Number.isFinite(r.low) && Number.isFinite(r.high) && r.low <= r.high))
@@ -80,7 +81,10 @@ export const samplePsi = (rng: Rng, d: PsiDistribution = DEFAULT_PSI): number[] 
 export const psiMiddle = (d: PsiDistribution = DEFAULT_PSI): number[] =>
   checkPsi(d).map(({ low, high }) => (low + high) / 2);
 
-/** ψ from w ∈ [0, 1]^14, each entry's position within its range (w = ½: `psiMiddle`): how the tasks fit our frames' look within the training ranges. */
+/**
+ * ψ from w ∈ [0, 1]^14, each entry's position within its range (w = ½: `psiMiddle`): how the tasks fit our frames' look
+ * within the training ranges.
+ */
 export const psiOfUnit = (w: Array, d: PsiDistribution = DEFAULT_PSI): Array =>
   np.add(
     np.array(

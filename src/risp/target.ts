@@ -33,7 +33,10 @@ const hsv = (h: number, s: number, v: number): Vec3 => {
   return [f(5), f(3), f(1)];
 };
 
-/** The target distribution: light from the side or behind, tinted albedo, strong highlights, a sky and a wood or checker ground. */
+/**
+ * The target distribution: light from the side or behind, tinted albedo, strong highlights, a sky and a wood or checker
+ * ground.
+ */
 export function sampleTargetConfig(rng: Rng): TargetConfig {
   const az = (rng.uniform(0, 1) < 0.5 ? -1 : 1) * rng.uniform(1.2, 2.2),
     el = rng.uniform(0.4, 1);
@@ -78,7 +81,9 @@ export function faceAlbedo(env: RispEnv, albedo: Vec3): Float32Array {
   return out;
 }
 
-/** Target images [n, R, R, 3] of posed vertices under one configuration (3×3 rays per pixel, σ = 0.02 noise, seeded). */
+/**
+ * Target images [n, R, R, 3] of posed vertices under one configuration (3×3 rays per pixel, σ = 0.02 noise, seeded).
+ */
 export function targetImages(
   env: RispEnv,
   R: number,

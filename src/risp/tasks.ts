@@ -48,10 +48,16 @@ export interface RispScenario {
   readonly start: readonly number[];
   /** A random start for the control task (default: the reference's). */
   readonly randomStart?: (rng: Rng) => readonly number[];
-  /** The error the tables report for an estimate: a parameter error (default: the L1 state discrepancy per observed frame). */
+  /**
+   * The error the tables report for an estimate: a parameter error (default: the L1 state discrepancy per observed
+   * frame).
+   */
   readonly parameterError?: (u: readonly number[]) => number;
   readonly errorName?: string;
-  /** Whether the unknowns are actions at knots in time, each acting only on the frames after it (imitation's curriculum fits the video's prefixes for these). */
+  /**
+   * Whether the unknowns are actions at knots in time, each acting only on the frames after it (imitation's curriculum
+   * fits the video's prefixes for these).
+   */
   readonly timedActions?: boolean;
 }
 
@@ -73,7 +79,10 @@ export interface RispProblem<E extends RispEnv = RispEnv> {
   /** The reference's states and vertices at the observed frames. */
   readonly reference: { readonly states: number[][]; readonly vertices: Float64Array[] };
   guess(rng: Rng): number[];
-  /** What the table reports for an estimate from a start: the parameter error (sysid) or the state discrepancy (imitation, control). */
+  /**
+   * What the table reports for an estimate from a start: the parameter error (sysid) or the state discrepancy
+   * (imitation, control).
+   */
   error(u: readonly number[], start: readonly number[]): number;
   readonly errorName: string;
   readonly timedActions: boolean;
@@ -96,7 +105,8 @@ export function rispProblem<E extends RispEnv>(env: E, task: RispTask, sc: RispS
   const D = sc.unknowns.length;
   if (!D || sc.lower.length !== D || sc.upper.length !== D || sc.truth.length !== D)
     throw new Error(
-      `risp: ${env.name}'s ${task} scenario needs one lower bound, upper bound and true value per unknown (${D} unknowns; ${sc.lower.length}, ${sc.upper.length}, ${sc.truth.length} given).`,
+      `risp: ${env.name}'s ${task} scenario needs one lower bound, upper bound and true value per unknown ` +
+        `(${D} unknowns; ${sc.lower.length}, ${sc.upper.length}, ${sc.truth.length} given).`,
     );
   if (new Set(sc.unknowns).size !== D)
     throw new Error(`risp: ${env.name}'s ${task} unknowns need distinct names: ${sc.unknowns.join(", ")}.`);
@@ -152,10 +162,12 @@ export function rispProblem<E extends RispEnv>(env: E, task: RispTask, sc: RispS
 
 /**
  * How the tasks compare a rollout with the reference:
- *   states     L1 between our simulated states and reference states [T, S] (true ones: the oracle; or read from the reference's images by a predictor);
+ *   states     L1 between our simulated states and reference states [T, S] (true ones: the oracle; or read from the
+ *              reference's images by a predictor);
  *   pixels     MSE between our frames and the reference's images [T, R, R, 3] (∇Sim, RISP Eq. 4);
  *   features   Σ over `features`' maps of their MSE, each divided by the reference map's energy (a perceptual loss);
- *   predictor  L1 between what `read` reads from our frames and from the reference's (RISP Eq. 6): u ends with our frames' look w ∈ [0, 1]^14 (`psiOfUnit`), fitted with the unknowns.
+ *   predictor  L1 between what `read` reads from our frames and from the reference's (RISP Eq. 6): u ends with our
+ *              frames' look w ∈ [0, 1]^14 (`psiOfUnit`), fitted with the unknowns.
  */
 export type TaskLoss =
   | { readonly kind: "states" }
@@ -225,7 +237,9 @@ export function taskLoss(
   }
 }
 
-/** A task loss compiled once (its value, and its value and gradient), to bind to one reference and start after another. */
+/**
+ * A task loss compiled once (its value, and its value and gradient), to bind to one reference and start after another.
+ */
 export interface CompiledTaskLoss {
   readonly value: (u: Array, reference: Array, start: Array) => Array;
   readonly valueAndGrad: (u: Array, reference: Array, start: Array) => [Array, Array];
@@ -282,7 +296,10 @@ export function stagePrefixes(problem: RispProblem, s: Pick<TaskFitSettings, "im
   return globalThis.Array.from({ length: S }, (_, j) => Math.ceil((T * (j + 1)) / S));
 }
 
-/** The layout of a task's u: one scalar unknown per scenario unknown, within its box, then (predictor losses) the look w ∈ [0, 1]^14. */
+/**
+ * The layout of a task's u: one scalar unknown per scenario unknown, within its box, then (predictor losses) the
+ * look w ∈ [0, 1]^14.
+ */
 export function taskLayout(problem: RispProblem, loss: TaskLoss): Layout {
   const scalars: Unknown[] = problem.unknowns.map((name, i) => ({
     name,
@@ -295,7 +312,10 @@ export function taskLayout(problem: RispProblem, loss: TaskLoss): Layout {
   );
 }
 
-/** The descent settings of a task fit: projected Adam in the layout's box, cosine-decayed from lr to lr/10, then sign steps. */
+/**
+ * The descent settings of a task fit: projected Adam in the layout's box, cosine-decayed from lr to lr/10, then sign
+ * steps.
+ */
 export function taskDescent(layout: Layout, s: TaskFitSettings, label = "risp"): DescentSettings {
   const lower = layout.unknowns.flatMap((k) => globalThis.Array.from({ length: k.size ?? 1 }, () => k.prior![0]));
   const upper = layout.unknowns.flatMap((k) => globalThis.Array.from({ length: k.size ?? 1 }, () => k.prior![1]));
@@ -343,7 +363,8 @@ export async function fitTask(
     T = problem.observed.length;
   if (stages.length !== prefixes.length)
     throw new Error(
-      `risp: ${prefixes.length} curriculum stages (${prefixes.join(", ")} frames) need as many losses, got ${stages.length}.`,
+      `risp: ${prefixes.length} curriculum stages (${prefixes.join(", ")} frames) ` +
+        `need as many losses, got ${stages.length}.`,
     );
   const settings = taskDescent(layout, s),
     gradient = { ...settings, polish: 0 };
@@ -353,7 +374,8 @@ export async function fitTask(
     const d = await descend(objective(j), from, gradient);
     losses.push(...d.losses);
     log(
-      `descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""} ended at loss ${d.finalLoss.toPrecision(3)}`,
+      `descent ${j + 1}/${stages.length}${stages.length > 1 ? ` (the first ${prefixes[j]} of ${T} frames)` : ""}` +
+        ` ended at loss ${d.finalLoss.toPrecision(3)}`,
     );
     return d;
   };
@@ -367,7 +389,8 @@ export async function fitTask(
       const j = prefixes.indexOf(n);
       if (j < 0)
         throw new Error(
-          `risp: the curriculum's prefixes (${prefixes.join(", ")} of ${T} frames) must be distinct and at least 2 frames; use fewer imitationStages.`,
+          `risp: the curriculum's prefixes (${prefixes.join(", ")} of ${T} frames) ` +
+            `must be distinct and at least 2 frames; use fewer imitationStages.`,
         );
       return {
         losses: (cs) => objective(j).values(cs.map((c) => layout.toU(c))),

@@ -18,7 +18,10 @@ export interface TrainingLook {
   readonly noise: number;
 }
 
-/** Draw a training image's look for posed vertices [V·3]: ψ, a random ground texture shadowed by the object under ψ's light, σ ∈ [0, maxNoise]. */
+/**
+ * Draw a training image's look for posed vertices [V·3]: ψ, a random ground texture shadowed by the object under ψ's
+ * light, σ ∈ [0, maxNoise].
+ */
 export function sampleTrainingLook(
   env: RispEnv,
   R: number,
@@ -80,11 +83,13 @@ export function trainingSet(
     psiDistribution = checkPsi(o.psi ?? DEFAULT_PSI);
   if (n === 0 || vertices.length !== n)
     throw new Error(
-      `risp: a training set needs one posed vertex array per state, got ${n} states and ${vertices.length} vertex arrays.`,
+      `risp: a training set needs one posed vertex array per state, ` +
+        `got ${n} states and ${vertices.length} vertex arrays.`,
     );
   if (states.some((s) => s.length !== env.stateNames.length))
     throw new Error(
-      `risp: ${env.name}'s states have ${env.stateNames.length} components (${env.stateNames.join(", ")}); a sampled state has another count.`,
+      `risp: ${env.name}'s states have ${env.stateNames.length} components (${env.stateNames.join(", ")}); ` +
+        `a sampled state has another count.`,
     );
   if (!(Number.isInteger(R) && R >= 4))
     throw new Error(`risp: the image resolution must be a whole number ≥ 4, got ${R}.`);

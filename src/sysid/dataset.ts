@@ -381,8 +381,11 @@ export function refuseIncompleteMerge(
   if (!missing.length || !counts.length) return;
   const shards = [...new Set(missing.flatMap((i) => counts.map((c) => `${i % c}/${c}`)))];
   throw new IncompleteMergeError(
-    `${task}: merging the shards' records, but instance${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", …" : ""} ` +
-      `(of shard${shards.length > 1 ? "s" : ""} ${shards.join(", ")}) ha${missing.length > 1 ? "ve" : "s"} no record: run ${shards.length > 1 ? "those shards" : "that shard"} to the end (the same command with --shard K/N), then merge again. ` +
+    `${task}: merging the shards' records, but instance${missing.length > 1 ? "s" : ""} ` +
+      `${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", …" : ""} ` +
+      `(of shard${shards.length > 1 ? "s" : ""} ${shards.join(", ")}) ha${missing.length > 1 ? "ve" : "s"} ` +
+      `no record: run ${shards.length > 1 ? "those shards" : "that shard"} ` +
+      `to the end (the same command with --shard K/N), then merge again. ` +
       "To fit them in this process instead, delete the shards' records.",
   );
 }

@@ -51,7 +51,10 @@ export interface DescentSettings {
    * precision), or sign steps (`polishBy`).
    */
   readonly polish?: number;
-  /** How the polish steps move (default Levenberg–Marquardt): sign steps suit L1 losses, whose kink at the minimum no residual model fits. */
+  /**
+   * How the polish steps move (default Levenberg–Marquardt): sign steps suit L1 losses, whose kink at the minimum no
+   * residual model fits.
+   */
   readonly polishBy?: "levenberg-marquardt" | SignStepSettings;
   /**
    * Keep u within [lower, upper], entry by entry: Adam's iterates (and sign steps) are projected
@@ -210,11 +213,13 @@ function checkBox(s: DescentSettings, size: number, u0: readonly number[]): void
   const { lower, upper } = s.box!;
   if (s.optimizer !== "adam" || s.refine || s.precondition)
     throw new Error(
-      'sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; drop the box or use optimizer "adam" alone.',
+      "sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; " +
+        'drop the box or use optimizer "adam" alone.',
     );
   if (lower.length !== size || upper.length !== size)
     throw new Error(
-      `sysid: the box has ${lower.length} lower and ${upper.length} upper bounds for ${size} unknowns; give one of each per entry of u.`,
+      `sysid: the box has ${lower.length} lower and ${upper.length} upper bounds for ${size} unknowns; ` +
+        `give one of each per entry of u.`,
     );
   lower.forEach((lo, i) => {
     if (!(lo <= upper[i]!)) throw new Error(`sysid: the box's entry ${i} has lower ${lo} above upper ${upper[i]}.`);

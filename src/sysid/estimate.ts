@@ -135,7 +135,9 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
   const extra = Object.keys(spec.prior ?? {}).filter((n) => !unknowns.some((k) => k.name === n));
   if (extra.length)
     throw new Error(
-      `sysid: prior given for ${extra.join(", ")}, which ${extra.length > 1 ? "are not unknowns" : "is not an unknown"} (unknowns: ${unknowns.map((k) => k.name).join(", ")}).`,
+      `sysid: prior given for ${extra.join(", ")}, ` +
+        `which ${extra.length > 1 ? "are not unknowns" : "is not an unknown"} ` +
+        `(unknowns: ${unknowns.map((k) => k.name).join(", ")}).`,
     );
   if (!["pixels", "states", "reinforce"].includes(spec.method))
     throw new Error(`sysid: unknown method ${JSON.stringify(spec.method)}; use "pixels", "states" or "reinforce".`);
@@ -244,9 +246,10 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
     const scores = await o.values(candidates.map((c, i) => layout.toU(c, i === 0 ? "the start" : `start ${i}`)));
     order = distinctBest(candidates, scores, s.finalists ?? 1);
     if (s.descendFromInitial && !order.includes(0)) order.push(0);
-    log(
-      `  ${label}: scored ${candidates.length} starting points; descending from ${order.map((c) => `${c === 0 ? "the initial guess" : `start ${c}`} (loss ${scores[c]!.toExponential(2)})`).join(", ")}`,
-    );
+    const starts = order
+      .map((c) => `${c === 0 ? "the initial guess" : `start ${c}`} (loss ${scores[c]!.toExponential(2)})`)
+      .join(", ");
+    log(`  ${label}: scored ${candidates.length} starting points; descending from ${starts}`);
   }
   // Only the final fit is polished (the polish is the costly part of a fit): the best of several
   // descents, after any scan.

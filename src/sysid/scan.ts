@@ -91,7 +91,8 @@ export async function scanAndDescend(
       score = scores[i]!;
     if (!(score < before)) {
       log(
-        `  ${label}: scanned ${candidates.length} points across the priors; none scores below the estimate's loss ${before.toExponential(3)}`,
+        `  ${label}: scanned ${candidates.length} points across the priors; ` +
+          `none scores below the estimate's loss ${before.toExponential(3)}`,
       );
       rounds.push({ start: candidates[i]!, score, before, kept: false, ...(scan.recordScores ? { scores } : {}) });
       break;
@@ -99,7 +100,9 @@ export async function scanAndDescend(
     const d = await descend(o, layout.toU(candidates[i]!), settings);
     const kept = d.finalLoss < before;
     log(
-      `  ${label}: scanned ${candidates.length} points across the priors; ${formatValues(layout, candidates[i]!)} scores ${score.toExponential(3)} < ${before.toExponential(3)}; ` +
+      `  ${label}: scanned ${candidates.length} points across the priors; ` +
+        `${formatValues(layout, candidates[i]!)} scores ${score.toExponential(3)} ` +
+        `< ${before.toExponential(3)}; ` +
         `the descent from there ended at ${d.finalLoss.toExponential(3)}: ${kept ? "kept" : "discarded"}`,
     );
     rounds.push({

@@ -7,8 +7,10 @@
  *     "mesh": { "shape": "box", "scale": [0.8, 0.5, 0.6] },      // or { "obj": "mug.obj", "scale": [1, 1, 1] }
  *     "camera": { "eye": [0, 2, -6], "at": [0, 0.3, 0], "fovY": 40 },
  *         // or { "distance", "elevation", "azimuth", "at", "fovY" } (degrees)
- *         // or { "intrinsics": { "fx", "fy", "cx", "cy", "width", "height" }, "pose": { "R": [[…]×3], "t": [x, y, z] } } (OpenCV)
- *     "fps": 30, "substeps": 16,                // video frame rate; simulation steps per frame (default: what the contact needs, else 4)
+ *         // or { "intrinsics": { "fx", "fy", "cx", "cy", "width", "height" },
+ *         //      "pose": { "R": [[…]×3], "t": [x, y, z] } } (OpenCV)
+ *     "fps": 30, "substeps": 16,                // video frame rate; simulation steps per frame
+ *                                               // (default: what the contact needs, else 4)
  *     "frames": 60,                             // optional: the first N frames (default: all)
  *     "resolution": 64,                         // estimator's height in pixels (or [width, height])
  *     "crop": [x, y, width, height],            // optional, in the video's pixels
@@ -16,10 +18,12 @@
  *     "impulses": [{ "force": [N], "point": [m, body frame], "start": 0, "duration": 0.1 }],
  *     "gravity": [0, -9.8, 0],
  *     "ground": { "mu": 0.6 },                  // or null (no ground); ke, kd, kf default to RIGID_CONTACT_DEFAULTS
- *     "background": [0, 0, 0],                  // or "median" / "first-frame" of the video, "ground", { "image": "plate.png" }
+ *     "background": [0, 0, 0],                  // or "median" / "first-frame" of the video, "ground",
+ *                                               // { "image": "plate.png" }
  *     "compare": "silhouette",                  // or "colour": what the image loss compares (see video-fit.ts)
  *     "mass": 2,                                // known value (or the unknown's initial guess)
- *     "unknowns": { "mass": { "initial": 1.5, "prior": [0.5, 5] } },   // also ke kd kf mu x0 y0 z0 yaw0 vx0 vy0 vz0 pushScale pushStart frameOffset
+ *     "unknowns": { "mass": { "initial": 1.5, "prior": [0.5, 5] } },
+ *                  // also ke kd kf mu x0 y0 z0 yaw0 vx0 vy0 vz0 pushScale pushStart frameOffset
  *     "truth": { "mass": 2.5 }                  // optional: reported beside the estimate
  *   }
  *

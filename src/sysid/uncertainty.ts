@@ -66,7 +66,9 @@ export interface Uncertainty {
   readonly unknowns: readonly UnknownUncertainty[];
   /** Per unknown, the standard deviation (u units) from the fixed model parameters alone (absent without nuisance). */
   readonly modelSd?: readonly number[];
-  /** Per alternative, per unknown, the standard deviation (u units) its choice alone adds (absent without alternatives). */
+  /**
+   * Per alternative, per unknown, the standard deviation (u units) its choice alone adds (absent without alternatives).
+   */
   readonly alternativesSd?: Readonly<Record<string, readonly number[]>>;
   /** The runs' share of the interval, in its standard deviations: t(0.975, runs − 1), or 1.96 without runs. */
   readonly runsQuantile: number;

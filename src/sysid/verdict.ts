@@ -147,7 +147,9 @@ export function judge(o: {
   if (o.framesMissed.length) {
     const f = o.framesMissed;
     poor.push(
-      `the model's object misses the video's in ${f.length} frame${f.length > 1 ? "s" : ""} (${f.slice(0, 6).join(", ")}${f.length > 6 ? ", …" : ""}): it leaves the frame or the view while the video's object is there`,
+      `the model's object misses the video's in ${f.length} frame${f.length > 1 ? "s" : ""} ` +
+        `(${f.slice(0, 6).join(", ")}${f.length > 6 ? ", …" : ""}): ` +
+        `it leaves the frame or the view while the video's object is there`,
     );
   }
   for (const u of o.uncertainty.unknowns) {
@@ -155,7 +157,10 @@ export function judge(o: {
       const unit = o.units?.[u.name.replace(/\[.*$/, "")] ?? "";
       undetermined.push(
         Number.isFinite(u.relativeHalfWidth)
-          ? `the video does not determine ${u.name}: its 95% interval is ${u.interval[0].toPrecision(3)}–${u.interval[1].toPrecision(3)}${unit ? ` ${unit}` : ""} (±${(100 * u.relativeHalfWidth).toFixed(0)}%)`
+          ? `the video does not determine ${u.name}: ` +
+              `its 95% interval is ${u.interval[0].toPrecision(3)}–${u.interval[1].toPrecision(3)}` +
+              `${unit ? ` ${unit}` : ""} ` +
+              `(±${(100 * u.relativeHalfWidth).toFixed(0)}%)`
           : `the video does not determine ${u.name}: the loss does not change with it at the estimate`,
       );
     }

@@ -15,7 +15,9 @@ export function leafToArray(x: unknown, what: string): Array {
       : fromTyped(Float32Array.of(x), [], "float32", { weak: true });
   if (typeof x === "boolean") return fromTyped(Uint8Array.of(x ? 1 : 0), [], "bool", { weak: true });
   throw new Error(
-    `${what}: a pytree leaf of type ${typeof x === "object" ? ((x as object).constructor?.name ?? "object") : typeof x} is not an Array or number; ` +
+    `${what}: a pytree leaf of type ` +
+      `${typeof x === "object" ? ((x as object).constructor?.name ?? "object") : typeof x} ` +
+      `is not an Array or number; ` +
       `transforms accept pytrees (nested JS arrays and plain objects) of Arrays and numbers.`,
   );
 }

@@ -29,7 +29,8 @@ export const customJvpCallP: Primitive<CustomJvpParams> = definePrimitive<Custom
   jvp: (primals, tangents, p) => {
     if (tangents.slice(0, p.nConsts).some((t) => !isZero(t))) {
       throw new Error(
-        "customJvp: the function closes over a value that is being differentiated; pass that value as an argument instead.",
+        "customJvp: the function closes over a value that is being differentiated; " +
+          "pass that value as an argument instead.",
       );
     }
     const xs = primals.slice(p.nConsts);
@@ -103,7 +104,8 @@ export function customJvp<F extends (...args: any[]) => any>(
         );
       if (!treedefEqual(td, outDef))
         throw new Error(
-          `customJvp: the rule's tangent output has structure ${treedefString(td)}, f's output has ${treedefString(outDef)}.`,
+          `customJvp: the rule's tangent output has structure ${treedefString(td)}, ` +
+            `f's output has ${treedefString(outDef)}.`,
         );
       const outs = ol.map((l) => leafToArray(l, "customJvp rule output"));
       const touts = tl.map((l, i) => {

@@ -100,8 +100,12 @@ function fmtLeaf(l: Leaf, spec: string): string {
   const vals = l.value as (number | boolean)[];
   if (l.shape.length === 0) return fmtNumber(vals[0]!, spec);
   let k = 0;
-  const rec = (d: number): string =>
-    `[${globalThis.Array.from({ length: l.shape[d]! }, () => (d === l.shape.length - 1 ? fmtNumber(vals[k++]!, spec) : rec(d + 1))).join(", ")}]`;
+  const rec = (d: number): string => {
+    const items = globalThis.Array.from({ length: l.shape[d]! }, () =>
+      d === l.shape.length - 1 ? fmtNumber(vals[k++]!, spec) : rec(d + 1),
+    );
+    return `[${items.join(", ")}]`;
+  };
   return rec(0);
 }
 function fmtValue(v: unknown, spec: string): string {
@@ -146,7 +150,9 @@ export function formatLine(
       } else {
         if (!(f in named))
           throw new Error(
-            `debug.print: field {${f}} of "${format}" is not among the named arguments (${Object.keys(named).join(", ") || "none"}); pass them as a last object: debug.print("${f} = {${f}}", { ${f} }).`,
+            `debug.print: field {${f}} of "${format}" is not among the named arguments ` +
+              `(${Object.keys(named).join(", ") || "none"}); ` +
+              `pass them as a last object: debug.print("${f} = {${f}}", { ${f} }).`,
           );
         v = named[f];
       }
@@ -185,7 +191,8 @@ function print(format: string, ...args: unknown[]): void {
       "aval" in (last as object)
     ) {
       throw new Error(
-        `debug.print: "${format}" names {${names.join("}, {")}}: pass them as a last object, e.g. debug.print("${names[0]} = {${names[0]}}", { ${names[0]} }).`,
+        `debug.print: "${format}" names {${names.join("}, {")}}: ` +
+          `pass them as a last object, e.g. debug.print("${names[0]} = {${names[0]}}", { ${names[0]} }).`,
       );
     }
     positional = args.slice(0, -1);

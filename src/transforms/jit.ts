@@ -68,7 +68,10 @@ export const jitCallP: Primitive<JitParams> = definePrimitive<JitParams>({
 });
 
 export interface JitOptions {
-  /** Positions of arguments that are not traced: any JS value, part of the cache key (primitives by value, objects by identity). */
+  /**
+   * Positions of arguments that are not traced: any JS value, part of the cache key (primitives by value, objects by
+   * identity).
+   */
   readonly staticArgnums?: readonly number[];
   /**
    * Static arguments by name (JAX's static_argnames): a parameter of f (read from its source,
@@ -101,7 +104,8 @@ export function jit<F extends (...args: any[]) => any>(f: F, opts: JitOptions = 
   const entryFor = (args: unknown[]) => {
     const split = splitStatics(spec, args, f.name || "fn", "jit");
     const [leaves, inDef] = flattenArgs(split.dynamic, "jit");
-    const key = `${treedefString(inDef)}|${leaves.map((l) => `${l.aval}${l.aval.weak ? "w" : ""}`).join(",")}|${split.key}`;
+    const avals = leaves.map((l) => `${l.aval}${l.aval.weak ? "w" : ""}`).join(",");
+    const key = `${treedefString(inDef)}|${avals}|${split.key}`;
     let entry = cache.get(key);
     if (!entry) {
       traces++;

@@ -342,7 +342,9 @@ export function scan<C extends Carry, X, Y>(
     if (length === undefined) length = x.shape[0];
     else if (x.shape[0] !== length) {
       throw new Error(
-        `lax.scan: xs leaves have leading sizes ${xArr.map((a) => a.shape[0]).join(", ")}${opts.length !== undefined ? ` and length is ${opts.length}` : ""}; they must all equal the scan length.`,
+        `lax.scan: xs leaves have leading sizes ${xArr.map((a) => a.shape[0]).join(", ")}` +
+          `${opts.length !== undefined ? ` and length is ${opts.length}` : ""}` +
+          `; they must all equal the scan length.`,
       );
     }
   }

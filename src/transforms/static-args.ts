@@ -135,8 +135,11 @@ export function splitStatics(spec: StaticSpec, args: readonly unknown[], fname: 
         : "(parameters not readable from its source)";
       const keys = [...new Set(args.flatMap((a) => (isPlainObject(a) ? Object.keys(a) : [])))];
       throw new Error(
-        `${what}: staticArgnames names "${name}", but ${fname}${shown} has no parameter "${name}" and no object argument of this call has a "${name}" key` +
-          `${keys.length ? ` (its object arguments' keys: ${keys.join(", ")})` : ""}. Pass it (e.g. f(x, { ${name}: … })) or fix the name.`,
+        `${what}: staticArgnames names "${name}", but ${fname}${shown} ` +
+          `has no parameter "${name}" ` +
+          `and no object argument of this call has a "${name}" key` +
+          `${keys.length ? ` (its object arguments' keys: ${keys.join(", ")})` : ""}` +
+          `. Pass it (e.g. f(x, { ${name}: … })) or fix the name.`,
       );
     }
     for (const i of holders) taken.push({ arg: i, key: name, value: (args[i] as Record<string, unknown>)[name] });

@@ -98,7 +98,8 @@ export function clothControlScene(cfg: ClothControlOptions, seed: number): Cloth
   const half = (N * CELL) / 2;
   const flat = meshes.clothGrid({ cells: [N, N], cellSize: CELL, plane: "xz", origin: [-half, 0, half] });
   const start = [-5, rng.uniform(2, 3), 0];
-  // The hidden throw: ≈ 3.3–5.3 m/s across and ≈ 3.7 m/s up would land a drag-free cloth at x ∈ [0, 3], y ≈ −3 after 1.5 s.
+  // The hidden throw: ≈ 3.3–5.3 m/s across and ≈ 3.7 m/s up would land a drag-free cloth at x ∈ [0, 3], y ≈ −3
+  // after 1.5 s.
   const hidden = [rng.uniform(3.5, 5.5), rng.uniform(3, 4.5), rng.uniform(-0.5, 0.5)];
   const rest = turned(flat.vertices, [1, 0.5, 0], Math.PI / 2, [0, 0, 0], start);
   const n = rest.length / 3;
@@ -135,14 +136,20 @@ export function clothControlScene(cfg: ClothControlOptions, seed: number): Cloth
   const g = goalCom.dataSync();
   return {
     name: "control-cloth",
-    describe: `cloth of ${N}×${N} cells (${n} particles, 2 kg each), lift 10, drag 5, thrown from (−5, ${start[1]!.toFixed(2)}, 0) to land at (${g[0]!.toFixed(2)}, ${g[1]!.toFixed(2)}, ${g[2]!.toFixed(2)}) (hidden velocity (${hidden.map((v) => v.toFixed(2)).join(", ")}) m/s), ${FRAMES / FPS} s at ${FPS} fps × ${SUBSTEPS} substeps, ${r}² images`,
+    describe:
+      `cloth of ${N}×${N} cells (${n} particles, 2 kg each), lift 10, drag 5, ` +
+      `thrown from (−5, ${start[1]!.toFixed(2)}, 0) ` +
+      `to land at (${g[0]!.toFixed(2)}, ${g[1]!.toFixed(2)}, ${g[2]!.toFixed(2)}) ` +
+      `(hidden velocity (${hidden.map((v) => v.toFixed(2)).join(", ")}) m/s), ` +
+      `${FRAMES / FPS} s at ${FPS} fps × ${SUBSTEPS} substeps, ${r}² images`,
     fps: FPS,
     frames: FRAMES,
     target,
     initialParams: () => np.array([1, 0, 0], { dtype: "float32" }),
     positions,
     frame,
-    // What is not background, compared at blurs up to a quarter of the image (≈ 4.6 m): a sheet metres from its target still overlaps it.
+    // What is not background, compared at blurs up to a quarter of the image (≈ 4.6 m): a sheet metres from its target
+    // still overlaps it.
     imageLoss: (f, t) =>
       blurredCorrelationLoss(np.sub(f, BACKGROUND), np.sub(t, BACKGROUND), [0, r / 16, r / 8, r / 4]),
     goalCom,

@@ -92,7 +92,10 @@ export function gearScene(cfg: GearOptions): ControlScene {
   const target = cfg.target ? cfg.target(background) : frame(goal);
   return {
     name: "control-fem",
-    describe: `soft gear of ${n} particles and ${T} tets, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.3·tanh(W·φ) with ${P} phases (${T * P} weights), goal ${GOAL_AHEAD} m beyond the unactuated roll, ${r}² images`,
+    describe:
+      `soft gear of ${n} particles and ${T} tets, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, ` +
+      `policy 0.3·tanh(W·φ) with ${P} phases (${T * P} weights), ` +
+      `goal ${GOAL_AHEAD} m beyond the unactuated roll, ${r}² images`,
     fps: FPS,
     frames,
     target,

@@ -90,7 +90,10 @@ export function walkerScene(cfg: WalkerOptions): ControlScene {
   const target = cfg.target ? cfg.target(background) : frame(np.add(rest, goalShift));
   return {
     name: "control-walker",
-    describe: `walker of ${n} particles and ${F} triangles, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, policy 0.2·tanh(W·φ) with ${P} phases (${F * P} weights), goal ${cfg.goal} m to the right, ${r}² images`,
+    describe:
+      `walker of ${n} particles and ${F} triangles, ${cfg.seconds} s at ${FPS} fps × ${SUBSTEPS} substeps, ` +
+      `policy 0.2·tanh(W·φ) with ${P} phases (${F * P} weights), ` +
+      `goal ${cfg.goal} m to the right, ${r}² images`,
     fps: FPS,
     frames,
     target,

@@ -17,7 +17,10 @@ export type CpuKernels = "wasm" | "wasm-scalar" | "js";
  * JavaScript: under it, copying the buffers and calling in costs more than the lanes save.
  */
 export const WASM_MIN_WORK = 4096;
-/** Float operations per JS call a kernel needs to run as WebAssembly (W1's gradient: 4 calls in ~20 operations stays JS). */
+/**
+ * Float operations per JS call a kernel needs to run as WebAssembly (W1's gradient: 4 calls in ~20 operations stays
+ * JS).
+ */
 const CALL_COST = 8;
 let minWork = WASM_MIN_WORK;
 

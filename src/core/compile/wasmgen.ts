@@ -212,7 +212,9 @@ function callsJs(x: KNode): boolean {
   );
 }
 
-/** Per loop iteration: float-valued nodes (the work the lanes share) and nodes that call JS (one call per lane each). */
+/**
+ * Per loop iteration: float-valued nodes (the work the lanes share) and nodes that call JS (one call per lane each).
+ */
 export function kernelWork(k: KernelStep): { floatOps: number; calls: number } {
   let floatOps = 0,
     calls = 0;

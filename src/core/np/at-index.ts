@@ -110,7 +110,8 @@ function updatesFor(f: Flat, v: ArrayLike, what: string): Array {
     return lax.broadcastTo(u, want);
   } catch {
     throw new Error(
-      `${what}: the update ${u.aval} does not broadcast to the indexed region ${fmtShape(want)} (x's rows ${f.rows.aval}, indices ${f.idx.aval}).`,
+      `${what}: the update ${u.aval} does not broadcast to the indexed region ${fmtShape(want)} ` +
+        `(x's rows ${f.rows.aval}, indices ${f.idx.aval}).`,
     );
   }
 }

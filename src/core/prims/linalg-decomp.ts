@@ -57,7 +57,9 @@ const front = (a: Array, d: BDim, n: number): Array =>
 
 // ---------------------------------------------------------------- host factorizations (float64)
 
-/** In-place LU with partial pivoting of an n×n row-major block; returns the pivot sign, or 0 when a pivot is exactly 0. */
+/**
+ * In-place LU with partial pivoting of an n×n row-major block; returns the pivot sign, or 0 when a pivot is exactly 0.
+ */
 function luInPlace(m: Float64Array, n: number, perm: Int32Array): number {
   let sign = 1;
   for (let i = 0; i < n; i++) perm[i] = i;
@@ -117,7 +119,9 @@ export const linalgSolveP: Primitive<NoParams> = definePrimitive<NoParams>({
       const m = block(a!.data, q, n * n);
       if (luInPlace(m, n, perm) === 0) {
         throw new Error(
-          `linalg.solve: matrix ${q} of the batch (${n}×${n}) is singular (an exactly zero pivot); no unique solution exists. Regularize it (a + ε·I) or use a least-squares method.`,
+          `linalg.solve: matrix ${q} of the batch (${n}×${n}) is singular (an exactly zero pivot); ` +
+            `no unique solution exists. ` +
+            `Regularize it (a + ε·I) or use a least-squares method.`,
         );
       }
       const rhs = block(b!.data, q, n * k);
@@ -166,7 +170,9 @@ export const solve = (a: Array, b: Array): Array => bind1(linalgSolveP, [a, b], 
 
 function gpuRefusal(op: string): Error {
   return new Error(
-    `${op} has no WebGPU implementation (its factorization pivots sequentially per matrix); compute it on the CPU: np.array(x, { backend: "cpu" }) for the operands, or init({ backend: "cpu" }).`,
+    `${op} has no WebGPU implementation (its factorization pivots sequentially per matrix); ` +
+      `compute it on the CPU: np.array(x, { backend: "cpu" }) ` +
+      `for the operands, or init({ backend: "cpu" }).`,
   );
 }
 

@@ -175,7 +175,8 @@ export const dotGeneralP: Primitive<DotParams> = definePrimitive<DotParams>({
     return [[dotGeneral(l!, R, { contract: [lc, sh(rc)], batch: [lb, sh(rb)] })], [lb.length + nLhsFree]];
   },
   printParams: (p) =>
-    `contract=[${p.contract[0]}]/[${p.contract[1]}]${p.batch[0].length ? ` batch=[${p.batch[0]}]/[${p.batch[1]}]` : ""}`,
+    `contract=[${p.contract[0]}]/[${p.contract[1]}]` +
+    `${p.batch[0].length ? ` batch=[${p.batch[0]}]/[${p.batch[1]}]` : ""}`,
 });
 export const dotGeneral = (l: Array, r: Array, p: DotParams): Array => bind1(dotGeneralP, [l, r], p);
 

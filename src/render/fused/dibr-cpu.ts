@@ -98,7 +98,9 @@ function scanPixel(
   }
 }
 
-/** Squared distance of p to face f into s.dist (d² ≥ FAR_S/sigmaInv shows as −1 in dist[0], the term being left out). */
+/**
+ * Squared distance of p to face f into s.dist (d² ≥ FAR_S/sigmaInv shows as −1 in dist[0], the term being left out).
+ */
 function softDistance(t: FaceTable, f: number, px: number, py: number, p: DibrKernelParams, s: Scan): boolean {
   barycentricsAt(t, f, px, py, s.w);
   if (distanceLowerBound2(t, f, s.w) * p.sigmaInv > FAR_S) return false;

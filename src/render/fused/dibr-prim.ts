@@ -1,6 +1,7 @@
 /**
  * The fused DIB-R geometry as a linearized primitive (linearized.ts):
- *   dibr_geometry (xy [F,3,2], z [F,3], front bool [F]) → logT [H,W] (0 where a face covers the pixel), face int32 [H,W], bary [H,W,3]
+ *   dibr_geometry (xy [F,3,2], z [F,3], front bool [F])
+ *     → logT [H,W] (0 where a face covers the pixel), face int32 [H,W], bary [H,W,3]
  * differentiable in xy (the depths only choose the visible face); the derivative kernels read `face`.
  */
 import { ShapedArray } from "../../core/aval.js";

@@ -31,7 +31,10 @@ export interface FaceTable {
   readonly edges: Float64Array;
   /** 3 per face: |A|/|edge opposite v_k| (the distance to edge k's line is −w_k times it outside), or 0. */
   readonly height: Float64Array;
-  /** Joined-edge flags per face (mesh-edges.ts: bits 0..2 joined edges, 3..5 boundary corners; 0 = SoftRas' own boundary). */
+  /**
+   * Joined-edge flags per face (mesh-edges.ts: bits 0..2 joined edges, 3..5 boundary corners; 0 = SoftRas' own
+   * boundary).
+   */
   readonly joins: Uint8Array;
 }
 

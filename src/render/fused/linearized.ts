@@ -2,8 +2,10 @@
  * A nonlinear primitive with hand-written forward, tangent and adjoint kernels, as three
  * registry entries (reverse mode = linearize + transpose, as everywhere else):
  *   name        inputs → outputs
- *   name_jvp    (inputs, aux outputs, tangents of the differentiable inputs) → tangents of the differentiable outputs
- *   name_vjp    (inputs, aux outputs, cotangents of the differentiable outputs) → cotangents of the differentiable inputs
+ *   name_jvp    (inputs, aux outputs, tangents of the differentiable inputs)
+ *                 → tangents of the differentiable outputs
+ *   name_vjp    (inputs, aux outputs, cotangents of the differentiable outputs)
+ *                 → cotangents of the differentiable inputs
  * `aux` outputs (e.g. which face is visible) are what the derivative kernels need from the forward
  * pass; integer outputs get zero tangents. name_jvp and name_vjp are linear in their last
  * operands and each other's transposes, so forward-over-reverse works. Their derivatives with
@@ -95,7 +97,8 @@ export function defineLinearized<P>(s: LinearizedSpec<P>): {
   jvp: Primitive<P>;
   vjp: Primitive<P>;
 } {
-  // Primal inputs at the front of the derivative primitives' operands: (inputs, aux, tangents) and (inputs, aux, cotangents).
+  // Primal inputs at the front of the derivative primitives' operands: (inputs, aux, tangents) and (inputs, aux,
+  // cotangents).
   const jvpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffInputs.length;
   const vjpIn = (args: readonly unknown[]) => args.length - s.aux.length - s.diffOutputs.length;
   const inst = (t: Tangent, like: ShapedArray): Array => (isZero(t) ? zerosOf(like) : t);

@@ -143,7 +143,10 @@ export function softrasGeometryReference(
   ];
 }
 
-/** softras_colour's (rgb, S): the depth softmax over every pair, its maximum exponent M [H, W] fixed by the forward pass. */
+/**
+ * softras_colour's (rgb, S): the depth softmax over every pair, its maximum exponent M [H, W] fixed by the forward
+ * pass.
+ */
 export function softrasColourReference(
   [xy, z, front, attrs, bg, joins]: readonly Array[],
   [, M]: readonly Array[],

@@ -42,7 +42,10 @@ export interface SoftRasColourOutputs {
   readonly rgb: TypedArray;
   /** [H·W] log transmittance. */
   readonly S: TypedArray;
-  /** [H·W] the softmax's maximum exponent M and normaliser Z = Σ exp(u − M) (background included): what the derivatives need. */
+  /**
+   * [H·W] the softmax's maximum exponent M and normaliser Z = Σ exp(u − M) (background included): what the derivatives
+   * need.
+   */
   readonly M: TypedArray;
   readonly Z: TypedArray;
 }

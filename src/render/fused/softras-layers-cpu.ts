@@ -39,7 +39,10 @@ export interface SoftRasOutputs {
   readonly logD: TypedArray;
 }
 
-/** Forward pass into `out`; returns the number of pixels whose colour lost a face of weight above e⁻⁴⁰ of the best to the layer count. */
+/**
+ * Forward pass into `out`; returns the number of pixels whose colour lost a face of weight above e⁻⁴⁰ of the best to
+ * the layer count.
+ */
 export function softrasForward(t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams, out: SoftRasOutputs): number {
   const { width: W, height: H, layers: K } = p;
   const { S, face, bary, depth, logD } = out;
@@ -114,7 +117,10 @@ function layerOf(face: Int32Array, pix: number, K: number, f: number): number {
   return -1;
 }
 
-/** Tangents of the forward outputs (into `out`) for vertex tangents dxy [F·6] and dz [F·3], with the layers `face` of the forward pass. */
+/**
+ * Tangents of the forward outputs (into `out`) for vertex tangents dxy [F·6] and dz [F·3], with the layers `face` of
+ * the forward pass.
+ */
 export function softrasJvp(
   t: FaceTable,
   masks: FaceMasks,

@@ -185,7 +185,10 @@ export function sigmoid(x: number): number {
   return e / (1 + e);
 }
 
-/** Clipped barycentrics and perspective depth of a pair: returns the depth; fills pr.wc, pr.c (clipped), pr.s (sum guard), pr.sum, pr.q. */
+/**
+ * Clipped barycentrics and perspective depth of a pair: returns the depth; fills pr.wc, pr.c (clipped), pr.s (sum
+ * guard), pr.sum, pr.q.
+ */
 export function colourGeometry(t: FaceTable, f: number, pr: Pair): number {
   const w = pr.w,
     c = pr.c,
@@ -217,7 +220,10 @@ export function faceTableFor(
 
 export const binsOf = (t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams): TileBins =>
   binTiles(t, p.width, p.height, (f) => !!(t.valid[f] && masks.include[f]), TILE);
-/** Pixels per tile side: small tiles test fewer faces per pixel (measured on a 1,280-face sphere: 4 beats 8 at 64² and 256²). */
+/**
+ * Pixels per tile side: small tiles test fewer faces per pixel (measured on a 1,280-face sphere: 4 beats 8 at 64² and
+ * 256²).
+ */
 const TILE = 4;
 
 /**
@@ -279,7 +285,10 @@ export function addDistanceGradient(
   addBaryGradient(t, f, px, py, pr.w, k === 0 ? m2 : 0, k === 1 ? m2 : 0, k === 2 ? m2 : 0, g);
 }
 
-/** Cotangents of a layer's w̃ and depth pulled back to w (pr.gw) and the vertex depths (pr.gz). Needs colourGeometry first. */
+/**
+ * Cotangents of a layer's w̃ and depth pulled back to w (pr.gw) and the vertex depths (pr.gz). Needs colourGeometry
+ * first.
+ */
 export function layerAdjoint(
   t: FaceTable,
   f: number,
@@ -310,7 +319,10 @@ export function layerAdjoint(
   pr.gw[2] = w[2]! > 0 && w[2]! < 1 ? g2 / s + gs : 0;
 }
 
-/** Tangent of a layer's depth (returned) and w̃ (pr.dwc) for tangents pr.dw of w and dz0..2 of the vertex depths. Needs colourGeometry first. */
+/**
+ * Tangent of a layer's depth (returned) and w̃ (pr.dwc) for tangents pr.dw of w and dz0..2 of the vertex depths. Needs
+ * colourGeometry first.
+ */
 export function layerTangent(t: FaceTable, f: number, pr: Pair, dz0: number, dz1: number, dz2: number): number {
   const w = pr.w,
     c = pr.c,

@@ -210,7 +210,10 @@ export function readBackgroundPlate(path: string, o: Omit<VideoOptions, "frames"
     frames: 1,
     opaque: {
       what: "the background plate",
-      fix: 'a plate is a photo of the scene without the object: save it without transparency (flattened onto what the camera saw there), or give a colour or "median" as the background instead',
+      fix:
+        "a plate is a photo of the scene without the object: save it without transparency " +
+        "(flattened onto what the camera saw there), " +
+        'or give a colour or "median" as the background instead',
     },
   });
   return np.reshape(v.frames, [o.height, o.width, 3]);

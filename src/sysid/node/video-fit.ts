@@ -205,7 +205,10 @@ function backgroundFrame(bg: NonNullable<RigidSceneSpec["background"]>, width: n
   return np.broadcastTo(np.array([...(bg as readonly number[])], { dtype: "float32" }), [height, width, 3]);
 }
 
-/** Where a pixel's largest channel difference from the background starts to count as foreground (low) and fully counts (high). */
+/**
+ * Where a pixel's largest channel difference from the background starts to count as foreground (low) and fully counts
+ * (high).
+ */
 export interface ForegroundThresholds {
   readonly low: number;
   readonly high: number;
@@ -457,7 +460,9 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const observed = silhouette ? foregroundMask(video.frames, spec.background!) : video.frames;
   const layout = new Layout(unknowns);
   log(
-    `video ${o.video}: ${probe.frames} frames of ${sw}×${sh}${crop ? `, cropped to ${cw}×${ch} at (${crop[0]}, ${crop[1]})` : ""}, fitting ${frames} frames at ${width}×${height} ` +
+    `video ${o.video}: ${probe.frames} frames of ${sw}×${sh}` +
+      `${crop ? `, cropped to ${cw}×${ch} at (${crop[0]}, ${crop[1]})` : ""}` +
+      `, fitting ${frames} frames at ${width}×${height} ` +
       `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); ` +
       `unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`,
   );
@@ -489,9 +494,10 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
         ]),
       )
     : undefined;
-  log(
-    `estimate ${formatValues(layout, r.estimate)}${relError ? ` (relative error ${names.map((n) => `${n} ${(relError[n] as number).toExponential(2)}`).join(", ")})` : ""}`,
-  );
+  const errors = relError
+    ? ` (relative error ${names.map((n) => `${n} ${(relError[n] as number).toExponential(2)}`).join(", ")})`
+    : "";
+  log(`estimate ${formatValues(layout, r.estimate)}${errors}`);
   const loss = silhouette
     ? "silhouette loss (pixelwise MSE against the foreground mask)"
     : "image loss (pixelwise MSE, RGB in [0, 1])";
@@ -579,7 +585,9 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
       ),
     ];
     log(
-      `  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ${RIGID_UNITS[u.name as RigidUnknown] ?? ""}${parts.length ? ` (of which ${parts.join(", ")})` : ""}`,
+      `  ${u.name}: 95% interval ${u.interval[0].toPrecision(4)} … ${u.interval[1].toPrecision(4)} ` +
+        `${RIGID_UNITS[u.name as RigidUnknown] ?? ""}` +
+        `${parts.length ? ` (of which ${parts.join(", ")})` : ""}`,
     );
   });
   log(

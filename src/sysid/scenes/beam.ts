@@ -31,7 +31,10 @@ export interface BeamSpec {
   readonly camera: AngleCamera;
 }
 
-/** A 0.6 m beam: its static tip deflection ≈ 1.5ρgL⁴/(E h²) ≈ 0.2 m at μ = λ = 1000 (E = 2500 Pa), and it swings about that. */
+/**
+ * A 0.6 m beam: its static tip deflection ≈ 1.5ρgL⁴/(E h²) ≈ 0.2 m at μ = λ = 1000 (E = 2500 Pa), and it swings about
+ * that.
+ */
 export const defaultBeam = (resolution: number, frames = 60): BeamSpec => ({
   size: [0.6, 0.2, 0.2],
   cells: [6, 2, 2],

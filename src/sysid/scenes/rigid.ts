@@ -380,7 +380,8 @@ function verticesAtFrames(scene: RigidScene, p: Params, frames: number): Array {
       : null;
   const q = later ? np.concatenate([np.expandDims(first.q, 0), later.q], 0) : np.expandDims(first.q, 0);
   const R = rigid.quatToMatrix(np.squeeze(q, 1)); // [T, 3, 3]
-  const x = np.squeeze(later ? np.concatenate([np.expandDims(first.x, 0), later.x], 0) : np.expandDims(first.x, 0), 1); // [T, 3]
+  const xs = later ? np.concatenate([np.expandDims(first.x, 0), later.x], 0) : np.expandDims(first.x, 0);
+  const x = np.squeeze(xs, 1); // [T, 3]
   return np.add(np.matmul(scene.local, np.transpose(R, [0, 2, 1])), np.expandDims(x, 1));
 }
 

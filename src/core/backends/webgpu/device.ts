@@ -97,7 +97,9 @@ export async function probeNodeAdapter(): Promise<AdapterProbe | null> {
     const script = `const m = await import(${JSON.stringify(url)});
 const a = await m.create([]).requestAdapter({ powerPreference: "high-performance" });
 const i = a ? a.info : null;
-process.stdout.write(JSON.stringify(i ? { architecture: i.architecture, description: i.description, device: i.device } : null));
+process.stdout.write(
+  JSON.stringify(i ? { architecture: i.architecture, description: i.description, device: i.device } : null)
+);
 process.exit(0);`;
     const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
       encoding: "utf8",

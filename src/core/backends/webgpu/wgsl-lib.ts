@@ -103,7 +103,10 @@ const HELPERS: Record<HelperName, { deps: HelperName[]; code: string }> = {
     code: `
 fn nan_f32() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }
 fn inf_f32() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
-fn is_nan(x: f32) -> bool { let b = bitcast<u32>(x); return (b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0u; }
+fn is_nan(x: f32) -> bool {
+  let b = bitcast<u32>(x);
+  return (b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0u;
+}
 fn is_finite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }`,
   },
   fmax: {

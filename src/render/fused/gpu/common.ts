@@ -122,8 +122,10 @@ ${MAIN}
   for (var k = 0u; k < 3u; k++) { T[o + 2u * k] = vx[k]; T[o + 2u * k + 1u] = vy[k]; }
   T[o + 6u] = z0; T[o + 7u] = z1; T[o + 8u] = z2;
   T[o + ${AT.area}u] = A;
-  T[o + ${AT.lo}u] = min(vx[0], min(vx[1], vx[2])) - P.margin; T[o + ${AT.hi}u] = max(vx[0], max(vx[1], vx[2])) + P.margin;
-  T[o + ${AT.lo + 1}u] = min(vy[0], min(vy[1], vy[2])) - P.margin; T[o + ${AT.hi + 1}u] = max(vy[0], max(vy[1], vy[2])) + P.margin;
+  T[o + ${AT.lo}u] = min(vx[0], min(vx[1], vx[2])) - P.margin;
+  T[o + ${AT.hi}u] = max(vx[0], max(vx[1], vx[2])) + P.margin;
+  T[o + ${AT.lo + 1}u] = min(vy[0], min(vy[1], vy[2])) - P.margin;
+  T[o + ${AT.hi + 1}u] = max(vy[0], max(vy[1], vy[2])) + P.margin;
   let invA = select(0.0f, 1.0f / A, ok);
   for (var k = 0u; k < 3u; k++) {
     let a = (k + 1u) % 3u; let b = (k + 2u) % 3u;
@@ -132,7 +134,8 @@ ${MAIN}
     T[ob] = xa; T[ob + 1u] = ya; T[ob + 2u] = (yb - ya) * invA; T[ob + 3u] = (xb - xa) * invA;
     let dx = vx[a] - vx[k]; let dy = vy[a] - vy[k]; let len2 = dx * dx + dy * dy;
     let oe = o + ${AT.edges}u + 5u * k;
-    T[oe] = vx[k]; T[oe + 1u] = vy[k]; T[oe + 2u] = dx; T[oe + 3u] = dy; T[oe + 4u] = select(0.0f, 1.0f / len2, len2 > ${EDGE_EPS}f);
+    T[oe] = vx[k]; T[oe + 1u] = vy[k]; T[oe + 2u] = dx; T[oe + 3u] = dy;
+    T[oe + 4u] = select(0.0f, 1.0f / len2, len2 > ${EDGE_EPS}f);
     let opp = sqrt((xb - xa) * (xb - xa) + (yb - ya) * (yb - ya));
     T[o + ${AT.height}u + k] = select(0.0f, abs(A) / opp, ok && opp > 0.0f);
   }
@@ -169,7 +172,8 @@ ${MAIN}
     if (f >= P.F) { break; }
     if ((faceFlags(f) & 3u) != 3u) { continue; }
     let o = ${STRIDE}u * f;
-    if (T[o + ${AT.lo}u] <= xmax && T[o + ${AT.hi}u] >= xmin && T[o + ${AT.lo + 1}u] <= ymax && T[o + ${AT.hi + 1}u] >= ymin) { bits |= 1u << b; }
+    if (T[o + ${AT.lo}u] <= xmax && T[o + ${AT.hi}u] >= xmin
+      && T[o + ${AT.lo + 1}u] <= ymax && T[o + ${AT.hi + 1}u] >= ymin) { bits |= 1u << b; }
   }
   masks[i] = bits;
 }
@@ -199,7 +203,10 @@ fn bary(f: u32, px: f32, py: f32) -> vec3<f32> {
                    (px - T[o + 8u]) * T[o + 10u] - (py - T[o + 9u]) * T[o + 11u]);
 }
 
-/** A lower bound of the distance (not squared) from a point with barycentrics w to face f (faces.ts distanceLowerBound2). */
+/**
+ * A lower bound of the distance (not squared) from a point with barycentrics w to face f (faces.ts
+ * distanceLowerBound2).
+ */
 fn distanceLowerBound(f: u32, w: vec3<f32>) -> f32 {
   let oh = ${STRIDE}u * f + ${AT.height}u;
   return max(max(-w.x * T[oh], -w.y * T[oh + 1u]), max(-w.z * T[oh + 2u], 0.0f));
@@ -223,7 +230,10 @@ fn boundaryDistance(f: u32, px: f32, py: f32) -> Dist {
   return d;
 }
 
-/** boundaryDistance over face f's unjoined edges and boundary corners (joined-edge flags j; faces.ts boundaryDistanceJoined). */
+/**
+ * boundaryDistance over face f's unjoined edges and boundary corners (joined-edge flags j; faces.ts
+ * boundaryDistanceJoined).
+ */
 fn boundaryDistanceJoined(f: u32, px: f32, py: f32, j: u32) -> Dist {
   var d: Dist;
   d.d2 = ${NO_BOUNDARY_D2}.0f; d.edge = 0u; d.t = 0.0f; d.ex = 0.0f; d.ey = 0.0f;
@@ -275,7 +285,8 @@ fn vtx(f: u32) -> array<f32, 6> {
 fn baryTangent(f: u32, px: f32, py: f32, w: vec3<f32>, d: array<f32, 6>) -> vec3<f32> {
   let v = vtx(f); let A = T[${STRIDE}u * f + ${AT.area}u];
   let x0 = v[0]; let y0 = v[1]; let x1 = v[2]; let y1 = v[3]; let x2 = v[4]; let y2 = v[5];
-  let dA = (y2 - y1) * d[0] + (x1 - x2) * d[1] + (y0 - y2) * d[2] + (x2 - x0) * d[3] + (y1 - y0) * d[4] + (x0 - x1) * d[5];
+  let dA = (y2 - y1) * d[0] + (x1 - x2) * d[1] + (y0 - y2) * d[2] + (x2 - x0) * d[3]
+    + (y1 - y0) * d[4] + (x0 - x1) * d[5];
   let dN0 = (py - y2) * d[2] + (x2 - px) * d[3] + (y1 - py) * d[4] + (px - x1) * d[5];
   let dN1 = (py - y0) * d[4] + (x0 - px) * d[5] + (y2 - py) * d[0] + (px - x2) * d[1];
   let dN2 = (py - y1) * d[0] + (x1 - px) * d[1] + (y0 - py) * d[2] + (px - x0) * d[3];
@@ -347,7 +358,10 @@ fn activations(pr: ptr<function, Pair>) {
   (*pr).logD = select(x - l, -l, x >= 0.0f);
 }
 
-fn zinv(f: u32) -> vec3<f32> { let o = ${STRIDE}u * f + ${AT.z}u; return vec3<f32>(1.0f / T[o], 1.0f / T[o + 1u], 1.0f / T[o + 2u]); }
+fn zinv(f: u32) -> vec3<f32> {
+  let o = ${STRIDE}u * f + ${AT.z}u;
+  return vec3<f32>(1.0f / T[o], 1.0f / T[o + 1u], 1.0f / T[o + 2u]);
+}
 
 /** Clipped barycentrics and perspective depth (returned). */
 fn colourGeometry(f: u32, pr: ptr<function, Pair>) -> f32 {
@@ -388,7 +402,9 @@ ${
 }
 }
 
-/** Tangent of the depth (returned) and of w̃ (into dwc) for tangents dw of w and dz of the vertex depths (layerTangent). */
+/**
+ * Tangent of the depth (returned) and of w̃ (into dwc) for tangents dw of w and dz of the vertex depths (layerTangent).
+ */
 fn layerTangent(f: u32, pr: ptr<function, Pair>, dw: vec3<f32>, dz: vec3<f32>, dwc: ptr<function, vec3<f32>>) -> f32 {
   let w = (*pr).w; let c = (*pr).c; let wc = (*pr).wc; let s = (*pr).s;
   let live = (w > vec3<f32>(0.0f)) & (w < vec3<f32>(1.0f));
@@ -401,7 +417,9 @@ fn layerTangent(f: u32, pr: ptr<function, Pair>, dw: vec3<f32>, dz: vec3<f32>, d
 }
 
 /** Cotangents of w̃ and the depth pulled back to w (returned) and the vertex depths (into gz) (layerAdjoint). */
-fn layerAdjoint(f: u32, pr: ptr<function, Pair>, gwc: vec3<f32>, gDepth: f32, gz: ptr<function, vec3<f32>>) -> vec3<f32> {
+fn layerAdjoint(
+  f: u32, pr: ptr<function, Pair>, gwc: vec3<f32>, gDepth: f32, gz: ptr<function, vec3<f32>>
+) -> vec3<f32> {
   let q = (*pr).q; let s = (*pr).s; let c = (*pr).c; let wc = (*pr).wc; let w = (*pr).w;
   let gq = select(0.0f, -gDepth / (q * q), q > 1e-12f);
   let iz = zinv(f);
@@ -422,12 +440,14 @@ const withinLimit = new Set<string>();
 export function dispatch(source: string, bindings: readonly BindingResource[], threads: number): void {
   const ctx = gpu();
   if (threads <= 0) return;
-  // Checked here, not by the adapter: lavapipe allows more, so a kernel over the default would pass every test and fail in browsers.
+  // Checked here, not by the adapter: lavapipe allows more, so a kernel over the default would pass every test and fail
+  // in browsers.
   if (!withinLimit.has(source)) {
     const storage = source.split("var<storage").length - 1;
     if (storage > STORAGE_LIMIT)
       throw new Error(
-        `internal: a fused rasterizer kernel binds ${storage} storage buffers, more than WebGPU's default ${STORAGE_LIMIT}.`,
+        `internal: a fused rasterizer kernel binds ${storage} storage buffers, ` +
+          `more than WebGPU's default ${STORAGE_LIMIT}.`,
       );
     withinLimit.add(source);
   }

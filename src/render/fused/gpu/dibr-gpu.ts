@@ -129,7 +129,8 @@ const JVP =
       let slope = logOneMinusSlope(s.d.d2);
       if (slope == 0.0f) { continue; }
       let o = 6u * f;
-      sum += slope * distTangent(s.d, array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u]));
+      sum += slope
+        * distTangent(s.d, array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u]));
     }
   }
   }
@@ -138,7 +139,9 @@ const JVP =
   var dw = vec3<f32>(0.0f);
   if (fw >= 0) {
     let f = u32(fw); let o = 6u * f;
-    dw = baryTangent(f, px, py, bary(f, px, py), array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u]));
+    dw = baryTangent(
+      f, px, py, bary(f, px, py), array<f32, 6>(txy[o], txy[o + 1u], txy[o + 2u], txy[o + 3u], txy[o + 4u], txy[o + 5u])
+    );
   }
   dBary[3u * i] = dw.x; dBary[3u * i + 1u] = dw.y; dBary[3u * i + 2u] = dw.z;
 }
@@ -191,7 +194,9 @@ const VJP =
           }
         }
         if (face[pix] != i32(f)) { continue; }
-        addBaryGradient(f, px, py, bary(f, px, py), vec3<f32>(cBary[3u * pix], cBary[3u * pix + 1u], cBary[3u * pix + 2u]), &g);
+        addBaryGradient(
+          f, px, py, bary(f, px, py), vec3<f32>(cBary[3u * pix], cBary[3u * pix + 1u], cBary[3u * pix + 2u]), &g
+        );
       }
     }
   }

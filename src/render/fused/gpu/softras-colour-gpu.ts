@@ -36,7 +36,10 @@ const scalars = (p: SoftRasColourGeometryParams, faces: number): KernelScalars =
 
 /** Face colour c_d = Σ_k w̃_k A_kd for face f into `c` (WGSL statement). */
 const faceColour = (D: number) => `
-  for (var d = 0u; d < ${D}u; d++) { c[d] = pr.wc.x * A[${3 * D}u * f + d] + pr.wc.y * A[${3 * D}u * f + ${D}u + d] + pr.wc.z * A[${3 * D}u * f + ${2 * D}u + d]; }`;
+  for (var d = 0u; d < ${D}u; d++) {
+    c[d] = pr.wc.x * A[${3 * D}u * f + d] + pr.wc.y * A[${3 * D}u * f + ${D}u + d]
+      + pr.wc.z * A[${3 * D}u * f + ${2 * D}u + d];
+  }`;
 
 function forwardSource(p: SoftRasColourGeometryParams): string {
   const D = p.channels;
@@ -127,12 +130,15 @@ ${PIXEL_MAIN}
       if (!(e > 1e-20f)) { continue; }
       let dw = baryTangent(f, px, py, pr.w, dv);
       var dwc: vec3<f32>;
-      let dDepth = layerTangent(f, &pr, dw, vec3<f32>(tan[oz + 3u * f], tan[oz + 3u * f + 1u], tan[oz + 3u * f + 2u]), &dwc);
+      let dDepth = layerTangent(
+        f, &pr, dw, vec3<f32>(tan[oz + 3u * f], tan[oz + 3u * f + 1u], tan[oz + 3u * f + 2u]), &dwc
+      );
       let du = pr.snx * dx - dDepth * spanInv;
       ${faceColour(D)}
       let oa = ${3 * D}u * f;
       for (var d = 0u; d < ${D}u; d++) {
-        var dc = pr.wc.x * tan[oA + oa + d] + pr.wc.y * tan[oA + oa + ${D}u + d] + pr.wc.z * tan[oA + oa + ${2 * D}u + d];
+        var dc = pr.wc.x * tan[oA + oa + d] + pr.wc.y * tan[oA + oa + ${D}u + d]
+          + pr.wc.z * tan[oA + oa + ${2 * D}u + d];
         ${p.baryGradient ? `dc += dwc.x * A[oa + d] + dwc.y * A[oa + ${D}u + d] + dwc.z * A[oa + ${2 * D}u + d];` : ""}
         acc[d] += e * (dc + du * (c[d] - rgbIn[${D}u * i + d]));
       }
@@ -202,7 +208,9 @@ ${MAIN}
           addBaryGradient(f, px, py, pr.w, gwb, &g);
         }
         if (gx == 0.0f) { continue; }
-        addDistanceGradient(f, px, py, &pr, select(gx, -gx, ${p.distFunc === "euclidean" ? "!pr.inside" : "false"}) / P.sigma, &g);
+        addDistanceGradient(
+          f, px, py, &pr, select(gx, -gx, ${p.distFunc === "euclidean" ? "!pr.inside" : "false"}) / P.sigma, &g
+        );
       }
     }
   }

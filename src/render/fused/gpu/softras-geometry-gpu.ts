@@ -50,7 +50,8 @@ function forwardSource(p: SoftRasGeometryParams): string {
 ${pairSource(p.distFunc)}
 ${PIXEL_MAIN}
   let span = 1.0f / (P.far - P.near);
-  var score: array<f32, ${K}>; var lf: array<i32, ${K}>; var ld: array<f32, ${K}>; var lz: array<f32, ${K}>; var lw: array<vec3<f32>, ${K}>;
+  var score: array<f32, ${K}>; var lf: array<i32, ${K}>; var ld: array<f32, ${K}>; var lz: array<f32, ${K}>;
+  var lw: array<vec3<f32>, ${K}>;
   var s = 0.0f; var filled = 0u; var dropped = -3.0e38f;
   ${FOR_TILE_FACES("row", "col")}
       if (!inBox(f, px, py)) { continue; }
@@ -67,7 +68,10 @@ ${PIXEL_MAIN}
       if (at >= ${K}u) { dropped = max(dropped, sc); continue; }
       if (filled == ${K}u) { dropped = max(dropped, score[${K - 1}u]); }
       var l = min(filled, ${K - 1}u);
-      while (l > at) { score[l] = score[l - 1u]; lf[l] = lf[l - 1u]; ld[l] = ld[l - 1u]; lz[l] = lz[l - 1u]; lw[l] = lw[l - 1u]; l -= 1u; }
+      while (l > at) {
+        score[l] = score[l - 1u]; lf[l] = lf[l - 1u]; ld[l] = ld[l - 1u]; lz[l] = lz[l - 1u]; lw[l] = lw[l - 1u];
+        l -= 1u;
+      }
       score[at] = sc; lf[at] = i32(f); ld[at] = pr.logD; lz[at] = z; lw[at] = pr.wc;
       filled = min(filled + 1u, ${K}u);
     }
@@ -187,12 +191,16 @@ ${MAIN}
           gx += cLogD[a] * pr.snx;
           _ = colourGeometry(f, &pr);
           var gzp: vec3<f32>;
-          let gw = layerAdjoint(f, &pr, vec3<f32>(cBary[3u * a], cBary[3u * a + 1u], cBary[3u * a + 2u]), cDepth[a], &gzp);
+          let gw = layerAdjoint(
+            f, &pr, vec3<f32>(cBary[3u * a], cBary[3u * a + 1u], cBary[3u * a + 2u]), cDepth[a], &gzp
+          );
           gz += gzp;
           addBaryGradient(f, px, py, pr.w, gw, &g);
         }
         if (gx == 0.0f) { continue; }
-        addDistanceGradient(f, px, py, &pr, select(gx, -gx, ${p.distFunc === "euclidean" ? "!pr.inside" : "false"}) / P.sigma, &g);
+        addDistanceGradient(
+          f, px, py, &pr, select(gx, -gx, ${p.distFunc === "euclidean" ? "!pr.inside" : "false"}) / P.sigma, &g
+        );
       }
     }
   }

@@ -25,7 +25,12 @@ export function groupStride(
 
 const MAX_RANK = 8;
 /** One shader for every transpose: shapes and strides are uniform parameters (any 32-bit element). */
-const TRANSPOSE_SOURCE = `${paramsStruct(["n", ...Array.from({ length: MAX_RANK }, (_, d) => `o${d}`), ...Array.from({ length: MAX_RANK }, (_, d) => `s${d}`)])}
+const TRANSPOSE_PARAMS = paramsStruct([
+  "n",
+  ...Array.from({ length: MAX_RANK }, (_, d) => `o${d}`),
+  ...Array.from({ length: MAX_RANK }, (_, d) => `s${d}`),
+]);
+const TRANSPOSE_SOURCE = `${TRANSPOSE_PARAMS}
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<uniform> P: Params;

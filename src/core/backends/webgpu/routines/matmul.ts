@@ -59,7 +59,11 @@ function tiledSource(t: string): string {
 var<workgroup> As: array<${t}, ${TK * TILE}>;
 var<workgroup> Bs: array<${t}, ${TK * TILE}>;
 @compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main(
+  @builtin(workgroup_id) wid: vec3<u32>,
+  @builtin(local_invocation_id) l: vec3<u32>,
+  @builtin(num_workgroups) nwg: vec3<u32>
+) {
   let g = wid.x + wid.y * nwg.x;
   let perBatch = P.tilesM * P.tilesN;
   if (g >= P.B * perBatch) { return; }
@@ -131,7 +135,11 @@ function blockedSource(t: string): string {
     .join("\n");
   return `${header(t)}
 @compute @workgroup_size(${BLOCK_COLS / 4})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main(
+  @builtin(workgroup_id) wid: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(num_workgroups) nwg: vec3<u32>
+) {
   let g = wid.x + wid.y * nwg.x;
   let perBatch = P.tilesM * P.tilesN;
   if (g >= P.B * perBatch) { return; }
@@ -169,7 +177,11 @@ function cooperativeSource(t: string): string {
   return `${header(t)}
 var<workgroup> red: array<${t}, ${COOP_WG}>;
 @compute @workgroup_size(${COOP_WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main(
+  @builtin(workgroup_id) wid: vec3<u32>,
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(num_workgroups) nwg: vec3<u32>
+) {
   let g = wid.x + wid.y * nwg.x;
 ${outputElement(t)}
   for (var k0 = 0u; k0 < P.K; k0 += ${COOP_WG}u) {
