@@ -172,6 +172,33 @@ export {
   type PendulumSpec,
   type PendulumStates,
 } from "./scenes/pendulum.js";
+export {
+  centroidFan,
+  IMPERFECT_CAMERA,
+  OBJECT_KINDS,
+  OBJECT_MASS_RANGE,
+  objectGeometry,
+  objectModel,
+  sampleObject,
+  TRUE_MODEL,
+  type ModelChoice,
+  type ObjectGeometry,
+  type ObjectKind,
+  type ObjectModel,
+  type ObjectSceneSettings,
+  type ObjectSpec,
+} from "./scenes/imperfect.js";
+export {
+  OBJECT_LOOKS,
+  objectColors,
+  objectLook,
+  objectSceneCamera,
+  objectVideo,
+  TRACED_LIGHT,
+  tracedAlbedo,
+  type ObjectLook,
+  type ObjectLookName,
+} from "./scenes/imperfect-looks.js";
 
 export { parseVideoScene, type SceneBackground, type VideoSceneFile } from "./scene-file.js";
 export {
