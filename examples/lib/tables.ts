@@ -11,7 +11,6 @@
  * run); reproduce puts those numbers in the table.
  */
 import { sysid } from "gradsim";
-import { fmt } from "./rigid-task.js";
 
 export type Table3Column = "mass" | "mu" | "lambda" | "velocity";
 export type Table3Method = "average" | "random" | "reinforce" | "diffphysics" | "gradsim";
@@ -164,7 +163,9 @@ function withLearned(
       : r.objects
         ? r.objects.map((x) => ({
             index: x.index,
-            same: (d: string) => d.includes(`truth ${fmt(x.truth)},`) || d.endsWith(`truth ${fmt(x.truth)}`),
+            same: (d: string) =>
+              d.includes(`truth ${sysid.formatRigidValues(x.truth)},`) ||
+              d.endsWith(`truth ${sysid.formatRigidValues(x.truth)}`),
           }))
         : null;
   if (!rows || !records || !learned) return rows;

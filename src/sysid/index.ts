@@ -139,6 +139,34 @@ export {
   type Tiling,
 } from "./scenes/rigid.js";
 export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";
+export {
+  contactPriorRanges,
+  defaultMassScene,
+  RIGID_CONTACT_RANGES,
+  RIGID_DENSITY_RANGE,
+  RIGID_FPS,
+  RIGID_FRAMES,
+  RIGID_FREE_CAMERA,
+  RIGID_GROUND_CAMERA,
+  RIGID_IMPULSE_SECONDS,
+  rigidMassRange,
+  sampleContactScene,
+  sampleMassScene,
+  shapeVolume,
+  type SampledContactScene,
+  type SampledRigidScene,
+} from "./scenes/rigid-dataset.js";
+export {
+  formatRigidValues,
+  rigidDatasetTask,
+  rigidGradsimSettings,
+  rigidSceneProblem,
+  rigidTrueValues,
+  rigidUnknowns,
+  type RigidFitConfig,
+  type RigidTaskConfig,
+  type RigidValues,
+} from "./scenes/rigid-task.js";
 export { buildBeam, beamVertices, defaultBeam, renderBeam, type BeamScene, type BeamSpec } from "./scenes/beam.js";
 export {
   buildCloth,
