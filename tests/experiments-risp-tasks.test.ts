@@ -1,113 +1,16 @@
 /**
- * RISP's downstream problems (examples/lib/risp-tasks.ts) and the `risp-tasks` experiment (RISP
- * Tables 2–4) in its quick mode, on the predictors risp-state trained (results/runs/risp-state).
+ * The `risp-tasks` experiment (RISP Tables 2–4) in its quick mode, on the predictors risp-state
+ * trained (results/runs/risp-state). Its problems (risp.paperProblem) are tested in
+ * risp-scenes.test.ts.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeRng } from "../src/core/host-rng.js";
-import { grad, init, jit, np, render, sysid, type Array } from "../src/index.js";
-import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
-import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
+import { init } from "../src/index.js";
 import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER } from "../examples/risp-tasks.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
-
-const f32 = (x: unknown) => np.array(x, { dtype: "float32" });
-
-describe("RISP's downstream problems", () => {
-  it("the pose state of a quaternion in array ops is the host's (Eq. 18), for tilted and turned bodies", () => {
-    const rng = makeRng(4);
-    for (let i = 0; i < 20; i++) {
-      const q = [rng.normal(), rng.normal(), rng.normal(), rng.normal()];
-      const n = Math.hypot(...q),
-        unit = q.map((c) => c / n);
-      const x = [rng.normal(), rng.normal(), rng.normal()];
-      const host = rigidPoseState(x, unit);
-      // Away from pitch = ±90° (where yaw and roll are not defined), the two agree.
-      if (Math.abs(host[4]!) > 0.99) continue;
-      const ours = poseStates(f32([x]), f32([unit])).dataSync();
-      host.forEach((h, k) => expect(ours[k]!).toBeCloseTo(h, 4));
-    }
-  });
-
-  it("every problem's reference is its own truth, its random guesses are worse, and its unknowns move the oracle's loss", () => {
-    for (const [task, envs] of Object.entries(RISP_TASKS)) {
-      for (const env of envs.filter((e) => e !== "hand")) {
-        const p = rispProblem(env, task as keyof typeof RISP_TASKS);
-        // Imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces (not the hand's, below).
-        expect(p.timedActions, `${task} ${env}`).toBe(task !== "sysid" && env !== "cube");
-        const start = p.randomStart(makeRng(1));
-        if (task !== "control") expect(p.error(p.truth, p.start), `${task} ${env}`).toBeLessThan(1e-6);
-        const guess = p.guess(makeRng(2));
-        expect(p.error(guess, start), `${task} ${env}`).toBeGreaterThan(0);
-        guess.forEach((g, i) => {
-          expect(g).toBeGreaterThanOrEqual(p.lower[i]!);
-          expect(g).toBeLessThanOrEqual(p.upper[i]!);
-        });
-        const states = f32(p.reference.states);
-        const g = jit(grad((u: Array) => np.mean(np.abs(np.sub(p.rollout(u, f32(start)).states, states)))))(
-          f32(guess),
-        ) as Array;
-        const values = globalThis.Array.from(g.dataSync());
-        expect(values.every(Number.isFinite), `${task} ${env}`).toBe(true);
-        expect(Math.max(...values.map(Math.abs)), `${task} ${env}`).toBeGreaterThan(1e-4);
-      }
-    }
-  }, 240_000);
-
-  it("the quadrotor's and the cube's reference videos keep the whole body in view (control's target image is the imitation's last frame)", () => {
-    for (const [env, task] of [
-      ["quadrotor", "sysid"],
-      ["quadrotor", "imitation"],
-      ["cube", "sysid"],
-    ] as const) {
-      const p = rispProblem(env, task),
-        camera = sysid.renderCamera(p.env.camera, 32, 32);
-      for (const [t, v] of p.reference.vertices.entries()) {
-        // The renderer's own projection: NDC coordinates in [−1, 1] are in the image.
-        const { xy, depth } = render.projectPoints(camera, np.reshape(np.array(v, { dtype: "float64" }), [-1, 3]));
-        expect(np.min(depth).item(), `${env} ${task} frame ${t + 1}`).toBeGreaterThan(0);
-        expect(np.max(np.abs(xy)).item(), `${env} ${task} frame ${t + 1}`).toBeLessThan(0.95);
-      }
-    }
-  });
-
-  it("the cube's contact stiffness sets its bounce: a stiffer contact gives back more of the impact", () => {
-    const p = rispProblem("cube", "sysid");
-    const peak = (u: number) => {
-      const y = p.rollout(f32([u]), f32(p.start)).states.dataSync();
-      return Math.max(...globalThis.Array.from({ length: p.observed.length }, (_, t) => y[9 * t + 1]!).slice(5));
-    };
-    const [soft, mid, stiff] = [peak(0), peak(0.5), peak(1)];
-    expect(mid - soft).toBeGreaterThan(0.02);
-    expect(stiff - mid).toBeGreaterThan(0.02);
-  });
-
-  it("the hand's joint stiffness is identifiable from its motion (a softer finger swings further) and its imitation and control rollouts stay finite", () => {
-    const p = rispProblem("hand", "sysid");
-    // The mean |joint angle| over the video's frames and joints.
-    const swing = (u: number[]) => {
-      const q = globalThis.Array.from(p.rollout(f32(u), f32(p.start)).states.dataSync());
-      return q.reduce((a, x) => a + Math.abs(x), 0) / q.length;
-    };
-    expect(swing([0.5, 0.5, 0.5, 0.5, 0.5])).toBeGreaterThan(1.2 * swing([1, 1, 1, 1, 1]));
-    for (const task of ["imitation", "control"] as const) {
-      const q = rispProblem("hand", task),
-        rng = makeRng(3);
-      // Each finger's torque magnitude and delay shape its whole motion: fitted on the whole video at once.
-      expect(q.timedActions).toBe(false);
-      const states = globalThis.Array.from(q.rollout(f32(q.guess(rng)), f32(q.randomStart(rng))).states.dataSync());
-      expect(states.length).toBe(13 * q.observed.length);
-      expect(states.every(Number.isFinite), task).toBe(true);
-    }
-  }, 120_000);
-
-  it("an environment without the task is a clear error", () => {
-    expect(() => rispProblem("cube", "imitation")).toThrow(/cube has no imitation task/);
-  });
-});
 
 describe("risp-tasks (quick)", () => {
   it("from a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12), fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's through the scan where its descent stops in a dip), and the unregularised one and Eq. 10's the cube's contact stiffness that the pixelwise loss misses; imitation's curriculum and scan recover the quadrotor's thrusts from its states, control's scan steers it nearer its target state, and the states the predictor reads from control's target image steer it nearer than the random and the average thrusts", async () => {
