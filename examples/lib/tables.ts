@@ -85,33 +85,6 @@ export function table3Report(
   return out;
 }
 
-/** The fitted rows of a Table 3 task: gradsim and DiffPhysics with the same settings, REINFORCE unless its steps are 0. */
-export function table3Rows(
-  fit: sysid.EstimateSettings,
-  reinforceSteps: number,
-  reinforceLr: number,
-): sysid.DatasetTask<unknown>["methods"] {
-  return (i, seed) => ({
-    gradsim: { method: "pixels", settings: fit },
-    diffphysics: { method: "states", settings: fit },
-    ...(reinforceSteps > 0
-      ? {
-          // Adam with a cosine decay to 1% of the rate (β1 0.9), 5 samples of noise 0.05 per step (paper Table 5).
-          reinforce: {
-            method: "reinforce" as const,
-            settings: {
-              optimizer: "adam" as const,
-              steps: reinforceSteps,
-              adam: { lr: reinforceLr, lrEnd: reinforceLr / 100, schedule: "cosine" as const, b1: 0.9 },
-              seed: seed * 7919 + i,
-              progress: fit.progress,
-            },
-          },
-        }
-      : {}),
-  });
-}
-
 /** A rigid dataset run's result.json: now `{ dataset: DatasetResult }`; runs before the sysid module stored `{ dataset: n, methods }`. */
 export type RigidDatasetReport = {
   dataset?: sysid.DatasetResult | number;

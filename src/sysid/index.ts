@@ -79,6 +79,7 @@ export {
   relMae,
   runDataset,
   summarise,
+  table3Rows,
   validateRecord,
   type ColumnErrors,
   type DatasetOptions,
@@ -200,6 +201,12 @@ export {
   type PendulumSpec,
   type PendulumStates,
 } from "./scenes/pendulum.js";
+export {
+  describePendulum,
+  pendulumDatasetTask,
+  samplePendulum,
+  type PendulumPrior,
+} from "./scenes/pendulum-task.js";
 export {
   centroidFan,
   IMPERFECT_CAMERA,
