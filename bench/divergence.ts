@@ -6,8 +6,9 @@
  *
  *   npx tsx bench/divergence.ts
  */
-import { init, models } from "../src/index.js";
-import { findDivergence } from "../src/models/common/divergence.js";
+import { init, models } from "gradsim";
+
+const { findDivergence } = models;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 

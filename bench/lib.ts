@@ -3,7 +3,8 @@
  * scripts in bench/peers (median of ≥ 5 timed runs after warm-up, device→host reads included).
  */
 import { performance } from "node:perf_hooks";
-import { init, type Array } from "../src/index.js";
+import { init, type Array } from "gradsim";
+// Internal on purpose: the benchmarks compare the CPU backend's kernel choices (WebAssembly or JavaScript).
 import { setCpuKernels, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
 
 export type BenchArgs = Record<string, string | number> & { readonly runs: number; readonly warmup: number };

@@ -7,8 +7,9 @@
  *   import { physicsBench } from "./physics.js";  const rows = await physicsBench();
  *   npx tsx bench/physics.ts [--backend cpu] [--sizes 100,1000,10000]
  */
-import { grad, init, jit, np, type Array } from "../src/index.js";
-import { contact, fem, meshes, particles } from "../src/models/index.js";
+import { grad, init, jit, models, np, type Array } from "gradsim";
+
+const { contact, fem, meshes, particles } = models;
 import { timeIt } from "./lib.js";
 
 export interface PhysicsBenchRow {
@@ -44,7 +45,7 @@ const PAPER: Record<number, [number, number]> = { 100: [9057, 3721], 1000: [4174
 export const BOX_LIFT = 0.0005;
 
 /** A box of ~size/5 cubes (5 tets each), as flat as the paper's objects are compact. */
-export function boxFor(size: number): meshes.TetMesh {
+export function boxFor(size: number): models.meshes.TetMesh {
   const cubes = Math.max(1, Math.round(size / 5));
   const nz = Math.max(1, Math.round(Math.cbrt(cubes / 4))),
     ny = Math.max(1, Math.round(Math.sqrt(cubes / (2 * nz))));

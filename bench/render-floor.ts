@@ -13,7 +13,8 @@
  * JavaScript loop of independent multiply-adds over cache-resident arrays (one core, no SIMD).
  */
 import { performance } from "node:perf_hooks";
-import { init, np, render as R } from "../src/index.js";
+import { init, np, render as R } from "gradsim";
+// Internal on purpose: the floor is measured on the fused SoftRas kernel's own face table, bins and prune threshold.
 import { ndcX, ndcY } from "../src/render/fused/faces.js";
 import { binsOf, faceTableFor, Pair, pair } from "../src/render/fused/softras-pair.js";
 import { pruneThreshold } from "../src/render/softras.js";

@@ -14,8 +14,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { grad, init, jit, np, type Array } from "../src/index.js";
-import * as R from "../src/render/index.js";
+import { grad, init, jit, np, render as R, type Array } from "gradsim";
 import { timeIt } from "./lib.js";
 import { renderFloor } from "./render-floor.js";
 

@@ -12,8 +12,7 @@
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
-import { grad, init, jit, models, np, sysid, type Array } from "../src/index.js";
-import { defaultMassScene } from "../examples/lib/rigid-dataset.js";
+import { grad, init, jit, models, np, sysid, type Array } from "gradsim";
 
 export interface SoakSample {
   readonly step: number;
@@ -52,7 +51,7 @@ export type SoakWorkload = "rollout" | "fit60";
 
 function workload(kind: SoakWorkload): { loss: (p: Array) => Array; start: number; lr: number } {
   if (kind === "fit60") {
-    const scene = sysid.buildRigidScene(defaultMassScene(64));
+    const scene = sysid.buildRigidScene(sysid.defaultMassScene(64));
     const problem = sysid.rigidProblem(scene);
     const video = problem.render!(
       problem.simulate({ mass: np.array(2.5, { dtype: "float32" }) } as sysid.Params, scene.spec.frames),

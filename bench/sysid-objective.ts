@@ -6,21 +6,19 @@
  *
  *   npx tsx bench/sysid-objective.ts [--runs 20]
  */
-import { init, jit, np, sysid, type Array } from "../src/index.js";
-import { makeRng } from "../src/core/host-rng.js";
+import { init, jit, makeRng, np, sysid, type Array } from "gradsim";
 import { contactBenchmark } from "../examples/rigid-contact.js";
 import { massBenchmark } from "../examples/rigid-mass.js";
-import { rigidDatasetTask, type RigidTaskConfig } from "../examples/lib/rigid-task.js";
 import { parseArgs, round, timeIt } from "./lib.js";
 
 const args = parseArgs({ runs: 20, warmup: 3 });
 await init({ backend: "cpu" });
-const scenes: [string, RigidTaskConfig][] = [
+const scenes: [string, sysid.RigidTaskConfig][] = [
   ["table1-mass", massBenchmark(false)],
   ["table2-contact", contactBenchmark(false)],
 ];
 for (const [name, config] of scenes) {
-  const task = rigidDatasetTask(config, { progress: false });
+  const task = sysid.rigidDatasetTask(config, { progress: false });
   const draw = task.sample(makeRng(1));
   const layout = new sysid.Layout(task.unknowns);
   const problem = draw.problem();

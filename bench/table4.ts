@@ -16,8 +16,9 @@
  */
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { grad, init, jit, np, render as R, type Array } from "../src/index.js";
-import { contact, fem, meshes, particles } from "../src/models/index.js";
+import { grad, init, jit, models, np, render as R, type Array } from "gradsim";
+
+const { contact, fem, meshes, particles } = models;
 import { setKernels, timeIt } from "./lib.js";
 import { boxFor, stepsFor } from "./physics.js";
 

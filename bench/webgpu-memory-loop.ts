@@ -4,7 +4,8 @@
  * small MLP regression on webgpu, without any dispose() calls (old parameters become garbage and
  * must be freed by finalization), sampling device memory and process RSS along the way.
  */
-import { jit, np, valueAndGrad, type Array } from "../src/index.js";
+import { jit, np, valueAndGrad, type Array } from "gradsim";
+// Internal on purpose: the WebGPU backend's buffer-pool counters and queue drain are not public API.
 import { webgpuMemory, webgpuSync } from "../src/core/backends/webgpu/index.js";
 
 export interface MemorySample {

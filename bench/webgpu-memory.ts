@@ -4,7 +4,7 @@
  * Prints one JSON line per sample (device bytes live/allocated, GPUBuffers created, RSS) and a
  * summary comparing the first sample after warm-up with the last.
  */
-import { init } from "../src/index.js";
+import { init } from "gradsim";
 import { runMemoryLoop } from "./webgpu-memory-loop.js";
 
 const steps = Number(process.argv[2] ?? 10000);

@@ -4,7 +4,8 @@
  * eager op latency (one small op + read; 100 chained small ops + read), W1 (elementwise + full
  * sum over 1M floats: forward and gradient, jitted), W2 (512×512 matmul) and a jitted scan.
  */
-import { grad, init, jit, lax, np, type Array } from "../src/index.js";
+import { grad, init, jit, lax, np, type Array } from "gradsim";
+// Internal on purpose: the WebGPU backend's buffer-pool counters are not public API.
 import { webgpuMemory } from "../src/core/backends/webgpu/index.js";
 import { timeIt } from "./lib.js";
 

@@ -29,7 +29,6 @@
 import { sysid, makeRng, type Rng } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
-import { table3Rows } from "./lib/tables.js";
 import { table3Report, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
 const { buildCloth, clothProblem, defaultCloth, velocityField } = sysid;
 type ClothScene = sysid.ClothScene;
@@ -178,7 +177,7 @@ export function clothTask(
       };
     },
     // No REINFORCE row: a score-function estimate over 147 unknowns from 5 samples per step does not move.
-    methods: table3Rows(settings, 0, 0),
+    methods: sysid.table3Rows(settings, 0, 0),
     scene,
     settings,
   };

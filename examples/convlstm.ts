@@ -21,7 +21,6 @@ import { join } from "node:path";
 import { networks, jit, np, optim, random, sysid, vmap, type Array, makeRng } from "gradsim/node";
 import { massBenchmark } from "./rigid-mass.js";
 import { contactBenchmark } from "./rigid-contact.js";
-import { rigidDatasetTask } from "./lib/rigid-task.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 
@@ -64,7 +63,7 @@ export interface ConvLstmResult {
   readonly settings: ConvLstmSettings;
 }
 
-type Task = ReturnType<typeof rigidDatasetTask>;
+type Task = ReturnType<typeof sysid.rigidDatasetTask>;
 type Draw = ReturnType<Task["sample"]>;
 
 /** The network's input: every `stride`-th frame of the rendered video [T, H, W, C], halved in size by 2×2 averages. */
@@ -84,7 +83,7 @@ async function runTable(
   cfg: ConvLstmSettings,
   instances: number,
 ): Promise<ConvLstmTableResult> {
-  const task = rigidDatasetTask(TABLES[name](ctx.flags.quick), { progress: false });
+  const task = sysid.rigidDatasetTask(TABLES[name](ctx.flags.quick), { progress: false });
   const layout = new sysid.Layout(task.unknowns);
   const logOf = (d: Draw) => layout.flat(d.truth, "a truth").map(Math.log);
   // Training scenes from their own stream (rigid-mass and rigid-contact draw test objects from makeRng(seed) and the

@@ -27,7 +27,7 @@
 import { sysid, type Rng, makeRng } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
-import { table3Report, table3Rows, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
+import { table3Report, TABLE3_METHODS, type Table3Report } from "./lib/tables.js";
 const { beamProblem, buildTwistBeam, defaultTwistBeam } = sysid;
 type TwistBeamSpec = sysid.TwistBeamSpec;
 
@@ -106,7 +106,7 @@ export function materialTask(
           `initial guess μ = ${(initial.mu as number).toFixed(1)}, λ = ${(initial.lambda as number).toFixed(1)}`,
       };
     },
-    methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
+    methods: sysid.table3Rows(settings, cfg.reinforceSteps, 0.05),
     problem,
     settings,
   };
@@ -174,7 +174,7 @@ export function massTask(
           `initial guess: uniform density ${((3 * initial.mass[0]!) / lumped[free[0]!]!).toFixed(2)} kg/m³`,
       };
     },
-    methods: table3Rows(settings, cfg.reinforceSteps, 0.05),
+    methods: sysid.table3Rows(settings, cfg.reinforceSteps, 0.05),
     problem,
     settings,
     uniformGuess,

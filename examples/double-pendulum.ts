@@ -14,8 +14,9 @@
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { sysid, type Rng } from "gradsim";
 import type { SceneFitResult } from "./lib/experiment.js";
-import { runPendulumExperiment, type PendulumPrior } from "./lib/pendulum-task.js";
+import { runPendulumExperiment } from "./lib/pendulum-task.js";
 const { defaultDoublePendulum } = sysid;
+type PendulumPrior = sysid.PendulumPrior;
 
 export const DOUBLE_PENDULUM_SETTINGS = {
   full: { resolution: 48, frames: 30, steps: 40, reinforceSteps: 125 },

@@ -2,13 +2,14 @@
  * Imperfect dynamics and rendering models (gradSim §4.3: Table 4 left, Fig. 7).
  *
  * A dataset of objects, a third each rigid bodies, deformable solids and cloths, is dropped onto
- * the ground and pushed sideways by a known force (examples/lib/imperfect-scene.ts). Their mass is
- * estimated from a video made with the *correct* model, by an estimator whose model is wrong in
- * one way per row: frictionless contact, perfectly elastic contact (no contact damping), rigid
- * objects simulated as stiff FEM solids, deformable ones as rigid bodies, or — with the right
- * physics — a target video from another image formation (ray-traced with supersampling, shadows,
- * Blinn–Phong highlights, sensor noise; the estimator compares its soft silhouettes with the
- * traced object masks, as the paper did with its photorealistic renderer's masks).
+ * the ground and pushed sideways by a known force (the library's scene: sysid's objectModel and
+ * objectLook, src/sysid/scenes/imperfect.ts). Their mass is estimated from a video made with the
+ * *correct* model, by an estimator whose model is wrong in one way per row: frictionless contact,
+ * perfectly elastic contact (no contact damping), rigid objects simulated as stiff FEM solids,
+ * deformable ones as rigid bodies, or — with the right physics — a target video from another image
+ * formation (ray-traced with supersampling, shadows, Blinn–Phong highlights, sensor noise; the
+ * estimator compares its soft silhouettes with the traced object masks, as the paper did with its
+ * photorealistic renderer's masks).
  *
  * Fig. 7: on the rigid objects, mass accuracy vs iteration for three looks of the same scene
  * (target and estimator alike): one flat colour, Phong shading, and a texture.
@@ -38,22 +39,28 @@ import {
 } from "gradsim/node";
 import { displayFrames, fileRecordStore, stripIndices } from "gradsim/sysid/node";
 import { runKey } from "./lib/experiment.js";
-import {
-  IMPERFECT_CAMERA,
-  MASS_RANGE,
-  OBJECT_KINDS,
-  TRUE_MODEL,
-  objectGeometry,
-  objectModel,
-  sampleObject,
-  type ModelChoice,
-  type ObjectKind,
-  type ObjectSpec,
-  type SceneSettings,
-} from "./lib/imperfect-scene.js";
-import { LOOKS, TRACED_LIGHT, objectLook, objectVideo, tracedAlbedo, type Look } from "./lib/imperfect-looks.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, median, std } from "./lib/stats.js";
+
+const {
+  IMPERFECT_CAMERA,
+  OBJECT_KINDS,
+  OBJECT_LOOKS: LOOKS,
+  OBJECT_MASS_RANGE: MASS_RANGE,
+  TRACED_LIGHT,
+  TRUE_MODEL,
+  objectGeometry,
+  objectLook,
+  objectModel,
+  objectVideo,
+  sampleObject,
+  tracedAlbedo,
+} = sysid;
+type Look = sysid.ObjectLookName;
+type ModelChoice = sysid.ModelChoice;
+type ObjectKind = sysid.ObjectKind;
+type ObjectSpec = sysid.ObjectSpec;
+type SceneSettings = sysid.ObjectSceneSettings;
 
 export interface ImperfectSettings {
   readonly objects: number;

@@ -14,7 +14,6 @@ import { join } from "node:path";
 import { jit, np, sysid, writeLinePlot, type Array, type PlotSeries, writeGif } from "gradsim/node";
 import { displayFrames } from "gradsim/sysid/node";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { FREE_CAMERA, IMPULSE_SECONDS } from "./lib/rigid-dataset.js";
 const { beamVertices, buildBeam, defaultBeam, renderBeam } = sysid;
 
 type FrameSelection = Exclude<sysid.FrameSelection, readonly number[]>;
@@ -70,13 +69,13 @@ export function cubeScene(resolution: number, frames: number): sysid.RigidSceneS
     rotation: [0, 0, 0, 1],
     velocity: [0, 0, 0],
     angularVelocity: [0, 0, 0],
-    impulses: [{ force: [8, 3, 2], point: [0, -0.3, 0.2], duration: IMPULSE_SECONDS }],
+    impulses: [{ force: [8, 3, 2], point: [0, -0.3, 0.2], duration: sysid.RIGID_IMPULSE_SECONDS }],
     gravity: [0, 0, 0],
     contact: null,
     frames,
     fps: 30,
     substeps: 2,
-    camera: FREE_CAMERA,
+    camera: sysid.RIGID_FREE_CAMERA,
     resolution,
   };
 }

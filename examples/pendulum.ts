@@ -11,8 +11,9 @@
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { sysid } from "gradsim";
 import type { SceneFitResult } from "./lib/experiment.js";
-import { runPendulumExperiment, samplePendulum, type PendulumPrior } from "./lib/pendulum-task.js";
-const { defaultPendulum } = sysid;
+import { runPendulumExperiment } from "./lib/pendulum-task.js";
+const { defaultPendulum, samplePendulum } = sysid;
+type PendulumPrior = sysid.PendulumPrior;
 
 export const PENDULUM_SETTINGS = {
   full: { resolution: 48, frames: 45, steps: 40, reinforceSteps: 125 },

@@ -27,7 +27,7 @@ import { EXPERIMENTS } from "./registry.js";
 import { FLAG_MAX, intFlag, parseFlags, type Flags } from "./lib/flags.js";
 import { runExperiment, USAGE } from "./lib/run.js";
 import { RunClock } from "./lib/run-clock.js";
-import { control, writeAtomic, withFileLock } from "gradsim/node";
+import { control, sysid, writeAtomic, withFileLock } from "gradsim/node";
 import { spawnTagged } from "gradsim/sysid/node";
 import {
   fmtNumber,
@@ -39,7 +39,6 @@ import {
   type Table3Report,
 } from "./lib/tables.js";
 import type { LandscapeResult } from "./landscape.js";
-import { LOOKS } from "./lib/imperfect-looks.js";
 import type { ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
 import type { RispStateResult } from "./risp-state.js";
@@ -249,7 +248,9 @@ function landscapeMarkdown(l: LandscapeResult | null): string {
 function imperfectMarkdown(r: ImperfectResult | null): string {
   if (!r) return "_not run_";
   const fig = r.fig7
-    ? LOOKS.map((l) => `${l} ${fmtNumber(r.fig7![l].mean[Math.min(10, r.fig7![l].mean.length - 1)]!)}`).join(", ")
+    ? sysid.OBJECT_LOOKS.map(
+        (l) => `${l} ${fmtNumber(r.fig7![l].mean[Math.min(10, r.fig7![l].mean.length - 1)]!)}`,
+      ).join(", ")
     : "";
   return [
     `Mass from video of ${r.objects} objects (${r.perKind.rigid} rigid, ` +

@@ -11,27 +11,26 @@
  */
 import { makeRng, sysid } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import {
-  contactPriorRanges,
-  FPS,
-  FRAMES,
-  GROUND_CAMERA,
-  IMPULSE_SECONDS,
-  sampleContactScene,
-} from "./lib/rigid-dataset.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
-import {
-  gradsimSettings,
-  rigidDatasetTask,
-  rigidSceneProblem,
-  rigidUnknowns,
-  trueValues,
-  type RigidFitConfig,
-  type RigidTaskConfig,
-  type RigidUnknown,
-  type Values,
-} from "./lib/rigid-task.js";
 import type { DatasetRunResult } from "./rigid-mass.js";
+
+const {
+  contactPriorRanges,
+  RIGID_FPS: FPS,
+  RIGID_FRAMES: FRAMES,
+  RIGID_GROUND_CAMERA: GROUND_CAMERA,
+  RIGID_IMPULSE_SECONDS: IMPULSE_SECONDS,
+  rigidDatasetTask,
+  rigidGradsimSettings: gradsimSettings,
+  rigidSceneProblem,
+  rigidTrueValues: trueValues,
+  rigidUnknowns,
+  sampleContactScene,
+} = sysid;
+type RigidFitConfig = sysid.RigidFitConfig;
+type RigidTaskConfig = sysid.RigidTaskConfig;
+type RigidUnknown = sysid.RigidUnknown;
+type Values = sysid.RigidValues;
 
 export const CONTACT_UNKNOWNS: readonly RigidUnknown[] = ["mass", "ke", "kd", "kf", "mu"];
 

@@ -11,16 +11,19 @@
  */
 import { makeRng, sysid } from "gradsim";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { defaultMassScene, massRange, sampleMassScene } from "./lib/rigid-dataset.js";
 import { readSceneFile } from "./lib/scene-file.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./lib/experiment.js";
-import {
-  gradsimSettings,
+
+const {
+  defaultMassScene,
   rigidDatasetTask,
+  rigidGradsimSettings: gradsimSettings,
+  rigidMassRange: massRange,
   rigidSceneProblem,
   rigidUnknowns,
-  type RigidTaskConfig,
-} from "./lib/rigid-task.js";
+  sampleMassScene,
+} = sysid;
+type RigidTaskConfig = sysid.RigidTaskConfig;
 
 /** Full runs and the seconds-long smoke mode used by the tests. */
 export const MASS_SETTINGS = {

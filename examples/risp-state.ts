@@ -1,9 +1,9 @@
 /**
  * RISP Table 1 (RISP, ICLR 2022, §4.2): state estimation across rendering domains.
  *
- * For each environment (quadrotor, cube, rod, hand: examples/lib/risp-envs.ts) a state predictor
- * N(image) → state (networks.predictor, a small ResNet with swish and group norm) is trained on
- * SoftRas images under random rendering parameters ψ (light direction and intensity, ambient,
+ * For each environment (quadrotor, cube, rod, hand: risp.RISP_ENVS, src/risp/scenes/envs.ts) a
+ * state predictor N(image) → state (networks.predictor, a small ResNet with swish and group norm)
+ * is trained on SoftRas images under random rendering parameters ψ (light direction and intensity, ambient,
  * albedo, specular, sky and ground colours) over random procedural grounds (blotches, checkers,
  * stripes) that the object shadows along ψ's light, with sensor noise, each drawn by one of six
  * rasterizations (smooth or faceted, silhouettes soft to sharp: `softLooks`), and tested on
@@ -45,13 +45,14 @@ import {
   labelledGrid,
 } from "gradsim/node";
 import { fileRecordStore } from "gradsim/sysid/node";
-import { RISP_ENVS, type RispEnv, type RispEnvName } from "./lib/risp-envs.js";
 import { runKey } from "./lib/experiment.js";
 import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 
-const { predictorDir, sampleTargetConfig, targetImages, trainingSet, PSI_NAMES, TRAINED_ROWS } = risp;
+const { predictorDir, sampleTargetConfig, targetImages, trainingSet, PSI_NAMES, RISP_ENVS, TRAINED_ROWS } = risp;
+type RispEnv = risp.RispPaperEnv;
+type RispEnvName = risp.RispEnvName;
 type SoftLook = risp.SoftLook;
 type TargetConfig = risp.TargetConfig;
 type TrainingSet = risp.TrainingSet;

@@ -1,7 +1,7 @@
 /**
  * RISP Tables 2–4 (RISP, ICLR 2022, §4.3–4.4, Appendix C.1): system identification, imitation
  * and visuomotor control from a video (or, for control, one image) made by another renderer
- * under an unseen rendering configuration — examples/lib/risp-tasks.ts's problems.
+ * under an unseen rendering configuration — risp.paperProblem's problems (src/risp/scenes/tasks.ts).
  *
  * The reference is ray-traced (render.traceVideo: shadows, textured ground, highlights,
  * supersampling, noise) under a configuration drawn from risp.sampleTargetConfig's target distribution; our
@@ -65,11 +65,20 @@ import { runKey } from "./lib/experiment.js";
 import { chosenNames, CliError } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
-import type { RispEnvName } from "./lib/risp-envs.js";
-import { RISP_TASKS, rispProblem, type RispProblem, type RispTask } from "./lib/risp-tasks.js";
 import type { RispStateSettings } from "./risp-state.js";
 
-const { PSI_NAMES, reverseContrast, sampleTargetConfig, stateReader, targetImages } = risp;
+const {
+  PSI_NAMES,
+  RISP_TASKS,
+  paperProblem: rispProblem,
+  reverseContrast,
+  sampleTargetConfig,
+  stateReader,
+  targetImages,
+} = risp;
+type RispEnvName = risp.RispEnvName;
+type RispProblem = risp.RispPaperProblem;
+type RispTask = risp.RispTask;
 type TargetConfig = risp.TargetConfig;
 
 export const TASK_ROWS = [

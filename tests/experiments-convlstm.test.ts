@@ -6,12 +6,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { grad, init, np, random, tree, type Array } from "../src/index.js";
+import { grad, init, np, random, sysid, tree, type Array } from "../src/index.js";
 import { networks } from "../src/node.js";
 import { makeRng } from "../src/core/host-rng.js";
 import { experiment as convlstm, CONVLSTM_SETTINGS } from "../examples/convlstm.js";
 import { massBenchmark } from "../examples/rigid-mass.js";
-import { rigidDatasetTask } from "../examples/lib/rigid-task.js";
 import { table1Markdown, type RigidDatasetReport } from "../examples/lib/tables.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
@@ -54,7 +53,7 @@ describe("convlstm (quick)", () => {
     const r = readResult(out);
     const cfg = CONVLSTM_SETTINGS.quick;
     // The test objects are rigid-mass's dataset draws at the same seed, in order.
-    const task = rigidDatasetTask(massBenchmark(true), { progress: false });
+    const task = sysid.rigidDatasetTask(massBenchmark(true), { progress: false });
     const rng = makeRng(0);
     const describes = globalThis.Array.from({ length: cfg.instances }, () => task.sample(rng).describe);
     expect(r.tables["rigid-mass"].instances.map((x: { describe: string }) => x.describe)).toEqual(describes);

@@ -1,13 +1,11 @@
 /**
  * The `imperfect-models` experiment (gradSim Table 4 left, Fig. 7) in its quick mode on the CPU
- * — one rigid, one deformable and one cloth object — and the pieces it is built from: the
- * centroid-fan tetrahedralisation and the models an object can be simulated by.
+ * — one rigid, one deformable and one cloth object — its records and shards. The scene it is
+ * built from (sysid's objectModel, objectLook) is tested in sysid-scene-imperfect.test.ts.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeRng } from "../src/core/host-rng.js";
-import { models, np } from "../src/index.js";
 import {
   experiment as imperfect,
   IMPERFECT_SETTINGS,
@@ -15,7 +13,6 @@ import {
   validObjectRecord,
   type ObjectRecord,
 } from "../examples/imperfect-models.js";
-import { centroidFan, objectGeometry, objectModel, sampleObject, TRUE_MODEL } from "../examples/lib/imperfect-scene.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
 describe("imperfect-models (quick)", () => {
@@ -65,77 +62,6 @@ describe("imperfect-models (quick)", () => {
     ])
       expect(existsSync(join(out, f)), f).toBe(true);
   }, 300_000);
-});
-
-describe("imperfect-models objects", () => {
-  it("a centroid fan fills a convex surface with positive tets of the enclosed volume, and its surface is the original one", () => {
-    const m = models.meshes.cone(0.4, 0.8, 12);
-    const fan = centroidFan(m);
-    const v = fan.vertices;
-    let volume = 0;
-    for (let t = 0; t < fan.tets.length; t += 4) {
-      const six = models.meshes.tetVolume6(v, fan.tets[t]!, fan.tets[t + 1]!, fan.tets[t + 2]!, fan.tets[t + 3]!);
-      expect(six).toBeGreaterThan(0);
-      volume += six / 6;
-    }
-    expect(volume).toBeCloseTo(models.rigid.meshBody(m, { density: 1 }).mass, 8);
-    const key = (f: ArrayLike<number>) =>
-      Array.from({ length: f.length / 3 }, (_, i) =>
-        [f[3 * i]!, f[3 * i + 1]!, f[3 * i + 2]!].sort((a, b) => a - b).join(),
-      ).sort();
-    expect(key(models.meshes.tetSurface(fan))).toEqual(key(m.faces));
-  });
-
-  it("every model of an object starts from its rest surface; a heavier estimate slides less far under the same push", () => {
-    const s = { frames: 10, fps: 30, resolution: 32 };
-    for (const kind of ["rigid", "deformable", "cloth"] as const) {
-      const spec = sampleObject(makeRng(3), kind);
-      const g = objectGeometry(spec);
-      const V = g.surface.vertices.length / 3;
-      const choices = [
-        TRUE_MODEL(spec),
-        ...(kind === "rigid"
-          ? [{ ...TRUE_MODEL(spec), body: "deformable" as const }]
-          : kind === "deformable"
-            ? [{ ...TRUE_MODEL(spec), body: "rigid" as const }]
-            : []),
-      ];
-      for (const choice of choices) {
-        const model = objectModel(spec, g, choice, s);
-        const travel = (scale: number) => {
-          const x = model.positions(np.array(spec.mass * scale, { dtype: "float32" }), s.frames).dataSync();
-          const N = x.length / (3 * s.frames);
-          let first = 0,
-            last = 0;
-          for (let i = 0; i < V; i++) {
-            first += x[3 * i]! / V;
-            last += x[3 * ((s.frames - 1) * N + i)]! / V;
-          }
-          return { first, last };
-        };
-        const a = travel(1),
-          b = travel(2);
-        // After one frame the surface is still near where it was placed (≤ 5 cm: one frame of fall and push).
-        let rest = 0;
-        for (let i = 0; i < V; i++) rest += g.surface.vertices[3 * i]! / V;
-        expect(Math.abs(a.first - rest), `${kind} as ${choice.body}`).toBeLessThan(0.05);
-        expect(b.last - b.first, `${kind} as ${choice.body}`).toBeLessThan(a.last - a.first);
-        expect(a.last - a.first).toBeGreaterThan(0.1);
-      }
-    }
-  });
-
-  it("a body model the object cannot have is a clear error", () => {
-    const spec = sampleObject(makeRng(1), "cloth");
-    expect(() =>
-      objectModel(
-        spec,
-        objectGeometry(spec),
-        { ...TRUE_MODEL(spec), body: "rigid" },
-        { frames: 4, fps: 30, resolution: 16 },
-      ),
-    ).toThrow(/rigid body|cannot/);
-  });
 });
 
 describe("imperfect-models records", () => {

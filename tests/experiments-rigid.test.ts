@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { experiment as rigidMass, DEFAULT_INITIAL_MASS, massBenchmark } from "../examples/rigid-mass.js";
 import { contactBenchmark, experiment as rigidContact, QUICK_INITIAL } from "../examples/rigid-contact.js";
-import { rigidDatasetTask } from "../examples/lib/rigid-task.js";
+import { sysid } from "../src/index.js";
 import { experiment as landscape } from "../examples/landscape.js";
 import { EXPERIMENTS } from "../examples/registry.js";
 import { cli, lossColumn, outDir, readResult, runQuiet } from "./experiments-helpers.js";
@@ -145,7 +145,7 @@ describe("gradsim CLI input errors", () => {
 describe("rigid dataset protocol", () => {
   it("REINFORCE scores the same loss as gradsim: its frames and pyramid", () => {
     for (const config of [massBenchmark(false), contactBenchmark(false)]) {
-      const m = rigidDatasetTask(config, { progress: false }).methods(0, 0);
+      const m = sysid.rigidDatasetTask(config, { progress: false }).methods(0, 0);
       expect(m.reinforce!.settings.frames).toBe(m.gradsim!.settings.frames);
       expect(m.reinforce!.settings.pyramid).toBe(m.gradsim!.settings.pyramid);
       expect(m.gradsim!.settings.frames).toBe(config.fit.frames);

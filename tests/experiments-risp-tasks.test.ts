@@ -1,114 +1,16 @@
 /**
- * RISP's downstream problems (examples/lib/risp-tasks.ts) and the `risp-tasks` experiment (RISP
- * Tables 2–4) in its quick mode, on the predictors risp-state trained (results/runs/risp-state).
+ * The `risp-tasks` experiment (RISP Tables 2–4) in its quick mode, on the predictors risp-state
+ * trained (results/runs/risp-state). Its problems (risp.paperProblem) are tested in
+ * risp-scenes.test.ts.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeRng } from "../src/core/host-rng.js";
-import { grad, init, jit, np, render, sysid, type Array } from "../src/index.js";
-import { poseStates, rigidPoseState } from "../examples/lib/risp-envs.js";
-import { rispProblem, RISP_TASKS } from "../examples/lib/risp-tasks.js";
+import { init } from "../src/index.js";
 import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER } from "../examples/risp-tasks.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
-
-const f32 = (x: unknown) => np.array(x, { dtype: "float32" });
-
-describe("RISP's downstream problems", () => {
-  it("the pose state of a quaternion in array ops is the host's (Eq. 18), for tilted and turned bodies", () => {
-    const rng = makeRng(4);
-    for (let i = 0; i < 20; i++) {
-      const q = [rng.normal(), rng.normal(), rng.normal(), rng.normal()];
-      const n = Math.hypot(...q),
-        unit = q.map((c) => c / n);
-      const x = [rng.normal(), rng.normal(), rng.normal()];
-      const host = rigidPoseState(x, unit);
-      // Away from pitch = ±90° (where yaw and roll are not defined), the two agree.
-      if (Math.abs(host[4]!) > 0.99) continue;
-      const ours = poseStates(f32([x]), f32([unit])).dataSync();
-      host.forEach((h, k) => expect(ours[k]!).toBeCloseTo(h, 4));
-    }
-  });
-
-  it("every problem's reference is its own truth, its random guesses are worse, and its unknowns move the oracle's loss", () => {
-    for (const [task, envs] of Object.entries(RISP_TASKS)) {
-      for (const env of envs.filter((e) => e !== "hand")) {
-        const p = rispProblem(env, task as keyof typeof RISP_TASKS);
-        // Imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces (not the hand's,
-        // below).
-        expect(p.timedActions, `${task} ${env}`).toBe(task !== "sysid" && env !== "cube");
-        const start = p.randomStart(makeRng(1));
-        if (task !== "control") expect(p.error(p.truth, p.start), `${task} ${env}`).toBeLessThan(1e-6);
-        const guess = p.guess(makeRng(2));
-        expect(p.error(guess, start), `${task} ${env}`).toBeGreaterThan(0);
-        guess.forEach((g, i) => {
-          expect(g).toBeGreaterThanOrEqual(p.lower[i]!);
-          expect(g).toBeLessThanOrEqual(p.upper[i]!);
-        });
-        const states = f32(p.reference.states);
-        const g = jit(grad((u: Array) => np.mean(np.abs(np.sub(p.rollout(u, f32(start)).states, states)))))(
-          f32(guess),
-        ) as Array;
-        const values = globalThis.Array.from(g.dataSync());
-        expect(values.every(Number.isFinite), `${task} ${env}`).toBe(true);
-        expect(Math.max(...values.map(Math.abs)), `${task} ${env}`).toBeGreaterThan(1e-4);
-      }
-    }
-  }, 240_000);
-
-  it("the quadrotor's and the cube's reference videos keep the whole body in view (control's target image is the imitation's last frame)", () => {
-    for (const [env, task] of [
-      ["quadrotor", "sysid"],
-      ["quadrotor", "imitation"],
-      ["cube", "sysid"],
-    ] as const) {
-      const p = rispProblem(env, task),
-        camera = sysid.renderCamera(p.env.camera, 32, 32);
-      for (const [t, v] of p.reference.vertices.entries()) {
-        // The renderer's own projection: NDC coordinates in [−1, 1] are in the image.
-        const { xy, depth } = render.projectPoints(camera, np.reshape(np.array(v, { dtype: "float64" }), [-1, 3]));
-        expect(np.min(depth).item(), `${env} ${task} frame ${t + 1}`).toBeGreaterThan(0);
-        expect(np.max(np.abs(xy)).item(), `${env} ${task} frame ${t + 1}`).toBeLessThan(0.95);
-      }
-    }
-  });
-
-  it("the cube's contact stiffness sets its bounce: a stiffer contact gives back more of the impact", () => {
-    const p = rispProblem("cube", "sysid");
-    const peak = (u: number) => {
-      const y = p.rollout(f32([u]), f32(p.start)).states.dataSync();
-      return Math.max(...globalThis.Array.from({ length: p.observed.length }, (_, t) => y[9 * t + 1]!).slice(5));
-    };
-    const [soft, mid, stiff] = [peak(0), peak(0.5), peak(1)];
-    expect(mid - soft).toBeGreaterThan(0.02);
-    expect(stiff - mid).toBeGreaterThan(0.02);
-  });
-
-  it("the hand's joint stiffness is identifiable from its motion (a softer finger swings further) and its imitation and control rollouts stay finite", () => {
-    const p = rispProblem("hand", "sysid");
-    // The mean |joint angle| over the video's frames and joints.
-    const swing = (u: number[]) => {
-      const q = globalThis.Array.from(p.rollout(f32(u), f32(p.start)).states.dataSync());
-      return q.reduce((a, x) => a + Math.abs(x), 0) / q.length;
-    };
-    expect(swing([0.5, 0.5, 0.5, 0.5, 0.5])).toBeGreaterThan(1.2 * swing([1, 1, 1, 1, 1]));
-    for (const task of ["imitation", "control"] as const) {
-      const q = rispProblem("hand", task),
-        rng = makeRng(3);
-      // Each finger's torque magnitude and delay shape its whole motion: fitted on the whole video at once.
-      expect(q.timedActions).toBe(false);
-      const states = globalThis.Array.from(q.rollout(f32(q.guess(rng)), f32(q.randomStart(rng))).states.dataSync());
-      expect(states.length).toBe(13 * q.observed.length);
-      expect(states.every(Number.isFinite), task).toBe(true);
-    }
-  }, 120_000);
-
-  it("an environment without the task is a clear error", () => {
-    expect(() => rispProblem("cube", "imitation")).toThrow(/cube has no imitation task/);
-  });
-});
 
 describe("risp-tasks (quick)", () => {
   it("from a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12), fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's through the scan where its descent stops in a dip), and the unregularised one and Eq. 10's the cube's contact stiffness that the pixelwise loss misses; imitation's curriculum and scan recover the quadrotor's thrusts from its states, control's scan steers it nearer its target state, and the states the predictor reads from control's target image steer it nearer than the random and the average thrusts", async () => {
@@ -123,8 +25,7 @@ describe("risp-tasks (quick)", () => {
       for (const row of ["ours", "ours-exact"] as const)
         expect(rows[row].errors[k], `${row} config ${k + 1}`).toBeLessThan(0.02);
       expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
-      // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg
-      // off).
+      // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg off).
       expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e-4);
     }
     // Eq. 12's loss is bumpy along the mass: in configuration 1 the descent stops in a dip (loss 0.216);
@@ -136,8 +37,7 @@ describe("risp-tasks (quick)", () => {
     const records = readdirSync(join(out, "risp-tasks-instances")).map(
       (f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record,
     );
-    // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within
-    // `bound`.
+    // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within `bound`.
     const runsOf = (task: string, row: string) => {
       const runs = records.find((x) => x.task === task && x.row === row).runs;
       expect(runs, `${task} ${row}`).toHaveLength(2);
@@ -178,8 +78,7 @@ describe("risp-tasks (quick)", () => {
     expectScannedWithin("imitation", 0.07);
     // Control: the thrusts that steer the quadrotor from a random start to the imitation's last state.
     // Its runs end with the scan, which found lower points from which the descent ended nearer
-    // (0.410 and 0.331 from guesses 1.88 and 1.75 off; without the scan, before the descent was sysid's, 0.508 and
-    // 0.395).
+    // (0.410 and 0.331 from guesses 1.88 and 1.75 off; without the scan, before the descent was sysid's, 0.508 and 0.395).
     expectScannedWithin("control", 0.45);
     // From the target image alone: our simulated states fitted to those ours' network reads from it
     // (App. C.2's pipeline) end nearer the target than the random guesses and the average thrusts
@@ -192,8 +91,7 @@ describe("risp-tasks (quick)", () => {
     }
     expect(r.table).toContain("| ours-exact |");
     expect(r.table).toContain(
-      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ` +
-        `± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
+      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
     );
     for (const f of [
       "table.md",
@@ -224,8 +122,7 @@ describe("risp-tasks (quick)", () => {
     // The same guesses as the tables' configurations 1–2 (0.141 and 0.199 kg off).
     [0.141, 0.199].forEach((e, k) => expect(rows.random.errors[k]).toBeCloseTo(e, 2));
     for (const k of [0, 1]) {
-      // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge (0.2 kg
-      // off).
+      // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge (0.2 kg off).
       expect(rows.pixelwise.errors[k], `pixelwise config ${k + 1}`).toBeGreaterThan(0.15);
       // Eq. 10's predictor, fitting our frames' look with the mass (Eq. 6), within 0.025 kg (0.021 and 0.003;
       // 0.016 and 0.003 with the descent before it was sysid's: the last iterate, in float64).

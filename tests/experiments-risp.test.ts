@@ -1,13 +1,14 @@
 /**
- * RISP's environments and the `risp-state` experiment (RISP Table 1) in its quick mode: states
- * that encode what the meshes show, training images whose ∂I/∂ψ columns belong to the right
- * rendering parameters, ray-traced targets, and the table's rows from trained networks on disk.
+ * RISP's environments as the experiments draw them, and the `risp-state` experiment (RISP Table 1)
+ * in its quick mode: training images whose ∂I/∂ψ columns belong to the right rendering parameters,
+ * ray-traced targets, and the table's rows from trained networks on disk. The environments' own
+ * states and samplers (risp.RISP_ENVS) are tested in risp-scenes.test.ts.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeRng } from "../src/core/host-rng.js";
-import { init, models, np, random, render, sysid, type Array } from "../src/index.js";
+import { init, np, random, render, sysid, type Array } from "../src/index.js";
 import { networks, risp } from "../src/node.js";
 import {
   experiment as rispState,
@@ -17,15 +18,15 @@ import {
   softLooks,
 } from "../examples/risp-state.js";
 import { mean } from "../examples/lib/stats.js";
-import { cubeEnv, HAND, handEnv, quadrotorEnv, rigidPoseState, rodEnv, ROD } from "../examples/lib/risp-envs.js";
-import { rispProblem } from "../examples/lib/risp-tasks.js";
 import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
-// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a
-// sliding box in risp-library.test.ts.
+// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a sliding box in risp-library.test.ts.
 const {
+  paperProblem: rispProblem,
+  quadrotorEnv,
+  rodEnv,
   backgroundLayers,
   faceAlbedo,
   hostLightDirection,
@@ -44,168 +45,12 @@ await init({ backend: "cpu" });
 /** Vertices [V·3] → Array [V, 3]. */
 const asArray = (v: Float64Array) => np.reshape(np.array(v, { dtype: "float32" }), [-1, 3]);
 
-/** The motion samplers draw 4 distinct frames per rollout: no state of a rollout's 4 repeats another. */
-function expectDistinctFramesPerRollout(states: readonly (readonly number[])[]) {
-  for (let i = 0; i < states.length; i++) {
-    for (let j = i + 1; j < states.length && Math.floor(j / 4) === Math.floor(i / 4); j++) {
-      expect(
-        states[i]!.some((x, k) => x !== states[j]![k]),
-        `states ${i} and ${j}`,
-      ).toBe(true);
-    }
-  }
-}
-
 describe("RISP environments", () => {
-  it("a pose state (Eq. 18) determines the quadrotor's and the cube's vertices", () => {
-    for (const env of [quadrotorEnv(), cubeEnv()]) {
-      const { states, vertices } = env.sample(makeRng(3), 20);
-      for (const [i, s] of states.entries()) {
-        expect(s.length).toBe(9);
-        for (let k = 0; k < 3; k++) expect(s[3 + k]! ** 2 + s[6 + k]! ** 2).toBeCloseTo(1, 12);
-        const v = vertices[i]!,
-          posed = env.pose!(s);
-        v.forEach((x, j) => expect(posed[j]!).toBeCloseTo(x, 9));
-      }
-    }
-  });
-
-  it("cube states are frames of its drops: above the ground but for the soft contact's millimetres, some at the impact, and as high as system identification's drop reaches", () => {
-    const { states, vertices } = cubeEnv().sample(makeRng(5), 192);
-    expectDistinctFramesPerRollout(states);
-    // A flat drop falls straight: a rollout's 4 frames share x, z and yaw, untilted.
-    for (const [i, st] of states.entries()) {
-      const first = states[i - (i % 4)]!;
-      for (const k of [0, 2, 3, 6])
-        expect(Math.abs(st[k]! - first[k]!), `state ${i}, component ${k}`).toBeLessThan(1e-3);
-      expect(Math.abs(st[4]!) + Math.abs(st[5]!)).toBeLessThan(1e-3);
-    }
-    const lowest = vertices.map((v) => Math.min(...globalThis.Array.from(v).filter((_, k) => k % 3 === 1)));
-    expect(Math.min(...lowest)).toBeGreaterThan(-0.005);
-    expect(lowest.filter((y) => y < 0.01).length).toBeGreaterThan(3); // some frames at the impact
-    // Up to the sysid reference's highest frame over its box (the release; then the stiffest bounce).
-    const sysid = rispProblem("cube", "sysid"),
-      start = np.array(sysid.start, { dtype: "float32" });
-    const heights = [0, 1].flatMap((u) =>
-      (sysid.rollout(np.array([u], { dtype: "float32" }), start).states.toList() as number[][]).map((s) => s[1]!),
-    );
-    expect(Math.max(...states.map((s) => s[1]!))).toBeGreaterThan(Math.max(...heights));
-  }, 120_000);
-
-  it("a quadrotor rollout of models.rigid maps to pose states whose vertices are the simulated body's", () => {
-    const env = quadrotorEnv();
-    const { quad, state } = models.rigid.quadrotor({ position: [0.1, 1, -0.1], angularVelocity: [0.4, 1.2, -0.7] });
-    // Uneven thrusts: it rolls, pitches and yaws as it climbs.
-    const thrusts = np.array(
-      globalThis.Array.from({ length: 20 }, () => [3.2, 2.2, 2.6, 2.0]),
-      { dtype: "float32" },
-    );
-    const s = models.rigid.simulateQuadrotor(quad, state, { dt: 1 / 60, frames: 20, controls: thrusts });
-    const x = s.x.dataSync(),
-      q = s.q.dataSync();
-    const body = env.pose!([0, 0, 0, 0, 0, 0, 1, 1, 1]);
-    for (const t of [0, 10, 19]) {
-      const pose = rigidPoseState(
-        [x[3 * t]!, x[3 * t + 1]!, x[3 * t + 2]!],
-        [q[4 * t]!, q[4 * t + 1]!, q[4 * t + 2]!, q[4 * t + 3]!],
-      );
-      const [qx, qy, qz, qw] = [q[4 * t]!, q[4 * t + 1]!, q[4 * t + 2]!, q[4 * t + 3]!];
-      const posed = env.pose!(pose);
-      for (let j = 0; j < body.length; j += 3) {
-        // v' = v + 2w(q×v) + 2q×(q×v), then translate.
-        const v = [body[j]!, body[j + 1]!, body[j + 2]!];
-        const c1 = [qy * v[2]! - qz * v[1]!, qz * v[0]! - qx * v[2]!, qx * v[1]! - qy * v[0]!];
-        const c2 = [qy * c1[2]! - qz * c1[1]!, qz * c1[0]! - qx * c1[2]!, qx * c1[1]! - qy * c1[0]!];
-        for (let d = 0; d < 3; d++)
-          expect(posed[j + d]!).toBeCloseTo(x[3 * t + d]! + v[d]! + 2 * qw * c1[d]! + 2 * c2[d]!, 4);
-      }
-    }
-    // It did roll.
-    expect(Math.abs(rigidPoseState([0, 0, 0], [q[76]!, q[77]!, q[78]!, q[79]!])[5]!)).toBeGreaterThan(0.05);
-  });
-
-  it("rod states are the spine sensors' vertical displacements in FEM rollouts: ends fixed, sag under gravity, bent by the central force", () => {
-    const env = rodEnv();
-    const { states, vertices } = env.sample(makeRng(5), 40);
-    expect(env.stateNames.length).toBe(10);
-    const V = vertices[0]!.length / 3;
-    for (const [i, s] of states.entries()) {
-      const v = vertices[i]!;
-      // Sensors are on the spine (y = ROD.height at rest): each state component is one vertex's y − height.
-      const ys = globalThis.Array.from({ length: V }, (_, j) => v[3 * j + 1]! - ROD.height);
-      for (const x of s) expect(ys.some((y) => Math.abs(y - x) < 1e-12)).toBe(true);
-      // The fixed ends stay where they were.
-      for (let j = 0; j < V; j++)
-        if (Math.abs(Math.abs(v[3 * j]!) - ROD.length / 2) < 1e-9)
-          expect(Math.abs(v[3 * j + 1]! - ROD.height) <= ROD.thickness / 2 + 1e-6).toBe(true);
-      // Symmetric loads: the sensor profile is nearly mirror-symmetric.
-      for (let k = 0; k < 5; k++) expect(Math.abs(s[k]! - s[9 - k]!)).toBeLessThan(0.01 + 0.05 * Math.abs(s[k]!));
-    }
-    expectDistinctFramesPerRollout(states);
-    const centre = states.map((s) => (s[4]! + s[5]!) / 2);
-    expect(Math.min(...centre)).toBeLessThan(-0.05);
-    expect(Math.max(...centre) - Math.min(...centre)).toBeGreaterThan(0.05);
-  }, 120_000);
-
-  it("quadrotor states are frames of its motions: posed by the states, and covering system identification's climbs at both ends of the mass box", () => {
-    const env = quadrotorEnv();
-    const { states, vertices } = env.sample(makeRng(5), 192);
-    expectDistinctFramesPerRollout(states);
-    for (const i of [0, 77, 191]) {
-      const posed = env.pose!(states[i]!);
-      expect(Math.max(...vertices[i]!.map((x, k) => Math.abs(x - posed[k]!)))).toBeLessThan(1e-5);
-    }
-    // The lightest quadrotor of the sysid task climbs to 1.47 m and the heaviest sinks to 0.77 m
-    // (independent poses with y in [0.8, 1.2] cover neither); the samples reach past both.
-    const sysid = rispProblem("quadrotor", "sysid"),
-      start = np.array(sysid.start, { dtype: "float32" });
-    const heights = [0, 1].flatMap((u) =>
-      (sysid.rollout(np.array([u], { dtype: "float32" }), start).states.toList() as number[][]).map((s) => s[1]!),
-    );
-    const y = states.map((s) => s[1]!);
-    expect(Math.max(...y)).toBeGreaterThan(Math.max(...heights) - 0.05);
-    expect(Math.min(...y)).toBeLessThan(Math.min(...heights));
-    // Upright-ish and turned as the tasks' starts (0.3 ± 0.3 rad): no pose flipped over.
-    expect(Math.min(...states.map((s) => s[7]! * s[8]!))).toBeGreaterThan(0.5);
-  }, 120_000);
-
-  it("hand states are frames of its motions: the vertices are the mesh posed by the angles, and a finger's joints bend together", () => {
-    const env = handEnv(),
-      J = models.articulated.HAND_JOINTS;
-    const { states, vertices } = env.sample(makeRng(5), 96);
-    expectDistinctFramesPerRollout(states);
-    const { hand } = models.articulated.hand({ dtype: "float64" });
-    const mesh = models.articulated.handMesh(hand);
-    for (const i of [0, 37, 95]) {
-      const posed = mesh.vertices(np.array(states[i]!, { dtype: "float64" })).dataSync();
-      expect(Math.max(...vertices[i]!.map((x, k) => Math.abs(x - posed[k]!)))).toBeLessThan(1e-9);
-    }
-    // A finger's outer two joints (shared stiffness and torque) are correlated over the samples
-    // (0.69–0.84 here); independent random angles would give ~0.
-    const corr = (a: number, b: number) => {
-      const x = states.map((s) => s[a]!),
-        y = states.map((s) => s[b]!),
-        mx = x.reduce((p, q) => p + q) / x.length,
-        my = y.reduce((p, q) => p + q) / y.length;
-      const sxy = x.reduce((p, q, k) => p + (q - mx) * (y[k]! - my), 0),
-        sxx = x.reduce((p, q) => p + (q - mx) ** 2, 0),
-        syy = y.reduce((p, q) => p + (q - my) ** 2, 0);
-      return sxy / Math.sqrt(sxx * syy);
-    };
-    for (let f = 0; f < 4; f++) expect(corr(3 * f + 1, 3 * f + 2), `finger ${f + 1}`).toBeGreaterThan(0.5);
-    // They move: the fingers swing across tenths of a radian, beyond the starts' ±HAND.start.
-    const all = states.flat();
-    expect(all.every(Number.isFinite)).toBe(true);
-    expect(states.length * J).toBe(all.length);
-    expect(Math.max(...all.map(Math.abs))).toBeGreaterThan(HAND.start + 0.2);
-  }, 120_000);
-
   it("reverseContrast draws the quadrotor brighter than the ground behind it, where our frames (ψ's middle, plain ground) and the table's configurations draw it darker", () => {
     const env = quadrotorEnv(),
       R = 32,
       vertices = rispProblem("quadrotor", "sysid").reference.vertices.slice(0, 1);
-    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk
-    // below the ground).
+    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk below the ground).
     const covered = render.traceVideo(
       { frames: vertices, faces: env.faces, albedo: faceAlbedo(env, [1, 1, 1]) },
       { camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: [0, 1, 0], samples: 3 },
@@ -225,8 +70,7 @@ describe("RISP environments", () => {
         plainBackground(env, R),
       ).dataSync() as Float32Array;
     expect(contrast(ours(vertices), ours(sunk))).toBeLessThan(-0.05);
-    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain
-    // reversed-contrast).
+    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain reversed-contrast).
     const problem = rispProblem("quadrotor", "sysid");
     for (let k = 0; k < 4; k++) {
       const table = configurationDraws(problem, 0, k, "table"),

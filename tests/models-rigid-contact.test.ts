@@ -104,24 +104,30 @@ describe("rigid contact: Coulomb sliding", () => {
 
 describe("rigid contact: stiff friction and damping at the scenes' step (implicit in the step)", () => {
   // 15 substeps per frame at 30 fps: the explicit law needed dt < 0.8/(3·kf), i.e. 113 substeps for kf 5000.
-  it.each([1500, 5000])("kf = %i, kd 600: a box pushed from rest slides the closed-form distance to within 0.5%", (kf) => {
-    const [mu, F, m, T] = [0.4, 20, 2.5, 0.3];
-    const a = F / m - mu * G;
-    const expected = 0.5 * a * T * T + (a * T) ** 2 / (2 * mu * G);
-    const dt = 1 / 450;
-    const b = rigid.meshBody(meshes.box(0.1, 0.1, 0.1), { position: [0, 0.1, 0] });
-    const { system, state } = rigid.rigidSystem([{ ...b, mass: m, inertia: b.inertia.map((x) => (x * m) / b.mass) }], {
-      ground: contact.rigidGround({ mu, kf, kd: 600, dtype: "float64" }),
-      dtype: "float64",
-      forceWindows: [{ body: 0, force: [F, 0, 0], start: 0, end: T }],
-    });
-    const steps = Math.ceil((T + (a * T) / (mu * G) + 0.2) / dt);
-    const x = rigid.simulate(system, state, { dt, substeps: 1, frames: steps }).x.dataSync();
-    const travel = x[x.length - 3]!;
-    expect(Math.abs(travel / expected - 1), `${travel} m vs ${expected} m`).toBeLessThan(5e-3);
-    // At rest afterwards: no creep, no jitter from the stiff friction.
-    expect(Math.abs(x[x.length - 3]! - x[x.length - 3 - 30]!)).toBeLessThan(1e-5);
-  });
+  it.each([1500, 5000])(
+    "kf = %i, kd 600: a box pushed from rest slides the closed-form distance to within 0.5%",
+    (kf) => {
+      const [mu, F, m, T] = [0.4, 20, 2.5, 0.3];
+      const a = F / m - mu * G;
+      const expected = 0.5 * a * T * T + (a * T) ** 2 / (2 * mu * G);
+      const dt = 1 / 450;
+      const b = rigid.meshBody(meshes.box(0.1, 0.1, 0.1), { position: [0, 0.1, 0] });
+      const { system, state } = rigid.rigidSystem(
+        [{ ...b, mass: m, inertia: b.inertia.map((x) => (x * m) / b.mass) }],
+        {
+          ground: contact.rigidGround({ mu, kf, kd: 600, dtype: "float64" }),
+          dtype: "float64",
+          forceWindows: [{ body: 0, force: [F, 0, 0], start: 0, end: T }],
+        },
+      );
+      const steps = Math.ceil((T + (a * T) / (mu * G) + 0.2) / dt);
+      const x = rigid.simulate(system, state, { dt, substeps: 1, frames: steps }).x.dataSync();
+      const travel = x[x.length - 3]!;
+      expect(Math.abs(travel / expected - 1), `${travel} m vs ${expected} m`).toBeLessThan(5e-3);
+      // At rest afterwards: no creep, no jitter from the stiff friction.
+      expect(Math.abs(x[x.length - 3]! - x[x.length - 3 - 30]!)).toBeLessThan(1e-5);
+    },
+  );
 
   it("a spinning box dropped on the ground comes to rest at the default step (no energy from friction)", () => {
     const b = rigid.meshBody(meshes.box(0.35, 0.15, 0.3), {
@@ -134,7 +140,8 @@ describe("rigid contact: stiff friction and damping at the scenes' step (implici
     const dt = 1 / (30 * Math.ceil(1 / (30 * contact.rigidContactStepLimit(contact.RIGID_GROUND_DEFAULTS))));
     const out = rigid.simulate(system, state, { dt, substeps: 1, frames: Math.round(1.5 / dt) });
     const n = out.w.shape[0]!;
-    const ke = (k: number) => rigid.kineticEnergy(system, { ...state, v: np.take(out.v, k, 0), w: np.take(out.w, k, 0) });
+    const ke = (k: number) =>
+      rigid.kineticEnergy(system, { ...state, v: np.take(out.v, k, 0), w: np.take(out.w, k, 0) });
     expect(ke(n - 1).item()).toBeLessThan(1e-6);
     const y = np.take(out.x, n - 1, 0).dataSync()[1]!;
     expect(Math.abs(y - 0.15)).toBeLessThan(1e-3);
@@ -201,7 +208,8 @@ describe("rigid contact: gradients agree with central differences at the default
           L({ ...theta, [k]: np.sub(x, np.mul(d, eps)) }).item()) /
         (2 * eps);
       // A sliding box's path barely depends on kf once friction saturates (kf 1500): there both must be negligible.
-      if (name === "sliding" && k === "kf") expect(Math.max(Math.abs(fd), Math.abs(ad)), `${name}: ∂L/∂kf`).toBeLessThan(1e-5);
+      if (name === "sliding" && k === "kf")
+        expect(Math.max(Math.abs(fd), Math.abs(ad)), `${name}: ∂L/∂kf`).toBeLessThan(1e-5);
       else {
         expect(Math.abs(fd), `${name}: ∂L/∂${k} is not negligible`).toBeGreaterThan(1e-6);
         expect(Math.abs(ad - fd), `${name}: ∂L/∂${k} AD ${ad} vs FD ${fd}`).toBeLessThan(2e-3 * Math.abs(fd));

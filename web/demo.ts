@@ -3,7 +3,6 @@
  * parameter renders its "observed" video (or takes a visitor's frames), and sysid.estimate
  * recovers the parameter from the pixels, reporting every iterate.
  */
-import { defaultMassScene } from "../examples/lib/rigid-dataset.js";
 import { np, sysid, type Array, resizeInto, type Frame } from "gradsim";
 const { beamProblem, buildTwistBeam, defaultTwistBeam } = sysid;
 
@@ -49,7 +48,7 @@ const rigidMass: DemoScene = {
   problem: (s) => {
     // The demo's scene (examples/rigid-mass.ts), shorter, on a light background, as a camera sees it.
     const scene = sysid.buildRigidScene({
-      ...defaultMassScene(s.size),
+      ...sysid.defaultMassScene(s.size),
       frames: s.frames,
       background: [...BACKGROUND],
       channels: "rgb",

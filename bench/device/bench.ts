@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { devices, init, jit, np, valueAndGrad, type Array } from "../../src/index.js";
+import { devices, init, jit, np, valueAndGrad, type Array } from "gradsim";
 import { timeIt } from "../lib.js";
 import { w4Inputs } from "../peers/lib/data.mjs";
 import { femEnergy } from "../workloads/fem.js";

@@ -1,5 +1,5 @@
 // W1 elementwise: sum(tanh(1.5x+0.5)·exp(−x²) + sin x) over 1M float32 (fwd), or its gradient (grad).
-import { grad, jit, np, type Array } from "../../src/index.js";
+import { grad, jit, np, type Array } from "gradsim";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
 import { w1Input } from "../peers/lib/data.mjs";
 

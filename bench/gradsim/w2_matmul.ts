@@ -1,5 +1,5 @@
 // W2 matmul: n×n @ n×n float32.
-import { jit, np, type Array } from "../../src/index.js";
+import { jit, np, type Array } from "gradsim";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
 import { w2Inputs } from "../peers/lib/data.mjs";
 

@@ -1,5 +1,5 @@
 // W3 mlp-grad: d/dparams of mean((MLP(X) − Y)²), MLP 64→256→256→8 (tanh hidden), batch 1024.
-import { grad, jit, np, type Array } from "../../src/index.js";
+import { grad, jit, np, type Array } from "gradsim";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
 import { W3_PARAM_NAMES, w3Inputs } from "../peers/lib/data.mjs";
 

@@ -1,5 +1,5 @@
 // W4 fem: stable Neo-Hookean energy over a tet box mesh (variant energy), or energy + gradient w.r.t. positions (grad).
-import { jit, np, valueAndGrad, type Array } from "../../src/index.js";
+import { jit, np, valueAndGrad, type Array } from "gradsim";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
 import { w4Inputs } from "../peers/lib/data.mjs";
 import { femEnergy } from "../workloads/fem.js";

@@ -1,5 +1,5 @@
 // W5: vmap of W4's energy+gradient over 64 deformed copies with per-copy mu (64 × 1000 tets).
-import { jit, np, valueAndGrad, vmap, type Array } from "../../src/index.js";
+import { jit, np, valueAndGrad, vmap, type Array } from "gradsim";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
 import { w5Inputs } from "../peers/lib/data.mjs";
 import { femEnergy } from "../workloads/fem.js";

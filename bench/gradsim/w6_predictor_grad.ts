@@ -1,8 +1,8 @@
 // W6 predictor-grad: d/dparams of a RISP state predictor's L1 error on a minibatch — risp-state's
 // network (32²×3 images with coordinate channels, stages of 16, 32, 32 channels, a flattened
 // head, 9 outputs), `--size` images per batch: the conv-heavy step of every predictor training.
-import { jit, random, valueAndGrad, vmap, type Array } from "../../src/index.js";
-import { networks } from "../../src/node.js";
+import { jit, random, valueAndGrad, vmap, type Array } from "gradsim";
+import { networks } from "gradsim/node";
 import { emit, emitError, parseArgs, read, setup, sum, timeIt } from "../lib.js";
 
 const args = parseArgs({ backend: "cpu", size: 16, jit: 1 });

@@ -1,5 +1,5 @@
 /** W4/W5: stable Neo-Hookean energy Σ vol·ψ(F) over a tet mesh, written with the gradsim array API. */
-import { np, type Array } from "../../src/index.js";
+import { np, type Array } from "gradsim";
 
 /**
  * Energy from vertex positions x [N,3] (tets [T,4] int32, DmInv [T,3,3], vol [T]); mu may be an Array (W5) or a number.

@@ -1,85 +1,17 @@
 /**
- * The estimation task shared by `pendulum` and `double-pendulum`: unknowns L₁..L_k (rod lengths,
- * log space) and θ₁(0)..θ_k(0) (initial angles) from the video of the swing; DiffPhysics is
- * supervised with the 3-D bob positions.
+ * The run shared by `pendulum` and `double-pendulum`: the built-in swing (truth, guess) or, with
+ * --dataset, random instances with the baselines. The task is the library's
+ * (sysid.pendulumDatasetTask, src/sysid/scenes/pendulum-task.ts).
  */
 import { sysid, makeRng, type Rng } from "gradsim";
 import type { ExperimentContext } from "./run.js";
 import { fitScene, progressOf, runDatasetTask, sceneRecord, type SceneFitResult } from "./experiment.js";
-import { table3Rows } from "./tables.js";
-const { buildPendulum, pendulumProblem } = sysid;
+const { describePendulum, pendulumDatasetTask } = sysid;
 type PendulumSpec = sysid.PendulumSpec;
-
-export interface PendulumPrior {
-  /** Per link: length range (m) and initial-angle range (rad). */
-  readonly length: readonly (readonly [number, number])[];
-  readonly theta0: readonly (readonly [number, number])[];
-}
+type PendulumPrior = sysid.PendulumPrior;
 
 /** Flat (L₁..L_k, θ₁..θ_k) ↔ the unknowns' values. */
 const split = (x: readonly number[], k: number): sysid.Values => ({ L: x.slice(0, k), theta0: x.slice(k) });
-
-export const samplePendulum = (rng: Rng, p: PendulumPrior): number[] => [
-  ...p.length.map(([lo, hi]) => rng.uniform(lo, hi)),
-  ...p.theta0.map(([lo, hi]) => rng.uniform(lo, hi)),
-];
-
-export const describePendulum = (x: readonly number[], links: number): string =>
-  `L = (${x
-    .slice(0, links)
-    .map((v) => v.toFixed(3))
-    .join(", ")}) m, θ₀ = (${x
-    .slice(links)
-    .map((v) => v.toFixed(3))
-    .join(", ")}) rad`;
-
-const unknownsFor = (k: number): sysid.Unknown[] => [
-  { name: "L", size: k, transform: "log", unit: "m" },
-  { name: "theta0", size: k, unit: "rad" },
-];
-
-export function pendulumTask(
-  spec: PendulumSpec,
-  prior: PendulumPrior,
-  o: {
-    name: string;
-    steps: number;
-    reinforceSteps: number;
-    progress: false | "auto";
-    /** The gradient methods' start for a truth (a prior draw, or a perturbation of the truth for chaotic systems). */
-    initial: (rng: Rng, truth: number[]) => number[];
-  },
-): sysid.DatasetTask<unknown> & { problem: sysid.Problem<unknown>; settings: sysid.EstimateSettings } {
-  const scene = buildPendulum(spec);
-  const problem = pendulumProblem(scene) as sysid.Problem<unknown>;
-  const k = spec.links;
-  const settings: sysid.EstimateSettings = {
-    optimizer: "lbfgs",
-    steps: o.steps,
-    frames: scene.rendered.slice(),
-    progress: o.progress,
-  };
-  return {
-    name: o.name,
-    unknowns: unknownsFor(k),
-    trainSize: 100,
-    sample: (rng) => {
-      const truth = samplePendulum(rng, prior);
-      const initial = o.initial(rng, truth),
-        priorDraw = samplePendulum(rng, prior);
-      return {
-        truth: split(truth, k),
-        initial: split(initial, k),
-        prior: split(priorDraw, k),
-        problem: () => problem,
-        describe: `truth ${describePendulum(truth, k)}; initial guess ${describePendulum(initial, k)}`,
-      };
-    },
-    methods: table3Rows(settings, o.reinforceSteps, 0.05),
-    problem,
-    settings,
-  };
-}
 
 /**
  * The pendulum experiments' run: the built-in scene (truth, guess) or, with --dataset, random
@@ -97,7 +29,7 @@ export async function runPendulumExperiment(
     guess: number[];
   },
 ): Promise<{ mode: "scene" | "dataset"; result: SceneFitResult | sysid.DatasetResult }> {
-  const task = pendulumTask(o.spec, o.prior, {
+  const task = pendulumDatasetTask(o.spec, o.prior, {
     name: o.name,
     steps: ctx.flags.iters ?? o.settings.steps,
     reinforceSteps: o.settings.reinforceSteps,

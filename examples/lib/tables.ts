@@ -11,7 +11,6 @@
  * run); reproduce puts those numbers in the table.
  */
 import { sysid } from "gradsim";
-import { fmt } from "./rigid-task.js";
 
 export type Table3Column = "mass" | "mu" | "lambda" | "velocity";
 export type Table3Method = "average" | "random" | "reinforce" | "diffphysics" | "gradsim";
@@ -88,37 +87,8 @@ export function table3Report(
 }
 
 /**
- * The fitted rows of a Table 3 task: gradsim and DiffPhysics with the same settings, REINFORCE unless its steps are 0.
- */
-export function table3Rows(
-  fit: sysid.EstimateSettings,
-  reinforceSteps: number,
-  reinforceLr: number,
-): sysid.DatasetTask<unknown>["methods"] {
-  return (i, seed) => ({
-    gradsim: { method: "pixels", settings: fit },
-    diffphysics: { method: "states", settings: fit },
-    ...(reinforceSteps > 0
-      ? {
-          // Adam with a cosine decay to 1% of the rate (β1 0.9), 5 samples of noise 0.05 per step (paper Table 5).
-          reinforce: {
-            method: "reinforce" as const,
-            settings: {
-              optimizer: "adam" as const,
-              steps: reinforceSteps,
-              adam: { lr: reinforceLr, lrEnd: reinforceLr / 100, schedule: "cosine" as const, b1: 0.9 },
-              seed: seed * 7919 + i,
-              progress: fit.progress,
-            },
-          },
-        }
-      : {}),
-  });
-}
-
-/**
- * A rigid dataset run's result.json: now `{ dataset: DatasetResult }`; runs before the sysid module stored
- * `{ dataset: n, methods }`.
+ * A rigid dataset run's result.json: now `{ dataset: DatasetResult }`; runs before the sysid module stored `{
+ * dataset: n, methods }`.
  */
 export type RigidDatasetReport = {
   dataset?: sysid.DatasetResult | number;
@@ -170,7 +140,9 @@ function withLearned(
       : r.objects
         ? r.objects.map((x) => ({
             index: x.index,
-            same: (d: string) => d.includes(`truth ${fmt(x.truth)},`) || d.endsWith(`truth ${fmt(x.truth)}`),
+            same: (d: string) =>
+              d.includes(`truth ${sysid.formatRigidValues(x.truth)},`) ||
+              d.endsWith(`truth ${sysid.formatRigidValues(x.truth)}`),
           }))
         : null;
   if (!rows || !records || !learned) return rows;

@@ -2,7 +2,8 @@
  * gradsim.risp: RISP (Ma et al., ICLR 2022) as a library — rendering-invariant state predictors
  * for a system you describe (`RispEnv`), trained on SoftRas images under domain-randomised
  * rendering parameters ψ with their exact ∂I/∂ψ, and the downstream tasks (system
- * identification, imitation, control) as sysid objectives. See src/risp/README.md.
+ * identification, imitation, control) as sysid objectives; the paper's four environments
+ * (quadrotor, cube, rod, hand: `RISP_ENVS`) and their tasks (`paperProblem`). See src/risp/README.md.
  * Node-only parts (predictors on disk) are in gradsim/node's `risp`.
  */
 export { checkPosed, framesOfRollouts, rolloutFrames, vertexCount, type PosedStates, type RispEnv } from "./env.js";
@@ -71,3 +72,29 @@ export {
   type TaskLossFn,
   type TaskRendering,
 } from "./tasks.js";
+export {
+  CUBE,
+  cubeEnv,
+  cubeMotion,
+  eulerMatrix,
+  HAND,
+  handEnv,
+  handMotion,
+  poseStates,
+  QUADROTOR,
+  quadrotorEnv,
+  quadrotorMotion,
+  quadrotorStart,
+  rigidBodyVertices,
+  rigidPoseState,
+  RISP_ENVS,
+  ROD,
+  rodEnv,
+  rodModel,
+  yawQuaternion,
+  type HandMotion,
+  type RispEnvName,
+  type RispPaperEnv,
+  type RodModel,
+} from "./scenes/envs.js";
+export { paperProblem, RISP_TASKS, type RispPaperProblem } from "./scenes/tasks.js";

@@ -171,6 +171,37 @@ export function meanAbsError(estimate: readonly number[], truth: readonly number
   return idx.reduce((s, i) => s + Math.abs(estimate[i]! - truth[i]!), 0) / Math.max(1, idx.length);
 }
 
+/**
+ * The fitted rows of a gradSim Table 3 task (`DatasetTask.methods`): gradsim (pixels) and
+ * DiffPhysics (states) with the same settings, REINFORCE (the paper's Table 5 settings at `reinforceLr`)
+ * unless its steps are 0.
+ */
+export function table3Rows(
+  fit: EstimateSettings,
+  reinforceSteps: number,
+  reinforceLr: number,
+): DatasetTask<unknown>["methods"] {
+  return (i, seed) => ({
+    gradsim: { method: "pixels", settings: fit },
+    diffphysics: { method: "states", settings: fit },
+    ...(reinforceSteps > 0
+      ? {
+          // Adam with a cosine decay to 1% of the rate (β1 0.9), 5 samples of noise 0.05 per step (paper Table 5).
+          reinforce: {
+            method: "reinforce" as const,
+            settings: {
+              optimizer: "adam" as const,
+              steps: reinforceSteps,
+              adam: { lr: reinforceLr, lrEnd: reinforceLr / 100, schedule: "cosine" as const, b1: 0.9 },
+              seed: seed * 7919 + i,
+              progress: fit.progress,
+            },
+          },
+        }
+      : {}),
+  });
+}
+
 /** Column name → indices into the flat layout. */
 export function columnIndices(columns: DatasetTask<unknown>["columns"], layout: Layout): Record<string, number[]> {
   if (!columns) return Object.fromEntries(layout.names.map((n) => [n, layout.indicesOf(n)]));

@@ -79,6 +79,7 @@ export {
   relMae,
   runDataset,
   summarise,
+  table3Rows,
   validateRecord,
   type ColumnErrors,
   type DatasetOptions,
@@ -139,6 +140,34 @@ export {
   type Tiling,
 } from "./scenes/rigid.js";
 export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";
+export {
+  contactPriorRanges,
+  defaultMassScene,
+  RIGID_CONTACT_RANGES,
+  RIGID_DENSITY_RANGE,
+  RIGID_FPS,
+  RIGID_FRAMES,
+  RIGID_FREE_CAMERA,
+  RIGID_GROUND_CAMERA,
+  RIGID_IMPULSE_SECONDS,
+  rigidMassRange,
+  sampleContactScene,
+  sampleMassScene,
+  shapeVolume,
+  type SampledContactScene,
+  type SampledRigidScene,
+} from "./scenes/rigid-dataset.js";
+export {
+  formatRigidValues,
+  rigidDatasetTask,
+  rigidGradsimSettings,
+  rigidSceneProblem,
+  rigidTrueValues,
+  rigidUnknowns,
+  type RigidFitConfig,
+  type RigidTaskConfig,
+  type RigidValues,
+} from "./scenes/rigid-task.js";
 export { buildBeam, beamVertices, defaultBeam, renderBeam, type BeamScene, type BeamSpec } from "./scenes/beam.js";
 export {
   buildCloth,
@@ -172,6 +201,39 @@ export {
   type PendulumSpec,
   type PendulumStates,
 } from "./scenes/pendulum.js";
+export {
+  describePendulum,
+  pendulumDatasetTask,
+  samplePendulum,
+  type PendulumPrior,
+} from "./scenes/pendulum-task.js";
+export {
+  centroidFan,
+  IMPERFECT_CAMERA,
+  OBJECT_KINDS,
+  OBJECT_MASS_RANGE,
+  objectGeometry,
+  objectModel,
+  sampleObject,
+  TRUE_MODEL,
+  type ModelChoice,
+  type ObjectGeometry,
+  type ObjectKind,
+  type ObjectModel,
+  type ObjectSceneSettings,
+  type ObjectSpec,
+} from "./scenes/imperfect.js";
+export {
+  OBJECT_LOOKS,
+  objectColors,
+  objectLook,
+  objectSceneCamera,
+  objectVideo,
+  TRACED_LIGHT,
+  tracedAlbedo,
+  type ObjectLook,
+  type ObjectLookName,
+} from "./scenes/imperfect-looks.js";
 
 export { parseVideoScene, type SceneBackground, type VideoSceneFile } from "./scene-file.js";
 export {

@@ -104,7 +104,8 @@ export const tangentialVelocity = (g: GroundContact, v: Array): Array =>
 /**
  * The friction's saturation r [P] at tangential speed² |v_t|² [P]: the friction is −kf·w·r·v_t, so r = 1 while a
  * point sticks (viscous, kf·w·|v_t|) and r = μ·f_n/(kf·w·|v_t|) while it slides (Coulomb). Its magnitude
- * φ(|v_t|) = kf·w·r·|v_t| rises with slope φ' = kf·w·r⁷ (the rigid step linearises it there, rigid/implicit-contact.ts).
+ * φ(|v_t|) = kf·w·r·|v_t| rises with slope φ' = kf·w·r⁷ (the rigid step linearises it there,
+ * rigid/implicit-contact.ts).
  */
 export function rigidGroundFrictionSaturation(g: GroundContact, fn: Array, w: Array, speed2: Array): Array {
   // |f| = b·x/(1 + x⁶)^⅙ with x = kf·w·|v_t|/b and b = μ·f_n: viscous (kf·w·|v_t|) while sticking,

@@ -3,25 +3,23 @@
  * default, and Fig. 7's flat colour, Phong shading and texture), its video of an object's motion,
  * and the paint and light of the ray-traced ("photorealistic") targets.
  */
-import { np, type render, sysid, type Array } from "gradsim";
-import {
-  IMPERFECT_CAMERA,
-  type ObjectGeometry,
-  type ObjectSpec,
-  type SceneSettings,
-  type Vec3,
-} from "./imperfect-scene.js";
+import type { Array } from "../../core/array.js";
+import { np } from "../../core/np/index.js";
+import type * as render from "../../render/index.js";
+import { octantColors, overBackground, SCENE_LIGHTS, softVideo, type DeformingMesh } from "../video.js";
+import { renderCamera, type Vec3 } from "./camera.js";
+import { IMPERFECT_CAMERA, type ObjectGeometry, type ObjectSceneSettings, type ObjectSpec } from "./imperfect.js";
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 
 /** Per-vertex colours of an object's surface: an octant code around its rest centre (rotation and shear show). */
 export function objectColors(g: ObjectGeometry, spec: ObjectSpec): Array {
-  return sysid.octantColors(g.surface.vertices, spec.position);
+  return octantColors(g.surface.vertices, spec.position);
 }
 
 /** The rasterizer's camera for the scene. */
-export const sceneCamera = (s: SceneSettings): render.Camera =>
-  sysid.renderCamera(IMPERFECT_CAMERA, s.resolution, s.resolution);
+export const objectSceneCamera = (s: ObjectSceneSettings): render.Camera =>
+  renderCamera(IMPERFECT_CAMERA, s.resolution, s.resolution);
 
 /**
  * How the object looks to the rasterizer. "default": octant colours under the scenes' light (the
@@ -29,11 +27,12 @@ export const sceneCamera = (s: SceneSettings): render.Camera =>
  * information), "shading" (one colour, Phong shading with a specular highlight), "texture" (a
  * non-uniform texture under the same shading).
  */
-export const LOOKS = ["colour", "shading", "texture"] as const;
-export type Look = "default" | (typeof LOOKS)[number];
+export const OBJECT_LOOKS = ["colour", "shading", "texture"] as const;
+export type ObjectLookName = "default" | (typeof OBJECT_LOOKS)[number];
 
+/** A look: the mesh's paint (colours, or uvs and a texture), the lights and the shading. */
 export interface ObjectLook {
-  readonly mesh: sysid.DeformingMesh;
+  readonly mesh: DeformingMesh;
   readonly lights: render.Lights;
   readonly shading?: render.Shading;
 }
@@ -80,13 +79,14 @@ function boxUvs(g: ObjectGeometry, spec: ObjectSpec): Array {
   return f32(out);
 }
 
-export function objectLook(g: ObjectGeometry, spec: ObjectSpec, look: Look): ObjectLook {
+/** The look named `look` of an object (its surface's faces, painted by name: see OBJECT_LOOKS). */
+export function objectLook(g: ObjectGeometry, spec: ObjectSpec, look: ObjectLookName): ObjectLook {
   const faces = np.reshape(np.array(g.surface.faces, { dtype: "int32" }), [-1, 3]);
   const V = g.surface.vertices.length / 3;
   const uniform = f32(globalThis.Array.from({ length: V }, () => PAINT));
   switch (look) {
     case "default":
-      return { mesh: { faces, colors: objectColors(g, spec) }, lights: sysid.SCENE_LIGHTS };
+      return { mesh: { faces, colors: objectColors(g, spec) }, lights: SCENE_LIGHTS };
     case "colour":
       return { mesh: { faces, colors: uniform }, lights: { ambient: 1 } };
     case "shading":
@@ -105,26 +105,27 @@ export function objectLook(g: ObjectGeometry, spec: ObjectSpec, look: Look): Obj
 }
 
 /**
- * Frames of the object at positions [T, N, 3] (the surface's V vertices first): premultiplied RGBA
- * over the ground image [T, H, W, 4], or the soft silhouette alone [T, H, W, 1].
+ * Frames of the object at positions [T, N, 3] (the surface's V vertices first): RGBA [T, H, W, 4]
+ * over the background (a colour [3] or an image [H, W, 3], e.g. groundImage), alpha the soft
+ * silhouette; or the silhouette alone [T, H, W, 1].
  */
 export function objectVideo(
   positions: Array,
   g: ObjectGeometry,
   look: ObjectLook,
-  s: SceneSettings,
+  s: ObjectSceneSettings,
   background: Array,
   channels: "rgba" | "alpha",
 ): Array {
   const V = g.surface.vertices.length / 3;
   const x = positions.shape[1] === V ? positions : np.take(positions, np.arange(V), 1);
-  const frames = sysid.softVideo(x, look.mesh, {
+  const frames = softVideo(x, look.mesh, {
     resolution: s.resolution,
-    camera: sceneCamera(s),
+    camera: objectSceneCamera(s),
     lights: look.lights,
     ...(look.shading ? { shading: look.shading } : {}),
   });
-  return channels === "alpha" ? np.split(frames, [3], -1)[1]! : sysid.overBackground(frames, background, "rgba");
+  return channels === "alpha" ? np.split(frames, [3], -1)[1]! : overBackground(frames, background, "rgba");
 }
 
 /**

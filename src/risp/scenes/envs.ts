@@ -1,7 +1,8 @@
 /**
  * RISP's environments (RISP, ICLR 2022, §4.1 and Appendix B.1) as shared definitions: what a
  * state is, the mesh a state poses, how states are drawn for the state-estimation task, and the
- * camera. Used by `risp-state` (Table 1) and meant for the downstream tasks.
+ * camera, each a `RispEnv` as a user writes one for their own system. The `risp-state` example
+ * (Table 1) trains predictors on them; tasks.ts poses the downstream problems in them.
  *
  *  - quadrotor: a rigid body without contact (models.rigid.quadrotor's layout: four rotors on
  *    two crossed arms); state (x, y, z, sin yaw, sin pitch, sin roll, cos yaw, cos pitch, cos roll)
@@ -18,16 +19,19 @@
  * Orientation: R = R_y(yaw)·R_x(pitch)·R_z(roll) (body → world). The cube's angle ranges are
  * limited (below) so an image determines its state: the paper does not give its ranges.
  */
-import { models, np, risp, vmap, jit, type Array, type Rng } from "gradsim";
+import type { Array } from "../../core/array.js";
+import type { Rng } from "../../core/host-rng.js";
+import { np } from "../../core/np/index.js";
+import * as models from "../../models/index.js";
+import { jit, vmap } from "../../transforms/index.js";
+import { framesOfRollouts, rolloutFrames, type RispEnv } from "../env.js";
+import type { Vec3 } from "../psi.js";
 
 /** States per rollout in the motion samplers: n states are random frames of ⌈n/4⌉ rollouts (risp.framesOfRollouts). */
 const FRAMES_PER_ROLLOUT = 4;
-const { framesOfRollouts } = risp;
 
-export type Vec3 = readonly [number, number, number];
-
-/** A paper environment: RISP's environment description (risp.RispEnv), named, with the rigid bodies' pose map. */
-export interface RispEnv extends risp.RispEnv {
+/** A paper environment: RISP's environment description (`RispEnv`), named, with the rigid bodies' pose map. */
+export interface RispPaperEnv extends RispEnv {
   readonly name: "quadrotor" | "cube" | "rod" | "hand";
   /**
    * The world vertices of a state, where the state determines them (the rigid bodies; angles by atan2, as RISP restores
@@ -190,7 +194,7 @@ export function poseStates(x: Array, q: Array): Array {
 }
 
 /** World vertices [T, V, 3] of a rigid body's rest vertices `body` under positions [T, 3] and quaternions [T, 4]. */
-export function rigidVertices(body: ArrayLike<number>, x: Array, q: Array): Array {
+export function rigidBodyVertices(body: ArrayLike<number>, x: Array, q: Array): Array {
   const local = np.array(
     globalThis.Array.from({ length: body.length / 3 }, (_, i) => [body[3 * i]!, body[3 * i + 1]!, body[3 * i + 2]!]),
     { dtype: x.dtype },
@@ -250,7 +254,7 @@ export function quadrotorMotion(
     });
     const x = np.squeeze(r.x, 1),
       q = np.squeeze(r.q, 1);
-    return { states: poseStates(x, q), vertices: rigidVertices(body, x, q) };
+    return { states: poseStates(x, q), vertices: rigidBodyVertices(body, x, q) };
   };
 }
 
@@ -261,7 +265,7 @@ export function quadrotorMotion(
  * in a box: system identification's climbs leave y ∈ [0.8, 1.2] (the lightest quadrotor reaches
  * 1.47 m), and the predictors' losses were flat there (a guess at the light end stayed there).
  */
-export function quadrotorEnv(): RispEnv {
+export function quadrotorEnv(): RispPaperEnv {
   const m: Parts = { vertices: [], faces: [], pattern: [] };
   // Chunky parts (thick arms, wide rotor guards): a 32² image still shows them.
   const grey: Vec3 = [0.6, 0.6, 0.65],
@@ -372,7 +376,7 @@ export function cubeMotion(
     const r = models.rigid.simulate(sys, s0, { dt: 5e-4, substeps: 100, frames: CUBE.frames, checkFinite: false });
     const x = np.squeeze(r.x, 1),
       q = np.squeeze(r.q, 1);
-    return { states: poseStates(x, q), vertices: rigidVertices(body, x, q) };
+    return { states: poseStates(x, q), vertices: rigidBodyVertices(body, x, q) };
   };
 }
 
@@ -385,7 +389,7 @@ export function cubeMotion(
  * tilts within ±0.3 rad) were read to 22% below the average's error: coarser than the bounces
  * (5–17 cm) that identify λ.
  */
-export function cubeEnv(): RispEnv {
+export function cubeEnv(): RispPaperEnv {
   const m: Parts = { vertices: [], faces: [], pattern: [] };
   const paints: Vec3[] = [
     [0.95, 0.35, 0.3],
@@ -464,6 +468,7 @@ export interface RodModel {
   rollout(logE: Array, force: Array): Array;
 }
 
+/** The rod's FEM model (ROD's beam, its sensors, its paint and a differentiable rollout). */
 export function rodModel(): RodModel {
   const { length: L, thickness: h, cells } = ROD;
   const mesh = models.meshes.tetBeam(L, h, h, cells, [-L / 2, ROD.height - h / 2, -h / 2]);
@@ -531,7 +536,7 @@ export function rodModel(): RodModel {
  * Rollouts of the rod with random stiffness and central force (held), each `ROD.frames` frames
  * from rest; the states are random frames of them.
  */
-export function rodEnv(): RispEnv {
+export function rodEnv(): RispPaperEnv {
   const rod = rodModel();
   const V = rod.vertices;
   // One rollout per (log10 E, force); vmapped and compiled once.
@@ -553,7 +558,7 @@ export function rodEnv(): RispEnv {
       const states: number[][] = [],
         vertices: Float64Array[] = [];
       // Frames after the first third of a second: the rod has left its straight start.
-      const frames = risp.rolloutFrames(rng, n, ROD.frames, { first: Math.ceil(ROD.frames / 3) });
+      const frames = rolloutFrames(rng, n, ROD.frames, { first: Math.ceil(ROD.frames / 3) });
       for (let i = 0; i < n; i++) {
         const r = Math.floor(i / FRAMES_PER_ROLLOUT),
           t = frames[i]!;
@@ -588,6 +593,7 @@ export const HAND = {
   start: 0.3,
 } as const;
 
+/** The hand's model and motion under RISP's finger torques. */
 export interface HandMotion {
   readonly mesh: ReturnType<typeof models.articulated.handMesh>;
   /**
@@ -597,6 +603,7 @@ export interface HandMotion {
   rollout(stiffness: Array, magnitude: Array, delay: Array, start: Array, o?: { checkpoint?: boolean }): Array;
 }
 
+/** The hand of models.articulated driven as HAND describes, in `dtype`. */
 export function handMotion(dtype: "float32" | "float64" = "float32"): HandMotion {
   const { frames: T, fingers: F } = HAND,
     J = models.articulated.HAND_JOINTS;
@@ -636,7 +643,7 @@ export function handMotion(dtype: "float32" | "float64" = "float32"): HandMotion
  * magnitude and delay in their boxes, from starts within ±HAND.start rad. Not 13 independent
  * angles in [−π/4, π/4]: in the tasks a finger's joints bend together, and swing past π/4.
  */
-export function handEnv(): RispEnv {
+export function handEnv(): RispPaperEnv {
   const motion = handMotion("float64");
   const J = models.articulated.HAND_JOINTS,
     F = HAND.fingers;
@@ -680,5 +687,6 @@ export function handEnv(): RispEnv {
   };
 }
 
+/** The paper's four environments by name (each built on call: its rollouts are compiled then). */
 export const RISP_ENVS = { quadrotor: quadrotorEnv, cube: cubeEnv, rod: rodEnv, hand: handEnv } as const;
 export type RispEnvName = keyof typeof RISP_ENVS;

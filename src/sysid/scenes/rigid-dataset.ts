@@ -2,30 +2,31 @@
  * The rigid-body scenes of the paper's Tables 1 and 2 (appendix G protocol, scaled to what a
  * 64² video can show): an object from the rigid set with random anisotropic dimensions, pose and
  * velocity, density in [2, 12] kg/m³, a known impulse, 60 frames at 30 fps. The built-in
- * default scene of `npm run demo` is one fixed draw of the same kind.
+ * default scene of `npm run demo` is one fixed draw of the same kind. rigid-task.ts makes the
+ * tables' dataset tasks of these draws.
  */
-import { models, sysid, type Rng } from "gradsim";
-
-type Vec3 = sysid.Vec3;
-type RigidShape = sysid.RigidShape;
-type RigidSceneSpec = sysid.RigidSceneSpec;
-type ContactParams = sysid.ContactParams;
-const { shapeMeshes } = sysid;
+import type { Rng } from "../../core/host-rng.js";
+import * as models from "../../models/index.js";
+import type { AngleCamera, Vec3 } from "./camera.js";
+import type { ContactParams, RigidSceneSpec } from "./rigid.js";
+import { RIGID_SHAPES, shapeMeshes, type RigidShape } from "./shapes.js";
 
 /** Density range of the paper's dataset and of its initial guesses (kg/m³). */
-export const DENSITY_RANGE = [2, 12] as const;
-export const FRAMES = 60,
-  FPS = 30;
+export const RIGID_DENSITY_RANGE = [2, 12] as const;
+/** Frames and frame rate of every video of the dataset (2 s). */
+export const RIGID_FRAMES = 60,
+  RIGID_FPS = 30;
 /** The prior's mass range of an object of the given volume (m³). */
-export const massRange = (volume: number): readonly [number, number] => [
-  DENSITY_RANGE[0] * volume,
-  DENSITY_RANGE[1] * volume,
+export const rigidMassRange = (volume: number): readonly [number, number] => [
+  RIGID_DENSITY_RANGE[0] * volume,
+  RIGID_DENSITY_RANGE[1] * volume,
 ];
 /** Impulse duration (s): gradSim's exp01 pushes for t ∈ [0, 0.1]. */
-export const IMPULSE_SECONDS = 0.1;
+export const RIGID_IMPULSE_SECONDS = 0.1;
 
-export const FREE_CAMERA: sysid.AngleCamera = { distance: 6, elevation: 25, azimuth: 15, at: [0, 0.3, 0], fovY: 40 };
-export const GROUND_CAMERA: sysid.AngleCamera = { distance: 6, elevation: 30, azimuth: 10, at: [0, 0.4, 0], fovY: 40 };
+/** The cameras of Table 1's free flights and of Table 2's scenes on the ground. */
+export const RIGID_FREE_CAMERA: AngleCamera = { distance: 6, elevation: 25, azimuth: 15, at: [0, 0.3, 0], fovY: 40 };
+export const RIGID_GROUND_CAMERA: AngleCamera = { distance: 6, elevation: 30, azimuth: 10, at: [0, 0.4, 0], fovY: 40 };
 
 /** Volume (m³) of a shape at the given scale, i.e. its mass per unit density. */
 export const shapeVolume = (shape: RigidShape, scale: Vec3): number =>
@@ -48,20 +49,21 @@ export function defaultMassScene(resolution = 64): RigidSceneSpec {
     rotation: [0, 0, 0, 1],
     velocity: [0.1, 0.05, 0.05],
     angularVelocity: [0.3, 0.6, 0.1],
-    impulses: [{ force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: IMPULSE_SECONDS }],
+    impulses: [{ force: [22, 10, 4], point: [0.1, -0.2, 0.15], duration: RIGID_IMPULSE_SECONDS }],
     gravity: [0, 0, 0],
     contact: null,
-    frames: FRAMES,
-    fps: FPS,
+    frames: RIGID_FRAMES,
+    fps: RIGID_FPS,
     substeps: 2,
-    camera: FREE_CAMERA,
+    camera: RIGID_FREE_CAMERA,
     resolution,
   };
 }
 
-export interface SampledScene {
+/** A random scene of the dataset and the gradient methods' starting point. */
+export interface SampledRigidScene {
   readonly spec: RigidSceneSpec;
-  /** Mass implied by a density drawn from DENSITY_RANGE: the optimisation's starting point. */
+  /** Mass implied by a density drawn from RIGID_DENSITY_RANGE: the optimisation's starting point. */
   readonly initialMass: number;
   readonly volume: number;
 }
@@ -86,19 +88,19 @@ function sampleShape(
 export function sampleMassScene(
   rng: Rng,
   resolution = 64,
-  shapes: readonly RigidShape[] = sysid.RIGID_SHAPES,
-): SampledScene {
+  shapes: readonly RigidShape[] = RIGID_SHAPES,
+): SampledRigidScene {
   const { shape, scale, volume } = sampleShape(rng, shapes, 0.6, 1.2);
-  const density = rng.uniform(...DENSITY_RANGE);
+  const density = rng.uniform(...RIGID_DENSITY_RANGE);
   const mass = density * volume;
   const dir = rng.direction();
   const impulse = 3 * volume * rng.uniform(0.5, 0.8); // N·s; Δv = impulse/mass ∈ [0.12, 1.2] m/s
-  const force = scaled([dir[0], 0.5 * dir[1], dir[2]], impulse / IMPULSE_SECONDS);
+  const force = scaled([dir[0], 0.5 * dir[1], dir[2]], impulse / RIGID_IMPULSE_SECONDS);
   const v0: Vec3 = scaled(rng.direction(), rng.uniform(0, 0.15));
-  const travel = add(v0, scaled(force, IMPULSE_SECONDS / mass)); // mean velocity ≈ v0 + Δv
-  const seconds = FRAMES / FPS;
+  const travel = add(v0, scaled(force, RIGID_IMPULSE_SECONDS / mass)); // mean velocity ≈ v0 + Δv
+  const seconds = RIGID_FRAMES / RIGID_FPS;
   const jitter: Vec3 = [rng.uniform(-0.3, 0.3), rng.uniform(-0.2, 0.2), rng.uniform(-0.3, 0.3)];
-  const position = add(add(FREE_CAMERA.at, travel, -seconds / 2), jitter);
+  const position = add(add(RIGID_FREE_CAMERA.at, travel, -seconds / 2), jitter);
   const point = scaled([rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)], 0.25 * Math.cbrt(volume));
   const spec: RigidSceneSpec = {
     shape,
@@ -108,16 +110,16 @@ export function sampleMassScene(
     rotation: rng.quaternion(),
     velocity: v0,
     angularVelocity: scaled(rng.direction(), rng.uniform(0, 0.8)),
-    impulses: [{ force, point, duration: IMPULSE_SECONDS }],
+    impulses: [{ force, point, duration: RIGID_IMPULSE_SECONDS }],
     gravity: [0, 0, 0],
     contact: null,
-    frames: FRAMES,
-    fps: FPS,
+    frames: RIGID_FRAMES,
+    fps: RIGID_FPS,
     substeps: 2,
-    camera: FREE_CAMERA,
+    camera: RIGID_FREE_CAMERA,
     resolution,
   };
-  return { spec, initialMass: rng.uniform(...DENSITY_RANGE) * volume, volume };
+  return { spec, initialMass: rng.uniform(...RIGID_DENSITY_RANGE) * volume, volume };
 }
 
 /** A random heading about y composed with a tilt of at most `maxDeg` degrees about a horizontal axis. */
@@ -139,7 +141,7 @@ function tiltedHeading(rng: Rng, maxDeg: number): [number, number, number, numbe
  * where friction saturates to Coulomb — at 120 s⁻¹ and μ = 0.2, 1.6 cm/s: the slow end of a
  * sliding object's stop.
  */
-export const CONTACT_RANGES: Readonly<Record<keyof ContactParams, readonly [number, number]>> = {
+export const RIGID_CONTACT_RANGES: Readonly<Record<keyof ContactParams, readonly [number, number]>> = {
   ke: [1e4, 3e4],
   kd: [30, 120],
   kf: [20, 120],
@@ -150,18 +152,19 @@ export const CONTACT_RANGES: Readonly<Record<keyof ContactParams, readonly [numb
 export function contactPriorRanges(
   volume: number,
 ): Readonly<Record<"mass" | keyof ContactParams, readonly [number, number]>> {
-  return { mass: massRange(volume), ...CONTACT_RANGES };
+  return { mass: rigidMassRange(volume), ...RIGID_CONTACT_RANGES };
 }
 
-export interface SampledContactScene extends SampledScene {
+/** A random Table 2 scene, with the starting point of its contact coefficients. */
+export interface SampledContactScene extends SampledRigidScene {
   readonly initialContact: ContactParams;
 }
 
 const sampleContact = (rng: Rng): ContactParams => ({
-  ke: rng.uniform(...CONTACT_RANGES.ke),
-  kd: rng.uniform(...CONTACT_RANGES.kd),
-  kf: rng.uniform(...CONTACT_RANGES.kf),
-  mu: rng.uniform(...CONTACT_RANGES.mu),
+  ke: rng.uniform(...RIGID_CONTACT_RANGES.ke),
+  kd: rng.uniform(...RIGID_CONTACT_RANGES.kd),
+  kf: rng.uniform(...RIGID_CONTACT_RANGES.kf),
+  mu: rng.uniform(...RIGID_CONTACT_RANGES.mu),
 });
 
 /**
@@ -173,14 +176,18 @@ const sampleContact = (rng: Rng): ContactParams => ({
 export function sampleContactScene(
   rng: Rng,
   resolution = 64,
-  shapes: readonly RigidShape[] = sysid.RIGID_SHAPES,
+  shapes: readonly RigidShape[] = RIGID_SHAPES,
 ): SampledContactScene {
   const { shape, scale, volume } = sampleShape(rng, shapes, 0.5, 0.9);
-  const density = rng.uniform(...DENSITY_RANGE);
+  const density = rng.uniform(...RIGID_DENSITY_RANGE);
   const mass = density * volume;
   const side = rng.next() < 0.5 ? -1 : 1;
   const push = 3 * volume * rng.uniform(0.5, 0.8);
-  const force: Vec3 = [(side * push) / IMPULSE_SECONDS, 0, (rng.uniform(-0.3, 0.3) * push) / IMPULSE_SECONDS];
+  const force: Vec3 = [
+    (side * push) / RIGID_IMPULSE_SECONDS,
+    0,
+    (rng.uniform(-0.3, 0.3) * push) / RIGID_IMPULSE_SECONDS,
+  ];
   const velocity: Vec3 = [side * rng.uniform(0.3, 0.8), rng.uniform(0, 1), rng.uniform(-0.2, 0.2)];
   const spec: RigidSceneSpec = {
     shape,
@@ -192,15 +199,15 @@ export function sampleContactScene(
     rotation: tiltedHeading(rng, 10),
     velocity,
     angularVelocity: [rng.uniform(-0.2, 0.2), rng.uniform(-1.5, 1.5), rng.uniform(-0.2, 0.2)],
-    impulses: [{ force, point: [0, 0, 0], duration: IMPULSE_SECONDS }],
+    impulses: [{ force, point: [0, 0, 0], duration: RIGID_IMPULSE_SECONDS }],
     gravity: [0, -9.8, 0],
     contact: sampleContact(rng),
-    frames: FRAMES,
-    fps: FPS,
+    frames: RIGID_FRAMES,
+    fps: RIGID_FPS,
     substeps: 16,
-    camera: GROUND_CAMERA,
+    camera: RIGID_GROUND_CAMERA,
     resolution,
   };
-  const initialMass = rng.uniform(...DENSITY_RANGE) * volume;
+  const initialMass = rng.uniform(...RIGID_DENSITY_RANGE) * volume;
   return { spec, initialMass, volume, initialContact: sampleContact(rng) };
 }

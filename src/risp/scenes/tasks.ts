@@ -1,6 +1,6 @@
 /**
  * RISP's downstream problems (RISP, ICLR 2022, §4.3–4.4 and Appendix C.1) in each environment
- * of examples/lib/risp-envs.ts, as differentiable maps from normalised unknowns u to a rollout:
+ * of envs.ts, as differentiable maps from normalised unknowns u to a rollout:
  *
  *  - sysid      (Table 2): the system parameter from a video with known actions — quadrotor
  *               mass in [2.8, 3.2) kg (truth 3), cube contact stiffness log10 kn in [5.5, 6.5]
@@ -15,7 +15,11 @@
  * Every unknown is normalised to a box (sysid: [0, 1]; actions: [−1, 1] or [0, 1]), so one
  * optimiser setting serves every problem; the descent projects onto the box.
  */
-import { models, np, risp, vmap, type Array } from "gradsim";
+import type { Array } from "../../core/array.js";
+import { np } from "../../core/np/index.js";
+import * as models from "../../models/index.js";
+import { vmap } from "../../transforms/index.js";
+import { rispProblem, type RispProblem, type RispScenario, type RispTask, type Rollout } from "../tasks.js";
 import {
   CUBE,
   cubeMotion,
@@ -28,26 +32,26 @@ import {
   ROD,
   rodModel,
   yawQuaternion,
-  type RispEnv,
   type RispEnvName,
-} from "./risp-envs.js";
+  type RispPaperEnv,
+} from "./envs.js";
 
-export type RispTask = risp.RispTask;
+/** Which paper environments pose each task (RISP Tables 2–4). */
 export const RISP_TASKS: Readonly<Record<RispTask, readonly RispEnvName[]>> = {
   sysid: ["quadrotor", "cube", "hand", "rod"],
   imitation: ["quadrotor", "hand", "rod"],
   control: ["quadrotor", "hand", "rod"],
 };
 
-type Scenario = risp.RispScenario;
-type Rollout = risp.Rollout;
-export type RispProblem = risp.RispProblem<RispEnv>;
+type Scenario = RispScenario;
+/** A problem in one of the paper's environments. */
+export type RispPaperProblem = RispProblem<RispPaperEnv>;
 
 const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 const repeat = <T>(n: number, f: (i: number) => T): T[] => globalThis.Array.from({ length: n }, (_, i) => f(i));
 
-/** The quadrotor: QUADROTOR's motion (risp-envs.ts) from 0.85 m, every one of its 10 frames shown. */
-function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
+/** The quadrotor: QUADROTOR's motion (envs.ts) from 0.85 m, every one of its 10 frames shown. */
+function quadrotorScenario(env: RispPaperEnv, task: RispTask): Scenario {
   const {
     frames: FRAMES,
     knots: KNOTS,
@@ -106,10 +110,10 @@ function quadrotorScenario(env: RispEnv, task: RispTask): Scenario {
 }
 
 /**
- * The cube: one of its drops (CUBE, risp-envs.ts), released flat 0.3 m above the ground, every one of its 12 frames
- * shown. No actions: system identification only.
+ * The cube: one of its drops (CUBE, envs.ts), released flat 0.3 m above the ground, every one of its 12 frames shown.
+ * No actions: system identification only.
  */
-function cubeScenario(env: RispEnv): Scenario {
+function cubeScenario(env: RispPaperEnv): Scenario {
   const simulate = cubeMotion(env.body!),
     [LOW, HIGH] = CUBE.logKe;
   return {
@@ -126,7 +130,7 @@ function cubeScenario(env: RispEnv): Scenario {
   };
 }
 
-/** The hand: HAND's motion (risp-envs.ts), every one of its 10 frames shown. */
+/** The hand: HAND's motion (envs.ts), every one of its 10 frames shown. */
 function handScenario(task: RispTask): Scenario {
   const J = models.articulated.HAND_JOINTS,
     FINGERS = HAND.fingers;
@@ -222,7 +226,7 @@ function rodScenario(task: RispTask): Scenario {
   };
 }
 
-function scenario(env: RispEnv, task: RispTask): Scenario {
+function scenario(env: RispPaperEnv, task: RispTask): Scenario {
   switch (env.name) {
     case "quadrotor":
       return quadrotorScenario(env, task);
@@ -235,10 +239,13 @@ function scenario(env: RispEnv, task: RispTask): Scenario {
   }
 }
 
-/** The problem of `task` in the paper environment `name` (its scenario above). */
-export function rispProblem(name: RispEnvName, task: RispTask): RispProblem {
+/**
+ * The problem of `task` in the paper environment `name` (its scenario above); `rispProblem` makes one for your own
+ * environment.
+ */
+export function paperProblem(name: RispEnvName, task: RispTask): RispPaperProblem {
   if (!RISP_TASKS[task].includes(name))
     throw new Error(`risp: the ${name} has no ${task} task (${task}: ${RISP_TASKS[task].join(", ")}).`);
   const env = RISP_ENVS[name]();
-  return risp.rispProblem(env, task, scenario(env, task));
+  return rispProblem(env, task, scenario(env, task));
 }

@@ -13,12 +13,19 @@
  *    it is its rest surface with the inertia of the uniform solid;
  *  - cloth: a square sheet (membrane + bending), seen only by the contact rows.
  *
- * How they look is in imperfect-looks.ts.
+ * How they look is in imperfect-looks.ts. The `imperfect-models` example runs the table on them.
  *
  * The push acts on every particle in proportion to its rest mass (m_i/M·F), so its net force and
  * torque about the centre of mass are the rigid body's force F at the centre of mass.
  */
-import { np, models, sysid, type Array, type Rng, DivergenceError } from "gradsim";
+import type { Array } from "../../core/array.js";
+import type { Rng } from "../../core/host-rng.js";
+import { np } from "../../core/np/index.js";
+import { DivergenceError } from "../../models/common/divergence.js";
+import * as models from "../../models/index.js";
+import type { LookAtCamera, Vec3 } from "./camera.js";
+import { buildRigidScene, rigidVertices } from "./rigid.js";
+import { shapeMeshes, type RigidShape } from "./shapes.js";
 type ParticleState = models.particles.ParticleState;
 type ParticleSystem = models.particles.ParticleSystem;
 type TetMesh = models.meshes.TetMesh;
@@ -27,9 +34,9 @@ const { stableStep } = models.particles;
 
 const { fem, cloth, meshes, particles, contact, rigid } = models;
 
+/** The kinds of object in the dataset (a third each in the table). */
 export const OBJECT_KINDS = ["rigid", "deformable", "cloth"] as const;
 export type ObjectKind = (typeof OBJECT_KINDS)[number];
-export type Vec3 = readonly [number, number, number];
 
 /** The estimator's model, right or wrong in one way. */
 export interface ModelChoice {
@@ -41,6 +48,7 @@ export interface ModelChoice {
   readonly damping: boolean;
 }
 
+/** One object of the dataset: its shape, pose, true mass, push and contact (and material, for a deformable one). */
 export interface ObjectSpec {
   readonly kind: ObjectKind;
   /** Shape name (rigid: a primitive; deformable: "block" or "ball"; cloth: "sheet"). */
@@ -63,14 +71,15 @@ export interface ObjectSpec {
   readonly material?: { readonly mu: number; readonly lambda: number; readonly damping: number };
 }
 
-export interface SceneSettings {
+/** The video of an object: its length, frame rate and (square) resolution. */
+export interface ObjectSceneSettings {
   readonly frames: number;
   readonly fps: number;
   readonly resolution: number;
 }
 
 /** The camera: obliquely from the front, over the strip the objects slide along (+x). */
-export const IMPERFECT_CAMERA: sysid.LookAtCamera = { eye: [0, 1.2, -2.1], at: [0, 0.1, 0.1], fovY: 38 };
+export const IMPERFECT_CAMERA: LookAtCamera = { eye: [0, 1.2, -2.1], at: [0, 0.1, 0.1], fovY: 38 };
 
 const GRAVITY: Vec3 = [0, -9.8, 0];
 /**
@@ -128,7 +137,7 @@ export function centroidFan(surface: TriMesh): TetMesh {
 export function objectGeometry(spec: ObjectSpec): ObjectGeometry {
   const [sx, sy, sz] = spec.size;
   if (spec.kind === "rigid") {
-    const m = sysid.shapeMeshes(spec.shape as sysid.RigidShape, [sx, sy, sz]).physics;
+    const m = shapeMeshes(spec.shape as RigidShape, [sx, sy, sz]).physics;
     const surface = { vertices: placed(m.vertices, spec, [0, 0, 0]), faces: m.faces };
     return { surface, tets: centroidFan(surface) };
   }
@@ -151,7 +160,8 @@ export function objectGeometry(spec: ObjectSpec): ObjectGeometry {
 }
 
 /**
- * A model of an object: positions [frames, V, 3] of its surface's vertices (extra interior ones may follow) for a mass.
+ * A model of an object: positions [frames, V, 3] of its surface's vertices (extra interior ones may follow) for a
+ * mass.
  */
 export interface ObjectModel {
   readonly describe: string;
@@ -203,12 +213,12 @@ const perKilogram = (c: ObjectSpec["contact"], share: number): ObjectSpec["conta
 });
 
 /** The object simulated as a rigid body with vertex contacts (its rest surface, uniform density). */
-function rigidModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings): ObjectModel {
+function rigidModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: ObjectSceneSettings): ObjectModel {
   // meshBody puts the body frame at the centre of mass: the first contact point is vertex 0 − COM.
   const unit = rigid.meshBody(g.surface, { density: 1 });
   const com = [0, 1, 2].map((d) => g.surface.vertices[d]! - unit.contactPoints[d]!) as unknown as Vec3;
   const substeps = 16;
-  const scene = sysid.buildRigidScene({
+  const scene = buildRigidScene({
     shape: { mesh: g.surface, name: spec.shape },
     scale: [1, 1, 1],
     mass: spec.mass,
@@ -233,7 +243,7 @@ function rigidModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: Scen
   return {
     describe: "rigid body",
     substeps,
-    positions: (mass, frames) => sysid.rigidVertices(scene, { mass }, frames),
+    positions: (mass, frames) => rigidVertices(scene, { mass }, frames),
   };
 }
 
@@ -242,7 +252,7 @@ function particleModel(
   spec: ObjectSpec,
   g: ObjectGeometry,
   m: ModelChoice,
-  s: SceneSettings,
+  s: ObjectSceneSettings,
   stiff: boolean,
 ): ObjectModel {
   const ground = groundOf(spec, m);
@@ -296,34 +306,38 @@ function particleModel(
 }
 
 /**
- * The estimator's simulation of `spec` under a model choice (the true one: body = spec.kind, friction and damping on).
+ * The estimator's simulation of `spec` under a model choice (the true one: body = spec.kind, friction and damping
+ * on).
  */
-export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: SceneSettings): ObjectModel {
+export function objectModel(spec: ObjectSpec, g: ObjectGeometry, m: ModelChoice, s: ObjectSceneSettings): ObjectModel {
   if (m.body === "cloth" && spec.kind !== "cloth")
     throw new Error(
-      `imperfect-models: a ${spec.kind} object cannot be modelled as cloth (a cloth model needs a sheet).`,
+      `sysid.objectModel: a ${spec.kind} object cannot be modelled as cloth (a cloth model needs a sheet).`,
     );
   if (m.body !== "cloth" && spec.kind === "cloth")
     throw new Error(
-      `imperfect-models: a cloth cannot be modelled as a ${m.body === "rigid" ? "rigid body" : "deformable solid"} ` +
-        `(it encloses no volume).`,
+      `sysid.objectModel: a cloth cannot be modelled as a ` +
+        `${m.body === "rigid" ? "rigid body" : "deformable solid"} (it encloses no volume).`,
     );
   if (m.body === "rigid") return rigidModel(spec, g, m, s);
   return particleModel(spec, g, m, s, m.body === "deformable" && spec.kind === "rigid");
 }
 
+/** The correct model of an object: its own kind of body, with friction and contact damping. */
 export const TRUE_MODEL = (spec: ObjectSpec): ModelChoice => ({ body: spec.kind, friction: true, damping: true });
 
 /** Mass range (kg) of a kind: the prior of the random baseline and of initial guesses. */
-export const MASS_RANGE: Readonly<Record<ObjectKind, readonly [number, number]>> = {
+export const OBJECT_MASS_RANGE: Readonly<Record<ObjectKind, readonly [number, number]>> = {
   rigid: [0.5, 4],
   deformable: [0.5, 4],
   cloth: [0.1, 0.8],
 };
 
-/** A random object of a kind. */
+/**
+ * A random object of a kind (the dataset's distribution: shape, size, pose, mass, push and contact drawn from `rng`).
+ */
 export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
-  const mass = Math.exp(rng.uniform(Math.log(MASS_RANGE[kind][0]), Math.log(MASS_RANGE[kind][1])));
+  const mass = Math.exp(rng.uniform(Math.log(OBJECT_MASS_RANGE[kind][0]), Math.log(OBJECT_MASS_RANGE[kind][1])));
   const x0 = rng.uniform(-0.55, -0.3),
     z0 = rng.uniform(-0.1, 0.2);
   const push: Vec3 = [mass * rng.uniform(8, 14), 0, mass * rng.uniform(-2, 2)]; // Δv ≈ 0.8–1.4 m/s over 0.1 s
@@ -353,7 +367,7 @@ export function sampleObject(rng: Rng, kind: ObjectKind): ObjectSpec {
     const size: Vec3 = shape === "ball" ? [a, a, a] : [a, rng.uniform(0.2, 0.3), rng.uniform(0.25, 0.35)];
     const volume = shape === "ball" ? (Math.PI / 6) * a ** 3 : size[0] * size[1] * size[2];
     const density = mass / volume,
-      // Wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing.
+      // wave speed √(μ/ρ) ≈ 4–5.5 m/s: it sags 10–20% under its weight and squashes on landing
       soft = rng.uniform(15, 30);
     const perPoint = mass / 20;
     return {

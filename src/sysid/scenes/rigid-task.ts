@@ -3,28 +3,50 @@
  * unknowns (mass and contact coefficients in log space), a scene's problem with its tile
  * capacity measured for jit, and the table protocol's rows — gradsim (pixels), DiffPhysics (3-D
  * vertex trajectories, L-BFGS: that loss is smooth and Adam stalls on it) and REINFORCE through
- * the same simulator and renderer with the same optimiser.
+ * the same simulator and renderer with the same optimiser. The scenes are rigid-dataset.ts's draws
+ * (or any `RigidSceneSpec`); the settings are the caller's (the rigid-mass and rigid-contact
+ * examples hold the tables').
  */
-import { jit, sysid, type Array, type Rng } from "gradsim";
+import type { Array } from "../../core/array.js";
+import type { Rng } from "../../core/host-rng.js";
+import { jit } from "../../transforms/index.js";
+import type { CurriculumSettings } from "../curriculum.js";
+import type { DatasetTask } from "../dataset.js";
+import { paramsOf, type EstimateSettings } from "../estimate.js";
+import type { FrameSelection } from "../losses.js";
+import type { Problem } from "../objective.js";
+import type { ScanSettings } from "../scan.js";
+import type { Params, Unknown, Values } from "../unknowns.js";
+import {
+  buildRigidScene,
+  measureTiling,
+  rigidProblem,
+  rigidVertices,
+  RIGID_UNITS,
+  sceneValues,
+  type RigidScene,
+  type RigidSceneSpec,
+  type RigidUnknown,
+} from "./rigid.js";
 
-export type RigidUnknown = sysid.RigidUnknown;
-export type Values = Partial<Record<RigidUnknown, number>>;
+/** Values of some of a rigid scene's unknowns (mass, contact coefficients). */
+export type RigidValues = Partial<Record<RigidUnknown, number>>;
 
 /** Every rigid unknown in log space, with its unit. */
 export const rigidUnknowns = (
   names: readonly RigidUnknown[],
   ranges: Partial<Record<RigidUnknown, readonly [number, number]>> = {},
-): sysid.Unknown[] =>
+): Unknown[] =>
   names.map((name) => ({
     name,
     transform: "log" as const,
-    unit: sysid.RIGID_UNITS[name],
+    unit: RIGID_UNITS[name],
     ...(ranges[name] ? { prior: ranges[name] } : {}),
   }));
 
 /** A scene's true values of the unknowns. */
-export function trueValues(s: sysid.RigidSceneSpec, unknowns: readonly RigidUnknown[]): Values {
-  const all = sysid.sceneValues(s);
+export function rigidTrueValues(s: RigidSceneSpec, unknowns: readonly RigidUnknown[]): RigidValues {
+  const all = sceneValues(s);
   return Object.fromEntries(unknowns.map((k) => [k, all[k] ?? NaN]));
 }
 
@@ -34,17 +56,17 @@ export function trueValues(s: sysid.RigidSceneSpec, unknowns: readonly RigidUnkn
  * the initial guess), with headroom for the motion between iterates.
  */
 export function rigidSceneProblem(
-  scene: sysid.RigidScene,
-  unknowns: readonly sysid.Unknown[],
-  at: readonly sysid.Values[],
-): sysid.Problem<Array> {
+  scene: RigidScene,
+  unknowns: readonly Unknown[],
+  at: readonly Values[],
+): Problem<Array> {
   const frames = scene.spec.frames;
-  const trajectory = jit((p: sysid.Params) => sysid.rigidVertices(scene, p, frames));
-  const tiling = sysid.measureTiling(
+  const trajectory = jit((p: Params) => rigidVertices(scene, p, frames));
+  const tiling = measureTiling(
     scene,
-    at.map((v) => trajectory(sysid.paramsOf(unknowns, v))),
+    at.map((v) => trajectory(paramsOf(unknowns, v))),
   );
-  return sysid.rigidProblem(scene, { tiling });
+  return rigidProblem(scene, { tiling });
 }
 
 /**
@@ -59,16 +81,17 @@ export interface RigidFitConfig {
   readonly patience?: number;
   readonly refine?: number;
   readonly polish?: number;
-  readonly frames: sysid.FrameSelection;
+  readonly frames: FrameSelection;
   readonly pyramid: number;
   /**
    * After the whole video's descent, scan each unknown across its prior and descend again from a lower point (sysid's
    * scan).
    */
-  readonly scan?: sysid.ScanSettings;
+  readonly scan?: ScanSettings;
 }
 
-export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sysid.EstimateSettings => ({
+/** The `estimate` settings of a gradsim (pixels) fit with `c`. */
+export const rigidGradsimSettings = (c: RigidFitConfig, progress: false | "auto"): EstimateSettings => ({
   optimizer: "adam",
   steps: c.steps,
   adam: { lr: c.lr, lrEnd: c.lrEnd, b1: 0.5, patience: c.patience },
@@ -80,31 +103,34 @@ export const gradsimSettings = (c: RigidFitConfig, progress: false | "auto"): sy
   progress,
 });
 
+/** A table of rigid scenes: its unknowns, its scene distribution and its rows' settings. */
 export interface RigidTaskConfig {
   readonly name: string;
   readonly unknowns: readonly RigidUnknown[];
   /**
-   * A random scene, the gradient methods' start, a draw from the prior (the "random" baseline) and the prior's ranges.
+   * A random scene, the gradient methods' start, a draw from the prior (the "random" baseline) and the prior's
+   * ranges.
    */
   sample(rng: Rng): {
-    spec: sysid.RigidSceneSpec;
-    initial: Values;
-    prior: Values;
+    spec: RigidSceneSpec;
+    initial: RigidValues;
+    prior: RigidValues;
     ranges: Partial<Record<RigidUnknown, readonly [number, number]>>;
   };
   readonly fit: RigidFitConfig;
   /** Both gradient methods first fit growing prefixes of the video (sysid's curriculum), then the whole video. */
-  readonly curriculum?: sysid.CurriculumSettings;
+  readonly curriculum?: CurriculumSettings;
   readonly reinforceSteps: number;
   readonly trainSize: number;
 }
 
-const describe = (s: sysid.RigidSceneSpec, truth: Values, initial: Values) =>
-  `${typeof s.shape === "string" ? s.shape : (s.shape.name ?? "mesh")} ` +
-  `${s.scale.map((x) => x.toFixed(2)).join("×")}, ` +
-  `truth ${fmt(truth)}, initial ${fmt(initial)}`;
+const shapeName = (s: RigidSceneSpec) => (typeof s.shape === "string" ? s.shape : (s.shape.name ?? "mesh"));
+const describe = (s: RigidSceneSpec, truth: RigidValues, initial: RigidValues) =>
+  `${shapeName(s)} ${s.scale.map((x) => x.toFixed(2)).join("×")}, ` +
+  `truth ${formatRigidValues(truth)}, initial ${formatRigidValues(initial)}`;
 
-export const fmt = (v: Values): string =>
+/** "mass 2.500, ke 1.000e+4": how a dataset instance's description writes values (tables match on it). */
+export const formatRigidValues = (v: RigidValues): string =>
   Object.entries(v)
     .map(([k, x]) => `${k} ${(x as number).toPrecision(4)}`)
     .join(", ");
@@ -113,7 +139,7 @@ export const fmt = (v: Values): string =>
 export function rigidDatasetTask(
   c: RigidTaskConfig,
   o: { steps?: number; progress: false | "auto" },
-): sysid.DatasetTask<Array> {
+): DatasetTask<Array> {
   const steps = o.steps ?? c.fit.steps;
   return {
     name: c.name,
@@ -121,7 +147,7 @@ export function rigidDatasetTask(
     trainSize: c.trainSize,
     sample: (rng) => {
       const d = c.sample(rng);
-      const truth = trueValues(d.spec, c.unknowns);
+      const truth = rigidTrueValues(d.spec, c.unknowns);
       const unknowns = rigidUnknowns(c.unknowns, d.ranges);
       return {
         truth,
@@ -129,7 +155,7 @@ export function rigidDatasetTask(
         prior: d.prior,
         priorRanges: d.ranges,
         describe: describe(d.spec, truth, d.initial),
-        problem: () => rigidSceneProblem(sysid.buildRigidScene(d.spec), unknowns, [truth, d.initial]),
+        problem: () => rigidSceneProblem(buildRigidScene(d.spec), unknowns, [truth, d.initial]),
       };
     },
     methods: (i, seed) => ({
@@ -137,7 +163,7 @@ export function rigidDatasetTask(
       gradsim: {
         method: "pixels",
         settings: {
-          ...gradsimSettings({ ...c.fit, steps }, o.progress),
+          ...rigidGradsimSettings({ ...c.fit, steps }, o.progress),
           ...(c.curriculum ? { curriculum: c.curriculum, seed: seed * 104_729 + i } : {}),
         },
       },
