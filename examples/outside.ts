@@ -7,6 +7,7 @@
  *
  *   npm run gradsim -- outside                # every case (≈ 1–3 min each on 2 cores)
  *   npm run gradsim -- outside --quick        # two cases (what npm test runs)
+ *   npm run gradsim -- outside --dataset 17 --shard 0/2   # the first 17 cases, every other one from the first
  *
  * Writes outside.md and outside.csv (the table), and each case's fit report under <case>/.
  */
@@ -89,7 +90,13 @@ export function loadCases(): OutsideCase[] {
 }
 
 async function run(ctx: ExperimentContext): Promise<OutsideResult> {
-  const cases = loadCases().filter((c) => !ctx.flags.quick || (QUICK_CASES as readonly string[]).includes(c.case));
+  const shard = ctx.flags.shard;
+  const cases = loadCases()
+    .filter((c) => !ctx.flags.quick || (QUICK_CASES as readonly string[]).includes(c.case))
+    // --dataset N: the first N cases; --shard i/n with it: every n-th of them from the i-th (two processes share the
+    // set on 2 cores; their tables are joined by hand).
+    .slice(0, ctx.flags.dataset ?? undefined)
+    .filter((_, i) => !shard || i % shard.count === shard.index);
   const rows: OutsideRow[] = [];
   for (const [i, c] of cases.entries()) {
     ctx.log(
