@@ -348,7 +348,7 @@ describe("np.sort, np.argsort, random.permutation and random.choice", () => {
 });
 
 describe("render.chamferDistance and render.samplePointsFromMesh", () => {
-  it("chamferDistance is the brute-force two-way mean nearest squared distance, with central-difference gradients", () => {
+  it("chamferDistance: brute-force two-way mean nearest squared distance, with central-difference gradients", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 5 }), fc.nat(), (n, m, seed) => {
         const a = randomArray(seed, [n, 3]),

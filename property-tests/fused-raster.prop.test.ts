@@ -153,7 +153,8 @@ const noise = (n: number, k: number) =>
 
 describe("fused rasterizers against the array programs", () => {
   for (const dtype of ["float64", "float32"] as const) {
-    it(`${dtype}: images, vjp and jvp agree on random soups (SoftRas and DIB-R, textures, culling, both distance functions)`, async () => {
+    // Random soups for SoftRas and DIB-R, with textures, culling and both distance functions.
+    it(`${dtype}: images, vjp and jvp agree on random soups`, async () => {
       await fc.assert(
         fc.asyncProperty(soups, caseArb, async (s, c) => {
           const tol = dtype === "float64" ? 1e-9 : float32Tolerance(c);
@@ -212,7 +213,8 @@ describe("fused rasterizers against the array programs", () => {
     );
   }, 300_000);
 
-  it("the derivative primitives are linear in their tangents (forward-over-reverse), and second derivatives in the geometry equal the array program's", async () => {
+  // Linearity is checked forward-over-reverse; the second derivatives are in the geometry.
+  it("derivative primitives: linear in their tangents; second derivatives equal the array program's", async () => {
     await fc.assert(
       fc.asyncProperty(soups, caseArb, async (s, c) => {
         const { xy, z, attrs } = arrays(s, "float64");

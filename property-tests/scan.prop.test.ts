@@ -99,7 +99,7 @@ describe("lax.scan: reverse mode", () => {
     ); // a body on a kink (tied values under where(x > mean(x)))
   });
 
-  it("checkpointed scan gives the same values and gradients as plain scan (reverse too, T not a perfect square)", () => {
+  it("checkpointed scan gives the values and gradients of plain scan (reverse too, T not a perfect square)", () => {
     fc.assert(
       fc.property(fc.nat(), fc.integer({ min: 1, max: 26 }), fc.boolean(), (seed, T, reverse) => {
         const k = scanCase(seed, T);
@@ -223,7 +223,7 @@ describe("lax.scan: forward mode and batching", () => {
     );
   });
 
-  it("vmap of scan equals a loop over examples, for any subset of batched carry / xs (any axis) / closed-over θ", () => {
+  it("vmap of scan equals a loop, for any subset of batched carry / xs (any axis) / closed-over θ", () => {
     fc.assert(
       fc.property(fc.nat(), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 3 }), (seed, T, B) => {
         const rng = makeRng(seed);
@@ -378,7 +378,7 @@ describe("lax.cond", () => {
     );
   });
 
-  it("under vmap with a batched predicate becomes a select and equals a loop; an unbatched predicate stays a cond", () => {
+  it("under vmap, a batched predicate makes it a select that equals a loop; an unbatched one stays a cond", () => {
     fc.assert(
       fc.property(fc.nat(), fc.integer({ min: 2, max: 4 }), (seed, B) => {
         const { S, p1, p2, t, f, w, rng } = branches(seed);
@@ -583,7 +583,7 @@ describe("control flow nests inside control flow", () => {
     );
   });
 
-  it("grad with respect to a closed-over parameter only (constant initial carry and xs), with an int32 counter in the carry", () => {
+  it("grad in a closed-over parameter only (constant initial carry and xs), with an int32 counter in the carry", () => {
     const xs = f64([0.1, 0.2, 0.3], [3, 1]);
     const body =
       (th: Array) =>
