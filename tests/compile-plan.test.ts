@@ -68,7 +68,7 @@ describe("fusion plan", () => {
     expect(kernels[0]!.match(/Math\.sin\(/g)).toHaveLength(1);
   });
 
-  it("roots whose elements do not line up on a common loop get their own kernels, and the shared value a buffer", async () => {
+  it("roots whose elements share no common loop get their own kernels, and the shared value a buffer", async () => {
     const x = np.reshape(
       np.array(
         globalThis.Array.from({ length: 30 * 3 }, (_, i) => Math.cos(i)),
@@ -114,7 +114,7 @@ describe("fusion plan", () => {
     await expectMatchesEager(scatters, u, t);
   });
 
-  it("an oversized kernel is split: the gradient of a kinematic chain's Jacobian compiles to small kernels, with the same values", async () => {
+  it("an oversized kernel is split: a chain Jacobian's gradient compiles to small kernels, same values", async () => {
     // A kinematic chain R_k = R_{k−1}·rot_z(θ_k), 10 links deep; reverse mode through its forward-mode Jacobian (as the
     // articulated model's dynamics).
     const chain = (theta: Array): Array => {

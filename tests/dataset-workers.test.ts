@@ -86,7 +86,7 @@ describe("dataset protocol", () => {
     expect(untimed(merged)).toEqual(untimed(whole.records));
   });
 
-  it("keeps each finished instance in its own file, resumes from them, and refuses records of another run", async () => {
+  it("keeps each finished instance in its own file, resumes from them, refuses records of another run", async () => {
     const dir = outDir("store");
     const logged: string[] = [];
     const first = await sysid.runDataset(lineTask, {
@@ -121,7 +121,8 @@ describe("dataset protocol", () => {
     );
   });
 
-  it("refuses kept records that would lie in the table: a missing row, null, a string, another run's settings; names the file", async () => {
+  // Records that would lie: a missing row, null, a string, another run's settings.
+  it("refuses kept records that would lie in the table, and names the file", async () => {
     const dir = outDir("store-valid");
     const store = fileRecordStore(dir, "line", "run A");
     await sysid.runDataset(lineTask, { instances: 2, seed: 1, store });

@@ -29,7 +29,8 @@ describe("cloth (quick)", () => {
     ]);
   }, 180_000);
 
-  it("the gradient fits also score 18 uniform throws over the distribution's base velocities as starting points, and descend from the initial guess too", () => {
+  // The 18 throws are uniform over the distribution's base velocities.
+  it("the gradient fits also score 18 throws as starting points, and descend from the initial guess too", () => {
     // Without them a guess ~1 m/s off sideways stalled in another basin (errors 0.80 and 0.86 on 2 of 41 sheets);
     // with them alone, one sheet's best-scoring start did (0.85, where its own guess reaches 3.4e-4).
     const task = clothTask("quick", { progress: false });

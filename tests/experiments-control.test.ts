@@ -20,7 +20,7 @@ describe.each([
   ["control-fem", gear],
   ["control-cloth", clothControl],
 ] as const)("%s (quick)", (name, exp) => {
-  it("gradsim halves the image loss and ends closer to the goal than random; curves, GIF and memory are reported", async () => {
+  it("gradsim halves the image loss, ends nearer the goal than random; reports curves, GIF and memory", async () => {
     const { code, out } = await runQuiet(exp);
     expect(code).toBe(0);
     const r = readResult(out);
@@ -71,7 +71,7 @@ function expectCentralDifferences(loss: (a: Array) => Array, a0: Array, at: read
 }
 
 describe("control gradients", () => {
-  it("one step's gradient with respect to the walker's triangle activations matches central differences (float64)", () => {
+  it("one step's gradient in the walker's triangle activations matches central differences (float64)", () => {
     const { system, state, triangles } = walkerBody("float64");
     const w = np.array(
       globalThis.Array.from({ length: state.x.size }, (_, i) => Math.sin(1.3 * i + 0.2)),
@@ -115,7 +115,8 @@ describe("control gradients", () => {
 });
 
 describe("control-cloth's loss and metric", () => {
-  it("diffphysics' loss sums the squared centre-of-mass error over every frame; the metric is the mean per-particle distance to the target cloth", () => {
+  // The metric is the mean per-particle distance to the target cloth.
+  it("diffphysics' loss sums the squared centre-of-mass error over all frames; the metric is per-particle", () => {
     const scene = clothControlScene({ cells: [4, 4], resolution: 16 }, 3);
     const x = jit((v: Array) => scene.positions(v))(np.array([2, 1, 0.5], { dtype: "float32" }));
     const [T, N] = x.shape as [number, number, number];
@@ -160,7 +161,8 @@ describe("control-cloth's loss and metric", () => {
 });
 
 describe("control bad input", () => {
-  it("a policy size that is not an integer ≥ 2, a missing or unreadable target image, and --policy where there is no policy exit with code 2", () => {
+  // A bad policy size: one that is not an integer ≥ 2.
+  it("a bad policy size, a missing or unreadable target image, and --policy with no policy exit with code 2", () => {
     for (const [args, message] of [
       [["control-walker", "--policy", "1"], /--policy expects an integer ≥ 2/],
       [["control-fem", "--policy", "many"], /--policy expects an integer ≥ 2/],

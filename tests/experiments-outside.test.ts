@@ -11,7 +11,7 @@ import { experiment as outside, QUICK_CASES, TOLERANCE, type OutsideResult } fro
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
 describe("outside (quick)", () => {
-  it("recovers a MuJoCo box's mass and μ from a POV-Ray video to within 2%, and says a resting box's mass is not determined", async () => {
+  it("finds a MuJoCo box's mass and μ in a POV-Ray video within 2%; a resting box's mass is undetermined", async () => {
     const { code, out } = await runQuiet(outside);
     expect(code).toBe(0);
     const r = readResult(out) as OutsideResult;

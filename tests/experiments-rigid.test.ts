@@ -58,7 +58,7 @@ describe("rigid-contact (quick)", () => {
     expect(Math.min(...losses)).toBeLessThan(losses[0]! * 1e-6);
   }, 150_000);
 
-  it("runs the Table 2 protocol (curriculum over the video's length, every baseline) on a one-object dataset", async () => {
+  it("runs the Table 2 protocol (curriculum over video length, every baseline) on a one-object dataset", async () => {
     const { code, out } = await runQuiet(rigidContact, ["--dataset", "1"]);
     expect(code).toBe(0);
     const r = readResult(out).dataset;

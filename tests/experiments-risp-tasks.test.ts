@@ -13,7 +13,13 @@ import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 await init({ backend: "cpu" });
 
 describe("risp-tasks (quick)", () => {
-  it("from a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12), fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's through the scan where its descent stops in a dip), and the unregularised one and Eq. 10's the cube's contact stiffness that the pixelwise loss misses; imitation's curriculum and scan recover the quadrotor's thrusts from its states, control's scan steers it nearer its target state, and the states the predictor reads from control's target image steer it nearer than the random and the average thrusts", async () => {
+  // From a video ray-traced under an unseen rendering configuration, the regularised predictors (Eq. 10 and 12),
+  // fitting our frames' look with the mass (Eq. 6), recover the quadrotor's mass (Eq. 12's through the scan where its
+  // descent stops in a dip), and the unregularised one and Eq. 10's the cube's contact stiffness that the pixelwise
+  // loss misses; imitation's curriculum and scan recover the quadrotor's thrusts from its states, control's scan
+  // steers it nearer its target state, and the states the predictor reads from control's target image steer it
+  // nearer than the random and the average thrusts.
+  it("recovers the quadrotor's mass and thrusts, the cube's stiffness; control steers nearer its target", async () => {
     const { code, out } = await runQuiet(rispTasks);
     expect(code).toBe(0);
     const r = readResult(out);
@@ -25,7 +31,8 @@ describe("risp-tasks (quick)", () => {
       for (const row of ["ours", "ours-exact"] as const)
         expect(rows[row].errors[k], `${row} config ${k + 1}`).toBeLessThan(0.02);
       expect(rows.pixelwise.errors[k], `config ${k + 1}`).toBeLessThan(0.005);
-      // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4 kg off).
+      // The polish's halving sign steps settle the oracle's L1 loss at its kink (Adam alone ended 3.3e-3 and 8.6e-4
+      // kg off).
       expect(rows.oracle.errors[k], `config ${k + 1}`).toBeLessThan(1e-4);
     }
     // Eq. 12's loss is bumpy along the mass: in configuration 1 the descent stops in a dip (loss 0.216);
@@ -37,7 +44,8 @@ describe("risp-tasks (quick)", () => {
     const records = readdirSync(join(out, "risp-tasks-instances")).map(
       (f) => JSON.parse(readFileSync(join(out, "risp-tasks-instances", f), "utf8")).record,
     );
-    // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within `bound`.
+    // Each row's runs, one per configuration; the oracle's in imitation and control end with the scan and within
+    // `bound`.
     const runsOf = (task: string, row: string) => {
       const runs = records.find((x) => x.task === task && x.row === row).runs;
       expect(runs, `${task} ${row}`).toHaveLength(2);
@@ -77,8 +85,8 @@ describe("risp-tasks (quick)", () => {
     // at once 0.133 and 0.163).
     expectScannedWithin("imitation", 0.07);
     // Control: the thrusts that steer the quadrotor from a random start to the imitation's last state.
-    // Its runs end with the scan, which found lower points from which the descent ended nearer
-    // (0.410 and 0.331 from guesses 1.88 and 1.75 off; without the scan, before the descent was sysid's, 0.508 and 0.395).
+    // Its runs end with the scan, which found lower points from which the descent ended nearer (0.410 and 0.331
+    // from guesses 1.88 and 1.75 off; without the scan, before the descent was sysid's, 0.508 and 0.395).
     expectScannedWithin("control", 0.45);
     // From the target image alone: our simulated states fitted to those ours' network reads from it
     // (App. C.2's pipeline) end nearer the target than the random guesses and the average thrusts
@@ -90,9 +98,8 @@ describe("risp-tasks (quick)", () => {
       expect(control["ours-read"].errors[k], `control config ${k + 1}`).toBeLessThan(control.average.errors[k]);
     }
     expect(r.table).toContain("| ours-exact |");
-    expect(r.table).toContain(
-      `| ${PAPER.sysid.quadrotor!.pixelwise![0].toPrecision(3)} ± ${PAPER.sysid.quadrotor!.pixelwise![1].toPrecision(3)} |`,
-    );
+    const paperPixelwise = PAPER.sysid.quadrotor!.pixelwise!;
+    expect(r.table).toContain(`| ${paperPixelwise[0].toPrecision(3)} ± ${paperPixelwise[1].toPrecision(3)} |`);
     for (const f of [
       "table.md",
       "table-sysid.csv",
@@ -108,7 +115,9 @@ describe("risp-tasks (quick)", () => {
       expect(existsSync(join(out, f)), f).toBe(true);
   }, 600_000);
 
-  it("with the reference's contrast against the ground reversed from our frames' (--domain reversed-contrast: a bright quadrotor on a dark ground), the pixelwise loss misses the quadrotor's mass and Eq. 10's predictor recovers it", async () => {
+  // --domain reversed-contrast: the reference's contrast against the ground is the reverse of our frames' (a bright
+  // quadrotor on a dark ground).
+  it("reversed contrast: the pixelwise loss misses the quadrotor's mass, Eq. 10's predictor recovers it", async () => {
     const { code, out } = await runQuiet(
       rispTasks,
       ["--task", "sysid", "--envs", "quadrotor", "--domain", "reversed-contrast"],
@@ -122,7 +131,8 @@ describe("risp-tasks (quick)", () => {
     // The same guesses as the tables' configurations 1–2 (0.141 and 0.199 kg off).
     [0.141, 0.199].forEach((e, k) => expect(rows.random.errors[k]).toBeCloseTo(e, 2));
     for (const k of [0, 1]) {
-      // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge (0.2 kg off).
+      // The MSE is lower with the silhouettes apart than overlapping: the pixelwise loss ends at the box's edge
+      // (0.2 kg off).
       expect(rows.pixelwise.errors[k], `pixelwise config ${k + 1}`).toBeGreaterThan(0.15);
       // Eq. 10's predictor, fitting our frames' look with the mass (Eq. 6), within 0.025 kg (0.021 and 0.003;
       // 0.016 and 0.003 with the descent before it was sysid's: the last iterate, in float64).

@@ -22,7 +22,8 @@ import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
-// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a sliding box in risp-library.test.ts.
+// The library's own behaviour (∂I/∂ψ against central differences, the training looks, the targets) is tested on a
+// sliding box in risp-library.test.ts.
 const {
   paperProblem: rispProblem,
   quadrotorEnv,
@@ -46,11 +47,13 @@ await init({ backend: "cpu" });
 const asArray = (v: Float64Array) => np.reshape(np.array(v, { dtype: "float32" }), [-1, 3]);
 
 describe("RISP environments", () => {
-  it("reverseContrast draws the quadrotor brighter than the ground behind it, where our frames (ψ's middle, plain ground) and the table's configurations draw it darker", () => {
+  // Our frames (ψ's middle, plain ground) and the table's configurations draw it darker.
+  it("reverseContrast draws the quadrotor brighter than the ground behind it, where our frames draw it darker", () => {
     const env = quadrotorEnv(),
       R = 32,
       vertices = rispProblem("quadrotor", "sysid").reference.vertices.slice(0, 1);
-    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk below the ground).
+    // Which pixels the body covers (the tracer's coverage does not depend on the look), and the scene without it (sunk
+    // below the ground).
     const covered = render.traceVideo(
       { frames: vertices, faces: env.faces, albedo: faceAlbedo(env, [1, 1, 1]) },
       { camera: sysid.hostCamera(env.camera, R, R), width: R, height: R, light: [0, 1, 0], samples: 3 },
@@ -70,7 +73,8 @@ describe("RISP environments", () => {
         plainBackground(env, R),
       ).dataSync() as Float32Array;
     expect(contrast(ours(vertices), ours(sunk))).toBeLessThan(-0.05);
-    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain reversed-contrast).
+    // Table 2's four quadrotor configurations, and the same with the contrast reversed (risp-tasks --domain
+    // reversed-contrast).
     const problem = rispProblem("quadrotor", "sysid");
     for (let k = 0; k < 4; k++) {
       const table = configurationDraws(problem, 0, k, "table"),
@@ -97,7 +101,8 @@ describe("RISP environments", () => {
     }
   });
 
-  it("faceted SoftRas with sharp silhouettes draws the rod as the ray tracer does, and the training images are drawn from both rasterizations", () => {
+  // The training images are drawn from both rasterizations.
+  it("faceted SoftRas with sharp silhouettes draws the rod as the ray tracer does; training images use both", () => {
     const env = rodEnv(),
       R = 32,
       { vertices } = env.sample(makeRng(4242), 2);
@@ -141,7 +146,8 @@ describe("RISP environments", () => {
 });
 
 describe("risp-state (quick)", () => {
-  it("trains the three predictors per environment (their training losses fall), writes the table, networks and pictures, resumes, and trains only the environments --envs names", async () => {
+  // Their training losses fall; the outputs: the table, networks and pictures; --envs picks the environments.
+  it("trains the three predictors per environment, writes its outputs, resumes, and heeds --envs", async () => {
     const out = outDir("risp-state-quick");
     const quiet = async (args: readonly string[]) => (await runQuiet(rispState, args, out)).code;
     // The cube alone first: its networks only, and a result that holds it alone.

@@ -62,7 +62,8 @@ function claimedPng(width: number, height: number): Uint8Array {
 }
 
 describe("decode limits", () => {
-  it("a 1.5 KB GIF asking for 16 GiB (an 8192×8192 screen, 64 frames of 1×1) is refused before decoding, naming the limit and how to raise it", () => {
+  // The GIF: an 8192×8192 screen, 64 frames of 1×1.
+  it("a 1.5 KB GIF asking for 16 GiB is refused before decoding, naming the limit and how to raise it", () => {
     const bomb = tinyFrameGif(8192, 8192, 64);
     expect(bomb.length).toBeLessThan(1500 + 1);
     expect(gifInfo(bomb)).toMatchObject({ width: 8192, height: 8192, frames: 64 });

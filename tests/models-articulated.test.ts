@@ -159,7 +159,7 @@ describe("models.articulated", () => {
     expect(curled).toBeLessThan(0.85 * open);
   });
 
-  it("the gradient of a rollout's final joint angles in the joint stiffness matches central differences (float64)", () => {
+  it("the gradient of a rollout's final joint angles in joint stiffness matches central differences (float64)", () => {
     const { hand, state } = articulated.hand({
       q: globalThis.Array.from({ length: 13 }, (_, i) => 0.2 * Math.cos(i)),
       dtype: "float64",

@@ -36,7 +36,7 @@ describe("cloth membrane and bending", () => {
     );
   });
 
-  it("anchor oracle: a 1.2× uniform stretch of the unit right triangle (μ = λ = 100) gives f_p = (26.4, 26.4, 0)", () => {
+  it("anchor oracle: 1.2× uniform stretch of the unit right triangle (μ = λ = 100) gives f_p = (26.4, 26.4, 0)", () => {
     const tri = { vertices: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0]), faces: Int32Array.from([0, 1, 2]) };
     const { system, state } = cloth.clothBody(tri, {
       dtype: "float64",

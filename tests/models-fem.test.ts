@@ -83,7 +83,7 @@ describe("stable Neo-Hookean tets", () => {
     expect(maxAbs(np.sum(np.cross(x, f), 0)) / scale).toBeLessThan(1e-12);
   });
 
-  it("damping is Galilean- and rotation-invariant: a rigid velocity field gives no force (anchors' §0.2 bug fixed)", () => {
+  it("damping is Galilean- and rotation-invariant: a rigid velocity field gives no force (anchors' §0.2 fix)", () => {
     const { system, state } = body({ damping: 10 });
     const x = perturbed(state.x, 0.05, 9);
     const omega = f64([0.3, -1.2, 0.7]),

@@ -43,7 +43,7 @@ const weighted = (traj: Array, seed: number): Array =>
   np.sum(np.mul(traj, f64(pseudoRandom(traj.size, seed), [...traj.shape])));
 
 describe("rollout gradients match finite differences (float64)", () => {
-  it("FEM body bouncing and sliding on the ground: mass, μ, λ, damping, activation, ke, kd, kf, friction μ, initial velocity", () => {
+  it("FEM body bouncing and sliding: mass, μ, λ, damping, activation, ke, kd, kf, friction μ, initial velocity", () => {
     const mesh = meshes.tetBox({ cells: [2, 1, 1], size: [0.2, 0.1, 0.1], origin: [0, 0.002, 0] });
     const { system, state } = fem.softBody(mesh, {
       dtype: "float64",
@@ -80,7 +80,8 @@ describe("rollout gradients match finite differences (float64)", () => {
     checkGradients(loss, theta);
   });
 
-  it("cloth with air and bending, one edge pinned: bending stiffness, bending damping, rest angle, drag, lift, membrane μ", () => {
+  // One edge of the cloth is pinned.
+  it("pinned cloth with air and bending: bending stiffness and damping, rest angle, drag, lift, membrane μ", () => {
     const mesh = meshes.clothGrid({ cells: [3, 2], cellSize: 0.1, plane: "xz" });
     const { system, state } = cloth.clothBody(mesh, {
       dtype: "float64",
@@ -115,7 +116,7 @@ describe("rollout gradients match finite differences (float64)", () => {
     checkGradients(loss, theta);
   });
 
-  it("rigid box tumbling onto the ground: mass, inertia, ke, kd, kf, friction μ, initial linear and angular velocity, window force", () => {
+  it("rigid box tumbling onto the ground: mass, inertia, ke, kd, kf, friction μ, initial v and ω, window force", () => {
     const box = rigid.meshBody(meshes.box(0.1, 0.05, 0.08), {
       density: 500,
       position: [0, 0.13, 0],

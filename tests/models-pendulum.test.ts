@@ -45,7 +45,7 @@ describe("pendula", () => {
     expect((2 * Math.PI) / T / Math.sqrt(g / L - (b / (2 * m)) ** 2)).toBeCloseTo(1, 4);
   });
 
-  it("double pendulum: accelerations equal gradSim's closed-form ODE; energy drift (chaotic, 10 s) is reported and bounded", () => {
+  it("double pendulum: accelerations equal gradSim's ODE; energy drift (chaotic, 10 s) is reported and bounded", () => {
     const { system, state } = pendulum.doublePendulum({ dtype: "float64" });
     // gradSim bodies.DoublePendulum right-hand side (L1 = L2 = m1 = m2 = 1, g = 10).
     const r = pseudoRandom(40, 3);

@@ -219,7 +219,8 @@ describe("rigid contact: gradients agree with central differences at the default
 });
 
 describe("rigid contact in float32", () => {
-  it("has finite gradients for a body in the air, landing, resting and sliding (no overflow where a point does not touch)", () => {
+  // No overflow where a point does not touch.
+  it("has finite gradients for a body in the air, landing, resting and sliding", () => {
     type P = Record<string, Array>;
     const g = contact.rigidGround({ mu: 0.4 });
     const { system, state } = rigid.rigidSystem(

@@ -153,7 +153,8 @@ describe("networks", () => {
     expect(() => networks.loadParams(join(dir, "missing.params"))).toThrow(/cannot read/);
   });
 
-  it("a checkpoint cannot reach Object.prototype, and duplicate, overlapping or non-finite parameters are refused by name", () => {
+  // Each is named in the refusal.
+  it("a checkpoint cannot reach Object.prototype; duplicate, overlapping or non-finite parameters are refused", () => {
     /** Checkpoint bytes with the given header leaves and float32 values. */
     const file = (leaves: { path: string; shape: number[] }[], values: number[], name: string) => {
       const header = Buffer.from(JSON.stringify({ leaves: leaves.map((l) => ({ ...l, dtype: "float32" })) }));
@@ -233,7 +234,8 @@ describe("networks", () => {
     });
   });
 
-  it("the rendering-gradient penalties: Eq. 10 is ‖J·∂I/∂ψ‖_F with J the network's Jacobian in the image; Eq. 12 is ‖∂I/∂ψ·∇_I L_error‖", () => {
+  // J is the network's Jacobian in the image.
+  it("the rendering-gradient penalties: Eq. 10 is ‖J·∂I/∂ψ‖_F; Eq. 12 is ‖∂I/∂ψ·∇_I L_error‖", () => {
     const p = networks.initPredictor(random.key(4), tiny);
     const im = image(5),
       dI = random.normal(random.key(6), [3, 8, 8, 3], { dtype: "float64" });
@@ -269,7 +271,7 @@ describe("networks", () => {
     expect(Math.abs(dot - fd)).toBeLessThan(1e-6 * Math.max(1, Math.abs(fd)));
   });
 
-  it("trained with the penalty, a predictor is measurably less sensitive to a rendering parameter the state does not determine", async () => {
+  it("a penalty-trained predictor is less sensitive to a rendering parameter not determined by the state", async () => {
     // Images of a state s under a rendering parameter ψ: I = s·A + ψ·B + C (B overlaps A, so a
     // network can pick up ψ), from 6 training pairs. ∂I/∂ψ = B for every image.
     const A = random.uniform(random.key(10), [8, 8, 3], { dtype: "float64" });

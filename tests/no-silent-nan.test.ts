@@ -120,7 +120,7 @@ describe("sysid reports a divergence instead of a bare NaN", () => {
 });
 
 describe("the CLI", () => {
-  it("exits with code 2 and the divergence message (no stack trace, no result.json) when an experiment's rollout diverges", async () => {
+  it("exits with code 2 and the divergence message (no stack trace or result.json) if a rollout diverges", async () => {
     const out = mkdtempSync(join(tmpdir(), "gradsim-diverge-"));
     const unstable: Experiment<object> = {
       name: "unstable-cloth",

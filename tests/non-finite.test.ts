@@ -53,7 +53,7 @@ describe("non-finite values", () => {
     );
   });
 
-  it("rigidSystem names a non-finite initial state, gravity or force window, and a window that ends before it starts", () => {
+  it("rigidSystem names a non-finite initial state, gravity or force window, and a window with end < start", () => {
     const ball = models.rigid.sphereBody(0.1);
     const sys = models.rigid.rigidSystem;
     expect(() => sys([{ ...ball, velocity: [Infinity, 0, 0] }])).toThrow(
@@ -114,7 +114,7 @@ describe("non-finite values", () => {
     ]);
   });
 
-  it("jit's checkFinite names a NaN or infinite output of the user's own rollout; off, the NaN comes back as before", async () => {
+  it("jit's checkFinite names a NaN or infinite output of a rollout; off, the NaN comes back as before", async () => {
     // An unstable explicit rollout: x ← x·(1 + 10) a hundred times overflows float32, then inf − inf is NaN.
     const unstable = (x: Array) => {
       const [last] = lax.scan((s: Array) => [np.mul(s, 11), null], x, null, { length: 100 });

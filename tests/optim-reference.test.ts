@@ -339,7 +339,7 @@ describe("L-BFGS", () => {
     return np.add(np.square(np.sub(1, a)), np.mul(100, np.square(np.sub(b, np.square(a)))));
   };
 
-  it("matches the two-loop recursion with backtracking Armijo steps on Rosenbrock (memory 3, so old pairs drop out)", () => {
+  it("matches the two-loop recursion with backtracking Armijo on Rosenbrock (memory 3: old pairs drop out)", () => {
     const x0 = [-1.2, 1];
     const ref = lbfgsReference(rosenJs, rosenGradJs, x0, 12, 3);
     const opt = optim.lbfgs({ memorySize: 3 });

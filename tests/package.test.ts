@@ -55,7 +55,7 @@ describe("the packed package", () => {
     ]);
   });
 
-  it("ships the docs it references: every relative link of its Markdown and every document its declarations cite", () => {
+  it("ships the docs it references: each relative link of its Markdown and each document its declarations cite", () => {
     const docs = filesUnder(pkg).filter((f) => f.endsWith(".md") && !relative(pkg, f).includes("node_modules"));
     expect(docs.map((f) => relative(pkg, f))).toEqual(
       expect.arrayContaining(["README.md", "docs/guides/quickstart.md", "results/README.md", "bench/README.md"]),

@@ -41,7 +41,7 @@ function image(psi: Array, backdrop: Array): Array {
 }
 
 describe("rendering parameters ψ", () => {
-  it("jvp of a render with respect to every rendering parameter and the background image matches central differences", () => {
+  it("jvp of a render in every rendering parameter and the background image matches central differences", () => {
     const psi = f64(PSI0),
       backdrop = np.mul(
         0.2,

@@ -101,7 +101,8 @@ describe("traceVideo", () => {
     expect(noisy(3)).not.toEqual(noisy(4));
   });
 
-  it("traceGround's layers are the traced background: where no ray hits the object, sky·colour + ground ⊙ (ambient + intensity·L_y·lit) is traceVideo's pixel", () => {
+  // That pixel is sky·colour + ground ⊙ (ambient + intensity·L_y·lit).
+  it("traceGround's layers are the traced background: where rays miss the object they give traceVideo's pixel", () => {
     const camera = sysid.hostCamera({ eye: [0, 1.5, -2.5], at: [0, 0, 0], fovY: 40 }, W, H);
     const light: [number, number, number] = [0.5, 1, 0.3],
       L = Math.hypot(...light),

@@ -52,7 +52,7 @@ describe("object + ground plane + background", () => {
       softras: { sigma: 1e-3 },
       dibr: { boxLen: 0.05 },
     };
-    it(`${ras}: two meshes render like one concatenated mesh; background where empty; the ball occludes the ground`, () => {
+    it(`${ras}: two meshes render like their concatenation; background where empty; the ball hides the ground`, () => {
       const two = R.render([ball, ground], cam, light, undefined, opts);
       const V = ball.vertices.shape[0]!;
       const merged: R.Mesh = {
@@ -78,7 +78,7 @@ describe("object + ground plane + background", () => {
       expect(pixel(two, 17, 4, 1)).toBeCloseTo(0.8, 6);
     });
   }
-  it("flat, Gouraud and Phong agree on a plane under a directional light; Phong matches shade() at the pixel's 3D point", () => {
+  it("flat, Gouraud and Phong agree on a directionally lit plane; Phong equals shade() at the pixel's 3D point", () => {
     const plane = R.groundPlane({ size: 2, y: -0.3, subdivisions: 1, colors: [0.6, 0.6, 0.6], dtype: dt });
     const dir: R.Lights = { ambient: 0.2, directional: [{ direction: [0.3, 1, -0.2], color: 0.8 }] };
     const img = (shading: R.Shading, l: R.Lights, m: R.Material) =>
@@ -186,7 +186,7 @@ describe("textures on meshes", () => {
 });
 
 describe("non-square images", () => {
-  it("DIB-R coverage equals the pixel centres inside the triangle projected with K·[R|t] (W = 24, H = 16, aspect 1.5)", () => {
+  it("DIB-R coverage equals the pixel centres inside the triangle projected with K·[R|t] (W = 24, H = 16)", () => {
     const W = 24,
       H = 16;
     const cam = R.perspectiveCamera({ distance: 4, elevation: 10, azimuth: 20, aspect: W / H, dtype: dt });

@@ -75,7 +75,8 @@ describe("joined shared edges", () => {
   });
 
   for (const fused of [false, true]) {
-    it(`${fused ? "fused CPU kernels" : "array program"}: a subdivided ground plane has alpha ≥ 0.999 at every interior pixel`, () => {
+    const mode = fused ? "fused" : "array program";
+    it(`${mode}: a subdivided ground plane has alpha ≥ 0.999 at every interior pixel`, () => {
       const joined = alphaOf(plane(), { fused, sharedEdges: "join" });
       const worst = Math.min(...interior.map((i) => joined[i]!));
       expect(worst).toBeGreaterThanOrEqual(0.999);
@@ -84,7 +85,7 @@ describe("joined shared edges", () => {
       expect(Math.min(...interior.map((i) => split[i]!))).toBeLessThan(0.9);
     });
 
-    it(`${fused ? "fused" : "array program"}: the outline outside the plane is SoftRas' own, and a closed box renders identically`, () => {
+    it(`${mode}: the outline outside the plane is SoftRas' own, and a closed box renders identically`, () => {
       const joined = alphaOf(plane(), { fused, sharedEdges: "join" }),
         split = alphaOf(plane(), { fused });
       // Only near a border vertex (within the prune radius of a joined edge that ends there, so a few radii of it at
@@ -137,7 +138,8 @@ describe("joined shared edges", () => {
   });
 
   for (const fused of [false, true]) {
-    it(`${fused ? "fused" : "array program"}: vertex gradients of a joined plane match central differences (float64)`, () => {
+    const mode = fused ? "fused" : "array program";
+    it(`${mode}: vertex gradients of a joined plane match central differences (float64)`, () => {
       const W = 16;
       const mesh = R.meshFromData(R.planeData(1.2, 2), { dtype: "float64", colors: [0.7, 0.5, 0.3] });
       const weights = np.reshape(np.array(pseudoRandom(W * W * 4, 5), { dtype: "float64" }), [W, W, 4]);

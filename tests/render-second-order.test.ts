@@ -33,7 +33,8 @@ describe("second derivatives through the fused rasterizers (CPU, float64)", () =
     });
   }
 
-  it("hessian (jacfwd of jacrev) of the loss in a screen-space shift of the mesh, both rasterizers: symmetric and the differences of gradients", () => {
+  // The hessian is jacfwd of jacrev, with both rasterizers.
+  it("the loss's hessian in a screen-space shift of the mesh is symmetric and the differences of gradients", () => {
     for (const kind of ["softras layered, textured", "dibr, textured"] as const) {
       const L = lossOf(kind, "float64", "cpu");
       const [xy, z, attrs] = arrays("float64", "cpu") as [Array, Array, Array];

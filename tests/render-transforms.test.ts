@@ -157,7 +157,7 @@ describe("culling and binning select, they do not change results", () => {
       expect(maxAbsDiff(gt, gd)).toBeLessThan(1e-10);
       expect(np.max(np.abs(gd)).item()).toBeGreaterThan(1e-3);
     });
-    it(`${ras}: a fixed capacity makes jit cull too; too small a capacity errors in eager and is counted under jit`, () => {
+    it(`${ras}: a fixed capacity makes jit cull too; too small, it errors in eager and is counted under jit`, () => {
       const exact = R.renderWithInfo(mesh, cam, lights(), undefined, opts({ tile: 4 }));
       expect(exact.overflow.item()).toBe(0);
       const cap = R.estimateCapacity(mesh, cam, opts({ tile: 4 }));
@@ -190,7 +190,8 @@ describe("culling and binning select, they do not change results", () => {
     });
   }
   for (const ras of ["softras", "dibr"] as const) {
-    it(`${ras}: under jit, activeTiles rasterizes only the non-empty tiles — same image and gradients; too few are counted as overflow`, () => {
+    // Too few active tiles are counted as overflow.
+    it(`${ras}: under jit, activeTiles rasterizes only the non-empty tiles — same image and gradients`, () => {
       const small = R.meshFromData(R.icosphereData(1, 0.25), { dtype: "float64", colors: [0.9, 0.4, 0.2] });
       const opts = (extra: Partial<R.RenderOptions>): R.RenderOptions => ({
         ...BINNED[ras],

@@ -114,7 +114,7 @@ function slideScenario(env: ReturnType<typeof slidingBox>): risp.RispScenario {
 const settings: risp.TaskFitSettings = { iterations: 30, lr: 0.1, scanPoints: 8, polishSteps: 10, imitationStages: 1 };
 
 describe("gradsim.risp on a user's own system (a sliding box), through the package entry", () => {
-  it("training images with exact ∂I/∂ψ columns, and a predictor trained with the exact regulariser (Eq. 10)", async () => {
+  it("training images with exact ∂I/∂ψ columns; a predictor trained with the exact regulariser (Eq. 10)", async () => {
     const env = slidingBox(),
       R = 16,
       rng = makeRng(3);
@@ -130,7 +130,7 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     expect(trained.standardisation.mu[0]).toBeCloseTo(states.reduce((a, s) => a + s[0]!, 0) / 8, 5);
   }, 240_000);
 
-  it("system identification of the friction from its states and from its video (sysid's projected descent, scan and sign steps)", async () => {
+  it("identifies the friction from its states and video (sysid's projected descent, scan, sign steps)", async () => {
     const env = slidingBox(),
       problem = risp.rispProblem(env, "sysid", slideScenario(env));
     expect(problem.error(problem.truth, problem.start)).toBe(0);
@@ -155,7 +155,7 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     }
   }, 240_000);
 
-  it("each ∂I/∂ψ column of a training image is the derivative along its rendering parameter (central differences)", () => {
+  it("each ∂I/∂ψ column of a training image is the derivative in its rendering parameter (central differences)", () => {
     const env = slidingBox(),
       R = 16;
     const { states, vertices } = env.sample(makeRng(7), 2);
@@ -181,7 +181,8 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     expect(moving).toBeGreaterThanOrEqual(risp.PSI_NAMES.length - 1);
   });
 
-  it("training looks: procedural grounds of every family (blotches, checkers, stripes), shadowed by the object under ψ's light; traced targets differ across configurations", () => {
+  // The procedural ground families: blotches, checkers, stripes; the shadow is the object's.
+  it("training looks: grounds of every family, shadowed under ψ's light; traced targets vary by configuration", () => {
     const rng = makeRng(12);
     const spreads = Array.from({ length: 30 }, () => {
       const texture = risp.randomGroundTexture(rng);
@@ -218,7 +219,8 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     expect(Math.max(...values)).toBeLessThanOrEqual(1);
   });
 
-  it("imitation's curriculum: prefixes for actions in time only, and a stage's loss ignores the frames after its prefix (states, pixels, a predictor's reading with the look)", () => {
+  // The losses: on states, on pixels, and on a predictor's reading with the look.
+  it("imitation's curriculum: prefixes for actions in time only; a stage's loss ignores frames past its prefix", () => {
     const env = slidingBox(),
       R = 16;
     const problemOf = (task: risp.RispTask, T: number, timedActions: boolean) => {
@@ -327,7 +329,8 @@ describe("sysid's descent for bounded unknowns and kinked losses", () => {
     expect(Math.abs(r.u[0]! - truth)).toBeLessThan(2e-4);
   });
 
-  it("a box keeps Adam's iterates inside it (the minimum outside: the estimate at the wall), and polish by sign steps lowers an L1 loss Adam leaves oscillating", async () => {
+  // With the minimum outside the box, the estimate ends at its wall.
+  it("a box keeps Adam's iterates inside; polish by sign steps lowers an L1 loss Adam leaves oscillating", async () => {
     const visited: number[][] = [];
     const d = await sysid.descend(l1([1.7, 0.42], visited), [0.5, 0.9], {
       optimizer: "adam",

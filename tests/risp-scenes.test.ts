@@ -51,7 +51,8 @@ describe("RISP environments", () => {
     }
   });
 
-  it("cube states are frames of its drops: above the ground but for the soft contact's millimetres, some at the impact, and as high as system identification's drop reaches", () => {
+  // Above the ground but for the soft contact's millimetres; as high as system identification's drop reaches.
+  it("cube states are frames of its drops: above the ground, some at impact, as high as sysid's drop reaches", () => {
     const { states, vertices } = cubeEnv().sample(makeRng(5), 192);
     expectDistinctFramesPerRollout(states);
     // A flat drop falls straight: a rollout's 4 frames share x, z and yaw, untilted.
@@ -101,10 +102,12 @@ describe("RISP environments", () => {
           expect(posed[j + d]!).toBeCloseTo(x[3 * t + d]! + v[d]! + 2 * qw * c1[d]! + 2 * c2[d]!, 4);
       }
     }
-    expect(Math.abs(rigidPoseState([0, 0, 0], [q[76]!, q[77]!, q[78]!, q[79]!])[5]!)).toBeGreaterThan(0.05); // it did roll
+    // It did roll.
+    expect(Math.abs(rigidPoseState([0, 0, 0], [q[76]!, q[77]!, q[78]!, q[79]!])[5]!)).toBeGreaterThan(0.05);
   });
 
-  it("rod states are the spine sensors' vertical displacements in FEM rollouts: ends fixed, sag under gravity, bent by the central force", () => {
+  // The rollouts: ends fixed, sag under gravity, bent by the central force.
+  it("rod states are the spine sensors' vertical displacements in FEM rollouts", () => {
     const env = rodEnv();
     const { states, vertices } = env.sample(makeRng(5), 40);
     expect(env.stateNames.length).toBe(10);
@@ -127,7 +130,8 @@ describe("RISP environments", () => {
     expect(Math.max(...centre) - Math.min(...centre)).toBeGreaterThan(0.05);
   }, 120_000);
 
-  it("quadrotor states are frames of its motions: posed by the states, and covering system identification's climbs at both ends of the mass box", () => {
+  // They cover system identification's climbs at both ends of the mass box.
+  it("quadrotor states are frames of its motions: posed by the states, covering sysid's climbs at both bounds", () => {
     const env = quadrotorEnv();
     const { states, vertices } = env.sample(makeRng(5), 192);
     expectDistinctFramesPerRollout(states);
@@ -149,7 +153,7 @@ describe("RISP environments", () => {
     expect(Math.min(...states.map((s) => s[7]! * s[8]!))).toBeGreaterThan(0.5);
   }, 120_000);
 
-  it("hand states are frames of its motions: the vertices are the mesh posed by the angles, and a finger's joints bend together", () => {
+  it("hand states are frames of its motions: the mesh posed by the angles; a finger's joints bend together", () => {
     const env = handEnv(),
       J = models.articulated.HAND_JOINTS;
     const { states, vertices } = env.sample(makeRng(5), 96);
@@ -197,11 +201,12 @@ describe("RISP's downstream problems", () => {
     }
   });
 
-  it("every problem's reference is its own truth, its random guesses are worse, and its unknowns move the oracle's loss", () => {
+  it("each problem's reference is its own truth, its random guesses worse, its unknowns move the oracle's loss", () => {
     for (const [task, envs] of Object.entries(RISP_TASKS)) {
       for (const env of envs.filter((e) => e !== "hand")) {
         const p = rispProblem(env, task as keyof typeof RISP_TASKS);
-        // Imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces (not the hand's, below).
+        // Imitation's curriculum is for actions in time: the quadrotor's thrusts and the rod's forces (not the hand's,
+        // below).
         expect(p.timedActions, `${task} ${env}`).toBe(task !== "sysid" && env !== "cube");
         const start = p.randomStart(makeRng(1));
         if (task !== "control") expect(p.error(p.truth, p.start), `${task} ${env}`).toBeLessThan(1e-6);
@@ -222,7 +227,8 @@ describe("RISP's downstream problems", () => {
     }
   }, 240_000);
 
-  it("the quadrotor's and the cube's reference videos keep the whole body in view (control's target image is the imitation's last frame)", () => {
+  // Control's target image is the imitation's last frame.
+  it("the quadrotor's and the cube's reference videos keep the whole body in view", () => {
     for (const [env, task] of [
       ["quadrotor", "sysid"],
       ["quadrotor", "imitation"],
@@ -250,7 +256,8 @@ describe("RISP's downstream problems", () => {
     expect(stiff - mid).toBeGreaterThan(0.02);
   });
 
-  it("the hand's joint stiffness is identifiable from its motion (a softer finger swings further) and its imitation and control rollouts stay finite", () => {
+  // A softer finger swings further.
+  it("the hand's joint stiffness is identifiable from motion; its imitation and control rollouts stay finite", () => {
     const p = rispProblem("hand", "sysid");
     // The mean |joint angle| over the video's frames and joints.
     const swing = (u: number[]) => {

@@ -113,7 +113,8 @@ describe("estimate", () => {
     expect(r.finalLoss).toBeLessThan(r.losses[0]!);
   }, 60_000);
 
-  it("scores restarts drawn from the prior and descends from the best: a start beyond the blob's reach has no gradient", async () => {
+  // A start beyond the blob's reach has no gradient.
+  it("scores restarts drawn from the prior and descends from the best", async () => {
     // From x0 = 18 the two blobs never overlap: the pixel loss is flat and descent stays there.
     const far = { x0: 18, v: 0.3 };
     const stuck = await blob("pixels", { optimizer: "lbfgs", steps: 20 }, far);
@@ -295,7 +296,7 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     expect((await wavyFit({ starts: [-1, 1.9, 3] })).estimate.x as number).toBeCloseTo(2, 4);
   });
 
-  it("descendFromInitial also fits from the initial guess when a better-scoring start lies in a worse basin", async () => {
+  it("descendFromInitial also fits from the initial guess if a better-scoring start is in a worse basin", async () => {
     // From 1.9 (loss 0.16) descent reaches the truth; the start 2 − π/2 scores lower (0.025) but sits in a local
     // minimum.
     const byScore = await wavyFit({ initial: 1.9, starts: [2 - Math.PI / 2] });
@@ -434,7 +435,7 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     expect(r.steps).toBeLessThan(5);
   });
 
-  it("L-BFGS keeps its lowest-loss iterate when the line search's forward passes disagree with the gradient's loss", async () => {
+  it("L-BFGS keeps its lowest-loss iterate when line-search losses disagree with the gradient's loss", async () => {
     // (u − 1)² seen by the line search; valueAndGrad adds a drift that grows with every call, as
     // rounding differences between the two compiled programs do near a contact fit's floor.
     let calls = 0;

@@ -25,7 +25,7 @@ describe("sysid image losses", () => {
     expect(() => sysid.gaussianBlur(np.zeros([4, 4, 1]), 0)).toThrow(/σ > 0/);
   });
 
-  it("the blurred-correlation loss is zero at the target and falls as a far-off object approaches it, where the MSE is flat", () => {
+  it("the blurred-correlation loss is zero at the target and falls as a far object nears it; the MSE is flat", () => {
     const target = dot(24);
     const loss = (x: number) => sysid.blurredCorrelationLoss(dot(x), target, [0, 2, 4, 8]).item();
     expect(loss(24)).toBeLessThan(1e-12);

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { makeRng, models, np, sysid } from "../src/index.js";
 
 describe("sysid: the imperfect-models objects", () => {
-  it("a centroid fan fills a convex surface with positive tets of the enclosed volume, and its surface is the original one", () => {
+  it("a centroid fan fills a convex surface with positive tets of its volume, and keeps that surface", () => {
     const m = models.meshes.cone(0.4, 0.8, 12);
     const fan = sysid.centroidFan(m);
     const v = fan.vertices;
@@ -26,7 +26,7 @@ describe("sysid: the imperfect-models objects", () => {
     expect(key(models.meshes.tetSurface(fan))).toEqual(key(m.faces));
   });
 
-  it("every model of an object starts from its rest surface; a heavier estimate slides less far under the same push", () => {
+  it("each model of an object starts from its rest surface; a heavier estimate slides less under the same push", () => {
     const s = { frames: 10, fps: 30, resolution: 32 };
     for (const kind of ["rigid", "deformable", "cloth"] as const) {
       const spec = sysid.sampleObject(makeRng(3), kind);

@@ -25,7 +25,7 @@ describe("pendulumDatasetTask", () => {
     initial: (rng, truth) => truth.map((x) => x * rng.uniform(0.9, 1.1)),
   });
 
-  it("draws lengths and initial angles from the prior, as the unknowns L (log) and theta0, over one shared problem", () => {
+  it("draws lengths and initial angles from the prior as the unknowns L (log) and theta0 of one shared problem", () => {
     expect(task.unknowns).toEqual([
       { name: "L", size: 2, transform: "log", unit: "m" },
       { name: "theta0", size: 2, unit: "rad" },
@@ -45,8 +45,9 @@ describe("pendulumDatasetTask", () => {
         });
       (d.initial.L as number[]).forEach((x, k) => expect(x / L[k]!).toBeGreaterThanOrEqual(0.9));
       expect(d.problem()).toBe(task.problem);
+      const guess = [...(d.initial.L as number[]), ...(d.initial.theta0 as number[])];
       expect(d.describe).toBe(
-        `truth ${sysid.describePendulum([...L, ...theta0], 2)}; initial guess ${sysid.describePendulum([...(d.initial.L as number[]), ...(d.initial.theta0 as number[])], 2)}`,
+        `truth ${sysid.describePendulum([...L, ...theta0], 2)}; initial guess ${sysid.describePendulum(guess, 2)}`,
       );
     }
     expect(sysid.describePendulum([1, 0.5, 0.25, -0.125], 2)).toBe("L = (1.000, 0.500) m, θ₀ = (0.250, -0.125) rad");
@@ -64,7 +65,8 @@ describe("pendulumDatasetTask", () => {
 
 describe("table3Rows", () => {
   const fit: sysid.EstimateSettings = { optimizer: "lbfgs", steps: 5, progress: false };
-  it("gradsim and DiffPhysics share the fit; REINFORCE takes the paper's Adam settings and a seed per instance, or is left out", () => {
+  // REINFORCE also takes a seed per instance.
+  it("gradsim and DiffPhysics share the fit; REINFORCE takes the paper's Adam settings, or is left out", () => {
     const rows = sysid.table3Rows(fit, 12, 0.05);
     const a = rows(0, 1),
       b = rows(1, 1);

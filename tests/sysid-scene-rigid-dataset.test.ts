@@ -1,6 +1,7 @@
 /**
- * The rigid scenes' dataset (src/sysid/scenes/rigid-dataset.ts and rigid-task.ts). The Table 2 scene sampler: contact coefficients in the scenes' mass-normalised units, in their
- * ranges and resolved by the scenes' substeps; the prior's ranges cover every truth and guess.
+ * The rigid scenes' dataset (src/sysid/scenes/rigid-dataset.ts and rigid-task.ts). The Table 2 scene sampler: contact
+ * coefficients in the scenes' mass-normalised units, in their ranges and resolved by the scenes' substeps; the prior's
+ * ranges cover every truth and guess.
  */
 import { describe, expect, it } from "vitest";
 import { makeRng, models, sysid } from "../src/index.js";
@@ -43,7 +44,7 @@ describe("sampleContactScene", () => {
 });
 
 describe("sampleMassScene and defaultMassScene", () => {
-  it("draws Table 1 scenes: free flight, a mass and a starting guess inside the prior's range for the shape's volume", () => {
+  it("draws Table 1 scenes: free flight, a mass and starting guess in the prior's range for the shape's volume", () => {
     const rng = makeRng(4);
     for (let i = 0; i < 8; i++) {
       const d = sysid.sampleMassScene(rng, 16);
@@ -108,7 +109,8 @@ describe("rigidDatasetTask", () => {
     expect(typeof problem.render).toBe("function");
   });
 
-  it("its rows: gradsim on pixels, diffphysics on states by L-BFGS, REINFORCE scoring gradsim's loss; --iters overrides the steps", () => {
+  // --iters overrides the rows' steps.
+  it("its rows: gradsim on pixels, diffphysics on states by L-BFGS, REINFORCE scoring gradsim's loss", () => {
     const m = sysid.rigidDatasetTask(config, { steps: 11, progress: false }).methods(3, 5);
     expect(Object.keys(m)).toEqual(["gradsim", "diffphysics", "reinforce"]);
     expect(m.gradsim!.method).toBe("pixels");

@@ -33,7 +33,7 @@ const unknowns: sysid.Unknown[] = names.map((name) => ({
 }));
 
 describe("a rigid scene's initial state and pushes as unknowns", () => {
-  it("changes the trajectory smoothly: derivatives match central differences, the push's start off the step grid", () => {
+  it("moves the trajectory smoothly: derivatives match central differences, the push's start off the step grid", () => {
     const layout = new sysid.Layout(unknowns);
     const weights = np
       .array(

@@ -255,7 +255,7 @@ describe("cameras", () => {
       expect(p[1]).toBeCloseTo(b[i]![1]!, 2);
     });
 
-  it("every form is the physical camera: eye/at, angles and OpenCV project points as the OpenCV reference does", async () => {
+  it("each form is the physical camera: eye/at, angles, OpenCV project points like the OpenCV reference", async () => {
     const eye: V = [0.5, 1.2, -3],
       at: V = [0, 0.2, 0.1];
     const reference = opencv(eye, at, [0, 1, 0], 40);
@@ -288,7 +288,7 @@ describe("cameras", () => {
     );
   });
 
-  it("world +x lands on the image's left for a camera on −z looking at +z with +y up (a right-handed world)", async () => {
+  it("world +x lands on the image's left for a camera on −z looking at +z, +y up (a right-handed world)", async () => {
     const [, , , plusX] = await pixels({ eye: [0, 0, -5], at: [0, 0, 0], fovY: 40 });
     expect(plusX![0]).toBeLessThan((W - 1) / 2 - 5);
     const [, , , fromAngles] = await pixels({ distance: 5, elevation: 0, azimuth: 0, at: [0, 0, 0], fovY: 40 });
@@ -351,7 +351,8 @@ describe("foregroundMask", () => {
 });
 
 describe("gradsim fit", () => {
-  it("recovers the mass of the shipped example (another renderer's video) to within 1%, and says what it fitted from which video", async () => {
+  // The shipped example is another renderer's video.
+  it("recovers the shipped example's mass within 1%, and says what it fitted from which video", async () => {
     const { code, out } = await runQuiet(fit);
     expect(code).toBe(0);
     const r = readResult(out);

@@ -6,7 +6,7 @@ import { expectClose } from "../property-tests/gen/check.js";
 import { dotAll, fdDirectional } from "../property-tests/gen/fd.js";
 
 describe("examples/vmap-guesses.ts", () => {
-  it("main({ guesses: 8 }) batches loss and gradient like a loop, prints the comparison and improves the best guess", () => {
+  it("main({ guesses: 8 }) batches loss and gradient like a loop, prints a comparison, improves the best guess", () => {
     const lines: string[] = [];
     const r = main({ guesses: 8, steps: 40, refine: 4, log: (l) => lines.push(l) });
     expect(r.losses.shape).toEqual([8]);

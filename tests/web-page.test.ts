@@ -185,7 +185,7 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     await page.close();
   }, 200_000);
 
-  it("shows progress from the first moment and plays the target and the estimate's video side by side, in step", async () => {
+  it("shows progress from the start and plays the target and the estimate's video side by side, in step", async () => {
     const page = await browser.newPage();
     await page.goto(`${url}?scene=rigid&truth=2.5&steps=120`);
     await idle(page);

@@ -171,7 +171,8 @@ describeGpu("fused rasterizer kernels on WebGPU", () => {
     );
   }, 600_000);
 
-  it("a subdivided ground plane has no seams on WebGPU (joined shared edges) and matches the CPU, image and vertex gradient", async () => {
+  // The plane's shared edges are joined.
+  it("a subdivided ground plane has no seams on WebGPU and matches the CPU, image and vertex gradient", async () => {
     const size = 48;
     const run = async (backend: "cpu" | "webgpu") => {
       await init({ backend });
