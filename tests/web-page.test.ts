@@ -359,7 +359,10 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     };
     await dropFiles(page, [{ name: "notes.gif", mimeType: "image/gif", buffer: Buffer.from("this is not a GIF") }]);
     expect(await explained()).toMatch(
-      /^“notes\.gif” could not be read as an animated GIF \(not a GIF file .*\)\. Check that the file opens in an image viewer, or export the video again as a GIF or as PNG frames\.$/,
+      new RegExp(
+        /^“notes\.gif” could not be read as an animated GIF \(not a GIF file .*\)\. /.source +
+          /Check that the file opens in an image viewer, or export the video again as a GIF or as PNG frames\.$/.source,
+      ),
     );
     await dropFiles(page, [{ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") }]);
     expect(await explained()).toMatch(
@@ -373,7 +376,10 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     await page.goto(`${url}?scene=nope&backend=gpu`);
     await idle(page);
     expect(await page.textContent("#backend")).toMatch(
-      /^The address asks for backend “gpu”, which this page does not know \(it knows cpu and webgpu\); choosing for you\. Computing on the CPU/,
+      new RegExp(
+        /^The address asks for backend “gpu”, which this page does not know \(it knows cpu and webgpu\); /.source +
+          /choosing for you\. Computing on the CPU/.source,
+      ),
     );
     expect(await page.textContent("#error")).toBe(
       "The address names a scene “nope” that this page does not have (it has rigid, soft-beam).",
