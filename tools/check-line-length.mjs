@@ -23,9 +23,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const LIMIT = 120;
-// What `npm run lint` checks. Not yet tests/ and property-tests/: test titles (which Biome keeps on the line of their
-// `it(`) and regular expressions there are still longer.
-const CHECKED = ["src", "examples", "web", "bench", "bin", "tools", "vitest.config.ts"];
+// What `npm run lint` checks. In tests/ and property-tests/, Biome keeps a test's title on the line of its `it(` and
+// cannot break a regular expression literal: shorten the title (the detail can go in a comment above), and build a
+// long regular expression from the `.source` of shorter literals.
+const CHECKED = ["src", "examples", "web", "bench", "bin", "tools", "tests", "property-tests", "vitest.config.ts"];
 const EXTENSIONS = [".ts", ".mts", ".mjs", ".js"];
 const SKIP_DIRS = new Set(["node_modules", "dist"]);
 const URL_PATTERN = /https?:\/\/[^\s"'`)\]>]+/g;
