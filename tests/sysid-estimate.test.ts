@@ -19,6 +19,34 @@ describe("Layout (unknowns and their transforms)", () => {
     { name: "mu", transform: { box: [0, 2] } },
   ]);
 
+  it("spreads restarts over the prior: one per stratum of every scalar, log strata for log unknowns", () => {
+    const spread = new sysid.Layout([
+      { name: "mass", transform: "log", prior: [0.5, 8] },
+      { name: "v", size: 2, prior: [-1, 1] },
+    ]);
+    const n = 12;
+    const starts = spread.drawStarts(makeRng(3), n);
+    expect(starts).toHaveLength(n);
+    const strata = (xs: number[], at: (x: number) => number) =>
+      xs.map((x) => Math.floor(at(x) * n)).sort((a, b) => a - b);
+    const all = globalThis.Array.from({ length: n }, (_, i) => i);
+    expect(
+      strata(
+        starts.map((s) => s.mass as number),
+        (m) => Math.log(m / 0.5) / Math.log(16),
+      ),
+    ).toEqual(all);
+    for (const j of [0, 1])
+      expect(
+        strata(
+          starts.map((s) => (s.v as number[])[j]!),
+          (v) => (v + 1) / 2,
+        ),
+      ).toEqual(all);
+    // Not the same pairing in every column.
+    expect(starts.map((s) => (s.v as number[])[0])).not.toEqual(starts.map((s) => (s.v as number[])[1]));
+  });
+
   it("maps values to the unconstrained vector and back, and to differentiable Arrays", async () => {
     const values = { mass: 2.5, v: [1, -2, 0.5], mu: 0.6 };
     const u = layout.toU(values);

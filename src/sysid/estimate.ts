@@ -57,7 +57,10 @@ export interface EstimateSettings extends Omit<DescentSettings, "onStep"> {
   readonly gradient?: GradientMode;
   /** Other starting points: scored by the loss with the initial guess, the fit starts from the best. */
   readonly starts?: readonly Values[];
-  /** Draw this many more starting points from the prior (scored with the others). */
+  /**
+   * This many more starting points spread over the prior (scored with the others): a Latin hypercube, log-uniform for
+   * "log" unknowns (`Layout.drawStarts`).
+   */
   readonly restarts?: number;
   /** Descend from this many of the best-scoring starts and keep the lowest final loss (default 1). */
   readonly finalists?: number;
@@ -240,7 +243,7 @@ export async function estimate<S>(spec: EstimateSpec<S>): Promise<EstimateResult
 
   const o = objective();
   const candidates: Values[] = [start, ...(s.starts ?? [])];
-  for (let i = 0; i < (s.restarts ?? 0); i++) candidates.push(layout.drawPrior(rng));
+  if (s.restarts) candidates.push(...layout.drawStarts(rng, s.restarts));
   let order = [0];
   if (candidates.length > 1) {
     const scores = await o.values(candidates.map((c, i) => layout.toU(c, i === 0 ? "the start" : `start ${i}`)));

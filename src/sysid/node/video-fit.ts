@@ -359,7 +359,7 @@ export interface FitVideoResult {
 }
 
 /**
- * The prior is searched first — 8 starts drawn from it, scored with the initial guess, the fit
+ * The prior is searched first — 12 starts spread over it, scored with the initial guess, the fit
  * descending from the best — and after the descent each unknown is scanned over 12 points of its
  * prior: a video's loss has flat traps (a mass that slides the model's object out of view scores
  * lower than one beside the truth) that a descent from one guess walks into. Then Adam with a
@@ -371,7 +371,7 @@ export const DEFAULT_VIDEO_FIT: EstimateSettings = {
   adam: { lr: 0.1, lrEnd: 1e-3, b1: 0.5 },
   refine: 10,
   frames: "every",
-  restarts: 8,
+  restarts: 12,
   scan: { points: 12 },
   seed: 0,
 };
