@@ -153,7 +153,11 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
   }
   writeAtomic(join(ctx.out, "outside.md"), outsideMarkdown(rows) + "\n");
   writeAtomic(join(ctx.out, "outside.csv"), outsideCsv(rows));
-  const fitsButWrong = rows.filter((r) => !r.trustworthy).map((r) => r.case);
+  return outsideResult(rows);
+}
+
+/** The experiment's result for these rows: the table's summary and the files written beside it. */
+export function outsideResult(rows: readonly OutsideRow[]): OutsideResult {
   return {
     cases: rows,
     summary: {
@@ -161,7 +165,7 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
       withinTolerance: rows.filter((r) => r.withinTolerance && r.determines !== "neither").length,
       covered: rows.filter((r) => r.covered && r.determines !== "neither").length,
       trustworthy: rows.filter((r) => r.trustworthy).length,
-      fitsButWrong,
+      fitsButWrong: rows.filter((r) => !r.trustworthy).map((r) => r.case),
     },
     files: ["outside.md", "outside.csv", ...rows.map((r) => `${r.case}/`)],
   };
@@ -211,7 +215,7 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
   ].join("\n");
 }
 
-function outsideCsv(rows: readonly OutsideRow[]): string {
+export function outsideCsv(rows: readonly OutsideRow[]): string {
   const cols = [
     "case",
     "shape",

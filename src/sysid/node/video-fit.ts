@@ -363,13 +363,15 @@ export interface FitVideoResult {
  * descending from the best — and after the descent each unknown is scanned over 12 points of its
  * prior: a video's loss has flat traps (a mass that slides the model's object out of view scores
  * lower than one beside the truth) that a descent from one guess walks into. Then Adam with a
- * decaying step in log space, then L-BFGS from its best iterate.
+ * decaying step in log space, then up to 40 L-BFGS steps from its best iterate.
  */
 export const DEFAULT_VIDEO_FIT: EstimateSettings = {
   optimizer: "adam",
   steps: 60,
   adam: { lr: 0.1, lrEnd: 1e-3, b1: 0.5 },
-  refine: 10,
+  // L-BFGS stops itself when the line search finds no lower loss; 10 steps stopped 8 of the outside set's 17 fits
+  // while the loss still fell by up to 3× (a diagonally pushed box: 4.4e-3 → 1.5e-3 in its 10).
+  refine: 40,
   frames: "every",
   restarts: 12,
   scan: { points: 12 },
