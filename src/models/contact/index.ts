@@ -60,8 +60,8 @@ export function ground(o: GroundOptions = {}): GroundContact {
  * fraction of a millimetre of its geometric rest height for any mass, sliding follows Coulomb's law
  * closely, and gradients agree with central differences on sliding, bouncing and tipping scenes
  * (tests/models-rigid-contact.test.ts). Measured against MuJoCo and PyBullet on the outside set's
- * pushed boxes, cylinders and frustum at 15 substeps per frame: within 0.4–4.3 mm over 1.5 s, where
- * kd = kf = 150 left 4–40 mm (kd and kf are implicit in the step, so stiffer values cost nothing).
+ * pushed boxes, cylinders and frustum at 30 substeps per frame: within 0.1–4.2 mm over 1.5 s, where
+ * kd = kf = 150 left up to 40 mm (kd and kf are implicit in the step: stiffer values stay stable).
  * Steps up to `rigidContactStepLimit` (≈ 1/430 s for these: 15 substeps at 30 fps); scenes default to twice that.
  */
 export const RIGID_GROUND_DEFAULTS = { ke: 3e4, kd: 600, kf: 1500, mu: 0.5, smoothing: 5e-3 } as const;

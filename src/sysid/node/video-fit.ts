@@ -58,9 +58,9 @@ const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = {
  * How far a defaulted contact coefficient may be from the world's (log units, 95% bounds): ke a
  * factor 2; kd a factor 4; kf a factor 10. The friction stiffness kf regularises Coulomb's law (a
  * real floor, like MuJoCo's and Bullet's, has none: kf → ∞). Measured on the outside set's engine
- * trajectories at the truths (largest distance over the clip, 15 substeps): with the defaults kf 1500
+ * trajectories at the truths (largest distance over the clip, 30 substeps): with the defaults kf 1500
  * and kd 600 (implicit in the step) the boxes, cylinders and frustum pushed straight come within
- * 0.4–4.3 mm of the engines', where kf = kd = 150 left 1–40 mm; kf 5000 moves them by under 2.5 mm.
+ * 0.1–4.2 mm of the engines', where kf = kd = 150 left up to 40 mm; kf 5000 moves them by under 2.5 mm.
  * The diagonally pushed and yawed MuJoCo boxes stay 10–13 mm off (MuJoCo's sliding friction there is
  * 2–3% under Coulomb's μ·g), the spun box 38 mm and the tipping boxes 10–20 mm.
  */
