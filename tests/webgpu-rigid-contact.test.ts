@@ -12,11 +12,13 @@ type P = Record<string, Array>;
 
 /** Positions [frames·3] and ∂loss/∂(mass, μ) of the scene on the current default backend. */
 async function run(dtype: "float32" | "float64"): Promise<{ x: number[]; dMass: number; dMu: number }> {
-  const b = rigid.meshBody(meshes.box(0.2, 0.1, 0.15), {
+  const box = rigid.meshBody(meshes.box(0.2, 0.1, 0.15), {
     position: [0, 0.11, 0],
     rotation: rigid.quatFromAxisAngle([1, 0, 0], 0.2),
     angularVelocity: [0, 2, 0],
   });
+  // 2 kg (the mesh's density would make it 24 kg, which the push would hardly move).
+  const b = { ...box, mass: 2, inertia: box.inertia.map((x) => (x * 2) / box.mass) };
   const g = contact.rigidGround({ mu: 0.4, dtype });
   const { system, state } = rigid.rigidSystem([b], {
     ground: g,
