@@ -90,7 +90,7 @@ describe("Layout (unknowns and their transforms)", () => {
       /positive \(log transform\) but its prior \[0, 1\] reaches 0/,
     );
     expect(() => new sysid.Layout([])).toThrow(/no unknowns given/);
-    expect(() => layout.drawPrior(makeRng(1))).toThrow(/"mass" has no prior range/);
+    expect(() => layout.drawStarts(makeRng(1), 1)).toThrow(/"mass" has no prior range/);
   });
 });
 

@@ -215,21 +215,6 @@ export class Layout<N extends string = string> {
     return this.unknowns.flatMap((k) => this.scalarsOf(values, k, what));
   }
 
-  /** One draw from every unknown's prior (uniform per scalar). */
-  drawPrior(rng: Rng): Values {
-    const out: Record<string, Value> = {};
-    for (const k of this.unknowns) {
-      if (!k.prior)
-        throw new Error(
-          `sysid: unknown "${k.name}" has no prior range; restarts, curricula ` +
-            `and the random baseline draw from it (give prior: [lo, hi]).`,
-        );
-      const xs = globalThis.Array.from({ length: k.size ?? 1 }, () => rng.uniform(k.prior![0], k.prior![1]));
-      out[k.name] = k.size === undefined ? xs[0]! : xs;
-    }
-    return out;
-  }
-
   /**
    * n starting points spread over the priors (a Latin hypercube: each scalar's prior cut into n strata, one draw in
    * each, the strata paired at random), uniform per scalar in its estimation space — log-uniform for "log" unknowns,

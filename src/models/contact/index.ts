@@ -12,7 +12,6 @@ export {
   rigidGroundForces,
   rigidGroundFriction,
   rigidGroundFrictionSaturation,
-  tangentialVelocity,
   rigidGroundNormal,
 } from "./rigid-ground.js";
 

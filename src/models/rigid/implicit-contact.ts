@@ -74,12 +74,11 @@ export function implicitContactWrench(
   const matrices = (x: Array) => np.scatterAdd(np.zerosLike(predicted.inertia), p.body, x, 0);
   /**
    * The twist change /dt [B, 3] ×2 with the normal force linearised as fn − D·(n·v⁺ − vn) (beyond the explicit
-   * wrench's, at the start) and the friction at end speed s [P] in direction vt [P, 3], bounded by μ·f_n with f_n at
+   * wrench's, at the start) and the friction at end speed s [P] in direction t [P, 3], bounded by μ·f_n with f_n at
    * the step's start (which holds an impact's damping: bounded by the end's, a tall box that tipped over and landed
    * on its side slid 6 cm too far at 15 substeps per frame).
    */
-  const solve = (fn: Array, D: Array, vn: Array, s: Array, vt: Array) => {
-    const t = np.div(vt, expand1(smoothNorm(vt, 1e-6)));
+  const solve = (fn: Array, D: Array, vn: Array, s: Array, t: Array) => {
     const r = rigidGroundFrictionSaturation(g, start.fn, p.w, np.square(s));
     const secant = np.mul(kfw, r);
     const slope = np.mul(kfw, np.power(r, 7));
@@ -113,13 +112,15 @@ export function implicitContactWrench(
   // whole step's velocity change, and a tumbling box's trajectory became rugged in μ at 480 Hz.
   const start = p.normal(p.pv);
   const vt = tangentialVelocity(g, vHat);
+  const speed = smoothNorm(vt, 1e-6);
   const slowing = np.mul(dt, np.div(np.mul(g.mu, start.fn), p.w));
   const smoothing = np.full([], END_SPEED_SMOOTHING, { dtype: vt.dtype });
-  const startSpeed = penetrationRamp(np.sub(smoothNorm(vt, 1e-6), slowing), smoothing);
-  const first = solve(start.fn, start.damping, dot(p.pv, n), startSpeed, vt);
+  const startSpeed = penetrationRamp(np.sub(speed, slowing), smoothing);
+  const first = solve(start.fn, start.damping, dot(p.pv, n), startSpeed, np.div(vt, expand1(speed)));
   const v1 = pointVelocity(np.add(predicted.v, np.mul(dt, first.dv)), np.add(predicted.w, np.mul(dt, first.dw)));
   const end = p.normal(v1);
   const v1t = tangentialVelocity(g, v1);
-  const { dv, dw } = solve(end.fn, end.damping, dot(v1, n), smoothNorm(v1t, 1e-6), v1t);
+  const speed1 = smoothNorm(v1t, 1e-6);
+  const { dv, dw } = solve(end.fn, end.damping, dot(v1, n), speed1, np.div(v1t, expand1(speed1)));
   return { force: np.mul(expand1(predicted.mass), dv), torque: matvec(predicted.inertia, dw) };
 }

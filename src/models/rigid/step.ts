@@ -20,8 +20,8 @@ import { rigidGroundFriction, rigidGroundNormal } from "../contact/rigid-ground.
 import { implicitContactWrench } from "./implicit-contact.js";
 import type { RigidControls, RigidState, RigidSystem } from "./types.js";
 
-/** World-frame inverse inertia R·I⁻¹·Rᵀ [B, 3, 3]. */
-const worldInverseInertia = (R: Array, invI: Array): Array => matmul(matmul(R, invI), mT(R));
+/** A body-frame tensor in the world frame, R·T·Rᵀ [B, 3, 3] (the inertia, or its inverse). */
+const toWorld = (R: Array, T: Array): Array => matmul(matmul(R, T), mT(R));
 
 /**
  * How much of a force window [start, end] acts in the step [t, t + dt]: the share of the step that
@@ -79,12 +79,12 @@ export function wrench(
       if (dt > 0) {
         // Friction and normal damping implicit in the step's end velocities (implicit-contact.ts), from the twist
         // that every other force of the step leaves (the gyroscopic term is second order here).
-        const Iw = matmul(matmul(R, sys.inertia), mT(R));
+        const Iw = toWorld(R, sys.inertia);
         const predicted = {
           mass: sys.mass,
           inertia: Iw,
           v: np.add(s.v, np.mul(np.div(force, np.expandDims(sys.mass, -1)), dt)),
-          w: np.add(s.w, np.mul(matvec(worldInverseInertia(R, inv3(sys.inertia)), torque), dt)),
+          w: np.add(s.w, np.mul(matvec(toWorld(R, inv3(sys.inertia)), torque), dt)),
         };
         const implicit = implicitContactWrench(g, { body: c.body, r, pv, w, normal }, predicted, dt);
         force = np.add(force, implicit.force);
@@ -98,7 +98,7 @@ export function wrench(
 /** World angular momentum L = R·I·Rᵀ·ω [B, 3]. */
 export function angularMomentum(sys: RigidSystem, s: RigidState): Array {
   const R = quatToMatrix(s.q);
-  return matvec(matmul(matmul(R, sys.inertia), mT(R)), s.w);
+  return matvec(toWorld(R, sys.inertia), s.w);
 }
 
 /** Kinetic energy ½Σ(m|v|² + ω·L). */
@@ -114,7 +114,7 @@ export function step(sys: RigidSystem, s: RigidState, controls: RigidControls | 
   const x = np.add(s.x, np.mul(v, dt));
   const invI = inv3(sys.inertia);
   const L = np.add(angularMomentum(sys, s), np.mul(torque, dt));
-  const omegaAt = (q: Array) => matvec(worldInverseInertia(quatToMatrix(q), invI), L);
+  const omegaAt = (q: Array) => matvec(toWorld(quatToMatrix(q), invI), L);
   const rotate = (q: Array, w: Array, h: number) => quatNormalize(quatMul(quatFromRotationVector(np.mul(w, h)), q));
   const qMid = rotate(s.q, omegaAt(s.q), 0.5 * dt);
   const q = rotate(s.q, omegaAt(qMid), dt);
