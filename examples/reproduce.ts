@@ -156,7 +156,7 @@ async function runOne(
   const argv = experimentArgv(p, dataset, flags, workers, out, runsDir);
   process.stderr.write(`\n=== reproduce: ${name} ${argv.join(" ")}${child ? " (in a child process)" : ""}\n`);
   const exitCode = child
-    ? await runChild(experiment, name, argv)
+    ? await runChild(experiment, name, argv, workers)
     : await runExperiment((await load()).experiment, argv);
   const file = join(out, "result.json");
   if (exitCode !== 0 || !existsSync(file))
@@ -177,11 +177,18 @@ async function runOne(
   };
 }
 
-async function runChild(experiment: string, name: string, argv: readonly string[]): Promise<number> {
+/** An experiment in a child process, one of `sideBySide` at a time (each gets its share of the cores' threads). */
+async function runChild(
+  experiment: string,
+  name: string,
+  argv: readonly string[],
+  sideBySide: number,
+): Promise<number> {
   const bin = fileURLToPath(new URL("../bin/gradsim.ts", import.meta.url));
   const { exit } = spawnTagged(
     { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), bin, experiment, ...argv] },
     name,
+    sideBySide,
   );
   const { code } = await exit;
   return code ?? 1;

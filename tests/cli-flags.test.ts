@@ -39,6 +39,9 @@ describe("command-line flags", () => {
     expect(parsed(["--seed", "4294967295"]).seed).toBe(4294967295);
     expect(refused(["--iters", "0x10"])).toContain("--iters expects an integer ≥ 1");
     expect(refused(["--dataset", "5", "--shard", "0/9007199254740993"])).toContain("--shard expects K/N");
+    expect(parsed(["--threads", "2"]).threads).toBe(2);
+    expect(parsed([]).threads).toBeNull();
+    expect(refused(["--threads", "0"])).toContain('--threads expects an integer ≥ 1 and ≤ 64, got "0"');
   });
 });
 

@@ -10,7 +10,8 @@ import { spawn, spawnSync } from "node:child_process";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import { np, sysid, type Array } from "../src/index.js";
-import { fileRecordStore } from "../src/sysid/node.js";
+import { availableParallelism } from "node:os";
+import { fileRecordStore, spawnTagged } from "../src/sysid/node.js";
 import { parseFlags } from "../examples/lib/flags.js";
 import { runDatasetTask, runKey } from "../examples/lib/experiment.js";
 import type { ExperimentContext } from "../examples/lib/run.js";
@@ -308,4 +309,29 @@ describe("dataset protocol", () => {
     expect(r.stderr).toContain("--workers: worker 1");
     expect(r.stderr).toContain("00001.json is not a readable record");
   }, 180_000);
+
+  it("children side by side share the cores (GRADSIM_CPU_THREADS = cores / children, unless set)", async () => {
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    const saved = process.env.GRADSIM_CPU_THREADS;
+    try {
+      const print = {
+        command: process.execPath,
+        args: ["-e", "console.error('threads=' + process.env.GRADSIM_CPU_THREADS)"],
+      };
+      delete process.env.GRADSIM_CPU_THREADS;
+      await spawnTagged(print, "a", 1000).exit;
+      await spawnTagged(print, "b", 1).exit;
+      process.env.GRADSIM_CPU_THREADS = "3";
+      await spawnTagged(print, "c", 1000).exit;
+    } finally {
+      process.stderr.write = write;
+      if (saved === undefined) delete process.env.GRADSIM_CPU_THREADS;
+      else process.env.GRADSIM_CPU_THREADS = saved;
+    }
+    expect(lines).toContain("[a] threads=1\n");
+    expect(lines).toContain(`[b] threads=${availableParallelism()}\n`);
+    expect(lines).toContain("[c] threads=3\n");
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * The CPU jit's WebAssembly kernels (src/core/compile/wasmgen.ts) against its JavaScript
- * kernels: the same bits, in two lanes (f64x2) and in one, for random programs and their
+ * kernels: the same bits, in two lanes (f64x2) and in one, on one thread and split over worker
+ * threads (threads.ts: scatter-adds staged and applied in order), for random programs and their
  * gradients, every scalar op on special values, scatter-adds with repeated indices, odd loop
  * lengths (the last iteration's second lane repeats the first), and the FEM step's kernels.
  */
@@ -8,16 +9,28 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grad, jit, lax, np, type Array } from "../src/index.js";
 import { setCpuKernels, wasmKernelRuns, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
+import { setCpuThreads, threadedRuns, THREAD_MIN_WORK } from "../src/core/compile/threads.js";
 import { arbProgram, randomArray } from "../property-tests/gen/programs.js";
 import { contact, fem, meshes, particles } from "../src/models/index.js";
 
-const FORMS: readonly CpuKernels[] = ["js", "wasm-scalar", "wasm"];
+/** Kernel forms and thread counts (every kernel, however small, runs threaded here: minWork 0). */
+const FORMS: readonly { kernels: CpuKernels; threads: number }[] = [
+  { kernels: "js", threads: 1 },
+  { kernels: "wasm-scalar", threads: 1 },
+  { kernels: "wasm", threads: 1 },
+  { kernels: "wasm", threads: 2 },
+  { kernels: "wasm-scalar", threads: 3 },
+];
+const formName = (f: (typeof FORMS)[number]) => `${f.kernels} on ${f.threads} thread(s)`;
 let before: CpuKernels;
+let threadsBefore: number;
 beforeAll(() => {
   before = setCpuKernels("wasm", { minWork: 0 });
+  threadsBefore = setCpuThreads(1, { minWork: 0 });
 });
 afterAll(() => {
   setCpuKernels(before, { minWork: 4096 });
+  setCpuThreads(threadsBefore, { minWork: THREAD_MIN_WORK });
 });
 
 /**
@@ -25,19 +38,25 @@ afterAll(() => {
  * sign and payload are not specified by JavaScript or WebAssembly); all forms must agree.
  */
 function sameBitsEveryForm(f: () => Array | Array[] | Record<string, Array>, what: string, mustUseWasm = false): void {
-  const bits = (form: CpuKernels): string[] => {
-    setCpuKernels(form);
+  const bits = (form: (typeof FORMS)[number]): string[] => {
+    setCpuKernels(form.kernels);
+    setCpuThreads(form.threads);
     const out = f();
     const leaves = globalThis.Array.isArray(out) ? out : "dtype" in out ? [out as Array] : Object.values(out);
     return leaves.map((a) =>
       [...a.dataSync()].map((x) => (Number.isNaN(x) ? "NaN" : Object.is(x, -0) ? "-0" : String(x))).join(" "),
     );
   };
-  const runs0 = wasmKernelRuns();
+  const runs0 = wasmKernelRuns(),
+    threaded0 = threadedRuns();
   const [js, ...rest] = FORMS.map(bits);
-  if (mustUseWasm) expect(wasmKernelRuns(), `${what}: no kernel ran as WebAssembly`).toBeGreaterThan(runs0);
-  rest.forEach((b, i) => expect(b, `${what}: ${FORMS[i + 1]} vs js`).toEqual(js));
+  if (mustUseWasm) {
+    expect(wasmKernelRuns(), `${what}: no kernel ran as WebAssembly`).toBeGreaterThan(runs0);
+    expect(threadedRuns(), `${what}: no kernel ran on threads`).toBeGreaterThan(threaded0);
+  }
+  rest.forEach((b, i) => expect(b, `${what}: ${formName(FORMS[i + 1]!)} vs js`).toEqual(js));
   setCpuKernels("wasm");
+  setCpuThreads(1);
 }
 
 describe("WebAssembly kernels give the JavaScript kernels' bits", () => {

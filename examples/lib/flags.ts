@@ -17,6 +17,8 @@ export interface Flags {
   readonly help: boolean;
   /** Dataset runs: how many child processes fit instances side by side (dataset-workers.ts). */
   readonly workers: number;
+  /** Threads of the CPU backend's big compiled kernels (null: the default, see init's cpuThreads). */
+  readonly threads: number | null;
   /** Dataset runs: fit only the instances i with i mod count = index (what each worker is given). */
   readonly shard: Shard | null;
   /** `fit`: the user's video, its scene file, and which unknowns to estimate (comma-separated). */
@@ -71,6 +73,7 @@ const KNOWN = new Set([
   "target",
   "help",
   "workers",
+  "threads",
   "shard",
   "video",
   "scene",
@@ -110,6 +113,7 @@ export const FLAG_MAX = {
   policy: 1000,
   seeds: 100_000,
   workers: 1024,
+  threads: 64,
   shards: 1_000_000,
   restarts: 10_000,
   scan: 10_000,
@@ -158,6 +162,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("workers", () =>
       raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1, FLAG_MAX.workers) : E.right(1),
     ),
+    E.bind("threads", () => opt("threads", (v) => intFlag("threads", v, 1, FLAG_MAX.threads))),
     E.bind("shard", () => (raw.has("shard") ? shardFlag(raw.get("shard")!) : E.right(null))),
     E.filterOrElse(
       ({ dataset, workers, shard }) => dataset !== null || (workers === 1 && shard === null),
@@ -173,12 +178,13 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
         ? E.right<CliError, Flags["backend"]>(b)
         : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
-    E.map(({ seed, iters, dataset, backend, workers, shard, policy, seeds, restarts, scan }) => ({
+    E.map(({ seed, iters, dataset, backend, workers, threads, shard, policy, seeds, restarts, scan }) => ({
       seed,
       iters,
       dataset,
       backend,
       workers,
+      threads,
       shard,
       policy,
       seeds,

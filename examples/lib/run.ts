@@ -55,6 +55,7 @@ export type OwnFlag = keyof typeof OWN_FLAGS;
 
 export const USAGE =
   "flags: --seed N  --backend cpu|webgpu|auto  --out DIR  --iters N  --json  --quick  " +
+  "--threads N (CPU kernels' threads; default: the cores)  " +
   "--dataset N  --workers N (dataset runs: fit N instances at a time in child processes)  " +
   "--shard K/N (dataset runs: fit instances i with i mod N = K; rerun without it to merge)  " +
   "--target FILE (rigid-mass: a scene JSON; smoke: a PNG)  " +
@@ -94,7 +95,7 @@ export async function runExperiment<R extends object>(exp: Experiment<R>, argv: 
   // A --workers child ends with its parent, however the parent ends (SIGKILL included).
   if (process.env[WORKER_ENV]) exitWithParent();
   try {
-    const backend = await init({ backend: flags.backend });
+    const backend = await init({ backend: flags.backend, ...(flags.threads ? { cpuThreads: flags.threads } : {}) });
     mkdirSync(flags.out, { recursive: true });
     const log = (msg: string) => {
       if (!flags.json) process.stderr.write(`${msg}\n`);

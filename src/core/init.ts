@@ -12,9 +12,16 @@ import {
   type BackendName,
 } from "./backends/backend.js";
 import "./backends/cpu/cpu.js";
+import { setCpuThreads } from "./compile/threads.js";
 
 export interface InitOptions {
   readonly backend?: BackendName | "auto";
+  /**
+   * Threads the CPU backend's big compiled kernels run on (Node only; default: the
+   * GRADSIM_CPU_THREADS environment variable, else the cores, at most 8). Results are the same
+   * bits on any count.
+   */
+  readonly cpuThreads?: number;
 }
 
 /** What the WebGPU module's probe reports (null: it could not tell, so load and look). */
@@ -40,6 +47,7 @@ function softwareNotice(description: string): void {
 }
 
 export async function init(opts: InitOptions = {}): Promise<BackendName> {
+  if (opts.cpuThreads !== undefined) setCpuThreads(opts.cpuThreads);
   const want = opts.backend ?? "auto";
   if (want !== "auto" && want !== "cpu" && want !== "webgpu")
     throw new Error(`init: unknown backend ${JSON.stringify(want)}; use "cpu", "webgpu" or "auto".`);

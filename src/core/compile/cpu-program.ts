@@ -15,7 +15,8 @@ import { JS_HELPERS, kernelToJs } from "./jsgen.js";
 import { plan, type KernelStep, type PlanOptions, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
-import { cpuKernels, markImmutable, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
+import { threadWorthIt } from "./threads.js";
+import { cpuKernels, kernelRunWork, markImmutable, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
 
 type KernelFn = (B: TypedArray[], O: Int32Array) => void;
 interface Layout {
@@ -61,22 +62,25 @@ export class CpuProgram {
       }
     });
   }
-  /** Per kernel step, its WebAssembly forms (index 0: one lane, 1: two), made at first use; null: stays JavaScript. */
+  /**
+   * Per kernel step, its WebAssembly forms (index 0: one lane, 1: two; 2 and 3: the same, threaded), made at first
+   * use; null: stays JavaScript (or on one thread).
+   */
   private readonly wasm: (WasmKernel | null | undefined)[][] = [];
+  /** Per kernel step, its float operations per run. */
+  private readonly work: number[] = [];
   private wasmKernel(i: number, lanes: 1 | 2): WasmKernel | null {
     const forms = (this.wasm[i] ??= []);
-    let w = forms[lanes - 1];
-    if (w === undefined) {
+    const step = this.spec.steps[i] as KernelStep;
+    const make = (threaded: boolean) => {
       const { buffers } = this.spec;
-      w = forms[lanes - 1] = wasmKernelFor(
-        this.spec.steps[i] as KernelStep,
-        (id) => buffers[id]!,
-        lanes,
-        this.offsetBufs,
-        this.spec.graph,
-      );
+      return wasmKernelFor(step, (id) => buffers[id]!, lanes, this.offsetBufs, this.spec.graph, threaded);
+    };
+    if (threadWorthIt((this.work[i] ??= kernelRunWork(step)))) {
+      const t = forms[lanes + 1] === undefined ? (forms[lanes + 1] = make(true)) : forms[lanes + 1]!;
+      if (t) return t;
     }
-    return w;
+    return forms[lanes - 1] === undefined ? (forms[lanes - 1] = make(false)) : forms[lanes - 1]!;
   }
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] {

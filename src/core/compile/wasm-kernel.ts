@@ -7,6 +7,7 @@
 import type { DType, TypedArray } from "../dtype.js";
 import type { KGraph } from "../kernel/expr.js";
 import type { KernelStep } from "./plan.js";
+import { importSources, newKernelId, registerKernel, runThreaded, type ThreadedKernel } from "./threads.js";
 import { kernelToWasm, kernelWork, wasmUnsupported, type WasmRegion } from "./wasmgen.js";
 
 /** "wasm": SIMD (f64x2) kernels where possible; "wasm-scalar": one lane; "js": JavaScript only. */
@@ -91,6 +92,9 @@ interface Bound {
   heldEpoch: number;
 }
 
+/** The threaded form's imports cannot be rebuilt in a worker: the kernel keeps its one-thread form. */
+class NotThreadable extends Error {}
+
 export class WasmKernel {
   private readonly reads: Bound[];
   private readonly writes: Bound[];
@@ -101,11 +105,27 @@ export class WasmKernel {
     lanes: 1 | 2,
     offsetBufs: ReadonlySet<number>,
     graph: KGraph,
+    threaded = false,
   ) {
-    const m = kernelToWasm(k, buffer, lanes, graph);
-    const inst = new WebAssembly.Instance(new WebAssembly.Module(m.bytes), { h: m.imports });
-    const memory = inst.exports.mem as WebAssembly.Memory;
-    this.fn = inst.exports.run as () => void;
+    const m = kernelToWasm(k, buffer, lanes, graph, threaded);
+    const module = new WebAssembly.Module(m.bytes);
+    let memory: WebAssembly.Memory;
+    if (threaded) {
+      const imports = importSources(m.imports);
+      if (!imports) throw new NotThreadable();
+      const pages = m.memoryBytes / 65536;
+      memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+      const inst = new WebAssembly.Instance(module, { h: { ...m.imports, mem: memory } });
+      const exports = inst.exports as unknown as Pick<ThreadedKernel, "run" | "apply">;
+      const shared: ThreadedKernel = { id: newKernelId(), module, memory, imports, ...exports, scatters: m.scatters };
+      const n = k.loop.reduce((a, b) => a * b, 1);
+      registerKernel(this, shared.id);
+      this.fn = () => runThreaded(shared, n);
+    } else {
+      const inst = new WebAssembly.Instance(module, { h: m.imports });
+      memory = inst.exports.mem as WebAssembly.Memory;
+      this.fn = inst.exports.run as () => void;
+    }
     const bind = (r: WasmRegion): Bound => {
       const ctor = CTOR[r.dtype];
       const view = new (ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => TypedArray)(
@@ -141,23 +161,31 @@ export class WasmKernel {
   }
 }
 
-/** The kernel's WebAssembly form for `lanes`, or null (unsupported kernel, too little work, or no WebAssembly). */
+/** Float operations per run of a kernel (iterations × per-iteration operations). */
+export const kernelRunWork = (k: KernelStep): number => k.loop.reduce((a, b) => a * b, 1) * kernelWork(k).floatOps;
+
+/**
+ * The kernel's WebAssembly form for `lanes`, threaded (threads.ts) or not, or null (unsupported
+ * kernel, too little work, no WebAssembly, or imports a worker cannot rebuild).
+ */
 export function wasmKernelFor(
   k: KernelStep,
   buffer: (id: number) => { dtype: DType; size: number },
   lanes: 1 | 2,
   offsetBufs: ReadonlySet<number>,
   graph: KGraph,
+  threaded = false,
 ): WasmKernel | null {
   if (!hasWasm || wasmUnsupported(k) !== null) return null;
   const { floatOps, calls } = kernelWork(k);
-  if (k.loop.reduce((a, b) => a * b, 1) * floatOps < minWork) return null;
+  if (kernelRunWork(k) < minWork) return null;
   // Each lane's call out to JS (exp, sin, …) costs about what JS's own call does, plus moving the
   // lane out and back: kernels made mostly of such calls (W1's tanh·exp + sin) run faster as JS.
   if (calls * CALL_COST > floatOps && minWork > 0) return null;
   try {
-    return new WasmKernel(k, buffer, lanes, offsetBufs, graph);
+    return new WasmKernel(k, buffer, lanes, offsetBufs, graph, threaded);
   } catch (e) {
+    if (e instanceof NotThreadable) return null;
     // Too much memory for one module (or none to be had): the JavaScript kernel runs instead.
     if (e instanceof RangeError) return null;
     throw e;

@@ -31,6 +31,17 @@ export interface WasmKernelModule {
   readonly reads: readonly WasmRegion[];
   readonly writes: readonly WasmRegion[];
   readonly memoryBytes: number;
+  /**
+   * The threaded form (`threaded: true`): the memory is imported (module "h", field "mem", shared,
+   * `memoryBytes` long) and `run(start, end, staged)` runs iterations [start, end) (start even).
+   * With `staged` ≠ 0 its scatter-adds are not applied but staged per iteration, and
+   * `apply(start, end)` adds those of iterations [start, end) later: a loop split over threads
+   * gives the one-thread bits when the first share scatters directly and the others' are applied
+   * after it, in order.
+   */
+  readonly threaded: boolean;
+  /** The kernel scatter-adds. */
+  readonly scatters: boolean;
 }
 
 /** A kernel whose buffers need more memory than this stays JavaScript (32-bit addresses; one copy per kernel). */
@@ -43,6 +54,7 @@ const O = {
   block: 0x02,
   loop: 0x03,
   if: 0x04,
+  else: 0x05,
   end: 0x0b,
   br_if: 0x0d,
   call: 0x10,
@@ -268,6 +280,7 @@ export function kernelToWasm(
   buffer: (id: number) => { dtype: DType; size: number },
   lanes: 1 | 2,
   graph: KGraph,
+  threaded = false,
 ): WasmKernelModule {
   const k = flattenLoops(kernel, graph);
   const v = k.loopVars[0]!,
@@ -306,6 +319,8 @@ export function kernelToWasm(
     [0x60, ...vec([[V.f64], [V.f64]]), ...vec([[V.f64]])], // 2: f64 f64 → f64
     [0x60, ...vec([[V.f64]]), ...vec([[V.i32]])], // 3: f64 → i32
     [0x60, ...vec([[V.i32], [V.i32]]), ...vec([[V.i32]])], // 4: i32 i32 → i32
+    [0x60, ...vec([[V.i32], [V.i32], [V.i32]]), ...vec([])], // 5: threaded main (start, end, staged) → ()
+    [0x60, ...vec([[V.i32], [V.i32]]), ...vec([])], // 6: threaded apply (start, end) → ()
   ];
   const imp = (key: string, fn: (...a: number[]) => number, type: number): number => {
     let i = importNames.indexOf(key);
@@ -332,10 +347,12 @@ export function kernelToWasm(
   const nImports = importNames.length;
 
   // ---- locals
+  // The threaded main's parameters (start, end, staged) are locals 0, 1 and 2.
+  const params = threaded ? 3 : 0;
   const localTypes: number[] = [];
   const local = (t: number): number => {
     localTypes.push(t);
-    return localTypes.length - 1;
+    return params + localTypes.length - 1;
   };
   const get = (l: number): Bytes => [O.get, ...uleb(l)];
   const set = (l: number): Bytes => [O.set, ...uleb(l)];
@@ -621,11 +638,41 @@ export function kernelToWasm(
       for (let l = 0; l < lanes; l++) body.push(...storeScalar(o.buf, pos(l), valueFor(o.buf, x, l), false));
     });
   }
+  // Scatter-adds, in the loop's order: one slot per (output, element) of an iteration.
+  const slots = k.outputs.flatMap((o) => (o.dest ? o.nodes.map((x, u) => ({ o, x, u })) : []));
+  // Threaded: each iteration writes its slots' indices and values to the stage (one region of
+  // 8-byte values, one of int32 indices, iteration-major); `apply` adds them in that order.
+  const stageValues = top,
+    stageIndices = stageValues + n * slots.length * 8;
+  if (threaded) top = stageIndices + n * slots.length * 4 + 16;
+  const stageAt = (iter: Bytes, s: number, shift: number): Bytes => [
+    ...iter,
+    ...i32c(slots.length),
+    O.i32_mul,
+    ...i32c(s),
+    O.i32_add,
+    ...i32c(shift),
+    O.i32_shl,
+  ];
   for (let l = 0; l < lanes; l++) {
-    const adds: Bytes = [];
-    for (const o of k.outputs)
-      if (o.dest)
-        o.nodes.forEach((x, u) => adds.push(...storeScalar(o.buf, lane(o.dest![u]!, l), valueFor(o.buf, x, l), true)));
+    const direct: Bytes = [],
+      staged: Bytes = [];
+    const iter = get(l === 0 ? iLoc : i1Loc);
+    slots.forEach(({ o, x, u }, s) => {
+      direct.push(...storeScalar(o.buf, lane(o.dest![u]!, l), valueFor(o.buf, x, l), true));
+      const float = isFloat(regions.get(o.buf)!.dtype);
+      staged.push(
+        ...stageAt(iter, s, 3),
+        ...valueFor(o.buf, x, l),
+        ...(float ? [O.f64_store, ...mem(3, stageValues)] : [O.i32_store, ...mem(2, stageValues)]),
+        ...stageAt(iter, s, 2),
+        ...lane(o.dest![u]!, l),
+        O.i32_store,
+        ...mem(2, stageIndices),
+      );
+    });
+    const adds: Bytes =
+      threaded && slots.length ? [...get(2), O.if, V.void, ...staged, O.else, ...direct, O.end] : direct;
     if (l === 0 || adds.length === 0) body.push(...adds);
     // Lane 1 of the last, odd iteration repeats lane 0: its scatter-adds are skipped.
     else body.push(...get(i1Loc), ...get(iLoc), O.i32_ne, O.if, V.void, ...adds, O.end);
@@ -654,12 +701,21 @@ export function kernelToWasm(
     O.i32_add,
     O.tee,
     ...uleb(iLoc),
-    ...i32c(n),
+    ...(threaded ? get(1) : i32c(n)),
     O.i32_lt,
     O.br_if,
     0,
   ];
-  const code: Bytes = [...prologue, ...i32c(0), ...set(iLoc), O.loop, V.void, ...loopBody, O.end, O.end];
+  const code: Bytes = [
+    ...prologue,
+    ...(threaded ? get(0) : i32c(0)),
+    ...set(iLoc),
+    O.loop,
+    V.void,
+    ...loopBody,
+    O.end,
+    O.end,
+  ];
   // Locals, run-length encoded by type.
   const groups: Bytes[] = [];
   for (let i = 0; i < localTypes.length; ) {
@@ -669,6 +725,34 @@ export function kernelToWasm(
     i = j;
   }
   const func = [...vec(groups), ...code];
+  // Threaded: apply(start, end) adds the staged scatter-adds of those iterations, iteration by iteration, slot by
+  // slot.
+  const applyFunc: Bytes = [];
+  if (threaded) {
+    const it = 0,
+      at = 2;
+    const adds = slots.flatMap(({ o }, s) => {
+      const float = isFloat(regions.get(o.buf)!.dtype);
+      const staged = [
+        ...stageAt(get(it), s, 3),
+        ...(float ? [O.f64_load, ...mem(3, stageValues)] : [O.i32_load, ...mem(2, stageValues)]),
+      ];
+      return [
+        ...stageAt(get(it), s, 2),
+        O.i32_load,
+        ...mem(2, stageIndices),
+        ...set(at),
+        ...storeScalar(o.buf, get(at), staged, true),
+      ];
+    });
+    const end = 1;
+    const loop: Bytes = [
+      ...[O.block, V.void, ...get(it), ...get(end), O.i32_ge, O.br_if, 0],
+      ...[O.loop, V.void, ...adds, ...get(it), ...i32c(1), O.i32_add, O.tee, ...uleb(it), ...get(end), O.i32_lt],
+      ...[O.br_if, 0, O.end, O.end],
+    ];
+    applyFunc.push(...vec([[...uleb(1), V.i32]]), ...(slots.length ? loop : []), O.end);
+  }
   if (top > WASM_MAX_BYTES)
     throw new RangeError(`kernel buffers of ${top} bytes exceed the WebAssembly kernels' ${WASM_MAX_BYTES}`);
   const pages = Math.max(1, Math.ceil(top / 65536));
@@ -682,17 +766,28 @@ export function kernelToWasm(
     0x00,
     0x00,
     ...section(1, vec(TYPES)),
-    ...section(2, vec(importNames.map((nm, i) => [...name("h"), ...name(nm), 0x00, ...uleb(importType[i]!)]))),
-    ...section(3, vec([uleb(0)])),
-    ...section(5, vec([[0x00, ...uleb(pages)]])),
+    ...section(
+      2,
+      vec([
+        ...importNames.map((nm, i) => [...name("h"), ...name(nm), 0x00, ...uleb(importType[i]!)]),
+        // Threaded: a shared memory (limits flag 3: minimum and maximum, shared).
+        ...(threaded ? [[...name("h"), ...name("mem"), 0x02, 0x03, ...uleb(pages), ...uleb(pages)]] : []),
+      ]),
+    ),
+    ...section(3, vec(threaded ? [uleb(5), uleb(6)] : [uleb(0)])),
+    ...(threaded ? [] : section(5, vec([[0x00, ...uleb(pages)]]))),
     ...section(
       7,
       vec([
         [...name("mem"), EXPORT.memory, ...uleb(0)],
         [...name("run"), EXPORT.func, ...uleb(nImports)],
+        ...(threaded ? [[...name("apply"), EXPORT.func, ...uleb(nImports + 1)]] : []),
       ]),
     ),
-    ...section(10, vec([[...uleb(func.length), ...func]])),
+    ...section(
+      10,
+      vec([[...uleb(func.length), ...func], ...(threaded ? [[...uleb(applyFunc.length), ...applyFunc]] : [])]),
+    ),
   ]);
   return {
     bytes,
@@ -700,6 +795,8 @@ export function kernelToWasm(
     reads: [...reads.values()],
     writes: [...writes.values()],
     memoryBytes: pages * 65536,
+    threaded,
+    scatters: slots.length > 0,
   };
 }
 

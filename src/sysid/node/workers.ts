@@ -10,6 +10,7 @@
  * instance it was fitting.
  */
 import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
 export interface WorkerCommand {
@@ -53,14 +54,19 @@ export function exitWithParent(): void {
   watchdog.unref();
 }
 
-/** Start a command with its stderr lines copied to ours, each prefixed with `[tag] `. */
+/**
+ * Start a command with its stderr lines copied to ours, each prefixed with `[tag] `. With `sideBySide` children
+ * running at once, each child's CPU kernels use its share of the cores (GRADSIM_CPU_THREADS, unless that is set).
+ */
 export function spawnTagged(
   { command, args }: WorkerCommand,
   tag: string,
+  sideBySide = 1,
 ): { child: TaggedChild; exit: Promise<WorkerExit> } {
+  const threads = String(Math.max(1, Math.floor(availableParallelism() / sideBySide)));
   const child = spawn(command, [...args], {
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, [WORKER_ENV]: String(process.pid) },
+    env: { GRADSIM_CPU_THREADS: threads, ...process.env, [WORKER_ENV]: String(process.pid) },
   });
   let pending = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -89,7 +95,7 @@ export function spawnTagged(
 /** Run the commands side by side to the end; a failing one stops the others and rejects. */
 export async function runWorkers(commands: readonly WorkerCommand[]): Promise<void> {
   const children = commands.map((c, k) => {
-    const { child, exit } = spawnTagged(c, `worker ${k}`);
+    const { child, exit } = spawnTagged(c, `worker ${k}`, commands.length);
     const done = exit.then(({ code, signal }) => {
       if (code !== 0)
         throw new Error(
