@@ -18,6 +18,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     setupFiles: ["property-tests/setup.ts"],
+    // Test files run side by side on the cores already: CPU kernels stay on one thread each (threads'
+    // own tests set their counts; tests/wasm-kernels.test.ts).
+    env: { GRADSIM_CPU_THREADS: process.env.GRADSIM_CPU_THREADS ?? "1" },
     reporters: ["default"],
   },
 });

@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { init, type Array } from "gradsim";
 // Internal on purpose: the benchmarks compare the CPU backend's kernel choices (WebAssembly or JavaScript).
 import { setCpuKernels, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
+import { cpuThreads } from "../src/core/compile/threads.js";
 
 export type BenchArgs = Record<string, string | number> & { readonly runs: number; readonly warmup: number };
 
@@ -68,8 +69,9 @@ export function sum(a: ArrayLike<number>, abs = false): number {
 }
 export const read = (x: Array): Promise<ArrayLike<number>> => x.data();
 
+/** Write a result line (with the CPU kernels' thread count: GRADSIM_CPU_THREADS or the cores) and exit. */
 export function emit(obj: Record<string, unknown>): void {
-  process.stdout.write(JSON.stringify(obj) + "\n", () => process.exit(0));
+  process.stdout.write(JSON.stringify({ ...obj, threads: cpuThreads() }) + "\n", () => process.exit(0));
 }
 export function emitError(base: Record<string, unknown>, err: unknown): void {
   const msg = String((err as Error)?.stack ?? err)

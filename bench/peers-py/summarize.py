@@ -6,6 +6,8 @@ import sys
 from collections import defaultdict
 
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+# Runs with gradsim on several threads label its one-thread rows "gradsim-1t" ("gradsim" is then every core).
+threaded_run = any(r.get("peer", "gradsim") == "gradsim" and r.get("threads", 1) > 1 for r in rows if "workload" in r)
 ms = defaultdict(list)      # (workload, size, who) -> [ms per call | ms per step]
 comp = defaultdict(list)    # (workload, size, who) -> [compile ms]
 for r in rows:
@@ -17,6 +19,8 @@ for r in rows:
     who = r.get("peer", "gradsim")
     if who == "gradsim" and r.get("kernels", "wasm") != "wasm":
         who = f"gradsim-{r['kernels']}"  # the JavaScript kernels (--kernels js), beside the default
+    if who == "gradsim" and r.get("threads", 1) == 1 and threaded_run:
+        who = "gradsim-1t"  # one thread, beside the default (every core)
     if who in ("c-reference", "js-reference"):
         who = f"{who}-{r['backend'][-3:]}"
     if "stepsPerSec" in r and r.get("stepsPerSec"):
@@ -33,9 +37,9 @@ for r in rows:
             print(f"{k}: {r[k].strip()}")
 med = {k: statistics.median(v) for k, v in ms.items()}
 keys = sorted({(w, s) for w, s, _ in med})
-peers = ["gradsim-js", "jax", "numba", "jax-js", "c-reference-f32", "c-reference-f64", "js-reference-f32"]
-print("| workload | size | gradsim ms | " + " | ".join(f"{p} ms" for p in peers) + " | gradsim/jax | gradsim-js/jax | gradsim/numba | gradsim/C f32 | gradsim/gradsim-js | reps |")
-print("|---|---:|---:|" + "---:|" * len(peers) + "---:|---:|---:|---:|---:|---:|")
+peers = ["gradsim-1t", "gradsim-js", "jax", "numba", "jax-js", "c-reference-f32", "c-reference-f64", "js-reference-f32"]
+print("| workload | size | gradsim ms | " + " | ".join(f"{p} ms" for p in peers) + " | gradsim/jax | gradsim-1t/jax | gradsim-js/jax | gradsim/numba | gradsim/C f32 | gradsim-1t/gradsim | gradsim/gradsim-js | reps |")
+print("|---|---:|---:|" + "---:|" * len(peers) + "---:|---:|---:|---:|---:|---:|---:|---:|")
 f = lambda v: "—" if v is None else (f"{v:.3g}" if v < 100 else f"{v:.0f}")
 for w, s in keys:
     g = med.get((w, s, "gradsim"))
@@ -44,16 +48,19 @@ for w, s in keys:
     n = len(ms.get((w, s, "gradsim"), []))
     gj, jx = med.get((w, s, "gradsim-js")), med.get((w, s, "jax"))
     js_jax = "—" if gj is None or jx is None else f"{gj / jx:.2f}"
-    print(f"| {w} | {s} | {f(g)} | " + " | ".join(f(v) for v in vals) + f" | {rat('jax')} | {js_jax} | {rat('numba')} | {rat('c-reference-f32')} | {rat('gradsim-js')} | {n} |")
+    g1 = med.get((w, s, "gradsim-1t"))
+    one_jax = "—" if g1 is None or jx is None else f"{g1 / jx:.2f}"
+    second_core = "—" if g1 is None or g is None else f"{g1 / g:.2f}"
+    print(f"| {w} | {s} | {f(g)} | " + " | ".join(f(v) for v in vals) + f" | {rat('jax')} | {one_jax} | {js_jax} | {rat('numba')} | {rat('c-reference-f32')} | {second_core} | {rat('gradsim-js')} | {n} |")
 best = {k: min(v) for k, v in ms.items()}
 print("\nbest rep (the lowest of the per-rep medians, ms: on a loaded machine, closest to each one's unloaded speed):")
-print("| workload | size | gradsim | gradsim-js | jax | numba | C f32 | gradsim/jax | gradsim-js/jax | gradsim/C f32 | gradsim/gradsim-js |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| workload | size | gradsim | gradsim-1t | gradsim-js | jax | numba | C f32 | gradsim/jax | gradsim-1t/jax | gradsim/C f32 | gradsim-1t/C f32 | gradsim-1t/gradsim |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for w, s in keys:
     b = lambda p: best.get((w, s, p))
     r = lambda p, q: "—" if b(p) is None or b(q) is None else f"{b(p) / b(q):.2f}"
-    print(f"| {w} | {s} | {f(b('gradsim'))} | {f(b('gradsim-js'))} | {f(b('jax'))} | {f(b('numba'))} | {f(b('c-reference-f32'))} | "
-          f"{r('gradsim', 'jax')} | {r('gradsim-js', 'jax')} | {r('gradsim', 'c-reference-f32')} | {r('gradsim', 'gradsim-js')} |")
+    print(f"| {w} | {s} | {f(b('gradsim'))} | {f(b('gradsim-1t'))} | {f(b('gradsim-js'))} | {f(b('jax'))} | {f(b('numba'))} | {f(b('c-reference-f32'))} | "
+          f"{r('gradsim', 'jax')} | {r('gradsim-1t', 'jax')} | {r('gradsim', 'c-reference-f32')} | {r('gradsim-1t', 'c-reference-f32')} | {r('gradsim-1t', 'gradsim')} |")
 print("\nper-rep spread (min..max of the per-rep medians, ms):")
 for (w, s, who), v in sorted(ms.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
     print(f"  {w} {s} {who}: {min(v):.3g}..{max(v):.3g} (n={len(v)})")
