@@ -13,33 +13,41 @@
  * source — one that uses its module's other functions — keeps its kernel on one thread).
  */
 
-/** Per worker, an Int32Array on shared memory: the job the calling thread posts and the worker's answer. */
+/**
+ * The job board, an Int32Array on shared memory that every worker reads: the calling thread posts
+ * a kernel run there, and every thread (the caller too) claims the run's pieces one at a time
+ * from a shared counter until none are left — a worker the system does not schedule at once (a
+ * busy or shared machine) costs at most the piece it holds, not a fixed share.
+ */
 const JOB = 0, // job counter: the calling thread increments it to post a job
   KERNEL = 1,
-  START = 2,
-  END = 3,
-  PIECES = 4, // the share is run in this many pieces, one after the other
-  DONE = 5, // pieces done (the calling thread sets it to 0 before posting)
-  FAILED = 6;
-const CTRL_INTS = 8;
+  N = 2, // iterations [0, N)
+  PIECES = 3,
+  NEXT = 4, // the next unclaimed piece, tagged with the job: (job & 0xffff) << 12 | piece
+  WORKERS = 5, // workers 0 … WORKERS − 1 take part (the thread count may have been lowered)
+  FAILED = 6,
+  DONE = 8; // DONE + p holds the job counter once piece p is done (by a worker)
+/** At most this many pieces per run (the board's size). */
+const MAX_PIECES = 64;
 /**
- * How long a thread polls a control word before it blocks on it, ms: a worker after its last
- * job, the calling thread for a worker's pieces. A jitted program's kernels follow each other
- * within microseconds; with a worker that slept between them (polls of 0.1 ms), the 10,000-tet
+ * How long a thread polls a board word before it blocks on it, ms: a worker after its last job,
+ * the calling thread for a worker's piece. A jitted program's kernels follow each other within
+ * microseconds; with a worker that slept between them (polls of 0.1 ms), the 10,000-tet
  * rollout's backward ran 1.16× faster on two threads than on one, with polls of 2 ms 1.6×.
  */
 const SPIN_MS = 2;
 /** How long the calling thread waits for a worker before it gives up (a worker that died never answers). */
 const WAIT_LIMIT_MS = 300_000;
 
-/** Where piece p of `pieces` of [start, end) starts (even: a two-lane kernel runs iterations in pairs). */
-function pieceBound(start: number, end: number, pieces: number, p: number): number {
-  return p >= pieces ? end : start + 2 * Math.floor(((end - start) * p) / pieces / 2);
+/** Where piece p of `pieces` of [0, n) starts (even: a two-lane kernel runs iterations in pairs). */
+function pieceBound(n: number, pieces: number, p: number): number {
+  return p >= pieces ? n : 2 * Math.floor((n * p) / pieces / 2);
 }
 
 const WORKER_SOURCE = `
 const { workerData, receiveMessageOnPort } = require("node:worker_threads");
-const ctrl = new Int32Array(workerData.ctrl);
+const board = new Int32Array(workerData.board);
+const index = workerData.index;
 const port = workerData.port;
 const kernels = new Map();
 function take(m) {
@@ -53,26 +61,33 @@ let seen = 0;
 for (;;) {
   const until = performance.now() + ${SPIN_MS};
   let spins = 0;
-  while (Atomics.load(ctrl, ${JOB}) === seen) {
-    if ((++spins & 255) === 0 && performance.now() > until) Atomics.wait(ctrl, ${JOB}, seen);
+  while (Atomics.load(board, ${JOB}) === seen) {
+    if ((++spins & 255) === 0 && performance.now() > until) Atomics.wait(board, ${JOB}, seen);
   }
-  seen = Atomics.load(ctrl, ${JOB});
+  seen = Atomics.load(board, ${JOB});
   let m;
   while ((m = receiveMessageOnPort(port))) take(m.message);
-  const start = ctrl[${START}], end = ctrl[${END}], pieces = ctrl[${PIECES}];
+  // The fields are read before the first claim: the calling thread rewrites them for its next
+  // job only after moving the counter to that job's tag, which makes this job's claims fail.
+  if (index >= Atomics.load(board, ${WORKERS})) continue;
+  const n = Atomics.load(board, ${N}), pieces = Atomics.load(board, ${PIECES}), id = Atomics.load(board, ${KERNEL});
+  const tag = (seen & 0xffff) << 12;
   try {
-    const k = kernels.get(ctrl[${KERNEL}]);
-    if (!k) throw new Error("kernel " + ctrl[${KERNEL}] + " was never sent to this worker");
-    for (let p = 0; p < pieces; p++) {
-      k.run(${pieceBound.name}(start, end, pieces, p), ${pieceBound.name}(start, end, pieces, p + 1), 1);
-      Atomics.store(ctrl, ${DONE}, p + 1);
-      Atomics.notify(ctrl, ${DONE});
+    for (;;) {
+      const v = Atomics.load(board, ${NEXT});
+      if ((v & ~0xfff) !== tag || (v & 0xfff) >= pieces) break;
+      if (Atomics.compareExchange(board, ${NEXT}, v, v + 1) !== v) continue;
+      const p = v & 0xfff;
+      const k = kernels.get(id);
+      if (!k) throw new Error("kernel " + id + " was never sent to this worker");
+      k.run(${pieceBound.name}(n, pieces, p), ${pieceBound.name}(n, pieces, p + 1), 1);
+      Atomics.store(board, ${DONE} + p, seen);
+      Atomics.notify(board, ${DONE} + p);
     }
   } catch (e) {
-    ctrl[${FAILED}] = 1;
+    board[${FAILED}] = 1;
     port.postMessage(String(e && e.stack || e));
-    Atomics.store(ctrl, ${DONE}, pieces);
-    Atomics.notify(ctrl, ${DONE});
+    for (let q = 0; q < pieces; q++) { Atomics.store(board, ${DONE} + q, seen); Atomics.notify(board, ${DONE} + q); }
   }
 }
 ${pieceBound.toString()}
@@ -146,22 +161,21 @@ export const threadWorthIt = (work: number): boolean => threads > 1 && work >= t
 interface Worker {
   /** Our end of the channel to the worker (kernels in, error messages out). */
   readonly port: Port;
-  readonly ctrl: Int32Array;
   readonly sent: Set<number>;
 }
+const board = canThread ? new Int32Array(new SharedArrayBuffer((DONE + MAX_PIECES) * 4)) : new Int32Array(0);
 const pool: Worker[] = [];
 function worker(i: number): Worker {
   while (pool.length <= i) {
-    const sab = new SharedArrayBuffer(CTRL_INTS * 4);
     const { port1, port2 } = new workerThreads!.MessageChannel();
     const w = new workerThreads!.Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { ctrl: sab, port: port2 },
+      workerData: { board: board.buffer, index: pool.length, port: port2 },
       transferList: [port2],
     });
     w.unref();
     port1.unref();
-    pool.push({ port: port1, ctrl: new Int32Array(sab), sent: new Set() });
+    pool.push({ port: port1, sent: new Set() });
   }
   return pool[i]!;
 }
@@ -223,58 +237,75 @@ export function importSources(
   return out;
 }
 
-/**
- * Pieces a worker's share of a scattering kernel is run in: this thread applies a piece's staged
- * scatter-adds while the worker runs the next one.
- */
-const PIECES_STAGED = 4;
+/** Pieces per thread of a run: enough that a thread the system holds up leaves the others most of the work. */
+const PIECES_PER_THREAD = 8;
+
+/** Wait until piece p of job `job` is done (a worker marks it); throws what a failed worker said. */
+function awaitPiece(job: number, p: number): void {
+  let spins = 0;
+  const t0 = performance.now();
+  for (let v = Atomics.load(board, DONE + p); v !== job; v = Atomics.load(board, DONE + p)) {
+    if ((++spins & 255) !== 0 || performance.now() < t0 + SPIN_MS) continue;
+    Atomics.wait(board, DONE + p, v, 1000);
+    if (performance.now() - t0 > WAIT_LIMIT_MS)
+      throw new Error(`internal: a CPU kernel worker did not answer within ${WAIT_LIMIT_MS / 1000} s.`);
+  }
+  if (board[FAILED]) {
+    const said = pool.map((w) => workerThreads!.receiveMessageOnPort(w.port)?.message).filter((m) => m);
+    throw new Error(`internal: a CPU kernel failed in a worker thread: ${said.join("; ") || "(no message)"}`);
+  }
+}
 
 /**
- * Run iterations [0, n) of a kernel on `cpuThreads()` threads: equal shares, the first on this
- * thread with its scatter-adds applied as it goes; the workers stage theirs, which this thread
- * then applies in order, piece by piece as the workers finish them.
+ * Run iterations [0, n) of a kernel on `cpuThreads()` threads. Every thread claims pieces in
+ * order from the board's counter; a piece this thread claims once every earlier one's
+ * scatter-adds are applied runs with its own applied as it goes, any other piece stages them,
+ * and this thread applies staged pieces in order as they are done — the one-thread order.
  */
 export function runThreaded(k: ThreadedKernel, n: number): void {
   threaded++;
-  const shares = Math.max(1, Math.min(threads, Math.floor(n / 2)));
-  const pieces = k.scatters ? PIECES_STAGED : 1;
-  const posted: Worker[] = [];
-  for (let s = 1; s < shares; s++) {
-    const w = worker(s - 1);
+  const workers = Math.min(threads - 1, MAX_PIECES);
+  const pieces = Math.max(1, Math.min(MAX_PIECES, (workers + 1) * PIECES_PER_THREAD, Math.floor(n / 2)));
+  for (let i = 0; i < workers; i++) {
+    const w = worker(i);
     if (!w.sent.has(k.id)) {
       w.port.postMessage({ kind: "add", id: k.id, module: k.module, memory: k.memory, imports: k.imports });
       w.sent.add(k.id);
     }
-    const c = w.ctrl;
-    c[KERNEL] = k.id;
-    c[START] = pieceBound(0, n, shares, s);
-    c[END] = pieceBound(0, n, shares, s + 1);
-    c[PIECES] = pieces;
-    c[DONE] = 0;
-    c[FAILED] = 0;
-    Atomics.store(c, JOB, c[JOB]! + 1);
-    Atomics.notify(c, JOB);
-    posted.push(w);
   }
-  k.run(0, pieceBound(0, n, shares, 1), 0);
-  for (const w of posted) {
-    const c = w.ctrl,
-      start = c[START]!,
-      end = c[END]!;
-    for (let p = 0; p < pieces; p++) {
-      let spins = 0;
-      const t0 = performance.now();
-      while (Atomics.load(c, DONE) <= p) {
-        if ((++spins & 255) !== 0 || performance.now() < t0 + SPIN_MS) continue;
-        Atomics.wait(c, DONE, p, 1000);
-        if (performance.now() - t0 > WAIT_LIMIT_MS)
-          throw new Error(`internal: a CPU kernel worker did not answer within ${WAIT_LIMIT_MS / 1000} s.`);
+  const job = (board[JOB]! + 1) | 0 || 1,
+    tag = (job & 0xffff) << 12;
+  // The counter moves to this job's tag before the fields change (see the workers' claims).
+  Atomics.store(board, NEXT, tag);
+  Atomics.store(board, KERNEL, k.id);
+  Atomics.store(board, N, n);
+  Atomics.store(board, PIECES, pieces);
+  Atomics.store(board, WORKERS, workers);
+  Atomics.store(board, FAILED, 0);
+  Atomics.store(board, JOB, job);
+  Atomics.notify(board, JOB);
+  const bound = (p: number) => pieceBound(n, pieces, p);
+  const mine = new Uint8Array(pieces);
+  let applied = 0; // pieces [0, applied) have their scatter-adds in place
+  const applyDone = (wait: boolean) => {
+    while (applied < pieces) {
+      if (!mine[applied]) {
+        if (!wait && Atomics.load(board, DONE + applied) !== job) return;
+        awaitPiece(job, applied);
       }
-      if (c[FAILED]) {
-        const m = workerThreads!.receiveMessageOnPort(w.port);
-        throw new Error(`internal: a CPU kernel failed in a worker thread: ${String(m?.message ?? "(no message)")}`);
-      }
-      if (k.scatters) k.apply(pieceBound(start, end, pieces, p), pieceBound(start, end, pieces, p + 1));
+      if (k.scatters) k.apply(bound(applied), bound(applied + 1));
+      applied++;
     }
+  };
+  for (let p = Atomics.add(board, NEXT, 1) - tag; p < pieces; p = Atomics.add(board, NEXT, 1) - tag) {
+    if (p === applied) {
+      k.run(bound(p), bound(p + 1), 0);
+      applied++;
+    } else {
+      k.run(bound(p), bound(p + 1), 1);
+      mine[p] = 1;
+    }
+    applyDone(false);
   }
+  applyDone(true);
 }
