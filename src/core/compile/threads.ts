@@ -15,18 +15,23 @@
 
 /**
  * The job board, an Int32Array on shared memory that every worker reads: the calling thread posts
- * a kernel run there, and every thread (the caller too) claims the run's pieces one at a time
- * from a shared counter until none are left — a worker the system does not schedule at once (a
- * busy or shared machine) costs at most the piece it holds, not a fixed share.
+ * a kernel run there. Its pieces are claimed one at a time until none are left — the calling
+ * thread's from the front, in order, so it applies their scatter-adds as it goes; the workers'
+ * from the back, staged, applied afterwards in order. A worker the system does not schedule at
+ * once (a busy or shared machine) costs at most the piece it holds, not a fixed share.
  */
 const JOB = 0, // job counter: the calling thread increments it to post a job
   KERNEL = 1,
   N = 2, // iterations [0, N)
   PIECES = 3,
-  NEXT = 4, // the next unclaimed piece, tagged with the job: (job & 0xffff) << 12 | piece
   WORKERS = 5, // workers 0 … WORKERS − 1 take part (the thread count may have been lowered)
   FAILED = 6,
   DONE = 8; // DONE + p holds the job counter once piece p is done (by a worker)
+/**
+ * The claims word (a BigInt64Array of one): job << 32 | back << 16 | front — pieces [front, back)
+ * are unclaimed; the calling thread takes `front`, workers `back − 1`.
+ */
+const claims = (size: number) => new BigInt64Array(new SharedArrayBuffer(8 * size));
 /** At most this many pieces per run (the board's size). */
 const MAX_PIECES = 64;
 /**
@@ -47,6 +52,7 @@ function pieceBound(n: number, pieces: number, p: number): number {
 const WORKER_SOURCE = `
 const { workerData, receiveMessageOnPort } = require("node:worker_threads");
 const board = new Int32Array(workerData.board);
+const claims = new BigInt64Array(workerData.claims);
 const index = workerData.index;
 const port = workerData.port;
 const kernels = new Map();
@@ -68,16 +74,16 @@ for (;;) {
   let m;
   while ((m = receiveMessageOnPort(port))) take(m.message);
   // The fields are read before the first claim: the calling thread rewrites them for its next
-  // job only after moving the counter to that job's tag, which makes this job's claims fail.
+  // job only after moving the claims word to that job, which makes this job's claims fail.
   if (index >= Atomics.load(board, ${WORKERS})) continue;
   const n = Atomics.load(board, ${N}), pieces = Atomics.load(board, ${PIECES}), id = Atomics.load(board, ${KERNEL});
-  const tag = (seen & 0xffff) << 12;
   try {
     for (;;) {
-      const v = Atomics.load(board, ${NEXT});
-      if ((v & ~0xfff) !== tag || (v & 0xfff) >= pieces) break;
-      if (Atomics.compareExchange(board, ${NEXT}, v, v + 1) !== v) continue;
-      const p = v & 0xfff;
+      const v = Atomics.load(claims, 0);
+      const back = Number((v >> 16n) & 0xffffn);
+      if (Number(v >> 32n) !== seen || Number(v & 0xffffn) >= back) break;
+      if (Atomics.compareExchange(claims, 0, v, v - 65536n) !== v) continue;
+      const p = back - 1;
       const k = kernels.get(id);
       if (!k) throw new Error("kernel " + id + " was never sent to this worker");
       k.run(${pieceBound.name}(n, pieces, p), ${pieceBound.name}(n, pieces, p + 1), 1);
@@ -164,13 +170,14 @@ interface Worker {
   readonly sent: Set<number>;
 }
 const board = canThread ? new Int32Array(new SharedArrayBuffer((DONE + MAX_PIECES) * 4)) : new Int32Array(0);
+const claimWord = claims(canThread ? 1 : 0);
 const pool: Worker[] = [];
 function worker(i: number): Worker {
   while (pool.length <= i) {
     const { port1, port2 } = new workerThreads!.MessageChannel();
     const w = new workerThreads!.Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { board: board.buffer, index: pool.length, port: port2 },
+      workerData: { board: board.buffer, claims: claimWord.buffer, index: pool.length, port: port2 },
       transferList: [port2],
     });
     w.unref();
@@ -257,10 +264,10 @@ function awaitPiece(job: number, p: number): void {
 }
 
 /**
- * Run iterations [0, n) of a kernel on `cpuThreads()` threads. Every thread claims pieces in
- * order from the board's counter; a piece this thread claims once every earlier one's
- * scatter-adds are applied runs with its own applied as it goes, any other piece stages them,
- * and this thread applies staged pieces in order as they are done — the one-thread order.
+ * Run iterations [0, n) of a kernel on `cpuThreads()` threads: this thread claims pieces from the
+ * front and runs them with their scatter-adds applied, workers claim from the back and stage
+ * theirs, and once the two meet this thread applies the workers' pieces in order as they are done
+ * — the one-thread order.
  */
 export function runThreaded(k: ThreadedKernel, n: number): void {
   threaded++;
@@ -273,10 +280,9 @@ export function runThreaded(k: ThreadedKernel, n: number): void {
       w.sent.add(k.id);
     }
   }
-  const job = (board[JOB]! + 1) | 0 || 1,
-    tag = (job & 0xffff) << 12;
-  // The counter moves to this job's tag before the fields change (see the workers' claims).
-  Atomics.store(board, NEXT, tag);
+  const job = (board[JOB]! + 1) | 0 || 1;
+  // The claims word moves to this job before the fields change (see the workers' claims).
+  Atomics.store(claimWord, 0, (BigInt(job) << 32n) | (BigInt(pieces) << 16n));
   Atomics.store(board, KERNEL, k.id);
   Atomics.store(board, N, n);
   Atomics.store(board, PIECES, pieces);
@@ -285,27 +291,15 @@ export function runThreaded(k: ThreadedKernel, n: number): void {
   Atomics.store(board, JOB, job);
   Atomics.notify(board, JOB);
   const bound = (p: number) => pieceBound(n, pieces, p);
-  const mine = new Uint8Array(pieces);
-  let applied = 0; // pieces [0, applied) have their scatter-adds in place
-  const applyDone = (wait: boolean) => {
-    while (applied < pieces) {
-      if (!mine[applied]) {
-        if (!wait && Atomics.load(board, DONE + applied) !== job) return;
-        awaitPiece(job, applied);
-      }
-      if (k.scatters) k.apply(bound(applied), bound(applied + 1));
-      applied++;
-    }
-  };
-  for (let p = Atomics.add(board, NEXT, 1) - tag; p < pieces; p = Atomics.add(board, NEXT, 1) - tag) {
-    if (p === applied) {
-      k.run(bound(p), bound(p + 1), 0);
-      applied++;
-    } else {
-      k.run(bound(p), bound(p + 1), 1);
-      mine[p] = 1;
-    }
-    applyDone(false);
+  let front = 0;
+  for (;;) {
+    const v = Atomics.load(claimWord, 0);
+    front = Number(v & 0xffffn);
+    if (front >= Number((v >> 16n) & 0xffffn)) break;
+    if (Atomics.compareExchange(claimWord, 0, v, v + 1n) === v) k.run(bound(front), bound(front + 1), 0);
   }
-  applyDone(true);
+  for (let p = front; p < pieces; p++) {
+    awaitPiece(job, p);
+    if (k.scatters) k.apply(bound(p), bound(p + 1));
+  }
 }
