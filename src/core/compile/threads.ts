@@ -1,7 +1,7 @@
 /**
- * The CPU jit's second (third, …) core: worker threads that run a share of a WebAssembly kernel's
- * loop on the kernel's shared memory, while the calling thread runs the first share and then
- * waits (Atomics; a jitted program's run is synchronous). Node only: the browser's main thread
+ * The CPU jit's second (third, …) core: worker threads that run pieces of a WebAssembly kernel's
+ * loop on the kernel's shared memory while the calling thread runs others and then waits for
+ * theirs (Atomics; a jitted program's run is synchronous). Node only: the browser's main thread
  * may not block, so there a kernel runs on one thread.
  *
  * Results do not depend on the thread count: a loop's iterations are independent (plain stores
@@ -24,14 +24,9 @@ const JOB = 0, // job counter: the calling thread increments it to post a job
   KERNEL = 1,
   N = 2, // iterations [0, N)
   PIECES = 3,
-  WORKERS = 5, // workers 0 … WORKERS − 1 take part (the thread count may have been lowered)
-  FAILED = 6,
-  DONE = 8; // DONE + p holds the job counter once piece p is done (by a worker)
-/**
- * The claims word (a BigInt64Array of one): job << 32 | back << 16 | front — pieces [front, back)
- * are unclaimed; the calling thread takes `front`, workers `back − 1`.
- */
-const claims = (size: number) => new BigInt64Array(new SharedArrayBuffer(8 * size));
+  WORKERS = 4, // workers 0 … WORKERS − 1 take part (the thread count may have been lowered)
+  FAILED = 5,
+  DONE = 6; // DONE + p holds the job counter once piece p is done (by a worker)
 /** At most this many pieces per run (the board's size). */
 const MAX_PIECES = 64;
 /**
@@ -71,13 +66,13 @@ for (;;) {
     if ((++spins & 255) === 0 && performance.now() > until) Atomics.wait(board, ${JOB}, seen);
   }
   seen = Atomics.load(board, ${JOB});
-  let m;
-  while ((m = receiveMessageOnPort(port))) take(m.message);
   // The fields are read before the first claim: the calling thread rewrites them for its next
   // job only after moving the claims word to that job, which makes this job's claims fail.
   if (index >= Atomics.load(board, ${WORKERS})) continue;
   const n = Atomics.load(board, ${N}), pieces = Atomics.load(board, ${PIECES}), id = Atomics.load(board, ${KERNEL});
   try {
+    let m;
+    while ((m = receiveMessageOnPort(port))) take(m.message);
     for (;;) {
       const v = Atomics.load(claims, 0);
       const back = Number((v >> 16n) & 0xffffn);
@@ -170,7 +165,11 @@ interface Worker {
   readonly sent: Set<number>;
 }
 const board = canThread ? new Int32Array(new SharedArrayBuffer((DONE + MAX_PIECES) * 4)) : new Int32Array(0);
-const claimWord = claims(canThread ? 1 : 0);
+/**
+ * The claims word: job << 32 | back << 16 | front — pieces [front, back) are unclaimed; the calling
+ * thread takes `front`, workers `back − 1` (compare-exchange).
+ */
+const claimWord = canThread ? new BigInt64Array(new SharedArrayBuffer(8)) : new BigInt64Array(0);
 const pool: Worker[] = [];
 function worker(i: number): Worker {
   while (pool.length <= i) {
