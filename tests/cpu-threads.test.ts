@@ -7,15 +7,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { init, jit, np, type Array } from "../src/index.js";
-import {
-  cpuThreads,
-  importSources,
-  setCpuThreads,
-  THREAD_MIN_WORK,
-  threadedRuns,
-  workerPieces,
-} from "../src/core/compile/threads.js";
-import { gemmF32, type StridedMatrices } from "../src/core/backends/cpu/gemm/index.js";
+import { cpuThreads, importSources, setCpuThreads, threadedRuns } from "../src/core/compile/threads.js";
 import { UNARY_OPS } from "../src/core/kernel/scalar-ops.js";
 import { randomArray } from "../property-tests/gen/programs.js";
 
@@ -65,52 +57,5 @@ describe("CPU kernel threads", () => {
     const two = run(2);
     expect(threadedRuns()).toBeGreaterThan(runs0);
     expect(two).toEqual(one);
-  });
-});
-
-describe("the GEMM on threads", () => {
-  it("a batched product's items split over threads give the one-thread bits, every operand layout", () => {
-    const batch = 25,
-      m = 13,
-      k = 70,
-      n = 37;
-    const A = Float32Array.from({ length: batch * m * k + 5 }, (_, i) => Math.sin(i * 1.7) * 3);
-    const B = Float32Array.from({ length: batch * k * n + 5 }, (_, i) => Math.cos(i * 0.37) / (1 + (i % 7)));
-    const layouts: [StridedMatrices, StridedMatrices][] = [
-      // a convolution's: the kernel shared by every item (batch stride 0), each image's columns
-      [
-        { data: A, offset: 3, batchStride: 0, rowStride: k, colStride: 1 },
-        { data: B, offset: 1, batchStride: k * n, rowStride: n, colStride: 1 },
-      ],
-      // transposed operands
-      [
-        { data: A, offset: 0, batchStride: m * k, rowStride: 1, colStride: m },
-        { data: B, offset: 2, batchStride: k * n, rowStride: 1, colStride: k },
-      ],
-    ];
-    const before = setCpuThreads(1, { minWork: 0 });
-    try {
-      for (const [a, b] of layouts) {
-        const one = gemmF32(a, b, { batch, m, k, n });
-        for (const t of [2, 3]) {
-          setCpuThreads(t);
-          const runs0 = threadedRuns(),
-            pieces0 = workerPieces();
-          let same = true;
-          // Workers start late the first time, and on a busy machine may not be scheduled before this thread has
-          // taken every piece: run until they have taken some (at most 10 s).
-          const t0 = performance.now();
-          while (workerPieces() === pieces0 && performance.now() - t0 < 10_000) {
-            const got = gemmF32(a, b, { batch, m, k, n });
-            same &&= got.every((v, j) => Object.is(v, one[j]));
-          }
-          expect(threadedRuns()).toBeGreaterThan(runs0);
-          expect(workerPieces(), "no worker took a piece").toBeGreaterThan(pieces0);
-          expect(same, `${t} threads`).toBe(true);
-        }
-      }
-    } finally {
-      setCpuThreads(before, { minWork: THREAD_MIN_WORK });
-    }
   });
 });

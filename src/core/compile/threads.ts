@@ -56,8 +56,7 @@ function take(m) {
   const imports = { mem: m.memory };
   for (const [k, src] of Object.entries(m.imports)) imports[k] = new Function("return (" + src + ")")();
   const inst = new WebAssembly.Instance(m.module, { h: imports });
-  const driver = m.driver && new Function("return (" + m.driver + ")")();
-  kernels.set(m.id, driver ? driver(inst.exports, m.memory, index + 1) : inst.exports);
+  kernels.set(m.id, inst.exports);
 }
 let seen = 0;
 for (;;) {
@@ -199,19 +198,11 @@ export interface ThreadedKernel {
   readonly apply: (start: number, end: number) => void;
   /** The kernel scatter-adds (so workers stage and this thread applies). */
   readonly scatters: boolean;
-  /**
-   * Source of `(exports, memory, slot) => ({ run(start, end) })`, what a worker runs pieces with
-   * instead of the module's own `run` (slot: 1 + the worker's index; the calling thread's is 0).
-   */
-  readonly driver?: string;
 }
 
-let threaded = 0,
-  byWorkers = 0;
+let threaded = 0;
 /** How many kernel runs went through runThreaded so far (tests check that they exercised it). */
 export const threadedRuns = (): number => threaded;
-/** How many pieces of those runs workers ran. */
-export const workerPieces = (): number => byWorkers;
 
 let nextId = 1;
 export const newKernelId = (): number => nextId++;
@@ -284,8 +275,7 @@ export function runThreaded(k: ThreadedKernel, n: number): void {
   for (let i = 0; i < workers; i++) {
     const w = worker(i);
     if (!w.sent.has(k.id)) {
-      const { id, module, memory, imports, driver } = k;
-      w.port.postMessage({ kind: "add", id, module, memory, imports, driver });
+      w.port.postMessage({ kind: "add", id: k.id, module: k.module, memory: k.memory, imports: k.imports });
       w.sent.add(k.id);
     }
   }
@@ -307,7 +297,6 @@ export function runThreaded(k: ThreadedKernel, n: number): void {
     if (front >= Number((v >> 16n) & 0xffffn)) break;
     if (Atomics.compareExchange(claimWord, 0, v, v + 1n) === v) k.run(bound(front), bound(front + 1), 0);
   }
-  byWorkers += pieces - front;
   for (let p = front; p < pieces; p++) {
     awaitPiece(job, p);
     if (k.scatters) k.apply(bound(p), bound(p + 1));

@@ -6,8 +6,6 @@
 import { gemmJs } from "./js-gemm.js";
 import type { GemmDims, StridedMatrices } from "./strided.js";
 import { createWasmGemm, type WasmGemmFn } from "./wasm-gemm.js";
-import { createThreadedGemm } from "./threaded-gemm.js";
-import { threadWorthIt } from "../../../compile/threads.js";
 
 export type { GemmDims, StridedMatrices } from "./strided.js";
 
@@ -21,7 +19,6 @@ export type GemmPath = "auto" | "js" | "wasm";
 const WASM_MIN_MACS = 1024;
 
 let wasm: WasmGemmFn | null | undefined; // undefined: not tried yet
-let threaded: WasmGemmFn | null | undefined;
 let path: GemmPath = "auto";
 
 function wasmGemm(): WasmGemmFn | null {
@@ -56,11 +53,6 @@ export function gemmF32(
   // Matrix-vector shapes use each packed element once, so packing cannot pay off: JS is faster there.
   const worth = dims.m * dims.k * dims.n >= WASM_MIN_MACS && dims.m > 1 && dims.n > 1;
   const big = path === "wasm" || worth;
-  // A batch of several items with enough work splits its items over threads (same bits).
-  if (w && big && dims.batch >= 4 && threadWorthIt(2 * dims.batch * dims.m * dims.k * dims.n)) {
-    if (threaded === undefined) threaded = createThreadedGemm();
-    if (threaded?.(a, b, dims, out)) return out;
-  }
   if (!(w && big && w(a, b, dims, out))) gemmJs(a, b, dims, out);
   return out;
 }

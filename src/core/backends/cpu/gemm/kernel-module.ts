@@ -26,11 +26,7 @@ export interface MicroTile {
   readonly nv: number;
 }
 
-/**
- * `sharedPages`: import the memory (module "h", field "mem") as a shared memory of at most that
- * many pages instead of defining a growable one (the threaded GEMM's worker threads share it).
- */
-export function buildGemmModule({ mr, nv }: MicroTile, sharedPages?: number): Uint8Array<ArrayBuffer> {
+export function buildGemmModule({ mr, nv }: MicroTile): Uint8Array<ArrayBuffer> {
   const nr = 4 * nv;
   // Parameters 0..7, then the declared locals in order.
   const [ap, bp, cp, ms, ns, kc, ldc, first] = [0, 1, 2, 3, 4, 5, 6, 7];
@@ -152,12 +148,8 @@ export function buildGemmModule({ mr, nv }: MicroTile, sharedPages?: number): Ui
     0x00,
     0x00, // "\0asm", version 1
     ...section(SEC.type, vec([[T.func, ...vec(new globalThis.Array<Bytes>(8).fill([T.i32])), ...vec([])]])),
-    ...(sharedPages
-      ? section(2, vec([[...name("h"), ...name("mem"), 0x02, 0x03, ...uleb(1), ...uleb(sharedPages)]]))
-      : []),
     ...section(SEC.func, vec([uleb(0)])),
-    // min 1 page, no maximum: grown from JS
-    ...(sharedPages ? [] : section(SEC.memory, vec([[0x00, ...uleb(1)]]))),
+    ...section(SEC.memory, vec([[0x00, ...uleb(1)]])), // min 1 page, no maximum: grown from JS
     ...section(
       SEC.export,
       vec([

@@ -34,8 +34,7 @@ const PAGE = 65536;
 /** Beyond this the JS path is used: wasm32 memories stop at 4 GB and V8 may refuse earlier. */
 const MAX_BYTES = 2 ** 31;
 
-/** The module's macro-kernel (kernel-module.ts). */
-export type GemmKernel = (
+type KernelFn = (
   ap: number,
   bp: number,
   cp: number,
@@ -54,7 +53,7 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
   // Synchronous compile: the module is < 4 KB, under browsers' main-thread limit for sync compiles.
   const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes));
   const mem = inst.exports.mem as WebAssembly.Memory;
-  const kernel = inst.exports.gemm as GemmKernel;
+  const kernel = inst.exports.gemm as KernelFn;
   const { mr, nv } = config.tile,
     nr = 4 * nv;
   const KC = config.kc,
@@ -75,6 +74,73 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
     return true;
   }
 
+  // The pack loops take the memory view as a parameter: a local (not the reassignable closure
+  // variable) lets V8 keep the typed array's base and length in registers. Full panels of the
+  // default 4×8 tile are unrolled (about 2× faster than the generic loops, which are dominated
+  // by loop overhead at 4 or 8 iterations).
+
+  /** Packs an mc×kc block of A (from `base`) as micro-panels of mr rows, each [kc][mr]. */
+  function packA(f: Float32Array, a: StridedMatrices, base: number, mc: number, kc: number, dst: number): void {
+    const d = a.data,
+      sam = a.rowStride,
+      sak = a.colStride;
+    for (let r0 = 0; r0 < mc; r0 += mr, dst += kc * mr) {
+      const rows = Math.min(mr, mc - r0),
+        s0 = base + r0 * sam;
+      if (rows === 4 && mr === 4) {
+        const s1 = s0 + sam,
+          s2 = s1 + sam,
+          s3 = s2 + sam;
+        for (let k = 0, o = dst, q = 0; k < kc; k++, o += 4, q += sak) {
+          f[o] = d[s0 + q]!;
+          f[o + 1] = d[s1 + q]!;
+          f[o + 2] = d[s2 + q]!;
+          f[o + 3] = d[s3 + q]!;
+        }
+        continue;
+      }
+      if (rows < mr) f.fill(0, dst, dst + kc * mr);
+      for (let r = 0; r < rows; r++) {
+        for (let k = 0, o = dst + r, src = s0 + r * sam; k < kc; k++, o += mr, src += sak) f[o] = d[src]!;
+      }
+    }
+  }
+
+  /** Packs kc rows of B (from `base`, all n columns) as micro-panels of nr columns, each [kc][nr]. */
+  function packB(f: Float32Array, b: StridedMatrices, base: number, kc: number, n: number, dst: number): void {
+    const d = b.data,
+      sbk = b.rowStride,
+      sbn = b.colStride;
+    for (let j0 = 0; j0 < n; j0 += nr, dst += kc * nr) {
+      const cols = Math.min(nr, n - j0),
+        s0 = base + j0 * sbn;
+      if (cols === 8 && nr === 8) {
+        const s1 = s0 + sbn,
+          s2 = s1 + sbn,
+          s3 = s2 + sbn,
+          s4 = s3 + sbn,
+          s5 = s4 + sbn,
+          s6 = s5 + sbn,
+          s7 = s6 + sbn;
+        for (let k = 0, o = dst, q = 0; k < kc; k++, o += 8, q += sbk) {
+          f[o] = d[s0 + q]!;
+          f[o + 1] = d[s1 + q]!;
+          f[o + 2] = d[s2 + q]!;
+          f[o + 3] = d[s3 + q]!;
+          f[o + 4] = d[s4 + q]!;
+          f[o + 5] = d[s5 + q]!;
+          f[o + 6] = d[s6 + q]!;
+          f[o + 7] = d[s7 + q]!;
+        }
+        continue;
+      }
+      if (cols < nr) f.fill(0, dst, dst + kc * nr);
+      for (let c = 0; c < cols; c++) {
+        for (let k = 0, o = dst + c, src = s0 + c * sbn; k < kc; k++, o += nr, src += sbk) f[o] = d[src]!;
+      }
+    }
+  }
+
   return function gemmWasm(a, b, dims, out): boolean {
     const { batch, m, k: K, n } = dims;
     if (batch === 0 || m === 0 || n === 0) return true;
@@ -89,175 +155,24 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
       bF = Mp * Np,
       aF = bF + kcMax * Np; // float offsets
     if (!reserve(4 * (aF + Math.min(MC, Mp) * kcMax))) return false;
-    const block = { mr, nr, kc: KC, mc: MC };
+    const nStrips = Np / nr,
+      ldc = 4 * Np;
     for (let bb = 0; bb < batch; bb++) {
-      gemmItem(f32, kernel, a, b, bb, dims, block, { c: cF, b: bF, a: aF }, out, bb * m * n);
+      const aBase = a.offset + bb * a.batchStride,
+        bBase = b.offset + bb * b.batchStride;
+      for (let k0 = 0; k0 < K; k0 += KC) {
+        const kc = Math.min(KC, K - k0);
+        packB(f32, b, bBase + k0 * b.rowStride, kc, n, bF);
+        for (let i0 = 0; i0 < m; i0 += MC) {
+          const mc = Math.min(MC, m - i0);
+          packA(f32, a, aBase + i0 * a.rowStride + k0 * a.colStride, mc, kc, aF);
+          kernel(4 * aF, 4 * bF, 4 * (cF + i0 * Np), Math.ceil(mc / mr), nStrips, kc, ldc, k0 === 0 ? 1 : 0);
+        }
+      }
+      const o = bb * m * n;
+      if (Np === n) out.set(f32.subarray(cF, cF + m * n), o);
+      else for (let i = 0; i < m; i++) out.set(f32.subarray(cF + i * Np, cF + i * Np + n), o + i * n);
     }
     return true;
   };
 }
-
-// The packing and one batch item's product are module-level functions that use nothing outside
-// themselves: the threaded GEMM (threaded-gemm.ts) sends their source to its worker threads.
-
-/** Packs an mc×kc block of A (from `base`) as micro-panels of mr rows, each [kc][mr]. */
-export function packA(
-  f: Float32Array,
-  a: { readonly data: Float32Array; readonly rowStride: number; readonly colStride: number },
-  base: number,
-  mc: number,
-  kc: number,
-  dst: number,
-  mr: number,
-): void {
-  // Full panels of the default 4×8 tile are unrolled (about 2× faster than the generic loops,
-  // which are dominated by loop overhead at 4 or 8 iterations).
-  const d = a.data,
-    sam = a.rowStride,
-    sak = a.colStride;
-  for (let r0 = 0; r0 < mc; r0 += mr, dst += kc * mr) {
-    const rows = Math.min(mr, mc - r0),
-      s0 = base + r0 * sam;
-    if (rows === 4 && mr === 4) {
-      const s1 = s0 + sam,
-        s2 = s1 + sam,
-        s3 = s2 + sam;
-      for (let k = 0, o = dst, q = 0; k < kc; k++, o += 4, q += sak) {
-        f[o] = d[s0 + q]!;
-        f[o + 1] = d[s1 + q]!;
-        f[o + 2] = d[s2 + q]!;
-        f[o + 3] = d[s3 + q]!;
-      }
-      continue;
-    }
-    if (rows < mr) f.fill(0, dst, dst + kc * mr);
-    for (let r = 0; r < rows; r++) {
-      for (let k = 0, o = dst + r, src = s0 + r * sam; k < kc; k++, o += mr, src += sak) f[o] = d[src]!;
-    }
-  }
-}
-
-/** Packs kc rows of B (from `base`, all n columns) as micro-panels of nr columns, each [kc][nr]. */
-export function packB(
-  f: Float32Array,
-  b: { readonly data: Float32Array; readonly rowStride: number; readonly colStride: number },
-  base: number,
-  kc: number,
-  n: number,
-  dst: number,
-  nr: number,
-): void {
-  const d = b.data,
-    sbk = b.rowStride,
-    sbn = b.colStride;
-  for (let j0 = 0; j0 < n; j0 += nr, dst += kc * nr) {
-    const cols = Math.min(nr, n - j0),
-      s0 = base + j0 * sbn;
-    if (cols === 8 && nr === 8) {
-      const s1 = s0 + sbn,
-        s2 = s1 + sbn,
-        s3 = s2 + sbn,
-        s4 = s3 + sbn,
-        s5 = s4 + sbn,
-        s6 = s5 + sbn,
-        s7 = s6 + sbn;
-      for (let k = 0, o = dst, q = 0; k < kc; k++, o += 8, q += sbk) {
-        f[o] = d[s0 + q]!;
-        f[o + 1] = d[s1 + q]!;
-        f[o + 2] = d[s2 + q]!;
-        f[o + 3] = d[s3 + q]!;
-        f[o + 4] = d[s4 + q]!;
-        f[o + 5] = d[s5 + q]!;
-        f[o + 6] = d[s6 + q]!;
-        f[o + 7] = d[s7 + q]!;
-      }
-      continue;
-    }
-    if (cols < nr) f.fill(0, dst, dst + kc * nr);
-    for (let c = 0; c < cols; c++) {
-      for (let k = 0, o = dst + c, src = s0 + c * sbn; k < kc; k++, o += nr, src += sbk) f[o] = d[src]!;
-    }
-  }
-}
-
-/**
- * Batch item `bb` of C = A·B into `out` from `outAt` on (m×n, row-major): per K block, B packed
- * once and A block by block into the memory view `f` at the given float offsets (C at `at.c`,
- * Mp×Np), the macro-kernel run per block, C copied out without its padding.
- */
-export function gemmItem(
-  f: Float32Array,
-  kernel: GemmKernel,
-  a: {
-    readonly data: Float32Array;
-    readonly offset: number;
-    readonly batchStride: number;
-    readonly rowStride: number;
-    readonly colStride: number;
-  },
-  b: {
-    readonly data: Float32Array;
-    readonly offset: number;
-    readonly batchStride: number;
-    readonly rowStride: number;
-    readonly colStride: number;
-  },
-  bb: number,
-  dims: { readonly m: number; readonly k: number; readonly n: number },
-  block: { readonly mr: number; readonly nr: number; readonly kc: number; readonly mc: number },
-  at: { readonly c: number; readonly b: number; readonly a: number },
-  out: Float32Array,
-  outAt: number,
-): void {
-  const { m, k: K, n } = dims,
-    { mr, nr } = block;
-  const Np = Math.ceil(n / nr) * nr,
-    nStrips = Np / nr,
-    ldc = 4 * Np;
-  const aBase = a.offset + bb * a.batchStride,
-    bBase = b.offset + bb * b.batchStride;
-  for (let k0 = 0; k0 < K; k0 += block.kc) {
-    const kc = Math.min(block.kc, K - k0);
-    packB(f, b, bBase + k0 * b.rowStride, kc, n, at.b, nr);
-    for (let i0 = 0; i0 < m; i0 += block.mc) {
-      const mc = Math.min(block.mc, m - i0);
-      packA(f, a, aBase + i0 * a.rowStride + k0 * a.colStride, mc, kc, at.a, mr);
-      kernel(4 * at.a, 4 * at.b, 4 * (at.c + i0 * Np), Math.ceil(mc / mr), nStrips, kc, ldc, k0 === 0 ? 1 : 0);
-    }
-  }
-  if (Np === n) out.set(f.subarray(at.c, at.c + m * n), outAt);
-  else for (let i = 0; i < m; i++) out.set(f.subarray(at.c + i * Np, at.c + i * Np + n), outAt + i * n);
-}
-
-/**
- * What each thread of the threaded GEMM (threaded-gemm.ts) runs for batch items [start, end) in
- * its slot of the shared memory; the header (int32s at the memory's start) describes the job.
- */
-export function gemmDriver(
-  exports: { gemm: GemmKernel },
-  memory: WebAssembly.Memory,
-  slot: number,
-): { run(start: number, end: number): void } {
-  let f = new Float32Array(memory.buffer);
-  return {
-    run(start: number, end: number): void {
-      if (f.buffer.byteLength !== memory.buffer.byteLength) f = new Float32Array(memory.buffer);
-      const h = new Int32Array(f.buffer, 0, 32);
-      const a = { data: f, offset: h[0]!, batchStride: h[1]!, rowStride: h[2]!, colStride: h[3]! };
-      const b = { data: f, offset: h[4]!, batchStride: h[5]!, rowStride: h[6]!, colStride: h[7]! };
-      const dims = { m: h[8]!, k: h[9]!, n: h[10]! };
-      const block = { mr: h[14]!, nr: h[15]!, kc: h[16]!, mc: h[17]! };
-      const base = h[12]! + slot * h[13]!,
-        Mp = Math.ceil(dims.m / block.mr) * block.mr,
-        Np = Math.ceil(dims.n / block.nr) * block.nr,
-        kcMax = Math.min(block.kc, dims.k);
-      const at = { c: base, b: base + Mp * Np, a: base + Mp * Np + kcMax * Np };
-      for (let bb = start; bb < end; bb++)
-        gemmItem(f, exports.gemm, a, b, bb, dims, block, at, f, h[11]! + bb * dims.m * dims.n);
-    },
-  };
-}
-
-/** gemmDriver's source for a worker thread, with the functions it calls. */
-export const gemmDriverSource = (): string =>
-  `(${gemmDriver.toString().replace("{", `{\n${[packA, packB, gemmItem].map(String).join("\n")}\n`)})`;
