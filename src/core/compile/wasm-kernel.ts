@@ -180,8 +180,9 @@ export function wasmKernelFor(
   const { floatOps, calls } = kernelWork(k);
   if (kernelRunWork(k) < minWork) return null;
   // Each lane's call out to JS (exp, sin, …) costs about what JS's own call does, plus moving the
-  // lane out and back: kernels made mostly of such calls (W1's tanh·exp + sin) run faster as JS.
-  if (calls * CALL_COST > floatOps && minWork > 0) return null;
+  // lane out and back: kernels made mostly of such calls (W1's tanh·exp + sin) run faster as JS —
+  // on one thread; split over threads they run faster still.
+  if (calls * CALL_COST > floatOps && minWork > 0 && !threaded) return null;
   try {
     return new WasmKernel(k, buffer, lanes, offsetBufs, graph, threaded);
   } catch (e) {
