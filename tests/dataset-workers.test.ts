@@ -313,7 +313,10 @@ describe("dataset protocol", () => {
   it("children side by side share the cores (GRADSIM_CPU_THREADS = cores / children, unless set)", async () => {
     const lines: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
     const saved = process.env.GRADSIM_CPU_THREADS;
     try {
       const print = {
