@@ -69,9 +69,12 @@ export function sum(a: ArrayLike<number>, abs = false): number {
 }
 export const read = (x: Array): Promise<ArrayLike<number>> => x.data();
 
-/** Write a result line (with the CPU kernels' thread count: GRADSIM_CPU_THREADS or the cores) and exit. */
+/** A result record with the CPU kernels' thread count (GRADSIM_CPU_THREADS or the cores). */
+export const withThreads = <T extends object>(obj: T): T & { threads: number } => ({ ...obj, threads: cpuThreads() });
+
+/** Write a result line and exit. */
 export function emit(obj: Record<string, unknown>): void {
-  process.stdout.write(JSON.stringify({ ...obj, threads: cpuThreads() }) + "\n", () => process.exit(0));
+  process.stdout.write(JSON.stringify(withThreads(obj)) + "\n", () => process.exit(0));
 }
 export function emitError(base: Record<string, unknown>, err: unknown): void {
   const msg = String((err as Error)?.stack ?? err)

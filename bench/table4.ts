@@ -19,9 +19,7 @@ import { fileURLToPath } from "node:url";
 import { grad, init, jit, models, np, render as R, type Array } from "gradsim";
 
 const { contact, fem, meshes, particles } = models;
-import { setKernels, timeIt } from "./lib.js";
-// Internal on purpose: the records say how many threads the CPU kernels ran on.
-import { cpuThreads } from "../src/core/compile/threads.js";
+import { setKernels, timeIt, withThreads } from "./lib.js";
 import { boxFor, stepsFor } from "./physics.js";
 
 /** gradSim Table 4 (right): forward DP, forward DR, backward DP, backward DP+DR (Hz). */
@@ -202,7 +200,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     (arg("backend") as "cpu" | "webgpu" | undefined) ?? "cpu",
     sizes,
     (r) => {
-      process.stdout.write(JSON.stringify({ ...r, kernels, threads: cpuThreads() }) + "\n");
+      process.stdout.write(JSON.stringify(withThreads({ ...r, kernels })) + "\n");
       process.stderr.write(
         `${r.workload.padEnd(22)} ${String(r.size).padStart(6)} tets  ${r.backend.padEnd(6)} ` +
           `${String(r.stepsPerSec).padStart(9)} Hz   (paper GPU ${r.paperGpuStepsPerSec} Hz)\n`,

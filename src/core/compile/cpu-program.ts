@@ -15,6 +15,7 @@ import { JS_HELPERS, kernelToJs } from "./jsgen.js";
 import { plan, type KernelStep, type PlanOptions, type ProgramSpec } from "./plan.js";
 import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
+import { nodeBuiltin } from "../node-builtin.js";
 import { threadWorthIt } from "./threads.js";
 import { cpuKernels, kernelRunWork, markImmutable, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
 
@@ -35,8 +36,7 @@ let v8LimitRaised = false;
 function allowBigKernels(): void {
   if (v8LimitRaised) return;
   v8LimitRaised = true;
-  const proc = (globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }).process;
-  const v8 = proc?.getBuiltinModule?.("node:v8") as { setFlagsFromString?: (f: string) => void } | undefined;
+  const v8 = nodeBuiltin<{ setFlagsFromString?: (f: string) => void }>("node:v8");
   v8?.setFlagsFromString?.("--max-optimized-bytecode-size=16000000");
 }
 

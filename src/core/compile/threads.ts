@@ -12,6 +12,7 @@
  * JS functions it imports, sent as source text (a function that cannot be rebuilt from its
  * source — one that uses its module's other functions — keeps its kernel on one thread).
  */
+import { nodeBuiltin } from "../node-builtin.js";
 
 /**
  * The job board, an Int32Array on shared memory that every worker reads: the calling thread posts
@@ -104,13 +105,8 @@ interface WorkerThreads {
   receiveMessageOnPort(port: Port): { message: unknown } | undefined;
 }
 
-const nodeModule = <T>(name: string): T | undefined => {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }).process;
-  return proc?.getBuiltinModule?.(name) as T | undefined;
-};
-
 /** Threads are available: Node's worker_threads, shared WebAssembly memory, and a thread that may block. */
-const workerThreads = nodeModule<WorkerThreads>("node:worker_threads");
+const workerThreads = nodeBuiltin<WorkerThreads>("node:worker_threads");
 const canThread =
   workerThreads !== undefined &&
   typeof SharedArrayBuffer === "function" &&
@@ -129,7 +125,7 @@ function defaultThreads(): number {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   const asked = Number(env?.GRADSIM_CPU_THREADS);
   if (Number.isInteger(asked) && asked >= 1) return asked;
-  const os = nodeModule<{ availableParallelism?: () => number }>("node:os");
+  const os = nodeBuiltin<{ availableParallelism?: () => number }>("node:os");
   return Math.max(1, Math.min(8, os?.availableParallelism?.() ?? 1));
 }
 

@@ -31,15 +31,6 @@ export interface WasmKernelModule {
   readonly reads: readonly WasmRegion[];
   readonly writes: readonly WasmRegion[];
   readonly memoryBytes: number;
-  /**
-   * The threaded form (`threaded: true`): the memory is imported (module "h", field "mem", shared,
-   * `memoryBytes` long) and `run(start, end, staged)` runs iterations [start, end) (start even).
-   * With `staged` ≠ 0 its scatter-adds are not applied but staged per iteration, and
-   * `apply(start, end)` adds those of iterations [start, end) later: a loop split over threads
-   * gives the one-thread bits when the first share scatters directly and the others' are applied
-   * after it, in order.
-   */
-  readonly threaded: boolean;
   /** The kernel scatter-adds. */
   readonly scatters: boolean;
 }
@@ -274,6 +265,12 @@ export function wasmUnsupported(k: KernelStep): string | null {
  * Compile a kernel (see `wasmUnsupported`) for buffers of the given dtypes and sizes. Regions
  * sit back to back, 16-byte aligned; addresses are the element index shifted, with the region's
  * start as the memory-access offset.
+ *
+ * `threaded`: the memory is imported (module "h", field "mem", shared, `memoryBytes` long) and
+ * `run(start, end, staged)` runs iterations [start, end) (start even). With `staged` ≠ 0 its
+ * scatter-adds are not applied but staged per iteration, and `apply(start, end)` adds those of
+ * iterations [start, end) later: a loop split over threads gives the one-thread bits when each
+ * piece's scatter-adds are applied in the loop's order (threads.ts).
  */
 export function kernelToWasm(
   kernel: KernelStep,
@@ -795,7 +792,6 @@ export function kernelToWasm(
     reads: [...reads.values()],
     writes: [...writes.values()],
     memoryBytes: pages * 65536,
-    threaded,
     scatters: slots.length > 0,
   };
 }
