@@ -111,6 +111,51 @@ describe("rigid contact: Coulomb sliding", () => {
   });
 });
 
+describe("rigid contact: a sphere rolls (friction at its lowest point)", () => {
+  const r = 0.1;
+  const simulateBall = (mu: number, mass: number, o: rigid.MeshBodyOptions, push?: rigid.ForceWindow) => {
+    const b = rigid.sphereBody(r, { position: [0, r, 0], ...o });
+    const { system, state } = rigid.rigidSystem([{ ...b, mass, inertia: b.inertia.map((x) => (x * mass) / b.mass) }], {
+      ground: contact.rigidGround({ mu, dtype: "float64" }),
+      dtype: "float64",
+      ...(push ? { forceWindows: [push] } : {}),
+    });
+    const dt = 1 / 480;
+    const at = (t: number) => Math.round(t / dt) - 1;
+    const out = rigid.simulate(system, state, { dt, substeps: 1, frames: Math.round(1.2 / dt) });
+    const v = (t: number) => np.take(out.v, at(t), 0).dataSync()[0]!;
+    const w = (t: number) => np.take(out.w, at(t), 0).dataSync()[2]!;
+    const x = (t: number) => np.take(out.x, at(t), 0).dataSync()[0]!;
+    return { v, w, x };
+  };
+
+  it.each([
+    [0.2, 2],
+    [0.5, 3],
+  ])(
+    "μ = %f, launched sliding at %f m/s without spin: rolls on at 5/7 of it once friction has spun it up",
+    (mu, v0) => {
+      for (const mass of [0.3, 5]) {
+        const ball = simulateBall(mu, mass, { velocity: [v0, 0, 0] });
+        const slip = (2 * v0) / (7 * mu * G);
+        // While it slides, friction μmg decelerates it; after the slip ends it rolls without slipping: v = −ω·r.
+        expect(Math.abs(ball.v(slip / 2) / (v0 - (mu * G * slip) / 2) - 1), `mass ${mass} sliding`).toBeLessThan(0.01);
+        expect(Math.abs(ball.v(slip + 0.3) / ((5 * v0) / 7) - 1), `mass ${mass} rolling`).toBeLessThan(0.01);
+        expect(Math.abs(-ball.w(slip + 0.3) * r - ball.v(slip + 0.3))).toBeLessThan(1e-3 * v0);
+      }
+    },
+  );
+
+  it("pushed at its centre, it rolls without slipping: a = 5F/(7m)", () => {
+    const [F, m, T] = [1.5, 1, 0.6];
+    const ball = simulateBall(0.5, m, {}, { body: 0, force: [F, 0, 0], start: 0, end: T });
+    const a = (5 * F) / (7 * m);
+    expect(Math.abs(ball.x(T) / (0.5 * a * T * T) - 1), `${ball.x(T)} m`).toBeLessThan(0.01);
+    // No rolling resistance: it keeps its speed after the push.
+    expect(Math.abs(ball.v(T + 0.5) / (a * T) - 1)).toBeLessThan(0.01);
+  });
+});
+
 describe("rigid contact: stiff friction and damping at the scenes' step (implicit in the step)", () => {
   // 15 substeps per frame at 30 fps: the explicit law needed dt < 0.8/(3·kf), i.e. 113 substeps for kf 5000.
   it.each([1500, 5000])(

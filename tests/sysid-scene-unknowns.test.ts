@@ -37,7 +37,7 @@ describe("a rigid scene's initial state and pushes as unknowns", () => {
     const layout = new sysid.Layout(unknowns);
     const weights = np
       .array(
-        Array.from({ length: 12 * scene.localPoints.length }, (_, i) => Math.sin(0.37 * i + 1)),
+        Array.from({ length: 12 * scene.local.shape[0]! * 3 }, (_, i) => Math.sin(0.37 * i + 1)),
         { dtype: "float32" },
       )
       .reshape([12, -1, 3]);

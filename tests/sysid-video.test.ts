@@ -151,6 +151,9 @@ describe("the scene file", () => {
       /"camera\.eye" and "camera\.at" are the same point/,
     );
     expect(error({ mesh: { shape: "teapot" } })).toMatch(/"mesh" needs either "shape" \(one of box, cone/);
+    expect(error({ mesh: { shape: "sphere", scale: [0.2, 0.2, 0.3] } })).toMatch(
+      /^"mesh\.scale" must be the same on every axis for "sphere" .*"icosphere"/,
+    );
     expect(error({ impulses: [{ force: [1, 2, 3] }] })).toMatch(
       /"impulses\[0\]\.duration" must be a number > 0, got nothing/,
     );

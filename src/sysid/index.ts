@@ -139,7 +139,15 @@ export {
   type RigidUnknown,
   type Tiling,
 } from "./scenes/rigid.js";
-export { clusterVertices, RIGID_SHAPES, shapeMeshes, type RigidShape, type ShapeMeshes } from "./scenes/shapes.js";
+export {
+  clusterVertices,
+  RIGID_SHAPES,
+  SCENE_SHAPES,
+  shapeMeshes,
+  type RigidShape,
+  type SceneShape,
+  type ShapeMeshes,
+} from "./scenes/shapes.js";
 export {
   contactPriorRanges,
   defaultMassScene,

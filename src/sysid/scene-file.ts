@@ -5,6 +5,7 @@
  *
  *   {
  *     "mesh": { "shape": "box", "scale": [0.8, 0.5, 0.6] },      // or { "obj": "mug.obj", "scale": [1, 1, 1] }
+ *         // "sphere" is a smooth ball (scale = its diameter on every axis), "icosphere" a faceted one
  *     "camera": { "eye": [0, 2, -6], "at": [0, 0.3, 0], "fovY": 40 },
  *         // or { "distance", "elevation", "azimuth", "at", "fovY" } (degrees)
  *         // or { "intrinsics": { "fx", "fy", "cx", "cy", "width", "height" },
@@ -35,7 +36,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import type { CameraSpec, Vec3 } from "./scenes/camera.js";
 import type { ContactParams, Impulse, Quat } from "./scenes/rigid.js";
 import { POSITIVE_RIGID_UNKNOWNS, RIGID_CONTACT_DEFAULTS, RIGID_UNKNOWNS, type RigidUnknown } from "./scenes/rigid.js";
-import { RIGID_SHAPES, type RigidShape } from "./scenes/shapes.js";
+import { SCENE_SHAPES, type SceneShape } from "./scenes/shapes.js";
 
 export type SceneBackground =
   | readonly [number, number, number]
@@ -45,7 +46,7 @@ export type SceneBackground =
   | { readonly image: string };
 
 export interface VideoSceneFile {
-  readonly mesh: { readonly shape: RigidShape; readonly scale: Vec3 } | { readonly obj: string; readonly scale: Vec3 };
+  readonly mesh: { readonly shape: SceneShape; readonly scale: Vec3 } | { readonly obj: string; readonly scale: Vec3 };
   readonly camera: CameraSpec;
   readonly fps: number;
   readonly substeps: number;
@@ -148,14 +149,22 @@ const mesh = (v: unknown): Result<VideoSceneFile["mesh"]> =>
           if (typeof m.obj === "string" && m.shape === undefined) return E.right({ obj: m.obj, scale: s });
           if (
             typeof m.shape === "string" &&
-            (RIGID_SHAPES as readonly string[]).includes(m.shape) &&
+            (SCENE_SHAPES as readonly string[]).includes(m.shape) &&
             m.obj === undefined
           )
-            return E.right({ shape: m.shape as RigidShape, scale: s });
+            return m.shape === "sphere" && !(s[0] === s[1] && s[1] === s[2])
+              ? fail(
+                  "mesh.scale",
+                  scale,
+                  `must be the same on every axis for "sphere" (its diameter in metres); ` +
+                    `for an ellipsoid use "icosphere" (a faceted solid)`,
+                  `"scale": [0.2, 0.2, 0.2]`,
+                )
+              : E.right({ shape: m.shape as SceneShape, scale: s });
           return fail(
             "mesh",
             m,
-            `needs either "shape" (one of ${RIGID_SHAPES.join(", ")}) or "obj" (a path to a closed OBJ mesh in metres)`,
+            `needs either "shape" (one of ${SCENE_SHAPES.join(", ")}) or "obj" (a path to a closed OBJ mesh in metres)`,
             `"mesh": { "shape": "cone" }`,
           );
         }),

@@ -55,7 +55,7 @@ CASES = [
          colour=(0.85, 0.45, 0.1), determines="mass only",
          notes="A ball pushed at its centre rolls without slipping (friction needed 2F/7 = 0.43 N < μmg = 4.9 N): "
                "a = 5F/(7m) gives the mass; μ never acts at its limit, so it is not determined. "
-               "No rolling resistance: it keeps rolling at the end. gradsim's icosphere (80 faces) is a polyhedron."),
+               "No rolling resistance: it keeps rolling at the end. gradsim's \"sphere\" is a smooth ball."),
     dict(name="sphere-bounce-pybullet", shape=("sphere", 0.08), engine="pybullet", mass=0.5, mu=0.4, restitution=0.6,
          impulses=push(1.0, start=0.05, duration=0.2), start=(-0.3, 0.0, 0.0), drop_height=0.6, camera="eye/at", size=(160, 120), seconds=1.5,
          colour=(0.1, 0.35, 0.9), determines="mass (mu only weakly)",

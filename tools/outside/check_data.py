@@ -29,7 +29,7 @@ def body_points(mesh, d):
     if mesh["shape"] == "cylinder":
         ring = np.stack([0.45 * np.cos(a), np.zeros_like(a), 0.45 * np.sin(a)], 1)
         return np.concatenate([ring + [0, -.5, 0], ring + [0, .5, 0]]) * s
-    if mesh["shape"] == "icosphere":  # a true sphere of diameter = scale: sample it densely
+    if mesh["shape"] in ("sphere", "icosphere"):  # a true sphere of diameter = scale: sample it densely
         u, v = np.meshgrid(np.linspace(0, np.pi, 24), a)
         return 0.5 * np.stack([np.sin(u) * np.cos(v), np.cos(u), np.sin(u) * np.sin(v)], -1).reshape(-1, 3) * s
     raise ValueError(mesh["shape"])

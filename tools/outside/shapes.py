@@ -107,7 +107,7 @@ class Sphere:
         self.r = float(radius)
 
     def scene_mesh(self):
-        return {"shape": "icosphere", "scale": [round(2 * self.r, 6)] * 3}
+        return {"shape": "sphere", "scale": [round(2 * self.r, 6)] * 3}
 
     def inertia_diag(self, m):
         return np.full(3, 0.4 * m * self.r ** 2)

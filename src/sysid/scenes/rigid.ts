@@ -20,7 +20,7 @@ import type { Problem } from "../objective.js";
 import type { Params } from "../unknowns.js";
 import { overBackground, premultiply, SCENE_LIGHTS, sigmaFor } from "../video.js";
 import { hostCamera, pixelRay, renderCamera, type CameraSpec, type Vec3 } from "./camera.js";
-import { shapeMeshes, type RigidShape, type ShapeMeshes } from "./shapes.js";
+import { shapeMeshes, sphereRadius, type SceneShape, type ShapeMeshes } from "./shapes.js";
 
 const { rigid, contact } = models;
 
@@ -49,7 +49,7 @@ export type Background = "ground" | readonly [number, number, number] | Array;
 
 export interface RigidSceneSpec {
   /** A built-in shape (scaled per axis by `scale`) or a closed triangle mesh (metres). */
-  readonly shape: RigidShape | { readonly mesh: TriMesh; readonly name?: string };
+  readonly shape: SceneShape | { readonly mesh: TriMesh; readonly name?: string };
   readonly scale: Vec3;
   /** The true mass (kg). */
   readonly mass: number;
@@ -161,11 +161,14 @@ export interface RigidScene {
   readonly meshes: ShapeMeshes;
   /** Inertia about the COM per kg of mass, row-major 3×3. */
   readonly unitInertia: readonly number[];
-  /**
-   * Rendered vertices about the COM in the body frame [V, 3] (also the ground-contact points) and faces int32 [F, 3].
-   */
+  /** Rendered vertices about the COM in the body frame [V, 3] and faces int32 [F, 3]. */
   readonly local: Array;
-  readonly localPoints: readonly number[];
+  /**
+   * Ground-contact points about the COM [P·3] (body frame) and their radius: the rendered vertices with radius 0, or
+   * a smooth sphere's centre with its radius.
+   */
+  readonly contactPoints: readonly number[];
+  readonly contactRadius: number;
   readonly faces: Array;
   /** Per-face albedo [F, 3], coloured by body-frame normal so rotation is visible. */
   readonly faceColors: Array;
@@ -182,14 +185,16 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
   const [width, height] = size(spec.resolution);
   const meshes =
     typeof spec.shape === "string" ? shapeMeshes(spec.shape, spec.scale) : scaledMesh(spec.shape.mesh, spec.scale);
-  const unit = rigid.meshBody(meshes.physics, { density: 1 });
+  const radius = spec.shape === "sphere" ? sphereRadius(spec.scale) : 0;
+  const unit = radius > 0 ? rigid.sphereBody(radius, { density: 1 }) : rigid.meshBody(meshes.physics, { density: 1 });
   if (!(unit.mass > 0))
     throw new Error(
       `rigid scene: the mesh encloses no volume (${unit.mass} m³); it ` +
         `must be closed and wound counter-clockwise seen from outside.`,
     );
-  // meshBody places the mesh's COM at the origin of the body frame; shift the visual mesh the same way.
-  const com = [0, 1, 2].map((d) => meshes.physics.vertices[d]! - unit.contactPoints[d]!);
+  // meshBody places the mesh's COM at the origin of the body frame; shift the visual mesh the same way (a sphere's
+  // mesh is centred on its COM).
+  const com = radius > 0 ? [0, 0, 0] : [0, 1, 2].map((d) => meshes.physics.vertices[d]! - unit.contactPoints[d]!);
   const v = meshes.visual.vertices;
   const localFlat = globalThis.Array.from(v, (c, i) => c - com[i % 3]!);
   const local = np.reshape(np.array(localFlat, { dtype: "float32" }), [v.length / 3, 3]);
@@ -205,7 +210,8 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
     meshes,
     local,
     faces,
-    localPoints: localFlat,
+    contactPoints: radius > 0 ? unit.contactPoints : localFlat,
+    contactRadius: radius,
     unitInertia: unit.inertia.map((x) => x / unit.mass),
     faceColors: normalColours(localFlat, meshes.visual.faces),
     camera: renderCamera(spec.camera, width, height),
@@ -290,8 +296,8 @@ export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; 
   const body: BodySpec = {
     mass: s.mass,
     inertia: scene.unitInertia.map((x) => x * s.mass),
-    contactPoints: scene.localPoints,
-    contactRadius: 0,
+    contactPoints: scene.contactPoints,
+    contactRadius: scene.contactRadius,
     position: s.position,
     rotation: s.rotation,
     velocity: s.velocity,
