@@ -156,6 +156,40 @@ describe("rigid contact: a sphere rolls (friction at its lowest point)", () => {
   });
 });
 
+describe("rigid contact: restitution", () => {
+  it.each([0.3, 0.6, 0.85])(
+    "a ball dropped with the damping for restitution %f rebounds at that ratio (±0.03)",
+    (e) => {
+      const ke = contact.RIGID_GROUND_DEFAULTS.ke;
+      const kd = contact.rigidGroundDamping(e, { ke });
+      expect(contact.rigidGroundRestitution({ ke, kd })).toBeCloseTo(e, 9);
+      for (const height of [0.15, 0.5]) {
+        const b = rigid.sphereBody(0.08, { position: [0, 0.08 + height, 0] });
+        const { system, state } = rigid.rigidSystem([b], {
+          ground: contact.rigidGround({ ke, kd, mu: 0.4, dtype: "float64" }),
+          dtype: "float64",
+          gravity: [0, -9.81, 0],
+        });
+        // The scenes' step: 30 substeps per frame at 30 fps.
+        const dt = 1 / 900;
+        const out = rigid.simulate(system, state, {
+          dt,
+          substeps: 1,
+          frames: Math.round((Math.sqrt(height / 4.9) + 0.1) / dt),
+        });
+        const vy = globalThis.Array.from(out.v.dataSync()).filter((_, i) => i % 3 === 1);
+        const impact = Math.min(...vy);
+        const rebound = Math.max(...vy.slice(vy.indexOf(impact)));
+        expect(Math.abs(rebound / -impact - e), `dropped from ${height} m: ${rebound / -impact}`).toBeLessThan(0.03);
+      }
+    },
+  );
+
+  it("refuses a restitution it cannot give", () => {
+    expect(() => contact.rigidGroundDamping(0.05, { ke: 3e4 })).toThrow(/restitution must be in \[0.15, 0.95\]/);
+  });
+});
+
 describe("rigid contact: stiff friction and damping at the scenes' step (implicit in the step)", () => {
   // 15 substeps per frame at 30 fps: the explicit law needed dt < 0.8/(3·kf), i.e. 113 substeps for kf 5000.
   it.each([1500, 5000])(

@@ -196,6 +196,14 @@ describe("the scene file", () => {
         },
       }),
     ).toMatch(/"camera\.pose\.R" has determinant −1: it is a mirror/);
+    // A bounce: "restitution" sets the damping (not with kd too).
+    const bouncy = sysid.parseVideoScene({ ...good, ground: { mu: 0.4, restitution: 0.6 } });
+    expect(E.isRight(bouncy) && bouncy.right.ground!.kd).toBeCloseTo(
+      models.contact.rigidGroundDamping(0.6, { ke: sysid.RIGID_CONTACT_DEFAULTS.ke }),
+      9,
+    );
+    expect(error({ ground: { mu: 0.4, restitution: 0.6, kd: 50 } })).toMatch(/gives both "kd" and "restitution"/);
+    expect(error({ ground: { mu: 0.4, restitution: 1.2 } })).toMatch(/"ground\.restitution" must be a number ≥ 0\.15/);
     // A floor needs no coefficients: they default to the documented contact, and the substeps to what it needs.
     const floor = sysid.parseVideoScene({ ...good, ground: { mu: 0.4 }, substeps: undefined });
     expect(E.isRight(floor) && floor.right.ground).toEqual({ ...sysid.RIGID_CONTACT_DEFAULTS, mu: 0.4 });

@@ -19,6 +19,7 @@
  *     "impulses": [{ "force": [N], "point": [m, body frame], "start": 0, "duration": 0.1 }],
  *     "gravity": [0, -9.8, 0],
  *     "ground": { "mu": 0.6 },                  // or null (no ground); ke, kd, kf default to RIGID_CONTACT_DEFAULTS
+ *                                               // "restitution": 0.6 sets kd for a bounce of that ratio
  *     "background": [0, 0, 0],                  // or "median" / "first-frame" of the video, "ground",
  *                                               // { "image": "plate.png" }
  *     "compare": "silhouette",                  // or "colour": what the image loss compares (see video-fit.ts)
@@ -31,7 +32,7 @@
  * Pure: paths in it are returned as written (the Node loader resolves them against the file).
  */
 import * as E from "fp-ts/lib/Either.js";
-import { rigidContactSubsteps } from "../models/contact/index.js";
+import { RIGID_RESTITUTION_RANGE, rigidContactSubsteps, rigidGroundDamping } from "../models/contact/index.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { CameraSpec, Vec3 } from "./scenes/camera.js";
 import type { ContactParams, Impulse, Quat } from "./scenes/rigid.js";
@@ -372,7 +373,17 @@ const ground = (v: unknown): Result<ContactParams | null> => {
   const d = RIGID_CONTACT_DEFAULTS;
   return pipe(
     object(v, "ground", `"ground": { "mu": 0.6 } (or null for no ground)`),
-    E.chain((g) => onlyKeys(g, "ground", ["ke", "kd", "kf", "mu"])),
+    E.chain((g) => onlyKeys(g, "ground", ["ke", "kd", "kf", "mu", "restitution"])),
+    E.chain((g) =>
+      g.restitution !== undefined && g.kd !== undefined
+        ? fail<Obj>(
+            "ground",
+            g,
+            `gives both "kd" and "restitution", which set the same damping; keep one`,
+            `"ground": { "mu": 0.4, "restitution": 0.6 }`,
+          )
+        : E.right(g),
+    ),
     E.bindTo("g"),
     E.bind("ke", ({ g }) =>
       optional(g, "ke", d.ke, () =>
@@ -383,10 +394,19 @@ const ground = (v: unknown): Result<ContactParams | null> => {
         }),
       ),
     ),
-    E.bind("kd", ({ g }) =>
-      optional(g, "kd", d.kd, () =>
-        num(g, "kd", "ground.kd", { min: 0, example: `"kd": ${d.kd} (contact damping, 1/s)` }),
-      ),
+    E.bind("kd", ({ g, ke }) =>
+      g.restitution !== undefined
+        ? pipe(
+            num(g, "restitution", "ground.restitution", {
+              min: RIGID_RESTITUTION_RANGE[0],
+              max: RIGID_RESTITUTION_RANGE[1],
+              example: `"restitution": 0.6 (the speed after a bounce over the speed before)`,
+            }),
+            E.map((e) => rigidGroundDamping(e, { ke })),
+          )
+        : optional(g, "kd", d.kd, () =>
+            num(g, "kd", "ground.kd", { min: 0, example: `"kd": ${d.kd} (contact damping, 1/s)` }),
+          ),
     ),
     E.bind("kf", ({ g }) =>
       optional(g, "kf", d.kf, () =>
