@@ -166,4 +166,35 @@ describe("fusion plan", () => {
     const kernels = compileCpu(makeIR(many)(x, x).ir).kernelSources();
     expect(Math.max(...kernels.map((k) => k.split("\n").length))).toBeLessThan(6000);
   });
+
+  it("keeps a shared value a buffer when sharing it would close a cycle through 70 other kernels", async () => {
+    // a reads xr, which shares w with y; y reads the end of a chain of 70 reductions that starts at b; a and b
+    // share v. One kernel for a and b would run both before and after the xr–y kernel: v is a buffer.
+    const cyclic = (x: Array, z: Array): Array[] => {
+      const v = costly(x),
+        w = costly(np.mul(x, 0.5));
+      const b = np.add(v, 1),
+        xr = np.add(w, 2);
+      let s = np.sum(np.sin(np.mul(b, 0.01)));
+      for (let k = 0; k < 69; k++) s = np.sum(np.sin(np.mul(z, s)));
+      return [xr, np.mul(w, s), np.mul(v, xr), b];
+    };
+    const x = np.array(
+        globalThis.Array.from({ length: 97 }, (_, i) => Math.cos(i)),
+        { dtype: "float32" },
+      ),
+      z = np.array(
+        globalThis.Array.from({ length: 89 }, (_, i) => 0.01 * Math.sin(i)),
+        { dtype: "float32" },
+      );
+    const { spec } = compileCpu(makeIR(cyclic)(x, z).ir);
+    // x, the four outputs and v.
+    expect(spec.buffers.filter((b) => b.size === 97)).toHaveLength(6);
+    const got = jit(cyclic)(x, z),
+      want = cyclic(x, z);
+    for (const [k, g] of got.entries()) {
+      const w = await want[k]!.data();
+      (await g.data()).forEach((e, i) => expect(e).toBeCloseTo(w[i]!, 5));
+    }
+  });
 });
