@@ -11,7 +11,10 @@
  * peaked at 13 GB while V8 optimised them.
  */
 import { describe, expect, it } from "vitest";
+import { ShapedArray } from "../src/core/aval.js";
 import { compileCpu } from "../src/core/compile/cpu-program.js";
+import { KernelGroups } from "../src/core/compile/plan.js";
+import { Var } from "../src/core/ir.js";
 import { grad, jacfwd, makeIR, np, jit, type Array } from "../src/index.js";
 
 /** An elementwise value with real work per element (one Math.sin each in a kernel's source). */
@@ -167,6 +170,29 @@ describe("fusion plan", () => {
     expect(Math.max(...kernels.map((k) => k.split("\n").length))).toBeLessThan(6000);
   });
 
+  it("shares a value between two kernels when one of them depends on a chain of more than 64 kernels", async () => {
+    // out1 reads the end of a chain of 71 reductions (each its own kernel), out2 does not: one kernel computes the
+    // shared costly value for both, no cycle. (The search that gave up after 64 groups made it a buffer.)
+    const chained = (x: Array, z: Array): [Array, Array] => {
+      const v = costly(x);
+      let s = np.sum(np.sin(z));
+      for (let k = 0; k < 70; k++) s = np.sum(np.sin(np.mul(z, s)));
+      return [np.mul(v, s), np.add(v, 1)];
+    };
+    const x = np.array(
+        globalThis.Array.from({ length: 97 }, (_, i) => Math.cos(i)),
+        { dtype: "float32" },
+      ),
+      z = np.array(
+        globalThis.Array.from({ length: 89 }, (_, i) => 0.01 * Math.sin(i)),
+        { dtype: "float32" },
+      );
+    const { spec } = compileCpu(makeIR(chained)(x, z).ir);
+    // x and the two outputs, no buffer for the shared value.
+    expect(spec.buffers.filter((b) => b.size === 97)).toHaveLength(3);
+    await expectMatchesEager(chained, x, z);
+  });
+
   it("keeps a shared value a buffer when sharing it would close a cycle through 70 other kernels", async () => {
     // a reads xr, which shares w with y; y reads the end of a chain of 70 reductions that starts at b; a and b
     // share v. One kernel for a and b would run both before and after the xr–y kernel: v is a buffer.
@@ -196,5 +222,55 @@ describe("fusion plan", () => {
       const w = await want[k]!.data();
       (await g.data()).forEach((e, i) => expect(e).toBeCloseTo(w[i]!, 5));
     }
+  });
+
+  it("KernelGroups refuses exactly the unions that close a cycle and keeps its groups in dependency order", () => {
+    // Random DAGs of roots (edges from later to earlier roots) and random unions, against a search of every group.
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const united: number[] = [],
+      refused: number[] = [];
+    for (let trial = 0; trial < 100; trial++) {
+      const n = 10 + rand(60);
+      const shuffled = globalThis.Array.from({ length: n }, () => new Var(new ShapedArray([1], "float32")));
+      const deps = new Map(shuffled.map((r) => [r, [] as Var[]]));
+      shuffled.forEach((r, i) => {
+        for (let j = 0; j < i; j++) if (rand(100) < 5) deps.get(r)!.push(shuffled[j]!);
+      });
+      // The groups' roots in another order than the dependencies'.
+      const roots = [...shuffled].sort(() => rand(3) - 1);
+      const kg = new KernelGroups(roots, (r) => deps.get(r)!);
+      /** The roots reached from `from` along dependencies, also through the groups' other roots if `grouped`. */
+      const closure = (from: readonly Var[], grouped = true): Set<Var> => {
+        const seen = new Set<Var>(),
+          stack = grouped ? from.flatMap((r) => kg.members(r)) : [...from];
+        while (stack.length)
+          for (const d of deps.get(stack.pop()!)!)
+            for (const m of grouped ? kg.members(d) : [d])
+              if (!seen.has(m)) {
+                seen.add(m);
+                stack.push(m);
+              }
+        return seen;
+      };
+      for (let u = 0; u < 100; u++) {
+        const union = [...new Set([roots[rand(n)]!, roots[rand(n)]!, roots[rand(n)]!].flatMap((r) => kg.members(r)))];
+        // As in the planner, no root of a union depends on another (a group's roots never do).
+        const reach = new Map(union.map((r) => [r, closure([r], false)]));
+        if (union.some((a) => union.some((b) => reach.get(a)!.has(b)))) continue;
+        // It closes a cycle iff the union's groups, taken together, reach one of their own roots.
+        const cycle = [...closure(union)].some((r) => union.includes(r));
+        expect(kg.unite(union)).toBe(!cycle);
+        (cycle ? refused : united).push(union.length);
+        if (!cycle) expect(kg.members(union[0]!)).toHaveLength(union.length);
+      }
+      // The kernels still run in some order: no group reaches itself.
+      for (const g of kg.groups()) expect(closure(g).has(g[0]!)).toBe(false);
+    }
+    // Both kinds, many times (measured: 1,837 unions made and 813 refused).
+    expect(Math.min(united.length, refused.length)).toBeGreaterThan(100);
   });
 });

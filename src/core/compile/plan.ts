@@ -20,8 +20,6 @@ import { fuseSiblingReductions } from "./fuse-reductions.js";
 import { topoOrder } from "./scopes.js";
 
 export const UNROLL_MAX = 16;
-/** Groups closesCycle searches before it refuses a union (keeps planning near-linear in the program's size). */
-const CYCLE_SEARCH_MAX = 64;
 export const INLINE_REDUCE_MAX = 64;
 /**
  * Kernels beyond SPLIT_NODES_MAX expression nodes are split (a value inside becomes a buffer),
@@ -302,19 +300,20 @@ function planWith(
     }
     const inlinedBy = new Map<Var, Var[]>();
     for (const [r, cone] of cones) for (const v of cone) (inlinedBy.get(v) ?? inlinedBy.set(v, []).get(v)!).push(r);
-    // Root dependencies (transitively through buffers computed by other roots).
+    // Root dependencies: direct (the roots whose buffers a root's kernel reads, also through routines), and
+    // transitive.
     const rootSet = new Set(roots);
-    const depMemo = new Map<Var, Set<Var>>();
-    const deps = (r: Var): Set<Var> => {
-      let d = depMemo.get(r);
+    const directMemo = new Map<Var, readonly Var[]>();
+    const directDeps = (r: Var): readonly Var[] => {
+      let d = directMemo.get(r);
       if (d) return d;
-      d = new Set();
-      depMemo.set(r, d);
+      const found = new Set<Var>(),
+        seen = new Set<Var>();
       const visitBuf = (b: Var) => {
-        if (rootSet.has(b)) {
-          d!.add(b);
-          deps(b).forEach((x) => d!.add(x));
-        } else if (producer.has(b))
+        if (seen.has(b)) return;
+        seen.add(b);
+        if (rootSet.has(b)) found.add(b);
+        else if (producer.has(b))
           producer.get(b)!.inputs.forEach((i) => {
             if (M.has(i)) visitBuf(i);
           });
@@ -323,63 +322,29 @@ function planWith(
       // A fused scatter's kernel also reads its target (the accumulator's initial value) and its indices.
       const sc = fusedScatter.get(r);
       if (sc) for (const v of sc.inputs.slice(0, 2)) if (M.has(v)) visitBuf(v);
+      directMemo.set(r, (d = [...found]));
       return d;
     };
-    // Union-find of roots sharing real work.
-    const parent = new Map<Var, Var>(roots.map((r) => [r, r]));
-    const find = (x: Var): Var => {
-      while (parent.get(x) !== x) x = parent.get(x)!;
-      return x;
-    };
-    let groupsByRoot: Map<Var, Var[]> | null = null; // rebuilt after each union
-    const members = (x: Var): Var[] => {
-      if (!groupsByRoot) {
-        groupsByRoot = new Map();
-        for (const r of roots) (groupsByRoot.get(find(r)) ?? groupsByRoot.set(find(r), []).get(find(r))!).push(r);
+    const depMemo = new Map<Var, Set<Var>>();
+    const deps = (r: Var): Set<Var> => {
+      let d = depMemo.get(r);
+      if (d) return d;
+      d = new Set();
+      depMemo.set(r, d);
+      for (const b of directDeps(r)) {
+        d.add(b);
+        deps(b).forEach((x) => d!.add(x));
       }
-      return groupsByRoot.get(find(x))!;
+      return d;
     };
-    /**
-     * Would one kernel for `union` close a cycle through other kernels? No root of the union
-     * depends on another (`mergeable`), but a → x and y → b with x, y already sharing a kernel
-     * would make the union's kernel both before and after that one.
-     */
-    const closesCycle = (union: readonly Var[]): boolean => {
-      const inUnion = new Set(union.map(find));
-      const seen = new Set<Var>(),
-        stack: Var[] = [];
-      const pushDeps = (members: readonly Var[]) => {
-        for (const m of members)
-          for (const d of deps(m)) {
-            const g = find(d);
-            if (!inUnion.has(g) && !seen.has(g)) {
-              seen.add(g);
-              stack.push(g);
-            }
-          }
-      };
-      pushDeps(union);
-      let visited = 0;
-      while (stack.length) {
-        // Bounded: past CYCLE_SEARCH_MAX groups the union is refused (its shared value becomes a buffer, always
-        // correct). Searching every group's transitive dependencies took 36 of the 45 s that planning the gradient
-        // of a rigid step with an implicit contact solve (2,769 equations) cost; bounded, planning takes 1.4 s.
-        if (++visited > CYCLE_SEARCH_MAX) return true;
-        const group = members(stack.pop()!);
-        if (group.some((m) => [...deps(m)].some((d) => inUnion.has(find(d))))) return true;
-        pushDeps(group);
-      }
-      return false;
-    };
+    // Kernels: groups of roots sharing real work.
+    const kernels = new KernelGroups(roots, directDeps);
+    const members = (x: Var) => kernels.members(x);
     let changed = false;
     for (const [v, rs] of inlinedBy) {
       if (rs.length < 2 || cost(v) < 2) continue;
       const union = [...new Set(rs.flatMap(members))];
-      if (mergeable(union, deps) && !closesCycle(union)) {
-        for (const r of union) parent.set(find(r), find(union[0]!));
-        groupsByRoot = null;
-        continue;
-      }
+      if (mergeable(union, deps) && kernels.unite(union)) continue;
       const bigs = rs.filter((r) => isBigReduce(producer.get(r)!, opts));
       const lazyIns = bigs.flatMap((r) => producer.get(r)!.inputs.filter((i) => !M.has(i)));
       if (lazyIns.length) lazyIns.forEach((i) => M.add(i));
@@ -388,13 +353,163 @@ function planWith(
       break;
     }
     if (!changed) {
-      const byRoot = new Map<Var, Var[]>();
-      for (const r of roots) (byRoot.get(find(r)) ?? byRoot.set(find(r), []).get(find(r))!).push(r);
-      groups = [...byRoot.values()];
+      groups = kernels.groups();
       break;
     }
   }
   return { ...emitProgram(ir, constVals, M, producer, groups, fusedScatter, opts), buffers: M, producer };
+}
+
+/**
+ * Roots grouped into kernels (union-find), with the groups kept in a topological order of their
+ * dependencies (a group depends on another if one of its roots reads a buffer computed by one of
+ * the other's, directly or through routines), so that whether a union would close a cycle is
+ * decided exactly by searching only the groups placed between the union's own. Merging groups
+ * into one kernel closes a cycle if a root of the union depends on another through a group
+ * outside it: a → x and y → b, with x and y already sharing a kernel, would make the union's
+ * kernel both before and after that one. Each such path runs downhill in the order, from a member
+ * to a group below it; groups below the lowest member cannot lead back to a member, so the search
+ * never leaves the span of the union's positions (Pearce and Kelly's dynamic topological order,
+ * for the contraction of several nodes rather than the insertion of an edge). An unbounded search
+ * of every group's dependencies took 70 s of the 76 s that planning the gradient of a rigid step
+ * with an implicit contact solve (3,592 equations) cost.
+ */
+export class KernelGroups {
+  private readonly parent = new Map<Var, Var>();
+  private readonly memberList = new Map<Var, Var[]>();
+  /** Each group's place in a topological order (keyed by the group's representative root). */
+  private readonly pos = new Map<Var, number>();
+  /** The roots that directly depend on each root. */
+  private readonly users = new Map<Var, Var[]>();
+
+  constructor(
+    private readonly roots: readonly Var[],
+    private readonly directDeps: (r: Var) => readonly Var[],
+  ) {
+    for (const r of roots) {
+      this.parent.set(r, r);
+      this.memberList.set(r, [r]);
+      this.users.set(r, []);
+    }
+    for (const r of roots) for (const d of directDeps(r)) this.users.get(d)!.push(r);
+    // Dependencies first (depth-first, post-order; a stack rather than recursion for long chains).
+    let next = 0;
+    for (const r0 of roots) {
+      if (this.pos.has(r0)) continue;
+      this.pos.set(r0, -1);
+      const stack: [Var, number][] = [[r0, 0]];
+      while (stack.length) {
+        const top = stack[stack.length - 1]!;
+        const ds = directDeps(top[0]);
+        if (top[1] < ds.length) {
+          const d = ds[top[1]++]!;
+          if (!this.pos.has(d)) {
+            this.pos.set(d, -1);
+            stack.push([d, 0]);
+          }
+        } else {
+          this.pos.set(top[0], next++);
+          stack.pop();
+        }
+      }
+    }
+  }
+
+  find(x: Var): Var {
+    let p = this.parent.get(x)!;
+    while (p !== x) {
+      const g = this.parent.get(p)!;
+      this.parent.set(x, g);
+      x = p;
+      p = g;
+    }
+    return x;
+  }
+  members(x: Var): readonly Var[] {
+    return this.memberList.get(this.find(x))!;
+  }
+  /** The groups, each in the order of `roots`, ordered by their first root. */
+  groups(): Var[][] {
+    const byRep = new Map<Var, Var[]>();
+    for (const r of this.roots) {
+      const g = this.find(r);
+      (byRep.get(g) ?? byRep.set(g, []).get(g)!).push(r);
+    }
+    return [...byRep.values()];
+  }
+
+  /**
+   * Merge the groups of `union` into one kernel, unless that closes a cycle (then false and
+   * nothing changes). The roots of the union must not depend on each other (`mergeable`).
+   */
+  unite(union: readonly Var[]): boolean {
+    const reps = [...new Set(union.map((r) => this.find(r)))];
+    if (reps.length < 2) return true;
+    const inUnion = new Set(reps);
+    const at = (g: Var) => this.pos.get(g)!;
+    let lo = Infinity,
+      hi = -Infinity;
+    for (const g of reps) {
+      lo = Math.min(lo, at(g));
+      hi = Math.max(hi, at(g));
+    }
+    // The groups the union depends on, placed above its lowest member (all others are below every member); a path
+    // through them back to a member is a cycle.
+    const below = this.reach(reps, inUnion, this.directDeps, (p) => p > lo);
+    if (!below) return false;
+    // The groups depending on the union, below its highest member (no cycle: none is in `below`).
+    const above = this.reach(
+      reps,
+      inUnion,
+      (r) => this.users.get(r)!,
+      (p) => p < hi,
+    )!;
+    // Reorder the affected groups within their own places: `below`, then the union, then `above`. Each of `below`
+    // moves down or stays, each of `above` up or stays, so the groups they depend on, or that depend on them, and
+    // are not moved stay on the right side (Pearce and Kelly's argument).
+    const byPos = (a: Var, b: Var) => at(a) - at(b);
+    below.sort(byPos);
+    above.sort(byPos);
+    const places = [...below, ...reps, ...above].map(at).sort((a, b) => a - b);
+    below.forEach((g, i) => this.pos.set(g, places[i]!));
+    above.forEach((g, i) => this.pos.set(g, places[places.length - above.length + i]!));
+    const rep = reps[0]!,
+      list = this.memberList.get(rep)!;
+    for (const g of reps.slice(1)) {
+      this.parent.set(g, rep);
+      list.push(...this.memberList.get(g)!);
+      this.memberList.delete(g);
+    }
+    this.pos.set(rep, places[below.length]!);
+    return true;
+  }
+
+  /**
+   * The groups outside the union reached from its members along `edges` through groups whose
+   * place passes `inSpan`, or null if such a path leads back into the union.
+   */
+  private reach(
+    reps: readonly Var[],
+    inUnion: ReadonlySet<Var>,
+    edges: (r: Var) => readonly Var[],
+    inSpan: (place: number) => boolean,
+  ): Var[] | null {
+    const seen = new Set<Var>(),
+      found: Var[] = [],
+      stack = [...reps];
+    while (stack.length) {
+      for (const m of this.memberList.get(stack.pop()!)!)
+        for (const d of edges(m)) {
+          const g = this.find(d);
+          if (inUnion.has(g)) return null;
+          if (seen.has(g) || !inSpan(this.pos.get(g)!)) continue;
+          seen.add(g);
+          found.push(g);
+          stack.push(g);
+        }
+    }
+    return found;
+  }
 }
 
 function gcd(a: number, b: number): number {
