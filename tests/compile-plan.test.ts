@@ -170,6 +170,18 @@ describe("fusion plan", () => {
     expect(Math.max(...kernels.map((k) => k.split("\n").length))).toBeLessThan(6000);
   });
 
+  /** Inputs of the long-chain programs: x [97] feeds the shared costly values, z [89] the chain of reductions. */
+  const chainInputs = () => ({
+    x: np.array(
+      globalThis.Array.from({ length: 97 }, (_, i) => Math.cos(i)),
+      { dtype: "float32" },
+    ),
+    z: np.array(
+      globalThis.Array.from({ length: 89 }, (_, i) => 0.01 * Math.sin(i)),
+      { dtype: "float32" },
+    ),
+  });
+
   it("shares a value between two kernels when one of them depends on a chain of more than 64 kernels", async () => {
     // out1 reads the end of a chain of 71 reductions (each its own kernel), out2 does not: one kernel computes the
     // shared costly value for both, no cycle. (The search that gave up after 64 groups made it a buffer.)
@@ -179,14 +191,7 @@ describe("fusion plan", () => {
       for (let k = 0; k < 70; k++) s = np.sum(np.sin(np.mul(z, s)));
       return [np.mul(v, s), np.add(v, 1)];
     };
-    const x = np.array(
-        globalThis.Array.from({ length: 97 }, (_, i) => Math.cos(i)),
-        { dtype: "float32" },
-      ),
-      z = np.array(
-        globalThis.Array.from({ length: 89 }, (_, i) => 0.01 * Math.sin(i)),
-        { dtype: "float32" },
-      );
+    const { x, z } = chainInputs();
     const { spec } = compileCpu(makeIR(chained)(x, z).ir);
     // x and the two outputs, no buffer for the shared value.
     expect(spec.buffers.filter((b) => b.size === 97)).toHaveLength(3);
@@ -205,14 +210,7 @@ describe("fusion plan", () => {
       for (let k = 0; k < 69; k++) s = np.sum(np.sin(np.mul(z, s)));
       return [xr, np.mul(w, s), np.mul(v, xr), b];
     };
-    const x = np.array(
-        globalThis.Array.from({ length: 97 }, (_, i) => Math.cos(i)),
-        { dtype: "float32" },
-      ),
-      z = np.array(
-        globalThis.Array.from({ length: 89 }, (_, i) => 0.01 * Math.sin(i)),
-        { dtype: "float32" },
-      );
+    const { x, z } = chainInputs();
     const { spec } = compileCpu(makeIR(cyclic)(x, z).ir);
     // x, the four outputs and v.
     expect(spec.buffers.filter((b) => b.size === 97)).toHaveLength(6);
