@@ -37,7 +37,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import type { CameraSpec, Vec3 } from "./scenes/camera.js";
 import type { ContactParams, Impulse, Quat } from "./scenes/rigid.js";
 import { POSITIVE_RIGID_UNKNOWNS, RIGID_CONTACT_DEFAULTS, RIGID_UNKNOWNS, type RigidUnknown } from "./scenes/rigid.js";
-import { SCENE_SHAPES, type SceneShape } from "./scenes/shapes.js";
+import { isUniformScale, SCENE_SHAPES, type SceneShape } from "./scenes/shapes.js";
 
 export type SceneBackground =
   | readonly [number, number, number]
@@ -153,7 +153,7 @@ const mesh = (v: unknown): Result<VideoSceneFile["mesh"]> =>
             (SCENE_SHAPES as readonly string[]).includes(m.shape) &&
             m.obj === undefined
           )
-            return m.shape === "sphere" && !(s[0] === s[1] && s[1] === s[2])
+            return m.shape === "sphere" && !isUniformScale(s)
               ? fail(
                   "mesh.scale",
                   scale,

@@ -107,10 +107,10 @@ export const RIGID_RESTITUTION_RANGE = [0.15, 0.95] as const;
  * (Kelvin–Voigt without attraction: the body leaves when the push reaches zero, before the spring is relaxed), whose
  * restitution is e = exp(−(β/ω)·(π − atan2(2βω, ω² − β²))) with β = kd/2 and ω = √(ke − β²) (Schwager & Pöschel,
  * "Coefficient of restitution and linear dashpot model revisited", Granular Matter 2007, arXiv cond-mat/0701278),
- * for kd < 2√ke (underdamped). Measured on a ball dropped at 1.7 and 3.1 m/s at the
- * defaults' stiffness and the scenes' step: 0.279 and 0.296 for 0.3, 0.583 and 0.595 for 0.6, 0.842 and 0.845 for
- * 0.85 (tests/models-rigid-contact.test.ts) — a little less at slow impacts, where the penetration ramp's few
- * millimetres and gravity during the impact weigh more.
+ * for kd < 2√ke (underdamped; 0 is returned beyond, where the formula does not hold). Measured on a ball dropped
+ * at 1.7 and 3.1 m/s at the defaults' stiffness and the scenes' step: 0.279 and 0.296 for 0.3, 0.583 and 0.595 for
+ * 0.6, 0.842 and 0.845 for 0.85 (tests/models-rigid-contact.test.ts) — a little less at slow impacts, where the
+ * penetration ramp's few millimetres and gravity during the impact weigh more.
  */
 export function rigidGroundRestitution(c: { readonly ke: number; readonly kd: number }): number {
   const beta = c.kd / 2;

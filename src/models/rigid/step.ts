@@ -67,17 +67,17 @@ export function wrench(
   if (sys.contacts && sys.ground) {
     const c = sys.contacts,
       g = sys.ground;
-    // A point with a radius (a sphere's centre) touches the plane at its lowest point, centre − radius·n: friction
-    // acts there, so it spins the sphere (applied at the centre, a ball slid without ever rolling). The gap of that
-    // point is the centre's gap less the radius, so the contact laws see radius 0.
-    const r = np.sub(matvec(np.take(R, c.body, 0), c.local), np.mul(np.expandDims(c.radius, -1), g.normal));
-    const p = np.add(np.take(s.x, c.body, 0), r);
+    // The gap is the point's (a sphere's centre's) less its radius; the force acts where the point touches the
+    // plane, centre − radius·n, and moves with that point: friction there spins a sphere (applied at the centre, a
+    // ball slid without ever rolling).
+    const centre = matvec(np.take(R, c.body, 0), c.local);
+    const p = np.add(np.take(s.x, c.body, 0), centre);
+    const r = np.sub(centre, np.mul(np.expandDims(c.radius, -1), g.normal));
     const pv = np.add(np.take(s.v, c.body, 0), cross(np.take(s.w, c.body, 0), r));
-    const radius = np.zerosLike(c.radius);
     if (g.scaling !== "per-body-mass") {
-      add(c.body, r, groundForces(g, p, pv, radius));
+      add(c.body, r, groundForces(g, p, pv, c.radius));
     } else {
-      const normal = (v: Array) => rigidGroundNormal(g, p, v, radius, c.body, sys.mass, sys.gravity);
+      const normal = (v: Array) => rigidGroundNormal(g, p, v, c.radius, c.body, sys.mass, sys.gravity);
       const { fn, w } = normal(pv);
       add(c.body, r, np.mul(np.expandDims(fn, -1), g.normal));
       if (dt > 0) {

@@ -24,9 +24,12 @@ export type RigidShape = (typeof RIGID_SHAPES)[number];
 export const SCENE_SHAPES = [...RIGID_SHAPES, "sphere"] as const;
 export type SceneShape = (typeof SCENE_SHAPES)[number];
 
+/** A scale a "sphere" can take: the same on every axis (its diameter). */
+export const isUniformScale = (scale: readonly number[]): boolean => scale[0] === scale[1] && scale[1] === scale[2];
+
 /** The radius of a smooth sphere scaled by `scale` (its base diameter is 1 m); an error for unequal axes. */
 export function sphereRadius(scale: readonly [number, number, number]): number {
-  if (!(scale[0] === scale[1] && scale[1] === scale[2]))
+  if (!isUniformScale(scale))
     throw new Error(
       `"sphere" needs the same scale on every axis (its diameter), got [${scale.join(", ")}]; ` +
         `for an ellipsoid use "icosphere" with unequal scales (a faceted solid).`,
