@@ -56,6 +56,9 @@ export interface OutsideRow {
   readonly interval: Record<string, readonly [number, number]>;
   readonly verdict: string;
   readonly reasons: readonly string[];
+  /** The final loss over the video's floor, and the share of the empty frame's loss above the floor explained. */
+  readonly floorRatio: number;
+  readonly explained: number;
   /** Every unknown the video determines within TOLERANCE, or a verdict that is not "fits". */
   readonly trustworthy: boolean;
   /** The determined unknowns were all within TOLERANCE. */
@@ -140,6 +143,8 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
       interval: intervals,
       verdict: r.verdict.status,
       reasons: r.verdict.reasons,
+      floorRatio: r.verdict.floorRatio,
+      explained: r.verdict.explained,
       withinTolerance,
       covered,
       trustworthy: withinTolerance || r.verdict.status !== "fits",
@@ -180,7 +185,7 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
     "| case | shape | physics + renderer | camera | video determines " +
     "| mass: truth → estimate (error) [95% interval] " +
     "| μ: truth → estimate (error) [95% interval] " +
-    "| verdict | truth in interval | believable |";
+    "| loss ÷ floor, explained | verdict | truth in interval | believable |";
   const lines = rows.map((r) => {
     // An unbounded interval (the loss ignores the unknown) is ±Infinity, which result.json stores as null.
     const bounded = (x: number | null | undefined) => typeof x === "number" && Number.isFinite(x);
@@ -195,6 +200,7 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
     return (
       `| ${r.case} | ${r.shape} | ${r.engine} + ${r.renderer} | ${r.camera} | ${r.determines} | ` +
       `${cell("mass")} | ${cell("mu")} | ` +
+      `${r.floorRatio.toFixed(2)}, ${(100 * r.explained).toFixed(1)}% | ` +
       `${r.verdict} | ${inside} | ${r.trustworthy ? "yes" : "**no**"} |`
     );
   });
@@ -205,7 +211,7 @@ export function outsideMarkdown(rows: readonly OutsideRow[]): string {
     covered = some.filter((r) => r.covered).length;
   return [
     head,
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...lines,
     "",
     `${within} of the ${some.length} cases whose video determines an unknown ` +
@@ -233,6 +239,8 @@ export function outsideCsv(rows: readonly OutsideRow[]): string {
     "mu_rel_error",
     "mu_lo",
     "mu_hi",
+    "floor_ratio",
+    "explained",
     "verdict",
     "covered",
     "believable",
@@ -256,6 +264,8 @@ export function outsideCsv(rows: readonly OutsideRow[]): string {
       r.relError.mu,
       r.interval.mu?.[0],
       r.interval.mu?.[1],
+      r.floorRatio,
+      r.explained,
       r.verdict,
       r.covered,
       r.trustworthy,

@@ -228,8 +228,14 @@ function outsideSection(r: OutsideResult | null): string {
     "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed " +
     "(the residual's spread over runs of frames, " +
     "the contact defaults (ke ×2, kd ×4, kf ×10), " +
-    "and the moves of the estimate under the foreground's thresholds halved or doubled " +
-    "and the model outline drawn half or twice as soft).\n\n" +
+    "and the moves of the estimate under the foreground's thresholds halved or doubled, " +
+    "the model outline drawn half or twice as soft " +
+    "and the contact points spread over the mesh's edges). " +
+    "Loss ÷ floor: the final loss over what the right model would leave " +
+    "(the mask's ramp, the soft outline against the model drawn sharp, the mask's noise); " +
+    "explained: the share of the empty frame's loss above that floor the fit explains " +
+    `("fits" needs at most ${sysid.VERDICT_LIMITS.floorRatio} ` +
+    `and at least ${100 * sysid.VERDICT_LIMITS.explained}%).\n\n` +
     outsideMarkdown(r.cases)
   );
 }

@@ -120,6 +120,16 @@ describe("judge", () => {
     expect(far.status).toBe("poor");
     expect(far.reasons.join()).toMatch(/20\.0× the video's floor.*does not explain the video/);
     expect(sysid.verdictExitCode(far)).toBe(3);
+    // A small object whose outline is a fifth of its area: a fit near that floor explains what can be explained.
+    const small = sysid.judge({
+      finalLoss: 0.0115,
+      emptyLoss: 0.05,
+      floor: { noise: 1e-3, edges: 0.01 },
+      framesMissed: [],
+      uncertainty: sure,
+    });
+    expect(small.explained).toBeCloseTo(1 - 0.0005 / 0.039, 10);
+    expect(small.status).toBe("fits");
     const missed = sysid.judge({ finalLoss: 2e-3, emptyLoss: 0.05, floor, framesMissed: [30, 31], uncertainty: sure });
     expect(missed.reasons.join()).toMatch(/misses the video's in 2 frames \(30, 31\)/);
     const loose = sysid.judge({
@@ -136,11 +146,13 @@ describe("judge", () => {
   });
 
   it("measures the outlines' softness and the mask's noise, and finds frames the model misses", () => {
-    // Two frames of 4 pixels: the object in pixels 0–1 (sharp in the mask, soft in the model); pixel 3 is noise.
+    // Two frames of 4 pixels: the object in pixels 0–1 (sharp in the mask, soft in the model, which spills 0.3 into
+    // pixel 2 where the sharp drawing has none: its own ½ contour would not count that); pixel 3 is noise.
     const mask = [1, 1, 0, 0.2, 1, 1, 0, 0];
-    const alpha = [0.8, 0.9, 0.1, 0, 0, 0.1, 0, 0];
-    const f = sysid.silhouetteFloor(mask, alpha, 2, 4);
-    expect(f.edges).toBeCloseTo((0.04 + 0.01 + 0.01 + 0.04 + 0.01) / 8, 10);
+    const alpha = [0.8, 0.9, 0.3, 0, 0, 0.1, 0, 0];
+    const sharp = [1, 1, 0, 0, 0, 0, 0, 0];
+    const f = sysid.silhouetteFloor(mask, alpha, sharp, 2, 4);
+    expect(f.edges).toBeCloseTo((0.04 + 0.01 + 0.09 + 0.04 + 0.01) / 8, 10);
     expect(f.noise).toBeCloseTo(0.04 / 8, 10);
     expect(sysid.missedFrames(mask, alpha, 2, 4)).toEqual([1]);
   });

@@ -52,6 +52,7 @@ function defaultPrior(k: RigidUnknown, initial: number): readonly [number, numbe
 const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = {
   foreground: "foreground's thresholds",
   outline: "outline's softness",
+  contacts: "contact points' spread",
 };
 
 /**
@@ -226,6 +227,10 @@ export const FOREGROUND_ALTERNATIVES: readonly ForegroundThresholds[] = [
   { low: 0.1, high: 0.3 },
 ];
 export const OUTLINE_ALTERNATIVES: readonly number[] = [0.5, 2];
+/** The edge width factor of the model drawn sharp (the verdict's floor measures the soft outline against it). */
+const SHARP_OUTLINE = 0.02;
+/** Meshes up to this many vertices get the contact-points alternative (a finer mesh already samples its faces). */
+const CONTACT_ALTERNATIVE_MAX_VERTICES = 64;
 /** Levenberg–Marquardt steps that re-find the minimiser under each alternative, from the estimate. */
 const ALTERNATIVE_STEPS = 8;
 
@@ -505,11 +510,15 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     : "image loss (pixelwise MSE, RGB in [0, 1])";
 
   // The verdict: the loss against the video's floor and an empty frame, coverage, and intervals.
-  const estimateAlpha = alphaOf(trajectory(paramsOf(unknowns, r.estimate)));
+  const estimateVertices = trajectory(paramsOf(unknowns, r.estimate));
+  const sharpOf = compileRender(
+    rigidProblem(buildRigidScene({ ...spec, channels: "alpha", edgeSoftness: SHARP_OUTLINE })).render!,
+  );
+  const estimateAlpha = alphaOf(estimateVertices);
   const n = width * height,
     maskData = mask.dataSync(),
     alphaData = estimateAlpha.dataSync();
-  const edges = silhouetteFloor(maskData, alphaData, frames, n);
+  const edges = silhouetteFloor(maskData, alphaData, sharpOf(estimateVertices).dataSync(), frames, n);
   let floor = edges,
     emptyLoss: number;
   if (silhouette) {
@@ -562,6 +571,13 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
       ),
     ),
   });
+  // A flat face's load over its contacts (statically indeterminate): a mesh with few vertices touches at its
+  // corners; the alternative spreads the load over its edges' midpoints too. The engines differ here as well.
+  if (spec.contact && rigid.contactRadius === 0 && rigid.contactPoints.length / 3 <= CONTACT_ALTERNATIVE_MAX_VERTICES)
+    alternatives.push({
+      name: "contacts",
+      estimates: [await refit(rigidProblem(buildRigidScene({ ...rigid.spec, contactSampling: "edges" })), observed)],
+    });
   const uncertainty = laplaceUncertainty(
     (u) => objective.residual(u),
     layout,

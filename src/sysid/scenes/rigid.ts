@@ -77,6 +77,29 @@ export interface RigidSceneSpec {
   readonly channels?: "rgba" | "rgb" | "alpha";
   /** A factor on the soft rasterizer's edge width σ (default 1): how soft the model's outline is drawn. */
   readonly edgeSoftness?: number;
+  /**
+   * Where the body touches the ground: "vertices" (default), the rendered mesh's vertices; "edges", those and the
+   * midpoints of the mesh's edges (a box's faces as 3 × 3 grids). How a flat face's load spreads over its contacts
+   * is not settled by rigid-body mechanics (it is statically indeterminate): corners alone carry it at the face's
+   * rim, a grid spreads it inward, which changes the friction's torque on a box that turns while it slides.
+   */
+  readonly contactSampling?: "vertices" | "edges";
+}
+
+/** The mesh's vertices [V·3] and the midpoints of its faces' edges (each edge once), flat. */
+function withEdgeMidpoints(vertices: readonly number[], faces: readonly number[] | Int32Array): number[] {
+  const out = [...vertices];
+  const seen = new Set<string>();
+  for (let f = 0; f < faces.length; f += 3)
+    for (let e = 0; e < 3; e++) {
+      const a = faces[f + e]!,
+        b = faces[f + ((e + 1) % 3)]!;
+      const key = a < b ? `${a},${b}` : `${b},${a}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      for (let d = 0; d < 3; d++) out.push((vertices[3 * a + d]! + vertices[3 * b + d]!) / 2);
+    }
+  return out;
 }
 
 /**
@@ -210,7 +233,12 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
     meshes,
     local,
     faces,
-    contactPoints: radius > 0 ? unit.contactPoints : localFlat,
+    contactPoints:
+      radius > 0
+        ? unit.contactPoints
+        : spec.contactSampling === "edges"
+          ? withEdgeMidpoints(localFlat, meshes.visual.faces)
+          : localFlat,
     contactRadius: radius,
     unitInertia: unit.inertia.map((x) => x / unit.mass),
     faceColors: normalColours(localFlat, meshes.visual.faces),
