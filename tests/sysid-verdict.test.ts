@@ -146,13 +146,14 @@ describe("judge", () => {
   });
 
   it("measures the outlines' softness and the mask's noise, and finds frames the model misses", () => {
-    // Two frames of 4 pixels: the object in pixels 0–1 (sharp in the mask, soft in the model, which spills 0.3 into
-    // pixel 2 where the sharp drawing has none: its own ½ contour would not count that); pixel 3 is noise.
+    // Two frames of 4 pixels: the object in pixels 0–1 (sharp in the mask, soft in the model, which spills 0.6 into
+    // pixel 2 where the sharp drawing has none: against its own ½ contour that pixel would count 0.4², not 0.6²);
+    // pixel 3 is noise.
     const mask = [1, 1, 0, 0.2, 1, 1, 0, 0];
-    const alpha = [0.8, 0.9, 0.3, 0, 0, 0.1, 0, 0];
+    const alpha = [0.8, 0.9, 0.6, 0, 0, 0.1, 0, 0];
     const sharp = [1, 1, 0, 0, 0, 0, 0, 0];
     const f = sysid.silhouetteFloor(mask, alpha, sharp, 2, 4);
-    expect(f.edges).toBeCloseTo((0.04 + 0.01 + 0.09 + 0.04 + 0.01) / 8, 10);
+    expect(f.edges).toBeCloseTo((0.04 + 0.01 + 0.36 + 0.04 + 0.01) / 8, 10);
     expect(f.noise).toBeCloseTo(0.04 / 8, 10);
     expect(sysid.missedFrames(mask, alpha, 2, 4)).toEqual([1]);
   });

@@ -610,7 +610,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   });
   log(
     `verdict: ${verdict.status} — loss ${r.finalLoss.toExponential(2)}, ${verdict.floorRatio.toFixed(2)}× ` +
-      `the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss explained` +
+      `the video's floor, ${(100 * verdict.explained).toFixed(1)}% of the empty-frame loss above it explained` +
       (verdict.reasons.length ? `\n${verdict.reasons.map((x) => `  - ${x}`).join("\n")}` : ""),
   );
   let files: string[] = [];
