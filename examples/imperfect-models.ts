@@ -85,12 +85,16 @@ export const GUESS_FACTOR = 2.5;
 
 export interface Row {
   readonly name: string;
-  /** Mean relative absolute error of the mass in the paper's Table 4 (left). */
-  readonly paper: number;
+  /** Mean relative absolute error of the mass in the paper's Table 4 (left); null for a row the paper has not. */
+  readonly paper: number | null;
   readonly kinds: readonly ObjectKind[];
   model(spec: ObjectSpec): ModelChoice;
-  /** "raster": the estimator's own image formation with the true model; "traced": the ray tracer's masks. */
-  readonly target: "raster" | "traced";
+  /**
+   * "raster": the estimator's own image formation with the true model; "traced": the ray tracer's masks (silhouettes);
+   * "traced-colour": the ray tracer's colour frames, against the estimator's nearest look (tracedLook) over the traced
+   * clean plate — shading, highlights, shadows and noise all enter the loss.
+   */
+  readonly target: "raster" | "traced" | "traced-colour";
 }
 
 export const ROWS: readonly Row[] = [
@@ -124,6 +128,13 @@ export const ROWS: readonly Row[] = [
     target: "raster",
   },
   { name: "photorealistic render", paper: 0.1793, kinds: OBJECT_KINDS, model: TRUE_MODEL, target: "traced" },
+  {
+    name: "photorealistic render, colour",
+    paper: null,
+    kinds: OBJECT_KINDS,
+    model: TRUE_MODEL,
+    target: "traced-colour",
+  },
 ];
 
 /** One object's record (kept on disk per object, so a run resumes and shards merge). */
@@ -142,7 +153,7 @@ export interface ObjectRecord extends sysid.InstanceRecord {
 
 export interface RowResult {
   readonly name: string;
-  readonly paper: number;
+  readonly paper: number | null;
   readonly objects: number;
   /** Over the row's objects (null: none fitted yet). */
   readonly mean: number | null;
@@ -204,8 +215,8 @@ function prepare(seed: number, index: number, cfg: ImperfectSettings): PreparedO
   };
 }
 
-/** The traced ("photorealistic") target of an object's true motion. */
-function tracedTarget(o: PreparedObject): render.TracedVideo {
+/** The traced ("photorealistic") target of an object's true motion; with `plate`, one more frame without it. */
+function tracedTarget(o: PreparedObject, plate = false): render.TracedVideo {
   const [T, N] = o.truePositions.shape as [number, number, number];
   const V = o.geometry.surface.vertices.length / 3,
     x = o.truePositions.dataSync();
@@ -222,6 +233,7 @@ function tracedTarget(o: PreparedObject): render.TracedVideo {
       noise: 0.015,
       seed: o.index,
     },
+    plate,
   );
 }
 
@@ -240,18 +252,42 @@ interface FitOutcome {
   readonly diverged?: string;
 }
 
+/** What the estimator is compared with: the observed video, in which channels, over which background. */
+interface Target {
+  readonly observed: Array;
+  readonly channels: "rgba" | "rgb" | "alpha";
+  readonly look: sysid.ObjectLook;
+  readonly background: Array;
+}
+
+/** A row's target for an object: the estimator's own video, the traced masks, or the traced colour frames. */
+function rowTarget(o: PreparedObject, target: Row["target"], raster: Array): Target {
+  const look = objectLook(o.geometry, o.spec, "default");
+  if (target === "raster") return { observed: raster, channels: "rgba", look, background: o.background };
+  if (target === "traced")
+    return {
+      observed: tracedMasks(tracedTarget(o), o.scene.frames),
+      channels: "alpha",
+      look,
+      background: o.background,
+    };
+  const traced = tracedTarget(o, true);
+  const [T, r] = [o.scene.frames, o.scene.resolution];
+  const frames = np.reshape(np.array(traced.images, { dtype: "float32" }), [T + 1, r, r, 3]);
+  const [observed, plate] = np.split(frames, [T], 0) as [Array, Array];
+  return { observed, channels: "rgb", look: sysid.tracedLook(o.geometry), background: np.reshape(plate, [r, r, 3]) };
+}
+
 async function fitMass(
   ctx: ExperimentContext,
   o: PreparedObject,
   choice: ModelChoice,
-  look: Look,
-  observed: Array,
-  channels: "rgba" | "alpha",
+  target: Target,
   opt: { steps: number; lr: number; lrEnd: number; refine: number },
   label: string,
 ): Promise<FitOutcome> {
   const model = objectModel(o.spec, o.geometry, choice, o.scene);
-  const appearance = objectLook(o.geometry, o.spec, look);
+  const { observed, channels, look: appearance, background } = target;
   const trace: number[] = [],
     losses: number[] = [];
   const t0 = performance.now();
@@ -259,7 +295,7 @@ async function fitMass(
     const r = await sysid.estimate({
       frames: o.scene.frames,
       simulate: (p, frames) => model.positions(p.mass!, frames),
-      render: (x) => objectVideo(x, o.geometry, appearance, o.scene, o.background, channels),
+      render: (x) => objectVideo(x, o.geometry, appearance, o.scene, background, channels),
       observed: { video: observed },
       unknowns: [{ ...MASS, prior: MASS_RANGE[o.kind] }],
       initial: { mass: o.initial },
@@ -301,34 +337,39 @@ async function fitMass(
   }
 }
 
-async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: ImperfectSettings): Promise<ObjectRecord> {
+/**
+ * Fit an object's rows and Fig. 7's looks; with `kept`, a record made before some rows existed, only the rows it lacks
+ * (the rest, and its Fig. 7 curves, are kept as they are).
+ */
+async function fitObject(
+  ctx: ExperimentContext,
+  o: PreparedObject,
+  cfg: ImperfectSettings,
+  kept?: ObjectRecord,
+): Promise<ObjectRecord> {
   const truth = o.spec.mass;
   const rel = (m: number) => Math.abs(m - truth) / truth;
   const describe =
     `${o.kind} ${o.spec.shape} ${o.spec.size.map((x) => x.toFixed(2)).join("×")} m, ` +
     `mass ${truth.toFixed(3)} kg, μ ${o.spec.contact.mu.toFixed(2)}, ` +
     `initial guess ${o.initial.toFixed(3)} kg`;
-  ctx.log(`[imperfect-models] object ${o.index}: ${describe}`);
-  const look = objectLook(o.geometry, o.spec, "default");
-  const raster = objectVideo(o.truePositions, o.geometry, look, o.scene, o.background, "rgba");
-  const estimates: Record<string, sysid.Values> = {},
-    relMae: Record<string, sysid.ColumnErrors> = {},
-    mae: Record<string, sysid.ColumnErrors> = {};
-  const iterations: Record<string, number> = {},
-    seconds: Record<string, number> = {},
-    diverged: Record<string, string> = {};
-  for (const row of ROWS.filter((r) => r.kinds.includes(o.kind))) {
-    const observed = row.target === "traced" ? tracedMasks(tracedTarget(o), o.scene.frames) : raster;
-    const f = await fitMass(
-      ctx,
-      o,
-      row.model(o.spec),
-      "default",
-      observed,
-      row.target === "traced" ? "alpha" : "rgba",
-      cfg,
-      `${o.index} ${row.name}`,
-    );
+  ctx.log(`[imperfect-models] object ${o.index}: ${describe}${kept ? " (the rows its record lacks)" : ""}`);
+  const raster = objectVideo(
+    o.truePositions,
+    o.geometry,
+    objectLook(o.geometry, o.spec, "default"),
+    o.scene,
+    o.background,
+    "rgba",
+  );
+  const estimates: Record<string, sysid.Values> = { ...kept?.estimates },
+    relMae: Record<string, sysid.ColumnErrors> = { ...kept?.relMae },
+    mae: Record<string, sysid.ColumnErrors> = { ...kept?.meanAbsError };
+  const iterations: Record<string, number> = { ...kept?.iterations },
+    seconds: Record<string, number> = { ...kept?.seconds },
+    diverged: Record<string, string> = { ...kept?.diverged };
+  for (const row of ROWS.filter((r) => r.kinds.includes(o.kind) && !kept?.relMae[r.name])) {
+    const f = await fitMass(ctx, o, row.model(o.spec), rowTarget(o, row.target, raster), cfg, `${o.index} ${row.name}`);
     estimates[row.name] = { mass: f.mass };
     relMae[row.name] = { mass: rel(f.mass) };
     mae[row.name] = { mass: Math.abs(f.mass - truth) };
@@ -341,25 +382,17 @@ async function fitObject(ctx: ExperimentContext, o: PreparedObject, cfg: Imperfe
         `relative error ${rel(f.mass).toExponential(2)}`,
     );
   }
-  let fig7: ObjectRecord["fig7"];
-  if (o.kind === "rigid") {
+  let fig7: ObjectRecord["fig7"] = kept?.fig7;
+  if (o.kind === "rigid" && !kept) {
     fig7 = {};
     for (const l of LOOKS) {
-      const target = objectVideo(
-        o.truePositions,
-        o.geometry,
-        objectLook(o.geometry, o.spec, l),
-        o.scene,
-        o.background,
-        "rgba",
-      );
+      const look = objectLook(o.geometry, o.spec, l);
+      const target = objectVideo(o.truePositions, o.geometry, look, o.scene, o.background, "rgba");
       const f = await fitMass(
         ctx,
         o,
         TRUE_MODEL(o.spec),
-        l,
-        target,
-        "rgba",
+        { observed: target, channels: "rgba", look, background: o.background },
         { ...cfg, steps: cfg.figSteps, refine: 0 },
         `${o.index} fig7 ${l}`,
       );
@@ -419,7 +452,7 @@ export function tableMarkdown(rows: readonly RowResult[]): string {
     "|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.paper} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ` +
+        `| ${r.name} | ${r.paper ?? "— (not in the paper)"} | ${fmt(r.mean)} ± ${fmt(r.std)} | ${fmt(r.median)} | ` +
         `${OBJECT_KINDS.map((k) => fmt(r.perKind[k])).join(" | ")} | ` +
         `${r.objects} | ${r.diverged} | ${r.seconds} |`,
     ),
@@ -477,7 +510,10 @@ function writeFig7(out: string, fig7: NonNullable<ImperfectResult["fig7"]>, obje
   return ["fig7.png", "fig7.csv"];
 }
 
-/** For the first object of each kind: the rasterized target, the traced one and its mask, as a strip and a GIF. */
+/**
+ * For the first object of each kind: the rasterized target, the traced one, its mask and the colour row's nearest
+ * look.
+ */
 async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   const T = o.scene.frames,
     r = o.scene.resolution;
@@ -492,11 +528,14 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   const traced = tracedTarget(o);
   const rgb = np.reshape(np.array(traced.images, { dtype: "float32" }), [T, r, r, 3]);
   const mask = np.broadcastTo(tracedMasks(traced, T), [T, r, r, 3]);
+  const colour = rowTarget(o, "traced-colour", raster);
+  const nearest = objectVideo(o.truePositions, o.geometry, colour.look, o.scene, colour.background, "rgb");
   const show = { zoom: 4, composited: true };
   const rows = [
     { label: "estimator's image formation", frames: await displayFrames(raster, show) },
     { label: "traced target", frames: await displayFrames(rgb, show) },
     { label: "traced mask", frames: await displayFrames(mask, show) },
+    { label: "estimator's nearest look (colour row)", frames: await displayFrames(nearest, show) },
   ];
   const pick = stripIndices(T);
   const name = `looks-${o.kind}`;
@@ -513,8 +552,8 @@ async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
 }
 
 /**
- * A kept record must hold every row of its kind with finite errors: one edited or truncated would be averaged over
- * fewer objects, null as 0, a string as NaN.
+ * A kept record must hold finite errors for the rows it names (null would average as 0, a string as NaN) and at least
+ * the first six rows of its kind; a row it lacks (added since it was written) is fitted on resuming.
  */
 export function validObjectRecord(r: ObjectRecord, index: number, where: string): ObjectRecord {
   if (!OBJECT_KINDS.includes(r.kind))
@@ -524,15 +563,24 @@ export function validObjectRecord(r: ObjectRecord, index: number, where: string)
         `not one of ${OBJECT_KINDS.join(", ")}; ` +
         `delete it to refit that object.`,
     );
+  const named = r.relMae && typeof r.relMae === "object" ? Object.keys(r.relMae) : [];
   sysid.validateRecord(
     r,
     index,
-    ROWS.filter((row) => row.kinds.includes(r.kind)).map((row) => row.name),
+    ROWS.filter((row, k) => row.kinds.includes(r.kind) && (k < ORIGINAL_ROWS || named.includes(row.name))).map(
+      (row) => row.name,
+    ),
     ["mass"],
     where,
   );
   return r;
 }
+
+/** The rows every record has held since the table's first runs; those after them may be fitted into kept records. */
+const ORIGINAL_ROWS = 6;
+
+/** The rows of its kind a kept record lacks. */
+const missingRows = (r: ObjectRecord): Row[] => ROWS.filter((row) => row.kinds.includes(r.kind) && !r.relMae[row.name]);
 
 async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const mode = ctx.flags.quick ? "quick" : "full";
@@ -556,13 +604,13 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   for (let i = 0; i < objects; i++) {
     const mine = !shard || i % shard.count === shard.index;
     const kept = store.load(i);
-    if (kept) {
+    if (kept && !(mine && missingRows(validObjectRecord(kept, i, store.where!(i))).length)) {
       records.push(validObjectRecord(kept, i, store.where!(i)));
       continue;
     }
     if (!mine) continue;
     const o = prepare(ctx.flags.seed, i, settings);
-    const record = await fitObject(ctx, o, settings);
+    const record = await fitObject(ctx, o, settings, kept ?? undefined);
     store.save(record);
     records.push(record);
   }

@@ -239,6 +239,7 @@ export {
   objectVideo,
   TRACED_LIGHT,
   tracedAlbedo,
+  tracedLook,
   type ObjectLook,
   type ObjectLookName,
 } from "./scenes/imperfect-looks.js";

@@ -107,7 +107,7 @@ export function objectLook(g: ObjectGeometry, spec: ObjectSpec, look: ObjectLook
 /**
  * Frames of the object at positions [T, N, 3] (the surface's V vertices first): RGBA [T, H, W, 4]
  * over the background (a colour [3] or an image [H, W, 3], e.g. groundImage), alpha the soft
- * silhouette; or the silhouette alone [T, H, W, 1].
+ * silhouette; RGB [T, H, W, 3], what a camera sees; or the silhouette alone [T, H, W, 1].
  */
 export function objectVideo(
   positions: Array,
@@ -115,7 +115,7 @@ export function objectVideo(
   look: ObjectLook,
   s: ObjectSceneSettings,
   background: Array,
-  channels: "rgba" | "alpha",
+  channels: "rgba" | "rgb" | "alpha",
 ): Array {
   const V = g.surface.vertices.length / 3;
   const x = positions.shape[1] === V ? positions : np.take(positions, np.arange(V), 1);
@@ -125,7 +125,7 @@ export function objectVideo(
     lights: look.lights,
     ...(look.shading ? { shading: look.shading } : {}),
   });
-  return channels === "alpha" ? np.split(frames, [3], -1)[1]! : overBackground(frames, background, "rgba");
+  return channels === "alpha" ? np.split(frames, [3], -1)[1]! : overBackground(frames, background, channels);
 }
 
 /**
@@ -158,3 +158,42 @@ export function tracedAlbedo(g: ObjectGeometry): Float32Array {
 
 /** The traced target's light: another direction than the rasterizer's. */
 export const TRACED_LIGHT: Vec3 = [-0.5, 1, -0.35];
+
+/**
+ * The rasterizer's nearest reproduction of the traced target's look, as a user who knows the object's paint and the
+ * light would set it up: each face painted its traced albedo (a texture of the six paints, one texel block per paint,
+ * every corner of a face at its block's centre), flat shading, the tracer's ambient 0.3 and light 0.75 along
+ * TRACED_LIGHT, and a white highlight of 0.35 with Phong exponent 10 (the tracer's Blinn–Phong exponent 40 gives
+ * about the same lobe). What it cannot reproduce: the cast shadows, the highlight's exact form, supersampled edges and
+ * sensor noise.
+ */
+export function tracedLook(g: ObjectGeometry): ObjectLook {
+  const albedo = tracedAlbedo(g);
+  const F = albedo.length / 3;
+  const paints: number[][] = [];
+  const block = new Int32Array(F);
+  for (let f = 0; f < F; f++) {
+    const c = [albedo[3 * f]!, albedo[3 * f + 1]!, albedo[3 * f + 2]!];
+    let k = paints.findIndex((p) => p.every((x, d) => x === c[d]));
+    if (k < 0) k = paints.push(c) - 1;
+    block[f] = k;
+  }
+  // Blocks of 3 × 3 texels: bilinear sampling at a block's centre reads that paint alone.
+  const texture = f32(
+    globalThis.Array.from({ length: 3 }, () =>
+      globalThis.Array.from({ length: 3 * paints.length }, (_, x) => paints[Math.floor(x / 3)]!),
+    ),
+  );
+  const uv = (k: number) => [(3 * k + 1.5) / (3 * paints.length), 0.5];
+  const uvs = f32(globalThis.Array.from(block, (k) => [uv(k), uv(k), uv(k)]));
+  return {
+    mesh: {
+      faces: np.reshape(np.array(g.surface.faces, { dtype: "int32" }), [-1, 3]),
+      uvs,
+      texture,
+      material: { specular: 0.35, shininess: 10 },
+    },
+    lights: { ambient: 0.3, directional: [{ direction: [...TRACED_LIGHT], color: 0.75, specular: 1 }] },
+    shading: "flat",
+  };
+}
