@@ -260,10 +260,14 @@ interface Target {
   readonly background: Array;
 }
 
+/** The estimator's own video of the object's true motion: the default look, RGBA over the ground. */
+const rasterVideo = (o: PreparedObject): Array =>
+  objectVideo(o.truePositions, o.geometry, objectLook(o.geometry, o.spec, "default"), o.scene, o.background, "rgba");
+
 /** A row's target for an object: the estimator's own video, the traced masks, or the traced colour frames. */
-function rowTarget(o: PreparedObject, target: Row["target"], raster: Array): Target {
+function rowTarget(o: PreparedObject, target: Row["target"]): Target {
   const look = objectLook(o.geometry, o.spec, "default");
-  if (target === "raster") return { observed: raster, channels: "rgba", look, background: o.background };
+  if (target === "raster") return { observed: rasterVideo(o), channels: "rgba", look, background: o.background };
   if (target === "traced")
     return {
       observed: tracedMasks(tracedTarget(o), o.scene.frames),
@@ -354,14 +358,6 @@ async function fitObject(
     `mass ${truth.toFixed(3)} kg, μ ${o.spec.contact.mu.toFixed(2)}, ` +
     `initial guess ${o.initial.toFixed(3)} kg`;
   ctx.log(`[imperfect-models] object ${o.index}: ${describe}${kept ? " (the rows its record lacks)" : ""}`);
-  const raster = objectVideo(
-    o.truePositions,
-    o.geometry,
-    objectLook(o.geometry, o.spec, "default"),
-    o.scene,
-    o.background,
-    "rgba",
-  );
   const estimates: Record<string, sysid.Values> = { ...kept?.estimates },
     relMae: Record<string, sysid.ColumnErrors> = { ...kept?.relMae },
     mae: Record<string, sysid.ColumnErrors> = { ...kept?.meanAbsError };
@@ -369,7 +365,7 @@ async function fitObject(
     seconds: Record<string, number> = { ...kept?.seconds },
     diverged: Record<string, string> = { ...kept?.diverged };
   for (const row of ROWS.filter((r) => r.kinds.includes(o.kind) && !kept?.relMae[r.name])) {
-    const f = await fitMass(ctx, o, row.model(o.spec), rowTarget(o, row.target, raster), cfg, `${o.index} ${row.name}`);
+    const f = await fitMass(ctx, o, row.model(o.spec), rowTarget(o, row.target), cfg, `${o.index} ${row.name}`);
     estimates[row.name] = { mass: f.mass };
     relMae[row.name] = { mass: rel(f.mass) };
     mae[row.name] = { mass: Math.abs(f.mass - truth) };
@@ -517,18 +513,11 @@ function writeFig7(out: string, fig7: NonNullable<ImperfectResult["fig7"]>, obje
 async function writeLooks(out: string, o: PreparedObject): Promise<string[]> {
   const T = o.scene.frames,
     r = o.scene.resolution;
-  const raster = objectVideo(
-    o.truePositions,
-    o.geometry,
-    objectLook(o.geometry, o.spec, "default"),
-    o.scene,
-    o.background,
-    "rgba",
-  );
+  const raster = rasterVideo(o);
   const traced = tracedTarget(o);
   const rgb = np.reshape(np.array(traced.images, { dtype: "float32" }), [T, r, r, 3]);
   const mask = np.broadcastTo(tracedMasks(traced, T), [T, r, r, 3]);
-  const colour = rowTarget(o, "traced-colour", raster);
+  const colour = rowTarget(o, "traced-colour");
   const nearest = objectVideo(o.truePositions, o.geometry, colour.look, o.scene, colour.background, "rgb");
   const show = { zoom: 4, composited: true };
   const rows = [

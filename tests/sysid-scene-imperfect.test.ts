@@ -5,7 +5,7 @@
  * experiments-imperfect.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { makeRng, models, np, sysid } from "../src/index.js";
+import { makeRng, models, np, render, sysid } from "../src/index.js";
 
 describe("sysid: the imperfect-models objects", () => {
   it("a centroid fan fills a convex surface with positive tets of its volume, and keeps that surface", () => {
@@ -105,5 +105,41 @@ describe("sysid: the imperfect-models looks", () => {
     const albedo = sysid.tracedAlbedo(g);
     expect(albedo.length).toBe(g.surface.faces.length);
     expect(albedo.every((x) => x >= 0 && x <= 1)).toBe(true);
+  });
+
+  it("the traced target's nearest look (the colour row's) paints the object as the tracer does", () => {
+    const s = { frames: 1, fps: 30, resolution: 32 };
+    const spec = sysid.sampleObject(makeRng(5), "rigid");
+    const g = sysid.objectGeometry(spec);
+    const V = g.surface.vertices.length / 3;
+    const r = s.resolution;
+    const traced = render.traceVideo(
+      { frames: [g.surface.vertices], faces: g.surface.faces, albedo: sysid.tracedAlbedo(g) },
+      {
+        camera: sysid.hostCamera(sysid.IMPERFECT_CAMERA, r, r),
+        width: r,
+        height: r,
+        light: sysid.TRACED_LIGHT,
+        noise: 0,
+      },
+      true,
+    );
+    const plate = np.reshape(np.array(traced.images.subarray(3 * r * r), { dtype: "float32" }), [r, r, 3]);
+    const positions = np.reshape(np.array(g.surface.vertices, { dtype: "float32" }), [1, V, 3]);
+    // Mean squared colour difference over the pixels the object covers whole in the traced frame.
+    const inside = (look: sysid.ObjectLook) => {
+      const x = sysid.objectVideo(positions, g, look, s, plate, "rgb").dataSync();
+      let sum = 0,
+        n = 0;
+      for (let p = 0; p < r * r; p++)
+        if (traced.masks[p]! > 0.999)
+          for (let c = 0; c < 3; c++, n++) sum += (x[3 * p + c]! - traced.images[3 * p + c]!) ** 2;
+      return { mse: sum / n, pixels: n / 3 };
+    };
+    const nearest = inside(sysid.tracedLook(g)),
+      plain = inside(sysid.objectLook(g, spec, "default"));
+    expect(nearest.pixels).toBeGreaterThan(10);
+    expect(nearest.mse, `nearest ${nearest.mse}, default ${plain.mse}`).toBeLessThan(2e-3);
+    expect(plain.mse).toBeGreaterThan(10 * nearest.mse);
   });
 });
