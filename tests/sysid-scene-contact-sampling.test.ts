@@ -59,4 +59,9 @@ describe("a scene's contact sampling", () => {
     const got = turn(spinning(sampling));
     expect(Math.abs(got / closedForm(rMean) - 1), `${got} rad`).toBeLessThan(0.01);
   });
+
+  it("names a sampling it does not know", () => {
+    const bad = { ...spinning("edges"), contactSampling: "faces" } as unknown as sysid.RigidSceneSpec;
+    expect(() => sysid.buildRigidScene(bad)).toThrow(/contactSampling must be "vertices" or "edges", got "faces"/);
+  });
 });

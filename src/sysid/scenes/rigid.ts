@@ -226,6 +226,10 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
   checkContactStep(spec, 1 / (spec.fps * spec.substeps));
   if (spec.edgeSoftness !== undefined && !(spec.edgeSoftness > 0 && Number.isFinite(spec.edgeSoftness)))
     throw new Error(`rigid scene: edgeSoftness must be a finite factor > 0, got ${spec.edgeSoftness}.`);
+  if (spec.contactSampling !== undefined && spec.contactSampling !== "vertices" && spec.contactSampling !== "edges")
+    throw new Error(
+      `rigid scene: contactSampling must be "vertices" or "edges", got ${JSON.stringify(spec.contactSampling)}.`,
+    );
   return {
     spec,
     width,
