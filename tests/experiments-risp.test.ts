@@ -17,7 +17,7 @@ import {
   RISP_STATE_SETTINGS,
   softLooks,
 } from "../examples/risp-state.js";
-import { mean } from "../examples/lib/stats.js";
+import { mean, std } from "../examples/lib/stats.js";
 import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
@@ -209,6 +209,14 @@ describe("risp-state (quick)", () => {
     quadrotorStats.mu.forEach((m, k) => expect(m, `mean of state ${k}`).toBeCloseTo(mean(train.map((x) => x[k]!)), 5));
     expect(r.table).toContain(
       `| ${PAPER_TABLE1.quadrotor.ours![0].toFixed(4)} ± ${PAPER_TABLE1.quadrotor.ours![1].toFixed(4)} |`,
+    );
+    // Ours: mean ± the spread over the 4 configurations (the paper's: none for the average, which ignores the image,
+    // the test states being the same under every configuration) / the std over the images.
+    expect(r.table).toMatch(/^\| average \| \d\.\d{4} ± 0\.0000 \/ 0\.\d{4} \|/m);
+    const ours = r.envs.quadrotor.rows.ours as { mean: number; std: number; perConfig: number[] };
+    expect(r.table).toContain(
+      `| ${ours.mean.toFixed(4)} ± ${std(ours.perConfig).toFixed(4)} / ${ours.std.toFixed(4)} | ` +
+        `${PAPER_TABLE1.quadrotor.ours![0].toFixed(4)}`,
     );
     // A rerun into the same directory trains nothing (the networks on disk are untouched) and gives the same table.
     const saved = statSync(join(out, "rod", "ours", "params.gsp")).mtimeMs;
