@@ -53,6 +53,7 @@ const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = {
   foreground: "foreground's thresholds",
   outline: "outline's softness",
   contacts: "contact points' spread",
+  place: "initial place on the floor",
 };
 
 /**
@@ -571,6 +572,22 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
       ),
     ),
   });
+  // The scene file's initial position is a measurement too: the estimate re-found with the object's place on the
+  // floor (x0, z0) free as well says how much it hangs on that place — to the pixel, where the video pins it.
+  const place = (["x0", "z0"] as const).filter((k) => !names.includes(k));
+  if (place.length) {
+    const withPlace = new Layout([...unknowns, ...place.map((k) => ({ name: k, transform: "identity" as const }))]);
+    const u0 = [...layout.toU(r.estimate), ...place.map((k) => known[k]!)];
+    const moved = await levenbergMarquardt(
+      buildObjective(problem, { video: observed }, withPlace, { kind: "pixels", frames: "every" }).residual,
+      np.array(u0, { dtype: "float32" }),
+      { iterations: ALTERNATIVE_STEPS, progress: false },
+    );
+    alternatives.push({
+      name: "place",
+      estimates: [globalThis.Array.from(await moved.params.data()).slice(0, layout.toU(r.estimate).length)],
+    });
+  }
   // A flat face's load over its contacts (statically indeterminate): a mesh with few vertices touches at its
   // corners; the alternative spreads the load over its edges' midpoints too. The engines differ here as well.
   if (spec.contact && rigid.contactRadius === 0 && rigid.contactPoints.length / 3 <= CONTACT_ALTERNATIVE_MAX_VERTICES)
