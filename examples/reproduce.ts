@@ -229,7 +229,8 @@ function outsideSection(r: OutsideResult | null): string {
     "(the residual's spread over runs of frames, " +
     "the contact defaults (ke ×2, kd ×4, kf ×10), " +
     "and the moves of the estimate under the foreground's thresholds halved or doubled, " +
-    "the model outline drawn half or twice as soft " +
+    "the model outline drawn half or twice as soft, " +
+    "the object's initial place on the floor left free " +
     "and the contact points spread over the mesh's edges). " +
     "Loss ÷ floor: the final loss over what the right model would leave " +
     "(the mask's ramp, the soft outline against the model drawn sharp, the mask's noise); " +

@@ -391,6 +391,9 @@ describe("gradsim fit", () => {
     expect(lo).toBeLessThanOrEqual(r.truth.mass);
     expect(hi).toBeGreaterThanOrEqual(r.truth.mass);
     expect(hi / lo).toBeLessThan(1.1);
+    // Its parts: the outline's softness and the object's initial place on the floor, each a finite move.
+    for (const part of ["outline", "place"])
+      expect(r.verdict.uncertainty.alternativesSd[part][0], part).toBeGreaterThanOrEqual(0);
   }, 300_000);
 
   it("rejects bad input with exit code 2 and a message naming the problem", () => {
