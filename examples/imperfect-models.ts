@@ -48,6 +48,7 @@ const {
   OBJECT_LOOKS: LOOKS,
   OBJECT_MASS_RANGE: MASS_RANGE,
   TRACED_LIGHT,
+  TRACED_SHADING,
   TRUE_MODEL,
   objectGeometry,
   objectLook,
@@ -223,12 +224,20 @@ function tracedTarget(o: PreparedObject, plate = false): render.TracedVideo {
   const frames = globalThis.Array.from({ length: T }, (_, t) => x.subarray(3 * N * t, 3 * N * t + 3 * V));
   const r = o.scene.resolution;
   return render.traceVideo(
-    { frames, faces: o.geometry.surface.faces, albedo: tracedAlbedo(o.geometry) },
+    {
+      frames,
+      faces: o.geometry.surface.faces,
+      albedo: tracedAlbedo(o.geometry),
+      specular: TRACED_SHADING.specular,
+      shininess: TRACED_SHADING.shininess,
+    },
     {
       camera: sysid.hostCamera(IMPERFECT_CAMERA, r, r),
       width: r,
       height: r,
       light: TRACED_LIGHT,
+      ambient: TRACED_SHADING.ambient,
+      intensity: TRACED_SHADING.intensity,
       samples: 4,
       noise: 0.015,
       seed: o.index,
@@ -592,14 +601,16 @@ async function run(ctx: ExperimentContext): Promise<ImperfectResult> {
   const files: string[] = [];
   for (let i = 0; i < objects; i++) {
     const mine = !shard || i % shard.count === shard.index;
-    const kept = store.load(i);
-    if (kept && !(mine && missingRows(validObjectRecord(kept, i, store.where!(i))).length)) {
-      records.push(validObjectRecord(kept, i, store.where!(i)));
+    const stored = store.load(i);
+    const kept = stored ? validObjectRecord(stored, i, store.where!(i)) : undefined;
+    // A kept record is complete, or another shard's (which fits the rows it lacks).
+    if (kept && !(mine && missingRows(kept).length)) {
+      records.push(kept);
       continue;
     }
     if (!mine) continue;
     const o = prepare(ctx.flags.seed, i, settings);
-    const record = await fitObject(ctx, o, settings, kept ?? undefined);
+    const record = await fitObject(ctx, o, settings, kept);
     store.save(record);
     records.push(record);
   }

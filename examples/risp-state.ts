@@ -291,7 +291,7 @@ export function tableMarkdown(envs: Partial<Record<RispEnvName, EnvResult>>): st
         .map((e) => {
           const r = envs[e]!.rows[row],
             p = PAPER_TABLE1[e][row];
-          return `${cell(r.mean, std([...r.perConfig]))} / ${r.std.toFixed(4)} | ${p ? cell(p[0], p[1]) : "—"}`;
+          return `${cell(r.mean, std(r.perConfig))} / ${r.std.toFixed(4)} | ${p ? cell(p[0], p[1]) : "—"}`;
         })
         .join(" | ")} |`,
   );

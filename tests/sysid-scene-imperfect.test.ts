@@ -114,12 +114,20 @@ describe("sysid: the imperfect-models looks", () => {
     const V = g.surface.vertices.length / 3;
     const r = s.resolution;
     const traced = render.traceVideo(
-      { frames: [g.surface.vertices], faces: g.surface.faces, albedo: sysid.tracedAlbedo(g) },
+      {
+        frames: [g.surface.vertices],
+        faces: g.surface.faces,
+        albedo: sysid.tracedAlbedo(g),
+        specular: sysid.TRACED_SHADING.specular,
+        shininess: sysid.TRACED_SHADING.shininess,
+      },
       {
         camera: sysid.hostCamera(sysid.IMPERFECT_CAMERA, r, r),
         width: r,
         height: r,
         light: sysid.TRACED_LIGHT,
+        ambient: sysid.TRACED_SHADING.ambient,
+        intensity: sysid.TRACED_SHADING.intensity,
         noise: 0,
       },
       true,

@@ -238,6 +238,7 @@ export {
   objectSceneCamera,
   objectVideo,
   TRACED_LIGHT,
+  TRACED_SHADING,
   tracedAlbedo,
   tracedLook,
   type ObjectLook,

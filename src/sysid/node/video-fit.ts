@@ -474,8 +474,15 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
       `(${silhouette ? "silhouettes against the video's foreground" : "colours"}); ` +
       `unknowns ${names.join(", ")}, initial ${formatValues(layout, initial)}`,
   );
+  // The model's soft silhouette as the estimator draws it, or with another edge width (the floor's sharp drawing).
+  const alphaRenderer = (edgeSoftness?: number) =>
+    compileRender(
+      rigidProblem(
+        buildRigidScene({ ...spec, channels: "alpha", ...(edgeSoftness === undefined ? {} : { edgeSoftness }) }),
+      ).render!,
+    );
   // Frame 0 is the scene's initial state: the video's object must be where the scene file puts it.
-  const alphaOf = compileRender(rigidProblem(buildRigidScene({ ...spec, channels: "alpha" })).render!);
+  const alphaOf = alphaRenderer();
   const mask = silhouette ? observed : foregroundMask(video.frames, spec.background!);
   checkFirstFrame(
     np.split(alphaOf(trajectory(paramsOf(unknowns, initial))), [1], 0)[0]!.dataSync(),
@@ -512,9 +519,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
 
   // The verdict: the loss against the video's floor and an empty frame, coverage, and intervals.
   const estimateVertices = trajectory(paramsOf(unknowns, r.estimate));
-  const sharpOf = compileRender(
-    rigidProblem(buildRigidScene({ ...spec, channels: "alpha", edgeSoftness: SHARP_OUTLINE })).render!,
-  );
+  const sharpOf = alphaRenderer(SHARP_OUTLINE);
   const estimateAlpha = alphaOf(estimateVertices);
   const n = width * height,
     maskData = mask.dataSync(),
@@ -542,20 +547,28 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     kind: "pixels",
     frames: "every",
   });
-  const uAll = [...layout.toU(r.estimate), ...guessed.map((k) => Math.log(f.ground![k]))];
-  // How far the estimate hangs on the foreground's definition and the model outline's softness:
-  // the minimiser re-found from the estimate under each variant (Levenberg–Marquardt).
-  const uEstimate = np.array(layout.toU(r.estimate), { dtype: "float32" });
-  const refit = async (p: Problem<Array>, video: Array) =>
+  const uFit = layout.toU(r.estimate);
+  const uAll = [...uFit, ...guessed.map((k) => Math.log(f.ground![k]))];
+  // How far the estimate hangs on the measurement's and the model's choices: the minimiser re-found from the
+  // estimate under each variant (Levenberg–Marquardt), with `extra` unknowns (at the scene file's values) freed
+  // beside the fitted ones; the fitted ones' values.
+  const refit = async (p: Problem<Array>, video: Array, extra: readonly { name: RigidUnknown; value: number }[] = []) =>
     globalThis.Array.from(
       await (
         await levenbergMarquardt(
-          buildObjective(p, { video }, layout, { kind: "pixels", frames: "every" }).residual,
-          uEstimate,
+          buildObjective(
+            p,
+            { video },
+            extra.length
+              ? new Layout([...unknowns, ...extra.map((e) => ({ name: e.name, transform: "identity" as const }))])
+              : layout,
+            { kind: "pixels", frames: "every" },
+          ).residual,
+          np.array([...uFit, ...extra.map((e) => e.value)], { dtype: "float32" }),
           { iterations: ALTERNATIVE_STEPS, progress: false },
         )
       ).params.data(),
-    );
+    ).slice(0, uFit.length);
   const alternatives: Alternative[] = [];
   if (silhouette)
     alternatives.push({
@@ -575,19 +588,17 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   // The scene file's initial position is a measurement too: the estimate re-found with the object's place on the
   // floor (x0, z0) free as well says how much it hangs on that place — to the pixel, where the video pins it.
   const place = (["x0", "z0"] as const).filter((k) => !names.includes(k));
-  if (place.length) {
-    const withPlace = new Layout([...unknowns, ...place.map((k) => ({ name: k, transform: "identity" as const }))]);
-    const u0 = [...layout.toU(r.estimate), ...place.map((k) => known[k]!)];
-    const moved = await levenbergMarquardt(
-      buildObjective(problem, { video: observed }, withPlace, { kind: "pixels", frames: "every" }).residual,
-      np.array(u0, { dtype: "float32" }),
-      { iterations: ALTERNATIVE_STEPS, progress: false },
-    );
+  if (place.length)
     alternatives.push({
       name: "place",
-      estimates: [globalThis.Array.from(await moved.params.data()).slice(0, layout.toU(r.estimate).length)],
+      estimates: [
+        await refit(
+          problem,
+          observed,
+          place.map((k) => ({ name: k, value: known[k]! })),
+        ),
+      ],
     });
-  }
   // A flat face's load over its contacts (statically indeterminate): a mesh with few vertices touches at its
   // corners; the alternative spreads the load over its edges' midpoints too. The engines differ here as well.
   if (spec.contact && rigid.contactRadius === 0 && rigid.contactPoints.length / 3 <= CONTACT_ALTERNATIVE_MAX_VERTICES)

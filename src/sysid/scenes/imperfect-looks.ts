@@ -158,13 +158,15 @@ export function tracedAlbedo(g: ObjectGeometry): Float32Array {
 
 /** The traced target's light: another direction than the rasterizer's. */
 export const TRACED_LIGHT: Vec3 = [-0.5, 1, -0.35];
+/** The traced target's light levels and Blinn–Phong highlight (render.traceVideo's options); tracedLook copies them. */
+export const TRACED_SHADING = { ambient: 0.3, intensity: 0.75, specular: 0.35, shininess: 40 } as const;
 
 /**
  * The rasterizer's nearest reproduction of the traced target's look, as a user who knows the object's paint and the
  * light would set it up: each face painted its traced albedo (a texture of the six paints, one texel block per paint,
- * every corner of a face at its block's centre), flat shading, the tracer's ambient 0.3 and light 0.75 along
- * TRACED_LIGHT, and a white highlight of 0.35 with Phong exponent 10 (the tracer's Blinn–Phong exponent 40 gives
- * about the same lobe). What it cannot reproduce: the cast shadows, the highlight's exact form, supersampled edges and
+ * every corner of a face at its block's centre), flat shading, the tracer's ambient and light levels along
+ * TRACED_LIGHT (TRACED_SHADING), and its white highlight with a Phong exponent a quarter of its Blinn–Phong one
+ * (about the same lobe). What it cannot reproduce: the cast shadows, the highlight's exact form, supersampled edges and
  * sensor noise.
  */
 export function tracedLook(g: ObjectGeometry): ObjectLook {
@@ -191,9 +193,12 @@ export function tracedLook(g: ObjectGeometry): ObjectLook {
       faces: np.reshape(np.array(g.surface.faces, { dtype: "int32" }), [-1, 3]),
       uvs,
       texture,
-      material: { specular: 0.35, shininess: 10 },
+      material: { specular: TRACED_SHADING.specular, shininess: TRACED_SHADING.shininess / 4 },
     },
-    lights: { ambient: 0.3, directional: [{ direction: [...TRACED_LIGHT], color: 0.75, specular: 1 }] },
+    lights: {
+      ambient: TRACED_SHADING.ambient,
+      directional: [{ direction: [...TRACED_LIGHT], color: TRACED_SHADING.intensity, specular: 1 }],
+    },
     shading: "flat",
   };
 }

@@ -87,18 +87,11 @@ export interface RigidSceneSpec {
 }
 
 /** The mesh's vertices [V·3] and the midpoints of its faces' edges (each edge once), flat. */
-function withEdgeMidpoints(vertices: readonly number[], faces: readonly number[] | Int32Array): number[] {
+function withEdgeMidpoints(vertices: readonly number[], faces: Int32Array): number[] {
   const out = [...vertices];
-  const seen = new Set<string>();
-  for (let f = 0; f < faces.length; f += 3)
-    for (let e = 0; e < 3; e++) {
-      const a = faces[f + e]!,
-        b = faces[f + ((e + 1) % 3)]!;
-      const key = a < b ? `${a},${b}` : `${b},${a}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      for (let d = 0; d < 3; d++) out.push((vertices[3 * a + d]! + vertices[3 * b + d]!) / 2);
-    }
+  const edges = models.meshes.uniqueEdges(faces);
+  for (let e = 0; e < edges.length; e += 2)
+    for (let d = 0; d < 3; d++) out.push((vertices[3 * edges[e]! + d]! + vertices[3 * edges[e + 1]! + d]!) / 2);
   return out;
 }
 
