@@ -254,12 +254,16 @@ describe("networks", () => {
     );
   });
 
-  it("its gradient with respect to the network's parameters matches central differences (float64)", () => {
+  it.each(["Eq. 10", "Eq. 12"])("the %s penalty's parameter gradient matches central differences (float64)", (eq) => {
     const p0 = networks.initPredictor(random.key(7), tiny);
     const im = image(8),
-      dI = random.normal(random.key(9), [2, 8, 8, 3], { dtype: "float64" });
+      dI = random.normal(random.key(9), [2, 8, 8, 3], { dtype: "float64" }),
+      state = np.array([0.3, -0.2], { dtype: "float64" });
+    // Eq. 12 differentiates a reverse pass (∇_I L_error) once more: reverse over reverse.
     const penalty = (p: networks.PredictorParams) =>
-      networks.renderingGradientPenalty((x) => networks.predictor(p, tiny, x), im, dI);
+      eq === "Eq. 10"
+        ? networks.renderingGradientPenalty((x) => networks.predictor(p, tiny, x), im, dI)
+        : networks.errorGradientPenalty((x) => networks.predictor(p, tiny, x), im, state, dI);
     const g = grad(penalty)(p0);
     const dir_ = tree.map((x: Array) => random.normal(random.key(x.size), x.shape, { dtype: "float64" }), p0);
     const dot = tree

@@ -219,6 +219,54 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     expect(Math.max(...values)).toBeLessThanOrEqual(1);
   });
 
+  it("the held-out split: every test configuration outside the training ranges by the stated margins", () => {
+    const d = risp.HELD_OUT_TRAINING_PSI,
+      rng = makeRng(14);
+    const name = (k: string) => risp.PSI_NAMES.indexOf(k as (typeof risp.PSI_NAMES)[number]);
+    const width = (k: string) => d[name(k)]!.high - d[name(k)]!.low;
+    for (let n = 0; n < 300; n++) {
+      const c = risp.sampleHeldOutConfig(rng),
+        psi = risp.configPsi(c),
+        excess = risp.psiExcess(psi, d);
+      // The light's angles read back from its direction.
+      const [x, y, z] = risp.hostLightDirection(psi[1]!, psi[2]!);
+      expect(Math.hypot(x - c.light[0], y - c.light[1], z - c.light[2])).toBeLessThan(1e-12);
+      const at = (k: string) => excess[name(k)]! * width(k);
+      expect(at("ambient")).toBeGreaterThanOrEqual(0.05 - 1e-9);
+      expect(at("light azimuth (rad)")).toBeGreaterThanOrEqual(0.4 - 1e-9);
+      expect(at("light elevation (rad)")).toBeGreaterThanOrEqual(0.15 - 1e-9);
+      expect(at("specular")).toBeGreaterThanOrEqual(0.1 - 1e-9);
+      expect(Math.max(at("albedo r"), at("albedo g"), at("albedo b"))).toBeGreaterThanOrEqual(0.1 - 1e-9);
+      // The tables' own configurations: the light's direction lies inside the training ranges.
+      const table = risp.psiExcess(risp.configPsi(risp.sampleTargetConfig(rng)), risp.DEFAULT_PSI);
+      expect(table[name("light azimuth (rad)")]! + table[name("light elevation (rad)")]!).toBe(0);
+    }
+    // A training look is inside (its ground entries too); the azimuth's distance goes round the circle.
+    const look = risp.samplePsi(rng, d);
+    expect(risp.psiExcess(look, d).every((v) => v === 0)).toBe(true);
+    const az = [...look];
+    az[1] = Math.PI - 0.1; // 2.04 rad past +1; round the back, 2.24 short of −1
+    expect(risp.psiExcess(az, d)[1]! * 2).toBeCloseTo(Math.PI - 0.1 - 1, 12);
+    az[1] = -3 * Math.PI; // −π again
+    expect(risp.psiExcess(az, d)[1]! * 2).toBeCloseTo(Math.PI - 1, 12);
+    // A training look traced: its ψ again (the ground's two shades average to its colour).
+    expect(risp.configPsi(risp.configOfPsi(look))).toEqual(look.map((v) => expect.closeTo(v, 12)));
+    expect(() => risp.psiExcess([1, 2], d)).toThrow(/ψ has 14 entries/);
+  });
+
+  it("SoftRas under a test configuration is nearer the tracer's image under it than under another", () => {
+    const env = slidingBox(),
+      R = 16,
+      rng = makeRng(15),
+      { vertices } = env.sample(makeRng(16), 2);
+    const [c1, c2] = [risp.sampleHeldOutConfig(rng), risp.sampleHeldOutConfig(rng)];
+    const soft = risp.softConfigImages(env, R, vertices, c1!);
+    expect(soft.shape).toEqual([2, R, R, 3]);
+    const gap = (c: risp.TargetConfig) =>
+      np.mean(np.abs(np.sub(soft, risp.targetImages(env, R, vertices, c, 3)))).item();
+    expect(gap(c1!)).toBeLessThan(0.7 * gap(c2!));
+  });
+
   // The losses: on states, on pixels, and on a predictor's reading with the look.
   it("imitation's curriculum: prefixes for actions in time only; a stage's loss ignores frames past its prefix", () => {
     const env = slidingBox(),

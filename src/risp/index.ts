@@ -35,7 +35,20 @@ export {
   type TrainingSet,
   type TrainingSetOptions,
 } from "./training-set.js";
-export { faceAlbedo, reverseContrast, sampleTargetConfig, targetImages, type TargetConfig } from "./target.js";
+export {
+  configGround,
+  configOfPsi,
+  configPsi,
+  faceAlbedo,
+  HELD_OUT_TRAINING_PSI,
+  psiExcess,
+  reverseContrast,
+  sampleHeldOutConfig,
+  sampleTargetConfig,
+  softConfigImages,
+  targetImages,
+  type TargetConfig,
+} from "./target.js";
 export {
   predictorConfig,
   predictorLoss,

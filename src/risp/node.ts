@@ -33,7 +33,7 @@ export async function trainPredictorToDisk(dir: string, spec: PredictorSpec): Pr
 }
 
 /** A trained network's directory under `root`: `<root>/<env>/<row>`. */
-export const predictorDir = (root: string, env: string, row: TrainedRow) => join(root, env, row);
+export const predictorDir = (root: string, env: string, row: string) => join(root, env, row);
 
 /**
  * The three networks of an environment trained under `root` (by `trainPredictorToDisk` into `predictorDir`s), and how

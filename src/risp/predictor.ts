@@ -4,8 +4,9 @@
  *   ours-no-grad  L_error, the mean absolute state error (Eq. 8): domain randomisation alone;
  *   ours          + γ·‖∂L_error/∂ψ‖ (Eq. 12), the regulariser RISP trains with;
  *   ours-exact    + γ·‖∂N/∂I · ∂I/∂ψ‖_F (Eq. 10), the exact rendering-gradient norm Eq. 12 approximates;
- * the regulariser on the first `penalised` examples of each minibatch (each costs about |ψ| extra
- * forward passes) and ramped up linearly over the first half of training, as RISP ramps its weight.
+ * the regulariser on the first `penalised` (Eq. 12) or `penalisedExact` (Eq. 10) examples of each minibatch — Eq.
+ * 12 costs one reverse pass per example and its parameter gradient another, Eq. 10 a jvp per rendering parameter — and
+ * ramped up linearly over the first half of training, as RISP ramps its weight.
  */
 import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";
@@ -65,8 +66,10 @@ export interface PredictorTraining {
   readonly resolution: number;
   readonly epochs: number;
   readonly batch: number;
-  /** Examples of each minibatch the regulariser is applied to. */
+  /** Examples of each minibatch Eq. 12's regulariser (ours) is applied to: the batch for every example. */
   readonly penalised: number;
+  /** Examples of each minibatch Eq. 10's (ours-exact) is applied to (default `penalised`). */
+  readonly penalisedExact?: number;
   /** Channels of the network's stages. */
   readonly widths: readonly number[];
   /** AdamW's initial learning rate (cosine-decayed to 5% of it). */
@@ -101,6 +104,8 @@ export function predictorLoss(
   if (row !== "ours-no-grad" && !(o.gamma >= 0))
     throw new Error(`risp: the regulariser's weight γ must be ≥ 0, got ${o.gamma}.`);
   const { predict, penalised: K, gamma } = o;
+  if (row !== "ours-no-grad" && !(Number.isInteger(K) && K >= 1))
+    throw new Error(`risp: the regulariser's examples per minibatch must be a whole number ≥ 1, got ${K}.`);
   return (p: networks.PredictorParams, b: TrainingSet, progress: Array): Array => {
     const error = networks.stateError(vmap(predict(p))(b.images), b.states);
     if (row === "ours-no-grad") return error;
@@ -146,10 +151,11 @@ export function predictorTraining(spec: PredictorSpec) {
     throw new Error(
       `risp: the minibatch size must be a whole number between 1 and the ${n} training images, got ${cfg.batch}.`,
     );
-  if (row !== "ours-no-grad" && !(Number.isInteger(cfg.penalised) && cfg.penalised >= 1 && cfg.penalised <= cfg.batch))
+  const penalised = row === "ours-exact" ? (cfg.penalisedExact ?? cfg.penalised) : cfg.penalised;
+  if (row !== "ours-no-grad" && !(Number.isInteger(penalised) && penalised >= 1 && penalised <= cfg.batch))
     throw new Error(
       `risp: the regulariser's examples per minibatch must be a whole number between 1 and the batch's ${cfg.batch}, ` +
-        `got ${cfg.penalised}.`,
+        `got ${penalised}.`,
     );
   const net = predictorConfig(cfg, S);
   const stats = standardisation(data.states.dataSync(), S);
@@ -157,7 +163,7 @@ export function predictorTraining(spec: PredictorSpec) {
   const steps = cfg.epochs * Math.floor(n / cfg.batch);
   const options: networks.TrainOptions<networks.PredictorParams, TrainingSet> = {
     params: networks.initPredictor(random.key(spec.seed * 7919 + 1), net),
-    loss: predictorLoss(row, { gamma: spec.gamma, penalised: cfg.penalised, predict }),
+    loss: predictorLoss(row, { gamma: spec.gamma, penalised, predict }),
     data,
     batchSize: cfg.batch,
     epochs: cfg.epochs,

@@ -10,7 +10,8 @@ import { np } from "../core/np/index.js";
 import * as render from "../render/index.js";
 import { hostCamera } from "../sysid/scenes/camera.js";
 import { checkPosed, type RispEnv } from "./env.js";
-import type { Vec3 } from "./psi.js";
+import { backgroundLayers, softImage, type GroundTexture, type SoftLook } from "./looks.js";
+import { checkPsi, hostLightDirection, PSI_NAMES, type PsiDistribution, type Vec3 } from "./psi.js";
 
 /** One rendering configuration of the target (ray-traced) domain. */
 export interface TargetConfig {
@@ -81,6 +82,25 @@ export function faceAlbedo(env: RispEnv, albedo: Vec3): Float32Array {
   return out;
 }
 
+/** A configuration's ground texture (the tracer's and, for `softConfigImages`, SoftRas' background), darkened by
+ * its `groundLevel`. */
+export function configGround(c: TargetConfig): GroundTexture {
+  const texture =
+    c.ground === "wood"
+      ? render.woodGrain
+      : (
+          (cols) => (x: number, z: number) =>
+            cols[(Math.floor(4 * x) + Math.floor(4 * z)) & 1]!
+        )(c.ground.checker);
+  const level = c.groundLevel ?? 1;
+  return level === 1
+    ? texture
+    : (x: number, z: number): Vec3 => {
+        const [r, g, b] = texture(x, z);
+        return [level * r, level * g, level * b];
+      };
+}
+
 /**
  * Target images [n, R, R, 3] of posed vertices under one configuration (3×3 rays per pixel, σ = 0.02 noise, seeded).
  */
@@ -93,21 +113,6 @@ export function targetImages(
 ): Array {
   checkPosed(env, vertices);
   const albedo = faceAlbedo(env, c.albedo);
-  const texture =
-    c.ground === "wood"
-      ? render.woodGrain
-      : (
-          (cols) => (x: number, z: number) =>
-            cols[(Math.floor(4 * x) + Math.floor(4 * z)) & 1]!
-        )(c.ground.checker);
-  const level = c.groundLevel ?? 1;
-  const groundColor =
-    level === 1
-      ? texture
-      : (x: number, z: number): Vec3 => {
-          const [r, g, b] = texture(x, z);
-          return [level * r, level * g, level * b];
-        };
   const video = render.traceVideo(
     { frames: vertices, faces: env.faces, albedo, specular: c.specular, shininess: 40 },
     {
@@ -118,7 +123,7 @@ export function targetImages(
       intensity: c.intensity,
       ambient: c.ambient,
       groundY: env.groundY,
-      groundColor,
+      groundColor: configGround(c),
       sky: c.sky,
       samples: 3,
       noise: 0.02,
@@ -126,4 +131,150 @@ export function targetImages(
     },
   );
   return np.array(video.images, { dtype: "float32" }).reshape([vertices.length, R, R, 3]);
+}
+
+/** A ground texture's mean colour over the floor the cameras see (a 4 m square about the origin). */
+function meanColour(texture: GroundTexture): Vec3 {
+  const n = 64,
+    sum = [0, 0, 0];
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      const c = texture(-2 + (4 * (i + 0.5)) / n, -2 + (4 * (j + 0.5)) / n);
+      for (let d = 0; d < 3; d++) sum[d]! += c[d]! / (n * n);
+    }
+  return sum as unknown as Vec3;
+}
+
+/**
+ * ψ of a configuration: its light's azimuth and elevation, levels, albedo, specular and sky as ψ's entries, its ground
+ * texture's mean colour as the ground's (`softConfigImages` draws the texture over that colour).
+ */
+export function configPsi(c: TargetConfig): number[] {
+  const [x, y, z] = c.light;
+  return [
+    c.ambient,
+    Math.atan2(x, -z),
+    Math.asin(Math.max(-1, Math.min(1, y))),
+    c.intensity,
+    ...c.albedo,
+    c.specular,
+    ...c.sky,
+    ...meanColour(configGround(c)),
+  ];
+}
+
+/**
+ * A training look as a ray-traced configuration (the renderer's gap alone: ψ from the training distribution, its
+ * ground a checker of ψ's ground colour in two shades, as one of the training grounds' families).
+ */
+export function configOfPsi(psi: readonly number[]): TargetConfig {
+  const ground = psi.slice(11, 14) as unknown as Vec3;
+  const shade = (k: number): Vec3 => [k * ground[0], k * ground[1], k * ground[2]];
+  return {
+    ambient: psi[0]!,
+    light: hostLightDirection(psi[1]!, psi[2]!),
+    intensity: psi[3]!,
+    albedo: psi.slice(4, 7) as unknown as Vec3,
+    specular: psi[7]!,
+    sky: psi.slice(8, 11) as unknown as Vec3,
+    ground: { checker: [shade(0.75), shade(1.25)] },
+  };
+}
+
+/**
+ * SoftRas images [n, R, R, 3] of posed vertices under a configuration (its ψ, `configPsi`, over its own ground): the
+ * training renderer outside the training looks — the ψ gap without the renderer's.
+ */
+export function softConfigImages(
+  env: RispEnv,
+  R: number,
+  vertices: readonly Float64Array[],
+  c: TargetConfig,
+  look: SoftLook = {},
+): Array {
+  checkPosed(env, vertices);
+  const values = configPsi(c),
+    psi = np.array(values, { dtype: "float32" });
+  // softImage tints the background's ground by ψ's ground colour: the texture relative to its mean.
+  const texture = configGround(c),
+    mean = values.slice(11, 14);
+  const relative: GroundTexture = (x, z) => {
+    const [r, g, b] = texture(x, z);
+    return [r / mean[0]!, g / mean[1]!, b / mean[2]!];
+  };
+  return np.stack(
+    vertices.map((v) =>
+      softImage(
+        env,
+        R,
+        np.array(v, { dtype: "float32" }).reshape([-1, 3]),
+        psi,
+        backgroundLayers(env, R, { vertices: v, light: c.light, texture: relative }),
+        look,
+      ),
+    ),
+    0,
+  );
+}
+
+/**
+ * The held-out split of ψ (RISP Table 1 under `--domain held-out`): training looks lit from the camera's side and
+ * above (azimuth within ±1 rad, elevation 0.9–1.4 rad), with a bright ambient, light albedos and dull surfaces; test
+ * configurations (`sampleHeldOutConfig`) outside those ranges in five parameters — ambient, both light angles, an
+ * albedo channel and the specular — so no test image is a training look (`psiExcess` says by how much).
+ */
+export const HELD_OUT_TRAINING_PSI: PsiDistribution = (
+  [
+    [0.25, 0.5],
+    [-1, 1],
+    [0.9, 1.4],
+    [0.4, 1],
+    [0.55, 1],
+    [0.55, 1],
+    [0.55, 1],
+    [0, 0.25],
+    [0.05, 0.9],
+    [0.05, 0.9],
+    [0.05, 0.9],
+    [0.1, 0.9],
+    [0.1, 0.9],
+    [0.1, 0.9],
+  ] as const
+).map(([low, high]) => ({ low, high }));
+
+/**
+ * A test configuration of the held-out split: a dim ambient, light low from the side or behind, a saturated albedo
+ * (one channel at most 0.45 of full), a shiny surface — each outside `HELD_OUT_TRAINING_PSI` by at least 0.05
+ * (ambient), 0.4 rad (azimuth), 0.15 rad (elevation), 0.1 (albedo) and 0.1 (specular).
+ */
+export function sampleHeldOutConfig(rng: Rng): TargetConfig {
+  const az = (rng.uniform(0, 1) < 0.5 ? -1 : 1) * rng.uniform(1.4, 2.4),
+    el = rng.uniform(0.35, 0.75);
+  const colour = (): Vec3 => [rng.uniform(0.3, 0.9), rng.uniform(0.3, 0.9), rng.uniform(0.3, 0.9)];
+  return {
+    ambient: rng.uniform(0.1, 0.2),
+    light: hostLightDirection(az, el),
+    intensity: rng.uniform(0.6, 1),
+    albedo: hsv(rng.uniform(0, 1), rng.uniform(0.55, 0.8), rng.uniform(0.75, 1)),
+    specular: rng.uniform(0.35, 0.7),
+    sky: colour(),
+    ground: rng.uniform(0, 1) < 0.5 ? "wood" : { checker: [colour(), colour()] },
+  };
+}
+
+/**
+ * How far ψ lies outside a training distribution, per parameter, in units of that parameter's range (0 inside); the
+ * azimuth is an angle, its distance taken round the circle.
+ */
+export function psiExcess(psi: readonly number[], d: PsiDistribution): number[] {
+  if (psi.length !== PSI_NAMES.length)
+    throw new Error(`risp: ψ has ${PSI_NAMES.length} entries (${PSI_NAMES.join(", ")}), got ${psi.length}.`);
+  return checkPsi(d).map(({ low, high }, i) => {
+    const x = psi[i]!;
+    const outside =
+      i === 1
+        ? Math.min(...[-2 * Math.PI, 0, 2 * Math.PI].map((k) => Math.max(0, low - (x + k), x + k - high)))
+        : Math.max(0, low - x, x - high);
+    return outside / Math.max(high - low, 1e-12);
+  });
 }
