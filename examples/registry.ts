@@ -21,6 +21,7 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "control-fem": () => import("./control-fem.js"),
   "control-cloth": () => import("./control-cloth.js"),
   "risp-state": () => import("./risp-state.js"),
+  "risp-data-efficiency": () => import("./risp-data-efficiency.js"),
   convlstm: () => import("./convlstm.js"),
   "risp-tasks": () => import("./risp-tasks.js"),
 };

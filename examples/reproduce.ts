@@ -44,6 +44,7 @@ import type { ImperfectResult } from "./imperfect-models.js";
 import { excessMarkdown, gapsMarkdown, tableMarkdown as rispTable1, type RispStateResult } from "./risp-state.js";
 import type { ConvLstmResult } from "./convlstm.js";
 import type { RispTasksResult } from "./risp-tasks.js";
+import type { DataEfficiencyResult } from "./risp-data-efficiency.js";
 import { outsideMarkdown, type OutsideResult } from "./outside.js";
 
 /**
@@ -81,6 +82,8 @@ export const PLAN: readonly PlanEntry[] = [
     dataset: [768, 32, 768],
     table: "RISP Table 1, held out in ψ",
   },
+  // The quadrotor's predictors trained under 1, 10 or a fresh configuration per image, tested per epoch (one process).
+  { name: "risp-data-efficiency", dataset: null, table: "RISP Fig. 6a" },
   // Uses risp-state's networks (runs/risp-state); its dataset is the rendering configurations per environment.
   { name: "risp-tasks", dataset: [4, 1, 4], table: "RISP Tables 2–4" },
   // Table 2 again, the references' contrast against the ground reversed (risp-tasks --domain reversed-contrast).
@@ -324,6 +327,21 @@ function rispStateMarkdown(r: RispStateResult | null, name: string): string {
   ].join("\n");
 }
 
+function dataEfficiencyMarkdown(r: DataEfficiencyResult | null): string {
+  if (!r) return "_not run_";
+  const s = r.settings;
+  return [
+    `The quadrotor's state error on ${s.testStates * s.testConfigs} traced images (${s.testStates} states under ` +
+      `${s.testConfigs} configurations held out in ψ) after the last of ${s.training.epochs} epochs, the networks ` +
+      `trained on ${s.training.train} SoftRas images at ${s.training.resolution}² drawn under ` +
+      `${s.counts.filter((c) => c !== "each").join(" or ")} fixed rendering configurations or a fresh one per ` +
+      `image (runs/risp-data-efficiency/: fig6a.png, the error per epoch; curves.csv). ` +
+      `Paper: RISP, ICLR 2022, Fig. 6a (100 epochs; 200 states under 10 configurations).`,
+    "",
+    r.table,
+  ].join("\n");
+}
+
 const RISP_PAPER_TABLES = { sysid: "Table 2", imitation: "Table 3", control: "Table 4 (appendix)" } as const;
 
 /** A risp-tasks run's section, from its run's name (its directory under runs/). */
@@ -398,6 +416,7 @@ const NO_HEADLINE = [
   "imperfect-models",
   "risp-state",
   "risp-state-held-out",
+  "risp-data-efficiency",
   "risp-tasks",
   "risp-tasks-reversed",
   ...CONTROL,
@@ -448,6 +467,10 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "## RISP Table 1, test configurations held out from training in ψ",
     "",
     rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state-held-out"), "risp-state-held-out"),
+    "",
+    "## RISP Fig. 6a — data efficiency: few rendering configurations",
+    "",
+    dataEfficiencyMarkdown(resultOf<DataEfficiencyResult>(runs, "risp-data-efficiency")),
     "",
     "## RISP Tables 2–4 — system identification, imitation and visuomotor control across rendering domains",
     "",

@@ -224,7 +224,7 @@ export interface RispStateResult {
 }
 
 /** Per-image mean absolute error over the state components: predictions and truths [n, S]. */
-function imageErrors(predicted: ArrayLike<number>, truth: readonly number[][]): number[] {
+export function imageErrors(predicted: ArrayLike<number>, truth: readonly number[][]): number[] {
   const S = truth[0]!.length;
   return truth.map((s, i) => s.reduce((acc, x, k) => acc + Math.abs(predicted[i * S + k]! - x), 0) / S);
 }

@@ -18,6 +18,7 @@ import {
   RISP_STATE_SETTINGS,
   softLooks,
 } from "../examples/risp-state.js";
+import { DATA_EFFICIENCY_SETTINGS, experiment as rispDataEfficiency } from "../examples/risp-data-efficiency.js";
 import { mean, std } from "../examples/lib/stats.js";
 import { configurationDraws } from "../examples/risp-tasks.js";
 import { runExperiment } from "../examples/lib/run.js";
@@ -287,4 +288,28 @@ describe("risp-state (quick)", () => {
     expect(d.code).toBe(2);
     expect(d.stderr).toContain(`--domain must be one of table, held-out, got "reversed-contrast".`);
   });
+});
+
+describe("risp-data-efficiency (quick)", () => {
+  it("trains ours and ours-no-grad per configuration count, testing every epoch; curves and a figure", async () => {
+    const out = outDir("risp-data-efficiency-quick");
+    expect((await runQuiet(rispDataEfficiency, [], out)).code).toBe(0);
+    const r = readResult(out);
+    const s = DATA_EFFICIENCY_SETTINGS.quick;
+    expect(r.curves.map((c: { count: unknown; row: string }) => `${c.count} ${c.row}`)).toEqual(
+      s.counts.flatMap((c) => [`${c} ours-no-grad`, `${c} ours`]),
+    );
+    for (const c of r.curves) {
+      expect(c.testError).toHaveLength(s.training.epochs);
+      expect(c.trainLoss).toHaveLength(s.training.epochs);
+      expect([...c.testError, ...c.trainLoss].every((v: number) => Number.isFinite(v) && v > 0)).toBe(true);
+    }
+    // The table: each count's last-epoch errors and their ratio.
+    const one = (row: string) => r.curves.find((c: { count: unknown; row: string }) => c.count === 1 && c.row === row);
+    const [a, b] = [one("ours-no-grad").testError.at(-1), one("ours").testError.at(-1)];
+    expect(r.table).toContain(`| 1 | ${a.toFixed(4)} | ${b.toFixed(4)} | ${(b / a).toFixed(2)} |`);
+    const csv = readFileSync(join(out, "curves.csv"), "utf8").trim().split("\n");
+    expect(csv).toHaveLength(1 + r.curves.length * s.training.epochs);
+    for (const f of ["fig6a.png", "table.md"]) expect(existsSync(join(out, f)), f).toBe(true);
+  }, 300_000);
 });

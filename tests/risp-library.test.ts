@@ -181,6 +181,27 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     expect(moving).toBeGreaterThanOrEqual(risp.PSI_NAMES.length - 1);
   });
 
+  it("a training set of fixed configurations draws every image under one of them (RISP Fig. 6a)", () => {
+    const env = slidingBox(),
+      R = 16;
+    // The same state four times: without noise its images differ only by their configurations.
+    const { states, vertices } = env.sample(makeRng(17), 1);
+    const four = <T>(x: T) => [x, x, x, x];
+    const distinct = (configurations?: risp.TrainingConfiguration[]) => {
+      const set = risp.trainingSet(env, R, four(states[0]!), four(vertices[0]!), makeRng(18), {
+        noise: 0,
+        chunk: 4,
+        ...(configurations ? { configurations } : {}),
+      });
+      const rows = Array.from({ length: 4 }, (_, i) => Array.from(np.index(set.images, i).dataSync()).join());
+      return new Set(rows).size;
+    };
+    const rng = makeRng(19);
+    expect(distinct([risp.sampleTrainingConfiguration(rng)])).toBe(1);
+    expect(distinct()).toBe(4);
+    expect(() => distinct([])).toThrow(/needs at least one/);
+  });
+
   // The procedural ground families: blotches, checkers, stripes; the shadow is the object's.
   it("training looks: grounds of every family, shadowed under ψ's light; traced targets vary by configuration", () => {
     const rng = makeRng(12);

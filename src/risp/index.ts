@@ -29,8 +29,10 @@ export {
   type SoftLook,
 } from "./looks.js";
 export {
+  sampleTrainingConfiguration,
   sampleTrainingLook,
   trainingSet,
+  type TrainingConfiguration,
   type TrainingLook,
   type TrainingSet,
   type TrainingSetOptions,

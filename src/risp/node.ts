@@ -28,6 +28,7 @@ export async function trainPredictorToDisk(dir: string, spec: PredictorSpec): Pr
     standardisation: t.standardisation,
     predict: t.predict(r.params),
     seconds: r.seconds,
+    epochLosses: r.epochLosses,
     finalLoss: r.epochLosses[r.epochLosses.length - 1]!,
   };
 }

@@ -135,6 +135,8 @@ export interface PredictorSpec {
   readonly seed: number;
   readonly label?: string;
   readonly progress?: optim.ProgressMode;
+  /** Called after every epoch with the reader of its network (e.g. a test error per epoch: RISP Fig. 6a). */
+  readonly onEpoch?: (epoch: number, predict: (image: Array) => Array) => void | Promise<void>;
 }
 
 /**
@@ -173,6 +175,12 @@ export function predictorTraining(spec: PredictorSpec) {
     seed: spec.seed,
     ...(spec.progress !== undefined ? { progress: spec.progress } : {}),
     ...(spec.label ? { label: spec.label } : {}),
+    ...(spec.onEpoch
+      ? {
+          onEpoch: (info: { epoch: number; params: networks.PredictorParams }) =>
+            spec.onEpoch!(info.epoch, predict(info.params)),
+        }
+      : {}),
   };
   return { net, standardisation: stats, predict, options };
 }
@@ -183,6 +191,8 @@ export interface TrainedPredictor {
   /** The state of an image (the network's standardised output mapped back to state units). */
   readonly predict: (image: Array) => Array;
   readonly seconds: number;
+  /** The mean training loss of each epoch, and of the last. */
+  readonly epochLosses: readonly number[];
   readonly finalLoss: number;
 }
 
@@ -197,6 +207,7 @@ export async function trainPredictor(spec: PredictorSpec): Promise<TrainedPredic
     standardisation: t.standardisation,
     predict: t.predict(r.params),
     seconds: r.seconds,
+    epochLosses: r.epochLosses,
     finalLoss: r.epochLosses[r.epochLosses.length - 1]!,
   };
 }

@@ -8,7 +8,7 @@ import type { Rng } from "../core/host-rng.js";
 import { np } from "../core/np/index.js";
 import { jit, jvp, vmap } from "../transforms/index.js";
 import { checkPosed, type RispEnv } from "./env.js";
-import { backgroundLayers, randomGroundTexture, softImage, type SoftLook } from "./looks.js";
+import { backgroundLayers, randomGroundTexture, softImage, type GroundTexture, type SoftLook } from "./looks.js";
 import { checkPsi, DEFAULT_PSI, hostLightDirection, PSI_NAMES, samplePsi, type PsiDistribution } from "./psi.js";
 
 /** One training image's look: its rendering parameters ψ, its traced background and its sensor noise σ. */
@@ -18,9 +18,21 @@ export interface TrainingLook {
   readonly noise: number;
 }
 
+/** A rendering configuration of the training domain: ψ and a ground texture. */
+export interface TrainingConfiguration {
+  readonly psi: number[];
+  readonly texture: GroundTexture;
+}
+
+/** A random training configuration: ψ from its distribution, a random procedural ground. */
+export const sampleTrainingConfiguration = (
+  rng: Rng,
+  psiDistribution: PsiDistribution = DEFAULT_PSI,
+): TrainingConfiguration => ({ psi: samplePsi(rng, psiDistribution), texture: randomGroundTexture(rng) });
+
 /**
  * Draw a training image's look for posed vertices [V·3]: ψ, a random ground texture shadowed by the object under ψ's
- * light, σ ∈ [0, maxNoise].
+ * light, σ ∈ [0, maxNoise] — or, given `configurations`, one of those at random (RISP Fig. 6a's few configurations).
  */
 export function sampleTrainingLook(
   env: RispEnv,
@@ -29,13 +41,12 @@ export function sampleTrainingLook(
   rng: Rng,
   maxNoise: number,
   psiDistribution: PsiDistribution = DEFAULT_PSI,
+  configurations?: readonly TrainingConfiguration[],
 ): TrainingLook {
-  const psi = samplePsi(rng, psiDistribution);
-  const background = backgroundLayers(env, R, {
-    vertices,
-    light: hostLightDirection(psi[1]!, psi[2]!),
-    texture: randomGroundTexture(rng),
-  });
+  const { psi, texture } = configurations
+    ? configurations[Math.min(configurations.length - 1, Math.floor(rng.uniform(0, configurations.length)))]!
+    : sampleTrainingConfiguration(rng, psiDistribution);
+  const background = backgroundLayers(env, R, { vertices, light: hostLightDirection(psi[1]!, psi[2]!), texture });
   return { psi, background, noise: rng.uniform(0, maxNoise) };
 }
 
@@ -60,6 +71,11 @@ export interface TrainingSetOptions {
   readonly rasterizations?: readonly SoftLook[];
   /** The training distribution of ψ (default `DEFAULT_PSI`). */
   readonly psi?: PsiDistribution;
+  /**
+   * Draw every image's configuration from these (uniformly) instead of a fresh one per image: a training set of few
+   * rendering configurations (RISP Fig. 6a).
+   */
+  readonly configurations?: readonly TrainingConfiguration[];
   /** Called after each batch with the number of images done. */
   readonly log?: (done: number) => void;
 }
@@ -93,6 +109,8 @@ export function trainingSet(
     );
   if (!(Number.isInteger(R) && R >= 4))
     throw new Error(`risp: the image resolution must be a whole number ≥ 4, got ${R}.`);
+  if (o.configurations && !o.configurations.length)
+    throw new Error("risp: a training set drawn from fixed configurations needs at least one.");
   if (!rasterizations.length)
     throw new Error("risp: give at least one rasterization (an empty SoftLook {} is SoftRas' defaults).");
   checkPosed(env, vertices);
@@ -115,7 +133,9 @@ export function trainingSet(
       compiled.length === 1
         ? compiled[0]!
         : compiled[Math.min(compiled.length - 1, Math.floor(rng.uniform(0, compiled.length)))]!;
-    const looks = idx.map((i) => sampleTrainingLook(env, R, vertices[i]!, rng, o.noise, psiDistribution));
+    const looks = idx.map((i) =>
+      sampleTrainingLook(env, R, vertices[i]!, rng, o.noise, psiDistribution, o.configurations),
+    );
     // Pad the last chunk to the compiled size.
     const padded = [...idx, ...globalThis.Array.from({ length: chunk - idx.length }, () => idx[0]!)];
     const look = (k: number) => looks[k < idx.length ? k : 0]!;
