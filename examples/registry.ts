@@ -22,6 +22,7 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "control-cloth": () => import("./control-cloth.js"),
   "risp-state": () => import("./risp-state.js"),
   "risp-data-efficiency": () => import("./risp-data-efficiency.js"),
+  "risp-temporal-sampling": () => import("./risp-temporal-sampling.js"),
   convlstm: () => import("./convlstm.js"),
   "risp-tasks": () => import("./risp-tasks.js"),
 };

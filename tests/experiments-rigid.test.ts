@@ -130,7 +130,7 @@ describe("gradsim CLI input errors", () => {
     const task = cli(["risp-state", "--task", "sysid"]);
     expect(task.code).toBe(2);
     expect(task.stderr).toContain(
-      "gradsim risp-state: does not take --task; only risp-tasks (RISP Tables 2–4) takes --task and --networks.",
+      "gradsim risp-state: does not take --task; only risp-tasks (RISP Tables 2–4) takes --task.",
     );
   });
 

@@ -8,6 +8,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { init } from "../src/index.js";
 import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER } from "../examples/risp-tasks.js";
+import {
+  experiment as rispTemporalSampling,
+  localMinima,
+  TEMPORAL_SAMPLING_SETTINGS,
+  temporalSamplings,
+} from "../examples/risp-temporal-sampling.js";
 import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
@@ -171,5 +177,42 @@ describe("risp-tasks (quick)", () => {
       /quadrotor\/ours\/standardisation\.json is missing: .* retrain it/,
     );
     expect(loadPredictors(DEFAULT_NETWORKS, "quadrotor", 9).oursStandardisation.mu).toHaveLength(9);
+  });
+});
+
+describe("risp-temporal-sampling (quick)", () => {
+  it("the rod's loss along its modulus for the paper's four temporal samplings: curves and a figure", async () => {
+    const out = outDir("risp-temporal-sampling-quick");
+    expect((await runQuiet(rispTemporalSampling, [], out)).code).toBe(0);
+    const r = readResult(out);
+    const s = TEMPORAL_SAMPLING_SETTINGS.quick;
+    expect(r.grid).toHaveLength(s.points);
+    expect(r.samplings.map((x: { name: string }) => x.name)).toEqual([
+      "every frame",
+      "every 5th frame",
+      "first and last",
+      "first and middle",
+    ]);
+    for (const x of r.samplings) {
+      expect(x.losses).toHaveLength(s.configs);
+      for (const l of x.losses) expect(l.every((v: number) => Number.isFinite(v) && v >= 0)).toBe(true);
+      expect(x.curve[x.argmin]).toBe(Math.min(...x.curve));
+      expect(x.localMinima).toEqual(localMinima(x.curve));
+    }
+    // Fewer frames, another loss: the sparse samplings' curves are not the dense one's.
+    expect(r.samplings[2].losses[0]).not.toEqual(r.samplings[0].losses[0]);
+    for (const f of ["fig6b.png", "landscape.csv"]) expect(existsSync(join(out, f)), f).toBe(true);
+  }, 300_000);
+
+  it("samplings and local minima", () => {
+    const T = 12;
+    expect(temporalSamplings(T).map((x) => x.frames)).toEqual([
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+      [0, 5, 10],
+      [0, 11],
+      [0, 5],
+    ]);
+    expect(localMinima([3, 1, 2, 0.5, 4, 4, 5])).toEqual([1, 3]);
+    expect(localMinima([1, 2, 3])).toEqual([]);
   });
 });

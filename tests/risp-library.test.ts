@@ -344,6 +344,27 @@ describe("gradsim.risp on a user's own system (a sliding box), through the packa
     expect(() => risp.taskLoss(p, { kind: "states" }, { resolution: R }, T + 1)).toThrow(
       /shown frames must be between 1 and the 8 observed/,
     );
+    // A temporal sampling (Fig. 6b): the first and last frames alone; a change to the frames between leaves it.
+    const ends = [0, T - 1];
+    const between = (x: NDArray) =>
+      np.concatenate(
+        [
+          np.take(x, np.arange(0, 1), 0),
+          np.add(np.take(x, np.arange(1, T - 1), 0), 0.3),
+          np.take(x, np.arange(T - 1, T), 0),
+        ],
+        0,
+      );
+    const picked = (x: NDArray) => np.take(x, np.array(ends, { dtype: "int32" }), 0);
+    const sampled = risp.taskLoss(p, { kind: "states" }, { resolution: R }, ends);
+    expect(sampled(u, states, start).item()).toBeCloseTo(
+      np.mean(np.abs(np.sub(picked(p.rollout(u, start).states), picked(states)))).item(),
+      6,
+    );
+    expect(sampled(u, between(states), start).item()).toBeCloseTo(sampled(u, states, start).item(), 6);
+    expect(() => risp.taskLoss(p, { kind: "states" }, { resolution: R }, [0, T])).toThrow(
+      /indices of the 8 observed \(0 to 7\), at least one; got \[0, 8\]/,
+    );
   });
 
   it("bad descriptions are clear errors", () => {

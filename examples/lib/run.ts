@@ -36,7 +36,7 @@ export interface Experiment<R extends object> {
 
 const FIT = "to fit your own video use: gradsim fit --video FILE --scene scene.json [--unknowns mass,mu]";
 const POLICY = "only the control experiments (control-walker, control-fem, control-cloth) train a policy";
-const RISP_TASKS = "only risp-tasks (RISP Tables 2–4) takes --task and --networks";
+const RISP_TASKS = "only risp-tasks (RISP Tables 2–4) takes --task";
 /** Flags that only some experiments read, and where to go instead when given to another. */
 const OWN_FLAGS = {
   video: FIT,
@@ -47,7 +47,7 @@ const OWN_FLAGS = {
   policy: POLICY,
   seeds: POLICY,
   task: RISP_TASKS,
-  networks: RISP_TASKS,
+  networks: "only risp-tasks and risp-temporal-sampling read trained predictors (--networks)",
   domain: "only risp-state and risp-tasks take --domain (their test images' rendering)",
   envs: "only risp-state and risp-tasks choose environments",
 } as const;
@@ -62,7 +62,8 @@ export const USAGE =
   "--video FILE --scene FILE --unknowns a,b --restarts N --scan N (fit)  " +
   "--policy P (control: phase inputs) --seeds N (control: seeds per method)  " +
   "--envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  " +
-  "--task T --networks DIR (risp-tasks: sysid|imitation|control, the risp-state run with the trained predictors)  " +
+  "--task T (risp-tasks: sysid|imitation|control)  " +
+  "--networks DIR (risp-tasks, risp-temporal-sampling: the risp-state run with the trained predictors)  " +
   "--domain D (risp-state: the test configurations, table|held-out; " +
   "risp-tasks: the references' rendering, table|reversed-contrast)";
 

@@ -190,22 +190,33 @@ export type TaskLossFn = (u: Array, reference: Array, start: Array) => Array;
 /** Whether a loss fits our frames' look with the unknowns (u then has 14 more entries). */
 export const fitsLook = (loss: TaskLoss): boolean => loss.kind === "predictor";
 
-/** The loss function of `loss` on the first `shown` observed frames (imitation's curriculum; default all). */
+/**
+ * The loss function of `loss` on the first `shown` observed frames (imitation's curriculum; default all), or on the
+ * observed frames of the indices `shown` lists (a temporal sampling: RISP Fig. 6b).
+ */
 export function taskLoss(
   problem: RispProblem,
   loss: TaskLoss,
   rendering: TaskRendering,
-  shown = problem.observed.length,
+  shown: number | readonly number[] = problem.observed.length,
 ): TaskLossFn {
   const { env } = problem,
     R = rendering.resolution,
-    psi = rendering.psi ?? DEFAULT_PSI;
-  if (!(Number.isInteger(shown) && shown >= 1 && shown <= problem.observed.length))
-    throw new Error(`risp: shown frames must be between 1 and the ${problem.observed.length} observed, got ${shown}.`);
+    psi = rendering.psi ?? DEFAULT_PSI,
+    T = problem.observed.length;
+  if (typeof shown === "number" && !(Number.isInteger(shown) && shown >= 1 && shown <= T))
+    throw new Error(`risp: shown frames must be between 1 and the ${T} observed, got ${shown}.`);
+  if (typeof shown !== "number" && !(shown.length >= 1 && shown.every((i) => Number.isInteger(i) && i >= 0 && i < T)))
+    throw new Error(
+      `risp: the frames a loss compares are indices of the ${T} observed (0 to ${T - 1}), at least one; ` +
+        `got [${shown.join(", ")}].`,
+    );
   const middle = np.array(psiMiddle(psi), { dtype: "float32" });
   const background = loss.kind === "states" ? null : plainBackground(env, R);
-  // The first `shown` observed frames only; all of them: the arrays as they are.
-  const head = (x: Array) => (shown === problem.observed.length ? x : np.take(x, np.arange(0, shown), 0));
+  // The frames compared; all of them in order: the arrays as they are.
+  const indices = typeof shown === "number" ? globalThis.Array.from({ length: shown }, (_, i) => i) : [...shown];
+  const head = (x: Array) =>
+    indices.length === T && indices.every((v, i) => v === i) ? x : np.take(x, np.array(indices, { dtype: "int32" }), 0);
   const look = rendering.gamma ? { gamma: rendering.gamma } : {};
   const frames = (u: Array, start: Array, p = middle) =>
     vmap((v: Array) => softImage(env, R, v, p, background!, look))(head(problem.rollout(u, start).vertices));
