@@ -564,6 +564,7 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     ...base,
     epochs: ctx.flags.iters ?? base.epochs,
     train: ctx.flags.dataset ?? base.train,
+    resolution: ctx.flags.resolution ?? base.resolution,
   };
   if (cfg.train < cfg.batch)
     throw new CliError(
@@ -574,7 +575,12 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     throw new CliError(`--domain must be one of ${RISP_STATE_DOMAINS.join(", ")}, got "${domain}".`);
   const chosen = chosenNames("envs", ctx.flags.envs, ENVS) ?? ENVS;
   const shard = ctx.flags.shard;
-  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-state", `${runKey(ctx)} domain=${domain}`, { shard });
+  const store = fileRecordStore<UnitRecord>(
+    ctx.out,
+    "risp-state",
+    `${runKey(ctx)} domain=${domain} resolution=${cfg.resolution}`,
+    { shard },
+  );
   // Without --shard over shards' records: a merge, refused while a shard's networks are untrained.
   if (!shard) {
     const mine = [...unitsOf(domain).entries()].filter(([, u]) => chosen.includes(u.env)).map(([i]) => i);
@@ -679,7 +685,7 @@ export const experiment: Experiment<RispStateResult> = {
     "RISP Table 1: state estimation from images of another renderer under unseen lighting, materials and backgrounds " +
     "(quadrotor, cube, rod, hand; --envs for some): " +
     "average / random / domain randomisation / + Eq. 12 / + exact Eq. 10",
-  takes: ["envs", "domain"],
+  takes: ["envs", "domain", "resolution"],
   run,
 };
 

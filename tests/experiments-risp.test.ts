@@ -276,7 +276,7 @@ describe("risp-state (quick)", () => {
     expect(said).toMatch(/quadrotor ours trained with γ = 123 on 8 examples per minibatch/);
   }, 300_000);
 
-  it("too few training images for a minibatch, or an unknown environment, is a clear error", async () => {
+  it("too few images, an unknown environment or domain are clear errors; --resolution sets the side", async () => {
     const { code } = await runQuiet(rispState, ["--dataset", "4"]);
     expect(code).toBe(2);
     const r = cli(["risp-state", "--envs", "rod,boat", "--out", outDir("risp-state-bad-envs")]);
@@ -284,6 +284,20 @@ describe("risp-state (quick)", () => {
     expect(r.stderr).toContain(
       `gradsim risp-state: --envs takes quadrotor, cube, rod, hand (comma-separated), got "boat".`,
     );
+    // --resolution: another image side (its networks read images of that side); refused by other experiments.
+    const small = outDir("risp-state-resolution");
+    expect((await runQuiet(rispState, ["--envs", "rod", "--resolution", "8", "--iters", "1"], small)).code).toBe(0);
+    const rod = readResult(small);
+    expect(rod.settings.resolution).toBe(8);
+    const net8 = predictorConfig(rod.settings, rod.envs.rod.states.length);
+    const p8 = networks.loadParams(
+      join(small, "rod", "ours", "params.gsp"),
+      networks.initPredictor(random.key(0), net8),
+    );
+    expect(networks.predictor(p8, net8, np.zeros([8, 8, 3]) as Array).shape).toEqual([rod.envs.rod.states.length]);
+    const other = cli(["pendulum", "--resolution", "64"]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("only risp-state takes --resolution");
     const d = cli(["risp-state", "--domain", "reversed-contrast", "--out", outDir("risp-state-bad-domain")]);
     expect(d.code).toBe(2);
     expect(d.stderr).toContain(`--domain must be one of table, held-out, got "reversed-contrast".`);

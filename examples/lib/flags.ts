@@ -40,8 +40,10 @@ export interface Flags {
   readonly task: string | null;
   readonly envs: string | null;
   readonly networks: string | null;
-  /** risp-tasks: the references' rendering domain (`RISP_DOMAINS`; default the tables'). */
+  /** risp-state: the test configurations; risp-tasks: the references' rendering domain (default the tables'). */
   readonly domain: string | null;
+  /** risp-state: the images' side in pixels (default the settings'). */
+  readonly resolution: number | null;
 }
 
 export interface Shard {
@@ -86,6 +88,7 @@ const KNOWN = new Set([
   "envs",
   "networks",
   "domain",
+  "resolution",
 ]);
 
 /**
@@ -117,6 +120,7 @@ export const FLAG_MAX = {
   shards: 1_000_000,
   restarts: 10_000,
   scan: 10_000,
+  resolution: 512,
 } as const;
 
 const shardFlag = (v: string): E.Either<CliError, Shard | null> => {
@@ -159,6 +163,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("seeds", () => opt("seeds", (v) => intFlag("seeds", v, 1, FLAG_MAX.seeds))),
     E.bind("restarts", () => opt("restarts", (v) => intFlag("restarts", v, 0, FLAG_MAX.restarts))),
     E.bind("scan", () => opt("scan", (v) => intFlag("scan", v, 0, FLAG_MAX.scan))),
+    E.bind("resolution", () => opt("resolution", (v) => intFlag("resolution", v, 8, FLAG_MAX.resolution))),
     E.bind("workers", () =>
       raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1, FLAG_MAX.workers) : E.right(1),
     ),
@@ -178,7 +183,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
         ? E.right<CliError, Flags["backend"]>(b)
         : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
-    E.map(({ seed, iters, dataset, backend, workers, threads, shard, policy, seeds, restarts, scan }) => ({
+    E.map(({ seed, iters, dataset, backend, workers, threads, shard, policy, seeds, restarts, scan, resolution }) => ({
       seed,
       iters,
       dataset,
@@ -190,6 +195,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       seeds,
       restarts,
       scan,
+      resolution,
       out: raw.get("out") ?? defaultOut,
       json: raw.get("json") === "true",
       quick: raw.get("quick") === "true",

@@ -50,6 +50,7 @@ const OWN_FLAGS = {
   networks: "only risp-tasks and risp-temporal-sampling read trained predictors (--networks)",
   domain: "only risp-state and risp-tasks take --domain (their test images' rendering)",
   envs: "only risp-state and risp-tasks choose environments",
+  resolution: "only risp-state takes --resolution (its images' side)",
 } as const;
 export type OwnFlag = keyof typeof OWN_FLAGS;
 
@@ -64,6 +65,7 @@ export const USAGE =
   "--envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  " +
   "--task T (risp-tasks: sysid|imitation|control)  " +
   "--networks DIR (risp-tasks, risp-temporal-sampling: the risp-state run with the trained predictors)  " +
+  "--resolution N (risp-state: the images' side in pixels)  " +
   "--domain D (risp-state: the test configurations, table|held-out; " +
   "risp-tasks: the references' rendering, table|reversed-contrast)";
 
