@@ -209,7 +209,8 @@ export interface EnvResult {
   /** The weak baselines and the domain's network rows (`NETWORK_ROWS`). */
   readonly rows: Partial<Record<RispRow, RowSummary>>;
   readonly gaps: Partial<Record<NetworkRow, GapSummary>>;
-  readonly gamma: Record<"ours" | "ours-exact", number>;
+  /** The regulariser's weight of each network row (0: none). */
+  readonly gamma: Partial<Record<NetworkRow, number>>;
   readonly targetConfigs: readonly TargetConfig[];
   /** Per test configuration, how far its ψ lies outside the training ranges, per parameter (`risp.psiExcess`). */
   readonly excess: readonly (readonly number[])[];
@@ -552,7 +553,7 @@ function envResult(
     states: env.stateNames,
     rows,
     gaps,
-    gamma: GAMMA[name],
+    gamma: Object.fromEntries(units.map((u) => [u.row, gammaOf(name, u.row)])),
     targetConfigs: configs,
     excess: configs.map((c) => risp.psiExcess(risp.configPsi(c), DOMAINS[domain].psi)),
   };
