@@ -11,7 +11,7 @@
  *   ... --networks DIR                                    # another risp-state run's networks
  *
  * Writes result.json (per sampling: the frames, every configuration's loss along the grid, the argmin and the
- * interior local minima of the mean rescaled curve), landscape.csv and fig6b.png.
+ * basins — local minima at least 5% of the range deep — of the mean rescaled curve), landscape.csv and fig6b.png.
  */
 import { join } from "node:path";
 import { makeRng, np, risp, sysid, writeAtomic, writeLinePlot } from "gradsim/node";
@@ -45,9 +45,24 @@ const rescaled = (ys: readonly number[]) => {
     hi = Math.max(...ys);
   return ys.map((v) => (hi > lo ? (v - lo) / (hi - lo) : 0));
 };
-/** The interior grid points lower than both neighbours. */
-export const localMinima = (ys: readonly number[]): number[] =>
-  ys.flatMap((v, i) => (i > 0 && i < ys.length - 1 && v < ys[i - 1]! && v < ys[i + 1]! ? [i] : []));
+/**
+ * The basins of a curve: its interior local minima of prominence at least `depth` — the least rise, over both sides,
+ * before the curve goes lower than the minimum or ends — so that ripples of a flat stretch are not counted.
+ */
+export function basins(ys: readonly number[], depth: number): number[] {
+  const rise = (i: number, step: 1 | -1) => {
+    let top = ys[i]!;
+    for (let j = i + step; j >= 0 && j < ys.length && ys[j]! >= ys[i]!; j += step) top = Math.max(top, ys[j]!);
+    return top - ys[i]!;
+  };
+  return ys.flatMap((v, i) =>
+    i > 0 && i < ys.length - 1 && v < ys[i - 1]! && v < ys[i + 1]! && Math.min(rise(i, -1), rise(i, 1)) >= depth
+      ? [i]
+      : [],
+  );
+}
+/** A basin's least depth on the rescaled curve: 5% of its range. */
+const BASIN_DEPTH = 0.05;
 
 export interface SamplingResult {
   readonly name: string;
@@ -57,7 +72,8 @@ export interface SamplingResult {
   /** The mean over configurations of each one's loss rescaled to [0, 1]. */
   readonly curve: number[];
   readonly argmin: number;
-  readonly localMinima: number[];
+  /** The curve's basins (`basins`, at least 5% of its range deep). */
+  readonly basins: number[];
 }
 export interface TemporalSamplingResult {
   readonly settings: TemporalSamplingSettings;
@@ -111,19 +127,19 @@ async function run(ctx: ExperimentContext): Promise<TemporalSamplingResult> {
       losses,
       curve,
       argmin: curve.indexOf(Math.min(...curve)),
-      localMinima: localMinima(curve),
+      basins: basins(curve, BASIN_DEPTH),
     };
   });
   const truth = problem.truth[0]!;
   const nearest = grid.reduce((b, x, i) => (Math.abs(x - truth) < Math.abs(grid[b]! - truth) ? i : b), 0);
   const table = [
     `| sampling | frames | argmin (grid point; truth's nearest: ${nearest}) | ` +
-      `u at the argmin (truth ${truth.toPrecision(4)}) | interior local minima |`,
+      `u at the argmin (truth ${truth.toPrecision(4)}) | basins (grid points) |`,
     "|---|---|---|---|---|",
     ...samplings.map(
       (x) =>
         `| ${x.name} | ${x.frames.length} | ${x.argmin} | ${grid[x.argmin]!.toPrecision(4)} | ` +
-        `${x.localMinima.length} |`,
+        `${x.basins.length} (${x.basins.join(", ")}) |`,
     ),
   ].join("\n");
   writeAtomic(

@@ -10,7 +10,7 @@ import { init } from "../src/index.js";
 import { DEFAULT_NETWORKS, experiment as rispTasks, loadPredictors, PAPER } from "../examples/risp-tasks.js";
 import {
   experiment as rispTemporalSampling,
-  localMinima,
+  basins,
   TEMPORAL_SAMPLING_SETTINGS,
   temporalSamplings,
 } from "../examples/risp-temporal-sampling.js";
@@ -197,7 +197,7 @@ describe("risp-temporal-sampling (quick)", () => {
       expect(x.losses).toHaveLength(s.configs);
       for (const l of x.losses) expect(l.every((v: number) => Number.isFinite(v) && v >= 0)).toBe(true);
       expect(x.curve[x.argmin]).toBe(Math.min(...x.curve));
-      expect(x.localMinima).toEqual(localMinima(x.curve));
+      expect(x.basins).toEqual(basins(x.curve, 0.05));
     }
     // Fewer frames, another loss: the sparse samplings' curves are not the dense one's.
     expect(r.samplings[2].losses[0]).not.toEqual(r.samplings[0].losses[0]);
@@ -212,7 +212,10 @@ describe("risp-temporal-sampling (quick)", () => {
       [0, 11],
       [0, 5],
     ]);
-    expect(localMinima([3, 1, 2, 0.5, 4, 4, 5])).toEqual([1, 3]);
-    expect(localMinima([1, 2, 3])).toEqual([]);
+    // Basins: interior minima whose lesser side rises at least `depth` before the curve goes lower (or ends).
+    expect(basins([3, 1, 2, 0.5, 4, 4, 5], 0.5)).toEqual([1, 3]);
+    expect(basins([3, 1, 1.2, 0.5, 4, 4, 5], 0.5)).toEqual([3]); // the first rises 0.2 before 0.5
+    expect(basins([0.2, 0.1, 0.15, 0.12, 0.9], 0.05)).toEqual([1]); // the second rises 0.03 before 0.1
+    expect(basins([1, 2, 3], 0)).toEqual([]);
   });
 });
