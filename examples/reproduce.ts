@@ -83,6 +83,14 @@ export const PLAN: readonly PlanEntry[] = [
     dataset: [768, 32, 768],
     table: "RISP Table 1, held out in ψ",
   },
+  // The scale: the quadrotor's held-out networks on 64² images (its head over a 4× larger last feature map).
+  {
+    name: "risp-state-held-out-64",
+    experiment: "risp-state",
+    args: ["--domain", "held-out", "--resolution", "64", "--envs", "quadrotor"],
+    dataset: [768, 32, 768],
+    table: "RISP Table 1, held out in ψ, 64²",
+  },
   // The quadrotor's predictors trained under 1, 10 or a fresh configuration per image, tested per epoch (one process).
   { name: "risp-data-efficiency", dataset: null, table: "RISP Fig. 6a" },
   // Uses risp-state's networks (runs/risp-state); its dataset is the rendering configurations per environment.
@@ -433,6 +441,7 @@ const NO_HEADLINE = [
   "imperfect-models",
   "risp-state",
   "risp-state-held-out",
+  "risp-state-held-out-64",
   "risp-data-efficiency",
   "risp-temporal-sampling",
   "risp-tasks",
@@ -485,6 +494,10 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "## RISP Table 1, test configurations held out from training in ψ",
     "",
     rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state-held-out"), "risp-state-held-out"),
+    "",
+    "## RISP Table 1, held out in ψ, at 64² (the quadrotor)",
+    "",
+    rispStateMarkdown(resultOf<RispStateResult>(runs, "risp-state-held-out-64"), "risp-state-held-out-64"),
     "",
     "## RISP Fig. 6a — data efficiency: few rendering configurations",
     "",
