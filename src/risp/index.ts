@@ -17,6 +17,7 @@ export {
   psiOfUnit,
   samplePsi,
   type PsiDistribution,
+  type PsiName,
   type PsiRange,
   type Vec3,
 } from "./psi.js";

@@ -27,6 +27,7 @@ export const PSI_NAMES = [
   "ground g",
   "ground b",
 ] as const;
+export type PsiName = (typeof PSI_NAMES)[number];
 
 /** One parameter's training distribution: uniform in [low, high]. */
 export interface PsiRange {

@@ -11,7 +11,15 @@ import * as render from "../render/index.js";
 import { hostCamera } from "../sysid/scenes/camera.js";
 import { checkPosed, type RispEnv } from "./env.js";
 import { backgroundLayers, softImage, type GroundTexture, type SoftLook } from "./looks.js";
-import { checkPsi, hostLightDirection, PSI_NAMES, type PsiDistribution, type Vec3 } from "./psi.js";
+import {
+  checkPsi,
+  DEFAULT_PSI,
+  hostLightDirection,
+  PSI_NAMES,
+  type PsiDistribution,
+  type PsiName,
+  type Vec3,
+} from "./psi.js";
 
 /** One rendering configuration of the target (ray-traced) domain. */
 export interface TargetConfig {
@@ -34,24 +42,44 @@ const hsv = (h: number, s: number, v: number): Vec3 => {
   return [f(5), f(3), f(1)];
 };
 
-/**
- * The target distribution: light from the side or behind, tinted albedo, strong highlights, a sky and a wood or checker
- * ground.
- */
-export function sampleTargetConfig(rng: Rng): TargetConfig {
-  const az = (rng.uniform(0, 1) < 0.5 ? -1 : 1) * rng.uniform(1.2, 2.2),
-    el = rng.uniform(0.4, 1);
+/** The ranges a family of test configurations is drawn from (each uniform; the azimuth's sign at random). */
+interface ConfigRanges {
+  readonly azimuth: readonly [number, number];
+  readonly elevation: readonly [number, number];
+  readonly ambient: readonly [number, number];
+  /** The albedo's saturation (its hue any, its value 0.75–1). */
+  readonly saturation: readonly [number, number];
+  readonly specular: readonly [number, number];
+}
+
+/** A configuration: light, levels, albedo and specular from `r`, a random sky and a wood or random checker ground. */
+function drawConfig(rng: Rng, r: ConfigRanges): TargetConfig {
+  const az = (rng.uniform(0, 1) < 0.5 ? -1 : 1) * rng.uniform(...r.azimuth),
+    el = rng.uniform(...r.elevation);
   const colour = (): Vec3 => [rng.uniform(0.3, 0.9), rng.uniform(0.3, 0.9), rng.uniform(0.3, 0.9)];
   return {
-    ambient: rng.uniform(0.15, 0.4),
-    light: [Math.cos(el) * Math.sin(az), Math.sin(el), -Math.cos(el) * Math.cos(az)],
+    ambient: rng.uniform(...r.ambient),
+    light: hostLightDirection(az, el),
     intensity: rng.uniform(0.6, 1),
-    albedo: hsv(rng.uniform(0, 1), rng.uniform(0.3, 0.7), rng.uniform(0.75, 1)),
-    specular: rng.uniform(0.3, 0.7),
+    albedo: hsv(rng.uniform(0, 1), rng.uniform(...r.saturation), rng.uniform(0.75, 1)),
+    specular: rng.uniform(...r.specular),
     sky: colour(),
     ground: rng.uniform(0, 1) < 0.5 ? "wood" : { checker: [colour(), colour()] },
   };
 }
+
+/**
+ * The target distribution: light from the side or behind, tinted albedo, strong highlights, a sky and a wood or checker
+ * ground.
+ */
+export const sampleTargetConfig = (rng: Rng): TargetConfig =>
+  drawConfig(rng, {
+    azimuth: [1.2, 2.2],
+    elevation: [0.4, 1],
+    ambient: [0.15, 0.4],
+    saturation: [0.3, 0.7],
+    specular: [0.3, 0.7],
+  });
 
 /**
  * The same configuration with the body's contrast against the ground reversed from the tasks'
@@ -223,44 +251,30 @@ export function softConfigImages(
  * configurations (`sampleHeldOutConfig`) outside those ranges in five parameters — ambient, both light angles, an
  * albedo channel and the specular — so no test image is a training look (`psiExcess` says by how much).
  */
-export const HELD_OUT_TRAINING_PSI: PsiDistribution = (
-  [
-    [0.25, 0.5],
-    [-1, 1],
-    [0.9, 1.4],
-    [0.4, 1],
-    [0.55, 1],
-    [0.55, 1],
-    [0.55, 1],
-    [0, 0.25],
-    [0.05, 0.9],
-    [0.05, 0.9],
-    [0.05, 0.9],
-    [0.1, 0.9],
-    [0.1, 0.9],
-    [0.1, 0.9],
-  ] as const
-).map(([low, high]) => ({ low, high }));
+export const HELD_OUT_TRAINING_PSI: PsiDistribution = ((held: Partial<Record<PsiName, [number, number]>>) =>
+  PSI_NAMES.map((name, i) => (held[name] ? { low: held[name][0], high: held[name][1] } : DEFAULT_PSI[i]!)))({
+  ambient: [0.25, 0.5],
+  "light azimuth (rad)": [-1, 1],
+  "light elevation (rad)": [0.9, 1.4],
+  "albedo r": [0.55, 1],
+  "albedo g": [0.55, 1],
+  "albedo b": [0.55, 1],
+  specular: [0, 0.25],
+});
 
 /**
  * A test configuration of the held-out split: a dim ambient, light low from the side or behind, a saturated albedo
  * (one channel at most 0.45 of full), a shiny surface — each outside `HELD_OUT_TRAINING_PSI` by at least 0.05
  * (ambient), 0.4 rad (azimuth), 0.15 rad (elevation), 0.1 (albedo) and 0.1 (specular).
  */
-export function sampleHeldOutConfig(rng: Rng): TargetConfig {
-  const az = (rng.uniform(0, 1) < 0.5 ? -1 : 1) * rng.uniform(1.4, 2.4),
-    el = rng.uniform(0.35, 0.75);
-  const colour = (): Vec3 => [rng.uniform(0.3, 0.9), rng.uniform(0.3, 0.9), rng.uniform(0.3, 0.9)];
-  return {
-    ambient: rng.uniform(0.1, 0.2),
-    light: hostLightDirection(az, el),
-    intensity: rng.uniform(0.6, 1),
-    albedo: hsv(rng.uniform(0, 1), rng.uniform(0.55, 0.8), rng.uniform(0.75, 1)),
-    specular: rng.uniform(0.35, 0.7),
-    sky: colour(),
-    ground: rng.uniform(0, 1) < 0.5 ? "wood" : { checker: [colour(), colour()] },
-  };
-}
+export const sampleHeldOutConfig = (rng: Rng): TargetConfig =>
+  drawConfig(rng, {
+    azimuth: [1.4, 2.4],
+    elevation: [0.35, 0.75],
+    ambient: [0.1, 0.2],
+    saturation: [0.55, 0.8],
+    specular: [0.35, 0.7],
+  });
 
 /**
  * How far ψ lies outside a training distribution, per parameter, in units of that parameter's range (0 inside); the
