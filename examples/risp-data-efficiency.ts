@@ -17,7 +17,7 @@
  * table.md (the last epoch's test error per row).
  */
 import { join } from "node:path";
-import { jit, makeRng, np, risp, vmap, writeAtomic, writeLinePlot, type Array } from "gradsim/node";
+import { makeRng, np, risp, writeAtomic, writeLinePlot, type Array } from "gradsim/node";
 import { imageErrors, GAMMA, RISP_STATE_SETTINGS, softLooks, type RispStateSettings } from "./risp-state.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean } from "./lib/stats.js";
@@ -131,8 +131,8 @@ async function run(ctx: ExperimentContext): Promise<DataEfficiencyResult> {
         seed: ctx.flags.seed,
         label: `${underCount(count)}, ${row}`,
         progress: ctx.flags.json ? false : "auto",
-        onEpoch: (_, predict: (image: Array) => Array) => {
-          testError.push(mean(imageErrors(jit(vmap(predict))(testImages).dataSync(), truth)));
+        onEpoch: (_, read: (images: Array) => Array) => {
+          testError.push(mean(imageErrors(read(testImages).dataSync(), truth)));
         },
       });
       const curve = { count, row, testError, trainLoss: [...r.epochLosses], seconds: Number(r.seconds.toFixed(1)) };

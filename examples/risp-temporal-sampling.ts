@@ -14,7 +14,7 @@
  * basins — local minima at least 5% of the range deep — of the mean rescaled curve), landscape.csv and fig6b.png.
  */
 import { join } from "node:path";
-import { makeRng, np, risp, sysid, writeAtomic, writeLinePlot } from "gradsim/node";
+import { np, risp, sysid, writeAtomic, writeLinePlot } from "gradsim/node";
 import { configurationDraws, DEFAULT_NETWORKS, loadPredictors, rowSpec, SMOOTH_GAMMA } from "./risp-tasks.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean } from "./lib/stats.js";
