@@ -474,6 +474,10 @@ const gammaOf = (env: RispEnvName, row: NetworkRow): number =>
   row === "ours-no-grad" ? 0 : row === "ours-paper-gamma" ? PAPER_GAMMA[env] : GAMMA[env][row];
 const penalisedOf = (cfg: RispStateSettings, row: NetworkRow): number =>
   LOSS[row] === "ours-no-grad" ? 0 : LOSS[row] === "ours" ? cfg.penalised : (cfg.penalisedExact ?? cfg.penalised);
+/** The key of a run's records: the run's, its domain and its image side. */
+export const storeKey = (ctx: ExperimentContext, domain: RispStateDomain, resolution: number): string =>
+  `${runKey(ctx)} domain=${domain} resolution=${resolution}`;
+
 /** A domain's units, numbered in this order (the shards take alternate ones: each gets every kind of row). */
 const unitsOf = (domain: RispStateDomain) => ENVS.flatMap((env) => NETWORK_ROWS[domain].map((row) => ({ env, row })));
 
@@ -576,12 +580,7 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     throw new CliError(`--domain must be one of ${RISP_STATE_DOMAINS.join(", ")}, got "${domain}".`);
   const chosen = chosenNames("envs", ctx.flags.envs, ENVS) ?? ENVS;
   const shard = ctx.flags.shard;
-  const store = fileRecordStore<UnitRecord>(
-    ctx.out,
-    "risp-state",
-    `${runKey(ctx)} domain=${domain} resolution=${cfg.resolution}`,
-    { shard },
-  );
+  const store = fileRecordStore<UnitRecord>(ctx.out, "risp-state", storeKey(ctx, domain, cfg.resolution), { shard });
   // Without --shard over shards' records: a merge, refused while a shard's networks are untrained.
   if (!shard) {
     const mine = [...unitsOf(domain).entries()].filter(([, u]) => chosen.includes(u.env)).map(([i]) => i);
