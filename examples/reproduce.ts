@@ -41,7 +41,7 @@ import {
 import type { LandscapeResult } from "./landscape.js";
 import type { ControlResult } from "./lib/control.js";
 import type { ImperfectResult } from "./imperfect-models.js";
-import { excessMarkdown, gapsMarkdown, tableMarkdown as rispTable1, type RispStateResult } from "./risp-state.js";
+import { tablesMarkdown as rispTablesMarkdown, type RispStateResult } from "./risp-state.js";
 import type { ConvLstmResult } from "./convlstm.js";
 import type { RispTasksResult } from "./risp-tasks.js";
 import type { DataEfficiencyResult } from "./risp-data-efficiency.js";
@@ -311,21 +311,6 @@ function imperfectMarkdown(r: ImperfectResult | null): string {
 function rispStateMarkdown(r: RispStateResult | null, name: string): string {
   if (!r) return "_not run_";
   const s = r.settings;
-  // Runs before the gaps were measured have none.
-  const gaps = Object.values(r.envs).every((e) => e?.gaps)
-    ? [
-        "",
-        "The trained rows on the two gaps apart: SoftRas images under the test configurations (ψ's gap alone) and " +
-          "traced images under looks drawn from the training distribution (the renderer's gap alone):",
-        "",
-        gapsMarkdown(r.envs),
-        "",
-        "How far the test configurations lie outside the training ranges of ψ (the least–largest over each " +
-          "environment's 4, per parameter, in units of its training range):",
-        "",
-        excessMarkdown(r.envs),
-      ]
-    : [];
   return [
     `Mean absolute state error per test image over ${4 * s.testPerConfig} ray-traced images ` +
       `(${s.testPerConfig} states under 4 unseen rendering configurations): ours as mean ± the std of the 4 ` +
@@ -335,8 +320,7 @@ function rispStateMarkdown(r: RispStateResult | null, name: string): string {
       `(runs/${name}/: looks-*.png, errors-*.csv, <env>/<row>/loss.png). ` +
       `Paper: RISP, ICLR 2022, Table 1.`,
     "",
-    rispTable1(r.envs),
-    ...gaps,
+    rispTablesMarkdown(r.envs),
   ].join("\n");
 }
 

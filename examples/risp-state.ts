@@ -13,7 +13,7 @@
  *                      the training ranges, so the gap is mostly the renderer's;
  *   --domain held-out  training looks and test configurations disjoint in ψ (risp.HELD_OUT_TRAINING_PSI,
  *                      risp.sampleHeldOutConfig): every test configuration outside the training ranges in 5 of ψ's
- *                      parameters, by how much written per configuration (result.json `heldOut`).
+ *                      parameters, by how much written per configuration (result.json `excess`).
  * Each trained row is also tested on the two gaps apart: SoftRas images under the test configurations (the ψ gap
  * alone) and traced images under looks drawn from the training distribution (the renderer's gap alone). Rows:
  *   average       the mean training state;
@@ -55,7 +55,7 @@ import {
 } from "gradsim/node";
 import { fileRecordStore } from "gradsim/sysid/node";
 import { runKey } from "./lib/experiment.js";
-import { chosenNames, CliError } from "./lib/flags.js";
+import { chosenNames, CliError, oneOf } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 import { mean, std } from "./lib/stats.js";
 
@@ -422,6 +422,31 @@ export function excessMarkdown(envs: Partial<Record<RispEnvName, EnvResult>>): s
   return [head, rule, ...rows].join("\n");
 }
 
+/**
+ * Table 1 (`tableMarkdown`) and, for runs that measured them (all but those before the gaps were), the two gaps apart
+ * (`gapsMarkdown`) and the test configurations' excess outside the training ranges (`excessMarkdown`).
+ */
+export function tablesMarkdown(envs: Partial<Record<RispEnvName, EnvResult>>): string {
+  const measured = Object.values(envs).every((e) => e?.gaps && e.excess);
+  return [
+    tableMarkdown(envs),
+    ...(measured
+      ? [
+          "",
+          "The trained rows on the two gaps apart: SoftRas images under the test configurations (ψ's gap alone) and " +
+            "traced images under looks drawn from the training distribution (the renderer's gap alone):",
+          "",
+          gapsMarkdown(envs),
+          "",
+          "How far the test configurations lie outside the training ranges of ψ (the least–largest over each " +
+            "environment's 4, per parameter, in units of its training range):",
+          "",
+          excessMarkdown(envs),
+        ]
+      : []),
+  ].join("\n");
+}
+
 export const softLooks = (cfg: Pick<RispStateSettings, "resolution" | "rasterizations">): SoftLook[] =>
   cfg.rasterizations.map((r) => ({ faceted: r.faceted, sigma: r.softness * sysid.sigmaFor(cfg.resolution) }));
 
@@ -575,9 +600,7 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
     throw new CliError(
       `--dataset (training images per environment) must be at least the batch size ${cfg.batch}, got ${cfg.train}.`,
     );
-  const domain = (ctx.flags.domain ?? "table") as RispStateDomain;
-  if (!RISP_STATE_DOMAINS.includes(domain))
-    throw new CliError(`--domain must be one of ${RISP_STATE_DOMAINS.join(", ")}, got "${domain}".`);
+  const domain = oneOf("domain", ctx.flags.domain, RISP_STATE_DOMAINS, "table");
   const chosen = chosenNames("envs", ctx.flags.envs, ENVS) ?? ENVS;
   const shard = ctx.flags.shard;
   const store = fileRecordStore<UnitRecord>(ctx.out, "risp-state", storeKey(ctx, domain, cfg.resolution), { shard });
@@ -647,17 +670,7 @@ async function run(ctx: ExperimentContext): Promise<RispStateResult> {
       );
   }
   const done = ENVS.filter((e) => envs[e]);
-  const table = [
-    tableMarkdown(envs),
-    "",
-    "The two gaps apart (trained rows):",
-    "",
-    gapsMarkdown(envs),
-    "",
-    "How far the test configurations lie outside the training ranges of ψ (per parameter, in units of its range):",
-    "",
-    excessMarkdown(envs),
-  ].join("\n");
+  const table = tablesMarkdown(envs);
   const csv = [
     "environment,row,mean,std,paper_mean,paper_std,config1,config2,config3,config4",
     ...done.flatMap((e) =>

@@ -62,9 +62,9 @@ import {
 } from "gradsim/node";
 import { fileRecordStore } from "gradsim/sysid/node";
 import { runKey } from "./lib/experiment.js";
-import { chosenNames, CliError } from "./lib/flags.js";
+import { chosenNames, CliError, oneOf } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { mean, std } from "./lib/stats.js";
+import { mean, meanRescaled, std } from "./lib/stats.js";
 import type { RispStateSettings } from "./risp-state.js";
 
 const {
@@ -103,12 +103,7 @@ const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
  */
 export const RISP_DOMAINS = ["table", "reversed-contrast"] as const;
 export type RispDomain = (typeof RISP_DOMAINS)[number];
-const domainOf = (ctx: ExperimentContext): RispDomain => {
-  const d = ctx.flags.domain ?? "table";
-  if (!(RISP_DOMAINS as readonly string[]).includes(d))
-    throw new CliError(`--domain must be one of ${RISP_DOMAINS.join(", ")}, got "${d}".`);
-  return d as RispDomain;
-};
+const domainOf = (ctx: ExperimentContext): RispDomain => oneOf("domain", ctx.flags.domain, RISP_DOMAINS, "table");
 
 /**
  * risp.fitTask's settings (projected Adam, the scan, the sign-step polish, imitation's curriculum) and the
@@ -526,20 +521,17 @@ function writeLandscapePlot(out: string, p: Prepared, units: readonly UnitRecord
   const x = sysid.priorGrid({ name: first, prior: [problem.lower[0]!, problem.upper[0]!] }, points);
   const scanned = units.filter((u) => u.runs.every((r) => r.scan));
   if (!scanned.length) return null;
-  const rescaled = (g: readonly number[]) => {
-    const along = g.slice(0, points),
-      lo = Math.min(...along),
-      hi = Math.max(...along);
-    return along.map((v) => (hi > lo ? (v - lo) / (hi - lo) : 0));
-  };
   const file = `landscape-${problem.task}-${problem.env.name}.png`;
   writeLinePlot(
     join(out, file),
     [
-      ...scanned.map((u) => {
-        const curves = u.runs.map((r) => rescaled(r.scan!.grid));
-        return { label: u.row, x, y: x.map((_, i) => mean(curves.map((c) => c[i]!))), color: ROW_COLOURS[u.row] };
-      }),
+      ...scanned.map((u) => ({
+        label: u.row,
+        x,
+        // The grid's first `points` values: the loss along the first unknown.
+        y: meanRescaled(u.runs.map((r) => r.scan!.grid.slice(0, points))),
+        color: ROW_COLOURS[u.row],
+      })),
       { label: "truth", x: [problem.truth[0]!, problem.truth[0]!], y: [0, 1], color: [0, 0, 0] as const },
     ],
     {

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { np, risp, sysid, writeAtomic, writeLinePlot } from "gradsim/node";
 import { configurationDraws, DEFAULT_NETWORKS, loadPredictors, rowSpec, SMOOTH_GAMMA } from "./risp-tasks.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
-import { mean } from "./lib/stats.js";
+import { meanRescaled } from "./lib/stats.js";
 
 export interface TemporalSamplingSettings {
   readonly points: number;
@@ -39,12 +39,6 @@ export function temporalSamplings(T: number): { name: string; frames: number[] }
   ];
 }
 
-/** A curve's values rescaled to [0, 1]. */
-const rescaled = (ys: readonly number[]) => {
-  const lo = Math.min(...ys),
-    hi = Math.max(...ys);
-  return ys.map((v) => (hi > lo ? (v - lo) / (hi - lo) : 0));
-};
 /**
  * The basins of a curve: its interior local minima of prominence at least `depth` — the least rise, over both sides,
  * before the curve goes lower than the minimum or ends — so that ripples of a flat stretch are not counted.
@@ -120,7 +114,7 @@ async function run(ctx: ExperimentContext): Promise<TemporalSamplingResult> {
       );
       return along;
     });
-    const curve = grid.map((_, i) => mean(losses.map((l) => rescaled(l)[i]!)));
+    const curve = meanRescaled(losses);
     return {
       name: sampling,
       frames,

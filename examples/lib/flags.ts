@@ -63,6 +63,14 @@ export function chosenNames<T extends string>(flag: string, value: string | null
   return names as T[];
 }
 
+/** The one of `known` a flag names, `fallback` if it was not given. */
+export function oneOf<T extends string>(flag: string, value: string | null, known: readonly T[], fallback: T): T {
+  const v = value ?? fallback;
+  if (!(known as readonly string[]).includes(v))
+    throw new CliError(`--${flag} must be one of ${known.join(", ")}, got "${v}".`);
+  return v as T;
+}
+
 const BOOL = new Set(["json", "quick", "help"]);
 const KNOWN = new Set([
   "seed",
