@@ -461,12 +461,52 @@ describe("sysid's descent for bounded unknowns and kinked losses", () => {
     expect(Math.abs(polished.u[1]! - 0.42)).toBeLessThan(2e-3);
   });
 
+  // The paper's optimiser: PyTorch's RMSprop (ν from 0, α 0.99, ε outside the root, heavy-ball momentum), written out
+  // here in float64, then projected onto the box as every task descent is.
+  it("RMSProp steps as PyTorch's, projected onto the box", async () => {
+    const target = [1.7, 0.42, -0.3],
+      lr = 3e-3,
+      momentum = 0.5,
+      steps = 25;
+    const visited: number[][] = [];
+    await sysid.descend(l1(target, visited), [0.5, 0.9, 0.1], {
+      optimizer: "rmsprop",
+      steps,
+      rmsprop: { lr, momentum },
+      box: { lower: [0, 0, 0], upper: [1, 1, 0.2] },
+      progress: false,
+    });
+    let x = [0.5, 0.9, 0.1];
+    const nu = [0, 0, 0],
+      buf = [0, 0, 0];
+    const expected = [x];
+    for (let k = 0; k < steps; k++) {
+      x = x.map((v, i) => {
+        const g = Math.sign(v - target[i]!);
+        nu[i] = 0.99 * nu[i]! + 0.01 * g * g;
+        buf[i] = momentum * buf[i]! + g / (Math.sqrt(nu[i]!) + 1e-8);
+        return Math.min(Math.max(v - lr * buf[i]!, 0), i === 2 ? 0.2 : 1);
+      });
+      expected.push(x);
+    }
+    expect(visited).toHaveLength(steps + 1);
+    visited.forEach((v, k) => v.forEach((vi, i) => expect(vi).toBeCloseTo(expected[k]![i]!, 5)));
+    // The first step is 10·lr (ν = 0.01·g² after one update), as in PyTorch.
+    expect(visited[1]![0]! - visited[0]![0]!).toBeCloseTo(10 * lr, 5);
+    await expect(
+      sysid.descend(l1([0]), [0.5], { optimizer: "rmsprop", steps: 1, progress: false }),
+    ).rejects.toThrow(/"rmsprop" needs its settings/);
+    await expect(
+      sysid.descend(l1([0]), [0.5], { optimizer: "rmsprop", steps: 1, rmsprop: { lr: 1, momentum: 1 }, progress: false }),
+    ).rejects.toThrow(/momentum must be in \[0, 1\), got 1/);
+  });
+
   it("a start outside the box, or a box with L-BFGS, is a clear error", async () => {
     await expect(
       sysid.descend(l1([0]), [2], { optimizer: "adam", steps: 1, box: { lower: [0], upper: [1] }, progress: false }),
     ).rejects.toThrow(/outside the box \[0, 1\]/);
     await expect(
       sysid.descend(l1([0]), [0.5], { optimizer: "lbfgs", steps: 1, box: { lower: [0], upper: [1] }, progress: false }),
-    ).rejects.toThrow(/box \(projected descent\) is for Adam/);
+    ).rejects.toThrow(/box \(projected descent\) is for Adam or RMSProp/);
   });
 });

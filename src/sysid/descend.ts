@@ -1,5 +1,5 @@
 /**
- * The descent itself: Adam (with the best iterate kept) or L-BFGS with a host-driven
+ * The descent itself: Adam or RMSProp (with the best iterate kept) or L-BFGS with a host-driven
  * backtracking line search, optionally followed by L-BFGS refinement steps and
  * Levenberg–Marquardt polishing on the residuals, all over the flat unconstrained vector u —
  * optionally through a change of variables u = P·w (a preconditioner).
@@ -37,10 +37,24 @@ export interface AdamSettings {
   readonly patience?: number;
 }
 
+/**
+ * RMSProp as PyTorch's torch.optim.RMSprop (the RISP paper's optimiser): ν ← αν + (1 − α)g², the step g/(√ν + ε)
+ * through heavy-ball momentum, times a constant learning rate.
+ */
+export interface RmspropSettings {
+  readonly lr: number;
+  /** Heavy-ball momentum on the scaled gradient (default 0). */
+  readonly momentum?: number;
+  /** α, the squared gradient's running average (default 0.99, PyTorch's). */
+  readonly decay?: number;
+}
+
 export interface DescentSettings {
-  readonly optimizer: "adam" | "lbfgs";
+  /** First-order methods (Adam, RMSProp) keep the lowest iterate seen; L-BFGS too. */
+  readonly optimizer: "adam" | "rmsprop" | "lbfgs";
   readonly steps: number;
   readonly adam?: AdamSettings;
+  readonly rmsprop?: RmspropSettings;
   /**
    * L-BFGS steps after Adam, from its best iterate (Adam finds the basin, L-BFGS resolves its ill-conditioned
    * directions).
@@ -57,8 +71,8 @@ export interface DescentSettings {
    */
   readonly polishBy?: "levenberg-marquardt" | SignStepSettings;
   /**
-   * Keep u within [lower, upper], entry by entry: Adam's iterates (and sign steps) are projected
-   * onto the box (projected gradient descent). Adam only, without a preconditioner.
+   * Keep u within [lower, upper], entry by entry: Adam's or RMSProp's iterates (and sign steps) are projected
+   * onto the box (projected gradient descent). Without L-BFGS or a preconditioner.
    */
   readonly box?: Box;
   /** Change of variables u = P·w, with u taken as rows [N, C] for P [N, N] (see smoothingPreconditioner). */
@@ -160,9 +174,9 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
         u: globalThis.Array.from(await (p ? applyRows(p.matrix, at) : at).data(), Number),
       }));
   const first =
-    s.optimizer === "adam"
-      ? await adamPhase(o, w, s.steps, s.adam ?? { lr: 0.05 }, s.progress, label, report, s.box)
-      : await lbfgsPhase(o, w, s.steps, s.progress, label, report);
+    s.optimizer === "lbfgs"
+      ? await lbfgsPhase(o, w, s.steps, s.progress, label, report)
+      : await firstOrderPhase(o, w, s.steps, firstOrder(s), s.progress, label, report, s.box);
   w = first.params;
   losses.push(...first.losses);
   gradNorms.push(...first.gradNorms);
@@ -171,9 +185,9 @@ export async function descend(objective: Objective, u0: readonly number[], s: De
   reasons.push(first.stopReason);
   let best = first.bestLoss;
 
-  if (s.optimizer === "adam" && s.refine) {
+  if (s.optimizer !== "lbfgs" && s.refine) {
     const r = await lbfgsPhase(o, w, s.refine, s.progress, `${label} L-BFGS`, report);
-    // From Adam's best iterate; its own best is never higher.
+    // From the first-order phase's best iterate; its own best is never higher.
     w = r.params;
     best = r.bestLoss;
     losses.push(...r.losses.slice(1));
@@ -208,13 +222,13 @@ export async function polish(objective: Objective, d: Descent, s: DescentSetting
 const hostU = async (w: Array, p: Preconditioner | undefined): Promise<number[]> =>
   globalThis.Array.from(await (p ? applyRows(p.matrix, w) : w).data(), Number);
 
-/** The box's sizes, order and the start within it; a box only for Adam without a preconditioner. */
+/** The box's sizes, order and the start within it; a box only for Adam or RMSProp without a preconditioner. */
 function checkBox(s: DescentSettings, size: number, u0: readonly number[]): void {
   const { lower, upper } = s.box!;
-  if (s.optimizer !== "adam" || s.refine || s.precondition)
+  if (s.optimizer === "lbfgs" || s.refine || s.precondition)
     throw new Error(
-      "sysid: a box (projected descent) is for Adam without L-BFGS refinement or a preconditioner; " +
-        'drop the box or use optimizer "adam" alone.',
+      "sysid: a box (projected descent) is for Adam or RMSProp without L-BFGS refinement or a preconditioner; " +
+        'drop the box or use optimizer "adam" or "rmsprop" alone.',
     );
   if (lower.length !== size || upper.length !== size)
     throw new Error(
@@ -291,6 +305,26 @@ export function adamOptimizer(a: AdamSettings, steps: number): optim.GradientTra
   return optim.adam(schedule, { b1: a.b1 ?? 0.5 }) as optim.GradientTransformation<unknown>;
 }
 
+export function rmspropOptimizer(r: RmspropSettings): optim.GradientTransformation<unknown> {
+  if (!(r.lr > 0)) throw new Error(`sysid: RMSProp's learning rate must be positive, got ${r.lr}.`);
+  const momentum = r.momentum ?? 0,
+    decay = r.decay ?? 0.99;
+  if (!(momentum >= 0 && momentum < 1)) throw new Error(`sysid: RMSProp's momentum must be in [0, 1), got ${momentum}.`);
+  if (!(decay > 0 && decay < 1)) throw new Error(`sysid: RMSProp's decay must be in (0, 1), got ${decay}.`);
+  // PyTorch's form: ε outside the root, ν from 0.
+  return optim.rmsprop(r.lr, { momentum, decay, eps: 1e-8, epsInSqrt: false }) as optim.GradientTransformation<unknown>;
+}
+
+/** The first-order method and its patience (Adam's alone). */
+function firstOrder(s: DescentSettings): { opt: optim.GradientTransformation<unknown>; patience?: number } {
+  if (s.optimizer === "rmsprop") {
+    if (!s.rmsprop) throw new Error('sysid: optimizer "rmsprop" needs its settings: give rmsprop: { lr }.');
+    return { opt: rmspropOptimizer(s.rmsprop) };
+  }
+  const a = s.adam ?? { lr: 0.05 };
+  return { opt: adamOptimizer(a, s.steps), ...(a.patience !== undefined ? { patience: a.patience } : {}) };
+}
+
 /** The error for a non-finite loss or gradient: the simulation's divergence when the rerun finds one. */
 async function notFinite(
   o: Objective,
@@ -324,12 +358,12 @@ async function notFinite(
   );
 }
 
-/** Adam for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */
-async function adamPhase(
+/** A first-order method for `steps` updates (plus a final evaluation); keeps the iterate with the lowest loss. */
+async function firstOrderPhase(
   o: Objective,
   w0: Array,
   steps: number,
-  a: AdamSettings,
+  { opt, patience }: ReturnType<typeof firstOrder>,
   progressMode: optim.ProgressMode | undefined,
   label: string,
   report?: Report,
@@ -337,7 +371,6 @@ async function adamPhase(
 ): Promise<Phase> {
   const lower = box && f32(box.lower),
     upper = box && f32(box.upper);
-  const opt = adamOptimizer(a, steps);
   const update = jit((g: Array, state: unknown, w: Array) => opt.update(g, state, w) as [Array, unknown]);
   const progress = optim.createProgress(steps, progressMode ?? "auto", undefined, label);
   const losses: number[] = [],
@@ -367,8 +400,8 @@ async function adamPhase(
       sinceBest = 0;
     } else sinceBest++;
     if (k === steps) break;
-    if (a.patience !== undefined && sinceBest >= a.patience) {
-      stopReason = `no lower loss in ${a.patience} steps`;
+    if (patience !== undefined && sinceBest >= patience) {
+      stopReason = `no lower loss in ${patience} steps`;
       break;
     }
     progress.update(k, loss);

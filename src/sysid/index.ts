@@ -56,6 +56,7 @@ export {
   type DescentSettings,
   type DescentStep,
   type Preconditioner,
+  type RmspropSettings,
 } from "./descend.js";
 export {
   distinctBest,
