@@ -104,6 +104,15 @@ const TASKS: readonly RispTask[] = ["sysid", "imitation", "control"];
 export const RISP_DOMAINS = ["table", "reversed-contrast"] as const;
 export type RispDomain = (typeof RISP_DOMAINS)[number];
 const domainOf = (ctx: ExperimentContext): RispDomain => oneOf("domain", ctx.flags.domain, RISP_DOMAINS, "table");
+/**
+ * How each optimised row is fitted (--procedure): ours (risp.fitTask: Adam, curriculum, scan, polish), or the paper's
+ * (risp.fitTaskAsPaper: 100 RMSProp steps on the whole video), recorded both alone and followed by our scan and
+ * polish — the scan's effect from the same descent.
+ */
+export const RISP_PROCEDURES = ["ours", "paper"] as const;
+export type RispProcedure = (typeof RISP_PROCEDURES)[number];
+const procedureOf = (ctx: ExperimentContext): RispProcedure =>
+  oneOf("procedure", ctx.flags.procedure, RISP_PROCEDURES, "ours");
 
 /**
  * risp.fitTask's settings (projected Adam, the scan, the sign-step polish, imitation's curriculum) and the
@@ -216,7 +225,16 @@ export const PAPER: Record<RispTask, Partial<Record<RispEnvName, Partial<Record<
   },
 };
 
-/** One optimised row of one environment and task, over every configuration: the unit of work (and of --shard). */
+/** An estimate of the unknowns and its error. */
+interface Scored {
+  readonly estimate: number[];
+  readonly error: number;
+}
+/**
+ * One optimised row of one environment and task, over every configuration: the unit of work (and of --shard). Each
+ * run's estimate and error are the procedure's: ours' after its scan and polish (`descended`: before them), the
+ * paper's after its RMSProp descent (`scanned`: after our scan and polish from there; `scan` and `polish` are theirs).
+ */
 interface UnitRecord {
   readonly index: number;
   readonly task: RispTask;
@@ -230,6 +248,8 @@ interface UnitRecord {
     readonly losses: number[];
     readonly scan?: ScanRecord;
     readonly polish?: { readonly before: number; readonly after: number };
+    readonly descended?: Scored;
+    readonly scanned?: Scored;
     readonly seconds: number;
   }[];
 }
@@ -254,6 +274,8 @@ export interface RowSummary {
   readonly mean: number;
   readonly std: number;
   readonly errors: readonly number[];
+  /** The paper's procedure: the errors after our scan and polish from its descent's end. */
+  readonly scanned?: { readonly mean: number; readonly std: number; readonly errors: readonly number[] };
 }
 export interface TaskEnvResult {
   readonly errorName: string;
@@ -264,6 +286,7 @@ export interface TaskEnvResult {
 export interface RispTasksResult {
   readonly settings: RispTasksSettings;
   readonly domain: RispDomain;
+  readonly procedure: RispProcedure;
   readonly networks: string;
   readonly tasks: Partial<Record<RispTask, Partial<Record<RispEnvName, TaskEnvResult>>>>;
   readonly table: string;
@@ -393,15 +416,16 @@ async function runUnit(
   index: number,
   row: OptimisedRow,
   s: RispTasksSettings,
+  procedure: RispProcedure,
 ): Promise<UnitRecord> {
   const { problem } = p,
     spec = rowSpec(row, p.nets),
     layout = risp.taskLayout(problem, spec);
   const rendering = { resolution: p.nets.settings.resolution, gamma: SMOOTH_GAMMA };
-  // One compiled loss per curriculum prefix, shared by every configuration.
-  const stages = risp
-    .stagePrefixes(problem, s)
-    .map((shown) => risp.compileTaskLoss(risp.taskLoss(problem, spec, rendering, shown)));
+  // One compiled loss per curriculum prefix (the paper's procedure: the whole video's), shared by every configuration.
+  const stages = (procedure === "paper" ? [problem.observed.length] : risp.stagePrefixes(problem, s)).map((shown) =>
+    risp.compileTaskLoss(risp.taskLoss(problem, spec, rendering, shown)),
+  );
   const states = np.array(problem.reference.states, { dtype: "float32" });
   // The predictor rows descend on the look too (Eq. 6), from the middle of the training distribution.
   const look = (w: number): number[] => (risp.fitsLook(spec) ? PSI_NAMES.map(() => w) : []);
@@ -415,10 +439,22 @@ async function runUnit(
       start = np.array(c.start, { dtype: "float32" });
     const tag = `[risp-tasks] ${problem.task} ${problem.env.name} ${row} config ${k + 1}/${s.configs}`,
       since = () => ((performance.now() - t0) / 1000).toFixed(0);
-    const fit = await risp.fitTask(problem, layout, stages, ref, start, [...c.guess, ...look(0.5)], s, (line) =>
-      ctx.log(`${tag}: ${line} (${since()} s)`),
-    );
-    const error = problem.error(fit.estimate, c.start);
+    const guess = [...c.guess, ...look(0.5)],
+      logged = (line: string) => ctx.log(`${tag}: ${line} (${since()} s)`);
+    const scored = (estimate: number[]): Scored => ({ estimate, error: problem.error(estimate, c.start) });
+    // The procedure's own result, and the scan's and polish's: the fit before (ours) or after them (the paper's).
+    const { fit, own, other } =
+      procedure === "paper"
+        ? await risp.fitTaskAsPaper(problem, layout, stages[0]!, ref, start, guess, s, logged).then((f) => ({
+            fit: { ...f.scanned, losses: f.losses },
+            own: { ...scored(f.estimate), ...(f.look ? { look: f.look } : {}) },
+            other: { scanned: scored(f.scanned.estimate) },
+          }))
+        : await risp.fitTask(problem, layout, stages, ref, start, guess, s, logged).then((f) => ({
+            fit: f,
+            own: { ...scored(f.estimate), ...(f.look ? { look: f.look } : {}) },
+            other: { descended: scored(f.descended) },
+          }));
     const scan: ScanRecord = {
       before: fit.scan.before,
       score: fit.scan.score,
@@ -429,15 +465,18 @@ async function runUnit(
     const scanned = scan.kept
       ? `; the scan found a lower point, descended again from it (loss ${fmt(scan.before)} → ${fmt(scan.after!)})`
       : "";
-    ctx.log(`${tag}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(error)}${scanned}`);
+    const [before, after] = "scanned" in other ? [own.error, other.scanned.error] : [other.descended.error, own.error];
+    ctx.log(
+      `${tag}: ${problem.errorName} ${fmt(problem.error(c.guess, c.start))} → ${fmt(before)} by the descent, ` +
+        `${fmt(after)} after the scan and polish${scanned}`,
+    );
     runs.push({
       guess: c.guess,
-      estimate: fit.estimate,
-      ...(fit.look ? { look: fit.look } : {}),
-      error,
+      ...own,
       losses: fit.losses,
       scan,
       polish: fit.polish,
+      ...other,
       seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
     });
   }
@@ -472,6 +511,32 @@ export function taskMarkdown(
     ...rows.map(
       (row) =>
         `| ${row} | ${names.map((e) => `${cell(envs[e]!.rows[row])} | ${cell(PAPER[task][e]?.[row])}`).join(" | ")} |`,
+    ),
+  ].join("\n");
+}
+
+/**
+ * A task's table under the paper's procedure: each row's error after its 100 RMSProp steps, after our scan and polish
+ * from there, and the paper's number.
+ */
+export function paperProcedureMarkdown(task: RispTask, envs: Partial<Record<RispEnvName, TaskEnvResult>>): string {
+  const names = RISP_TASKS[task].filter((e) => envs[e]);
+  const rows = TASK_ROWS.filter((r) => names.some((e) => envs[e]!.rows[r]));
+  const { lr, momentum, iterations } = risp.PAPER_TASK_PROCEDURE;
+  return [
+    `**RISP ${TITLES[task]}** by the paper's procedure (RMSProp, lr ${lr}, momentum ${momentum}, ${iterations} ` +
+      `iterations), then our scan and polish from its end (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`,
+    "",
+    `| row | ${names.map((e) => `${e}: paper's procedure | + scan, polish | paper`).join(" | ")} |`,
+    `|---|${names.map(() => "---|---|---").join("|")}|`,
+    ...rows.map(
+      (row) =>
+        `| ${row} | ${names
+          .map((e) => {
+            const r = envs[e]!.rows[row];
+            return `${cell(r)} | ${cell(r?.scanned)} | ${cell(PAPER[task][e]?.[row])}`;
+          })
+          .join(" | ")} |`,
     ),
   ].join("\n");
 }
@@ -605,19 +670,20 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     configs: ctx.flags.dataset ?? base.configs,
   };
   const task = ctx.flags.task,
-    domain = domainOf(ctx);
+    domain = domainOf(ctx),
+    procedure = procedureOf(ctx);
   if (task !== null && !TASKS.includes(task as RispTask))
     throw new CliError(`--task must be one of ${TASKS.join(", ")}, got "${task}".`);
   const envs = chosenNames("envs", ctx.flags.envs, [...new Set(UNITS.map((u) => u.env))]);
   const units = (ctx.flags.quick ? QUICK_UNITS : UNITS).filter(
     (u) => (task === null || u.task === task) && (envs === null || envs.includes(u.env)),
   );
-  // Another domain's records are other runs (the key of the tables' own stays as it was).
+  // Another domain's or procedure's records are other runs (the key of the tables' own stays as it was).
   const shard = ctx.flags.shard;
   const store = fileRecordStore<UnitRecord>(
     ctx.out,
     "risp-tasks",
-    runKey(ctx) + (domain === "table" ? "" : ` domain=${domain}`),
+    runKey(ctx) + (domain === "table" ? "" : ` domain=${domain}`) + (procedure === "ours" ? "" : ` procedure=${procedure}`),
     { shard },
   );
   // Without --shard over shards' records: a merge, refused while a shard's rows are unfinished.
@@ -643,7 +709,7 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
       continue;
     }
     if (shard && index % shard.count !== shard.index) continue;
-    const record = await runUnit(ctx, preparedFor(u.task, u.env), index, u.row, s);
+    const record = await runUnit(ctx, preparedFor(u.task, u.env), index, u.row, s, procedure);
     store.save(record);
     records.push(record);
   }
@@ -662,7 +728,15 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     const rows: Partial<Record<TaskRow, RowSummary>> = {
       random: summary(p.configs.map((c) => p.problem.error(c.guess, c.start))),
       ...(t === "sysid" ? {} : { average: summary(p.configs.map((c) => p.problem.error(p.problem.middle, c.start))) }),
-      ...Object.fromEntries(mine.map((r) => [r.row, summary(r.runs.map((x) => x.error))])),
+      ...Object.fromEntries(
+        mine.map((r) => {
+          const scanned = r.runs.flatMap((x) => (x.scanned ? [x.scanned.error] : []));
+          return [
+            r.row,
+            { ...summary(r.runs.map((x) => x.error)), ...(scanned.length ? { scanned: summary(scanned) } : {}) },
+          ];
+        }),
+      ),
     };
     (tasks[t] ??= {})[env] = {
       errorName: p.problem.errorName,
@@ -675,20 +749,23 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     if (landscape) files.push(landscape);
   }
   const table = TASKS.filter((t) => tasks[t])
-    .map((t) => taskMarkdown(t, tasks[t]!, domain))
+    .map((t) => (procedure === "paper" ? paperProcedureMarkdown(t, tasks[t]!) : taskMarkdown(t, tasks[t]!, domain)))
     .join("\n\n");
   // A shard's part is never written where the merged tables go (its records are on disk; its summary in its own result
   // file).
   for (const t of shard ? [] : TASKS.filter((x) => tasks[x])) {
     const csv = [
-      "environment,row,mean,std,paper_mean,paper_std,errors",
+      "environment,row,mean,std,paper_mean,paper_std,errors,scanned_mean,scanned_std,scanned_errors",
       ...RISP_TASKS[t]
         .filter((e) => tasks[t]![e])
         .flatMap((e) =>
           TASK_ROWS.flatMap((row) => {
             const r = tasks[t]![e]!.rows[row],
               paper = PAPER[t][e]?.[row];
-            return r ? [[e, row, r.mean, r.std, paper?.[0] ?? "", paper?.[1] ?? "", r.errors.join(" ")].join(",")] : [];
+            const after = r?.scanned ? [r.scanned.mean, r.scanned.std, r.scanned.errors.join(" ")] : ["", "", ""];
+            return r
+              ? [[e, row, r.mean, r.std, paper?.[0] ?? "", paper?.[1] ?? "", r.errors.join(" "), ...after].join(",")]
+              : [];
           }),
         ),
     ];
@@ -700,12 +777,12 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
     files.push("table.md");
   }
   ctx.log(`\n${table}`);
-  return { settings: s, domain, networks: ctx.flags.networks ?? DEFAULT_NETWORKS, tasks, table, files };
+  return { settings: s, domain, procedure, networks: ctx.flags.networks ?? DEFAULT_NETWORKS, tasks, table, files };
 }
 
 export const experiment: Experiment<RispTasksResult> = {
   name: "risp-tasks",
-  takes: ["task", "envs", "networks", "domain"],
+  takes: ["task", "envs", "networks", "domain", "procedure"],
   description:
     "RISP Tables 2–4: system identification, imitation and visuomotor control " +
     "from ray-traced video under unseen rendering " +

@@ -44,6 +44,8 @@ export interface Flags {
   readonly domain: string | null;
   /** risp-state: the images' side in pixels (default the settings'). */
   readonly resolution: number | null;
+  /** risp-tasks: how each row is fitted (ours, or the paper's RMSProp procedure). */
+  readonly procedure: string | null;
 }
 
 export interface Shard {
@@ -97,6 +99,7 @@ const KNOWN = new Set([
   "networks",
   "domain",
   "resolution",
+  "procedure",
 ]);
 
 /**
@@ -215,6 +218,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       envs: raw.get("envs") ?? null,
       networks: raw.get("networks") ?? null,
       domain: raw.get("domain") ?? null,
+      procedure: raw.get("procedure") ?? null,
       help: raw.get("help") === "true",
     })),
   );

@@ -51,6 +51,7 @@ const OWN_FLAGS = {
   domain: "only risp-state and risp-tasks take --domain (their test images' rendering)",
   envs: "only risp-state and risp-tasks choose environments",
   resolution: "only risp-state takes --resolution (its images' side)",
+  procedure: "only risp-tasks takes --procedure (how its rows are fitted)",
 } as const;
 export type OwnFlag = keyof typeof OWN_FLAGS;
 
@@ -64,6 +65,7 @@ export const USAGE =
   "--policy P (control: phase inputs) --seeds N (control: seeds per method)  " +
   "--envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  " +
   "--task T (risp-tasks: sysid|imitation|control)  " +
+  "--procedure P (risp-tasks: ours|paper, the paper's 100 RMSProp steps then our scan and polish)  " +
   "--networks DIR (risp-tasks, risp-temporal-sampling: the risp-state run with the trained predictors)  " +
   "--resolution N (risp-state: the images' side in pixels)  " +
   "--domain D (risp-state: the test configurations, table|held-out; " +

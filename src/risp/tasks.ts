@@ -6,7 +6,7 @@
  * states a predictor read from the reference), pixels (∇Sim's MSE, Eq. 4), features (a perceptual
  * loss) or a predictor's reading of our frames and the reference's (Eq. 6, fitting our frames'
  * look ψ with the unknowns). `fitTask` descends them with sysid's descent (projected Adam),
- * curriculum, scan and polish.
+ * curriculum, scan and polish; `fitTaskAsPaper` by the paper's RMSProp, then the same scan and polish.
  */
 import type { Array } from "../core/array.js";
 import { makeRng, type Rng } from "../core/host-rng.js";
@@ -342,16 +342,104 @@ export function taskDescent(layout: Layout, s: TaskFitSettings, label = "risp"):
   };
 }
 
-export interface TaskFit {
+/** What the scan and the polish made of a descent's end. */
+export interface ScannedFit {
   /** The estimate of the unknowns, and the fitted look (predictor losses). */
   readonly estimate: number[];
   readonly look?: number[];
-  /** The losses of the first descent (every curriculum stage's, in order). */
-  readonly losses: number[];
-  /** The scan after it (with every grid point's loss). */
+  /** The scan (with every grid point's loss). */
   readonly scan: ScanRound;
   readonly polish: { readonly before: number; readonly after: number };
   readonly descent: Descent;
+}
+
+export interface TaskFit extends ScannedFit {
+  /** The losses of the first descent (every curriculum stage's, in order). */
+  readonly losses: number[];
+  /** The unknowns at the first descent's end, before the scan (the scan's and polish's effect is the difference). */
+  readonly descended: number[];
+}
+
+/**
+ * The RISP paper's procedure for its tasks (Appendix C.1): RMSProp, learning rate 3e-3, momentum 0.5, 100 iterations
+ * — on the whole video, without a curriculum, scan or polish. Projected onto the unknowns' box, and keeping the lowest
+ * iterate seen, like every descent here.
+ */
+export const PAPER_TASK_PROCEDURE = { lr: 3e-3, momentum: 0.5, iterations: 100 } as const;
+
+export interface PaperTaskFit {
+  /** The unknowns (and look) after the paper's descent alone, and its losses. */
+  readonly estimate: number[];
+  readonly look?: number[];
+  readonly losses: number[];
+  /** Then our scan and polish (`s`'s) from its end: the scan's effect, from the same descent. */
+  readonly scanned: ScannedFit;
+}
+
+const splitU = (u: readonly number[], D: number) => ({
+  estimate: u.slice(0, D),
+  ...(u.length > D ? { look: u.slice(D) } : {}),
+});
+
+/** The scan across each unknown's box from a descent's end, a descent from a lower grid point, then the polish. */
+async function scanAndPolish(
+  problem: RispProblem,
+  layout: Layout,
+  whole: Objective,
+  first: Descent,
+  /** Where `first` started. */
+  from: readonly number[],
+  s: TaskFitSettings,
+  log: (line: string) => void,
+): Promise<ScannedFit> {
+  const settings = taskDescent(layout, s);
+  const scanned = await scanAndDescend(
+    whole,
+    layout,
+    { d: first, from: layout.fromU([...from]) },
+    { ...settings, polish: 0 },
+    { points: s.scanPoints, recordScores: true },
+    (line) => log(line.trim()),
+  );
+  const polished = await polish(whole, scanned.d, settings);
+  return {
+    ...splitU(polished.u, problem.unknowns.length),
+    scan: scanned.rounds[0]!,
+    polish: { before: scanned.d.finalLoss, after: polished.finalLoss },
+    descent: polished,
+  };
+}
+
+/**
+ * Fit one run of a task by the paper's procedure (PAPER_TASK_PROCEDURE) from `guess` on the whole video's loss, then
+ * continue with our scan and polish (`s`) from where it ended.
+ */
+export async function fitTaskAsPaper(
+  problem: RispProblem,
+  layout: Layout,
+  whole: CompiledTaskLoss,
+  reference: Array,
+  start: Array,
+  guess: readonly number[],
+  s: TaskFitSettings,
+  log: (line: string) => void = () => {},
+): Promise<PaperTaskFit> {
+  const objective = taskObjective(whole, reference, start, layout.size);
+  const { box } = taskDescent(layout, s);
+  const d = await descend(objective, guess, {
+    optimizer: "rmsprop",
+    steps: PAPER_TASK_PROCEDURE.iterations,
+    rmsprop: { lr: PAPER_TASK_PROCEDURE.lr, momentum: PAPER_TASK_PROCEDURE.momentum },
+    box,
+    progress: false,
+    label: "risp (paper's procedure)",
+  });
+  log(`the paper's RMSProp descent ended at loss ${d.finalLoss.toPrecision(3)}`);
+  return {
+    ...splitU(d.u, problem.unknowns.length),
+    losses: d.losses,
+    scanned: await scanAndPolish(problem, layout, objective, d, guess, s, log),
+  };
 }
 
 /**
@@ -415,23 +503,9 @@ export async function fitTask(
   );
   const from = layout.toU(estimate);
   const first = await descendOn(stages.length - 1, from);
-  const whole = objective(stages.length - 1);
-  const scanned = await scanAndDescend(
-    whole,
-    layout,
-    { d: first, from: layout.fromU(from) },
-    gradient,
-    { points: s.scanPoints, recordScores: true },
-    (line) => log(line.trim()),
-  );
-  const polished = await polish(whole, scanned.d, settings);
-  const D = problem.unknowns.length;
   return {
-    estimate: polished.u.slice(0, D),
-    ...(layout.size > D ? { look: polished.u.slice(D) } : {}),
+    ...(await scanAndPolish(problem, layout, objective(stages.length - 1), first, from, s, log)),
     losses,
-    scan: scanned.rounds[0]!,
-    polish: { before: scanned.d.finalLoss, after: polished.finalLoss },
-    descent: polished,
+    descended: first.u.slice(0, problem.unknowns.length),
   };
 }
