@@ -25,4 +25,5 @@ export const EXPERIMENTS: Record<string, Loader> = {
   "risp-temporal-sampling": () => import("./risp-temporal-sampling.js"),
   convlstm: () => import("./convlstm.js"),
   "risp-tasks": () => import("./risp-tasks.js"),
+  "risp-quadrotor-standin": () => import("./risp-quadrotor-standin.js"),
 };

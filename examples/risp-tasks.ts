@@ -525,7 +525,8 @@ export function paperProcedureMarkdown(task: RispTask, envs: Partial<Record<Risp
   const { lr, momentum, iterations } = risp.PAPER_TASK_PROCEDURE;
   return [
     `**RISP ${TITLES[task]}** by the paper's procedure (RMSProp, lr ${lr}, momentum ${momentum}, ${iterations} ` +
-      `iterations), then our scan and polish from its end (${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`,
+      `iterations), then our scan and polish from its end ` +
+      `(${names.map((e) => `${e}: ${envs[e]!.errorName}`).join("; ")})`,
     "",
     `| row | ${names.map((e) => `${e}: paper's procedure | + scan, polish | paper`).join(" | ")} |`,
     `|---|${names.map(() => "---|---|---").join("|")}|`,
@@ -683,7 +684,9 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   const store = fileRecordStore<UnitRecord>(
     ctx.out,
     "risp-tasks",
-    runKey(ctx) + (domain === "table" ? "" : ` domain=${domain}`) + (procedure === "ours" ? "" : ` procedure=${procedure}`),
+    runKey(ctx) +
+      (domain === "table" ? "" : ` domain=${domain}`) +
+      (procedure === "ours" ? "" : ` procedure=${procedure}`),
     { shard },
   );
   // Without --shard over shards' records: a merge, refused while a shard's rows are unfinished.

@@ -14,6 +14,6 @@ export * as networks from "./networks/node-entry.js";
 export * as risp from "./risp/node-entry.js";
 export * as control from "./control/node-entry.js";
 export { readPng, writeGif, writeLinePlot, writePng } from "./io/image.js";
-export { compositeOver } from "./io/video.js";
+export { compositeOver, readPngFrames } from "./io/video.js";
 export { writeAtomic } from "./io/atomic.js";
 export { withFileLock, type FileLockOptions } from "./io/file-lock.js";

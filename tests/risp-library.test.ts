@@ -493,11 +493,16 @@ describe("sysid's descent for bounded unknowns and kinked losses", () => {
     visited.forEach((v, k) => v.forEach((vi, i) => expect(vi).toBeCloseTo(expected[k]![i]!, 5)));
     // The first step is 10·lr (ν = 0.01·g² after one update), as in PyTorch.
     expect(visited[1]![0]! - visited[0]![0]!).toBeCloseTo(10 * lr, 5);
+    await expect(sysid.descend(l1([0]), [0.5], { optimizer: "rmsprop", steps: 1, progress: false })).rejects.toThrow(
+      /"rmsprop" needs its settings/,
+    );
     await expect(
-      sysid.descend(l1([0]), [0.5], { optimizer: "rmsprop", steps: 1, progress: false }),
-    ).rejects.toThrow(/"rmsprop" needs its settings/);
-    await expect(
-      sysid.descend(l1([0]), [0.5], { optimizer: "rmsprop", steps: 1, rmsprop: { lr: 1, momentum: 1 }, progress: false }),
+      sysid.descend(l1([0]), [0.5], {
+        optimizer: "rmsprop",
+        steps: 1,
+        rmsprop: { lr: 1, momentum: 1 },
+        progress: false,
+      }),
     ).rejects.toThrow(/momentum must be in \[0, 1\), got 1/);
   });
 

@@ -47,7 +47,7 @@ const OWN_FLAGS = {
   policy: POLICY,
   seeds: POLICY,
   task: RISP_TASKS,
-  networks: "only risp-tasks and risp-temporal-sampling read trained predictors (--networks)",
+  networks: "only risp-tasks, risp-temporal-sampling and risp-quadrotor-standin read trained predictors (--networks)",
   domain: "only risp-state and risp-tasks take --domain (their test images' rendering)",
   envs: "only risp-state and risp-tasks choose environments",
   resolution: "only risp-state takes --resolution (its images' side)",
@@ -66,7 +66,8 @@ export const USAGE =
   "--envs E,F (risp-state, risp-tasks: some of quadrotor|cube|hand|rod)  " +
   "--task T (risp-tasks: sysid|imitation|control)  " +
   "--procedure P (risp-tasks: ours|paper, the paper's 100 RMSProp steps then our scan and polish)  " +
-  "--networks DIR (risp-tasks, risp-temporal-sampling: the risp-state run with the trained predictors)  " +
+  "--networks DIR (risp-tasks, risp-temporal-sampling, risp-quadrotor-standin: " +
+  "the risp-state run with the trained predictors)  " +
   "--resolution N (risp-state: the images' side in pixels)  " +
   "--domain D (risp-state: the test configurations, table|held-out; " +
   "risp-tasks: the references' rendering, table|reversed-contrast)";

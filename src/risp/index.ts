@@ -102,8 +102,11 @@ export {
   handMotion,
   poseStates,
   QUADROTOR,
+  QUADROTOR_STEP,
   quadrotorEnv,
   quadrotorMotion,
+  quadrotorOfMass,
+  quadrotorThrusts,
   quadrotorStart,
   rigidBodyVertices,
   rigidPoseState,
@@ -118,3 +121,4 @@ export {
   type RodModel,
 } from "./scenes/envs.js";
 export { paperProblem, RISP_TASKS, type RispPaperProblem } from "./scenes/tasks.js";
+export { TRACKING_GAINS, trackingActions, type TrackingGains } from "./scenes/quadrotor-tracking.js";

@@ -309,7 +309,8 @@ export function rmspropOptimizer(r: RmspropSettings): optim.GradientTransformati
   if (!(r.lr > 0)) throw new Error(`sysid: RMSProp's learning rate must be positive, got ${r.lr}.`);
   const momentum = r.momentum ?? 0,
     decay = r.decay ?? 0.99;
-  if (!(momentum >= 0 && momentum < 1)) throw new Error(`sysid: RMSProp's momentum must be in [0, 1), got ${momentum}.`);
+  if (!(momentum >= 0 && momentum < 1))
+    throw new Error(`sysid: RMSProp's momentum must be in [0, 1), got ${momentum}.`);
   if (!(decay > 0 && decay < 1)) throw new Error(`sysid: RMSProp's decay must be in (0, 1), got ${decay}.`);
   // PyTorch's form: ε outside the root, ν from 0.
   return optim.rmsprop(r.lr, { momentum, decay, eps: 1e-8, epsInSqrt: false }) as optim.GradientTransformation<unknown>;

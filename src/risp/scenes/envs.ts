@@ -223,31 +223,42 @@ export const quadrotorStart = (rng: Rng): readonly number[] => [
   ...yawQuaternion(0.3 + rng.uniform(-0.3, 0.3)),
 ];
 
+/** The quadrotor's thrusts [frames, 4] (N) of actions a ∈ [−1, 1]: hover·(1 + 0.1·a) per rotor. */
+export const quadrotorThrusts = (actions: Array): Array =>
+  np.mul((QUADROTOR.nominalMass * 9.8) / 4, np.add(1, np.mul(QUADROTOR.thrust, actions)));
+
+/** models.rigid.quadrotor at mass [] (arm 0.25 m; inertia scaled with the mass) and its state at rest. */
+export function quadrotorOfMass(mass: Array, dtype: "float32" | "float64") {
+  const { quad, state } = models.rigid.quadrotor({ mass: 1, arm: 0.25, dtype });
+  const system = { ...quad.system, mass: np.mul(quad.system.mass, mass), inertia: np.mul(quad.system.inertia, mass) };
+  return { quad: { ...quad, system }, state };
+}
+
+/** One frame of the quadrotor's motion: 10 steps of 10 ms (the 10 frames/s of its videos). */
+export const QUADROTOR_STEP = { dt: 0.01, substeps: 10 } as const;
+
 /**
  * Pose states [T, 9] and vertices [T, V, 3] of the quadrotor of mass [] under actions [4·knots] from a start [7]
- * (position, quaternion), all of `dtype`.
+ * (position, quaternion), all of `dtype`: T frames (default the tasks' 10, in 5 knots), each knot's actions held over
+ * T/knots frames.
  */
 export function quadrotorMotion(
   body: ArrayLike<number>,
   dtype: "float32" | "float64" = "float32",
+  { frames: T, knots: K }: { readonly frames: number; readonly knots: number } = QUADROTOR,
 ): (mass: Array, actions: Array, start: Array) => { states: Array; vertices: Array } {
-  const { frames: T, knots: K } = QUADROTOR,
-    hover = (QUADROTOR.nominalMass * 9.8) / 4;
-  const { quad, state } = models.rigid.quadrotor({ mass: 1, arm: 0.25, dtype });
+  if (!(Number.isInteger(T / K) && K >= 1))
+    throw new Error(`risp: the quadrotor's ${T} frames must split into whole knots; got ${K} knots.`);
   return (mass, actions, start) => {
-    const thrusts = np.mul(
-      hover,
-      np.add(1, np.mul(QUADROTOR.thrust, np.repeat(np.reshape(actions, [K, 4]), T / K, 0))),
-    );
-    const system = { ...quad.system, mass: np.mul(quad.system.mass, mass), inertia: np.mul(quad.system.inertia, mass) };
+    const thrusts = quadrotorThrusts(np.repeat(np.reshape(actions, [K, 4]), T / K, 0));
+    const { quad, state } = quadrotorOfMass(mass, dtype);
     const s0 = {
       ...state,
       x: np.reshape(np.take(start, np.arange(0, 3), 0), [1, 3]),
       q: np.reshape(np.take(start, np.arange(3, 7), 0), [1, 4]),
     };
-    const r = models.rigid.simulateQuadrotor({ ...quad, system }, s0, {
-      dt: 0.01,
-      substeps: 10,
+    const r = models.rigid.simulateQuadrotor(quad, s0, {
+      ...QUADROTOR_STEP,
       frames: T,
       controls: thrusts,
       checkFinite: false,
