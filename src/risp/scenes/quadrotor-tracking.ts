@@ -75,8 +75,9 @@ export function trackingActions(
   let s: models.rigid.RigidState = { ...state, x: f64(start.slice(0, 3), [1, 3]), q: f64(start.slice(3, 7), [1, 4]) };
   const J = quad.system.inertia.dataSync();
   const inertia = [J[0]!, J[4]!, J[8]!];
-  const arm = 0.25,
-    k = 0.02,
+  // The model's rotors sit at ±arm on x and z; each turns the body about its up axis by spin·thrust.
+  const arm = quad.rotors.dataSync()[0]!,
+    k = Math.abs(quad.spin.dataSync()[0]!),
     hover = (QUADROTOR.nominalMass * 9.8) / 4,
     span = QUADROTOR.thrust;
   const frameSeconds = QUADROTOR_STEP.dt * QUADROTOR_STEP.substeps;
@@ -118,7 +119,7 @@ export function trackingActions(
     const lo = hover * (1 - span),
       hi = hover * (1 + span);
     const total = Math.min(4 * hi, Math.max(4 * lo, F[0] * bodyUp[0]! + F[1] * bodyUp[1]! + F[2] * bodyUp[2]!));
-    // Rotors at +x, +z, −x, −z: τx = arm(T3 − T1), τy = k(T0 − T1 + T2 − T3), τz = arm(T0 − T2).
+    // Rotors at +x, +z, −x, −z, spinning +, −, +, −: τx = arm(T3 − T1), τy = k(T0 − T1 + T2 − T3), τz = arm(T0 − T2).
     const allocate = (tilt: number, turn: number) => {
       const c = total / 4,
         tx = (tilt * tau[0]!) / (2 * arm),
@@ -140,13 +141,6 @@ export function trackingActions(
     const act = thrusts.map((f) => Math.min(1, Math.max(-1, (f / hover - 1) / span)));
     actions.push(...act);
     s = frame(s, np.array(act, { dtype: "float64" })) as models.rigid.RigidState;
-    s = {
-      ...s,
-      x: s.x.reshape([1, 3]),
-      q: s.q.reshape([1, 4]),
-      v: s.v.reshape([1, 3]),
-      w: s.w.reshape([1, 3]),
-    };
   }
   return actions;
 }
