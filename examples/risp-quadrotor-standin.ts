@@ -48,6 +48,7 @@ import {
   type Array,
 } from "gradsim/node";
 import { DEFAULT_NETWORKS, loadPredictors, RISP_TASKS_SETTINGS } from "./risp-tasks.js";
+import { progressOf } from "./lib/experiment.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
 export const STANDIN_DATA = fileURLToPath(new URL("./data/risp-quadrotor-standin", import.meta.url));
@@ -331,7 +332,8 @@ async function run(ctx: ExperimentContext): Promise<StandinResult> {
       steps: iterations,
       rmsprop: { lr: risp.PAPER_TASK_PROCEDURE.lr, momentum: risp.PAPER_TASK_PROCEDURE.momentum },
       box,
-      progress: false,
+      // Minutes per pixel row: a progress bar on a terminal.
+      progress: progressOf(ctx),
       label: f.row,
     });
     estimates[f.row] = { u: d.u, start: f.start };
