@@ -47,9 +47,10 @@ import {
   writeLinePlot,
   type Array,
 } from "gradsim/node";
-import { DEFAULT_NETWORKS, loadPredictors, RISP_TASKS_SETTINGS } from "./risp-tasks.js";
+import { DEFAULT_NETWORKS, loadPredictors, RISP_TASKS_SETTINGS, SMOOTH_GAMMA } from "./risp-tasks.js";
 import { progressOf } from "./lib/experiment.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
+import { mean } from "./lib/stats.js";
 
 export const STANDIN_DATA = fileURLToPath(new URL("./data/risp-quadrotor-standin", import.meta.url));
 
@@ -110,31 +111,9 @@ export interface StandinResult {
   readonly files: string[];
 }
 
-/** The rotation matrix (rows) of a pose state: R = R_y(yaw)·R_x(pitch)·R_z(roll) from their sines and cosines. */
-function poseRotation(s: readonly number[]): number[][] {
-  const n = (a: number, b: number) => Math.hypot(a, b) || 1;
-  const [sy, cy] = [s[3]! / n(s[3]!, s[6]!), s[6]! / n(s[3]!, s[6]!)],
-    [sp, cp] = [s[4]! / n(s[4]!, s[7]!), s[7]! / n(s[4]!, s[7]!)],
-    [sr, cr] = [s[5]! / n(s[5]!, s[8]!), s[8]! / n(s[5]!, s[8]!)];
-  const Ry = [
-    [cy, 0, sy],
-    [0, 1, 0],
-    [-sy, 0, cy],
-  ];
-  const Rx = [
-    [1, 0, 0],
-    [0, cp, -sp],
-    [0, sp, cp],
-  ];
-  const Rz = [
-    [cr, -sr, 0],
-    [sr, cr, 0],
-    [0, 0, 1],
-  ];
-  const mul = (a: number[][], b: number[][]) =>
-    a.map((r) => [0, 1, 2].map((j) => r.reduce((t, x, k) => t + x * b[k]![j]!, 0)));
-  return mul(mul(Ry, Rx), Rz);
-}
+/** The rotation matrix (row-major) of a pose state: its yaw, pitch and roll from their sines and cosines. */
+const poseRotation = (s: readonly number[]): number[] =>
+  risp.eulerMatrix(Math.atan2(s[3]!, s[6]!), Math.atan2(s[4]!, s[7]!), Math.atan2(s[5]!, s[8]!));
 
 /** Position (cm) and rotation (degrees) errors per frame of pose states against the MoCap's. */
 export function poseErrors(states: readonly (readonly number[])[], mocap: readonly (readonly number[])[]) {
@@ -142,13 +121,13 @@ export function poseErrors(states: readonly (readonly number[])[], mocap: readon
   const rotationDeg = states.map((s, t) => {
     const A = poseRotation(s),
       B = poseRotation(mocap[t]!);
-    const trace = [0, 1, 2].reduce((acc, i) => acc + [0, 1, 2].reduce((a, k) => a + A[k]![i]! * B[k]![i]!, 0), 0);
+    // tr(AᵀB): the sum of the two matrices' products entry by entry.
+    const trace = A.reduce((acc, a, i) => acc + a * B[i]!, 0);
     return (Math.acos(Math.min(1, Math.max(-1, (trace - 1) / 2))) * 180) / Math.PI;
   });
   return { positionCm, rotationDeg };
 }
 
-const mean = (x: readonly number[]) => x.reduce((a, b) => a + b, 0) / x.length;
 function summarise(states: number[][], mocap: number[][], seconds: number, losses?: number[]): RowErrors {
   const e = poseErrors(states, mocap);
   const third = Math.floor((2 * states.length) / 3);
@@ -275,7 +254,9 @@ async function run(ctx: ExperimentContext): Promise<StandinResult> {
   );
   const tuned = tuneLook(env, R, mocapVertices, video, ctx.flags.quick ? 8 : 64);
   ctx.log(`[risp-quadrotor-standin] the tuned look's MSE on 8 frames ${tuned.mse.toExponential(3)}`);
-  const rendering = { resolution: R, gamma: 3e-2 };
+  // SoftRas' depth temperature of the tasks' own renders (risp-tasks' SMOOTH_GAMMA: why, there).
+  const rendering = { resolution: R, gamma: SMOOTH_GAMMA };
+  const readStates = f32(read.flat()).reshape([T, 9]);
   const fits: {
     row: Exclude<StandinRow, "guess">;
     loss: risp.TaskLoss;
@@ -287,7 +268,7 @@ async function run(ctx: ExperimentContext): Promise<StandinResult> {
     {
       row: "ours-read",
       loss: { kind: "states" },
-      reference: f32(read.flat()).reshape([T, 9]),
+      reference: readStates,
       start: readStart,
       from: guess,
     },
@@ -352,7 +333,7 @@ async function run(ctx: ExperimentContext): Promise<StandinResult> {
       problem,
       risp.taskLayout(problem, { kind: "states" }),
       stages,
-      fits[0]!.reference,
+      readStates,
       f32(readStart),
       guess,
       settings,
@@ -360,7 +341,7 @@ async function run(ctx: ExperimentContext): Promise<StandinResult> {
     const row = "ours-read, our procedure";
     estimates[row] = { u: fit.estimate, start: readStart };
     rows[row] = summarise(statesOf(fit.estimate, readStart), mocap, (performance.now() - t) / 1000, fit.losses);
-    const atGuess = stages.at(-1)!.value(f32(guess), fits[0]!.reference, f32(readStart)).dataSync()[0]!;
+    const atGuess = stages.at(-1)!.value(f32(guess), readStates, f32(readStart)).dataSync()[0]!;
     report(row, atGuess, fit.polish.after);
   }
   const readErrors = summarise(read, mocap, 0);

@@ -275,7 +275,7 @@ export interface RowSummary {
   readonly std: number;
   readonly errors: readonly number[];
   /** The paper's procedure: the errors after our scan and polish from its descent's end. */
-  readonly scanned?: { readonly mean: number; readonly std: number; readonly errors: readonly number[] };
+  readonly scanned?: Omit<RowSummary, "scanned">;
 }
 export interface TaskEnvResult {
   readonly errorName: string;
@@ -442,17 +442,21 @@ async function runUnit(
     const guess = [...c.guess, ...look(0.5)],
       logged = (line: string) => ctx.log(`${tag}: ${line} (${since()} s)`);
     const scored = (estimate: number[]): Scored => ({ estimate, error: problem.error(estimate, c.start) });
+    const result = (f: { estimate: number[]; look?: number[] }) => ({
+      ...scored(f.estimate),
+      ...(f.look ? { look: f.look } : {}),
+    });
     // The procedure's own result, and the scan's and polish's: the fit before (ours) or after them (the paper's).
     const { fit, own, other } =
       procedure === "paper"
         ? await risp.fitTaskAsPaper(problem, layout, stages[0]!, ref, start, guess, s, logged).then((f) => ({
             fit: { ...f.scanned, losses: f.losses },
-            own: { ...scored(f.estimate), ...(f.look ? { look: f.look } : {}) },
+            own: result(f),
             other: { scanned: scored(f.scanned.estimate) },
           }))
         : await risp.fitTask(problem, layout, stages, ref, start, guess, s, logged).then((f) => ({
             fit: f,
-            own: { ...scored(f.estimate), ...(f.look ? { look: f.look } : {}) },
+            own: result(f),
             other: { descended: scored(f.descended) },
           }));
     const scan: ScanRecord = {

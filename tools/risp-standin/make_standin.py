@@ -29,7 +29,7 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "outside"))
-from geometry import M, lookat_to_opencv, povray_camera  # noqa: E402
+from geometry import M, lookat_to_opencv, povray_camera, quat_xyzw_to_matrix  # noqa: E402
 from render_povray import render, sensor  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "examples", "data", "risp-quadrotor-standin")
@@ -59,13 +59,6 @@ def path(t):
     return start + ease * (p - start), 0.3 + ease * 0.25 * np.sin(w * t / 9.6)
 
 
-def quat_to_matrix(q):  # (x, y, z, w)
-    x, y, z, w = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
 def yaw_quat(yaw):
     return np.array([0.0, np.sin(yaw / 2), 0.0, np.cos(yaw / 2)])
 
@@ -88,7 +81,7 @@ def state_gradsim(d):
     q = np.concatenate([M @ np.array([x_, y_, z_]), [w_]])
     v = M @ d.qvel[:3]
     # MuJoCo's free-joint angular velocity is in the body frame: to world, then to gradsim.
-    R_e = quat_to_matrix(np.array([x_, y_, z_, w_]))
+    R_e = quat_xyzw_to_matrix(np.array([x_, y_, z_, w_]))
     omega = M @ (R_e @ d.qvel[3:6])
     return x, q, v, omega
 
@@ -110,7 +103,7 @@ def pilot(x, q, v, omega, t, integral):
     integral += e * PILOT_EVERY * PHYS_DT
     a = at + 4.0 * e + 3.2 * (vt - v) + 1.0 * integral
     F = MODEL["nominalMass"] * (a + np.array([0, 9.8, 0]))
-    R = quat_to_matrix(q)
+    R = quat_xyzw_to_matrix(q)
     b_up = F / np.linalg.norm(F)
     heading = np.array([np.cos(yaw), 0, -np.sin(yaw)])  # body +x after a turn by yaw about +y
     b_z = np.cross(heading, b_up)
@@ -152,7 +145,7 @@ def simulate():
         if k % PILOT_EVERY == 0:
             delayed = command  # the command issued one pilot tick (10 ms) ago reaches the rotors now
             command, integral = pilot(x, q, v, omega, t, integral)
-        R = quat_to_matrix(q)
+        R = quat_xyzw_to_matrix(q)
         up = R @ np.array([0, 1, 0])
         force = up * delayed.sum()
         torque = R @ (np.cross(rotors, np.outer(delayed, [0, 1, 0])).sum(0) + np.array([0, spin @ delayed, 0]))
@@ -189,7 +182,7 @@ def quad_block(x, q):
     V = np.array(MODEL["vertices"]).reshape(-1, 3)
     C = np.array(MODEL["colours"]).reshape(-1, 3)
     F = np.array(MODEL["faces"]).reshape(-1, 3)
-    W = (quat_to_matrix(q) @ V.T).T + x
+    W = (quat_xyzw_to_matrix(q) @ V.T).T + x
     tris = []
     for f in F:
         # Near the model's colours, not equal: a warmer, more saturated paint, glossy plastic.

@@ -112,14 +112,10 @@ export function eulerMatrix(yaw: number, pitch: number, roll: number): number[] 
   return mul(Ry, mul(Rx, Rz));
 }
 
-/**
- * The 9-d pose state of a rigid body's simulator state (models.rigid: position and unit quaternion
- * x, y, z, w), angles for R = R_y(yaw)·R_x(pitch)·R_z(roll): pitch = asin(−R₁₂), roll = atan2(R₁₀, R₁₁),
- * yaw = atan2(R₀₂, R₂₂).
- */
-export function rigidPoseState(position: readonly number[], q: readonly number[]): number[] {
+/** The rotation matrix (row-major, host numbers) of a unit quaternion (x, y, z, w). */
+export function quaternionMatrix(q: readonly number[]): number[] {
   const [x, y, z, w] = q as [number, number, number, number];
-  const R = [
+  return [
     1 - 2 * (y * y + z * z),
     2 * (x * y - z * w),
     2 * (x * z + y * w),
@@ -130,6 +126,15 @@ export function rigidPoseState(position: readonly number[], q: readonly number[]
     2 * (y * z + x * w),
     1 - 2 * (x * x + y * y),
   ];
+}
+
+/**
+ * The 9-d pose state of a rigid body's simulator state (models.rigid: position and unit quaternion
+ * x, y, z, w), angles for R = R_y(yaw)·R_x(pitch)·R_z(roll): pitch = asin(−R₁₂), roll = atan2(R₁₀, R₁₁),
+ * yaw = atan2(R₀₂, R₂₂).
+ */
+export function rigidPoseState(position: readonly number[], q: readonly number[]): number[] {
+  const R = quaternionMatrix(q);
   const pitch = Math.asin(Math.max(-1, Math.min(1, -R[5]!))),
     roll = Math.atan2(R[3]!, R[4]!),
     yaw = Math.atan2(R[2]!, R[8]!);

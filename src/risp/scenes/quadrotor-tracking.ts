@@ -10,7 +10,7 @@ import type { Array } from "../../core/array.js";
 import { np } from "../../core/np/index.js";
 import { jit } from "../../transforms/index.js";
 import * as models from "../../models/index.js";
-import { QUADROTOR, QUADROTOR_STEP, quadrotorOfMass, quadrotorThrusts } from "./envs.js";
+import { QUADROTOR, QUADROTOR_STEP, quadrotorOfMass, quadrotorThrusts, quaternionMatrix } from "./envs.js";
 
 type V3 = [number, number, number];
 
@@ -28,11 +28,6 @@ export interface TrackingGains {
  */
 export const TRACKING_GAINS: TrackingGains = { position: 1, velocity: 2.6, attitude: 50, rate: 8 };
 
-const quatMatrix = ([x, y, z, w]: readonly number[]): number[][] => [
-  [1 - 2 * (y! * y! + z! * z!), 2 * (x! * y! - z! * w!), 2 * (x! * z! + y! * w!)],
-  [2 * (x! * y! + z! * w!), 1 - 2 * (x! * x! + z! * z!), 2 * (y! * z! - x! * w!)],
-  [2 * (x! * z! - y! * w!), 2 * (y! * z! + x! * w!), 1 - 2 * (x! * x! + y! * y!)],
-];
 const cross = (a: readonly number[], b: readonly number[]): V3 => [
   a[1]! * b[2]! - a[2]! * b[1]!,
   a[2]! * b[0]! - a[0]! * b[2]!,
@@ -102,7 +97,8 @@ export function trackingActions(
       );
     const a = [0, 1, 2].map((d) => ad[d]! + gains.position * (p[d]! - x[d]!) + gains.velocity * (vd[d]! - v[d]!));
     const F = scaled([a[0]!, a[1]! + 9.8, a[2]!], mass);
-    const R = quatMatrix(q);
+    const flat = quaternionMatrix(q),
+      R = [0, 1, 2].map((r) => flat.slice(3 * r, 3 * r + 3));
     const up = scaled(F, 1 / norm(F));
     const heading = [Math.cos(yaw), 0, -Math.sin(yaw)];
     const bz = cross(heading, up);
