@@ -256,10 +256,11 @@ function outsideSection(r: OutsideResult | null): string {
   if (!r) return "_not run yet_";
   return (
     "Each video simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles (examples/data/outside/), " +
-    "fitted by `gradsim fit` " +
+    "fitted by `gradsim fit --precision 2%` " +
     "from the scene file a careful user writes. " +
-    "Believable: every unknown the video determines within 2% of the truth, " +
-    'or a verdict other than "fits". ' +
+    "Believable: every unknown the video determines within 2% of the truth; " +
+    'or the verdict "poor" or "undetermined"; or "imprecise" (an interval wider than the ±2% asked) ' +
+    "with every such unknown's truth inside its interval. " +
     "Truth in interval: every such unknown's truth inside the 95% interval gradsim printed " +
     "(the residual's spread over runs of frames, " +
     "the contact defaults (ke ×2, kd ×4, kf ×10), " +

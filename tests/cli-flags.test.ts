@@ -43,6 +43,16 @@ describe("command-line flags", () => {
     expect(parsed([]).threads).toBeNull();
     expect(refused(["--threads", "0"])).toContain('--threads expects an integer ≥ 1 and ≤ 64, got "0"');
   });
+
+  it("--precision takes a percentage or a fraction in (0, 25%]", () => {
+    expect(parsed(["--precision", "2%"]).precision).toBeCloseTo(0.02, 15);
+    expect(parsed(["--precision=0.05"]).precision).toBe(0.05);
+    expect(parsed(["--precision", ".1"]).precision).toBe(0.1);
+    expect(parsed(["--precision", "25%"]).precision).toBe(0.25);
+    expect(parsed([]).precision).toBeNull();
+    for (const bad of ["0", "0%", "30%", "0.3", "2 %", "-1%", "1e-2", "two"])
+      expect(refused(["--precision", bad])).toContain(`--precision expects the share of its value every unknown`);
+  });
 });
 
 describe("OBJ numbers", () => {

@@ -145,6 +145,28 @@ describe("judge", () => {
     expect(sysid.verdictExitCode(loose)).toBe(4);
   });
 
+  it("calls an unknown pinned down more loosely than the precision asked imprecise: exit code 5", () => {
+    const at = (precision?: number) =>
+      sysid.judge({ finalLoss: 2e-3, emptyLoss: 0.05, floor, framesMissed: [], uncertainty: sure, precision });
+    // The interval's half-width is 2.5%: it fits at the default (25%) and at 3%, not at 2%.
+    expect(at().status).toBe("fits");
+    expect(at().precision).toBe(sysid.VERDICT_LIMITS.relativeHalfWidth);
+    expect(at(0.03).status).toBe("fits");
+    const tight = at(0.02);
+    expect(tight.status).toBe("imprecise");
+    expect(tight.reasons).toEqual([
+      "the video determines mass only to ±2.5% (95% interval 1.95–2.05), not to the ±2.0% asked (precision)",
+    ]);
+    expect(sysid.verdictExitCode(tight)).toBe(5);
+    // A poor fit or an undetermined unknown outranks imprecision.
+    expect(
+      sysid.judge({ finalLoss: 2e-2, emptyLoss: 0.05, floor, framesMissed: [], uncertainty: sure, precision: 0.02 })
+        .status,
+    ).toBe("poor");
+    for (const bad of [0, -0.1, 0.3, Number.NaN])
+      expect(() => at(bad)).toThrow(/precision .* is not a share in \(0, 0\.25\]/);
+  });
+
   it("measures the outlines' softness and the mask's noise, and finds frames the model misses", () => {
     // Two frames of 4 pixels: the object in pixels 0–1 (sharp in the mask, soft in the model, which spills 0.6 into
     // pixel 2 where the sharp drawing has none: against its own ½ contour that pixel would count 0.4², not 0.6²);
@@ -185,10 +207,10 @@ describe("gradsim fit's verdict", () => {
     expect(r.verdict.reasons.join(" ")).toMatch(/does not explain the video/);
   }, 300_000);
 
-  it("a video in which nothing depends on the mass leaves it undetermined: exit code 4", async () => {
-    // Gradsim's own frames of the example's box drifting without a push: the mass changes nothing.
-    const dir = outDir("verdict-undetermined");
-    const still = { ...scene, impulses: [], background: [0, 0, 0], frames: 12 };
+  /** Gradsim's own 12 frames (48×36) of the example's box, with its push or without, as a directory and scene file. */
+  const ownVideo = (name: string, pushed: boolean) => {
+    const dir = outDir(name);
+    const still = { ...scene, impulses: pushed ? scene.impulses : [], background: [0, 0, 0], frames: 12 };
     const spec: sysid.RigidSceneSpec = {
       shape: still.mesh.shape,
       scale: still.mesh.scale,
@@ -197,7 +219,7 @@ describe("gradsim fit's verdict", () => {
       rotation: still.initialState.rotation,
       velocity: still.initialState.velocity,
       angularVelocity: still.initialState.angularVelocity,
-      impulses: [],
+      impulses: still.impulses,
       gravity: still.gravity,
       contact: null,
       frames: 12,
@@ -213,7 +235,16 @@ describe("gradsim fit's verdict", () => {
     np.split(frames, 12, 0).forEach((f, t) =>
       writePng(join(dir, `frame-${String(t).padStart(2, "0")}.png`), np.squeeze(f, 0)),
     );
-    writeFileSync(join(dir, "scene.json"), JSON.stringify({ ...still, resolution: 36 }));
+    writeFileSync(
+      join(dir, "scene.json"),
+      JSON.stringify({ ...still, resolution: 36, unknowns: { mass: { initial: 2, prior: [0.5, 8] } } }),
+    );
+    return dir;
+  };
+
+  it("a video in which nothing depends on the mass leaves it undetermined: exit code 4", async () => {
+    // The box drifting without a push: the mass changes nothing.
+    const dir = ownVideo("verdict-undetermined", false);
     const r = await fitVideo({
       video: dir,
       scene: join(dir, "scene.json"),
@@ -223,5 +254,22 @@ describe("gradsim fit's verdict", () => {
     expect(r.verdict.status).toBe("undetermined");
     expect(r.verdict.reasons[0]).toMatch(/does not determine mass/);
     expect(sysid.verdictExitCode(r.verdict)).toBe(4);
+  }, 300_000);
+
+  it("a mass known more loosely than --precision asks is imprecise: exit code 5", async () => {
+    const dir = ownVideo("verdict-imprecise", true);
+    const args = ["--video", dir, "--scene", join(dir, "scene.json"), "--iters", "3", "--restarts", "0", "--scan", "0"];
+    const loose = await runQuiet(fit, args);
+    expect(loose.code).toBe(0);
+    const r = readResult(loose.out);
+    expect(r.verdict.status).toBe("fits");
+    const halfWidth = r.verdict.uncertainty.unknowns[0].relativeHalfWidth as number;
+    // Asking for a tenth of the precision the video gives.
+    const tight = await runQuiet(fit, [...args, "--precision", String(halfWidth / 10)]);
+    expect(tight.code).toBe(5);
+    const t = readResult(tight.out);
+    expect(t.verdict.status).toBe("imprecise");
+    expect(t.verdict.precision).toBeCloseTo(halfWidth / 10, 12);
+    expect(t.verdict.reasons.join(" ")).toMatch(/determines mass only to ±[\d.]+% \(95% interval [\d.]+–[\d.]+ kg\)/);
   }, 300_000);
 });

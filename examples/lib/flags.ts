@@ -30,6 +30,8 @@ export interface Flags {
    */
   readonly restarts: number | null;
   readonly scan: number | null;
+  /** `fit`: the precision asked of every unknown, as a share of its value (`2%` or `0.02`; default the verdict's 25%). */
+  readonly precision: number | null;
   /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
   readonly policy: number | null;
   readonly seeds: number | null;
@@ -92,6 +94,7 @@ const KNOWN = new Set([
   "unknowns",
   "restarts",
   "scan",
+  "precision",
   "policy",
   "seeds",
   "task",
@@ -134,6 +137,20 @@ export const FLAG_MAX = {
   resolution: 512,
 } as const;
 
+/** A share in (0, 0.25], written as a percentage ("2%") or a fraction ("0.02"). */
+const precisionFlag = (v: string): E.Either<CliError, number> => {
+  const m = /^(\d+(?:\.\d+)?|\.\d+)(%?)$/.exec(v.trim());
+  const x = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
+  return x > 0 && x <= 0.25
+    ? E.right(x)
+    : E.left(
+        new CliError(
+          `--precision expects the share of its value every unknown must be known to, in (0, 25%] ` +
+            `(e.g. 2% or 0.02), got "${v}".`,
+        ),
+      );
+};
+
 const shardFlag = (v: string): E.Either<CliError, Shard | null> => {
   const m = /^(\d+)\/(\d+)$/.exec(v);
   const [index, count] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
@@ -174,6 +191,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
     E.bind("seeds", () => opt("seeds", (v) => intFlag("seeds", v, 1, FLAG_MAX.seeds))),
     E.bind("restarts", () => opt("restarts", (v) => intFlag("restarts", v, 0, FLAG_MAX.restarts))),
     E.bind("scan", () => opt("scan", (v) => intFlag("scan", v, 0, FLAG_MAX.scan))),
+    E.bind("precision", () => opt("precision", precisionFlag)),
     E.bind("resolution", () => opt("resolution", (v) => intFlag("resolution", v, 8, FLAG_MAX.resolution))),
     E.bind("workers", () =>
       raw.has("workers") ? intFlag("workers", raw.get("workers")!, 1, FLAG_MAX.workers) : E.right(1),
@@ -194,32 +212,49 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
         ? E.right<CliError, Flags["backend"]>(b)
         : E.left(new CliError(`--backend must be cpu, webgpu or auto, got "${b}".`));
     }),
-    E.map(({ seed, iters, dataset, backend, workers, threads, shard, policy, seeds, restarts, scan, resolution }) => ({
-      seed,
-      iters,
-      dataset,
-      backend,
-      workers,
-      threads,
-      shard,
-      policy,
-      seeds,
-      restarts,
-      scan,
-      resolution,
-      out: raw.get("out") ?? defaultOut,
-      json: raw.get("json") === "true",
-      quick: raw.get("quick") === "true",
-      target: raw.get("target") ?? null,
-      video: raw.get("video") ?? null,
-      scene: raw.get("scene") ?? null,
-      unknowns: raw.get("unknowns") ?? null,
-      task: raw.get("task") ?? null,
-      envs: raw.get("envs") ?? null,
-      networks: raw.get("networks") ?? null,
-      domain: raw.get("domain") ?? null,
-      procedure: raw.get("procedure") ?? null,
-      help: raw.get("help") === "true",
-    })),
+    E.map(
+      ({
+        seed,
+        iters,
+        dataset,
+        backend,
+        workers,
+        threads,
+        shard,
+        policy,
+        seeds,
+        restarts,
+        scan,
+        precision,
+        resolution,
+      }) => ({
+        seed,
+        iters,
+        dataset,
+        backend,
+        workers,
+        threads,
+        shard,
+        policy,
+        seeds,
+        restarts,
+        scan,
+        precision,
+        resolution,
+        out: raw.get("out") ?? defaultOut,
+        json: raw.get("json") === "true",
+        quick: raw.get("quick") === "true",
+        target: raw.get("target") ?? null,
+        video: raw.get("video") ?? null,
+        scene: raw.get("scene") ?? null,
+        unknowns: raw.get("unknowns") ?? null,
+        task: raw.get("task") ?? null,
+        envs: raw.get("envs") ?? null,
+        networks: raw.get("networks") ?? null,
+        domain: raw.get("domain") ?? null,
+        procedure: raw.get("procedure") ?? null,
+        help: raw.get("help") === "true",
+      }),
+    ),
   );
 }

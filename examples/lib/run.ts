@@ -44,6 +44,7 @@ const OWN_FLAGS = {
   unknowns: FIT,
   restarts: FIT,
   scan: FIT,
+  precision: FIT,
   policy: POLICY,
   seeds: POLICY,
   task: RISP_TASKS,

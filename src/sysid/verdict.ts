@@ -8,12 +8,13 @@
  * - Whether the model's object stays in view where the video's object is.
  * - An interval for every unknown (uncertainty.ts); one too wide means the video does not
  *   determine that unknown.
- * A fit is "fits" only when all of these hold; "poor" (the model does not explain the video) and
- * "undetermined" are answers, not successes — the CLI exits 3 and 4 for them.
+ * A fit is "fits" only when all of these hold; "poor" (the model does not explain the video),
+ * "undetermined" and "imprecise" (an unknown pinned down, but not to the precision asked) are answers,
+ * not successes — the CLI exits 3, 4 and 5 for them.
  */
 import type { Uncertainty } from "./uncertainty.js";
 
-export type VerdictStatus = "fits" | "poor" | "undetermined";
+export type VerdictStatus = "fits" | "poor" | "undetermined" | "imprecise";
 
 export interface Verdict {
   readonly status: VerdictStatus;
@@ -34,6 +35,8 @@ export interface Verdict {
   /** Frames where the model's object covers less than a third of the video's object. */
   readonly framesMissed: readonly number[];
   readonly uncertainty: Uncertainty;
+  /** The precision asked: the largest 95% half-width, as a share of the value, an unknown may have to fit. */
+  readonly precision: number;
 }
 
 /** Thresholds of the verdict (documented in src/sysid/README.md, "The verdict"). */
@@ -45,7 +48,10 @@ export const VERDICT_LIMITS = {
   floorRatio: 2,
   /** and explains at least this share of the empty-frame loss above the floor. */
   explained: 0.9,
-  /** An unknown whose 95% interval's half-width exceeds this share of its value is not determined. */
+  /**
+   * An unknown whose 95% interval's half-width exceeds this share of its value is not determined; it is also the
+   * default precision asked (`judge`'s `precision`, `gradsim fit --precision`).
+   */
   relativeHalfWidth: 0.25,
   /** A frame where the model's object covers less than this share of the video's object is missed. */
   coverage: 1 / 3,
@@ -133,14 +139,27 @@ export function judge(o: {
   framesMissed: readonly number[];
   uncertainty: Uncertainty;
   units?: Readonly<Record<string, string>>;
+  /**
+   * The largest 95% half-width, as a share of the value, at which an unknown counts as known (e.g. 0.02: within ±2%);
+   * wider, up to VERDICT_LIMITS.relativeHalfWidth, makes the fit "imprecise". Default: that limit.
+   */
+  precision?: number;
 }): Verdict {
+  const precision = o.precision ?? VERDICT_LIMITS.relativeHalfWidth;
+  if (!(precision > 0 && precision <= VERDICT_LIMITS.relativeHalfWidth))
+    throw new Error(
+      `verdict: precision ${o.precision} is not a share in (0, ${VERDICT_LIMITS.relativeHalfWidth}] ` +
+        `(0.02 asks for every unknown within ±2%; wider than ±${100 * VERDICT_LIMITS.relativeHalfWidth}% is ` +
+        "not determined at all).",
+    );
   const total = o.floor.noise + o.floor.edges;
   const floorRatio = o.finalLoss / Math.max(total, 1e-12);
   // Of the empty frame's loss, only what lies above the floor can be explained.
   const explainable = o.emptyLoss - total;
   const explained = explainable > 0 ? 1 - Math.max(0, o.finalLoss - total) / explainable : 0;
   const poor: string[] = [],
-    undetermined: string[] = [];
+    undetermined: string[] = [],
+    imprecise: string[] = [];
   if (!Number.isFinite(o.finalLoss)) poor.push(`the final loss is ${o.finalLoss}`);
   if (floorRatio > VERDICT_LIMITS.floorRatio) {
     poor.push(
@@ -163,23 +182,33 @@ export function judge(o: {
         `it leaves the frame or the view while the video's object is there`,
     );
   }
+  const percent = (x: number) => `±${100 * x >= 10 ? (100 * x).toFixed(0) : (100 * x).toPrecision(2)}%`;
   for (const u of o.uncertainty.unknowns) {
-    if (!(u.relativeHalfWidth <= VERDICT_LIMITS.relativeHalfWidth)) {
-      const unit = o.units?.[u.name.replace(/\[.*$/, "")] ?? "";
+    const unit = o.units?.[u.name.replace(/\[.*$/, "")] ?? "";
+    const interval = `${u.interval[0].toPrecision(3)}–${u.interval[1].toPrecision(3)}${unit ? ` ${unit}` : ""}`;
+    if (!(u.relativeHalfWidth <= VERDICT_LIMITS.relativeHalfWidth))
       undetermined.push(
         Number.isFinite(u.relativeHalfWidth)
-          ? `the video does not determine ${u.name}: ` +
-              `its 95% interval is ${u.interval[0].toPrecision(3)}–${u.interval[1].toPrecision(3)}` +
-              `${unit ? ` ${unit}` : ""} ` +
-              `(±${(100 * u.relativeHalfWidth).toFixed(0)}%)`
+          ? `the video does not determine ${u.name}: its 95% interval is ${interval} (${percent(u.relativeHalfWidth)})`
           : `the video does not determine ${u.name}: the loss does not change with it at the estimate`,
       );
-    }
+    else if (u.relativeHalfWidth > precision)
+      imprecise.push(
+        `the video determines ${u.name} only to ${percent(u.relativeHalfWidth)} (95% interval ${interval}), ` +
+          `not to the ${percent(precision)} asked (precision)`,
+      );
   }
-  const status: VerdictStatus = poor.length ? "poor" : undetermined.length ? "undetermined" : "fits";
+  const status: VerdictStatus = poor.length
+    ? "poor"
+    : undetermined.length
+      ? "undetermined"
+      : imprecise.length
+        ? "imprecise"
+        : "fits";
   return {
     status,
-    reasons: [...poor, ...undetermined],
+    precision,
+    reasons: [...poor, ...undetermined, ...imprecise],
     finalLoss: o.finalLoss,
     emptyLoss: o.emptyLoss,
     floor: { ...o.floor, total },
@@ -190,5 +219,6 @@ export function judge(o: {
   };
 }
 
-/** The exit code of a command that ends with this verdict: 0 fits, 3 poor, 4 undetermined. */
-export const verdictExitCode = (v: Verdict): number => (v.status === "fits" ? 0 : v.status === "poor" ? 3 : 4);
+const EXIT_CODES: Readonly<Record<VerdictStatus, number>> = { fits: 0, poor: 3, undetermined: 4, imprecise: 5 };
+/** The exit code of a command that ends with this verdict: 0 fits, 3 poor, 4 undetermined, 5 imprecise. */
+export const verdictExitCode = (v: Verdict): number => EXIT_CODES[v.status];

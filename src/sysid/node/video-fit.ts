@@ -332,6 +332,11 @@ export interface FitVideoOptions {
   /** Write the report files here (videos, frame strip, loss curve); none when absent. */
   readonly out?: string;
   readonly log?: (line: string) => void;
+  /**
+   * The precision asked of every unknown: the largest 95% half-width, as a share of its value, for the verdict to be
+   * "fits" (0.02: within ±2%; wider is "imprecise"). Default VERDICT_LIMITS.relativeHalfWidth (25%).
+   */
+  readonly precision?: number;
 }
 
 export interface FitVideoResult {
@@ -621,6 +626,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     framesMissed: missedFrames(maskData, alphaData, frames, n),
     uncertainty,
     units: RIGID_UNITS,
+    ...(o.precision !== undefined ? { precision: o.precision } : {}),
   });
   uncertainty.unknowns.forEach((u, i) => {
     const share = (sd: number) => `±${(100 * (Math.exp(1.96 * sd) - 1)).toPrecision(2)}%`;
