@@ -30,7 +30,9 @@ export interface Flags {
    */
   readonly restarts: number | null;
   readonly scan: number | null;
-  /** `fit`: the precision asked of every unknown, as a share of its value (`2%` or `0.02`; default the verdict's 25%). */
+  /**
+   * `fit`: the precision asked of every unknown, as a share of its value (`2%` or `0.02`; default the verdict's 25%).
+   */
   readonly precision: number | null;
   /** Control experiments: sinusoidal phase inputs of the policy, and how many seeds each method runs. */
   readonly policy: number | null;
