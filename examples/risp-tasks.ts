@@ -761,22 +761,7 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   // A shard's part is never written where the merged tables go (its records are on disk; its summary in its own result
   // file).
   for (const t of shard ? [] : TASKS.filter((x) => tasks[x])) {
-    const csv = [
-      "environment,row,mean,std,paper_mean,paper_std,errors,scanned_mean,scanned_std,scanned_errors",
-      ...RISP_TASKS[t]
-        .filter((e) => tasks[t]![e])
-        .flatMap((e) =>
-          TASK_ROWS.flatMap((row) => {
-            const r = tasks[t]![e]!.rows[row],
-              paper = PAPER[t][e]?.[row];
-            const after = r?.scanned ? [r.scanned.mean, r.scanned.std, r.scanned.errors.join(" ")] : ["", "", ""];
-            return r
-              ? [[e, row, r.mean, r.std, paper?.[0] ?? "", paper?.[1] ?? "", r.errors.join(" "), ...after].join(",")]
-              : [];
-          }),
-        ),
-    ];
-    writeAtomic(join(ctx.out, `table-${t}.csv`), csv.join("\n") + "\n");
+    writeAtomic(join(ctx.out, `table-${t}.csv`), taskCsv(t, tasks[t]!));
     files.push(`table-${t}.csv`);
   }
   if (!shard) {
@@ -785,6 +770,27 @@ async function run(ctx: ExperimentContext): Promise<RispTasksResult> {
   }
   ctx.log(`\n${table}`);
   return { settings: s, domain, procedure, networks: ctx.flags.networks ?? DEFAULT_NETWORKS, tasks, table, files };
+}
+
+/** A task's table as CSV: per environment and row, the errors (and after the scan, where run) beside the paper's. */
+export function taskCsv(t: RispTask, envs: Partial<Record<RispEnvName, TaskEnvResult>>): string {
+  const lines = RISP_TASKS[t]
+    .filter((e) => envs[e])
+    .flatMap((e) =>
+      TASK_ROWS.flatMap((row) => {
+        const r = envs[e]!.rows[row],
+          paper = PAPER[t][e]?.[row];
+        const after = r?.scanned ? [r.scanned.mean, r.scanned.std, r.scanned.errors.join(" ")] : ["", "", ""];
+        return r
+          ? [[e, row, r.mean, r.std, paper?.[0] ?? "", paper?.[1] ?? "", r.errors.join(" "), ...after].join(",")]
+          : [];
+      }),
+    );
+  return (
+    ["environment,row,mean,std,paper_mean,paper_std,errors,scanned_mean,scanned_std,scanned_errors", ...lines].join(
+      "\n",
+    ) + "\n"
+  );
 }
 
 export const experiment: Experiment<RispTasksResult> = {
