@@ -8,10 +8,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { experiment as outside, QUICK_CASES, TOLERANCE, type OutsideResult } from "../examples/outside.js";
+import { believable, experiment as outside, QUICK_CASES, TOLERANCE, type OutsideResult } from "../examples/outside.js";
 import { readResult, runQuiet } from "./experiments-helpers.js";
 
 describe("outside (quick)", () => {
+  it("believes an estimate within 2%, a poor or undetermined verdict, an imprecise one holding the truth", () => {
+    expect(believable("fits", true, false)).toBe(true);
+    expect(believable("fits", false, true)).toBe(false);
+    for (const v of ["poor", "undetermined"]) expect(believable(v, false, false)).toBe(true);
+    expect(believable("imprecise", false, true)).toBe(true);
+    expect(believable("imprecise", false, false)).toBe(false);
+  });
+
   it("finds a MuJoCo box's mass and μ in a POV-Ray video within 2%; a resting box's mass is undetermined", async () => {
     const { code, out } = await runQuiet(outside);
     expect(code).toBe(0);
