@@ -4,6 +4,7 @@
  */
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
+import { sysid } from "gradsim";
 
 export interface Flags {
   readonly seed: number;
@@ -139,15 +140,19 @@ export const FLAG_MAX = {
   resolution: 512,
 } as const;
 
-/** A share in (0, 0.25], written as a percentage ("2%") or a fraction ("0.02"). */
+/**
+ * A share in (0, the verdict's limit] (beyond it an unknown is not determined at all), written as a percentage ("2%")
+ * or a fraction ("0.02").
+ */
 const precisionFlag = (v: string): E.Either<CliError, number> => {
   const m = /^(\d+(?:\.\d+)?|\.\d+)(%?)$/.exec(v.trim());
-  const x = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
-  return x > 0 && x <= 0.25
+  const x = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN,
+    limit = sysid.VERDICT_LIMITS.relativeHalfWidth;
+  return x > 0 && x <= limit
     ? E.right(x)
     : E.left(
         new CliError(
-          `--precision expects the share of its value every unknown must be known to, in (0, 25%] ` +
+          `--precision expects the share of its value every unknown must be known to, in (0, ${100 * limit}%] ` +
             `(e.g. 2% or 0.02), got "${v}".`,
         ),
       );
