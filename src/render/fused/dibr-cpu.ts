@@ -21,6 +21,7 @@ import {
   ndcY,
   pixelBox,
   type FaceTable,
+  type Piece,
   type TileBins,
 } from "./faces.js";
 
@@ -44,7 +45,8 @@ export const dibrFaceTable = (xy: ArrayLike<number>, z: ArrayLike<number>, n: nu
  */
 const FAR_S = 50;
 
-const binsOf = (t: FaceTable, p: DibrKernelParams): TileBins => binTiles(t, p.width, p.height, (f) => !!t.valid[f], 4);
+export const dibrBins = (t: FaceTable, p: DibrKernelParams, rows?: Piece): TileBins =>
+  binTiles(t, p.width, p.height, (f) => !!t.valid[f], 4, rows);
 
 /** Per-pixel traversal results and temporaries. */
 class Scan {
@@ -117,12 +119,13 @@ export function dibrForward(
   front: ArrayLike<number>,
   p: DibrKernelParams,
   out: { logT: TypedArray; face: Int32Array; bary: TypedArray },
+  rows: Piece = [0, p.height],
+  bins: TileBins = dibrBins(t, p, rows),
 ): void {
   const { width: W, height: H } = p;
-  const bins = binsOf(t, p),
-    s = new Scan(p.knum, t.n);
-  out.bary.fill(0);
-  for (let r = 0; r < H; r++)
+  const s = new Scan(p.knum, t.n);
+  out.bary.fill(0, 3 * rows[0] * W, 3 * rows[1] * W);
+  for (let r = rows[0]; r < rows[1]; r++)
     for (let c = 0; c < W; c++) {
       const px = ndcX(c, W),
         py = ndcY(r, H),
@@ -163,12 +166,13 @@ export function dibrJvp(
   dxy: ArrayLike<number>,
   p: DibrKernelParams,
   out: { logT: TypedArray; bary: TypedArray },
+  rows: Piece = [0, p.height],
+  bins: TileBins = dibrBins(t, p, rows),
 ): void {
   const { width: W, height: H } = p;
-  const bins = binsOf(t, p),
-    s = new Scan(p.knum, t.n);
-  out.bary.fill(0);
-  for (let r = 0; r < H; r++)
+  const s = new Scan(p.knum, t.n);
+  out.bary.fill(0, 3 * rows[0] * W, 3 * rows[1] * W);
+  for (let r = rows[0]; r < rows[1]; r++)
     for (let c = 0; c < W; c++) {
       const px = ndcX(c, W),
         py = ndcY(r, H),
@@ -196,20 +200,13 @@ export function dibrJvp(
     }
 }
 
-export function dibrVjp(
-  t: FaceTable,
-  face: Int32Array,
-  ctLogT: ArrayLike<number>,
-  ctBary: ArrayLike<number>,
-  p: DibrKernelParams,
-  gxy: TypedArray,
-): void {
+/**
+ * Per pixel, the last face of its soft silhouette (face order): a face takes part in the adjoint at a pixel iff it is
+ * near and not after it (−1 at covered pixels).
+ */
+export function dibrCutoffs(t: FaceTable, face: Int32Array, p: DibrKernelParams): Int32Array {
   const { width: W, height: H } = p;
-  gxy.fill(0);
-  const bins = binsOf(t, p),
-    s = new Scan(p.knum, t.n),
-    g = new Float64Array(6);
-  // Per pixel, the last face of its soft silhouette (face order): a face takes part iff it is near and not after it.
+  const bins = dibrBins(t, p);
   const cutoff = new Int32Array(W * H).fill(-1);
   for (let r = 0; r < H; r++)
     for (let c = 0; c < W; c++) {
@@ -226,8 +223,28 @@ export function dibrVjp(
         }
       }
     }
-  for (let f = 0; f < t.n; f++) {
-    if (!t.valid[f]) continue;
+  return cutoff;
+}
+
+/** Cotangents of the vertices of faces [faces[0], faces[1]) (into gxy; other faces' entries are left as they are). */
+export function dibrVjp(
+  t: FaceTable,
+  face: Int32Array,
+  ctLogT: ArrayLike<number>,
+  ctBary: ArrayLike<number>,
+  p: DibrKernelParams,
+  gxy: TypedArray,
+  faces: Piece = [0, t.n],
+  cutoff: Int32Array = dibrCutoffs(t, face, p),
+): void {
+  const { width: W, height: H } = p;
+  const s = new Scan(p.knum, t.n),
+    g = new Float64Array(6);
+  for (let f = faces[0]; f < faces[1]; f++) {
+    if (!t.valid[f]) {
+      gxy.fill(0, 6 * f, 6 * f + 6);
+      continue;
+    }
     const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
     g.fill(0);
     for (let r = r0; r <= r1; r++)

@@ -6,15 +6,16 @@
  */
 import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
-import { dibrFaceTable, dibrForward, dibrJvp, dibrVjp, type DibrKernelParams } from "./dibr-cpu.js";
+import type { DibrKernelParams } from "./dibr-cpu.js";
+import { runRaster } from "./raster-threads.js";
 import { defineLinearized } from "./linearized.js";
 import { dibrGeometryReference } from "./reference.js";
 import * as dibrGpu from "./gpu/dibr-gpu.js";
 import { checkGeometry, host } from "./softras-prim.js";
-import { typedArrayFor } from "../../core/dtype.js";
 
-const table = ([xy, z]: readonly HostArray[], p: DibrKernelParams) =>
-  dibrFaceTable(xy!.data, z!.data, xy!.shape[0]!, p);
+/** The screen geometry operands by the names the kernels read. */
+const geometry = ([xy, z, front]: readonly HostArray[]) => ({ xy: xy!.data, z: z!.data, front: front!.data });
+type FloatType = "float32" | "float64";
 
 export const dibrGeometry = defineLinearized<DibrKernelParams>({
   name: "dibr_geometry",
@@ -32,26 +33,34 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
   reference: dibrGeometryReference,
   gpu: { forward: dibrGpu.forwardRule, jvp: dibrGpu.jvpRule, vjp: dibrGpu.vjpRule },
   forward: (ins, p, out) => {
-    const d = ins[0]!.dtype;
-    const o = {
-      logT: typedArrayFor(d, out[0]!.size),
-      face: new Int32Array(out[1]!.size),
-      bary: typedArrayFor(d, out[2]!.size),
-    };
-    dibrForward(table(ins, p), ins[2]!.data, p, o);
-    return [host(o.logT, out[0]!.shape, d), host(o.face, out[1]!.shape, "int32"), host(o.bary, out[2]!.shape, d)];
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "dibr_geometry",
+      geometry(ins),
+      { logT: [d, out[0]!.size], face: ["int32", out[1]!.size], bary: [d, out[2]!.size] },
+      p,
+    );
+    return [host(o.logT!, out[0]!.shape, d), host(o.face!, out[1]!.shape, "int32"), host(o.bary!, out[2]!.shape, d)];
   },
   jvp: (ins, [face], [txy], p, out) => {
-    const d = ins[0]!.dtype;
-    const o = { logT: typedArrayFor(d, out[0]!.size), bary: typedArrayFor(d, out[1]!.size) };
-    dibrJvp(table(ins, p), ins[2]!.data, face!.data as Int32Array, txy!.data, p, o);
-    return [host(o.logT, out[0]!.shape, d), host(o.bary, out[1]!.shape, d)];
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "dibr_geometry_jvp",
+      { ...geometry(ins), face: face!.data, txy: txy!.data },
+      { logT: [d, out[0]!.size], bary: [d, out[1]!.size] },
+      p,
+    );
+    return [host(o.logT!, out[0]!.shape, d), host(o.bary!, out[1]!.shape, d)];
   },
   vjp: (ins, [face], [cT, cB], p) => {
-    const d = ins[0]!.dtype;
-    const g = typedArrayFor(d, ins[0]!.data.length);
-    dibrVjp(table(ins, p), face!.data as Int32Array, cT!.data, cB!.data, p, g);
-    return [host(g, ins[0]!.shape, d)];
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "dibr_geometry_vjp",
+      { ...geometry(ins), face: face!.data, cT: cT!.data, cB: cB!.data },
+      { xy: [d, ins[0]!.data.length] },
+      p,
+    );
+    return [host(o.xy!, ins[0]!.shape, d)];
   },
 });
 export const dibrGeometryP = dibrGeometry.primal;

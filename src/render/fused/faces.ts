@@ -38,6 +38,12 @@ export interface FaceTable {
   readonly joins: Uint8Array;
 }
 
+/**
+ * A half-open range [start, end) of image rows (the kernels that loop over pixels) or of faces (the
+ * adjoints, face by face): the piece of a kernel's loop that one thread runs (raster-threads.ts).
+ */
+export type Piece = readonly [start: number, end: number];
+
 export function faceTable(
   xy: ArrayLike<number>,
   z: ArrayLike<number>,
@@ -126,27 +132,52 @@ export interface TileBins {
   readonly faces: Int32Array;
 }
 
-export function binTiles(t: FaceTable, W: number, H: number, include: (f: number) => boolean, size = 8): TileBins {
+/**
+ * The tile bins of the pixel rows `rows` (default: all): a face is listed in the tiles its box overlaps within those
+ * rows, so a thread's piece of rows bins only what it reads (a pixel's faces are the same either way: those whose box
+ * holds the pixel).
+ */
+export function binTiles(
+  t: FaceTable,
+  W: number,
+  H: number,
+  include: (f: number) => boolean,
+  size = 8,
+  rows: Piece = [0, H],
+): TileBins {
   const nx = Math.ceil(W / size),
     ny = Math.ceil(H / size),
     T = nx * ny;
-  const lists: number[][] = Array.from({ length: T }, () => []);
+  // Each included face's tile range (−1: none), then a counting sort: counts per tile, their prefix sums,
+  // and the faces written in face order (no per-tile lists to grow).
+  const range = new Int32Array(4 * t.n).fill(-1);
+  const start = new Int32Array(T + 1);
   for (let f = 0; f < t.n; f++) {
     if (!include(f)) continue;
     // Columns whose centre x lies in [lo, hi]: x = (2i + 1 − W)/W ⇒ i = (xW + W − 1)/2.
     const c0 = Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
       c1 = Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
     // Rows whose centre y lies in [lo, hi]: y = (H − 2r − 1)/H ⇒ r = (H − 1 − yH)/2.
-    const r0 = Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)),
-      r1 = Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2));
+    const r0 = Math.max(firstRow(t, f, H), rows[0]),
+      r1 = Math.min(lastRow(t, f, H), rows[1] - 1);
     if (c0 > c1 || r0 > r1) continue;
-    for (let ty = Math.floor(r0 / size); ty <= Math.floor(r1 / size); ty++)
-      for (let tx = Math.floor(c0 / size); tx <= Math.floor(c1 / size); tx++) lists[ty * nx + tx]!.push(f);
+    const o = 4 * f;
+    range[o] = Math.floor(c0 / size);
+    range[o + 1] = Math.floor(c1 / size);
+    range[o + 2] = Math.floor(r0 / size);
+    range[o + 3] = Math.floor(r1 / size);
+    for (let ty = range[o + 2]!; ty <= range[o + 3]!; ty++)
+      for (let tx = range[o]!; tx <= range[o + 1]!; tx++) start[ty * nx + tx + 1]!++;
   }
-  const start = new Int32Array(T + 1);
-  for (let k = 0; k < T; k++) start[k + 1] = start[k]! + lists[k]!.length;
-  const faces = new Int32Array(start[T]!);
-  lists.forEach((l, k) => faces.set(l, start[k]!));
+  for (let k = 0; k < T; k++) start[k + 1]! += start[k]!;
+  const faces = new Int32Array(start[T]!),
+    fill = start.slice(0, T);
+  for (let f = 0; f < t.n; f++) {
+    const o = 4 * f;
+    if (range[o] === -1) continue;
+    for (let ty = range[o + 2]!; ty <= range[o + 3]!; ty++)
+      for (let tx = range[o]!; tx <= range[o + 1]!; tx++) faces[fill[ty * nx + tx]!++] = f;
+  }
   return { size, nx, start, faces };
 }
 
@@ -155,10 +186,15 @@ export function pixelBox(t: FaceTable, f: number, W: number, H: number): [number
   return [
     Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
     Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2)),
-    Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2)),
-    Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2)),
+    firstRow(t, f, H),
+    lastRow(t, f, H),
   ];
 }
+/** The first and last pixel rows of face f's padded box (pixelBox's r0 and r1). */
+export const firstRow = (t: FaceTable, f: number, H: number): number =>
+  Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2));
+export const lastRow = (t: FaceTable, f: number, H: number): number =>
+  Math.min(H - 1, Math.floor((H - 1 - t.lo[2 * f + 1]! * H) / 2));
 
 /**
  * Squared distance from p to the boundary of face f (min over its three edges of the

@@ -25,7 +25,8 @@ import {
 } from "../raster-common.js";
 import { flagBits } from "../mesh-edges.js";
 import type { DibrKernelParams } from "./dibr-cpu.js";
-import type { SoftRasColourGeometryParams, SoftRasGeometryParams } from "./softras-prim.js";
+import type { SoftRasColourGeometryParams } from "./softras-prim.js";
+import type { SoftRasGeometryParams } from "./softras-pair.js";
 
 /** Pixel centres in NDC, [H·W, 1] each, row-major from the top row (CONVENTIONS.md). */
 function pixelCentres(W: number, H: number, dtype: "float32" | "float64"): [Array, Array] {

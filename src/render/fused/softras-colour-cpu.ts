@@ -9,7 +9,7 @@
  * (per face over its padded box; the background's cotangent over pixels): deterministic.
  */
 import type { TypedArray } from "../../core/dtype.js";
-import { ndcX, ndcY, pixelBox, type FaceTable } from "./faces.js";
+import { firstRow, lastRow, ndcX, ndcY, pixelBox, type FaceTable, type Piece, type TileBins } from "./faces.js";
 import {
   activations,
   addBaryGradient,
@@ -87,16 +87,19 @@ export function softrasColourForward(
   bg: ArrayLike<number>,
   p: SoftRasColourParams,
   out: SoftRasColourOutputs,
+  rows: Piece = [0, p.height],
+  nearTerm: Float64Array = nearestDepthTerms(t, p),
 ): void {
   const { width: W, height: H, channels: D } = p;
-  const HW = W * H;
+  const [R0, R1] = rows,
+    base = R0 * W,
+    HW = (R1 - R0) * W;
   const pr = new Pair(),
     c = new Float64Array(D);
   const ub = p.eps / p.gamma,
-    nearTerm = nearestDepthTerms(t, p),
     scale = depthScale(p);
-  // Per-pixel accumulators in float64 (the outputs may be float32): S, the softmax's running
-  // maximum M, its normaliser Z and numerators, the background's term already in.
+  // Per-pixel accumulators of rows [R0, R1) in float64 (the outputs may be float32): S, the
+  // softmax's running maximum M, its normaliser Z and numerators, the background's term already in.
   const S = new Float64Array(HW),
     M = new Float64Array(HW).fill(ub),
     Z = new Float64Array(HW).fill(1),
@@ -105,16 +108,17 @@ export function softrasColourForward(
   // Face by face over its padded box, in face order: each pixel sees its faces in the same order as
   // a loop over the pixel's faces would, and a face's data stays in cache.
   for (let f = 0; f < t.n; f++) {
-    if (!t.valid[f] || !masks.include[f]) continue;
+    // Faces outside the rows are skipped first: a thread's piece of a few rows meets few faces.
+    if (!t.valid[f] || !masks.include[f] || lastRow(t, f, H) < R0 || firstRow(t, f, H) >= R1) continue;
     const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
     const colourable = masks.colour[f] === 1,
       nt = nearTerm[f]!;
-    for (let r = r0; r <= r1; r++) {
+    for (let r = Math.max(r0, R0); r <= Math.min(r1, R1 - 1); r++) {
       const [s0, s1] = rowSpan(t, f, r, c0, c1, p);
       for (let col = s0; col <= s1; col++) {
         const px = ndcX(col, W),
           py = ndcY(r, H),
-          pix = r * W + col;
+          pix = r * W + col - base;
         pair(t, f, px, py, p, pr, true);
         if (!pr.keep) continue;
         activations(pr);
@@ -143,10 +147,11 @@ export function softrasColourForward(
     }
   }
   for (let pix = 0; pix < HW; pix++) {
-    out.S[pix] = S[pix]!;
-    out.M[pix] = M[pix]!;
-    out.Z[pix] = Z[pix]!;
-    for (let d = 0; d < D; d++) out.rgb[pix * D + d] = num[pix * D + d]! / Z[pix]!;
+    const o = base + pix;
+    out.S[o] = S[pix]!;
+    out.M[o] = M[pix]!;
+    out.Z[o] = Z[pix]!;
+    for (let d = 0; d < D; d++) out.rgb[o * D + d] = num[pix * D + d]! / Z[pix]!;
   }
 }
 
@@ -159,17 +164,18 @@ export function softrasColourJvp(
   tan: { xy: ArrayLike<number>; z: ArrayLike<number>; A: ArrayLike<number>; bg: ArrayLike<number> },
   p: SoftRasColourParams,
   out: { rgb: TypedArray; S: TypedArray },
+  rows: Piece = [0, p.height],
+  bins: TileBins = binsOf(t, masks, p, rows),
+  nearTerm: Float64Array = nearestDepthTerms(t, p),
 ): void {
   const { width: W, height: H, channels: D } = p;
-  const bins = binsOf(t, masks, p);
   const pr = new Pair(),
     c = new Float64Array(D),
     drgb = new Float64Array(D);
   const ub = p.eps / p.gamma,
     scale = depthScale(p),
-    nearTerm = nearestDepthTerms(t, p),
     sigmaInv = 1 / p.sigma;
-  for (let r = 0; r < H; r++)
+  for (let r = rows[0]; r < rows[1]; r++)
     for (let col = 0; col < W; col++) {
       const px = ndcX(col, W),
         py = ndcY(r, H),
@@ -215,7 +221,41 @@ export function softrasColourJvp(
     }
 }
 
-/** Cotangents of the vertices, depths, corner colours and background for cotangents of rgb and S. */
+/**
+ * Per pixel, the depth term below which a face's weight is negligible (see nearestDepthTerms), and
+ * per face its nearest depth term: what every piece of the adjoint reads.
+ */
+export function softrasColourCuts(
+  t: FaceTable,
+  aux: { M: ArrayLike<number>; Z: ArrayLike<number> },
+  p: SoftRasColourParams,
+): { cut: Float64Array; nearTerm: Float64Array } {
+  const cut = new Float64Array(p.width * p.height);
+  for (let pix = 0; pix < cut.length; pix++) cut[pix] = aux.M[pix]! + Math.log(aux.Z[pix]!) - NEGLIGIBLE;
+  return { cut, nearTerm: nearestDepthTerms(t, p) };
+}
+
+/** The background's cotangent (into bg [D]): its share e_b at every pixel, summed in pixel order. */
+export function softrasColourBackgroundVjp(
+  aux: { M: ArrayLike<number>; Z: ArrayLike<number> },
+  ctRgb: ArrayLike<number>,
+  p: SoftRasColourParams,
+  bg: TypedArray,
+): void {
+  const D = p.channels,
+    ub = p.eps / p.gamma,
+    gbg = new Float64Array(D);
+  for (let pix = 0; pix < p.width * p.height; pix++) {
+    const eb = Math.exp(ub - aux.M[pix]!) / aux.Z[pix]!;
+    for (let d = 0; d < D; d++) gbg[d] += eb * ctRgb[pix * D + d]!;
+  }
+  for (let d = 0; d < D; d++) bg[d] = gbg[d]!;
+}
+
+/**
+ * Cotangents of the vertices, depths and corner colours of faces [faces[0], faces[1]) (into out, whose other faces'
+ * entries are left as they are) for cotangents of rgb and S; the background's: softrasColourBackgroundVjp.
+ */
 export function softrasColourVjp(
   t: FaceTable,
   masks: FaceMasks,
@@ -223,39 +263,30 @@ export function softrasColourVjp(
   aux: { rgb: ArrayLike<number>; M: ArrayLike<number>; Z: ArrayLike<number> },
   ct: { rgb: ArrayLike<number>; S: ArrayLike<number> },
   p: SoftRasColourParams,
-  out: { xy: TypedArray; z: TypedArray; A: TypedArray; bg: TypedArray },
+  out: { xy: TypedArray; z: TypedArray; A: TypedArray },
+  faces: Piece = [0, t.n],
+  { cut, nearTerm } = softrasColourCuts(t, aux, p),
 ): void {
   const { width: W, height: H, channels: D } = p;
-  out.xy.fill(0);
-  out.z.fill(0);
-  out.A.fill(0);
-  out.bg.fill(0);
   const pr = new Pair(),
     c = new Float64Array(D);
   const g = new Float64Array(6),
     gz = new Float64Array(3),
-    gA = new Float64Array(3 * D),
-    gbg = new Float64Array(D);
-  const ub = p.eps / p.gamma,
-    scale = depthScale(p),
-    nearTerm = nearestDepthTerms(t, p),
+    gA = new Float64Array(3 * D);
+  const scale = depthScale(p),
     sigmaInv = 1 / p.sigma;
-  // Per pixel, the depth term below which a face's weight is negligible (see nearestDepthTerms).
-  const cut = new Float64Array(W * H);
-  // The background's share e_b at every pixel.
-  for (let pix = 0; pix < W * H; pix++) {
-    cut[pix] = aux.M[pix]! + Math.log(aux.Z[pix]!) - NEGLIGIBLE;
-    const eb = Math.exp(ub - aux.M[pix]!) / aux.Z[pix]!;
-    for (let d = 0; d < D; d++) gbg[d] += eb * ct.rgb[pix * D + d]!;
-  }
-  for (let d = 0; d < D; d++) out.bg[d] = gbg[d]!;
-  for (let f = 0; f < t.n; f++) {
-    if (!t.valid[f] || !masks.include[f]) continue;
+  for (let f = faces[0]; f < faces[1]; f++) {
+    const oa = 3 * D * f;
+    if (!t.valid[f] || !masks.include[f]) {
+      out.xy.fill(0, 6 * f, 6 * f + 6);
+      out.z.fill(0, 3 * f, 3 * f + 3);
+      out.A.fill(0, oa, oa + 3 * D);
+      continue;
+    }
     const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
     g.fill(0);
     gz.fill(0);
     gA.fill(0);
-    const oa = 3 * D * f;
     for (let r = r0; r <= r1; r++) {
       const [s0, s1] = rowSpan(t, f, r, c0, c1, p);
       for (let col = s0; col <= s1; col++) {

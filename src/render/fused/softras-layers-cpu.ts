@@ -7,7 +7,7 @@
  * box: deterministic, no atomics); results are stored in the output arrays' own type.
  */
 import type { TypedArray } from "../../core/dtype.js";
-import { ndcX, ndcY, pixelBox, type FaceTable } from "./faces.js";
+import { ndcX, ndcY, pixelBox, type FaceTable, type Piece, type TileBins } from "./faces.js";
 import {
   addBaryGradient,
   addDistanceGradient,
@@ -43,20 +43,27 @@ export interface SoftRasOutputs {
  * Forward pass into `out`; returns the number of pixels whose colour lost a face of weight above e⁻⁴⁰ of the best to
  * the layer count.
  */
-export function softrasForward(t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams, out: SoftRasOutputs): number {
+export function softrasForward(
+  t: FaceTable,
+  masks: FaceMasks,
+  p: SoftRasKernelParams,
+  out: SoftRasOutputs,
+  rows: Piece = [0, p.height],
+  bins: TileBins = binsOf(t, masks, p, rows),
+): number {
   const { width: W, height: H, layers: K } = p;
   const { S, face, bary, depth, logD } = out;
-  face.fill(-1);
-  bary.fill(0);
-  depth.fill(1);
-  logD.fill(0);
-  const bins = binsOf(t, masks, p);
+  const [a0, a1] = [rows[0] * W * K, rows[1] * W * K];
+  face.fill(-1, a0, a1);
+  bary.fill(0, 3 * a0, 3 * a1);
+  depth.fill(1, a0, a1);
+  logD.fill(0, a0, a1);
   const pr = new Pair(),
     wc = pr.wc;
   const score = new Float64Array(K);
   const span = 1 / (p.far - p.near);
   let overflow = 0;
-  for (let r = 0; r < H; r++)
+  for (let r = rows[0]; r < rows[1]; r++)
     for (let c = 0; c < W; c++) {
       const px = ndcX(c, W),
         py = ndcY(r, H),
@@ -129,14 +136,16 @@ export function softrasJvp(
   dzs: ArrayLike<number>,
   p: SoftRasKernelParams,
   out: { S: TypedArray; bary: TypedArray; depth: TypedArray; logD: TypedArray },
+  rows: Piece = [0, p.height],
+  bins: TileBins = binsOf(t, masks, p, rows),
 ): void {
   const { width: W, height: H, layers: K } = p;
-  out.bary.fill(0);
-  out.depth.fill(0);
-  out.logD.fill(0);
-  const bins = binsOf(t, masks, p);
+  const [a0, a1] = [rows[0] * W * K, rows[1] * W * K];
+  out.bary.fill(0, 3 * a0, 3 * a1);
+  out.depth.fill(0, a0, a1);
+  out.logD.fill(0, a0, a1);
   const pr = new Pair();
-  for (let r = 0; r < H; r++)
+  for (let r = rows[0]; r < rows[1]; r++)
     for (let c = 0; c < W; c++) {
       const px = ndcX(c, W),
         py = ndcY(r, H),
@@ -176,15 +185,18 @@ export function softrasVjp(
   p: SoftRasKernelParams,
   gxy: TypedArray,
   gz: TypedArray,
+  faces: Piece = [0, t.n],
 ): void {
   const { width: W, height: H, layers: K } = p;
-  gxy.fill(0);
-  gz.fill(0);
   const pr = new Pair();
   const g = new Float64Array(6),
     gzf = new Float64Array(3);
-  for (let f = 0; f < t.n; f++) {
-    if (!t.valid[f] || !masks.include[f]) continue;
+  for (let f = faces[0]; f < faces[1]; f++) {
+    if (!t.valid[f] || !masks.include[f]) {
+      gxy.fill(0, 6 * f, 6 * f + 6);
+      gz.fill(0, 3 * f, 3 * f + 3);
+      continue;
+    }
     const [c0, c1, r0, r1] = pixelBox(t, f, W, H);
     g.fill(0);
     gzf.fill(0);

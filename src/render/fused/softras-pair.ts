@@ -18,6 +18,7 @@ import {
   insideJoined,
   ndcY,
   type FaceTable,
+  type Piece,
   type TileBins,
 } from "./faces.js";
 
@@ -43,6 +44,20 @@ export interface SoftRasKernelParams {
 export interface FaceMasks {
   readonly include: Uint8Array;
   readonly colour: Uint8Array;
+}
+
+export interface SoftRasGeometryParams extends SoftRasKernelParams {
+  /** Which faces may colour a pixel: all, front-facing only ("back" culled) or back-facing only. */
+  readonly culling: "none" | "back" | "front";
+  /** Apply the culling to the silhouette too. */
+  readonly cullAlpha: boolean;
+}
+
+/** The masks of a call's faces for its culling (front: the faces' front-facing flags). */
+export function masksOf(t: FaceTable, front: ArrayLike<number>, p: SoftRasGeometryParams): FaceMasks {
+  const colour = new Uint8Array(t.n);
+  for (let f = 0; f < t.n; f++) colour[f] = p.culling === "none" || (p.culling === "back") === !!front[f] ? 1 : 0;
+  return { colour, include: p.cullAlpha ? colour : new Uint8Array(t.n).fill(1) };
 }
 
 /** Everything a kept pair needs downstream, filled by `pair`, and reused temporaries. */
@@ -218,8 +233,8 @@ export function faceTableFor(
   return faceTable(xy, z, n, p.margin, joins);
 }
 
-export const binsOf = (t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams): TileBins =>
-  binTiles(t, p.width, p.height, (f) => !!(t.valid[f] && masks.include[f]), TILE);
+export const binsOf = (t: FaceTable, masks: FaceMasks, p: SoftRasKernelParams, rows?: Piece): TileBins =>
+  binTiles(t, p.width, p.height, (f) => !!(t.valid[f] && masks.include[f]), TILE, rows);
 /**
  * Pixels per tile side: small tiles test fewer faces per pixel (measured on a 1,280-face sphere: 4 beats 8 at 64² and
  * 256²).

@@ -9,33 +9,21 @@ import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import type { DType, TypedArray } from "../../core/dtype.js";
 import { typedArrayFor } from "../../core/dtype.js";
-import { softrasForward, softrasJvp, softrasVjp } from "./softras-layers-cpu.js";
-import { softrasColourForward, softrasColourJvp, softrasColourVjp } from "./softras-colour-cpu.js";
-import { faceTableFor, type FaceMasks, type SoftRasKernelParams } from "./softras-pair.js";
-import type { FaceTable } from "./faces.js";
+import { softrasColourBackgroundVjp } from "./softras-colour-cpu.js";
+import type { SoftRasGeometryParams } from "./softras-pair.js";
+import { runRaster } from "./raster-threads.js";
 import { defineLinearized } from "./linearized.js";
 import { softrasColourReference, softrasGeometryReference } from "./reference.js";
 import * as colourGpu from "./gpu/softras-colour-gpu.js";
 import * as geometryGpu from "./gpu/softras-geometry-gpu.js";
 
-export interface SoftRasGeometryParams extends SoftRasKernelParams {
-  /** Which faces may colour a pixel: all, front-facing only ("back" culled) or back-facing only. */
-  readonly culling: "none" | "back" | "front";
-  /** Apply the culling to the silhouette too. */
-  readonly cullAlpha: boolean;
-}
+export type { SoftRasGeometryParams };
 
 export const host = (data: TypedArray, shape: readonly number[], dtype: DType): HostArray => ({
   data,
   shape: [...shape],
   dtype,
 });
-
-function masksOf(t: FaceTable, front: ArrayLike<number>, p: SoftRasGeometryParams): FaceMasks {
-  const colour = new Uint8Array(t.n);
-  for (let f = 0; f < t.n; f++) colour[f] = p.culling === "none" || (p.culling === "back") === !!front[f] ? 1 : 0;
-  return { colour, include: p.cullAlpha ? colour : new Uint8Array(t.n).fill(1) };
-}
 
 /** Validate the screen geometry operands; their float dtype. */
 export function checkGeometry(
@@ -58,8 +46,13 @@ export function checkGeometry(
   return xy.dtype;
 }
 
-const table = ([xy, z]: readonly HostArray[], joins: HostArray, p: SoftRasGeometryParams) =>
-  faceTableFor(xy!.data, z!.data, xy!.shape[0]!, p, joins.data);
+/** The screen geometry operands (xy, z, front, joins) by the names the kernels read. */
+const geometry = (ins: readonly HostArray[], joins: HostArray) => ({
+  xy: ins[0]!.data,
+  z: ins[1]!.data,
+  front: ins[2]!.data,
+  joins: joins.data,
+});
 
 export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
   name: "softras_geometry",
@@ -81,50 +74,60 @@ export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
   reference: softrasGeometryReference,
   gpu: { forward: geometryGpu.forwardRule, jvp: geometryGpu.jvpRule, vjp: geometryGpu.vjpRule },
   forward: (ins, p, out) => {
-    const t = table(ins, ins[3]!, p);
-    const d = ins[0]!.dtype;
-    const arr = (i: number) => typedArrayFor(d, out[i]!.size);
-    const o = { S: arr(0), face: new Int32Array(out[1]!.size), bary: arr(2), depth: arr(3), logD: arr(4) };
-    const overflow = softrasForward(t, masksOf(t, ins[2]!.data, p), p, o);
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o, count } = runRaster(
+      "softras_geometry",
+      geometry(ins, ins[3]!),
+      {
+        S: [d, out[0]!.size],
+        face: ["int32", out[1]!.size],
+        bary: [d, out[2]!.size],
+        depth: [d, out[3]!.size],
+        logD: [d, out[4]!.size],
+      },
+      p,
+    );
     return [
-      host(o.S, out[0]!.shape, d),
-      host(o.face, out[1]!.shape, "int32"),
-      host(o.bary, out[2]!.shape, d),
-      host(o.depth, out[3]!.shape, d),
-      host(o.logD, out[4]!.shape, d),
-      host(Int32Array.of(overflow), [], "int32"),
+      host(o.S!, out[0]!.shape, d),
+      host(o.face!, out[1]!.shape, "int32"),
+      host(o.bary!, out[2]!.shape, d),
+      host(o.depth!, out[3]!.shape, d),
+      host(o.logD!, out[4]!.shape, d),
+      host(Int32Array.of(count), [], "int32"),
     ];
   },
   jvp: (ins, [face], [txy, tz], p, out) => {
-    const t = table(ins, ins[3]!, p);
-    const d = ins[0]!.dtype;
-    const o = {
-      S: typedArrayFor(d, out[0]!.size),
-      bary: typedArrayFor(d, out[1]!.size),
-      depth: typedArrayFor(d, out[2]!.size),
-      logD: typedArrayFor(d, out[3]!.size),
-    };
-    softrasJvp(t, masksOf(t, ins[2]!.data, p), face!.data as Int32Array, txy!.data, tz!.data, p, o);
-    return [o.S, o.bary, o.depth, o.logD].map((a, i) => host(a, out[i]!.shape, d));
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "softras_geometry_jvp",
+      { ...geometry(ins, ins[3]!), face: face!.data, txy: txy!.data, tz: tz!.data },
+      { S: [d, out[0]!.size], bary: [d, out[1]!.size], depth: [d, out[2]!.size], logD: [d, out[3]!.size] },
+      p,
+    );
+    return [o.S!, o.bary!, o.depth!, o.logD!].map((a, i) => host(a, out[i]!.shape, d));
   },
   vjp: (ins, [face], [cS, cBary, cDepth, cLogD], p) => {
-    const t = table(ins, ins[3]!, p);
-    const d = ins[0]!.dtype;
-    const gxy = typedArrayFor(d, ins[0]!.data.length),
-      gz = typedArrayFor(d, ins[1]!.data.length);
-    softrasVjp(
-      t,
-      masksOf(t, ins[2]!.data, p),
-      face!.data as Int32Array,
-      { S: cS!.data, bary: cBary!.data, depth: cDepth!.data, logD: cLogD!.data },
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "softras_geometry_vjp",
+      {
+        ...geometry(ins, ins[3]!),
+        face: face!.data,
+        cS: cS!.data,
+        cBary: cBary!.data,
+        cDepth: cDepth!.data,
+        cLogD: cLogD!.data,
+      },
+      { xy: [d, ins[0]!.data.length], z: [d, ins[1]!.data.length] },
       p,
-      gxy,
-      gz,
     );
-    return [host(gxy, ins[0]!.shape, d), host(gz, ins[1]!.shape, d)];
+    return [host(o.xy!, ins[0]!.shape, d), host(o.z!, ins[1]!.shape, d)];
   },
 });
 export const softrasGeometryP = softrasGeometry.primal;
+
+/** The float types the kernels write. */
+type FloatType = "float32" | "float64";
 
 export interface SoftRasColourGeometryParams extends SoftRasGeometryParams {
   readonly eps: number;
@@ -169,55 +172,58 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
   reference: softrasColourReference,
   gpu: { forward: colourGpu.forwardRule, jvp: colourGpu.jvpRule, vjp: colourGpu.vjpRule },
   forward: (ins, p, out) => {
-    const t = table(ins, ins[5]!, p);
-    const d = ins[0]!.dtype;
-    const o = {
-      rgb: typedArrayFor(d, out[0]!.size),
-      S: typedArrayFor(d, out[1]!.size),
-      M: typedArrayFor(d, out[2]!.size),
-      Z: typedArrayFor(d, out[3]!.size),
-    };
-    softrasColourForward(t, masksOf(t, ins[2]!.data, p), ins[3]!.data, ins[4]!.data, p, o);
-    return [o.rgb, o.S, o.M, o.Z].map((a, i) => host(a, out[i]!.shape, d));
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "softras_colour",
+      { ...geometry(ins, ins[5]!), A: ins[3]!.data, bg: ins[4]!.data },
+      { rgb: [d, out[0]!.size], S: [d, out[1]!.size], M: [d, out[2]!.size], Z: [d, out[3]!.size] },
+      p,
+    );
+    return [o.rgb!, o.S!, o.M!, o.Z!].map((a, i) => host(a, out[i]!.shape, d));
   },
   jvp: (ins, [rgb, M, Z], [txy, tz, tA, tbg], p, out) => {
-    const t = table(ins, ins[5]!, p);
-    const d = ins[0]!.dtype;
-    const o = { rgb: typedArrayFor(d, out[0]!.size), S: typedArrayFor(d, out[1]!.size) };
-    softrasColourJvp(
-      t,
-      masksOf(t, ins[2]!.data, p),
-      ins[3]!.data,
-      { rgb: rgb!.data, M: M!.data, Z: Z!.data },
-      { xy: txy!.data, z: tz!.data, A: tA!.data, bg: tbg!.data },
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "softras_colour_jvp",
+      {
+        ...geometry(ins, ins[5]!),
+        A: ins[3]!.data,
+        rgb: rgb!.data,
+        M: M!.data,
+        Z: Z!.data,
+        txy: txy!.data,
+        tz: tz!.data,
+        tA: tA!.data,
+        tbg: tbg!.data,
+      },
+      { rgb: [d, out[0]!.size], S: [d, out[1]!.size] },
       p,
-      o,
     );
-    return [host(o.rgb, out[0]!.shape, d), host(o.S, out[1]!.shape, d)];
+    return [host(o.rgb!, out[0]!.shape, d), host(o.S!, out[1]!.shape, d)];
   },
   vjp: (ins, [rgb, M, Z], [cRgb, cS], p) => {
-    const t = table(ins, ins[5]!, p);
-    const d = ins[0]!.dtype;
-    const o = {
-      xy: typedArrayFor(d, ins[0]!.data.length),
-      z: typedArrayFor(d, ins[1]!.data.length),
-      A: typedArrayFor(d, ins[3]!.data.length),
-      bg: typedArrayFor(d, ins[4]!.data.length),
-    };
-    softrasColourVjp(
-      t,
-      masksOf(t, ins[2]!.data, p),
-      ins[3]!.data,
-      { rgb: rgb!.data, M: M!.data, Z: Z!.data },
-      { rgb: cRgb!.data, S: cS!.data },
+    const d = ins[0]!.dtype as FloatType;
+    const { outs: o } = runRaster(
+      "softras_colour_vjp",
+      {
+        ...geometry(ins, ins[5]!),
+        A: ins[3]!.data,
+        rgb: rgb!.data,
+        M: M!.data,
+        Z: Z!.data,
+        cRgb: cRgb!.data,
+        cS: cS!.data,
+      },
+      { xy: [d, ins[0]!.data.length], z: [d, ins[1]!.data.length], A: [d, ins[3]!.data.length] },
       p,
-      o,
     );
+    const bg = typedArrayFor(d, ins[4]!.data.length);
+    softrasColourBackgroundVjp({ M: M!.data, Z: Z!.data }, cRgb!.data, p, bg);
     return [
-      host(o.xy, ins[0]!.shape, d),
-      host(o.z, ins[1]!.shape, d),
-      host(o.A, ins[3]!.shape, d),
-      host(o.bg, ins[4]!.shape, d),
+      host(o.xy!, ins[0]!.shape, d),
+      host(o.z!, ins[1]!.shape, d),
+      host(o.A!, ins[3]!.shape, d),
+      host(bg, ins[4]!.shape, d),
     ];
   },
 });

@@ -1,0 +1,137 @@
+/**
+ * The fused rasterizers' CPU kernels by name, in the form both the calling thread and the
+ * rasterizer worker threads run them (raster-threads.ts): `prepare` builds what every piece reads
+ * (the face table and masks) from the operands, `run` computes the outputs of one piece —
+ * a range of image rows for the kernels that loop over pixels, a range of faces for the adjoints,
+ * which accumulate face by face. Pieces write disjoint parts of the outputs and nothing is summed
+ * across them (the one sum over every pixel, the background's cotangent, stays on one thread), so
+ * any split over threads gives the one-thread bits. `run` returns a count summed over pieces (an
+ * integer: exact in any order).
+ */
+import type { TypedArray } from "../../core/dtype.js";
+import { dibrCutoffs, dibrFaceTable, dibrForward, dibrJvp, dibrVjp, type DibrKernelParams } from "./dibr-cpu.js";
+import type { FaceTable, Piece } from "./faces.js";
+import {
+  softrasColourCuts,
+  softrasColourForward,
+  softrasColourJvp,
+  softrasColourVjp,
+  type SoftRasColourParams,
+} from "./softras-colour-cpu.js";
+import { softrasForward, softrasJvp, softrasVjp } from "./softras-layers-cpu.js";
+import { faceTableFor, masksOf, type FaceMasks, type SoftRasGeometryParams } from "./softras-pair.js";
+
+/** A kernel's operands and outputs by name. */
+export type RasterArrays = Readonly<Record<string, TypedArray>>;
+
+export interface RasterKernel<P, C> {
+  /** Rows (pixel kernels) or faces (adjoints): what pieces split. */
+  units(ins: RasterArrays, p: P): number;
+  prepare(ins: RasterArrays, p: P): C;
+  run(c: C, ins: RasterArrays, outs: RasterArrays, p: P, piece: Piece): number;
+}
+
+const kernel = <P, C>(k: RasterKernel<P, C>): RasterKernel<P, C> => k;
+const faceCount = (ins: RasterArrays) => ins.xy!.length / 6;
+const rows = (_: RasterArrays, p: { height: number }) => p.height;
+
+/** The SoftRas face table and masks of a call's operands (xy, z, front, joins). */
+function softrasFaces(ins: RasterArrays, p: SoftRasGeometryParams): { t: FaceTable; masks: FaceMasks } {
+  const t = faceTableFor(ins.xy!, ins.z!, faceCount(ins), p, ins.joins);
+  return { t, masks: masksOf(t, ins.front!, p) };
+}
+type ColourParams = SoftRasColourParams & SoftRasGeometryParams;
+const dibrTable = (ins: RasterArrays, p: DibrKernelParams) => dibrFaceTable(ins.xy!, ins.z!, faceCount(ins), p);
+
+export const RASTER_KERNELS = {
+  softras_geometry: kernel({
+    units: rows,
+    prepare: softrasFaces,
+    run: (c, _ins, o, p: SoftRasGeometryParams, piece) =>
+      softrasForward(
+        c.t,
+        c.masks,
+        p,
+        { S: o.S!, face: o.face as Int32Array, bary: o.bary!, depth: o.depth!, logD: o.logD! },
+        piece,
+      ),
+  }),
+  softras_geometry_jvp: kernel({
+    units: rows,
+    prepare: softrasFaces,
+    run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
+      const out = { S: o.S!, bary: o.bary!, depth: o.depth!, logD: o.logD! };
+      softrasJvp(c.t, c.masks, ins.face as Int32Array, ins.txy!, ins.tz!, p, out, piece);
+      return 0;
+    },
+  }),
+  softras_geometry_vjp: kernel({
+    units: faceCount,
+    prepare: softrasFaces,
+    run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
+      const ct = { S: ins.cS!, bary: ins.cBary!, depth: ins.cDepth!, logD: ins.cLogD! };
+      softrasVjp(c.t, c.masks, ins.face as Int32Array, ct, p, o.xy!, o.z!, piece);
+      return 0;
+    },
+  }),
+  softras_colour: kernel({
+    units: rows,
+    prepare: softrasFaces,
+    run: (c, ins, o, p: ColourParams, piece) => {
+      softrasColourForward(c.t, c.masks, ins.A!, ins.bg!, p, { rgb: o.rgb!, S: o.S!, M: o.M!, Z: o.Z! }, piece);
+      return 0;
+    },
+  }),
+  softras_colour_jvp: kernel({
+    units: rows,
+    prepare: softrasFaces,
+    run: (c, ins, o, p: ColourParams, piece) => {
+      const aux = { rgb: ins.rgb!, M: ins.M!, Z: ins.Z! };
+      const tan = { xy: ins.txy!, z: ins.tz!, A: ins.tA!, bg: ins.tbg! };
+      softrasColourJvp(c.t, c.masks, ins.A!, aux, tan, p, { rgb: o.rgb!, S: o.S! }, piece);
+      return 0;
+    },
+  }),
+  softras_colour_vjp: kernel({
+    units: faceCount,
+    prepare: (ins, p: ColourParams) => {
+      const c = softrasFaces(ins, p);
+      return { ...c, cuts: softrasColourCuts(c.t, { M: ins.M!, Z: ins.Z! }, p) };
+    },
+    run: (c, ins, o, p: ColourParams, piece) => {
+      const aux = { rgb: ins.rgb!, M: ins.M!, Z: ins.Z! };
+      const ct = { rgb: ins.cRgb!, S: ins.cS! };
+      softrasColourVjp(c.t, c.masks, ins.A!, aux, ct, p, { xy: o.xy!, z: o.z!, A: o.A! }, piece, c.cuts);
+      return 0;
+    },
+  }),
+  dibr_geometry: kernel({
+    units: rows,
+    prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
+    run: (c, ins, o, p: DibrKernelParams, piece) => {
+      dibrForward(c.t, ins.front!, p, { logT: o.logT!, face: o.face as Int32Array, bary: o.bary! }, piece);
+      return 0;
+    },
+  }),
+  dibr_geometry_jvp: kernel({
+    units: rows,
+    prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
+    run: (c, ins, o, p: DibrKernelParams, piece) => {
+      dibrJvp(c.t, ins.front!, ins.face as Int32Array, ins.txy!, p, { logT: o.logT!, bary: o.bary! }, piece);
+      return 0;
+    },
+  }),
+  dibr_geometry_vjp: kernel({
+    units: faceCount,
+    prepare: (ins, p: DibrKernelParams) => {
+      const t = dibrTable(ins, p);
+      return { t, cutoff: dibrCutoffs(t, ins.face as Int32Array, p) };
+    },
+    run: (c, ins, o, p: DibrKernelParams, piece) => {
+      dibrVjp(c.t, ins.face as Int32Array, ins.cT!, ins.cB!, p, o.xy!, piece, c.cutoff);
+      return 0;
+    },
+  }),
+} as const;
+
+export type RasterKernelName = keyof typeof RASTER_KERNELS;
