@@ -1,7 +1,7 @@
 /**
  * The fused rasterizers split over threads (src/render/fused/raster-threads.ts) give the one-thread
  * bits: SoftRas's colour kernel, its layered geometry kernel under a fragment function, its
- * silhouette and DIB-R — image, vjp (the adjoints run face by face) and jvp — on random triangle
+ * silhouette and DIB-R — image, vjp (the adjoints run face by face; the background's too) and jvp — on random triangle
  * soups (faces behind the camera, degenerate and off screen, every culling mode, both distance
  * functions), in float64 and float32, on 1, 2 and 3 threads, with the workers really taking pieces.
  */
@@ -60,9 +60,10 @@ async function evaluate(
   const xy = arr(s.xy, [s.F, 3, 2]),
     z = arr(s.z, [s.F, 3]),
     attrs = arr(s.attrs, [s.F, 3, D]);
-  const image = (a: Array, b: Array, c: Array): Array => {
+  const background = arr([0.2, 0.3, 0.4], [D]);
+  const image = (a: Array, b: Array, c: Array, bg: Array): Array => {
     if (kind === "dibr") {
-      const r = R.dibrRasterize({ xy: a, z: b }, c, s.W, s.H, { ...d, background: [0.2, 0.3, 0.4] }, (x) => x);
+      const r = R.dibrRasterize({ xy: a, z: b }, c, s.W, s.H, { ...d, background: bg }, (x) => x);
       return np.concatenate([r.features!, np.expandDims(r.alpha, -1)], -1);
     }
     const r = R.softRasterize(
@@ -70,20 +71,21 @@ async function evaluate(
       kind === "silhouette" ? null : c,
       s.W,
       s.H,
-      { ...o, background: [0.2, 0.3, 0.4] },
+      { ...o, background: bg },
       kind === "layers" ? (x: Array) => np.square(x) : undefined,
     );
     if (kind === "silhouette") return np.mul(r.alpha, np.sum(c));
     return np.concatenate([r.rgb!, np.expandDims(r.alpha, -1)], -1);
   };
-  const [img, back] = vjp(image, xy, z, attrs) as [Array, (ct: Array) => Array[]];
+  const [img, back] = vjp(image, xy, z, attrs, background) as [Array, (ct: Array) => Array[]];
   const cots = back(arr(noise(img.size, 1), [...img.shape]));
-  const tangents: [Array, Array, Array] = [
+  const tangents: [Array, Array, Array, Array] = [
     arr(noise(s.F * 6, 2), [s.F, 3, 2]),
     arr(noise(s.F * 3, 3), [s.F, 3]),
     arr(noise(s.F * 3 * D, 4), [s.F, 3, D]),
+    arr(noise(D, 5), [D]),
   ];
-  const [, tan] = jvp(image, [xy, z, attrs], tangents) as [Array, Array];
+  const [, tan] = jvp(image, [xy, z, attrs, background], tangents) as [Array, Array];
   return Promise.all([img, ...cots, tan].map(async (a) => Float64Array.from(await a.data())));
 }
 

@@ -22,6 +22,7 @@ import {
   pixelBox,
   type FaceTable,
   type Piece,
+  tileOf,
   type TileBins,
 } from "./faces.js";
 
@@ -77,7 +78,7 @@ function scanPixel(
   const px = ndcX(c, p.width),
     py = ndcY(r, p.height),
     w = s.w;
-  const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size);
+  const tile = tileOf(bins, r, c);
   let zBest = Infinity;
   s.n = 0;
   s.winner = -1;
@@ -201,19 +202,25 @@ export function dibrJvp(
 }
 
 /**
- * Per pixel, the last face of its soft silhouette (face order): a face takes part in the adjoint at a pixel iff it is
- * near and not after it (−1 at covered pixels).
+ * Per pixel of rows [rows[0], rows[1]) (into cutoff), the last face of its soft silhouette (face order): a face takes
+ * part in the adjoint at a pixel iff it is near and not after it (−1 at covered pixels).
  */
-export function dibrCutoffs(t: FaceTable, face: Int32Array, p: DibrKernelParams): Int32Array {
+export function dibrCutoffs(
+  t: FaceTable,
+  face: Int32Array,
+  p: DibrKernelParams,
+  cutoff: Int32Array = new Int32Array(p.width * p.height),
+  rows: Piece = [0, p.height],
+): Int32Array {
   const { width: W, height: H } = p;
-  const bins = dibrBins(t, p);
-  const cutoff = new Int32Array(W * H).fill(-1);
-  for (let r = 0; r < H; r++)
+  const bins = dibrBins(t, p, rows);
+  cutoff.fill(-1, rows[0] * W, rows[1] * W);
+  for (let r = rows[0]; r < rows[1]; r++)
     for (let c = 0; c < W; c++) {
       if (face[r * W + c]! >= 0) continue; // covered: logT is constant 0 there
       const px = ndcX(c, W),
         py = ndcY(r, H),
-        tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size);
+        tile = tileOf(bins, r, c);
       let near = 0;
       for (let i = bins.start[tile]!; i < bins.start[tile + 1]! && near < p.knum; i++) {
         const f = bins.faces[i]!;
@@ -234,8 +241,8 @@ export function dibrVjp(
   ctBary: ArrayLike<number>,
   p: DibrKernelParams,
   gxy: TypedArray,
-  faces: Piece = [0, t.n],
-  cutoff: Int32Array = dibrCutoffs(t, face, p),
+  faces: Piece,
+  cutoff: Int32Array,
 ): void {
   const { width: W, height: H } = p;
   const s = new Scan(p.knum, t.n),

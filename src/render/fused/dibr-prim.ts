@@ -54,9 +54,15 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
   },
   vjp: (ins, [face], [cT, cB], p) => {
     const d = ins[0]!.dtype as FloatType;
+    const { outs: cut } = runRaster(
+      "dibr_cutoffs",
+      { ...geometry(ins), face: face!.data },
+      { cutoff: ["int32", p.width * p.height] },
+      p,
+    );
     const { outs: o } = runRaster(
       "dibr_geometry_vjp",
-      { ...geometry(ins), face: face!.data, cT: cT!.data, cB: cB!.data },
+      { ...geometry(ins), face: face!.data, cT: cT!.data, cB: cB!.data, cutoff: cut.cutoff! },
       { xy: [d, ins[0]!.data.length] },
       p,
     );

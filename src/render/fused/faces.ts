@@ -124,18 +124,26 @@ export function faceTable(
 export const ndcX = (i: number, W: number): number => (2 * i + 1 - W) / W;
 export const ndcY = (r: number, H: number): number => (H - 2 * r - 1) / H;
 
-/** Faces per 8×8 pixel tile whose padded box overlaps the tile's pixel centres, in face order. */
+/**
+ * Faces per size×size pixel tile whose padded box overlaps the tile's pixel centres, in face order, for the tile rows
+ * row0, row0 + 1, … (a thread's piece of pixel rows bins only those): tile (ty, tx)'s faces are
+ * faces[start[k]], …, faces[start[k + 1] − 1] with k = tileOf(bins, r, c).
+ */
 export interface TileBins {
   readonly size: number;
   readonly nx: number;
+  readonly row0: number;
   readonly start: Int32Array;
   readonly faces: Int32Array;
 }
 
+/** Index into bins.start of the tile holding pixel (r, c). */
+export const tileOf = (bins: TileBins, r: number, c: number): number =>
+  (Math.floor(r / bins.size) - bins.row0) * bins.nx + Math.floor(c / bins.size);
+
 /**
  * The tile bins of the pixel rows `rows` (default: all): a face is listed in the tiles its box overlaps within those
- * rows, so a thread's piece of rows bins only what it reads (a pixel's faces are the same either way: those whose box
- * holds the pixel).
+ * rows — a pixel's faces are the same either way, those whose box holds the pixel.
  */
 export function binTiles(
   t: FaceTable,
@@ -146,39 +154,36 @@ export function binTiles(
   rows: Piece = [0, H],
 ): TileBins {
   const nx = Math.ceil(W / size),
-    ny = Math.ceil(H / size),
-    T = nx * ny;
-  // Each included face's tile range (−1: none), then a counting sort: counts per tile, their prefix sums,
-  // and the faces written in face order (no per-tile lists to grow).
-  const range = new Int32Array(4 * t.n).fill(-1);
+    row0 = Math.floor(rows[0] / size),
+    T = nx * (Math.floor((Math.max(rows[1], rows[0] + 1) - 1) / size) - row0 + 1);
+  // A counting sort: faces per tile (pass 0), their prefix sums, then the faces written in face order (pass 1).
   const start = new Int32Array(T + 1);
-  for (let f = 0; f < t.n; f++) {
-    if (!include(f)) continue;
-    // Columns whose centre x lies in [lo, hi]: x = (2i + 1 − W)/W ⇒ i = (xW + W − 1)/2.
-    const c0 = Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
-      c1 = Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
-    // Rows whose centre y lies in [lo, hi]: y = (H − 2r − 1)/H ⇒ r = (H − 1 − yH)/2.
-    const r0 = Math.max(firstRow(t, f, H), rows[0]),
-      r1 = Math.min(lastRow(t, f, H), rows[1] - 1);
-    if (c0 > c1 || r0 > r1) continue;
-    const o = 4 * f;
-    range[o] = Math.floor(c0 / size);
-    range[o + 1] = Math.floor(c1 / size);
-    range[o + 2] = Math.floor(r0 / size);
-    range[o + 3] = Math.floor(r1 / size);
-    for (let ty = range[o + 2]!; ty <= range[o + 3]!; ty++)
-      for (let tx = range[o]!; tx <= range[o + 1]!; tx++) start[ty * nx + tx + 1]!++;
+  let faces = new Int32Array(0),
+    next = start;
+  for (let pass = 0; pass < 2; pass++) {
+    for (let f = 0; f < t.n; f++) {
+      if (!include(f)) continue;
+      // Columns whose centre x lies in [lo, hi]: x = (2i + 1 − W)/W ⇒ i = (xW + W − 1)/2.
+      const c0 = Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
+        c1 = Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
+      // Rows whose centre y lies in [lo, hi]: y = (H − 2r − 1)/H ⇒ r = (H − 1 − yH)/2.
+      const r0 = Math.max(firstRow(t, f, H), rows[0]),
+        r1 = Math.min(lastRow(t, f, H), rows[1] - 1);
+      if (c0 > c1 || r0 > r1) continue;
+      for (let ty = Math.floor(r0 / size); ty <= Math.floor(r1 / size); ty++)
+        for (let tx = Math.floor(c0 / size); tx <= Math.floor(c1 / size); tx++) {
+          const k = (ty - row0) * nx + tx;
+          if (pass === 0) start[k + 1]!++;
+          else faces[next[k]!++] = f;
+        }
+    }
+    if (pass === 0) {
+      for (let k = 0; k < T; k++) start[k + 1]! += start[k]!;
+      faces = new Int32Array(start[T]!);
+      next = start.slice(0, T);
+    }
   }
-  for (let k = 0; k < T; k++) start[k + 1]! += start[k]!;
-  const faces = new Int32Array(start[T]!),
-    fill = start.slice(0, T);
-  for (let f = 0; f < t.n; f++) {
-    const o = 4 * f;
-    if (range[o] === -1) continue;
-    for (let ty = range[o + 2]!; ty <= range[o + 3]!; ty++)
-      for (let tx = range[o]!; tx <= range[o + 1]!; tx++) faces[fill[ty * nx + tx]!++] = f;
-  }
-  return { size, nx, start, faces };
+  return { size, nx, row0, start, faces };
 }
 
 /** Pixel rectangle [c0, c1] × [r0, r1] whose centres lie in face f's padded box (empty when c0 > c1). */

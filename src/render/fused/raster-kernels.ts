@@ -12,6 +12,7 @@ import type { TypedArray } from "../../core/dtype.js";
 import { dibrCutoffs, dibrFaceTable, dibrForward, dibrJvp, dibrVjp, type DibrKernelParams } from "./dibr-cpu.js";
 import type { FaceTable, Piece } from "./faces.js";
 import {
+  nearestDepthTerms,
   softrasColourCuts,
   softrasColourForward,
   softrasColourJvp,
@@ -92,16 +93,25 @@ export const RASTER_KERNELS = {
       return 0;
     },
   }),
+  softras_colour_cuts: kernel({
+    units: rows,
+    prepare: () => null,
+    run: (_c, ins, o, p: ColourParams, piece) => {
+      softrasColourCuts({ M: ins.M!, Z: ins.Z! }, p, { cut: o.cut!, eb: o.eb! }, piece);
+      return 0;
+    },
+  }),
   softras_colour_vjp: kernel({
     units: faceCount,
     prepare: (ins, p: ColourParams) => {
       const c = softrasFaces(ins, p);
-      return { ...c, cuts: softrasColourCuts(c.t, { M: ins.M!, Z: ins.Z! }, p) };
+      return { ...c, nearTerm: nearestDepthTerms(c.t, p) };
     },
     run: (c, ins, o, p: ColourParams, piece) => {
       const aux = { rgb: ins.rgb!, M: ins.M!, Z: ins.Z! };
       const ct = { rgb: ins.cRgb!, S: ins.cS! };
-      softrasColourVjp(c.t, c.masks, ins.A!, aux, ct, p, { xy: o.xy!, z: o.z!, A: o.A! }, piece, c.cuts);
+      const out = { xy: o.xy!, z: o.z!, A: o.A! };
+      softrasColourVjp(c.t, c.masks, ins.A!, aux, ct, p, out, piece, ins.cut!, c.nearTerm);
       return 0;
     },
   }),
@@ -121,14 +131,19 @@ export const RASTER_KERNELS = {
       return 0;
     },
   }),
+  dibr_cutoffs: kernel({
+    units: rows,
+    prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
+    run: (t, ins, o, p: DibrKernelParams, piece) => {
+      dibrCutoffs(t, ins.face as Int32Array, p, o.cutoff as Int32Array, piece);
+      return 0;
+    },
+  }),
   dibr_geometry_vjp: kernel({
     units: faceCount,
-    prepare: (ins, p: DibrKernelParams) => {
-      const t = dibrTable(ins, p);
-      return { t, cutoff: dibrCutoffs(t, ins.face as Int32Array, p) };
-    },
-    run: (c, ins, o, p: DibrKernelParams, piece) => {
-      dibrVjp(c.t, ins.face as Int32Array, ins.cT!, ins.cB!, p, o.xy!, piece, c.cutoff);
+    prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
+    run: (t, ins, o, p: DibrKernelParams, piece) => {
+      dibrVjp(t, ins.face as Int32Array, ins.cT!, ins.cB!, p, o.xy!, piece, ins.cutoff as Int32Array);
       return 0;
     },
   }),

@@ -9,7 +9,7 @@
  * (per face over its padded box; the background's cotangent over pixels): deterministic.
  */
 import type { TypedArray } from "../../core/dtype.js";
-import { firstRow, lastRow, ndcX, ndcY, pixelBox, type FaceTable, type Piece, type TileBins } from "./faces.js";
+import { firstRow, lastRow, ndcX, ndcY, pixelBox, type FaceTable, type Piece, tileOf, type TileBins } from "./faces.js";
 import {
   activations,
   addBaryGradient,
@@ -70,7 +70,7 @@ const depthScale = (p: SoftRasColourParams) => 1 / ((p.far - p.near) * p.gamma);
  * is already below the weights the kernels leave out (e⁻⁴⁶ of the largest) is skipped before its
  * colour geometry is computed: the occluded faces behind a surface (a closed mesh's back half).
  */
-function nearestDepthTerms(t: FaceTable, p: SoftRasColourParams): Float64Array {
+export function nearestDepthTerms(t: FaceTable, p: SoftRasColourParams): Float64Array {
   const out = new Float64Array(t.n);
   const scale = depthScale(p);
   for (let f = 0; f < t.n; f++)
@@ -180,7 +180,7 @@ export function softrasColourJvp(
       const px = ndcX(col, W),
         py = ndcY(r, H),
         pix = r * W + col;
-      const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(col / bins.size);
+      const tile = tileOf(bins, r, col);
       const M = aux.M[pix]!,
         Z = aux.Z[pix]!,
         cut = M + Math.log(Z) - NEGLIGIBLE;
@@ -222,33 +222,34 @@ export function softrasColourJvp(
 }
 
 /**
- * Per pixel, the depth term below which a face's weight is negligible (see nearestDepthTerms), and
- * per face its nearest depth term: what every piece of the adjoint reads.
+ * Per pixel of rows [rows[0], rows[1]) (into out): the depth term below which a face's weight is
+ * negligible (`cut`, see nearestDepthTerms) and the background's share e_b of the colour (`eb`) —
+ * what the adjoint's pieces read, and the background's cotangent.
  */
 export function softrasColourCuts(
-  t: FaceTable,
   aux: { M: ArrayLike<number>; Z: ArrayLike<number> },
   p: SoftRasColourParams,
-): { cut: Float64Array; nearTerm: Float64Array } {
-  const cut = new Float64Array(p.width * p.height);
-  for (let pix = 0; pix < cut.length; pix++) cut[pix] = aux.M[pix]! + Math.log(aux.Z[pix]!) - NEGLIGIBLE;
-  return { cut, nearTerm: nearestDepthTerms(t, p) };
+  out: { cut: TypedArray; eb: TypedArray },
+  rows: Piece = [0, p.height],
+): void {
+  const ub = p.eps / p.gamma;
+  for (let pix = rows[0] * p.width; pix < rows[1] * p.width; pix++) {
+    out.cut[pix] = aux.M[pix]! + Math.log(aux.Z[pix]!) - NEGLIGIBLE;
+    out.eb[pix] = Math.exp(ub - aux.M[pix]!) / aux.Z[pix]!;
+  }
 }
 
-/** The background's cotangent (into bg [D]): its share e_b at every pixel, summed in pixel order. */
+/** The background's cotangent (into bg [D]) from every pixel's share eb (softrasColourCuts), summed in pixel order. */
 export function softrasColourBackgroundVjp(
-  aux: { M: ArrayLike<number>; Z: ArrayLike<number> },
+  eb: ArrayLike<number>,
   ctRgb: ArrayLike<number>,
   p: SoftRasColourParams,
   bg: TypedArray,
 ): void {
   const D = p.channels,
-    ub = p.eps / p.gamma,
     gbg = new Float64Array(D);
-  for (let pix = 0; pix < p.width * p.height; pix++) {
-    const eb = Math.exp(ub - aux.M[pix]!) / aux.Z[pix]!;
-    for (let d = 0; d < D; d++) gbg[d] += eb * ctRgb[pix * D + d]!;
-  }
+  for (let pix = 0; pix < p.width * p.height; pix++)
+    for (let d = 0; d < D; d++) gbg[d] += eb[pix]! * ctRgb[pix * D + d]!;
   for (let d = 0; d < D; d++) bg[d] = gbg[d]!;
 }
 
@@ -264,8 +265,9 @@ export function softrasColourVjp(
   ct: { rgb: ArrayLike<number>; S: ArrayLike<number> },
   p: SoftRasColourParams,
   out: { xy: TypedArray; z: TypedArray; A: TypedArray },
-  faces: Piece = [0, t.n],
-  { cut, nearTerm } = softrasColourCuts(t, aux, p),
+  faces: Piece,
+  cut: ArrayLike<number>,
+  nearTerm: Float64Array,
 ): void {
   const { width: W, height: H, channels: D } = p;
   const pr = new Pair(),

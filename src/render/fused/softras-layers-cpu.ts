@@ -7,7 +7,7 @@
  * box: deterministic, no atomics); results are stored in the output arrays' own type.
  */
 import type { TypedArray } from "../../core/dtype.js";
-import { ndcX, ndcY, pixelBox, type FaceTable, type Piece, type TileBins } from "./faces.js";
+import { ndcX, ndcY, pixelBox, type FaceTable, type Piece, tileOf, type TileBins } from "./faces.js";
 import {
   addBaryGradient,
   addDistanceGradient,
@@ -68,7 +68,7 @@ export function softrasForward(
       const px = ndcX(c, W),
         py = ndcY(r, H),
         pix = r * W + c;
-      const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size);
+      const tile = tileOf(bins, r, c);
       let s = 0,
         filled = 0,
         dropped = -Infinity;
@@ -150,7 +150,7 @@ export function softrasJvp(
       const px = ndcX(c, W),
         py = ndcY(r, H),
         pix = r * W + c;
-      const tile = Math.floor(r / bins.size) * bins.nx + Math.floor(c / bins.size);
+      const tile = tileOf(bins, r, c);
       let ds = 0;
       for (let i = bins.start[tile]!; i < bins.start[tile + 1]!; i++) {
         const f = bins.faces[i]!;

@@ -203,6 +203,13 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
   },
   vjp: (ins, [rgb, M, Z], [cRgb, cS], p) => {
     const d = ins[0]!.dtype as FloatType;
+    const pixels = p.width * p.height;
+    const { outs: cuts } = runRaster(
+      "softras_colour_cuts",
+      { M: M!.data, Z: Z!.data },
+      { cut: ["float64", pixels], eb: ["float64", pixels] },
+      p,
+    );
     const { outs: o } = runRaster(
       "softras_colour_vjp",
       {
@@ -213,12 +220,13 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
         Z: Z!.data,
         cRgb: cRgb!.data,
         cS: cS!.data,
+        cut: cuts.cut!,
       },
       { xy: [d, ins[0]!.data.length], z: [d, ins[1]!.data.length], A: [d, ins[3]!.data.length] },
       p,
     );
     const bg = typedArrayFor(d, ins[4]!.data.length);
-    softrasColourBackgroundVjp({ M: M!.data, Z: Z!.data }, cRgb!.data, p, bg);
+    softrasColourBackgroundVjp(cuts.eb!, cRgb!.data, p, bg);
     return [
       host(o.xy!, ins[0]!.shape, d),
       host(o.z!, ins[1]!.shape, d),
