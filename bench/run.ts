@@ -188,10 +188,23 @@ if (!quick && !has("no-peers")) {
 const modelRows: unknown[] = [];
 if (!has("no-models") && (!only || only.includes("physics") || only.includes("render"))) {
   log("physics and rendering benchmarks");
-  for (const script of ["physics.ts", "render.ts", "divergence.ts", "table4.ts", "sysid-objective.ts"]) {
+  // --quick: smaller sizes (tets or pixels), no arguments for the unsized scripts.
+  const quickArgs: Record<string, string[]> = {
+    "physics.ts": ["--sizes", "100,1000"],
+    "render.ts": ["--sizes", "64"],
+    "raster-threads.ts": ["--sizes", "64", "--rounds", "3"],
+    "table4.ts": ["--sizes", "100,1000"],
+  };
+  for (const script of [
+    "physics.ts",
+    "render.ts",
+    "raster-threads.ts",
+    "divergence.ts",
+    "table4.ts",
+    "sysid-objective.ts",
+  ]) {
     if (!existsSync(join(here, script))) continue;
-    const sized = script !== "sysid-objective.ts";
-    const r = spawnSync(tsx, [join(here, script), ...(quick && sized ? ["--sizes", "100,1000"] : [])], {
+    const r = spawnSync(tsx, [join(here, script), ...(quick ? (quickArgs[script] ?? []) : [])], {
       cwd: root,
       env,
       encoding: "utf8",

@@ -1,3 +1,4 @@
+import type { RasterThreadsRow } from "./raster-threads.js";
 import type { SoakRow } from "./soak.js";
 
 /** Benchmark tables: for each workload, gradsim's time per backend, the best peer per backend class, and the ratios. */
@@ -127,7 +128,11 @@ export function summarize(
     };
     const floors = (modelRows as unknown as FloorRow[]).filter((r) => r.workload === "softras-floor");
     const soaks = (modelRows as unknown as SoakRow[]).filter((r) => r.workload === "soak");
-    modelRows = modelRows.filter((r) => !["softras-floor", "soak"].includes((r as { workload: string }).workload));
+    const threadRows = (modelRows as unknown as RasterThreadsRow[]).filter((r) => r.speedup !== undefined);
+    modelRows = modelRows.filter(
+      (r) =>
+        !["softras-floor", "soak"].includes((r as { workload: string }).workload) && !threadRows.includes(r as never),
+    );
     const rate = (r: ModelRow) =>
       r.stepsPerSec !== undefined
         ? `${r.stepsPerSec} steps/s`
@@ -168,6 +173,21 @@ export function summarize(
         ),
       );
     }
+    if (threadRows.length)
+      lines.push(
+        "",
+        "The fused rasterizers on one thread and on all (bench/raster-threads.ts: the same scene under `jit`, " +
+          "the thread count alternating in one process, medians over rounds; " +
+          "same bits: the gradients equal bit for bit):",
+        "",
+        "| workload | size | 1 thread ms | all threads ms | threads | speedup | same bits |",
+        "|---|---:|---:|---:|---:|---:|---|",
+        ...threadRows.map(
+          (r) =>
+            `| ${r.workload} | ${r.size}² | ${r.ms1} | ${r.msN} | ${r.threads} | ${r.speedup}× | ` +
+            `${r.sameBits ? "yes" : "no"} |`,
+        ),
+      );
     if (soaks.length) lines.push("", soakMarkdown(soaks));
   }
   return lines.join("\n") + "\n";

@@ -26,7 +26,12 @@ import { faceTableFor, masksOf, type FaceMasks, type SoftRasGeometryParams } fro
 export type RasterArrays = Readonly<Record<string, TypedArray>>;
 
 export interface RasterKernel<P, C> {
-  /** Rows (pixel kernels) or faces (adjoints): what pieces split. */
+  /**
+   * Float operations per pixel, roughly: below the CPU jit's threshold for threads (2M) a call stays on one thread
+   * (a pixel of the main kernels tests a few faces at a few hundred operations each: 64² and larger renders split).
+   */
+  readonly opsPerPixel: number;
+  /** Rows (pixel kernels) or faces (adjoints): what pieces split. Every output element is written by some piece. */
   units(ins: RasterArrays, p: P): number;
   prepare(ins: RasterArrays, p: P): C;
   run(c: C, ins: RasterArrays, outs: RasterArrays, p: P, piece: Piece): number;
@@ -46,6 +51,7 @@ const dibrTable = (ins: RasterArrays, p: DibrKernelParams) => dibrFaceTable(ins.
 
 export const RASTER_KERNELS = {
   softras_geometry: kernel({
+    opsPerPixel: 500,
     units: rows,
     prepare: softrasFaces,
     run: (c, _ins, o, p: SoftRasGeometryParams, piece) =>
@@ -58,6 +64,7 @@ export const RASTER_KERNELS = {
       ),
   }),
   softras_geometry_jvp: kernel({
+    opsPerPixel: 500,
     units: rows,
     prepare: softrasFaces,
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
@@ -67,6 +74,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_geometry_vjp: kernel({
+    opsPerPixel: 500,
     units: faceCount,
     prepare: softrasFaces,
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
@@ -76,6 +84,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour: kernel({
+    opsPerPixel: 500,
     units: rows,
     prepare: softrasFaces,
     run: (c, ins, o, p: ColourParams, piece) => {
@@ -84,6 +93,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour_jvp: kernel({
+    opsPerPixel: 500,
     units: rows,
     prepare: softrasFaces,
     run: (c, ins, o, p: ColourParams, piece) => {
@@ -94,6 +104,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour_cuts: kernel({
+    opsPerPixel: 20,
     units: rows,
     prepare: () => null,
     run: (_c, ins, o, p: ColourParams, piece) => {
@@ -102,6 +113,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour_vjp: kernel({
+    opsPerPixel: 500,
     units: faceCount,
     prepare: (ins, p: ColourParams) => {
       const c = softrasFaces(ins, p);
@@ -116,6 +128,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_geometry: kernel({
+    opsPerPixel: 500,
     units: rows,
     prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
     run: (c, ins, o, p: DibrKernelParams, piece) => {
@@ -124,6 +137,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_geometry_jvp: kernel({
+    opsPerPixel: 500,
     units: rows,
     prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
     run: (c, ins, o, p: DibrKernelParams, piece) => {
@@ -132,6 +146,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_cutoffs: kernel({
+    opsPerPixel: 100,
     units: rows,
     prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
     run: (t, ins, o, p: DibrKernelParams, piece) => {
@@ -140,6 +155,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_geometry_vjp: kernel({
+    opsPerPixel: 500,
     units: faceCount,
     prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
     run: (t, ins, o, p: DibrKernelParams, piece) => {

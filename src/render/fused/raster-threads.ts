@@ -8,7 +8,7 @@
  * The workers load raster-worker.ts (the same kernel code) as a module; the operands travel in a
  * SharedArrayBuffer, copied in once per call, and the outputs are copied out of it. Node only
  * (the browser's main thread may not block), as many threads as the CPU jit's kernels use
- * (`cpuThreads`), and only for renders with enough pixels (`threadWorthIt`). A worker that is not
+ * (`cpuThreads`), and only for renders with enough pixels (`threadWorthIt` of the kernel's work). A worker that is not
  * running yet — they start on the first big render and take a fraction of a second — or that
  * could not load its module (a bundle without the file beside it) simply claims nothing: the
  * calling thread runs every piece.
@@ -23,10 +23,11 @@ import { RASTER_KERNELS, type RasterArrays, type RasterKernel, type RasterKernel
 export type RasterOutput = readonly ["float32" | "float64" | "int32", number];
 
 /**
- * Float operations per pixel below which a render stays on one thread, roughly (a pixel tests a
- * few faces at a few hundred operations each): 64² and larger renders are split.
+ * Calls keep one shared buffer for their operands and outputs while it is at most this big (no
+ * allocation, zeroing and first-touch page faults per call); bigger calls get their own.
  */
-const OPS_PER_PIXEL = 500;
+const KEPT_ARENA_BYTES = 64 << 20;
+let keptArena: SharedArrayBuffer | null = null;
 /** Pieces per thread: a thread that the system holds up leaves the others most of the work. */
 const PIECES_PER_THREAD = 6;
 /** How long the calling thread waits for a worker's piece before it gives up (a dead worker never answers). */
@@ -208,7 +209,7 @@ export function runRaster<P extends { width: number; height: number }>(
 ): { outs: Record<string, TypedArray>; count: number } {
   const k = RASTER_KERNELS[name] as RasterKernel<P, unknown>;
   const units = k.units(ins as RasterArrays, p);
-  const threads = canThread && units > 1 && threadWorthIt(p.width * p.height * OPS_PER_PIXEL) ? cpuThreads() : 1;
+  const threads = canThread && units > 1 && threadWorthIt(p.width * p.height * k.opsPerPixel) ? cpuThreads() : 1;
   if (threads > 1) startWorkers(threads - 1);
   const helpers = pool.slice(0, threads - 1).filter((_, i) => Atomics.load(ready, i) === 1);
   if (helpers.length === 0) {
@@ -226,7 +227,14 @@ export function runRaster<P extends { width: number; height: number }>(
   };
   const inSlots = Object.entries(ins).map(([n, a]) => slot(n, elementType(a), a.length));
   const outSlots = Object.entries(outs).map(([n, [t, size]]) => slot(n, t, size));
-  const arena = new SharedArrayBuffer(Math.max(8, bytes));
+  // Every output element is written by some piece (raster-kernels.ts), so a kept buffer's old contents never show.
+  let arena: SharedArrayBuffer;
+  if (bytes > KEPT_ARENA_BYTES) arena = new SharedArrayBuffer(bytes);
+  else {
+    if (!keptArena || keptArena.byteLength < bytes)
+      keptArena = new SharedArrayBuffer(Math.max(bytes, 2 * (keptArena?.byteLength ?? 0)));
+    arena = keptArena;
+  }
   const inViews = viewsOf(arena, inSlots);
   for (const s of inSlots) inViews[s.name]!.set(ins[s.name] as never);
   const outViews = viewsOf(arena, outSlots);
