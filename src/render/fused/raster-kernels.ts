@@ -27,10 +27,11 @@ export type RasterArrays = Readonly<Record<string, TypedArray>>;
 
 export interface RasterKernel<P, C> {
   /**
-   * Float operations per pixel, roughly: below the CPU jit's threshold for threads (2M) a call stays on one thread
-   * (a pixel of the main kernels tests a few faces at a few hundred operations each: 64² and larger renders split).
+   * Float operations of a call, roughly (the CPU jit's threshold for threads, 2M, decides whether it splits): the
+   * pixel–face pairs of the faces' boxes at a few hundred operations each — a 1,280-face sphere at 64² splits, a
+   * 12-face box filling a third of the image does not.
    */
-  readonly opsPerPixel: number;
+  work(ins: RasterArrays, p: P): number;
   /** Rows (pixel kernels) or faces (adjoints): what pieces split. Every output element is written by some piece. */
   units(ins: RasterArrays, p: P): number;
   prepare(ins: RasterArrays, p: P): C;
@@ -38,8 +39,26 @@ export interface RasterKernel<P, C> {
 }
 
 const kernel = <P, C>(k: RasterKernel<P, C>): RasterKernel<P, C> => k;
+/** Operations per pixel–face pair, roughly (bench/render-floor.ts counts ~215 forward, ~260 backward). */
+const OPS_PER_PAIR = 250;
+/** OPS_PER_PAIR × the pixels of every face's screen box padded by the kernel's margin (NDC), clipped to the image. */
+function boxPairWork(
+  ins: RasterArrays,
+  p: { width: number; height: number; margin?: number; boxLen?: number },
+): number {
+  const xy = ins.xy!,
+    pad = 2 * (p.margin ?? p.boxLen ?? 0);
+  let pairs = 0;
+  for (let o = 0; o < xy.length; o += 6) {
+    const w = Math.max(xy[o]!, xy[o + 2]!, xy[o + 4]!) - Math.min(xy[o]!, xy[o + 2]!, xy[o + 4]!) + pad;
+    const h = Math.max(xy[o + 1]!, xy[o + 3]!, xy[o + 5]!) - Math.min(xy[o + 1]!, xy[o + 3]!, xy[o + 5]!) + pad;
+    // NDC spans 2 across the image; a face's box holds at least its pixel.
+    if (w >= 0 && h >= 0) pairs += Math.max(1, (Math.min(2, w) * p.width * Math.min(2, h) * p.height) / 4);
+  }
+  return OPS_PER_PAIR * pairs;
+}
 const faceCount = (ins: RasterArrays) => ins.xy!.length / 6;
-const rows = (_: RasterArrays, p: { height: number }) => p.height;
+const rows = (_: RasterArrays, p: { width: number; height: number }) => p.height;
 
 /** The SoftRas face table and masks of a call's operands (xy, z, front, joins). */
 function softrasFaces(ins: RasterArrays, p: SoftRasGeometryParams): { t: FaceTable; masks: FaceMasks } {
@@ -51,7 +70,7 @@ const dibrTable = (ins: RasterArrays, p: DibrKernelParams) => dibrFaceTable(ins.
 
 export const RASTER_KERNELS = {
   softras_geometry: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: rows,
     prepare: softrasFaces,
     run: (c, _ins, o, p: SoftRasGeometryParams, piece) =>
@@ -64,7 +83,7 @@ export const RASTER_KERNELS = {
       ),
   }),
   softras_geometry_jvp: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: rows,
     prepare: softrasFaces,
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
@@ -74,7 +93,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_geometry_vjp: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: faceCount,
     prepare: softrasFaces,
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
@@ -84,7 +103,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: rows,
     prepare: softrasFaces,
     run: (c, ins, o, p: ColourParams, piece) => {
@@ -93,7 +112,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour_jvp: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: rows,
     prepare: softrasFaces,
     run: (c, ins, o, p: ColourParams, piece) => {
@@ -104,7 +123,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour_cuts: kernel({
-    opsPerPixel: 20,
+    work: (_, p) => 20 * p.width * p.height,
     units: rows,
     prepare: () => null,
     run: (_c, ins, o, p: ColourParams, piece) => {
@@ -113,7 +132,7 @@ export const RASTER_KERNELS = {
     },
   }),
   softras_colour_vjp: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: faceCount,
     prepare: (ins, p: ColourParams) => {
       const c = softrasFaces(ins, p);
@@ -128,7 +147,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_geometry: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: rows,
     prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
     run: (c, ins, o, p: DibrKernelParams, piece) => {
@@ -137,7 +156,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_geometry_jvp: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: rows,
     prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
     run: (c, ins, o, p: DibrKernelParams, piece) => {
@@ -146,7 +165,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_cutoffs: kernel({
-    opsPerPixel: 100,
+    work: (ins, p) => boxPairWork(ins, p) / 4,
     units: rows,
     prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
     run: (t, ins, o, p: DibrKernelParams, piece) => {
@@ -155,7 +174,7 @@ export const RASTER_KERNELS = {
     },
   }),
   dibr_geometry_vjp: kernel({
-    opsPerPixel: 500,
+    work: boxPairWork,
     units: faceCount,
     prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
     run: (t, ins, o, p: DibrKernelParams, piece) => {
