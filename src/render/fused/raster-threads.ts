@@ -133,7 +133,17 @@ const canThread = workerThreads !== undefined && typeof SharedArrayBuffer === "f
  * The worker's module beside this one: raster-worker.ts when running from the sources (tsx,
  * vitest: the worker registers tsx's loader first, a dev dependency), raster-worker.js from dist.
  */
-const WORKER_URL = new URL(`./raster-worker.${import.meta.url.endsWith(".ts") ? "ts" : "js"}`, import.meta.url).href;
+function workerUrl(): string | null {
+  // Looked up when workers start, never at import: a bundle to CommonJS has no import.meta.url.
+  try {
+    const here: unknown = import.meta.url;
+    return typeof here === "string"
+      ? new URL(`./raster-worker.${here.endsWith(".ts") ? "ts" : "js"}`, here).href
+      : null;
+  } catch {
+    return null;
+  }
+}
 const BOOT = `
 const { workerData } = require("node:worker_threads");
 (async () => {
@@ -149,13 +159,14 @@ interface RasterWorker {
 const ready = canThread ? new Int32Array(new SharedArrayBuffer(4 * 8)) : new Int32Array(0);
 const pool: RasterWorker[] = [];
 function startWorkers(n: number): void {
-  while (pool.length < Math.min(n, ready.length)) {
+  const url = pool.length < Math.min(n, ready.length) ? workerUrl() : null;
+  while (url && pool.length < Math.min(n, ready.length)) {
     const index = pool.length;
     const { port1, port2 } = new workerThreads!.MessageChannel();
     const w = new workerThreads!.Worker(BOOT, {
       eval: true,
       execArgv: [],
-      workerData: { url: WORKER_URL, port: port2, ready: ready.buffer, index, pieces: workerPieces.buffer },
+      workerData: { url, port: port2, ready: ready.buffer, index, pieces: workerPieces.buffer },
       transferList: [port2],
     });
     w.on("error", () => {}); // a worker that cannot start claims nothing (see above)
