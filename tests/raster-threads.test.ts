@@ -12,6 +12,7 @@ import { setCpuThreads, THREAD_MIN_WORK } from "../src/core/compile/threads.js";
 import {
   rasterThreadedCalls,
   rasterWorkerPieces,
+  runRaster,
   setRasterCallerClaims,
   startRasterWorkers,
 } from "../src/render/fused/raster-threads.js";
@@ -135,6 +136,33 @@ describe("fused rasterizers on several threads", () => {
       { numRuns: 12 },
     );
   }, 300_000);
+
+  it("a kernel that fails in a worker or on the calling thread is reported, and the next call is right", () => {
+    setCpuThreads(2, { minWork: 0 });
+    const p = { width: 8, height: 8, sigmaInv: 1000, boxLen: 0.1, knum: 30, culling: "back" as const };
+    const xy = Float32Array.of(-0.5, -0.5, 0.5, -0.5, 0, 0.5),
+      z = Float32Array.of(2, 2, 2);
+    const outs = { logT: ["float32", 64], face: ["int32", 64], bary: ["float32", 192] } as const;
+    // Without the front-facing flags the culling test throws in every piece.
+    for (const callerClaims of [false, true]) {
+      setRasterCallerClaims(callerClaims);
+      try {
+        expect(() => runRaster("dibr_geometry", { xy, z }, outs, p)).toThrow(
+          callerClaims ? /front|undefined/ : /failed in a worker thread: .*TypeError/,
+        );
+      } finally {
+        setRasterCallerClaims(true);
+      }
+    }
+    const good = runRaster("dibr_geometry", { xy, z, front: Uint8Array.of(1) }, outs, p).outs;
+    setCpuThreads(1);
+    const one = runRaster("dibr_geometry", { xy, z, front: Uint8Array.of(1) }, outs, p).outs;
+    for (const k of Object.keys(one)) expect(good[k], k).toEqual(one[k]);
+    expect(
+      [...one.face!].some((f) => f === 0),
+      "the triangle covers pixels",
+    ).toBe(true);
+  });
 
   it("DIB-R: the one-thread bits on 2 and 3 threads", async () => {
     await fc.assert(

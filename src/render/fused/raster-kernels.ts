@@ -35,7 +35,8 @@ export interface RasterKernel<P, C> {
   /** Rows (pixel kernels) or faces (adjoints): what pieces split. Every output element is written by some piece. */
   units(ins: RasterArrays, p: P): number;
   prepare(ins: RasterArrays, p: P): C;
-  run(c: C, ins: RasterArrays, outs: RasterArrays, p: P, piece: Piece): number;
+  /** The piece's outputs; a count (an integer) where the kernel has one. */
+  run(c: C, ins: RasterArrays, outs: RasterArrays, p: P, piece: Piece): number | undefined;
 }
 
 const kernel = <P, C>(k: RasterKernel<P, C>): RasterKernel<P, C> => k;
@@ -89,7 +90,6 @@ export const RASTER_KERNELS = {
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
       const out = { S: o.S!, bary: o.bary!, depth: o.depth!, logD: o.logD! };
       softrasJvp(c.t, c.masks, ins.face as Int32Array, ins.txy!, ins.tz!, p, out, piece);
-      return 0;
     },
   }),
   softras_geometry_vjp: kernel({
@@ -99,7 +99,6 @@ export const RASTER_KERNELS = {
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
       const ct = { S: ins.cS!, bary: ins.cBary!, depth: ins.cDepth!, logD: ins.cLogD! };
       softrasVjp(c.t, c.masks, ins.face as Int32Array, ct, p, o.xy!, o.z!, piece);
-      return 0;
     },
   }),
   softras_colour: kernel({
@@ -108,7 +107,6 @@ export const RASTER_KERNELS = {
     prepare: softrasFaces,
     run: (c, ins, o, p: ColourParams, piece) => {
       softrasColourForward(c.t, c.masks, ins.A!, ins.bg!, p, { rgb: o.rgb!, S: o.S!, M: o.M!, Z: o.Z! }, piece);
-      return 0;
     },
   }),
   softras_colour_jvp: kernel({
@@ -119,7 +117,6 @@ export const RASTER_KERNELS = {
       const aux = { rgb: ins.rgb!, M: ins.M!, Z: ins.Z! };
       const tan = { xy: ins.txy!, z: ins.tz!, A: ins.tA!, bg: ins.tbg! };
       softrasColourJvp(c.t, c.masks, ins.A!, aux, tan, p, { rgb: o.rgb!, S: o.S! }, piece);
-      return 0;
     },
   }),
   softras_colour_cuts: kernel({
@@ -128,7 +125,6 @@ export const RASTER_KERNELS = {
     prepare: () => null,
     run: (_c, ins, o, p: ColourParams, piece) => {
       softrasColourCuts({ M: ins.M!, Z: ins.Z! }, p, { cut: o.cut!, eb: o.eb! }, piece);
-      return 0;
     },
   }),
   softras_colour_vjp: kernel({
@@ -143,43 +139,38 @@ export const RASTER_KERNELS = {
       const ct = { rgb: ins.cRgb!, S: ins.cS! };
       const out = { xy: o.xy!, z: o.z!, A: o.A! };
       softrasColourVjp(c.t, c.masks, ins.A!, aux, ct, p, out, piece, ins.cut!, c.nearTerm);
-      return 0;
     },
   }),
   dibr_geometry: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
-    run: (c, ins, o, p: DibrKernelParams, piece) => {
-      dibrForward(c.t, ins.front!, p, { logT: o.logT!, face: o.face as Int32Array, bary: o.bary! }, piece);
-      return 0;
+    prepare: dibrTable,
+    run: (t, ins, o, p: DibrKernelParams, piece) => {
+      dibrForward(t, ins.front!, p, { logT: o.logT!, face: o.face as Int32Array, bary: o.bary! }, piece);
     },
   }),
   dibr_geometry_jvp: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: (ins, p: DibrKernelParams) => ({ t: dibrTable(ins, p) }),
-    run: (c, ins, o, p: DibrKernelParams, piece) => {
-      dibrJvp(c.t, ins.front!, ins.face as Int32Array, ins.txy!, p, { logT: o.logT!, bary: o.bary! }, piece);
-      return 0;
+    prepare: dibrTable,
+    run: (t, ins, o, p: DibrKernelParams, piece) => {
+      dibrJvp(t, ins.front!, ins.face as Int32Array, ins.txy!, p, { logT: o.logT!, bary: o.bary! }, piece);
     },
   }),
   dibr_cutoffs: kernel({
     work: (ins, p) => boxPairWork(ins, p) / 4,
     units: rows,
-    prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
+    prepare: dibrTable,
     run: (t, ins, o, p: DibrKernelParams, piece) => {
       dibrCutoffs(t, ins.face as Int32Array, p, o.cutoff as Int32Array, piece);
-      return 0;
     },
   }),
   dibr_geometry_vjp: kernel({
     work: boxPairWork,
     units: faceCount,
-    prepare: (ins, p: DibrKernelParams) => dibrTable(ins, p),
+    prepare: dibrTable,
     run: (t, ins, o, p: DibrKernelParams, piece) => {
       dibrVjp(t, ins.face as Int32Array, ins.cT!, ins.cB!, p, o.xy!, piece, ins.cutoff as Int32Array);
-      return 0;
     },
   }),
 } as const;

@@ -8,10 +8,10 @@
  * The workers load raster-worker.ts (the same kernel code) as a module; the operands travel in a
  * SharedArrayBuffer, copied in once per call, and the outputs are copied out of it. Node only
  * (the browser's main thread may not block), as many threads as the CPU jit's kernels use
- * (`cpuThreads`), and only for renders with enough pixels (`threadWorthIt` of the kernel's work). A worker that is not
- * running yet — they start on the first big render and take a fraction of a second — or that
- * could not load its module (a bundle without the file beside it) simply claims nothing: the
- * calling thread runs every piece.
+ * (`cpuThreads`), and only for calls with enough work (`threadWorthIt` of the kernel's estimate).
+ * A worker that is not running yet — they start on the first big render and take a fraction of a
+ * second — or that could not load its module (a bundle without the file beside it) simply claims
+ * nothing: the calling thread runs every piece.
  */
 import { nodeBuiltin } from "../../core/node-builtin.js";
 import { cpuThreads, threadWorthIt } from "../../core/compile/threads.js";
@@ -86,9 +86,17 @@ export const viewsOf = (arena: SharedArrayBuffer, slots: readonly ArenaSlot[]): 
 
 /**
  * Claim and run pieces of a job until none are left; returns how many this thread ran. Each piece's
- * count goes into `counts` (the calling thread sums them in piece order).
+ * count goes into `counts` (the calling thread sums them in piece order). A piece that throws is
+ * reported (`report`: a worker's message to the calling thread, sent before the piece counts as
+ * done) and ends this thread's part.
  */
-export function runPieces(job: RasterJob, ins: RasterArrays, outs: RasterArrays, counts: Float64Array): number {
+export function runPieces(
+  job: RasterJob,
+  ins: RasterArrays,
+  outs: RasterArrays,
+  counts: Float64Array,
+  report: (e: unknown) => void = () => {},
+): number {
   const control = new Int32Array(job.control, 0, CONTROL_WORDS);
   const k = RASTER_KERNELS[job.kernel] as RasterKernel<unknown, unknown>;
   let prepared: unknown,
@@ -96,8 +104,9 @@ export function runPieces(job: RasterJob, ins: RasterArrays, outs: RasterArrays,
   for (let p = Atomics.add(control, NEXT, 1); p < job.pieces; p = Atomics.add(control, NEXT, 1)) {
     try {
       prepared ??= k.prepare(ins, job.params);
-      counts[p] = k.run(prepared, ins, outs, job.params, pieceOf(job.units, job.pieces, p));
+      counts[p] = k.run(prepared, ins, outs, job.params, pieceOf(job.units, job.pieces, p)) ?? 0;
     } catch (e) {
+      report(e);
       Atomics.store(control, FAILED, 1);
       Atomics.add(control, DONE, 1);
       Atomics.notify(control, DONE);
@@ -208,6 +217,16 @@ export function setRasterCallerClaims(on: boolean): boolean {
   return prev;
 }
 
+/** Wait until the count of done pieces satisfies `until` (a worker marks each piece it ends, failed or not). */
+function awaitDone(words: Int32Array, until: (done: number) => boolean): void {
+  const t0 = performance.now();
+  for (let d = Atomics.load(words, DONE); !until(d); d = Atomics.load(words, DONE)) {
+    Atomics.wait(words, DONE, d, 1000);
+    if (performance.now() - t0 > WAIT_LIMIT_MS)
+      throw new Error(`internal: a rasterizer worker did not answer within ${WAIT_LIMIT_MS / 1000} s.`);
+  }
+}
+
 /**
  * Run a rasterizer kernel on its operands: outputs of the given types and lengths, and the sum of
  * the pieces' counts. Split over threads where that pays (see the header); the same bits either way.
@@ -225,7 +244,7 @@ export function runRaster<P extends { width: number; height: number }>(
   const helpers = pool.slice(0, threads - 1).filter((_, i) => Atomics.load(ready, i) === 1);
   if (helpers.length === 0) {
     const o = Object.fromEntries(Object.entries(outs).map(([n, [t, size]]) => [n, new CTORS[t](size) as TypedArray]));
-    const count = k.run(k.prepare(ins as RasterArrays, p), ins as RasterArrays, o, p, [0, units]);
+    const count = k.run(k.prepare(ins as RasterArrays, p), ins as RasterArrays, o, p, [0, units]) ?? 0;
     return { outs: o, count };
   }
   threadedCalls++;
@@ -254,13 +273,14 @@ export function runRaster<P extends { width: number; height: number }>(
   const job: RasterJob = { kernel: name, params: p, arena, control, ins: inSlots, outs: outSlots, pieces, units };
   for (const w of helpers) w.port.postMessage(job);
   const counts = countsOf(control, pieces);
-  if (callerClaims) runPieces(job, inViews, outViews, counts);
   const words = new Int32Array(control, 0, CONTROL_WORDS);
-  const t0 = performance.now();
-  for (let d = Atomics.load(words, DONE); d < pieces; d = Atomics.load(words, DONE)) {
-    Atomics.wait(words, DONE, d, 1000);
-    if (performance.now() - t0 > WAIT_LIMIT_MS)
-      throw new Error(`internal: a rasterizer worker did not answer within ${WAIT_LIMIT_MS / 1000} s.`);
+  try {
+    if (callerClaims) runPieces(job, inViews, outViews, counts);
+    awaitDone(words, (done) => done >= pieces || Atomics.load(words, FAILED) === 1);
+  } finally {
+    // Nothing may write into the (kept) buffer once this call returns: stop the claims, wait for the claimed pieces.
+    const claimed = Math.min(Atomics.exchange(words, NEXT, pieces), pieces);
+    awaitDone(words, (done) => done >= claimed);
   }
   if (Atomics.load(words, FAILED)) {
     const said = helpers.map((w) => workerThreads!.receiveMessageOnPort(w.port)?.message).filter((m) => m);

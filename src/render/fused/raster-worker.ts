@@ -15,16 +15,12 @@ const { port, ready, index, pieces } = workerData as {
 };
 const ran = new Int32Array(pieces);
 port.on("message", (job: RasterJob) => {
+  const report = (e: unknown) => port.postMessage(String((e as Error)?.stack ?? e));
   try {
-    const n = runPieces(
-      job,
-      viewsOf(job.arena, job.ins),
-      viewsOf(job.arena, job.outs),
-      countsOf(job.control, job.pieces),
-    );
-    Atomics.add(ran, 0, n);
-  } catch (e) {
-    port.postMessage(String((e as Error)?.stack ?? e));
+    const views = [viewsOf(job.arena, job.ins), viewsOf(job.arena, job.outs)] as const;
+    Atomics.add(ran, 0, runPieces(job, ...views, countsOf(job.control, job.pieces), report));
+  } catch {
+    // Reported by runPieces before its piece counted as done; the calling thread throws it.
   }
 });
 Atomics.store(new Int32Array(ready), index, 1);
