@@ -137,6 +137,23 @@ describe("fused rasterizers on several threads", () => {
     );
   }, 300_000);
 
+  it("splits a call by its work: a 1,280-face sphere at 64² splits, a 12-face box at 64² does not", async () => {
+    setCpuThreads(2, { minWork: THREAD_MIN_WORK });
+    try {
+      const camera = R.perspectiveCamera({ distance: 3.2, elevation: 20, azimuth: 30 });
+      const lights = { ambient: 0.4, directional: [] };
+      const threadedFor = async (mesh: R.Mesh) => {
+        const before = rasterThreadedCalls();
+        await R.render(mesh, camera, lights, undefined, { width: 64, softras: { sigma: 1 / 64 ** 2 } }).data();
+        return rasterThreadedCalls() - before;
+      };
+      expect(await threadedFor(R.meshFromData(R.icosphereData(3, 1), { colors: [0.8, 0.5, 0.3] }))).toBe(1);
+      expect(await threadedFor(R.meshFromData(R.boxData([0.5, 0.5, 0.5]), { colors: [0.8, 0.5, 0.3] }))).toBe(0);
+    } finally {
+      setCpuThreads(3, { minWork: 0 });
+    }
+  });
+
   it("a kernel that fails in a worker or on the calling thread is reported, and the next call is right", () => {
     setCpuThreads(2, { minWork: 0 });
     const p = { width: 8, height: 8, sigmaInv: 1000, boxLen: 0.1, knum: 30, culling: "back" as const };
