@@ -99,6 +99,37 @@ describe("the packed package", () => {
     expect(out.fit).toBe("function");
   });
 
+  it("plain node renders on two threads: the rasterizer workers load the shipped dist module", () => {
+    writeFileSync(
+      join(scratch, "threads.mjs"),
+      [
+        'import { init, render as R } from "gradsim";',
+        // Internal, by file path (not an export): the pool's counters and its workers-only switch.
+        'const T = await import("./node_modules/gradsim/dist/render/fused/raster-threads.js");',
+        "await init({ backend: 'cpu', cpuThreads: 2 });",
+        "const workers = await T.startRasterWorkers();",
+        "const mesh = R.meshFromData(R.icosphereData(3, 1), { colors: [0.8, 0.5, 0.3] });",
+        "const camera = R.perspectiveCamera({ distance: 3.2, elevation: 20, azimuth: 30 });",
+        "const draw = async () => [...(await R.render(mesh, camera, { ambient: 0.5, directional: [] }, undefined, " +
+          "{ width: 64, softras: { sigma: 1 / 64 ** 2 } }).data())];",
+        "T.setRasterCallerClaims(false);",
+        "const threaded = await draw();",
+        "T.setRasterCallerClaims(true);",
+        "const pieces = T.rasterWorkerPieces();",
+        "await init({ cpuThreads: 1 });",
+        "const one = await draw();",
+        "console.log(JSON.stringify({ workers, pieces, same: threaded.every((v, i) => Object.is(v, one[i])) }));",
+      ].join("\n"),
+    );
+    const out = JSON.parse(run(process.execPath, ["threads.mjs"], scratch).trim().split("\n").pop()!) as {
+      workers: number;
+      pieces: number;
+      same: boolean;
+    };
+    expect(out).toEqual({ workers: 1, pieces: expect.any(Number), same: true });
+    expect(out.pieces, "the worker ran the render's pieces").toBeGreaterThan(0);
+  });
+
   it("tsc resolves its types (and rejects a wrong use)", () => {
     writeFileSync(
       join(scratch, "tsconfig.json"),

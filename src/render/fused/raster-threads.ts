@@ -158,13 +158,16 @@ const { workerData } = require("node:worker_threads");
 (async () => {
   if (workerData.url.endsWith(".ts")) (await import("tsx/esm/api")).register();
   await import(workerData.url);
-})().catch(() => { /* no rasterizer worker here (a bundle without its module): the caller runs every piece */ });
+})().catch(() => {
+  // No rasterizer worker here (a bundle without its module): the caller runs every piece.
+  Atomics.store(new Int32Array(workerData.ready), workerData.index, -1);
+});
 `;
 
 interface RasterWorker {
   readonly port: Port;
 }
-/** Per worker, 1 once its module is loaded and it listens (the calling thread posts jobs only to those). */
+/** Per worker, 1 once its module is loaded and it listens (the calling thread posts jobs only to those), −1 if not. */
 const ready = canThread ? new Int32Array(new SharedArrayBuffer(4 * 8)) : new Int32Array(0);
 const pool: RasterWorker[] = [];
 function startWorkers(n: number): void {
@@ -193,11 +196,10 @@ export async function startRasterWorkers(timeoutMs = 30_000): Promise<number> {
   if (!canThread) return 0;
   const want = Math.min(cpuThreads() - 1, ready.length);
   startWorkers(want);
+  // Each worker's word turns 1 once it listens, −1 if its module did not load.
   const until = Date.now() + timeoutMs;
-  let n = 0;
-  while ((n = ready.slice(0, want).reduce((a, b) => a + b, 0)) < want && Date.now() < until)
-    await new Promise((r) => setTimeout(r, 10));
-  return n;
+  while (ready.slice(0, want).includes(0) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  return ready.slice(0, want).filter((r) => r === 1).length;
 }
 
 let threadedCalls = 0;
