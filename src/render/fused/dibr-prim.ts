@@ -7,7 +7,7 @@
 import { ShapedArray } from "../../core/aval.js";
 import type { HostArray } from "../../core/backends/backend.js";
 import type { DibrKernelParams } from "./dibr-cpu.js";
-import { runRaster } from "./raster-threads.js";
+import { runRaster, type RasterFloat } from "./raster-threads.js";
 import { defineLinearized } from "./linearized.js";
 import { dibrGeometryReference } from "./reference.js";
 import * as dibrGpu from "./gpu/dibr-gpu.js";
@@ -15,7 +15,6 @@ import { checkGeometry, host } from "./softras-prim.js";
 
 /** The screen geometry operands by the names the kernels read. */
 const geometry = ([xy, z, front]: readonly HostArray[]) => ({ xy: xy!.data, z: z!.data, front: front!.data });
-type FloatType = "float32" | "float64";
 
 export const dibrGeometry = defineLinearized<DibrKernelParams>({
   name: "dibr_geometry",
@@ -33,7 +32,7 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
   reference: dibrGeometryReference,
   gpu: { forward: dibrGpu.forwardRule, jvp: dibrGpu.jvpRule, vjp: dibrGpu.vjpRule },
   forward: (ins, p, out) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: o } = runRaster(
       "dibr_geometry",
       geometry(ins),
@@ -43,7 +42,7 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
     return [host(o.logT!, out[0]!.shape, d), host(o.face!, out[1]!.shape, "int32"), host(o.bary!, out[2]!.shape, d)];
   },
   jvp: (ins, [face], [txy], p, out) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: o } = runRaster(
       "dibr_geometry_jvp",
       { ...geometry(ins), face: face!.data, txy: txy!.data },
@@ -53,7 +52,7 @@ export const dibrGeometry = defineLinearized<DibrKernelParams>({
     return [host(o.logT!, out[0]!.shape, d), host(o.bary!, out[1]!.shape, d)];
   },
   vjp: (ins, [face], [cT, cB], p) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: cut } = runRaster(
       "dibr_cutoffs",
       { ...geometry(ins), face: face!.data },

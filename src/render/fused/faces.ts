@@ -164,8 +164,8 @@ export function binTiles(
     for (let f = 0; f < t.n; f++) {
       if (!include(f)) continue;
       // Columns whose centre x lies in [lo, hi]: x = (2i + 1 − W)/W ⇒ i = (xW + W − 1)/2.
-      const c0 = Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
-        c1 = Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
+      const c0 = firstCol(t, f, W),
+        c1 = lastCol(t, f, W);
       // Rows whose centre y lies in [lo, hi]: y = (H − 2r − 1)/H ⇒ r = (H − 1 − yH)/2.
       const r0 = Math.max(firstRow(t, f, H), rows[0]),
         r1 = Math.min(lastRow(t, f, H), rows[1] - 1);
@@ -188,13 +188,12 @@ export function binTiles(
 
 /** Pixel rectangle [c0, c1] × [r0, r1] whose centres lie in face f's padded box (empty when c0 > c1). */
 export function pixelBox(t: FaceTable, f: number, W: number, H: number): [number, number, number, number] {
-  return [
-    Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2)),
-    Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2)),
-    firstRow(t, f, H),
-    lastRow(t, f, H),
-  ];
+  return [firstCol(t, f, W), lastCol(t, f, W), firstRow(t, f, H), lastRow(t, f, H)];
 }
+/** The first and last pixel columns of face f's padded box (pixelBox's c0 and c1). */
+const firstCol = (t: FaceTable, f: number, W: number): number => Math.max(0, Math.ceil((t.lo[2 * f]! * W + W - 1) / 2));
+const lastCol = (t: FaceTable, f: number, W: number): number =>
+  Math.min(W - 1, Math.floor((t.hi[2 * f]! * W + W - 1) / 2));
 /** The first and last pixel rows of face f's padded box (pixelBox's r0 and r1). */
 export const firstRow = (t: FaceTable, f: number, H: number): number =>
   Math.max(0, Math.ceil((H - 1 - t.hi[2 * f + 1]! * H) / 2));

@@ -19,8 +19,10 @@ import type { TypedArray } from "../../core/dtype.js";
 import type { Piece } from "./faces.js";
 import { RASTER_KERNELS, type RasterArrays, type RasterKernel, type RasterKernelName } from "./raster-kernels.js";
 
+/** The float types the kernels compute in and write (the geometry's dtype, checked by the primitives). */
+export type RasterFloat = "float32" | "float64";
 /** An output's element type and length. */
-export type RasterOutput = readonly ["float32" | "float64" | "int32", number];
+export type RasterOutput = readonly [RasterFloat | "int32", number];
 
 /**
  * Calls keep one shared buffer for their operands and outputs while it is at most this big (no

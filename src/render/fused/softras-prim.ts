@@ -11,7 +11,7 @@ import type { DType, TypedArray } from "../../core/dtype.js";
 import { typedArrayFor } from "../../core/dtype.js";
 import { softrasColourBackgroundVjp } from "./softras-colour-cpu.js";
 import type { SoftRasGeometryParams } from "./softras-pair.js";
-import { runRaster } from "./raster-threads.js";
+import { runRaster, type RasterFloat } from "./raster-threads.js";
 import { defineLinearized } from "./linearized.js";
 import { softrasColourReference, softrasGeometryReference } from "./reference.js";
 import * as colourGpu from "./gpu/softras-colour-gpu.js";
@@ -74,7 +74,7 @@ export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
   reference: softrasGeometryReference,
   gpu: { forward: geometryGpu.forwardRule, jvp: geometryGpu.jvpRule, vjp: geometryGpu.vjpRule },
   forward: (ins, p, out) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: o, count } = runRaster(
       "softras_geometry",
       geometry(ins, ins[3]!),
@@ -97,7 +97,7 @@ export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
     ];
   },
   jvp: (ins, [face], [txy, tz], p, out) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: o } = runRaster(
       "softras_geometry_jvp",
       { ...geometry(ins, ins[3]!), face: face!.data, txy: txy!.data, tz: tz!.data },
@@ -107,7 +107,7 @@ export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
     return [o.S!, o.bary!, o.depth!, o.logD!].map((a, i) => host(a, out[i]!.shape, d));
   },
   vjp: (ins, [face], [cS, cBary, cDepth, cLogD], p) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: o } = runRaster(
       "softras_geometry_vjp",
       {
@@ -125,9 +125,6 @@ export const softrasGeometry = defineLinearized<SoftRasGeometryParams>({
   },
 });
 export const softrasGeometryP = softrasGeometry.primal;
-
-/** The float types the kernels write. */
-type FloatType = "float32" | "float64";
 
 export interface SoftRasColourGeometryParams extends SoftRasGeometryParams {
   readonly eps: number;
@@ -172,7 +169,7 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
   reference: softrasColourReference,
   gpu: { forward: colourGpu.forwardRule, jvp: colourGpu.jvpRule, vjp: colourGpu.vjpRule },
   forward: (ins, p, out) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: o } = runRaster(
       "softras_colour",
       { ...geometry(ins, ins[5]!), A: ins[3]!.data, bg: ins[4]!.data },
@@ -182,7 +179,7 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
     return [o.rgb!, o.S!, o.M!, o.Z!].map((a, i) => host(a, out[i]!.shape, d));
   },
   jvp: (ins, [rgb, M, Z], [txy, tz, tA, tbg], p, out) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const { outs: o } = runRaster(
       "softras_colour_jvp",
       {
@@ -202,7 +199,7 @@ export const softrasColour = defineLinearized<SoftRasColourGeometryParams>({
     return [host(o.rgb!, out[0]!.shape, d), host(o.S!, out[1]!.shape, d)];
   },
   vjp: (ins, [rgb, M, Z], [cRgb, cS], p) => {
-    const d = ins[0]!.dtype as FloatType;
+    const d = ins[0]!.dtype as RasterFloat;
     const pixels = p.width * p.height;
     const { outs: cuts } = runRaster(
       "softras_colour_cuts",
