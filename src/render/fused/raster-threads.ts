@@ -87,22 +87,23 @@ export const viewsOf = (arena: SharedArrayBuffer, slots: readonly ArenaSlot[]): 
   );
 
 /**
- * Claim and run pieces of a job until none are left; returns how many this thread ran. Each piece's
- * count goes into `counts` (the calling thread sums them in piece order). A piece that throws is
- * reported (`report`: a worker's message to the calling thread, sent before the piece counts as
- * done) and ends this thread's part.
+ * Claim and run pieces of a job until none are left. Each piece's count goes into `counts` (the
+ * calling thread sums them in piece order). A worker passes `tally` (the pool's count of pieces
+ * workers ran, added to before a piece counts as done, so the calling thread sees it once the call
+ * returns) and `report` (its message to the calling thread about a piece that throws, sent before
+ * that piece counts as done); a piece that throws ends this thread's part.
  */
 export function runPieces(
   job: RasterJob,
   ins: RasterArrays,
   outs: RasterArrays,
   counts: Float64Array,
+  tally: Int32Array | null = null,
   report: (e: unknown) => void = () => {},
-): number {
+): void {
   const control = new Int32Array(job.control, 0, CONTROL_WORDS);
   const k = RASTER_KERNELS[job.kernel] as RasterKernel<unknown, unknown>;
-  let prepared: unknown,
-    ran = 0;
+  let prepared: unknown;
   for (let p = Atomics.add(control, NEXT, 1); p < job.pieces; p = Atomics.add(control, NEXT, 1)) {
     try {
       prepared ??= k.prepare(ins, job.params);
@@ -114,11 +115,10 @@ export function runPieces(
       Atomics.notify(control, DONE);
       throw e;
     }
-    ran++;
+    if (tally) Atomics.add(tally, 0, 1);
     Atomics.add(control, DONE, 1);
     Atomics.notify(control, DONE);
   }
-  return ran;
 }
 
 /** The counts of a job's pieces, after its control words. */

@@ -18,7 +18,7 @@ port.on("message", (job: RasterJob) => {
   const report = (e: unknown) => port.postMessage(String((e as Error)?.stack ?? e));
   try {
     const views = [viewsOf(job.arena, job.ins), viewsOf(job.arena, job.outs)] as const;
-    Atomics.add(ran, 0, runPieces(job, ...views, countsOf(job.control, job.pieces), report));
+    runPieces(job, ...views, countsOf(job.control, job.pieces), ran, report);
   } catch {
     // Reported by runPieces before its piece counted as done; the calling thread throws it.
   }
