@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grad, jit, lax, np, type Array } from "../src/index.js";
 import { setCpuKernels, wasmKernelRuns, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
 import { setCpuThreads, threadedRuns, THREAD_MIN_WORK } from "../src/core/compile/threads.js";
+import { inlineLogExact, logProbeArguments } from "../src/core/compile/wasm-log.js";
 import { arbProgram, randomArray } from "../property-tests/gen/programs.js";
 import { contact, fem, meshes, particles } from "../src/models/index.js";
 
@@ -185,6 +186,19 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
         return [np.stack(fl), np.stack(it), np.astype(np.greater(x, y), "int32")];
       });
       sameBitsEveryForm(() => f(a, b, ints) as Array[], `ops at length ${n}`, true);
+    }
+  });
+
+  it("the logarithm computed in the lanes (fdlibm's, V8's Math.log) gives Math.log's bits across its branches", () => {
+    // Node's Math.log is fdlibm's: the two-lane kernels compute it inline (no call out per lane).
+    expect(inlineLogExact()).toBe(true);
+    // Arguments across every branch (subnormals, zeros, negatives, infinities, NaN, near powers of two, both
+    // polynomial forms), pairs of lanes mixing them; an odd count, so the last pair repeats its first lane.
+    const xs = logProbeArguments(20_001);
+    for (const dtype of ["float64", "float32"] as const) {
+      const x = np.array(globalThis.Array.from(xs), { dtype });
+      const f = jit((v: Array) => np.add(np.mul(np.log(v), 3), np.log(np.mul(v, 0.25))));
+      sameBitsEveryForm(() => f(x), `log ${dtype}`, true);
     }
   });
 

@@ -12,7 +12,9 @@
 import type { DType } from "../dtype.js";
 import type { KGraph, KNode } from "../kernel/expr.js";
 import { isBinaryOp, isUnaryOp, UNARY_OPS } from "../kernel/scalar-ops.js";
-import { EXPORT, name, section, sleb, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
+import { EXPORT, name, section, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
+import { inlineLogExact, logF64x2 } from "./wasm-log.js";
+import { f64c, i32c, mem, O, S, simd, V } from "./wasm-ops.js";
 import type { KernelStep } from "./plan.js";
 import { topoOrder } from "./scopes.js";
 
@@ -39,116 +41,6 @@ export interface WasmKernelModule {
 export const WASM_MAX_BYTES = 2 ** 30;
 const BYTES: Record<DType, number> = { float32: 4, float64: 8, int32: 4, bool: 1 };
 const isFloat = (d: DType): boolean => d === "float32" || d === "float64";
-
-// Opcodes (WebAssembly core spec §5.4; SIMD: 0xfd-prefixed sub-opcodes).
-const O = {
-  block: 0x02,
-  loop: 0x03,
-  if: 0x04,
-  else: 0x05,
-  end: 0x0b,
-  br_if: 0x0d,
-  call: 0x10,
-  select: 0x1b,
-  get: 0x20,
-  set: 0x21,
-  tee: 0x22,
-  i32_load: 0x28,
-  f32_load: 0x2a,
-  f64_load: 0x2b,
-  i32_load8_u: 0x2d,
-  i32_store: 0x36,
-  f32_store: 0x38,
-  f64_store: 0x39,
-  i32_store8: 0x3a,
-  i32_const: 0x41,
-  i64_const: 0x42,
-  f64_const: 0x44,
-  i32_eqz: 0x45,
-  i32_eq: 0x46,
-  i32_ne: 0x47,
-  i32_lt: 0x48,
-  i32_lt_u: 0x49,
-  i32_gt: 0x4a,
-  i32_le: 0x4c,
-  i32_ge: 0x4e,
-  f64_eq: 0x61,
-  f64_ne: 0x62,
-  f64_lt: 0x63,
-  f64_gt: 0x64,
-  f64_le: 0x65,
-  f64_ge: 0x66,
-  i32_add: 0x6a,
-  i32_sub: 0x6b,
-  i32_mul: 0x6c,
-  i32_div_s: 0x6d,
-  i32_rem_s: 0x6f,
-  i32_and: 0x71,
-  i32_or: 0x72,
-  i32_shl: 0x74,
-  i64_sub: 0x7d,
-  f64_abs: 0x99,
-  f64_neg: 0x9a,
-  f64_ceil: 0x9b,
-  f64_floor: 0x9c,
-  f64_sqrt: 0x9f,
-  f64_add: 0xa0,
-  f64_sub: 0xa1,
-  f64_mul: 0xa2,
-  f64_div: 0xa3,
-  f64_min: 0xa4,
-  f64_max: 0xa5,
-  i32_wrap_i64: 0xa7,
-  i64_extend_i32_u: 0xad,
-  f32_demote: 0xb6,
-  f64_convert_i32_s: 0xb7,
-  f64_convert_i32_u: 0xb8,
-  f64_promote: 0xbb,
-} as const;
-const S = {
-  v128_store: 0x0b,
-  v128_const: 0x0c,
-  i64x2_splat: 0x12,
-  f64x2_splat: 0x14,
-  i64x2_extract: 0x1d,
-  i64x2_replace: 0x1e,
-  f64x2_extract: 0x21,
-  f64x2_replace: 0x22,
-  f64x2_eq: 0x47,
-  f64x2_ne: 0x48,
-  f64x2_lt: 0x49,
-  f64x2_gt: 0x4a,
-  f64x2_le: 0x4b,
-  f64x2_ge: 0x4c,
-  bitselect: 0x52,
-  load32_lane: 0x56,
-  load64_lane: 0x57,
-  store64_lane: 0x5b,
-  load32_zero: 0x5c,
-  load64_zero: 0x5d,
-  demote_zero: 0x5e,
-  promote_low: 0x5f,
-  f64x2_ceil: 0x74,
-  f64x2_floor: 0x75,
-  f64x2_abs: 0xec,
-  f64x2_neg: 0xed,
-  f64x2_sqrt: 0xef,
-  f64x2_add: 0xf0,
-  f64x2_sub: 0xf1,
-  f64x2_mul: 0xf2,
-  f64x2_div: 0xf3,
-  f64x2_min: 0xf4,
-  f64x2_max: 0xf5,
-} as const;
-const V = { i32: 0x7f, i64: 0x7e, f64: 0x7c, v128: 0x7b, void: 0x40 } as const;
-const simd = (op: number, ...imm: number[]): Bytes => [0xfd, ...uleb(op), ...imm];
-const f64c = (v: number): Bytes => {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setFloat64(0, v, true);
-  return [O.f64_const, ...b];
-};
-const i32c = (v: number): Bytes => [O.i32_const, ...sleb(v | 0)];
-const mem = (alignLog2: number, offset: number): Bytes => [...uleb(alignLog2), ...uleb(offset)];
 
 const F64_BIN: Partial<Record<string, [scalar: number, vector: number]>> = {
   add: [O.f64_add, S.f64x2_add],
@@ -215,6 +107,11 @@ function callsJs(x: KNode): boolean {
   );
 }
 
+/** Whether x is a float log computed in the lanes (wasm-log.ts), not by calling `Math.log`. */
+const inlineLog = (x: KNode): boolean => x.op === "log" && isFloat(x.args[0]!.dtype) && inlineLogExact();
+/** Float operations of one inline log (about; for `kernelWork`). */
+const LOG_OPS = 30;
+
 /**
  * Per loop iteration: float-valued nodes (the work the lanes share) and nodes that call JS (one call per lane each).
  */
@@ -222,8 +119,8 @@ export function kernelWork(k: KernelStep): { floatOps: number; calls: number } {
   let floatOps = 0,
     calls = 0;
   for (const x of topoOrder(k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]))) {
-    if (x.op !== "const" && x.op !== "load" && isFloat(x.dtype)) floatOps++;
-    if (callsJs(x)) calls++;
+    if (x.op !== "const" && x.op !== "load" && isFloat(x.dtype)) floatOps += inlineLog(x) ? LOG_OPS : 1;
+    if (callsJs(x) && !inlineLog(x)) calls++;
   }
   return { floatOps, calls };
 }
@@ -506,6 +403,7 @@ export function kernelToWasm(
   const vectorOp = (x: KNode, out: Bytes): Bytes | null => {
     const op = x.op,
       a0 = x.args[0];
+    if (op === "log" && inlineLog(x)) return [...vector(a0!, out), ...logF64x2(local, callOf.get(x)!)];
     if (callOf.has(x)) return null;
     if (op === "load" && isFloat(x.dtype)) {
       const r = regions.get(Number(x.tag))!,
