@@ -61,19 +61,56 @@ function boxPairWork(
 const faceCount = (ins: RasterArrays) => ins.xy!.length / 6;
 const rows = (_: RasterArrays, p: { width: number; height: number }) => p.height;
 
-/** The SoftRas face table and masks of a call's operands (xy, z, front, joins). */
-function softrasFaces(ins: RasterArrays, p: SoftRasGeometryParams): { t: FaceTable; masks: FaceMasks } {
-  const t = faceTableFor(ins.xy!, ins.z!, faceCount(ins), p, ins.joins);
-  return { t, masks: masksOf(t, ins.front!, p) };
+/** Equal element by element (NaN never equals: a table is then rebuilt). */
+function sameValues(a: ArrayLike<number> | undefined, b: ArrayLike<number> | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
+const sameParams = (a: object, b: object): boolean => {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.is(a[k as never], b[k as never]));
+};
+/**
+ * `build` (a pure function of the named operands and the parameters) remembering its last result on this thread:
+ * `fresh` builds (the forward kernels), `reused` returns the last result when its operands and parameters are equal —
+ * a render's adjoint reads the geometry its forward read (DIB-R's adjoint runs two kernels on it), so it reuses that
+ * call's face table. Operands are compared by value against kept copies, so a reused table is exactly the one a
+ * rebuild would give.
+ */
+function remembered<P extends object, C>(names: readonly string[], build: (ins: RasterArrays, p: P) => C) {
+  let last: { arrays: (TypedArray | undefined)[]; p: P; value: C } | null = null;
+  const fresh = (ins: RasterArrays, p: P): C => {
+    const value = build(ins, p);
+    last = { arrays: names.map((n) => ins[n]?.slice()), p, value };
+    return value;
+  };
+  const reused = (ins: RasterArrays, p: P): C =>
+    last && sameParams(last.p, p) && names.every((n, i) => sameValues(last!.arrays[i], ins[n]))
+      ? last.value
+      : fresh(ins, p);
+  return { fresh, reused };
+}
+
+/** The SoftRas face table and masks of a call's operands (xy, z, front, joins). */
+const softrasFaces = remembered(
+  ["xy", "z", "front", "joins"],
+  (ins, p: SoftRasGeometryParams): { t: FaceTable; masks: FaceMasks } => {
+    const t = faceTableFor(ins.xy!, ins.z!, faceCount(ins), p, ins.joins);
+    return { t, masks: masksOf(t, ins.front!, p) };
+  },
+);
 type ColourParams = SoftRasColourParams & SoftRasGeometryParams;
-const dibrTable = (ins: RasterArrays, p: DibrKernelParams) => dibrFaceTable(ins.xy!, ins.z!, faceCount(ins), p);
+const dibrTable = remembered(["xy", "z"], (ins, p: DibrKernelParams) =>
+  dibrFaceTable(ins.xy!, ins.z!, faceCount(ins), p),
+);
 
 export const RASTER_KERNELS = {
   softras_geometry: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: softrasFaces,
+    prepare: softrasFaces.fresh,
     run: (c, _ins, o, p: SoftRasGeometryParams, piece) =>
       softrasForward(
         c.t,
@@ -86,7 +123,7 @@ export const RASTER_KERNELS = {
   softras_geometry_jvp: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: softrasFaces,
+    prepare: softrasFaces.reused,
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
       const out = { S: o.S!, bary: o.bary!, depth: o.depth!, logD: o.logD! };
       softrasJvp(c.t, c.masks, ins.face as Int32Array, ins.txy!, ins.tz!, p, out, piece);
@@ -95,7 +132,7 @@ export const RASTER_KERNELS = {
   softras_geometry_vjp: kernel({
     work: boxPairWork,
     units: faceCount,
-    prepare: softrasFaces,
+    prepare: softrasFaces.reused,
     run: (c, ins, o, p: SoftRasGeometryParams, piece) => {
       const ct = { S: ins.cS!, bary: ins.cBary!, depth: ins.cDepth!, logD: ins.cLogD! };
       softrasVjp(c.t, c.masks, ins.face as Int32Array, ct, p, o.xy!, o.z!, piece);
@@ -104,7 +141,7 @@ export const RASTER_KERNELS = {
   softras_colour: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: softrasFaces,
+    prepare: softrasFaces.fresh,
     run: (c, ins, o, p: ColourParams, piece) => {
       softrasColourForward(c.t, c.masks, ins.A!, ins.bg!, p, { rgb: o.rgb!, S: o.S!, M: o.M!, Z: o.Z! }, piece);
     },
@@ -112,7 +149,7 @@ export const RASTER_KERNELS = {
   softras_colour_jvp: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: softrasFaces,
+    prepare: softrasFaces.reused,
     run: (c, ins, o, p: ColourParams, piece) => {
       const aux = { rgb: ins.rgb!, M: ins.M!, Z: ins.Z! };
       const tan = { xy: ins.txy!, z: ins.tz!, A: ins.tA!, bg: ins.tbg! };
@@ -131,7 +168,7 @@ export const RASTER_KERNELS = {
     work: boxPairWork,
     units: faceCount,
     prepare: (ins, p: ColourParams) => {
-      const c = softrasFaces(ins, p);
+      const c = softrasFaces.reused(ins, p);
       return { ...c, nearTerm: nearestDepthTerms(c.t, p) };
     },
     run: (c, ins, o, p: ColourParams, piece) => {
@@ -144,7 +181,7 @@ export const RASTER_KERNELS = {
   dibr_geometry: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: dibrTable,
+    prepare: dibrTable.fresh,
     run: (t, ins, o, p: DibrKernelParams, piece) => {
       dibrForward(t, ins.front!, p, { logT: o.logT!, face: o.face as Int32Array, bary: o.bary! }, piece);
     },
@@ -152,7 +189,7 @@ export const RASTER_KERNELS = {
   dibr_geometry_jvp: kernel({
     work: boxPairWork,
     units: rows,
-    prepare: dibrTable,
+    prepare: dibrTable.reused,
     run: (t, ins, o, p: DibrKernelParams, piece) => {
       dibrJvp(t, ins.front!, ins.face as Int32Array, ins.txy!, p, { logT: o.logT!, bary: o.bary! }, piece);
     },
@@ -160,7 +197,7 @@ export const RASTER_KERNELS = {
   dibr_cutoffs: kernel({
     work: (ins, p) => boxPairWork(ins, p) / 4,
     units: rows,
-    prepare: dibrTable,
+    prepare: dibrTable.reused,
     run: (t, ins, o, p: DibrKernelParams, piece) => {
       dibrCutoffs(t, ins.face as Int32Array, p, o.cutoff as Int32Array, piece);
     },
@@ -168,7 +205,7 @@ export const RASTER_KERNELS = {
   dibr_geometry_vjp: kernel({
     work: boxPairWork,
     units: faceCount,
-    prepare: dibrTable,
+    prepare: dibrTable.reused,
     run: (t, ins, o, p: DibrKernelParams, piece) => {
       dibrVjp(t, ins.face as Int32Array, ins.cT!, ins.cB!, p, o.xy!, piece, ins.cutoff as Int32Array);
     },

@@ -243,7 +243,8 @@ export function runRaster<P extends { width: number; height: number }>(
 ): { outs: Record<string, TypedArray>; count: number } {
   const k = RASTER_KERNELS[name] as RasterKernel<P, unknown>;
   const units = k.units(ins as RasterArrays, p);
-  const threads = canThread && units > 1 && threadWorthIt(k.work(ins as RasterArrays, p)) ? cpuThreads() : 1;
+  const threads =
+    canThread && units > 1 && cpuThreads() > 1 && threadWorthIt(k.work(ins as RasterArrays, p)) ? cpuThreads() : 1;
   if (threads > 1) startWorkers(threads - 1);
   const helpers = pool.slice(0, threads - 1).filter((_, i) => Atomics.load(ready, i) === 1);
   if (helpers.length === 0) {
