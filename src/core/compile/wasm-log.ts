@@ -1,7 +1,7 @@
 /**
  * The natural logarithm on two f64 lanes inside a generated kernel: fdlibm's `__ieee754_log` (e_log.c), the
  * algorithm V8 (and SpiderMonkey) run for `Math.log`, so the lanes get the bits the JavaScript kernel gets, without a
- * call out per lane (W4's energy gradient, one log per tet: 5–6% faster at 100,000 tets). fdlibm's branches on the
+ * call out per lane (W4's energy gradient, one log per tet: 5–8% faster at 100,000 tets). fdlibm's branches on the
  * reduced argument become selects (its `k == 0` forms equal the general ones exactly: `0 - (a - f)` is `f - a` in
  * round-to-nearest); its |f| < 2^-20 form runs only when a lane needs it, and a pair with a lane outside
  * [2^-1022, ∞) (subnormal, zero, negative, infinite, NaN) calls `Math.log` for both. Whether this engine's
@@ -31,7 +31,7 @@ const LG = [
   fromWords(0x3fc2f112, 0xdf3e5244),
 ] as const;
 
-/** A v128 constant of two equal i64 (`int`) or f64 lanes. */
+/** A v128 constant of two equal i64 lanes. */
 const i64x2 = (v: number): Bytes => {
   const b = new Uint8Array(16),
     d = new DataView(b.buffer);
@@ -122,7 +122,7 @@ export function logF64x2(local: (type: number) => number, logImport: number): By
 }
 
 /** A module exporting `log2(a, b)`: the logarithms of a and b, computed as above, stored at bytes 0–15. */
-export function probeModule(): Uint8Array<ArrayBuffer> {
+function probeModule(): Uint8Array<ArrayBuffer> {
   const types = [
     [0x60, ...vec([[V.f64]]), ...vec([[V.f64]])],
     [0x60, ...vec([[V.f64], [V.f64]]), ...vec([])],
