@@ -4,7 +4,8 @@
  * or one (`lanes: 1`, the scalar form the tests compare against). Values keep the JS kernel's
  * semantics bit for bit: float math in float64 (float32 buffers are widened on load and rounded
  * on store, as a Float32Array does), int32 math wrapping, the ops without a WebAssembly
- * instruction (exp, log, pow, …) calling the same JS functions the JS kernel calls, and
+ * instruction (exp, sin, pow, …) calling the same JS functions the JS kernel calls (log in two
+ * lanes computed in them, as `Math.log` computes it: wasm-log.ts), and
  * scatter-adds applied lane 0's before lane 1's (the JS loop's order). Kernels it cannot express
  * (several loop variables, inner reduction loops, random bits, a buffer both read and written)
  * get `null` and stay JavaScript.
