@@ -83,7 +83,8 @@ function remembered<P extends object, C>(names: readonly string[], build: (ins: 
   let last: { arrays: (TypedArray | undefined)[]; p: P; value: C } | null = null;
   const fresh = (ins: RasterArrays, p: P): C => {
     const value = build(ins, p);
-    last = { arrays: names.map((n) => ins[n]?.slice()), p, value };
+    // A huge mesh's table (~450 bytes a face with the copies) is not kept past its call.
+    last = faceCount(ins) <= REMEMBER_MAX_FACES ? { arrays: names.map((n) => ins[n]?.slice()), p, value } : null;
     return value;
   };
   const reused = (ins: RasterArrays, p: P): C =>
@@ -92,6 +93,9 @@ function remembered<P extends object, C>(names: readonly string[], build: (ins: 
       : fresh(ins, p);
   return { fresh, reused };
 }
+
+/** Meshes up to this many faces have their last face table kept by each thread (≤ ~60 MB). */
+const REMEMBER_MAX_FACES = 1 << 17;
 
 /** The SoftRas face table and masks of a call's operands (xy, z, front, joins). */
 const softrasFaces = remembered(
