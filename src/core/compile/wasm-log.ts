@@ -9,7 +9,7 @@
  * kernels keep calling it.
  */
 import { name, section, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
-import { f64c, i32c, O, S, simd, V } from "./wasm-ops.js";
+import { f64c, get, i32c, O, S, set, simd, V } from "./wasm-ops.js";
 
 /** A double from its high and low 32-bit words (fdlibm states its constants so). */
 const fromWords = (hi: number, lo: number): number => {
@@ -46,8 +46,6 @@ const LOW_HALVES = [0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11];
 /** Code that pops a v128 (two f64 lanes) and pushes their logarithms; `local` allocates a local of a type. */
 export function logF64x2(local: (type: number) => number, logImport: number): Bytes {
   const [x, hm, ib, dk, f, s, z, w, r, h, t, tiny] = Array.from({ length: 12 }, () => local(V.v128));
-  const get = (l: number): Bytes => [O.get, ...uleb(l)];
-  const set = (l: number): Bytes => [O.set, ...uleb(l)];
   const op = (...codes: number[]): Bytes => codes.flatMap((c) => simd(c));
   const add = (a: Bytes, b: Bytes): Bytes => [...a, ...b, ...op(S.f64x2_add)];
   const sub = (a: Bytes, b: Bytes): Bytes => [...a, ...b, ...op(S.f64x2_sub)];

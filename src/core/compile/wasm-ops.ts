@@ -123,3 +123,6 @@ export const f64c = (v: number): Bytes => {
 };
 export const i32c = (v: number): Bytes => [O.i32_const, ...sleb(v | 0)];
 export const mem = (alignLog2: number, offset: number): Bytes => [...uleb(alignLog2), ...uleb(offset)];
+/** local.get / local.set of local l. */
+export const get = (l: number): Bytes => [O.get, ...uleb(l)];
+export const set = (l: number): Bytes => [O.set, ...uleb(l)];

@@ -15,7 +15,7 @@ import type { KGraph, KNode } from "../kernel/expr.js";
 import { isBinaryOp, isUnaryOp, UNARY_OPS } from "../kernel/scalar-ops.js";
 import { EXPORT, name, section, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
 import { inlineLogExact, logF64x2 } from "./wasm-log.js";
-import { f64c, i32c, mem, O, S, simd, V } from "./wasm-ops.js";
+import { f64c, get, i32c, mem, O, S, set, simd, V } from "./wasm-ops.js";
 import type { KernelStep } from "./plan.js";
 import { topoOrder } from "./scopes.js";
 
@@ -249,8 +249,6 @@ export function kernelToWasm(
     localTypes.push(t);
     return params + localTypes.length - 1;
   };
-  const get = (l: number): Bytes => [O.get, ...uleb(l)];
-  const set = (l: number): Bytes => [O.set, ...uleb(l)];
   const iLoc = local(V.i32),
     i1Loc = lanes === 2 ? local(V.i32) : -1;
 
