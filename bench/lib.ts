@@ -30,10 +30,13 @@ export async function setup(backend: string | number, kernels: string | number |
   setKernels(kernels);
 }
 
-/** `--kernels js|wasm-scalar|wasm`: the CPU jit's kernel form (default wasm: SIMD where the kernel allows). */
+/**
+ * `--kernels js|wasm-scalar|wasm-f64x2|wasm`: the CPU jit's kernel form (default wasm: SIMD where the kernel allows,
+ * four float32 lanes where its floats are all float32).
+ */
 export function setKernels(kernels: string | number): CpuKernels {
-  if (kernels !== "js" && kernels !== "wasm" && kernels !== "wasm-scalar")
-    throw new Error(`--kernels must be js, wasm-scalar or wasm, got ${kernels}`);
+  if (kernels !== "js" && kernels !== "wasm" && kernels !== "wasm-f64x2" && kernels !== "wasm-scalar")
+    throw new Error(`--kernels must be js, wasm-scalar, wasm-f64x2 or wasm, got ${kernels}`);
   setCpuKernels(kernels);
   return kernels;
 }

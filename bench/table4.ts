@@ -9,7 +9,7 @@
  *     pixelwise MSE w.r.t. the material — frames per second.
  *
  *   npx tsx bench/table4.ts [--backend cpu|webgpu] [--sizes 100,200,400,1000,2000,5000,10000] [--rows all|dp]
- *                           [--kernels js|wasm-scalar|wasm]
+ *                           [--kernels js|wasm-scalar|wasm-f64x2|wasm]
  * The body starts half a millimetre above the ground (bench/physics.ts BOX_LIFT) and lands in the
  * second substep, so every timed DP rollout includes contact; the forward row reports the lowest
  * final height, and a scene that never reaches the ground is an error.

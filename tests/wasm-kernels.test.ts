@@ -1,14 +1,15 @@
 /**
  * The CPU jit's WebAssembly kernels (src/core/compile/wasmgen.ts) against its JavaScript
- * kernels: the same bits, in two lanes (f64x2) and in one, on one thread and split over worker
- * threads (threads.ts: scatter-adds staged and applied in order), for random programs and their
- * gradients, every scalar op on special values, scatter-adds with repeated indices, odd loop
- * lengths (the last iteration's second lane repeats the first), and the FEM step's kernels.
+ * kernels: the same bits, in four float32 lanes (f32x4), two float64 lanes (f64x2) and one, on one
+ * thread and split over worker threads (threads.ts: scatter-adds staged and applied in order), for
+ * random programs and their gradients, every scalar op on special values (float64 and float32),
+ * scatter-adds with repeated indices, loop lengths that leave lanes past the end (they repeat the last
+ * iteration), and the FEM step's kernels; and a jitted float32 program against the eager backend's bits.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grad, jit, lax, np, type Array } from "../src/index.js";
-import { setCpuKernels, wasmKernelRuns, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
+import { setCpuKernels, wasmFourLaneRuns, wasmKernelRuns, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
 import { setCpuThreads, threadedRuns, THREAD_MIN_WORK } from "../src/core/compile/threads.js";
 import { inlineLogExact, logProbeArguments } from "../src/core/compile/wasm-log.js";
 import { arbProgram, randomArray } from "../property-tests/gen/programs.js";
@@ -19,7 +20,9 @@ const FORMS: readonly { kernels: CpuKernels; threads: number }[] = [
   { kernels: "js", threads: 1 },
   { kernels: "wasm-scalar", threads: 1 },
   { kernels: "wasm", threads: 1 },
+  { kernels: "wasm-f64x2", threads: 1 },
   { kernels: "wasm", threads: 2 },
+  { kernels: "wasm-f64x2", threads: 3 },
   { kernels: "wasm-scalar", threads: 3 },
 ];
 const formName = (f: (typeof FORMS)[number]) => `${f.kernels} on ${f.threads} thread(s)`;
@@ -58,6 +61,66 @@ function sameBitsEveryForm(f: () => Array | Array[] | Record<string, Array>, wha
   rest.forEach((b, i) => expect(b, `${what}: ${formName(FORMS[i + 1]!)} vs js`).toEqual(js));
   setCpuKernels("wasm");
   setCpuThreads(1);
+}
+
+/** Every scalar op the kernels have, on x and y (floats) and k (int32): float results, int results, a comparison. */
+function everyScalarOp(x: Array, y: Array, k: Array): Array[] {
+  const fl = [
+    np.neg(x),
+    np.abs(x),
+    np.sign(x),
+    np.exp(x),
+    np.log(x),
+    np.log1p(x),
+    np.expm1(x),
+    np.sin(x),
+    np.cos(x),
+    np.tan(x),
+    np.tanh(x),
+    np.arcsin(x),
+    np.arccos(x),
+    np.arctan(x),
+    np.sqrt(x),
+    np.floor(x),
+    np.ceil(x),
+    np.round(x),
+    np.add(x, y),
+    np.sub(x, y),
+    np.mul(x, y),
+    np.div(x, y),
+    np.power(x, y),
+    np.maximum(x, y),
+    np.minimum(x, y),
+    np.arctan2(x, y),
+    np.remainder(x, y),
+    np.floorDivide(x, y),
+    np.where(np.less(x, y), x, y),
+    np.where(np.isfinite(x), y, x),
+    np.where(np.logicalOr(np.equal(x, y), np.greaterEqual(x, 0.5)), x, np.astype(k, x.dtype)),
+    np.astype(np.astype(x, "float32"), x.dtype),
+    np.astype(np.notEqual(x, 0), x.dtype),
+    np.astype(np.astype(x, "int32"), x.dtype),
+    np.rsqrt(x),
+    // Chains: each op's result is rounded to the type before the next (float32.ts), constants too.
+    np.add(np.mul(x, y), np.mul(y, 0.1)),
+    np.sqrt(np.add(np.square(x), np.square(y))),
+    np.div(np.sub(np.mul(x, 1.7), y), np.add(np.abs(y), 0.3)),
+  ];
+  const k2 = np.add(k, 3);
+  const it = [
+    np.mul(k, k2),
+    np.sub(k, k2),
+    np.neg(k),
+    np.abs(k),
+    np.maximum(k, k2),
+    np.minimum(k, k2),
+    np.floorDivide(k, 3),
+    np.remainder(k, 4),
+    np.floorDivide(k, k2),
+    np.remainder(k, k2),
+    np.where(np.less(k, 0), k, k2),
+  ];
+  return [np.stack(fl), np.stack(it), np.astype(np.greater(x, y), "int32")];
 }
 
 describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
@@ -132,61 +195,89 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
         special.slice(0, n).map((v, i) => (Number.isFinite(v) ? (v * 7) | 0 : i - 5)),
         { dtype: "int32" },
       );
-      const f = jit((x: Array, y: Array, k: Array) => {
-        const fl = [
-          np.neg(x),
-          np.abs(x),
-          np.sign(x),
-          np.exp(x),
-          np.log(x),
-          np.log1p(x),
-          np.expm1(x),
-          np.sin(x),
-          np.cos(x),
-          np.tan(x),
-          np.tanh(x),
-          np.arcsin(x),
-          np.arccos(x),
-          np.arctan(x),
-          np.sqrt(x),
-          np.floor(x),
-          np.ceil(x),
-          np.round(x),
-          np.add(x, y),
-          np.sub(x, y),
-          np.mul(x, y),
-          np.div(x, y),
-          np.power(x, y),
-          np.maximum(x, y),
-          np.minimum(x, y),
-          np.arctan2(x, y),
-          np.remainder(x, y),
-          np.floorDivide(x, y),
-          np.where(np.less(x, y), x, y),
-          np.where(np.isfinite(x), y, x),
-          np.where(np.logicalOr(np.equal(x, y), np.greaterEqual(x, 0.5)), x, np.astype(k, "float64")),
-          np.astype(np.astype(x, "float32"), "float64"),
-          np.astype(np.notEqual(x, 0), "float64"),
-          np.astype(np.astype(x, "int32"), "float64"),
-        ];
-        const k2 = np.add(k, 3);
-        const it = [
-          np.mul(k, k2),
-          np.sub(k, k2),
-          np.neg(k),
-          np.abs(k),
-          np.maximum(k, k2),
-          np.minimum(k, k2),
-          np.floorDivide(k, 3),
-          np.remainder(k, 4),
-          np.floorDivide(k, k2),
-          np.remainder(k, k2),
-          np.where(np.less(k, 0), k, k2),
-        ];
-        return [np.stack(fl), np.stack(it), np.astype(np.greater(x, y), "int32")];
-      });
+      const f = jit(everyScalarOp);
       sameBitsEveryForm(() => f(a, b, ints) as Array[], `ops at length ${n}`, true);
     }
+  });
+
+  it("every scalar op in float32 (four lanes; lengths with 0–3 iterations past the last group of four)", () => {
+    const special = [
+      0,
+      -0,
+      1,
+      -1,
+      0.5,
+      -0.5,
+      1.5,
+      -2.5,
+      3,
+      3e38,
+      -3e38,
+      1e-40,
+      -1e-42,
+      1.1754944e-38,
+      Infinity,
+      -Infinity,
+      NaN,
+      2 ** 31,
+      7.25,
+      -7.75,
+      0.1,
+      1 / 3,
+      16777217,
+      2.5e-8,
+      88.7,
+    ];
+    const four0 = wasmFourLaneRuns();
+    for (const n of [16, 17, 18, 19, special.length]) {
+      const pick = (i: number) => special[i % special.length]!;
+      const a = np.array(
+        globalThis.Array.from({ length: n }, (_, i) => pick(i)),
+        { dtype: "float32" },
+      );
+      const b = np.array(
+        globalThis.Array.from({ length: n }, (_, i) => pick(7 * i + 3)),
+        { dtype: "float32" },
+      );
+      const ints = np.array(
+        globalThis.Array.from({ length: n }, (_, i) => (Number.isFinite(pick(i)) ? (pick(i) * 7) | 0 : i - 5)),
+        { dtype: "int32" },
+      );
+      const f = jit(everyScalarOp);
+      sameBitsEveryForm(() => f(a, b, ints) as Array[], `float32 ops at length ${n}`, true);
+    }
+    expect(wasmFourLaneRuns() - four0, "no kernel ran in four float32 lanes").toBeGreaterThan(0);
+  });
+
+  it("a jitted float32 program gives the eager bits (each op rounded to float32, as the eager backend stores it)", () => {
+    const xs = globalThis.Array.from({ length: 203 }, (_, i) => Math.sin(i * 1.37) * 4 + (i % 7) * 1e-3);
+    const x = np.array(xs, { dtype: "float32" }),
+      y = np.array(
+        xs.map((v) => v * 0.77 - 1.3),
+        { dtype: "float32" },
+      );
+    const k = np.array(
+      xs.map((v) => Math.round(v * 3)),
+      { dtype: "int32" },
+    );
+    const idx = np.array(
+      xs.map((_, i) => (i * 5) % 11),
+      { dtype: "int32" },
+    );
+    const program = (a: Array, b: Array): Array[] => [
+      ...everyScalarOp(a, b, k),
+      np.sum(np.mul(np.sin(a), np.sqrt(np.abs(b)))),
+      np.scatterAdd(np.zeros([11], { dtype: "float32" }), idx, np.mul(a, np.exp(np.mul(b, 0.2)))),
+      grad((v: Array) => np.sum(np.square(np.tanh(np.mul(v, b)))))(a),
+    ];
+    const bits = (arrays: Array[]) =>
+      arrays.map((r) => [...r.dataSync()].map((v) => (Number.isNaN(v) ? "NaN" : Object.is(v, -0) ? "-0" : String(v))));
+    const eager = bits(program(x, y));
+    for (const form of ["wasm", "wasm-f64x2", "js"] as const) {
+      setCpuKernels(form);
+      expect(bits(jit(program)(x, y)), `${form} against eager`).toEqual(eager);
+    }
+    setCpuKernels("wasm");
   });
 
   it("the logarithm computed in the lanes (fdlibm's, V8's Math.log) gives Math.log's bits across its branches", () => {

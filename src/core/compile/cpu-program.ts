@@ -63,13 +63,13 @@ export class CpuProgram {
     });
   }
   /**
-   * Per kernel step, its WebAssembly forms (index 0: one lane, 1: two; 2 and 3: the same, threaded), made at first
-   * use; null: stays JavaScript (or on one thread).
+   * Per kernel step, its WebAssembly forms by lanes (1, 2, 4) and threading (lanes + 4 when threaded), made at
+   * first use; null: stays JavaScript (or on one thread).
    */
   private readonly wasm: (WasmKernel | null | undefined)[][] = [];
   /** Per kernel step, its float operations per run. */
   private readonly work: number[] = [];
-  private wasmKernel(i: number, lanes: 1 | 2): WasmKernel | null {
+  private wasmKernel(i: number, lanes: 1 | 2 | 4): WasmKernel | null {
     const forms = (this.wasm[i] ??= []);
     const step = this.spec.steps[i] as KernelStep;
     const make = (threaded: boolean) => {
@@ -77,10 +77,10 @@ export class CpuProgram {
       return wasmKernelFor(step, (id) => buffers[id]!, lanes, this.offsetBufs, this.spec.graph, threaded);
     };
     if (threadWorthIt((this.work[i] ??= kernelRunWork(step)))) {
-      const t = forms[lanes + 1] === undefined ? (forms[lanes + 1] = make(true)) : forms[lanes + 1]!;
+      const t = forms[lanes + 4] === undefined ? (forms[lanes + 4] = make(true)) : forms[lanes + 4]!;
       if (t) return t;
     }
-    return forms[lanes - 1] === undefined ? (forms[lanes - 1] = make(false)) : forms[lanes - 1]!;
+    return forms[lanes] === undefined ? (forms[lanes] = make(false)) : forms[lanes]!;
   }
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] {
@@ -157,7 +157,7 @@ export class CpuProgram {
           }
           for (const a of s.accumulators) (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(exact(a.target));
           const form = cpuKernels();
-          const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 2 : 1);
+          const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 4 : form === "wasm-f64x2" ? 2 : 1);
           if (!w?.run(B, O)) this.fns[i]!(B, O);
           for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);
         } else {

@@ -4,6 +4,7 @@ import { threefry2x32 } from "../prims/indexing.js";
 import type { KNode } from "../kernel/expr.js";
 import { binaryOp, isUnaryOp, UNARY_OPS, unaryOp } from "../kernel/scalar-ops.js";
 import type { KernelStep } from "./plan.js";
+import { constValue, roundsToFloat32 } from "./float32.js";
 import { buildScopes, topoOrder, type Scope } from "./scopes.js";
 
 const lit = (v: number): string =>
@@ -69,13 +70,16 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
   const stores = k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
   const order = topoOrder(stores);
   const { root, inner } = buildScopes(order, k.loopVars);
-  const name = (n: KNode): string => (n.op === "const" ? lit(n.value) : n.op === "var" ? `v_${n.tag}` : `t${n.id}`);
+  const name = (n: KNode): string =>
+    n.op === "const" ? lit(constValue(n)) : n.op === "var" ? `v_${n.tag}` : `t${n.id}`;
   const lines: string[] = [];
   const bufs = new Set<string>();
   for (const n of order) if (n.op === "load") bufs.add(n.tag);
   for (const o of k.outputs) bufs.add(String(o.buf));
   for (const b of bufs)
     lines.push(offsetBufs.has(Number(b)) ? `const b${b} = B[${b}], o${b} = O[${b}];` : `const b${b} = B[${b}];`);
+  // Float32 results are rounded op by op (float32.ts); a short name keeps big kernels' source small.
+  if (order.some(roundsToFloat32)) lines.push("const F = Math.fround;");
   const offset = (b: string | number): string => (offsetBufs.has(Number(b)) ? `o${b} + ` : "");
   const emitted = new Set<Scope>();
   /** One loop for every reduction sharing the child scope's variable: one accumulator each. */
@@ -112,6 +116,7 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
       lines.push(`${indent}  t${n.id} = ${comb};`);
     }
     lines.push(`${indent}}`);
+    for (const n of accs) if (roundsToFloat32(n)) lines.push(`${indent}t${n.id} = F(t${n.id});`);
   };
   const emit = (s: Scope, indent: string): void => {
     for (const n of s.nodes) {
@@ -122,7 +127,8 @@ export function kernelToJs(k: KernelStep, offsetBufs: ReadonlySet<number> = new 
           emitReduceLoop(child, indent);
         }
       } else {
-        lines.push(`${indent}const t${n.id} = ${expr(n, name, offset)};`);
+        const e = expr(n, name, offset);
+        lines.push(`${indent}const t${n.id} = ${roundsToFloat32(n) ? `F(${e})` : e};`);
       }
     }
     // Parallel child loop (at most one), after this scope's own nodes.

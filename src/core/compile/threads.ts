@@ -40,9 +40,9 @@ const SPIN_MS = 2;
 /** How long the calling thread waits for a worker before it gives up (a worker that died never answers). */
 const WAIT_LIMIT_MS = 300_000;
 
-/** Where piece p of `pieces` of [0, n) starts (even: a two-lane kernel runs iterations in pairs). */
+/** Where piece p of `pieces` of [0, n) starts (a multiple of 4: a kernel runs iterations in groups of its lanes). */
 function pieceBound(n: number, pieces: number, p: number): number {
-  return p >= pieces ? n : 2 * Math.floor((n * p) / pieces / 2);
+  return p >= pieces ? n : 4 * Math.floor((n * p) / pieces / 4);
 }
 
 const WORKER_SOURCE = `
@@ -267,7 +267,8 @@ function awaitPiece(job: number, p: number): void {
 export function runThreaded(k: ThreadedKernel, n: number): void {
   threaded++;
   const workers = Math.min(threads - 1, MAX_PIECES);
-  const pieces = Math.max(1, Math.min(MAX_PIECES, (workers + 1) * PIECES_PER_THREAD, Math.floor(n / 2)));
+  // At least 4 iterations a piece: a piece is never empty (a kernel's loop runs its first group unconditionally).
+  const pieces = Math.max(1, Math.min(MAX_PIECES, (workers + 1) * PIECES_PER_THREAD, Math.floor(n / 4)));
   for (let i = 0; i < workers; i++) {
     const w = worker(i);
     if (!w.sent.has(k.id)) {

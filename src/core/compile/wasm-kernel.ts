@@ -10,8 +10,12 @@ import type { KernelStep } from "./plan.js";
 import { importSources, newKernelId, registerKernel, runThreaded, type ThreadedKernel } from "./threads.js";
 import { kernelToWasm, kernelWork, wasmUnsupported, type WasmRegion } from "./wasmgen.js";
 
-/** "wasm": SIMD (f64x2) kernels where possible; "wasm-scalar": one lane; "js": JavaScript only. */
-export type CpuKernels = "wasm" | "wasm-scalar" | "js";
+/**
+ * "wasm": SIMD kernels where possible (four float32 lanes for a kernel whose floats are all float32, else two
+ * float64 lanes); "wasm-f64x2": two float64 lanes always; "wasm-scalar": one lane; "js": JavaScript only. All give
+ * the same bits.
+ */
+export type CpuKernels = "wasm" | "wasm-f64x2" | "wasm-scalar" | "js";
 
 /**
  * Float operations per run (iterations × per-iteration nodes) below which a kernel stays
@@ -44,13 +48,16 @@ export function setCpuKernels(m: CpuKernels, opts: { minWork?: number } = {}): C
   if (opts.minWork !== undefined) minWork = opts.minWork;
   if (m !== "js" && !hasWasm)
     throw new Error(`setCpuKernels("${m}"): this JavaScript engine has no WebAssembly; use "js".`);
-  mode = m === "wasm" && !hasSimd ? "wasm-scalar" : m;
+  mode = (m === "wasm" || m === "wasm-f64x2") && !hasSimd ? "wasm-scalar" : m;
   return prev;
 }
 export const cpuKernels = (): CpuKernels => mode;
-let runs = 0;
+let runs = 0,
+  fourLaneRuns = 0;
 /** How many kernel runs took the WebAssembly path so far (tests check that they exercised it). */
 export const wasmKernelRuns = (): number => runs;
+/** How many of them ran four float32 lanes. */
+export const wasmFourLaneRuns = (): number => fourLaneRuns;
 
 const CTOR: Record<DType, new (n: number) => TypedArray> = {
   float32: Float32Array,
@@ -99,16 +106,18 @@ export class WasmKernel {
   private readonly reads: Bound[];
   private readonly writes: Bound[];
   private readonly fn: () => void;
+  private readonly lanes: 1 | 2 | 4;
   constructor(
     k: KernelStep,
     buffer: (id: number) => { dtype: DType; size: number },
-    lanes: 1 | 2,
+    lanes: 1 | 2 | 4,
     offsetBufs: ReadonlySet<number>,
     graph: KGraph,
     threaded = false,
   ) {
     const m = kernelToWasm(k, buffer, lanes, graph, threaded);
     const module = new WebAssembly.Module(m.bytes);
+    this.lanes = m.lanes;
     let memory: WebAssembly.Memory;
     if (threaded) {
       const imports = importSources(m.imports);
@@ -156,6 +165,7 @@ export class WasmKernel {
     }
     this.fn();
     runs++;
+    if (this.lanes === 4) fourLaneRuns++;
     for (const b of this.writes) B[b.region.buf]!.set(b.view as never, b.offset ? O[b.region.buf]! : 0);
     return true;
   }
@@ -171,7 +181,7 @@ export const kernelRunWork = (k: KernelStep): number => k.loop.reduce((a, b) => 
 export function wasmKernelFor(
   k: KernelStep,
   buffer: (id: number) => { dtype: DType; size: number },
-  lanes: 1 | 2,
+  lanes: 1 | 2 | 4,
   offsetBufs: ReadonlySet<number>,
   graph: KGraph,
   threaded = false,

@@ -1,9 +1,10 @@
 /**
  * Kernel → WebAssembly (the CPU jit's SIMD path): a kernel with one parallel loop and no inner
- * reductions becomes a module whose loop runs two iterations at once in f64x2 lanes (`lanes: 2`)
- * or one (`lanes: 1`, the scalar form the tests compare against). Values keep the JS kernel's
- * semantics bit for bit: float math in float64 (float32 buffers are widened on load and rounded
- * on store, as a Float32Array does), int32 math wrapping, the ops without a WebAssembly
+ * reductions becomes a module whose loop runs four iterations at once in f32x4 lanes (`lanes: 4`,
+ * for a kernel whose float values are all float32), two in f64x2 lanes (`lanes: 2`, or 4 with
+ * float64 values) or one (`lanes: 1`, the scalar form the tests compare against). Values keep the JS
+ * kernel's semantics bit for bit: float math in float64, a float32 node's result rounded to float32
+ * (float32.ts: so four float32 lanes compute the same values), int32 math wrapping, the ops without a WebAssembly
  * instruction (exp, sin, pow, …) calling the same JS functions the JS kernel calls (log in two
  * lanes computed in them, as `Math.log` computes it: wasm-log.ts), and
  * scatter-adds applied lane 0's before lane 1's (the JS loop's order). Kernels it cannot express
@@ -14,6 +15,7 @@ import type { DType } from "../dtype.js";
 import type { KGraph, KNode } from "../kernel/expr.js";
 import { isBinaryOp, isUnaryOp, UNARY_OPS } from "../kernel/scalar-ops.js";
 import { EXPORT, name, section, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
+import { constValue, roundsToFloat32 } from "./float32.js";
 import { inlineLogExact, logF64x2 } from "./wasm-log.js";
 import { f64c, get, i32c, mem, O, S, set, simd, V } from "./wasm-ops.js";
 import type { KernelStep } from "./plan.js";
@@ -36,6 +38,8 @@ export interface WasmKernelModule {
   readonly memoryBytes: number;
   /** The kernel scatter-adds. */
   readonly scatters: boolean;
+  /** Iterations its loop runs at once: 4 (f32x4), 2 (f64x2) or 1. */
+  readonly lanes: 1 | 2 | 4;
 }
 
 /** A kernel whose buffers need more memory than this stays JavaScript (32-bit addresses; one copy per kernel). */
@@ -56,6 +60,26 @@ const F64_BIN: Partial<Record<string, [scalar: number, vector: number]>> = {
   gt: [O.f64_gt, S.f64x2_gt],
   le: [O.f64_le, S.f64x2_le],
   ge: [O.f64_ge, S.f64x2_ge],
+};
+/** The f32x4 forms of the float ops whose float32 result is exact or correctly rounded (float32.ts). */
+const F32X4: Partial<Record<string, number>> = {
+  add: S.f32x4_add,
+  sub: S.f32x4_sub,
+  mul: S.f32x4_mul,
+  div: S.f32x4_div,
+  min: S.f32x4_min,
+  max: S.f32x4_max,
+  eq: S.f32x4_eq,
+  ne: S.f32x4_ne,
+  lt: S.f32x4_lt,
+  gt: S.f32x4_gt,
+  le: S.f32x4_le,
+  ge: S.f32x4_ge,
+  neg: S.f32x4_neg,
+  abs: S.f32x4_abs,
+  sqrt: S.f32x4_sqrt,
+  floor: S.f32x4_floor,
+  ceil: S.f32x4_ceil,
 };
 const F64_UN: Partial<Record<string, [scalar: number, vector: number]>> = {
   neg: [O.f64_neg, S.f64x2_neg],
@@ -91,6 +115,9 @@ const JS_I32_BIN: Record<string, (a: number, b: number) => number> = {
   floormod: (a, b) => (((a % b) + b) % b) | 0,
 };
 const toInt32 = (x: number): number => x | 0;
+/** i8x16.shuffle lanes: a vector's high 8 bytes moved to its low half; two vectors' low halves joined. */
+const HIGH_TO_LOW = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
+const JOIN_LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 type Rep = { kind: "v"; local: number } | { kind: "l"; locals: number[] } | { kind: "u"; local: number };
 
@@ -173,7 +200,7 @@ export function wasmUnsupported(k: KernelStep): string | null {
 export function kernelToWasm(
   kernel: KernelStep,
   buffer: (id: number) => { dtype: DType; size: number },
-  lanes: 1 | 2,
+  lanes: 1 | 2 | 4,
   graph: KGraph,
   threaded = false,
 ): WasmKernelModule {
@@ -182,6 +209,9 @@ export function kernelToWasm(
     n = v.value;
   const stores = k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]);
   const order = topoOrder(stores);
+  // Four float32 lanes: every float value is float32 (constants aside: a constant is written as its use's type).
+  const wide = lanes === 4 && order.every((x) => x.op === "const" || !isFloat(x.dtype) || x.dtype === "float32");
+  const L: 1 | 2 | 4 = wide ? 4 : lanes === 1 ? 1 : 2;
 
   // ---- memory layout
   const regions = new Map<number, WasmRegion>();
@@ -249,8 +279,9 @@ export function kernelToWasm(
     localTypes.push(t);
     return params + localTypes.length - 1;
   };
-  const iLoc = local(V.i32),
-    i1Loc = lanes === 2 ? local(V.i32) : -1;
+  // Lane l's iteration: i + l, or the last iteration where that is past the loop (stores repeat it, scatter-adds skip it).
+  const laneLoc = Array.from({ length: L }, () => local(V.i32));
+  const iLoc = laneLoc[0]!;
 
   const uses = new Set<KNode>();
   const depends = new Map<KNode, boolean>();
@@ -263,15 +294,19 @@ export function kernelToWasm(
 
   /** Push lane `l` of x (a scalar: f64 for floats, i32 otherwise). */
   const lane = (x: KNode, l: number): Bytes => {
-    if (x.op === "const") return isFloat(x.dtype) ? f64c(x.value) : i32c(x.value);
-    if (x === v) return get(l === 0 ? iLoc : i1Loc);
+    if (x.op === "const") return isFloat(x.dtype) ? f64c(constValue(x)) : i32c(x.value);
+    if (x === v) return get(laneLoc[l]!);
     const r = rep.get(x)!;
     if (r.kind === "u") return get(r.local);
     if (r.kind === "l") return get(r.locals[l]!);
+    if (wide)
+      return isFloat(x.dtype)
+        ? [...get(r.local), ...simd(S.f32x4_extract, l), O.f64_promote]
+        : [...get(r.local), ...simd(S.i32x4_extract, l), ...i32c(1), O.i32_and];
     if (isFloat(x.dtype)) return [...get(r.local), ...simd(S.f64x2_extract, l)];
     return [...get(r.local), ...simd(S.i64x2_extract, l), O.i32_wrap_i64, ...i32c(1), O.i32_and];
   };
-  /** Push x as a v128 (f64x2 for floats, an all-ones/zeros i64x2 mask for bools). */
+  /** Push x as a v128 (f32x4 or f64x2 for floats; for bools an all-ones/zeros i32x4 or i64x2 mask). */
   const vector = (x: KNode, out: Bytes): Bytes => {
     const r = rep.get(x);
     if (r?.kind === "v") return get(r.local);
@@ -281,13 +316,23 @@ export function kernelToWasm(
       splats.set(x, s);
       const uniform = x.op === "const" || r?.kind === "u";
       const target = uniform ? prologue : out;
-      const asMask = (b: Bytes): Bytes => [O.i64_const, 0, ...b, O.i64_extend_i32_u, O.i64_sub];
-      if (isFloat(x.dtype)) target.push(...lane(x, 0), ...simd(S.f64x2_splat));
-      else target.push(...asMask(lane(x, 0)), ...simd(S.i64x2_splat));
-      if (!uniform) {
-        if (isFloat(x.dtype)) target.push(...lane(x, 1), ...simd(S.f64x2_replace, 1));
-        else target.push(...asMask(lane(x, 1)), ...simd(S.i64x2_replace, 1));
-      }
+      const float = isFloat(x.dtype);
+      // A lane's scalar in the vector's element type (a float32 lane holds a float32 value: demoting is exact).
+      const element = (l: number): Bytes =>
+        float
+          ? [...lane(x, l), ...(wide ? [O.f32_demote] : [])]
+          : wide
+            ? [...i32c(0), ...lane(x, l), O.i32_sub]
+            : [O.i64_const, 0, ...lane(x, l), O.i64_extend_i32_u, O.i64_sub];
+      const [splat, replace] = float
+        ? wide
+          ? [S.f32x4_splat, S.f32x4_replace]
+          : [S.f64x2_splat, S.f64x2_replace]
+        : wide
+          ? [S.i32x4_splat, S.i32x4_replace]
+          : [S.i64x2_splat, S.i64x2_replace];
+      target.push(...element(0), ...simd(splat));
+      if (!uniform) for (let l = 1; l < L; l++) target.push(...element(l), ...simd(replace, l));
       target.push(...set(s));
     }
     return get(s);
@@ -398,8 +443,54 @@ export function kernelToWasm(
     throw new Error(`internal: no wasm form for int ${op}`);
   };
 
-  /** A vector (f64x2) instruction sequence for x, or null when it is computed lane by lane. */
-  const vectorOp = (x: KNode, out: Bytes): Bytes | null => {
+  /** A vector instruction sequence for x (f32x4 when wide, else f64x2), or null when it is computed lane by lane. */
+  const vectorOp = (x: KNode, out: Bytes): Bytes | null => (wide ? vectorOpF32x4(x, out) : vectorOpF64x2(x, out));
+  /** The f32x4 form: float ops whose float32 result is exact or correctly rounded; the others lane by lane, in f64. */
+  const vectorOpF32x4 = (x: KNode, out: Bytes): Bytes | null => {
+    const op = x.op,
+      a0 = x.args[0];
+    if (op === "log" && inlineLog(x)) {
+      // Each half in f64x2 (the log's float64 result, rounded once), the two halves joined.
+      const half = (high: boolean): Bytes => [
+        ...vector(a0!, out),
+        ...(high ? [...vector(a0!, out), ...simd(S.i8x16_shuffle, ...HIGH_TO_LOW)] : []),
+        ...simd(S.promote_low),
+        ...logF64x2(local, callOf.get(x)!),
+        ...simd(S.demote_zero),
+      ];
+      return [...half(false), ...half(true), ...simd(S.i8x16_shuffle, ...JOIN_LOW_HALVES)];
+    }
+    if (callOf.has(x)) return null;
+    if (op === "load" && x.dtype === "float32") {
+      const r = regions.get(Number(x.tag))!;
+      if (r.dtype !== "float32") return null;
+      const tmp = local(V.v128);
+      const code: Bytes = [
+        ...addr(r.buf, safeIndex(x, 0)),
+        ...simd(S.load32_zero, ...mem(2, r.byteOffset)),
+        ...set(tmp),
+      ];
+      for (let l = 1; l < 4; l++)
+        code.push(
+          ...addr(r.buf, safeIndex(x, l)),
+          ...get(tmp),
+          ...simd(S.load32_lane, ...mem(2, r.byteOffset), l),
+          ...set(tmp),
+        );
+      return [...code, ...get(tmp)];
+    }
+    if (op === "select" && isFloat(x.dtype))
+      return [...vector(x.args[1]!, out), ...vector(x.args[2]!, out), ...vector(a0!, out), ...simd(S.bitselect)];
+    if (op === "cast" && isFloat(x.dtype) && a0!.dtype === "float32") return vector(a0!, out);
+    if (op === "cast" && x.dtype === "bool" && a0!.dtype === "float32")
+      return [...vector(a0!, out), ...vector(constZero, out), ...simd(S.f32x4_ne)];
+    if (!a0 || a0.dtype !== "float32" || (isFloat(x.dtype) && x.dtype !== "float32")) return null;
+    const f = F32X4[op];
+    if (f === undefined) return null;
+    return [...vector(a0, out), ...(x.args.length > 1 ? vector(x.args[1]!, out) : []), ...simd(f)];
+  };
+  /** The f64x2 form. */
+  const vectorOpF64x2 = (x: KNode, out: Bytes): Bytes | null => {
     const op = x.op,
       a0 = x.args[0];
     if (op === "log" && inlineLog(x)) return [...vector(a0!, out), ...logF64x2(local, callOf.get(x)!)];
@@ -441,9 +532,11 @@ export function kernelToWasm(
       return [...vector(a0, out), ...vector(x.args[1]!, out), ...simd(S.f64x2_div), ...simd(S.f64x2_floor)];
     return null;
   };
-  const constZero: KNode = { id: -1, op: "const", dtype: "float64", args: [], value: 0, tag: "" };
+  const constZero: KNode = { id: -1, op: "const", dtype: wide ? "float32" : "float64", args: [], value: 0, tag: "" };
   const constOne: KNode = { id: -2, op: "const", dtype: "float64", args: [], value: 1, tag: "" };
 
+  /** A scalar float32 node's float64 result rounded to float32 (and widened again), where that is not exact already. */
+  const roundScalar = (x: KNode): Bytes => (roundsToFloat32(x) ? [O.f32_demote, O.f64_promote] : []);
   for (const x of order) {
     if (x.op !== "const" && x !== v) uses.add(x);
   }
@@ -451,23 +544,25 @@ export function kernelToWasm(
     if (!uses.has(x)) continue;
     if (!depends.get(x)) {
       const l = local(scalarType(x.dtype));
-      prologue.push(...scalarOp(x, 0), ...set(l));
+      prologue.push(...scalarOp(x, 0), ...roundScalar(x), ...set(l));
       rep.set(x, { kind: "u", local: l });
       continue;
     }
-    if (lanes === 2) {
-      const vec2 = vectorOp(x, body);
-      if (vec2) {
+    if (L > 1) {
+      const vec = vectorOp(x, body);
+      if (vec) {
         const l = local(V.v128);
-        body.push(...vec2, ...set(l));
+        // f32x4 ops round by themselves; an f64x2 lane is rounded to float32 and widened again.
+        body.push(...vec, ...(!wide && roundsToFloat32(x) ? [...simd(S.demote_zero), ...simd(S.promote_low)] : []));
+        body.push(...set(l));
         rep.set(x, { kind: "v", local: l });
         continue;
       }
     }
     const ls: number[] = [];
-    for (let l = 0; l < lanes; l++) {
+    for (let l = 0; l < L; l++) {
       const t = local(scalarType(x.dtype));
-      body.push(...scalarOp(x, l), ...set(t));
+      body.push(...scalarOp(x, l), ...roundScalar(x), ...set(t));
       ls.push(t);
     }
     rep.set(x, { kind: "l", locals: ls });
@@ -514,11 +609,17 @@ export function kernelToWasm(
     const r = regions.get(o.buf)!;
     o.nodes.forEach((x, u) => {
       const pos = (l: number): Bytes => {
-        const i = l === 0 ? get(iLoc) : get(i1Loc);
+        const i = get(laneLoc[l]!);
         return o.inner === 1 ? i : [...i, ...i32c(o.inner), O.i32_mul, ...i32c(u), O.i32_add];
       };
       const xr = rep.get(x);
-      if (lanes === 2 && o.inner === 1 && r.size === n && xr?.kind === "v" && isFloat(r.dtype) && isFloat(x.dtype)) {
+      const consecutive = o.inner === 1 && r.size === n && xr?.kind === "v";
+      if (wide && consecutive && r.dtype === "float32" && x.dtype === "float32") {
+        // Four consecutive elements at once (a last, short group repeats its last element past the end: slack).
+        body.push(...addr(o.buf, get(iLoc)), ...get(xr.local), ...simd(S.v128_store, ...mem(4, r.byteOffset)));
+        return;
+      }
+      if (L === 2 && consecutive && isFloat(r.dtype) && isFloat(x.dtype)) {
         // Two consecutive elements at once (the last odd iteration writes its one element twice).
         const f32 = r.dtype === "float32";
         body.push(
@@ -529,7 +630,7 @@ export function kernelToWasm(
         );
         return;
       }
-      for (let l = 0; l < lanes; l++) body.push(...storeScalar(o.buf, pos(l), valueFor(o.buf, x, l), false));
+      for (let l = 0; l < L; l++) body.push(...storeScalar(o.buf, pos(l), valueFor(o.buf, x, l), false));
     });
   }
   // Scatter-adds, in the loop's order: one slot per (output, element) of an iteration.
@@ -548,10 +649,10 @@ export function kernelToWasm(
     ...i32c(shift),
     O.i32_shl,
   ];
-  for (let l = 0; l < lanes; l++) {
+  for (let l = 0; l < L; l++) {
     const direct: Bytes = [],
       staged: Bytes = [];
-    const iter = get(l === 0 ? iLoc : i1Loc);
+    const iter = get(laneLoc[l]!);
     slots.forEach(({ o, x, u }, s) => {
       direct.push(...storeScalar(o.buf, lane(o.dest![u]!, l), valueFor(o.buf, x, l), true));
       const float = isFloat(regions.get(o.buf)!.dtype);
@@ -568,30 +669,21 @@ export function kernelToWasm(
     const adds: Bytes =
       threaded && slots.length ? [...get(2), O.if, V.void, ...staged, O.else, ...direct, O.end] : direct;
     if (l === 0 || adds.length === 0) body.push(...adds);
-    // Lane 1 of the last, odd iteration repeats lane 0: its scatter-adds are skipped.
-    else body.push(...get(i1Loc), ...get(iLoc), O.i32_ne, O.if, V.void, ...adds, O.end);
+    // A lane past the loop's end repeats the last iteration: its scatter-adds are skipped.
+    else body.push(...get(laneLoc[l]!), ...get(laneLoc[l - 1]!), O.i32_ne, O.if, V.void, ...adds, O.end);
   }
 
-  // Plain f64 stores of two lanes use v128.store, which writes 16 bytes: regions keep 16 bytes of slack.
+  // Plain stores of a group use v128.store, which writes 16 bytes: regions keep 16 bytes of slack.
+  const laneIterations: Bytes = [];
+  for (let l = 1; l < L; l++) {
+    const next = [...get(iLoc), ...i32c(l), O.i32_add];
+    laneIterations.push(...next, ...i32c(n - 1), ...next, ...i32c(n), O.i32_lt, O.select, ...set(laneLoc[l]!));
+  }
   const loopBody: Bytes = [
-    ...(lanes === 2
-      ? [
-          ...get(iLoc),
-          ...i32c(1),
-          O.i32_add,
-          ...get(iLoc),
-          ...get(iLoc),
-          ...i32c(1),
-          O.i32_add,
-          ...i32c(n),
-          O.i32_lt,
-          O.select,
-          ...set(i1Loc),
-        ]
-      : []),
+    ...laneIterations,
     ...body,
     ...get(iLoc),
-    ...i32c(lanes),
+    ...i32c(L),
     O.i32_add,
     O.tee,
     ...uleb(iLoc),
@@ -690,6 +782,7 @@ export function kernelToWasm(
     writes: [...writes.values()],
     memoryBytes: pages * 65536,
     scatters: slots.length > 0,
+    lanes: L,
   };
 }
 
