@@ -394,8 +394,8 @@ describe("descend on 3-D states: preconditioning, starts and polishing", () => {
     expect(first!.score).toBeLessThan(first!.before);
     expect(first!.kept).toBe(true);
     expect(scanned.start).toEqual(first!.start);
-    // The polish comes after the scan, on its result.
-    expect(scanned.polishSteps).toBeGreaterThan(0);
+    // The polish comes after the scan, on its result (at float32's floor already, it may find no lower loss).
+    expect(scanned.stopReason).toMatch(/; Levenberg–Marquardt /);
     expect(scanned.finalLoss).toBeLessThan(stuck.finalLoss / 1e6);
   });
 

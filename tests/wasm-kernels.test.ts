@@ -249,7 +249,7 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
     expect(wasmFourLaneRuns() - four0, "no kernel ran in four float32 lanes").toBeGreaterThan(0);
   });
 
-  it("a jitted float32 program gives the eager bits (each op rounded to float32, as the eager backend stores it)", () => {
+  it("a jitted float32 program gives the eager bits (each op rounded to float32 as eager stores it)", () => {
     const xs = globalThis.Array.from({ length: 203 }, (_, i) => Math.sin(i * 1.37) * 4 + (i % 7) * 1e-3);
     const x = np.array(xs, { dtype: "float32" }),
       y = np.array(

@@ -279,7 +279,7 @@ export function kernelToWasm(
     localTypes.push(t);
     return params + localTypes.length - 1;
   };
-  // Lane l's iteration: i + l, or the last iteration where that is past the loop (stores repeat it, scatter-adds skip it).
+  // Lane l's iteration: i + l, or the last one where that is past the loop (stores repeat it, scatter-adds skip it).
   const laneLoc = Array.from({ length: L }, () => local(V.i32));
   const iLoc = laneLoc[0]!;
 
@@ -484,7 +484,7 @@ export function kernelToWasm(
     if (op === "cast" && isFloat(x.dtype) && a0!.dtype === "float32") return vector(a0!, out);
     if (op === "cast" && x.dtype === "bool" && a0!.dtype === "float32")
       return [...vector(a0!, out), ...vector(constZero, out), ...simd(S.f32x4_ne)];
-    if (!a0 || a0.dtype !== "float32" || (isFloat(x.dtype) && x.dtype !== "float32")) return null;
+    if (a0?.dtype !== "float32" || (isFloat(x.dtype) && x.dtype !== "float32")) return null;
     const f = F32X4[op];
     if (f === undefined) return null;
     return [...vector(a0, out), ...(x.args.length > 1 ? vector(x.args[1]!, out) : []), ...simd(f)];
