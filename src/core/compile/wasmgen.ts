@@ -7,7 +7,7 @@
  * (float32.ts: so four float32 lanes compute the same values), int32 math wrapping, the ops without a WebAssembly
  * instruction (exp, sin, pow, …) calling the same JS functions the JS kernel calls (log in two
  * lanes computed in them, as `Math.log` computes it: wasm-log.ts), and
- * scatter-adds applied lane 0's before lane 1's (the JS loop's order). Kernels it cannot express
+ * scatter-adds applied lane by lane in order (the JS loop's order). Kernels it cannot express
  * (several loop variables, inner reduction loops, random bits, a buffer both read and written)
  * get `null` and stay JavaScript.
  */
@@ -192,7 +192,7 @@ export function wasmUnsupported(k: KernelStep): string | null {
  * start as the memory-access offset.
  *
  * `threaded`: the memory is imported (module "h", field "mem", shared, `memoryBytes` long) and
- * `run(start, end, staged)` runs iterations [start, end) (start even). With `staged` ≠ 0 its
+ * `run(start, end, staged)` runs iterations [start, end) (start a multiple of 4). With `staged` ≠ 0 its
  * scatter-adds are not applied but staged per iteration, and `apply(start, end)` adds those of
  * iterations [start, end) later: a loop split over threads gives the one-thread bits when each
  * piece's scatter-adds are applied in the loop's order (threads.ts).
