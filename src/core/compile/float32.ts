@@ -8,26 +8,13 @@
  */
 import type { KNode } from "../kernel/expr.js";
 
-/** Ops whose result is one of their float32 operands' values (or already rounded: casts), exactly. */
-const EXACT = new Set([
-  "const",
-  "var",
-  "load",
-  "cast",
-  "select",
-  "neg",
-  "abs",
-  "min",
-  "max",
-  "floor",
-  "ceil",
-  "round",
-  "sign",
-]);
+/** Ops whose result is one of their float32 operands' values, exactly. */
+const EXACT = new Set(["const", "var", "load", "select", "neg", "abs", "min", "max", "floor", "ceil", "round", "sign"]);
 
 /** Whether node n's float64 result must be rounded to float32 (consts are rounded where they are written). */
 export const roundsToFloat32 = (n: KNode): boolean =>
-  n.dtype === "float32" && !(EXACT.has(n.op) && n.args.every((a) => a.dtype !== "float64"));
+  // A cast to float32 rounds by itself in every kernel form (Math.fround, a demote).
+  n.dtype === "float32" && n.op !== "cast" && !(EXACT.has(n.op) && n.args.every((a) => a.dtype !== "float64"));
 
 /** A float constant as its node's type holds it. */
 export const constValue = (n: KNode): number => (n.dtype === "float32" ? Math.fround(n.value) : n.value);
