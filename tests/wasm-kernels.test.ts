@@ -103,6 +103,8 @@ function everyScalarOp(x: Array, y: Array, k: Array): Array[] {
     np.astype(np.astype(x, "float32"), x.dtype),
     np.astype(np.notEqual(x, 0), x.dtype),
     np.astype(np.astype(x, "int32"), x.dtype),
+    // Integers beyond float32's 24 bits: the cast rounds them (before the add).
+    np.add(np.astype(np.mul(k, 16777213), x.dtype), y),
     np.rsqrt(x),
     // Chains: each op's result is rounded to the type before the next (float32.ts), constants too.
     np.add(np.mul(x, y), np.mul(y, 0.1)),
