@@ -177,6 +177,34 @@ describe("dataset protocol", () => {
     );
   });
 
+  it("a run of another size keeps a run's records (instance i is drawn alike), but not another draw's", async () => {
+    const out = outDir("store-sizes");
+    const ctx = (dataset: number) =>
+      ({
+        experiment: "line",
+        flags: { seed: 5, dataset, quick: true, iters: null, shard: null },
+        out,
+        backend: "cpu",
+        log: () => {},
+      }) as unknown as ExperimentContext;
+    expect(runKey(ctx(2))).toContain("dataset=2");
+    expect(runKey(ctx(2), { perInstance: true })).toBe(runKey(ctx(3), { perInstance: true }));
+    const small = await runDatasetTask(ctx(2), lineTask);
+    const logged: string[] = [];
+    const large = await runDatasetTask({ ...ctx(3), log: (l: string) => logged.push(l) }, lineTask);
+    expect(logged.filter((l) => l.includes("finished earlier"))).toHaveLength(2);
+    expect(large.records.slice(0, 2)).toEqual(small.records);
+    expect(large.instances).toBe(3);
+    // A record whose description is not this run's draw (another sampler, say) is refused, naming the file.
+    const file = join(out, "line-instances", "00001.json");
+    const kept = JSON.parse(readFileSync(file, "utf8"));
+    kept.record.describe = "a 0.000, b 0.000";
+    writeFileSync(file, JSON.stringify(kept));
+    await expect(runDatasetTask(ctx(3), lineTask)).rejects.toThrow(
+      /00001\.json \(instance 1\) describes "a 0\.000, b 0\.000", but this run draws "a .*delete it to refit/,
+    );
+  });
+
   it("a merge (no --shard) over shards' records refuses to fit a shard's unfinished instances itself", async () => {
     const dir = outDir("store-merge");
     await sysid.runDataset(lineTask, {

@@ -128,10 +128,13 @@ export const sceneRecord = ({
 /**
  * The key of a dataset run: records written by a run with another key are never mixed in. It
  * holds the code version (codeVersion: the package version and a hash of the sources, so records
- * of older code with other defaults are refused) and the flags that change results.
+ * of older code with other defaults are refused) and the flags that change results. `perInstance`:
+ * an instance's record does not depend on the dataset's size (sysid.runDataset draws instance i the
+ * same in a run of any size ≥ i + 1), so a larger run keeps a smaller one's records.
  */
-export const runKey = (ctx: ExperimentContext): string =>
-  `${ctx.experiment} code=${codeVersion()} seed=${ctx.flags.seed} dataset=${ctx.flags.dataset} ` +
+export const runKey = (ctx: ExperimentContext, o: { perInstance?: boolean } = {}): string =>
+  `${ctx.experiment} code=${codeVersion()} seed=${ctx.flags.seed}` +
+  `${o.perInstance ? "" : ` dataset=${ctx.flags.dataset}`} ` +
   `quick=${ctx.flags.quick} iters=${ctx.flags.iters ?? "default"} backend=${ctx.backend}`;
 
 /** The table protocol for one task, this process's shard, records kept per instance under --out (resumable). */
@@ -148,7 +151,9 @@ export function runDatasetTask<S>(ctx: ExperimentContext, task: sysid.DatasetTas
     instances: ctx.flags.dataset,
     seed: ctx.flags.seed,
     shard: ctx.flags.shard,
-    store: fileRecordStore(ctx.out, task.name, `${runKey(ctx)} settings=${settings}`, { shard: ctx.flags.shard }),
+    store: fileRecordStore(ctx.out, task.name, `${runKey(ctx, { perInstance: true })} settings=${settings}`, {
+      shard: ctx.flags.shard,
+    }),
     log: ctx.log,
   });
 }

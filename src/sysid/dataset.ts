@@ -358,11 +358,22 @@ export async function runDataset<S>(task: DatasetTask<S>, o: DatasetOptions): Pr
   const kept = new Map<number, InstanceRecord>();
   for (const i of owned) {
     const r = o.store?.load(i) ?? null;
-    if (r)
-      kept.set(
-        i,
-        validateRecord(r, i, ["average", "random", ...Object.keys(task.methods(i, o.seed))], columns, where(i)),
+    if (!r) continue;
+    const record = validateRecord(
+      r,
+      i,
+      ["average", "random", ...Object.keys(task.methods(i, o.seed))],
+      columns,
+      where(i),
+    );
+    // A store may keep a run's records across dataset sizes: the draw must be the record's.
+    if (record.describe !== draws[i]!.describe)
+      throw new InputFileError(
+        where(i),
+        `dataset: ${where(i)} (instance ${i}) describes "${record.describe}", but this run draws ` +
+          `"${draws[i]!.describe}": it was written by another run; delete it to refit that instance.`,
       );
+    kept.set(i, record);
   }
   if (!o.shard)
     refuseIncompleteMerge(
