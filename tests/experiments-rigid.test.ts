@@ -33,7 +33,7 @@ describe("rigid-mass (quick)", () => {
     expect(code).toBe(0);
     const r = readResult(out).dataset;
     expect(readResult(out).mode).toBe("dataset");
-    expect(Object.keys(r.rows).sort()).toEqual(["average", "diffphysics", "gradsim", "random", "reinforce"]);
+    expect(Object.keys(r.rows).sort()).toEqual(["average", "diffphysics", "gradsim", "paper", "random", "reinforce"]);
     const rel = (m: string) => r.rows[m].relMae.mass as number;
     // Gradient descent from the prior's guess: privileged 3-D supervision is near exact, video close behind.
     expect(rel("diffphysics")).toBeLessThan(1e-3);
@@ -63,7 +63,7 @@ describe("rigid-contact (quick)", () => {
     expect(code).toBe(0);
     const r = readResult(out).dataset;
     expect(readResult(out).mode).toBe("dataset");
-    expect(Object.keys(r.rows).sort()).toEqual(["average", "diffphysics", "gradsim", "random", "reinforce"]);
+    expect(Object.keys(r.rows).sort()).toEqual(["average", "diffphysics", "gradsim", "paper", "random", "reinforce"]);
     const o = r.records[0];
     const rel = (v: Record<string, number>, k: string) => Math.abs(v[k]! - o.truth[k]) / o.truth[k];
     // The guess is drawn over the prior's range (here 48% off in mass); quick mode measured ~10%.
@@ -76,6 +76,11 @@ describe("rigid-contact (quick)", () => {
     for (const m of ["gradsim", "diffphysics"]) expect(o.polishSteps[m]).toBeGreaterThan(0);
     // Both scanned each unknown across its prior after the whole video's descent (kept descents counted).
     for (const m of ["gradsim", "diffphysics"]) expect(o.scanEscapes[m]).toBeGreaterThanOrEqual(0);
+    // The paper's budget: its 30 steps from the same start, one descent, no curriculum, scan or polish.
+    expect(o.iterations.paper).toBe(sysid.PAPER_RIGID_PROCEDURE.steps);
+    expect(o.curriculumEstimates.paper).toBeUndefined();
+    expect(o.scanEscapes.paper).toBeUndefined();
+    expect(o.polishSteps.paper).toBeUndefined();
   }, 150_000);
 });
 

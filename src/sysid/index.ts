@@ -169,6 +169,7 @@ export {
 export {
   formatRigidValues,
   rigidDatasetTask,
+  PAPER_RIGID_PROCEDURE,
   rigidGradsimSettings,
   rigidSceneProblem,
   rigidTrueValues,
