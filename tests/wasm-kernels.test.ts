@@ -12,6 +12,7 @@ import { grad, jit, lax, np, type Array } from "../src/index.js";
 import { setCpuKernels, wasmFourLaneRuns, wasmKernelRuns, type CpuKernels } from "../src/core/compile/wasm-kernel.js";
 import { setCpuThreads, threadedRuns, THREAD_MIN_WORK } from "../src/core/compile/threads.js";
 import { inlineLogExact, logProbeArguments } from "../src/core/compile/wasm-log.js";
+import { INLINE_OPS, inlineMathExact, mathProbeArguments } from "../src/core/compile/wasm-math.js";
 import { arbProgram, randomArray } from "../property-tests/gen/programs.js";
 import { contact, fem, meshes, particles } from "../src/models/index.js";
 
@@ -249,6 +250,21 @@ describe("WebAssembly kernels give the JavaScript kernels' bits", () => {
       const x = np.array(globalThis.Array.from(xs), { dtype });
       const f = jit((v: Array) => np.add(np.mul(np.log(v), 3), np.log(np.mul(v, 0.25))));
       sameBitsEveryForm(() => f(x), `log ${dtype}`, true);
+    }
+  });
+
+  it("exp, expm1, tanh, sin and cos computed in the lanes (fdlibm's, V8's) give Math's bits across their branches", () => {
+    // Node's Math functions are fdlibm's: the kernels compute them inline (no call out per lane).
+    for (const op of INLINE_OPS) expect(inlineMathExact(op), op).toBe(true);
+    // Arguments across every reduction range, tiny ones, the fallbacks' (beyond the ranges, near multiples of π/2,
+    // NaN, infinities), pairs of lanes mixing them; an odd count, so the last pair repeats its first lane.
+    const xs = mathProbeArguments(20_001);
+    for (const dtype of ["float64", "float32"] as const) {
+      const x = np.array(globalThis.Array.from(xs), { dtype });
+      const f = jit((v: Array) =>
+        np.stack([np.exp(v), np.expm1(v), np.tanh(v), np.sin(v), np.cos(np.mul(v, 0.5)), np.exp(np.mul(v, -0.01))]),
+      );
+      sameBitsEveryForm(() => f(x), `exp … cos ${dtype}`, true);
     }
   });
 

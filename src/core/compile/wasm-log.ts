@@ -8,16 +8,10 @@
  * `Math.log` is fdlibm's is checked once, on arguments across every branch (`inlineLogExact`); where it is not,
  * kernels keep calling it.
  */
-import { name, section, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
-import { f64c, get, i32c, O, S, set, simd, V } from "./wasm-ops.js";
+import { uleb, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
+import { fromWords, f64x2, i64x2, sameAsEngine } from "./wasm-math.js";
+import { get, i32c, O, S, set, simd, V } from "./wasm-ops.js";
 
-/** A double from its high and low 32-bit words (fdlibm states its constants so). */
-const fromWords = (hi: number, lo: number): number => {
-  const d = new DataView(new ArrayBuffer(8));
-  d.setUint32(0, hi);
-  d.setUint32(4, lo);
-  return d.getFloat64(0);
-};
 const LN2_HI = fromWords(0x3fe62e42, 0xfee00000);
 const LN2_LO = fromWords(0x3dea39ef, 0x35793c76);
 /** Lg1 … Lg7. */
@@ -31,15 +25,6 @@ const LG = [
   fromWords(0x3fc2f112, 0xdf3e5244),
 ] as const;
 
-/** A v128 constant of two equal i64 lanes. */
-const i64x2 = (v: number): Bytes => {
-  const b = new Uint8Array(16),
-    d = new DataView(b.buffer);
-  d.setBigInt64(0, BigInt(v), true);
-  d.setBigInt64(8, BigInt(v), true);
-  return simd(S.v128_const, ...b);
-};
-const f64x2 = (v: number): Bytes => [...f64c(v), ...simd(S.f64x2_splat)];
 /** The low 32-bit halves of two i64 lanes as i32 lanes 0 and 1 (for f64x2.convert_low_i32x4_s). */
 const LOW_HALVES = [0, 1, 2, 3, 8, 9, 10, 11, 0, 1, 2, 3, 8, 9, 10, 11];
 
@@ -119,39 +104,6 @@ export function logF64x2(local: (type: number) => number, logImport: number): By
   ];
 }
 
-/** A module exporting `log2(a, b)`: the logarithms of a and b, computed as above, stored at bytes 0–15. */
-function probeModule(): Uint8Array<ArrayBuffer> {
-  const types = [
-    [0x60, ...vec([[V.f64]]), ...vec([[V.f64]])],
-    [0x60, ...vec([[V.f64], [V.f64]]), ...vec([])],
-  ];
-  const localTypes: number[] = [];
-  const local = (t: number): number => 2 + localTypes.push(t) - 1;
-  const body = [
-    ...i32c(0),
-    ...[O.get, 0, ...simd(S.f64x2_splat), O.get, 1, ...simd(S.f64x2_replace, 1)],
-    ...logF64x2(local, 0),
-    ...simd(S.v128_store, 4, 0),
-    O.end,
-  ];
-  const func = [...vec(localTypes.map((t) => [1, t])), ...body];
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, vec(types)),
-    ...section(2, vec([[...name("h"), ...name("log"), 0x00, 0]])),
-    ...section(3, vec([[1]])),
-    ...section(5, vec([[0x00, 1]])),
-    ...section(
-      7,
-      vec([
-        [...name("mem"), 0x02, 0],
-        [...name("log2"), 0x00, 1],
-      ]),
-    ),
-    ...section(10, vec([[...uleb(func.length), ...func]])),
-  ]);
-}
-
 /**
  * Arguments across every branch of the algorithm: each binade's mantissas (seeded), both sides of the x / x/2
  * normalisation and of the two polynomial forms' boundary, the |f| < 2^-20 band around 1 and its exact powers of
@@ -181,19 +133,6 @@ export function logProbeArguments(count = 4096): Float64Array {
 let exact: boolean | undefined;
 /** Whether the inline logarithm gives `Math.log`'s bits here (checked once, on `logProbeArguments()`). */
 export function inlineLogExact(): boolean {
-  if (exact !== undefined) return exact;
-  try {
-    const inst = new WebAssembly.Instance(new WebAssembly.Module(probeModule()), { h: { log: Math.log } });
-    const log2 = inst.exports.log2 as (a: number, b: number) => void;
-    const out = new Float64Array((inst.exports.mem as WebAssembly.Memory).buffer, 0, 2);
-    const xs = logProbeArguments();
-    exact = true;
-    for (let i = 0; i + 1 < xs.length && exact; i += 2) {
-      log2(xs[i]!, xs[i + 1]!);
-      exact = Object.is(out[0], Math.log(xs[i]!)) && Object.is(out[1], Math.log(xs[i + 1]!));
-    }
-  } catch {
-    exact = false; // no WebAssembly SIMD
-  }
+  exact ??= sameAsEngine(logF64x2, Math.log, logProbeArguments());
   return exact;
 }

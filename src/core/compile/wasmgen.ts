@@ -5,8 +5,8 @@
  * float64 values) or one (`lanes: 1`, the scalar form the tests compare against). Values keep the JS
  * kernel's semantics bit for bit: float math in float64, a float32 node's result rounded to float32
  * (float32.ts: so four float32 lanes compute the same values), int32 math wrapping, the ops without a WebAssembly
- * instruction (exp, sin, pow, …) calling the same JS functions the JS kernel calls (log in two
- * lanes computed in them, as `Math.log` computes it: wasm-log.ts), and
+ * instruction (pow, atan2, asin, …) calling the same JS functions the JS kernel calls (log, exp, expm1, tanh, sin
+ * and cos in two lanes computed in them, as `Math` computes them: wasm-log.ts, wasm-math.ts), and
  * scatter-adds applied lane by lane in order (the JS loop's order). Kernels it cannot express
  * (several loop variables, inner reduction loops, random bits, a buffer both read and written)
  * get `null` and stay JavaScript.
@@ -17,6 +17,7 @@ import { isBinaryOp, isUnaryOp, UNARY_OPS } from "../kernel/scalar-ops.js";
 import { EXPORT, name, section, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
 import { constValue, roundsToFloat32 } from "./float32.js";
 import { inlineLogExact, logF64x2 } from "./wasm-log.js";
+import { inlineF64x2, inlineMathExact, type InlineOp } from "./wasm-math.js";
 import { f64c, get, i32c, mem, O, S, set, simd, V } from "./wasm-ops.js";
 import type { KernelStep } from "./plan.js";
 import { topoOrder } from "./scopes.js";
@@ -135,10 +136,19 @@ function callsJs(x: KNode): boolean {
   );
 }
 
-/** Whether x is a float log computed in the lanes (wasm-log.ts), not by calling `Math.log`. */
-const inlineLog = (x: KNode): boolean => x.op === "log" && isFloat(x.args[0]!.dtype) && inlineLogExact();
-/** Float operations of one inline log (about; for `kernelWork`). */
-const LOG_OPS = 30;
+/** Float operations of one function computed in the lanes (about; for `kernelWork`). */
+const INLINE_COST: Record<string, number> = { log: 30, exp: 30, expm1: 45, tanh: 55, sin: 65, cos: 65 };
+/**
+ * Whether x is a float log, exp, expm1, tanh, sin or cos computed in the lanes (wasm-log.ts, wasm-math.ts) as this
+ * engine's `Math` computes it, not by calling it.
+ */
+const inlineMath = (x: KNode): boolean =>
+  INLINE_COST[x.op] !== undefined &&
+  isFloat(x.args[0]!.dtype) &&
+  (x.op === "log" ? inlineLogExact() : inlineMathExact(x.op as InlineOp));
+/** The code of an inline function on two f64 lanes; `fn` is its `Math` import, for lanes outside its range. */
+const inlineCode = (x: KNode, local: (type: number) => number, fn: number): Bytes =>
+  x.op === "log" ? logF64x2(local, fn) : inlineF64x2(x.op as InlineOp, local, fn);
 
 /**
  * Per loop iteration: float-valued nodes (the work the lanes share) and nodes that call JS (one call per lane each).
@@ -147,8 +157,8 @@ export function kernelWork(k: KernelStep): { floatOps: number; calls: number } {
   let floatOps = 0,
     calls = 0;
   for (const x of topoOrder(k.outputs.flatMap((o) => [...o.nodes, ...(o.dest ?? [])]))) {
-    if (x.op !== "const" && x.op !== "load" && isFloat(x.dtype)) floatOps += inlineLog(x) ? LOG_OPS : 1;
-    if (callsJs(x) && !inlineLog(x)) calls++;
+    if (x.op !== "const" && x.op !== "load" && isFloat(x.dtype)) floatOps += inlineMath(x) ? INLINE_COST[x.op]! : 1;
+    if (callsJs(x) && !inlineMath(x)) calls++;
   }
   return { floatOps, calls };
 }
@@ -449,13 +459,13 @@ export function kernelToWasm(
   const vectorOpF32x4 = (x: KNode, out: Bytes): Bytes | null => {
     const op = x.op,
       a0 = x.args[0];
-    if (op === "log" && inlineLog(x)) {
-      // Each half in f64x2 (the log's float64 result, rounded once), the two halves joined.
+    if (inlineMath(x)) {
+      // Each half in f64x2 (the function's float64 result, rounded once), the two halves joined.
       const half = (high: boolean): Bytes => [
         ...vector(a0!, out),
         ...(high ? [...vector(a0!, out), ...simd(S.i8x16_shuffle, ...HIGH_TO_LOW)] : []),
         ...simd(S.promote_low),
-        ...logF64x2(local, callOf.get(x)!),
+        ...inlineCode(x, local, callOf.get(x)!),
         ...simd(S.demote_zero),
       ];
       return [...half(false), ...half(true), ...simd(S.i8x16_shuffle, ...JOIN_LOW_HALVES)];
@@ -493,7 +503,7 @@ export function kernelToWasm(
   const vectorOpF64x2 = (x: KNode, out: Bytes): Bytes | null => {
     const op = x.op,
       a0 = x.args[0];
-    if (op === "log" && inlineLog(x)) return [...vector(a0!, out), ...logF64x2(local, callOf.get(x)!)];
+    if (inlineMath(x)) return [...vector(a0!, out), ...inlineCode(x, local, callOf.get(x)!)];
     if (callOf.has(x)) return null;
     if (op === "load" && isFloat(x.dtype)) {
       const r = regions.get(Number(x.tag))!,
