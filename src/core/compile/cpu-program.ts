@@ -246,7 +246,12 @@ function toCpu(x: ConcreteArray): TypedArray {
   throw new Error("internal: a CPU program routine produced a non-CPU array.");
 }
 
-const CPU_PLAN: PlanOptions = { fuseScatter: true, fuseReductions: true, convGemm: true };
+const CPU_PLAN: PlanOptions = {
+  fuseScatter: true,
+  fuseReductions: true,
+  convGemm: true,
+  bufferHeavyReduceOperands: true,
+};
 
 /** Compile an IR (no constVars; consts are passed as the leading inputs by callers) for the CPU. */
 export function compileCpu(ir: IR, constInputs?: ReadonlyMap<number, Array>): CpuProgram {

@@ -145,6 +145,12 @@ export interface PlanOptions {
   readonly unrollBigReductions?: boolean;
   /** Big conv2d as a routine — the host's im2col + GEMM (backends/cpu/conv.ts) — rather than a fused kernel (CPU). */
   readonly convGemm?: boolean;
+  /**
+   * A big reduction's operand whose elements cost real work (a transcendental function, or many ops) becomes a
+   * buffer, computed by a parallel kernel of its own, rather than inside the reduction's loop (CPU: the WebAssembly
+   * kernels, in lanes and on threads, take no inner reductions; the reduction then only sums).
+   */
+  readonly bufferHeavyReduceOperands?: boolean;
 }
 
 /** Each value's producing equation, and how often it is read (a program output counts once). */
@@ -155,6 +161,27 @@ export function producersAndUses(ir: IR): { producer: Map<Var, Eqn>; uses: Map<V
   for (const e of ir.eqns) for (const v of e.inputs) uses.set(v, (uses.get(v) ?? 0) + 1);
   for (const v of ir.outs) uses.set(v, (uses.get(v) ?? 0) + 1);
   return { producer, uses };
+}
+
+/** Ops the CPU kernels compute in their lanes at the cost of tens of operations (wasm-log.ts, wasm-math.ts). */
+const TRANSCENDENTAL = new Set(["exp", "expm1", "log", "tanh", "sin", "cos"]);
+/** Per element cost from which a big reduction's operand is worth a parallel kernel of its own. */
+const HEAVY_OPERAND_COST = 16;
+/** Whether lazy value v costs real work per element: a transcendental op in its lazy cone, or many ops. */
+function heavy(v: Var, producer: ReadonlyMap<Var, Eqn>, M: ReadonlySet<Var>, cost: (v: Var) => number): boolean {
+  if (cost(v) >= HEAVY_OPERAND_COST) return true;
+  const seen = new Set<Var>(),
+    stack = [v];
+  while (stack.length) {
+    const e = producer.get(stack.pop()!)!;
+    if (TRANSCENDENTAL.has(e.prim.name)) return true;
+    for (const i of e.inputs)
+      if (!M.has(i) && producer.has(i) && !seen.has(i)) {
+        seen.add(i);
+        stack.push(i);
+      }
+  }
+  return false;
 }
 
 /** A scatter_add's updates are computed by a kernel and read only by it: plan() fuses the two (with fuseScatter). */
@@ -263,6 +290,10 @@ function planWith(
     costMemo.set(v, c);
     return c;
   };
+  if (opts.bufferHeavyReduceOperands)
+    for (const e of ir.eqns)
+      if (REDUCERS.has(e.prim.name) && isBigReduce(e, opts))
+        for (const v of e.inputs) if (!M.has(v) && heavy(v, producer, M, cost)) M.add(v);
   // Gathering from a costly lazy value re-evaluates it per gathered element.
   for (const e of ir.eqns) if (e.prim.name === "gather" && cost(e.inputs[0]!) > 0) M.add(e.inputs[0]!);
   // A costly lazy value that a consumer reads many times over (broadcast along a long axis, a
