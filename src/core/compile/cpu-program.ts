@@ -69,18 +69,26 @@ export class CpuProgram {
   private readonly wasm: (WasmKernel | null | undefined)[][] = [];
   /** Per kernel step, its float operations per run. */
   private readonly work: number[] = [];
+  // Called once per kernel step of every run: no closures here (a scan's step runs hundreds of small kernels, and
+  // under tsx each closure made costs a defineProperty of its name).
   private wasmKernel(i: number, lanes: 1 | 2 | 4): WasmKernel | null {
     const forms = (this.wasm[i] ??= []);
-    const step = this.spec.steps[i] as KernelStep;
-    const make = (threaded: boolean) => {
-      const { buffers } = this.spec;
-      return wasmKernelFor(step, (id) => buffers[id]!, lanes, this.offsetBufs, this.spec.graph, threaded);
-    };
-    if (threadWorthIt((this.work[i] ??= kernelRunWork(step)))) {
-      const t = forms[lanes + 4] === undefined ? (forms[lanes + 4] = make(true)) : forms[lanes + 4]!;
+    if (threadWorthIt((this.work[i] ??= kernelRunWork(this.spec.steps[i] as KernelStep)))) {
+      const t = forms[lanes + 4] === undefined ? (forms[lanes + 4] = this.makeWasm(i, lanes, true)) : forms[lanes + 4]!;
       if (t) return t;
     }
-    return forms[lanes] === undefined ? (forms[lanes] = make(false)) : forms[lanes]!;
+    return forms[lanes] === undefined ? (forms[lanes] = this.makeWasm(i, lanes, false)) : forms[lanes]!;
+  }
+  private makeWasm(i: number, lanes: 1 | 2 | 4, threaded: boolean): WasmKernel | null {
+    const { buffers, graph } = this.spec;
+    return wasmKernelFor(
+      this.spec.steps[i] as KernelStep,
+      (id) => buffers[id]!,
+      lanes,
+      this.offsetBufs,
+      graph,
+      threaded,
+    );
   }
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] {
@@ -137,13 +145,6 @@ export class CpuProgram {
         B[ins[i]!] = inputs[i]!;
         O[ins[i]!] = inOffsets ? inOffsets[i]! : 0;
       }
-      /** Buffer id's data as an array of its own size (a view only when it sits inside a bigger one). */
-      const exact = (id: number): TypedArray => {
-        const d = B[id]!,
-          o = O[id]!,
-          n = buffers[id]!.size;
-        return o === 0 && d.length === n ? d : d.subarray(o, o + n);
-      };
       const { outIndex, released, outputsOf, writtenBy } = this.layout;
       const perRun = reentrant ? writtenBy : outputsOf;
       for (let i = 0; i < steps.length; i++) {
@@ -155,21 +156,30 @@ export class CpuProgram {
             B[id] = t ?? typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
             O[id] = t && intoOffsets ? intoOffsets[oi]! : 0;
           }
-          for (const a of s.accumulators) (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(exact(a.target));
+          for (const a of s.accumulators)
+            (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(
+              exactView(B, O, a.target, buffers[a.target]!.size),
+            );
           const form = cpuKernels();
           const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 4 : form === "wasm-f64x2" ? 2 : 1);
           if (!w?.run(B, O)) this.fns[i]!(B, O);
           for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);
         } else {
           // Buffers may be shared by reshapes (aliases), so arrays take the shape of the value read.
-          const args = s.inputs.map(
-            (id, k) => new ConcreteArray(s.eqn.inputs[k]!.aval.strong(), cpuBackend, exact(id)),
-          );
+          const args: ConcreteArray[] = new globalThis.Array(s.inputs.length);
+          for (let k = 0; k < s.inputs.length; k++) {
+            const id = s.inputs[k]!;
+            args[k] = new ConcreteArray(
+              s.eqn.inputs[k]!.aval.strong(),
+              cpuBackend,
+              exactView(B, O, id, buffers[id]!.size),
+            );
+          }
           const outs = bind(s.eqn.prim, args, s.eqn.params) as ConcreteArray[];
-          s.outputs.forEach((id, k) => {
-            B[id] = toCpu(outs[k]!);
-            O[id] = 0;
-          });
+          for (let k = 0; k < s.outputs.length; k++) {
+            B[s.outputs[k]!] = toCpu(outs[k]!);
+            O[s.outputs[k]!] = 0;
+          }
         }
       }
       const result: TypedArray[] = new globalThis.Array(outputs.length);
@@ -177,8 +187,8 @@ export class CpuProgram {
         const t = into?.[i],
           id = outputs[i]!;
         const at = t && intoOffsets ? intoOffsets[i]! : 0;
-        if (t && !(t === B[id] && at === O[id])) t.set(exact(id) as never, at);
-        result[i] = t ?? exact(id);
+        if (t && !(t === B[id] && at === O[id])) t.set(exactView(B, O, id, buffers[id]!.size) as never, at);
+        result[i] = t ?? exactView(B, O, id, buffers[id]!.size);
       }
       // The reused table must not keep the caller's arrays alive.
       for (const id of released) B[id] = undefined as never;
@@ -239,6 +249,13 @@ export class CpuProgram {
     return this.layoutCache;
   }
   private layoutCache: Layout | undefined;
+}
+
+/** Buffer id's data as an array of its own size n (a view only when it sits inside a bigger one). */
+function exactView(B: readonly TypedArray[], O: Int32Array, id: number, n: number): TypedArray {
+  const d = B[id]!,
+    o = O[id]!;
+  return o === 0 && d.length === n ? d : d.subarray(o, o + n);
 }
 
 function toCpu(x: ConcreteArray): TypedArray {
