@@ -17,7 +17,14 @@ import { dce } from "./dce.js";
 import { isolateScatterUpdates } from "./scatter-updates.js";
 import { nodeBuiltin } from "../node-builtin.js";
 import { threadWorthIt } from "./threads.js";
-import { cpuKernels, kernelRunWork, markImmutable, wasmKernelFor, type WasmKernel } from "./wasm-kernel.js";
+import {
+  cpuKernels,
+  kernelRunWork,
+  markImmutable,
+  wasmKernelFor,
+  type CpuKernels,
+  type WasmKernel,
+} from "./wasm-kernel.js";
 
 type KernelFn = (B: TypedArray[], O: Int32Array) => void;
 interface Layout {
@@ -43,25 +50,73 @@ function allowBigKernels(): void {
 /** How many program runs are under way (nested: a routine of one runs another). */
 let programDepth = 0;
 
+/** A function of the kernels' sources run one after the other (each in a block of its own). */
+function compileKernels(sources: readonly string[]): KernelFn {
+  const src = sources.length === 1 ? sources[0]! : sources.map((k) => `{\n${k}\n}`).join("\n");
+  if (src.length > 30_000) allowBigKernels();
+  try {
+    return new Function("H", `"use strict"; return function kernel(B, O) {\n${src}\n};`)(JS_HELPERS) as KernelFn;
+  } catch (e) {
+    throw new Error(`internal: generated kernel does not compile (${(e as Error).message}):\n${src}`);
+  }
+}
+
+/** Consecutive JavaScript kernels run as one function up to this much source (V8 still optimises it quickly). */
+const GROUP_SOURCE_MAX = 60_000;
+
+/** Per step, the end of the run of JavaScript kernels it starts (or its own end), and that run's function. */
+interface KernelRuns {
+  readonly end: Int32Array;
+  readonly fn: (KernelFn | null)[];
+}
+
 export class CpuProgram {
   private readonly fns: (KernelFn | null)[];
+  private readonly sources: (string | null)[];
   constructor(
     readonly spec: ProgramSpec,
     readonly outAvals: readonly ShapedArray[],
   ) {
     const constIds = new Set(spec.consts.map(([id]) => id));
     this.offsetBufs = new Set([...spec.inputs, ...spec.outputs].filter((id) => !constIds.has(id)));
-    this.fns = spec.steps.map((s) => {
-      if (s.kind !== "kernel") return null;
-      const src = kernelToJs(s, this.offsetBufs);
-      if (src.length > 30_000) allowBigKernels();
-      try {
-        return new Function("H", `"use strict"; return function kernel(B, O) {\n${src}\n};`)(JS_HELPERS) as KernelFn;
-      } catch (e) {
-        throw new Error(`internal: generated kernel does not compile (${(e as Error).message}):\n${src}`);
-      }
-    });
+    this.sources = spec.steps.map((s) => (s.kind === "kernel" ? kernelToJs(s, this.offsetBufs) : null));
+    this.fns = this.sources.map((src) => (src === null ? null : compileKernels([src])));
   }
+
+  /**
+   * Runs of consecutive kernels that stay JavaScript in this kernel mode (no WebAssembly form, no accumulators), each
+   * compiled as one function: a scan's step of a rigid body runs ~160 small kernels, and calling each on its own
+   * (the step loop, the call, the buffer lookups) cost as much as their work.
+   */
+  private kernelRuns(form: CpuKernels): KernelRuns {
+    let r = this.runsByForm.get(form);
+    if (r) return r;
+    const { steps } = this.spec;
+    const lanes = form === "wasm" ? 4 : form === "wasm-f64x2" ? 2 : 1;
+    const plainJs = (i: number): boolean => {
+      const s = steps[i]!;
+      return (
+        s.kind === "kernel" && s.accumulators.length === 0 && (form === "js" || this.wasmKernel(i, lanes) === null)
+      );
+    };
+    const end = new Int32Array(steps.length);
+    const fn: (KernelFn | null)[] = new globalThis.Array(steps.length).fill(null);
+    for (let i = 0; i < steps.length; ) {
+      let j = i + 1;
+      if (plainJs(i)) {
+        let size = this.sources[i]!.length;
+        while (j < steps.length && plainJs(j) && size + this.sources[j]!.length <= GROUP_SOURCE_MAX)
+          size += this.sources[j++]!.length;
+      }
+      end[i] = j;
+      if (j > i + 1) fn[i] = compileKernels(this.sources.slice(i, j) as string[]);
+      i = j;
+    }
+    r = { end, fn };
+    this.runsByForm.set(form, r);
+    return r;
+  }
+  private readonly runsByForm = new Map<CpuKernels, KernelRuns>();
   /**
    * Per kernel step, its WebAssembly forms by lanes (1, 2, 4) and threading (lanes + 4 when threaded), made at
    * first use; null: stays JavaScript (or on one thread).
@@ -92,7 +147,7 @@ export class CpuProgram {
   }
   /** Source of every kernel, for inspection and tests. */
   kernelSources(): string[] {
-    return this.spec.steps.flatMap((s) => (s.kind === "kernel" ? [kernelToJs(s, this.offsetBufs)] : []));
+    return this.sources.filter((s) => s !== null);
   }
   /** The buffers a caller may pass at an offset into a bigger array: inputs and outputs. */
   private readonly offsetBufs: ReadonlySet<number>;
@@ -147,20 +202,28 @@ export class CpuProgram {
       }
       const { outIndex, released, outputsOf, writtenBy } = this.layout;
       const perRun = reentrant ? writtenBy : outputsOf;
+      const form = cpuKernels();
+      const runs = this.kernelRuns(form);
       for (let i = 0; i < steps.length; i++) {
         const s = steps[i]!;
         if (s.kind === "kernel") {
-          for (const id of perRun[i]!) {
-            const oi = outIndex[id]!;
-            const t = oi >= 0 ? into?.[oi] : undefined;
-            B[id] = t ?? typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
-            O[id] = t && intoOffsets ? intoOffsets[oi]! : 0;
+          const end = runs.end[i]!;
+          for (let j = i; j < end; j++)
+            for (const id of perRun[j]!) {
+              const oi = outIndex[id]!;
+              const t = oi >= 0 ? into?.[oi] : undefined;
+              B[id] = t ?? typedArrayFor(buffers[id]!.dtype, buffers[id]!.size);
+              O[id] = t && intoOffsets ? intoOffsets[oi]! : 0;
+            }
+          if (end > i + 1) {
+            runs.fn[i]!(B, O);
+            i = end - 1;
+            continue;
           }
           for (const a of s.accumulators)
             (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(
               exactView(B, O, a.target, buffers[a.target]!.size),
             );
-          const form = cpuKernels();
           const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 4 : form === "wasm-f64x2" ? 2 : 1);
           if (!w?.run(B, O)) this.fns[i]!(B, O);
           for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);

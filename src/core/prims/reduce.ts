@@ -13,7 +13,7 @@ import { iota } from "./indexing.js";
 import { broadcastInDim, moveAxis, reshape, transpose } from "./movement.js";
 import type { HostArray } from "../backends/backend.js";
 import type { KGraph, KNode, ReduceOp } from "../kernel/expr.js";
-import { reduceOver, viewOf, type View } from "../kernel/view.js";
+import { reduceOver, UNROLL_REDUCE_MAX, viewOf, type View } from "../kernel/view.js";
 
 export interface AxesParams {
   readonly axes: readonly number[];
@@ -26,13 +26,19 @@ function checkAxes(op: string, x: ShapedArray, axes: readonly number[]): void {
 }
 const keptAxes = (ndim: number, axes: readonly number[]): number[] => range(ndim).filter((d) => !axes.includes(d));
 
-/** Moves the reduced axes last and reduces each contiguous block (reference loop). */
+/**
+ * Moves the reduced axes last and reduces each contiguous block (reference loop), accumulating in float64. A sum or
+ * product of at most UNROLL_REDUCE_MAX terms is what the jit unrolls into straight-line code (kernel/view.ts), term by
+ * term in the operands' type: so it is here, from the first term, each partial result rounded to float32 for float32
+ * (a jitted program gives the eager bits; short sums lose nothing to speak of).
+ */
 function reduceHost(
   x: HostArray,
   axes: readonly number[],
   out: ShapedArray,
   init: number,
   fn: (acc: number, v: number) => number,
+  unrolled: boolean,
 ): HostArray {
   const kept = keptAxes(x.shape.length, axes);
   const t = transposeHost(x, [...kept, ...axes]);
@@ -40,9 +46,14 @@ function reduceHost(
   const n = out.size;
   const o = typedArrayFor(out.dtype, n);
   const d = t.data;
+  const short = unrolled && k > 0 && k <= UNROLL_REDUCE_MAX,
+    f32 = out.dtype === "float32";
   for (let i = 0; i < n; i++) {
-    let acc = init;
-    for (let j = i * k, e = j + k; j < e; j++) acc = fn(acc, d[j]!);
+    const e = (i + 1) * k;
+    let j = i * k,
+      acc = short ? d[j++]! : init;
+    if (short && f32) for (; j < e; j++) acc = Math.fround(fn(acc, d[j]!));
+    else for (; j < e; j++) acc = fn(acc, d[j]!);
     o[i] = acc;
   }
   return host(o, out.shape, out.dtype);
@@ -91,6 +102,7 @@ function reduction(
   jvp: (x: Array, out: Array, t: Array, axes: readonly number[]) => Tangent,
   transpose?: (ct: Array, x: ShapedArray, axes: readonly number[]) => Array,
 ): Primitive<AxesParams> {
+  const unrolled = name === "reduce_sum" || name === "reduce_prod";
   const prim: Primitive<AxesParams> = definePrimitive<AxesParams>({
     name,
     shape: ([x], { axes }) => {
@@ -104,7 +116,7 @@ function reduction(
         ),
       ];
     },
-    impl: ([x], { axes }, [out]) => [reduceHost(x!, axes, out!, init(x!.dtype), fn)],
+    impl: ([x], { axes }, [out]) => [reduceHost(x!, axes, out!, init(x!.dtype), fn, unrolled)],
     jvp: ([x], [t], p) => {
       const out = bind1(prim, [x!], p);
       if (isZero(t)) return [[out], [new Zero(out.aval.strong())]];
