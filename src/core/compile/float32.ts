@@ -4,7 +4,9 @@
  * a Float32Array), so a jitted float32 program gives the eager bits; and for + − × ÷ √ it is the
  * correctly rounded float32 result (float64 carries more than twice float32's digits), which is what
  * float32 arithmetic gives — on WebGPU, and in the WebAssembly kernels' four float32 lanes (wasmgen).
- * Reductions and scatter-adds still accumulate in float64 and round once, as the eager backend does.
+ * Reductions and scatter-adds still accumulate in float64 and round once, as the eager backend does; a sum or product
+ * of at most 16 terms, unrolled into straight-line code (kernel/view.ts), adds term by term in float32, and so does the
+ * eager backend (prims/reduce.ts).
  */
 import type { KNode } from "../kernel/expr.js";
 
