@@ -318,7 +318,7 @@ function probeModule(emit: (local: (type: number) => number, fn: number) => Byte
 }
 
 /** `emit` on a pair of lanes, as a function (a, b) → [f(a), f(b)]; null without WebAssembly SIMD. */
-export function lanePairs(
+function lanePairs(
   emit: (local: (type: number) => number, fn: number) => Bytes,
   fallback: (x: number) => number,
 ): ((a: number, b: number) => readonly [number, number]) | null {
