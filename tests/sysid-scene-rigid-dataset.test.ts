@@ -110,9 +110,18 @@ describe("rigidDatasetTask", () => {
   });
 
   // --iters overrides the rows' steps.
-  it("its rows: gradsim on pixels, diffphysics on states by L-BFGS, REINFORCE scoring gradsim's loss", () => {
+  it("its rows: gradsim on pixels, the paper's budget, diffphysics on states, REINFORCE on gradsim's loss", () => {
     const m = sysid.rigidDatasetTask(config, { steps: 11, progress: false }).methods(3, 5);
-    expect(Object.keys(m)).toEqual(["gradsim", "diffphysics", "reinforce"]);
+    expect(Object.keys(m)).toEqual(["gradsim", "paper", "diffphysics", "reinforce"]);
+    // The paper's budget is fixed (--iters does not change it): 30 steps at rate 0.1 on every 5th frame, one start.
+    expect(m.paper!.method).toBe("pixels");
+    expect(m.paper!.settings).toEqual({
+      optimizer: "adam",
+      steps: 30,
+      adam: { lr: 0.1, lrEnd: 0.1, b1: 0.5 },
+      frames: "every5",
+      progress: false,
+    });
     expect(m.gradsim!.method).toBe("pixels");
     expect(m.gradsim!.settings).toMatchObject({
       optimizer: "adam",

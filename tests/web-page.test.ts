@@ -222,7 +222,12 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
       target.add(await pixelHash(page, "target"));
       current.add(await pixelHash(page, "current"));
       captions.add((await page.textContent("#current-caption"))!);
-      statuses.add((await page.textContent("#status"))!);
+      // The status line with the phase read at the same moment: the fit may end between two reads ("Done: …").
+      const [phase, status] = await page.evaluate(() => [
+        (globalThis as unknown as { gradsimDemo: PageState }).gradsimDemo.phase,
+        document.getElementById("status")!.textContent!,
+      ]);
+      if (phase === "recovering") statuses.add(status!);
       if (k === 2) await page.screenshot({ path: join(artefacts, "web-page-running.png"), fullPage: true });
       await new Promise((r) => setTimeout(r, 150));
     }
@@ -230,9 +235,10 @@ describe.skipIf(!haveBrowser)("the page in Chromium", () => {
     expect(current.size).toBeGreaterThan(1);
     expect([...captions].every((c) => /^gradsim's video at mass ≈ [\d.]+ kg \(step \d+\)$/.test(c))).toBe(true);
     expect(captions.size).toBeGreaterThan(1);
-    expect([...statuses].every((t) => /^Step \d+ of 120 · loss [\d.e+-]+ · mass ≈ [\d.]+ kg · [\d.]+ s$/.test(t))).toBe(
-      true,
-    );
+    // (The ones that do not read as a step, listed on failure.)
+    expect(
+      [...statuses].filter((t) => !/^Step \d+ of 120 · loss [\d.e+-]+ · mass ≈ [\d.]+ kg · [\d.]+ s$/.test(t)),
+    ).toEqual([]);
     const s = await finished(page);
     expect(s.phase).toBe("done");
     expect(await page.getAttribute("#progress", "value")).toBe("1");
