@@ -61,6 +61,9 @@ function compileKernels(sources: readonly string[]): KernelFn {
   }
 }
 
+/** The lanes of a kernel mode's WebAssembly kernels. */
+const lanesOf = (form: CpuKernels): 1 | 2 | 4 => (form === "wasm" ? 4 : form === "wasm-f64x2" ? 2 : 1);
+
 /** Consecutive JavaScript kernels run as one function up to this much source (V8 still optimises it quickly). */
 const GROUP_SOURCE_MAX = 60_000;
 
@@ -92,7 +95,7 @@ export class CpuProgram {
     let r = this.runsByForm.get(form);
     if (r) return r;
     const { steps } = this.spec;
-    const lanes = form === "wasm" ? 4 : form === "wasm-f64x2" ? 2 : 1;
+    const lanes = lanesOf(form);
     const plainJs = (i: number): boolean => {
       const s = steps[i]!;
       return (
@@ -224,7 +227,7 @@ export class CpuProgram {
             (B[a.acc] ??= new Float64Array(buffers[a.target]!.size)).set(
               exactView(B, O, a.target, buffers[a.target]!.size),
             );
-          const w = form === "js" ? null : this.wasmKernel(i, form === "wasm" ? 4 : form === "wasm-f64x2" ? 2 : 1);
+          const w = form === "js" ? null : this.wasmKernel(i, lanesOf(form));
           if (!w?.run(B, O)) this.fns[i]!(B, O);
           for (const a of s.accumulators) B[a.out]!.set(B[a.acc]!, O[a.out]!);
         } else {

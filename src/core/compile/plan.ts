@@ -18,6 +18,7 @@ import { KGraph, type KNode } from "../kernel/expr.js";
 import { clampIndex, loadView, ravel, unravel, type View } from "../kernel/view.js";
 import { fuseSiblingReductions } from "./fuse-reductions.js";
 import { topoOrder } from "./scopes.js";
+import { LANE_FUNCTIONS } from "./wasm-math.js";
 
 export const UNROLL_MAX = 16;
 export const INLINE_REDUCE_MAX = 64;
@@ -163,18 +164,19 @@ export function producersAndUses(ir: IR): { producer: Map<Var, Eqn>; uses: Map<V
   return { producer, uses };
 }
 
-/** Ops the CPU kernels compute in their lanes at the cost of tens of operations (wasm-log.ts, wasm-math.ts). */
-const TRANSCENDENTAL = new Set(["exp", "expm1", "log", "tanh", "sin", "cos"]);
 /** Per element cost from which a big reduction's operand is worth a parallel kernel of its own. */
 const HEAVY_OPERAND_COST = 16;
-/** Whether lazy value v costs real work per element: a transcendental op in its lazy cone, or many ops. */
+/**
+ * Whether lazy value v costs real work per element: in its lazy cone a function the CPU kernels compute in their lanes
+ * at the cost of tens of operations (LANE_FUNCTIONS), or many ops.
+ */
 function heavy(v: Var, producer: ReadonlyMap<Var, Eqn>, M: ReadonlySet<Var>, cost: (v: Var) => number): boolean {
   if (cost(v) >= HEAVY_OPERAND_COST) return true;
   const seen = new Set<Var>(),
     stack = [v];
   while (stack.length) {
     const e = producer.get(stack.pop()!)!;
-    if (TRANSCENDENTAL.has(e.prim.name)) return true;
+    if (LANE_FUNCTIONS.has(e.prim.name)) return true;
     for (const i of e.inputs)
       if (!M.has(i) && producer.has(i) && !seen.has(i)) {
         seen.add(i);

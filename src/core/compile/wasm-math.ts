@@ -174,7 +174,8 @@ function tanhCore(local: (type: number) => number, x: Bytes): Bytes {
   const t = b.let(expm1Core(local, sel(twice, neg(twice), big).concat(f64x2(44), simd(S.f64x2_pmin))));
   const z = sel(sub(f64x2(1), div(f64x2(2), add(t, f64x2(2)))), div(neg(t), add(t, f64x2(2))), big);
   const signed = xor(sel(f64x2(1), z, ge(ax, f64x2(22))), and(x, i64x2(SIGN)));
-  return b.done(sel(x, signed, ilt(and(x, i64x2(ABS)), i64x2(HW(0x3e300000)))));
+  // |x|'s bits are x's without the sign
+  return b.done(sel(x, signed, ilt(ax, i64x2(HW(0x3e300000)))));
 }
 
 const INV_PIO2 = fromWords(0x3fe45f30, 0x6dc9c883),
@@ -258,6 +259,8 @@ const callBoth = (x: number, fn: number): Bytes => {
 /** The ops computed inline, each as code that pops a v128 (two f64 lanes) and pushes the results. */
 export type InlineOp = "exp" | "expm1" | "tanh" | "sin" | "cos";
 export const INLINE_OPS: readonly InlineOp[] = ["exp", "expm1", "tanh", "sin", "cos"];
+/** Every function the kernels compute in their lanes: these and the logarithm (wasm-log.ts). */
+export const LANE_FUNCTIONS: ReadonlySet<string> = new Set(["log", ...INLINE_OPS]);
 
 /** Code that pops two f64 lanes and pushes `Math.<op>` of each; `fn` is the import that calls it (the fallback). */
 export function inlineF64x2(op: InlineOp, local: (type: number) => number, fn: number): Bytes {

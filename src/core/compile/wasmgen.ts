@@ -17,7 +17,7 @@ import { isBinaryOp, isUnaryOp, UNARY_OPS } from "../kernel/scalar-ops.js";
 import { EXPORT, name, section, uleb, vec, type Bytes } from "../backends/cpu/gemm/wasm-encoder.js";
 import { constValue, roundsToFloat32 } from "./float32.js";
 import { inlineLogExact, logF64x2 } from "./wasm-log.js";
-import { inlineF64x2, inlineMathExact, type InlineOp } from "./wasm-math.js";
+import { inlineF64x2, inlineMathExact, LANE_FUNCTIONS, type InlineOp } from "./wasm-math.js";
 import { f64c, get, i32c, mem, O, S, set, simd, V } from "./wasm-ops.js";
 import type { KernelStep } from "./plan.js";
 import { topoOrder } from "./scopes.js";
@@ -136,14 +136,14 @@ function callsJs(x: KNode): boolean {
   );
 }
 
-/** Float operations of one function computed in the lanes (about; for `kernelWork`). */
+/** Float operations of one function computed in the lanes (LANE_FUNCTIONS; about, for `kernelWork`). */
 const INLINE_COST: Record<string, number> = { log: 30, exp: 30, expm1: 45, tanh: 55, sin: 65, cos: 65 };
 /**
  * Whether x is a float log, exp, expm1, tanh, sin or cos computed in the lanes (wasm-log.ts, wasm-math.ts) as this
  * engine's `Math` computes it, not by calling it.
  */
 const inlineMath = (x: KNode): boolean =>
-  INLINE_COST[x.op] !== undefined &&
+  LANE_FUNCTIONS.has(x.op) &&
   isFloat(x.args[0]!.dtype) &&
   (x.op === "log" ? inlineLogExact() : inlineMathExact(x.op as InlineOp));
 /** The code of an inline function on two f64 lanes; `fn` is its `Math` import, for lanes outside its range. */
