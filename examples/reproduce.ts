@@ -20,7 +20,7 @@
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import { EXPERIMENTS } from "./registry.js";
@@ -63,6 +63,8 @@ export interface PlanEntry {
   readonly table: string;
   /** false: a dataset experiment that runs in one process (no --shard workers). */
   readonly shards?: false;
+  /** Runs only when `--only` names it (it takes hours). */
+  readonly onlyByName?: true;
 }
 
 export const PLAN: readonly PlanEntry[] = [
@@ -72,6 +74,16 @@ export const PLAN: readonly PlanEntry[] = [
   // The ConvLSTM rows of Tables 1–2: one network per table, trained then tested on the tables' first N objects (no
   // shards).
   { name: "convlstm", dataset: [10, 2, 200], table: "Tables 1–2", shards: false },
+  // Again at the paper's data and epochs (800 training videos, 100 epochs): hours, so only with --only.
+  {
+    name: "convlstm-paper",
+    experiment: "convlstm",
+    args: ["--procedure", "paper"],
+    dataset: [10, 2, 200],
+    table: "Tables 1–2 (the paper's data)",
+    shards: false,
+    onlyByName: true,
+  },
   { name: "deformable", dataset: [40, 1, 100], table: "Table 3" },
   { name: "cloth", dataset: [10, 1, 100], table: "Table 3" },
   { name: "imperfect-models", dataset: [30, 3, 90], table: "Table 4 (left), Fig. 7" },
@@ -451,6 +463,7 @@ const NO_HEADLINE = [
   "rigid-mass",
   "rigid-contact",
   "convlstm",
+  "convlstm-paper",
   "landscape",
   "imperfect-models",
   "risp-state",
@@ -470,7 +483,13 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     t2 = resultOf<RigidDatasetReport>(runs, "rigid-contact");
   const t3 = (name: string) => resultOf<{ table3?: Table3Report }>(runs, name)?.table3 ?? null;
   const n = (r: RigidDatasetReport) => (r ? `${instancesOf(r)} objects` : "not run");
-  const convlstm = resultOf<ConvLstmResult>(runs, "convlstm")?.tables;
+  const learned = (table: "rigid-mass" | "rigid-contact") =>
+    Object.fromEntries(
+      (["convlstm", "convlstm-paper"] as const).map((name) => [
+        name,
+        resultOf<ConvLstmResult>(runs, name)?.tables[table].instances,
+      ]),
+    );
   const status = runs.map(
     (r) =>
       `| ${r.name} | ${r.table} | ${r.status} | ${r.seconds ?? "—"} | ${r.dataset ?? "—"} | ${r.date ?? "—"} | ` +
@@ -489,11 +508,11 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "",
     `## Table 1 — mass from video (${n(t1)})`,
     "",
-    table1Markdown(t1, convlstm?.["rigid-mass"].instances),
+    table1Markdown(t1, learned("rigid-mass")),
     "",
     `## Table 2 — mass, elasticity and friction from video (${n(t2)})`,
     "",
-    table2Markdown(t2, convlstm?.["rigid-contact"].instances),
+    table2Markdown(t2, learned("rigid-contact")),
     "",
     "## Table 3 — deformable solids and cloth",
     "",
@@ -559,6 +578,10 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "",
   ].join("\n");
 }
+
+/** The entries a run makes: those `--only` names, or without it every one but those that run only when named. */
+export const selectedPlan = (plan: readonly PlanEntry[], only: ReadonlySet<string> | null): PlanEntry[] =>
+  plan.filter((p) => (only ? only.has(p.name) : !p.onlyByName));
 
 /** Reproduce's own `--NAME value` (--only, --workers) split from the experiment flags. */
 function takeOwnFlag(argv: readonly string[], name: string): { value: string | null; rest: string[] } {
@@ -673,7 +696,7 @@ async function main(argv: readonly string[]): Promise<number> {
       writeAtomic(tablesJson, JSON.stringify({ meta: m, runs }, null, 2) + "\n");
     });
   const datasetOf = (p: PlanEntry) => (p.dataset ? (flags.dataset ?? p.dataset[flags.quick ? 1 : full ? 2 : 0]) : null);
-  const selected = plan.filter((p) => !only || only.has(p.name));
+  const selected = selectedPlan(plan, only);
   // --resume: experiments an earlier segment finished at this commit, with these sizes, are kept.
   if (resume) {
     for (const r of previous()) {
@@ -733,4 +756,9 @@ function checkoutCommit(): string {
   }
 }
 
-process.exit(await main(process.argv.slice(2)));
+// (Imported by the tests for its plan; run as a script, it reproduces.)
+if (
+  process.argv[1] &&
+  resolve(process.argv[1]).replace(/\.ts$/, "") === fileURLToPath(import.meta.url).replace(/\.ts$/, "")
+)
+  process.exit(await main(process.argv.slice(2)));

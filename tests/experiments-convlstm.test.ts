@@ -12,7 +12,7 @@ import { makeRng } from "../src/core/host-rng.js";
 import { experiment as convlstm, CONVLSTM_SETTINGS } from "../examples/convlstm.js";
 import { massBenchmark } from "../examples/rigid-mass.js";
 import { table1Markdown, type RigidDatasetReport } from "../examples/lib/tables.js";
-import { readResult, runQuiet } from "./experiments-helpers.js";
+import { cli, outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 await init({ backend: "cpu" });
 
@@ -84,14 +84,13 @@ describe("convlstm (quick)", () => {
       { index: 2, describe: "torus", relMae: { mass: 9 }, meanAbsError: { mass: 9 } },
     ];
     const row = (md: string) => md.split("\n").find((l) => l.includes("ConvLSTM"))!;
-    expect(row(table1Markdown(report, learned))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
+    expect(row(table1Markdown(report, { convlstm: learned }))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
     // Other objects (another seed): no row rather than a wrong one.
     expect(
       row(
-        table1Markdown(
-          report,
-          learned.map((l) => ({ ...l, describe: "x" })),
-        ),
+        table1Markdown(report, {
+          convlstm: learned.map((l) => ({ ...l, describe: "x" })),
+        }),
       ),
     ).toMatch(/\| — \| 0\.135 \| — \|/);
     // Earlier runs' records carry the true values instead of descriptions.
@@ -107,14 +106,31 @@ describe("convlstm (quick)", () => {
       { ...learned[0]!, describe: "cone 0.60×0.73×0.69, truth mass 0.5158, initial mass 0.2225" },
       { ...learned[1]!, describe: "box 1×1×1, truth mass 1.500, initial mass 2" },
     ];
-    expect(row(table1Markdown(earlier, described))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
+    expect(row(table1Markdown(earlier, { convlstm: described }))).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
     expect(
       row(
-        table1Markdown(earlier, [
-          described[0]!,
-          { ...described[1]!, describe: "box 1×1×1, truth mass 1.400, initial mass 2" },
-        ]),
+        table1Markdown(earlier, {
+          convlstm: [described[0]!, { ...described[1]!, describe: "box 1×1×1, truth mass 1.400, initial mass 2" }],
+        }),
       ),
     ).toMatch(/\| — \| 0\.135 \| — \|/);
+    // The run at the paper's data and epochs is a row of its own beside ours.
+    const paperRow = (md: string) => md.split("\n").find((l) => l.includes("ConvLSTM at the paper's data"))!;
+    const both = table1Markdown(report, {
+      convlstm: learned,
+      "convlstm-paper": learned.map((l) => ({ ...l, relMae: { mass: l.relMae.mass / 10 } })),
+    });
+    expect(row(both)).toMatch(/\| 0\.300 \| 0\.135 \| 0\.200 \|/);
+    expect(paperRow(both)).toMatch(/\| 0\.300 \| 0\.135 \| 0\.0200 \|/);
+    expect(paperRow(table1Markdown(report, { convlstm: learned }))).toMatch(/\| — \| 0\.135 \| — \|/);
   });
+
+  it("--procedure paper trains at the paper's size only (not with --quick); another procedure is refused", async () => {
+    const paper = cli(["convlstm", "--quick", "--backend", "cpu", "--procedure", "paper", "--out", outDir("cl-paper")]);
+    expect(paper.code).toBe(2);
+    expect(paper.stderr).toContain("--procedure paper trains at full size; drop --quick");
+    const other = cli(["convlstm", "--backend", "cpu", "--procedure", "pretrained", "--out", outDir("cl-other")]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('--procedure must be one of ours, paper, got "pretrained"');
+  }, 120_000);
 });

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { PLAN, selectedPlan } from "../examples/reproduce.js";
 import { outDir } from "./experiments-helpers.js";
 
 const reproduce = (args: readonly string[]) =>
@@ -193,6 +194,13 @@ describe("reproduce", () => {
     const r = reproduce(["--workers", "0", "--out", outDir("reproduce-bad-workers")]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("--workers expects an integer ≥ 1");
+  });
+
+  it("runs the ConvLSTM at the paper's data and epochs (hours) only when --only names it", () => {
+    const names = (only: ReadonlySet<string> | null) => selectedPlan(PLAN, only).map((p) => p.name);
+    expect(names(null)).toContain("convlstm");
+    expect(names(null)).not.toContain("convlstm-paper");
+    expect(names(new Set(["convlstm-paper"]))).toEqual(["convlstm-paper"]);
   });
 
   it("rejects an unknown --only name with exit code 2", () => {

@@ -52,7 +52,7 @@ const OWN_FLAGS = {
   domain: "only risp-state and risp-tasks take --domain (their test images' rendering)",
   envs: "only risp-state and risp-tasks choose environments",
   resolution: "only risp-state takes --resolution (its images' side)",
-  procedure: "only risp-tasks takes --procedure (how its rows are fitted)",
+  procedure: "only risp-tasks (how its rows are fitted) and convlstm (how much it trains on) take --procedure",
 } as const;
 export type OwnFlag = keyof typeof OWN_FLAGS;
 
