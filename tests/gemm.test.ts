@@ -208,6 +208,37 @@ describe("gemmF32: shapes × layouts × paths", () => {
   });
 });
 
+describe("a gathered B (a convolution's windows read in place)", () => {
+  it("gives the dense B's bits on every path; its size must be the product's", () => {
+    // k crossing the 256-deep block, n not a multiple of the 8-wide panel; offsets that overlap and repeat.
+    for (const [m, k, n] of [
+      [5, 300, 13],
+      [32, 144, 61],
+      [3, 9, 8],
+    ] as const) {
+      const rand = rng(m * 1000 + k + n);
+      const data = randomF32(4 * k + 3 * n, rand);
+      const rowOffsets = Int32Array.from({ length: k }, (_, i) => (i * 37) % (4 * k)),
+        colOffsets = Int32Array.from({ length: n }, (_, j) => (j * 5) % (3 * n));
+      const dense = makeOperand(1, k, n, "normal", (_b, i, j) => data[rowOffsets[i]! + colOffsets[j]!]!);
+      const a = makeOperand(1, m, k, "normal", () => rand() * 2 - 1),
+        dims = { batch: 1, m, k, n };
+      const want = sequentialF32(a, dense, dims);
+      for (const p of paths) {
+        setGemmPath(p);
+        expectSameBits(gemmF32(a, { data, rowOffsets, colOffsets }, dims), want, `${p} ${m}×${k}·${k}×${n}`);
+      }
+    }
+    expect(() =>
+      gemmF32(
+        makeOperand(1, 2, 3, "normal", () => 1),
+        { data: new Float32Array(9), rowOffsets: new Int32Array(3), colOffsets: new Int32Array(4) },
+        { batch: 1, m: 2, k: 3, n: 5 },
+      ),
+    ).toThrow(/a gathered B is one 3×4 matrix, not \[1, 3, 5\]/);
+  });
+});
+
 describe("determinism", () => {
   const rand = rng(42);
   const dims = { batch: 2, m: 150, k: 300, n: 70 };

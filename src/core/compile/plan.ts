@@ -144,7 +144,7 @@ export interface PlanOptions {
    * output element is its own parallel iteration.
    */
   readonly unrollBigReductions?: boolean;
-  /** Big conv2d as a routine — the host's im2col + GEMM (backends/cpu/conv.ts) — rather than a fused kernel (CPU). */
+  /** Big conv2d as a routine — the host's GEMM on its windows (backends/cpu/conv.ts) — not a fused kernel (CPU). */
   readonly convGemm?: boolean;
   /**
    * A big reduction's operand whose elements cost real work (a transcendental function, or many ops) becomes a

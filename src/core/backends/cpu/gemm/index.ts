@@ -4,10 +4,10 @@
  * the product is big enough to amortise packing, else the bit-identical plain-JS kernel.
  */
 import { gemmJs } from "./js-gemm.js";
-import type { GemmDims, StridedMatrices } from "./strided.js";
+import { denseOf, isGathered, type GatheredMatrix, type GemmDims, type StridedMatrices } from "./strided.js";
 import { createWasmGemm, type WasmGemmFn } from "./wasm-gemm.js";
 
-export type { GemmDims, StridedMatrices } from "./strided.js";
+export type { GatheredMatrix, GemmDims, StridedMatrices } from "./strided.js";
 
 /** "auto": wasm when available and worthwhile; "js"/"wasm" force a path (tests, benchmarks). */
 export type GemmPath = "auto" | "js" | "wasm";
@@ -42,17 +42,22 @@ export function setGemmPath(p: GemmPath): GemmPath {
   return prev;
 }
 
-/** Returns the contiguous [batch, m, n] float32 product. */
+/** Returns the contiguous [batch, m, n] float32 product (a gathered B: batch 1). */
 export function gemmF32(
   a: StridedMatrices,
-  b: StridedMatrices,
+  b: StridedMatrices | GatheredMatrix,
   dims: GemmDims,
   out = new Float32Array(dims.batch * dims.m * dims.n),
 ): Float32Array {
+  if (isGathered(b) && (dims.batch !== 1 || b.rowOffsets.length !== dims.k || b.colOffsets.length !== dims.n))
+    throw new Error(
+      `gemm: a gathered B is one ${b.rowOffsets.length}×${b.colOffsets.length} matrix, ` +
+        `not [${dims.batch}, ${dims.k}, ${dims.n}].`,
+    );
   const w = path === "js" ? null : wasmGemm();
   // Matrix-vector shapes use each packed element once, so packing cannot pay off: JS is faster there.
   const worth = dims.m * dims.k * dims.n >= WASM_MIN_MACS && dims.m > 1 && dims.n > 1;
   const big = path === "wasm" || worth;
-  if (!(w && big && w(a, b, dims, out))) gemmJs(a, b, dims, out);
+  if (!(w && big && w(a, b, dims, out))) gemmJs(a, isGathered(b) ? denseOf(b) : b, dims, out);
   return out;
 }

@@ -27,3 +27,26 @@ export const contiguous = (data: Float32Array, rows: number, cols: number): Stri
   rowStride: cols,
   colStride: 1,
 });
+
+/**
+ * A single matrix B whose element (i, j) is data[rowOffsets[i] + colOffsets[j]]: a convolution's unfolded windows
+ * read in place from its (padded) images — row i a kernel tap, column j an output place — so the kernels pack them
+ * straight from the images, with no unfolded copy in between.
+ */
+export interface GatheredMatrix {
+  readonly data: Float32Array;
+  readonly rowOffsets: Int32Array;
+  readonly colOffsets: Int32Array;
+}
+
+export const isGathered = (b: StridedMatrices | GatheredMatrix): b is GatheredMatrix => "rowOffsets" in b;
+
+/** A gathered matrix written out densely, [k][n]. */
+export function denseOf(b: GatheredMatrix): StridedMatrices {
+  const { data, rowOffsets, colOffsets } = b,
+    n = colOffsets.length;
+  const dense = new Float32Array(rowOffsets.length * n);
+  for (let i = 0; i < rowOffsets.length; i++)
+    for (let j = 0, r = rowOffsets[i]!, o = i * n; j < n; j++) dense[o + j] = data[r + colOffsets[j]!]!;
+  return contiguous(dense, rowOffsets.length, n);
+}

@@ -8,10 +8,15 @@
  * and dropped on copy-out; K is never padded, so padding cannot change any kept element.
  */
 import { buildGemmModule, type MicroTile } from "./kernel-module.js";
-import type { GemmDims, StridedMatrices } from "./strided.js";
+import { isGathered, type GatheredMatrix, type GemmDims, type StridedMatrices } from "./strided.js";
 
 /** Writes the contiguous [batch, m, n] product; false (nothing written) when it cannot fit in wasm memory. */
-export type WasmGemmFn = (a: StridedMatrices, b: StridedMatrices, dims: GemmDims, out: Float32Array) => boolean;
+export type WasmGemmFn = (
+  a: StridedMatrices,
+  b: StridedMatrices | GatheredMatrix,
+  dims: GemmDims,
+  out: Float32Array,
+) => boolean;
 
 export interface WasmGemmConfig {
   readonly tile: MicroTile;
@@ -141,6 +146,43 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
     }
   }
 
+  /** Packs rows [k0, k0 + kc) of a gathered B like packB: element (k, j) at data[rowOffsets[k] + colOffsets[j]]. */
+  function packGatheredB(f: Float32Array, b: GatheredMatrix, k0: number, kc: number, n: number, dst: number): void {
+    const d = b.data,
+      rows = b.rowOffsets,
+      cols = b.colOffsets;
+    for (let j0 = 0; j0 < n; j0 += nr, dst += kc * nr) {
+      const width = Math.min(nr, n - j0);
+      if (width === 8 && nr === 8) {
+        const s0 = cols[j0]!,
+          s1 = cols[j0 + 1]!,
+          s2 = cols[j0 + 2]!,
+          s3 = cols[j0 + 3]!,
+          s4 = cols[j0 + 4]!,
+          s5 = cols[j0 + 5]!,
+          s6 = cols[j0 + 6]!,
+          s7 = cols[j0 + 7]!;
+        for (let k = k0, o = dst; k < k0 + kc; k++, o += 8) {
+          const q = rows[k]!;
+          f[o] = d[s0 + q]!;
+          f[o + 1] = d[s1 + q]!;
+          f[o + 2] = d[s2 + q]!;
+          f[o + 3] = d[s3 + q]!;
+          f[o + 4] = d[s4 + q]!;
+          f[o + 5] = d[s5 + q]!;
+          f[o + 6] = d[s6 + q]!;
+          f[o + 7] = d[s7 + q]!;
+        }
+        continue;
+      }
+      if (width < nr) f.fill(0, dst, dst + kc * nr);
+      for (let c = 0; c < width; c++) {
+        const s = cols[j0 + c]!;
+        for (let k = k0, o = dst + c; k < k0 + kc; k++, o += nr) f[o] = d[s + rows[k]!]!;
+      }
+    }
+  }
+
   return function gemmWasm(a, b, dims, out): boolean {
     const { batch, m, k: K, n } = dims;
     if (batch === 0 || m === 0 || n === 0) return true;
@@ -158,11 +200,11 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
     const nStrips = Np / nr,
       ldc = 4 * Np;
     for (let bb = 0; bb < batch; bb++) {
-      const aBase = a.offset + bb * a.batchStride,
-        bBase = b.offset + bb * b.batchStride;
+      const aBase = a.offset + bb * a.batchStride;
       for (let k0 = 0; k0 < K; k0 += KC) {
         const kc = Math.min(KC, K - k0);
-        packB(f32, b, bBase + k0 * b.rowStride, kc, n, bF);
+        if (isGathered(b)) packGatheredB(f32, b, k0, kc, n, bF);
+        else packB(f32, b, b.offset + bb * b.batchStride + k0 * b.rowStride, kc, n, bF);
         for (let i0 = 0; i0 < m; i0 += MC) {
           const mc = Math.min(MC, m - i0);
           packA(f32, a, aBase + i0 * a.rowStride + k0 * a.colStride, mc, kc, aF);
