@@ -19,6 +19,7 @@ import {
 import { gemmJs } from "../src/core/backends/cpu/gemm/js-gemm.js";
 import { stridedView } from "../src/core/backends/cpu/gemm/operand-view.js";
 import { createWasmGemm } from "../src/core/backends/cpu/gemm/wasm-gemm.js";
+import { setCpuThreads, THREAD_MIN_WORK, threadedRuns } from "../src/core/compile/threads.js";
 import { grad, jit, np, type Array } from "../src/index.js";
 
 // ---------------------------------------------------------------- helpers
@@ -264,6 +265,30 @@ describe("determinism", () => {
       const out = new Float32Array(2 * 150 * 70);
       expect(createWasmGemm(config)!(a, b, dims, out)).toBe(true);
       expectSameBits(out, want, JSON.stringify(config));
+    }
+  });
+
+  it.skipIf(!wasmGemmAvailable())("split over two threads by C's column strips: the one thread's bits", () => {
+    // Strips not a multiple of the pieces' 4, M and K over a block (the threaded call repeats per block), a gathered B.
+    const d = { batch: 1, m: 150, k: 300, n: 8 * 37 + 5 };
+    const r = rng(11);
+    const x = makeOperand(1, d.m, d.k, "normal", () => r() * 2 - 1),
+      y = makeOperand(1, d.k, d.n, "normal", () => r() * 2 - 1);
+    const rowOffsets = Int32Array.from({ length: d.k }, (_, i) => i * d.n),
+      colOffsets = Int32Array.from({ length: d.n }, (_, j) => j);
+    setGemmPath("wasm");
+    const before = setCpuThreads(1);
+    try {
+      const want = gemmF32(x, y, d);
+      expectSameBits(want, sequentialF32(x, y, d), "one thread");
+      setCpuThreads(2, { minWork: 0 });
+      const runs = threadedRuns();
+      expectSameBits(gemmF32(x, y, d), want, "two threads");
+      expectSameBits(gemmF32(x, { data: y.data, rowOffsets, colOffsets }, d), want, "two threads, gathered");
+      // Two K blocks × two M blocks, each a threaded call.
+      expect(threadedRuns() - runs).toBe(8);
+    } finally {
+      setCpuThreads(before, { minWork: THREAD_MIN_WORK });
     }
   });
 

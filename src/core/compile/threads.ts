@@ -37,6 +37,12 @@ const MAX_PIECES = 64;
  * rollout's backward ran 1.16× faster on two threads than on one, with polls of 2 ms 1.6×.
  */
 const SPIN_MS = 2;
+/**
+ * A worker's poll after its last job where jobs have lately come further apart than SPIN_MS: a
+ * predictor's or the ConvLSTM's training step (convolutions as GEMMs between long stretches of
+ * one-thread work) ran slower on two threads than on one while a worker polled 2 ms after every job.
+ */
+const SPIN_MIN_MS = 0.05;
 /** How long the calling thread waits for a worker before it gives up (a worker that died never answers). */
 const WAIT_LIMIT_MS = 300_000;
 
@@ -60,12 +66,17 @@ function take(m) {
   kernels.set(m.id, inst.exports);
 }
 let seen = 0;
+// The longest recent wait for a job, decaying: a worker polls while jobs come that close together, and sleeps at
+// once where they come further apart than SPIN_MS (its poll would have kept a core from the calling thread's JS).
+let gap = 0;
 for (;;) {
-  const until = performance.now() + ${SPIN_MS};
+  const idle = performance.now();
+  const until = idle + (gap > ${SPIN_MS} ? ${SPIN_MIN_MS} : Math.min(${SPIN_MS}, 1.5 * gap + ${SPIN_MIN_MS}));
   let spins = 0;
   while (Atomics.load(board, ${JOB}) === seen) {
     if ((++spins & 255) === 0 && performance.now() > until) Atomics.wait(board, ${JOB}, seen);
   }
+  gap = Math.max(performance.now() - idle, 0.9 * gap);
   seen = Atomics.load(board, ${JOB});
   // The fields are read before the first claim: the calling thread rewrites them for its next
   // job only after moving the claims word to that job, which makes this job's claims fail.
@@ -119,6 +130,9 @@ const canThread =
       return false;
     }
   })();
+
+/** Whether kernels can run on worker threads here (Node with shared WebAssembly memory). */
+export const threadsSupported = (): boolean => canThread;
 
 function defaultThreads(): number {
   if (!canThread) return 1;

@@ -1,7 +1,8 @@
 /**
  * Builds the bytes of the WebAssembly SIMD GEMM "macro-kernel" module.
  *
- * Exports `mem` (the single growable Memory) and
+ * Exports `mem` (the single growable Memory) — or, built for threads, imports it (`h.mem`, shared)
+ * and exports `run` and `apply` as a threaded kernel (compile/threads.ts) — and
  *   gemm(ap, bp, cp, mStrips, nStrips, kc, ldcBytes, first)
  * which computes C[tile] (+)= Apack · Bpack for an mStrips·MR × nStrips·NR block of C:
  *  - Apack: mStrips micro-panels, each kc × MR stored k-major ([k][MR]), so one row's value at
@@ -17,7 +18,22 @@
  * The loop nest is: B micro-panel (stays in L1) outer, A micro-panels (the packed A block
  * stays in L2) inner, as in GotoBLAS.
  */
-import { EXPORT, memarg, name, OP, SEC, section, simd, SIMD, sleb, T, uleb, vec, type Bytes } from "./wasm-encoder.js";
+import {
+  EXPORT,
+  LIMITS,
+  memarg,
+  name,
+  OP,
+  SEC,
+  section,
+  simd,
+  SIMD,
+  sleb,
+  T,
+  uleb,
+  vec,
+  type Bytes,
+} from "./wasm-encoder.js";
 
 export interface MicroTile {
   /** Rows of C per micro-tile. */
@@ -26,7 +42,14 @@ export interface MicroTile {
   readonly nv: number;
 }
 
-export function buildGemmModule({ mr, nv }: MicroTile): Uint8Array<ArrayBuffer> {
+/**
+ * Bytes [0, GEMM_PARAMS_BYTES) of the threaded module's memory hold one call's arguments but nStrips (ap, bp, cp,
+ * mStrips, kc, ldcBytes, first as i32s): its `run(start, end, staged)` computes strips [start, end) of that call, a
+ * thread's piece (C's columns are split, so each element is one thread's sequential sum: the same bits).
+ */
+export const GEMM_PARAMS_BYTES = 64;
+
+export function buildGemmModule({ mr, nv }: MicroTile, threads?: { maxPages: number }): Uint8Array<ArrayBuffer> {
   const nr = 4 * nv;
   // Parameters 0..7, then the declared locals in order.
   const [ap, bp, cp, ms, ns, kc, ldc, first] = [0, 1, 2, 3, 4, 5, 6, 7];
@@ -138,25 +161,69 @@ export function buildGemmModule({ mr, nv }: MicroTile): Uint8Array<ArrayBuffer> 
     ...body,
   ];
 
+  const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]; // "\0asm", version 1
+  const i32s = (n: number): Bytes => [T.func, ...vec(new globalThis.Array<Bytes>(n).fill([T.i32])), ...vec([])];
+  const code = (f: Bytes): Bytes => [...uleb(f.length), ...f];
+  if (!threads)
+    return new Uint8Array([
+      ...header,
+      ...section(SEC.type, vec([i32s(8)])),
+      ...section(SEC.func, vec([uleb(0)])),
+      ...section(SEC.memory, vec([[LIMITS.min, ...uleb(1)]])), // min 1 page, no maximum: grown from JS
+      ...section(
+        SEC.export,
+        vec([
+          [...name("mem"), EXPORT.memory, ...uleb(0)],
+          [...name("gemm"), EXPORT.func, ...uleb(0)],
+        ]),
+      ),
+      ...section(SEC.code, vec([code(func)])),
+    ]);
+  // run(start, end, staged): gemm with the stored arguments, bp and cp moved to strip `start`, nStrips = end − start.
+  const param = (at: number): Bytes => [...i32(0), OP.i32_load, ...memarg(2, at)];
+  const run: Bytes = [
+    ...vec([]),
+    ...param(0),
+    ...param(4),
+    ...get(0),
+    ...param(16),
+    OP.i32_mul,
+    ...i32(nr * 4),
+    OP.i32_mul,
+    OP.i32_add,
+    ...param(8),
+    ...get(0),
+    ...i32(nr * 4),
+    OP.i32_mul,
+    OP.i32_add,
+    ...param(12),
+    ...get(1),
+    ...get(0),
+    OP.i32_sub,
+    ...param(16),
+    ...param(20),
+    ...param(24),
+    OP.call,
+    ...uleb(0),
+    OP.end,
+  ];
+  const apply: Bytes = [...vec([]), OP.end]; // nothing staged: a GEMM only stores
   return new Uint8Array([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00, // "\0asm", version 1
-    ...section(SEC.type, vec([[T.func, ...vec(new globalThis.Array<Bytes>(8).fill([T.i32])), ...vec([])]])),
-    ...section(SEC.func, vec([uleb(0)])),
-    ...section(SEC.memory, vec([[0x00, ...uleb(1)]])), // min 1 page, no maximum: grown from JS
+    ...header,
+    ...section(SEC.type, vec([i32s(8), i32s(3), i32s(2)])),
+    ...section(
+      SEC.import,
+      vec([[...name("h"), ...name("mem"), EXPORT.memory, LIMITS.sharedMinMax, ...uleb(1), ...uleb(threads.maxPages)]]),
+    ),
+    ...section(SEC.func, vec([uleb(0), uleb(1), uleb(2)])),
     ...section(
       SEC.export,
       vec([
-        [...name("mem"), EXPORT.memory, ...uleb(0)],
         [...name("gemm"), EXPORT.func, ...uleb(0)],
+        [...name("run"), EXPORT.func, ...uleb(1)],
+        [...name("apply"), EXPORT.func, ...uleb(2)],
       ]),
     ),
-    ...section(SEC.code, vec([[...uleb(func.length), ...func]])),
+    ...section(SEC.code, vec([code(func), code(run), code(apply)])),
   ]);
 }

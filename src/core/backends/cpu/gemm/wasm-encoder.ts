@@ -36,9 +36,11 @@ export const vec = (items: readonly Bytes[]): Bytes => [...uleb(items.length), .
 export const name = (s: string): Bytes => [...uleb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
 export const section = (id: number, body: Bytes): Bytes => [id, ...uleb(body.length), ...body];
 
-export const SEC = { type: 1, func: 3, memory: 5, export: 7, code: 10 } as const;
+export const SEC = { type: 1, import: 2, func: 3, memory: 5, export: 7, code: 10 } as const;
 export const T = { i32: 0x7f, v128: 0x7b, func: 0x60, void: 0x40 } as const;
 export const EXPORT = { func: 0x00, memory: 0x02 } as const;
+/** Memory limits: a minimum only, or a shared memory's minimum and maximum (threads). */
+export const LIMITS = { min: 0x00, sharedMinMax: 0x03 } as const;
 
 /** Core opcodes (single byte). */
 export const OP = {
@@ -47,12 +49,15 @@ export const OP = {
   else: 0x05,
   end: 0x0b,
   br_if: 0x0d,
+  call: 0x10,
   local_get: 0x20,
   local_set: 0x21,
   local_tee: 0x22,
+  i32_load: 0x28,
   i32_const: 0x41,
   i32_add: 0x6a,
   i32_sub: 0x6b,
+  i32_mul: 0x6c,
 } as const;
 
 /** SIMD opcodes: emitted as 0xfd followed by the ULEB128 sub-opcode. */

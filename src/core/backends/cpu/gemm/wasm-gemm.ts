@@ -1,13 +1,21 @@
 /**
  * Driver of the WebAssembly SIMD GEMM: owns the one wasm Memory, packs A and B blocks into it
  * (from any strides, so transposed operands cost nothing extra), runs the macro-kernel per
- * (K block, M block) and copies C out.
+ * (K block, M block) — a big one split over the CPU threads by strips of C's columns — and copies C out.
  *
- * Memory layout (bytes, all 16-aligned): [ C: Mp×Np | Bpack: KC×Np | Apack: MC×KC ], with
+ * Memory layout (bytes, all 16-aligned): [ a threaded call's arguments (64 bytes) | C: Mp×Np | Bpack: KC×Np |
+ * Apack: MC×KC ], with
  * Mp, Np = m, n rounded up to the micro-tile. Padded rows/columns are zero-filled in the packs
  * and dropped on copy-out; K is never padded, so padding cannot change any kept element.
  */
-import { buildGemmModule, type MicroTile } from "./kernel-module.js";
+import {
+  newKernelId,
+  runThreaded,
+  threadsSupported,
+  threadWorthIt,
+  type ThreadedKernel,
+} from "../../../compile/threads.js";
+import { buildGemmModule, GEMM_PARAMS_BYTES, type MicroTile } from "./kernel-module.js";
 import { isGathered, type GatheredMatrix, type GemmDims, type StridedMatrices } from "./strided.js";
 
 /** Writes the contiguous [batch, m, n] product; false (nothing written) when it cannot fit in wasm memory. */
@@ -50,15 +58,38 @@ type KernelFn = (
   first: number,
 ) => void;
 
+/**
+ * The module and its memory: where threads can run (Node), a shared memory and the module as a threaded kernel
+ * whose pieces are strips of C's columns; elsewhere the module's own memory.
+ */
+function instantiate(
+  tile: MicroTile,
+): { mem: WebAssembly.Memory; kernel: KernelFn; threaded: ThreadedKernel | null } | null {
+  const maxPages = MAX_BYTES / PAGE;
+  const threads = threadsSupported() ? { maxPages } : undefined;
+  const bytes = buildGemmModule(tile, threads);
+  if (!WebAssembly.validate(bytes)) return null;
+  // Synchronous compile: the module is < 4 KB, under browsers' main-thread limit for sync compiles.
+  const module = new WebAssembly.Module(bytes);
+  if (!threads) {
+    const inst = new WebAssembly.Instance(module);
+    return { mem: inst.exports.mem as WebAssembly.Memory, kernel: inst.exports.gemm as KernelFn, threaded: null };
+  }
+  const mem = new WebAssembly.Memory({ initial: 1, maximum: maxPages, shared: true });
+  const exports = new WebAssembly.Instance(module, { h: { mem } }).exports as unknown as Pick<
+    ThreadedKernel,
+    "run" | "apply"
+  > & { gemm: KernelFn };
+  const threaded: ThreadedKernel = { id: newKernelId(), module, memory: mem, imports: {}, scatters: false, ...exports };
+  return { mem, kernel: exports.gemm, threaded };
+}
+
 /** Returns null where WebAssembly SIMD is missing (or the module fails to validate). */
 export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): WasmGemmFn | null {
   if (typeof WebAssembly !== "object") return null;
-  const bytes = buildGemmModule(config.tile);
-  if (!WebAssembly.validate(bytes)) return null;
-  // Synchronous compile: the module is < 4 KB, under browsers' main-thread limit for sync compiles.
-  const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes));
-  const mem = inst.exports.mem as WebAssembly.Memory;
-  const kernel = inst.exports.gemm as KernelFn;
+  const made = instantiate(config.tile);
+  if (!made) return null;
+  const { mem, kernel, threaded } = made;
   const { mr, nv } = config.tile,
     nr = 4 * nv;
   const KC = config.kc,
@@ -193,8 +224,8 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
     const Mp = Math.ceil(m / mr) * mr,
       Np = Math.ceil(n / nr) * nr,
       kcMax = Math.min(KC, K);
-    const cF = 0,
-      bF = Mp * Np,
+    const cF = GEMM_PARAMS_BYTES / 4,
+      bF = cF + Mp * Np,
       aF = bF + kcMax * Np; // float offsets
     if (!reserve(4 * (aF + Math.min(MC, Mp) * kcMax))) return false;
     const nStrips = Np / nr,
@@ -208,7 +239,12 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
         for (let i0 = 0; i0 < m; i0 += MC) {
           const mc = Math.min(MC, m - i0);
           packA(f32, a, aBase + i0 * a.rowStride + k0 * a.colStride, mc, kc, aF);
-          kernel(4 * aF, 4 * bF, 4 * (cF + i0 * Np), Math.ceil(mc / mr), nStrips, kc, ldc, k0 === 0 ? 1 : 0);
+          const args = [4 * aF, 4 * bF, 4 * (cF + i0 * Np), Math.ceil(mc / mr), kc, ldc, k0 === 0 ? 1 : 0] as const;
+          // Enough strips for a few per piece, and enough work to pay for posting them.
+          if (threaded && nStrips >= 8 && threadWorthIt(2 * mc * kc * Np)) {
+            new Int32Array(mem.buffer, 0, args.length).set(args);
+            runThreaded(threaded, nStrips);
+          } else kernel(args[0], args[1], args[2], args[3], nStrips, args[4], args[5], args[6]);
         }
       }
       const o = bb * m * n;
