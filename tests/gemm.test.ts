@@ -219,8 +219,9 @@ describe("a gathered B (a convolution's windows read in place)", () => {
     ] as const) {
       const rand = rng(m * 1000 + k + n);
       const data = randomF32(4 * k + 3 * n, rand);
+      // Columns in runs of 10 consecutive places (an image row's output places): some strips move as vectors.
       const rowOffsets = Int32Array.from({ length: k }, (_, i) => (i * 37) % (4 * k)),
-        colOffsets = Int32Array.from({ length: n }, (_, j) => (j * 5) % (3 * n));
+        colOffsets = Int32Array.from({ length: n }, (_, j) => (j + 3 * Math.floor(j / 10)) % (3 * n));
       const dense = makeOperand(1, k, n, "normal", (_b, i, j) => data[rowOffsets[i]! + colOffsets[j]!]!);
       const a = makeOperand(1, m, k, "normal", () => rand() * 2 - 1),
         dims = { batch: 1, m, k, n };
@@ -229,6 +230,16 @@ describe("a gathered B (a convolution's windows read in place)", () => {
         setGemmPath(p);
         expectSameBits(gemmF32(a, { data, rowOffsets, colOffsets }, dims), want, `${p} ${m}×${k}·${k}×${n}`);
       }
+      // The module packs it itself, for every tile width.
+      if (wasmGemmAvailable())
+        for (const config of [
+          { tile: { mr: 3, nv: 4 }, kc: 100, mc: 3 },
+          { tile: { mr: 1, nv: 1 }, kc: 7, mc: 1 },
+        ]) {
+          const out = new Float32Array(m * n);
+          expect(createWasmGemm(config)!(a, { data, rowOffsets, colOffsets }, dims, out)).toBe(true);
+          expectSameBits(out, want, `${JSON.stringify(config)} ${m}×${k}·${k}×${n}`);
+        }
     }
     expect(() =>
       gemmF32(

@@ -43,10 +43,26 @@ export interface MicroTile {
 }
 
 /**
- * Bytes [0, GEMM_PARAMS_BYTES) of the threaded module's memory hold one call's arguments but nStrips (ap, bp, cp,
- * mStrips, kc, ldcBytes, first as i32s): its `run(start, end, staged)` computes strips [start, end) of that call, a
- * thread's piece (C's columns are split, so each element is one thread's sequential sum: the same bits).
+ * The i32 arguments `run(start, end, staged)` reads from the memory's first GEMM_PARAMS_BYTES bytes, by byte offset:
+ * one gemm call but its strips (ap, bp, cp, mStrips, kc, ldcBytes, first), and whether to pack B's strips first from a
+ * gathered matrix (pack, then where its images, row offsets, padded column offsets and per-strip contiguous bases
+ * lie). `run` computes strips [start, end) of that call: on one thread the whole call, on threads
+ * a piece (C's columns are split, so each element is one thread's sequential sum: the same bits).
  */
+export const GEMM_PARAM = {
+  ap: 0,
+  bp: 4,
+  cp: 8,
+  mStrips: 12,
+  kc: 16,
+  ldc: 20,
+  first: 24,
+  pack: 28,
+  images: 32,
+  rows: 36,
+  cols: 40,
+  bases: 44,
+} as const;
 export const GEMM_PARAMS_BYTES = 64;
 
 export function buildGemmModule({ mr, nv }: MicroTile, threads?: { maxPages: number }): Uint8Array<ArrayBuffer> {
@@ -164,66 +180,169 @@ export function buildGemmModule({ mr, nv }: MicroTile, threads?: { maxPages: num
   const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]; // "\0asm", version 1
   const i32s = (n: number): Bytes => [T.func, ...vec(new globalThis.Array<Bytes>(n).fill([T.i32])), ...vec([])];
   const code = (f: Bytes): Bytes => [...uleb(f.length), ...f];
-  if (!threads)
-    return new Uint8Array([
-      ...header,
-      ...section(SEC.type, vec([i32s(8)])),
-      ...section(SEC.func, vec([uleb(0)])),
-      ...section(SEC.memory, vec([[LIMITS.min, ...uleb(1)]])), // min 1 page, no maximum: grown from JS
-      ...section(
-        SEC.export,
-        vec([
-          [...name("mem"), EXPORT.memory, ...uleb(0)],
-          [...name("gemm"), EXPORT.func, ...uleb(0)],
-        ]),
-      ),
-      ...section(SEC.code, vec([code(func)])),
-    ]);
-  // run(start, end, staged): gemm with the stored arguments, bp and cp moved to strip `start`, nStrips = end − start.
   const param = (at: number): Bytes => [...i32(0), OP.i32_load, ...memarg(2, at)];
+  const P = GEMM_PARAM;
+
+  // packStrips(start, end): B's strips [start, end) of K rows packed from a gathered matrix — element (k, j) at
+  // images[rows[k] + cols[j]] — into Bpack, [k][NR] each (a padded column, j ≥ n, reads the place of offset 0: its
+  // column of C is dropped on copy-out). A strip whose NR columns are consecutive (its base ≥ 0) moves as NV vectors
+  // a row.
+  const [st, en] = [0, 1];
+  const [strip, dst, base, kk, rowp, colp, addr] = [2, 3, 4, 5, 6, 7, 8];
+  const stripBytes = (): Bytes => [...param(P.kc), OP.i32_mul, ...i32(nr * 4), OP.i32_mul];
+  const rowStep: Bytes = [...addTo(dst, nr * 4), ...addTo(rowp, 4)];
+  const vectorRows = loop([
+    ...param(P.images),
+    ...get(base),
+    ...get(rowp),
+    OP.i32_load,
+    ...memarg(2, 0),
+    OP.i32_add,
+    ...i32(4),
+    OP.i32_mul,
+    OP.i32_add,
+    ...set(addr),
+    ...lanes((v) => [
+      ...get(dst),
+      ...get(addr),
+      ...simd(SIMD.v128_load),
+      ...memarg(0, v * 16),
+      ...simd(SIMD.v128_store),
+      ...memarg(4, v * 16),
+    ]),
+    ...rowStep,
+    ...countDown(kk),
+  ]);
+  const scalarRows = loop([
+    ...param(P.images),
+    ...get(rowp),
+    OP.i32_load,
+    ...memarg(2, 0),
+    ...i32(4),
+    OP.i32_mul,
+    OP.i32_add,
+    ...set(addr),
+    ...Array.from({ length: nr }, (_, c) => [
+      ...get(dst),
+      ...get(addr),
+      ...get(colp),
+      OP.i32_load,
+      ...memarg(2, c * 4),
+      ...i32(4),
+      OP.i32_mul,
+      OP.i32_add,
+      OP.f32_load,
+      ...memarg(2, 0),
+      OP.f32_store,
+      ...memarg(2, c * 4),
+    ]).flat(),
+    ...rowStep,
+    ...countDown(kk),
+  ]);
+  const packStrips: Bytes = [
+    ...vec([[...uleb(7), T.i32]]),
+    ...get(st),
+    ...set(strip),
+    ...loop([
+      ...param(P.bp),
+      ...get(strip),
+      ...stripBytes(),
+      OP.i32_add,
+      ...set(dst),
+      ...param(P.rows),
+      ...set(rowp),
+      ...param(P.kc),
+      ...set(kk),
+      ...param(P.bases),
+      ...get(strip),
+      ...i32(4),
+      OP.i32_mul,
+      OP.i32_add,
+      OP.i32_load,
+      ...memarg(2, 0),
+      OP.local_tee,
+      ...uleb(base),
+      ...i32(0),
+      OP.i32_ge_s,
+      OP.if,
+      T.void,
+      ...vectorRows,
+      OP.else,
+      ...param(P.cols),
+      ...get(strip),
+      ...i32(nr * 4),
+      OP.i32_mul,
+      OP.i32_add,
+      ...set(colp),
+      ...scalarRows,
+      OP.end,
+      ...addTo(strip, 1),
+      ...get(strip),
+      ...get(en),
+      OP.i32_lt_s,
+      OP.br_if,
+      0,
+    ]),
+    OP.end,
+  ];
+  // run(start, end, staged): packStrips(start, end) when asked, then gemm with the stored arguments, bp and cp moved
+  // to strip `start`, nStrips = end − start.
+  const PACK_STRIPS = 3;
   const run: Bytes = [
     ...vec([]),
-    ...param(0),
-    ...param(4),
+    ...param(P.pack),
+    OP.if,
+    T.void,
     ...get(0),
-    ...param(16),
-    OP.i32_mul,
+    ...get(1),
+    OP.call,
+    ...uleb(PACK_STRIPS),
+    OP.end,
+    ...param(P.ap),
+    ...param(P.bp),
+    ...get(0),
+    ...stripBytes(),
+    OP.i32_add,
+    ...param(P.cp),
+    ...get(0),
     ...i32(nr * 4),
     OP.i32_mul,
     OP.i32_add,
-    ...param(8),
-    ...get(0),
-    ...i32(nr * 4),
-    OP.i32_mul,
-    OP.i32_add,
-    ...param(12),
+    ...param(P.mStrips),
     ...get(1),
     ...get(0),
     OP.i32_sub,
-    ...param(16),
-    ...param(20),
-    ...param(24),
+    ...param(P.kc),
+    ...param(P.ldc),
+    ...param(P.first),
     OP.call,
     ...uleb(0),
     OP.end,
   ];
   const apply: Bytes = [...vec([]), OP.end]; // nothing staged: a GEMM only stores
+  const memory: Bytes = threads
+    ? section(
+        SEC.import,
+        vec([
+          [...name("h"), ...name("mem"), EXPORT.memory, LIMITS.sharedMinMax, ...uleb(1), ...uleb(threads.maxPages)],
+        ]),
+      )
+    : section(SEC.memory, vec([[LIMITS.min, ...uleb(1)]])); // min 1 page, no maximum: grown from JS
   return new Uint8Array([
     ...header,
     ...section(SEC.type, vec([i32s(8), i32s(3), i32s(2)])),
-    ...section(
-      SEC.import,
-      vec([[...name("h"), ...name("mem"), EXPORT.memory, LIMITS.sharedMinMax, ...uleb(1), ...uleb(threads.maxPages)]]),
-    ),
-    ...section(SEC.func, vec([uleb(0), uleb(1), uleb(2)])),
+    ...(threads ? memory : []),
+    ...section(SEC.func, vec([uleb(0), uleb(1), uleb(2), uleb(2)])),
+    ...(threads ? [] : memory),
     ...section(
       SEC.export,
       vec([
+        ...(threads ? [] : [[...name("mem"), EXPORT.memory, ...uleb(0)]]),
         [...name("gemm"), EXPORT.func, ...uleb(0)],
         [...name("run"), EXPORT.func, ...uleb(1)],
         [...name("apply"), EXPORT.func, ...uleb(2)],
       ]),
     ),
-    ...section(SEC.code, vec([code(func), code(run), code(apply)])),
+    ...section(SEC.code, vec([code(func), code(run), code(apply), code(packStrips)])),
   ]);
 }

@@ -44,6 +44,7 @@ export const LIMITS = { min: 0x00, sharedMinMax: 0x03 } as const;
 
 /** Core opcodes (single byte). */
 export const OP = {
+  block: 0x02,
   loop: 0x03,
   if: 0x04,
   else: 0x05,
@@ -54,7 +55,11 @@ export const OP = {
   local_set: 0x21,
   local_tee: 0x22,
   i32_load: 0x28,
+  f32_load: 0x2a,
+  f32_store: 0x38,
   i32_const: 0x41,
+  i32_lt_s: 0x48,
+  i32_ge_s: 0x4e,
   i32_add: 0x6a,
   i32_sub: 0x6b,
   i32_mul: 0x6c,

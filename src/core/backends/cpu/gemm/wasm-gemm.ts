@@ -47,24 +47,14 @@ const PAGE = 65536;
 /** Beyond this the JS path is used: wasm32 memories stop at 4 GB and V8 may refuse earlier. */
 const MAX_BYTES = 2 ** 31;
 
-type KernelFn = (
-  ap: number,
-  bp: number,
-  cp: number,
-  ms: number,
-  ns: number,
-  kc: number,
-  ldc: number,
-  first: number,
-) => void;
+/** The module's `run(start, end, staged)`: strips [start, end) of the call whose arguments are in memory (GEMM_PARAM). */
+type RunFn = (start: number, end: number, staged: number) => void;
 
 /**
  * The module and its memory: where threads can run (Node), a shared memory and the module as a threaded kernel
  * whose pieces are strips of C's columns; elsewhere the module's own memory.
  */
-function instantiate(
-  tile: MicroTile,
-): { mem: WebAssembly.Memory; kernel: KernelFn; threaded: ThreadedKernel | null } | null {
+function instantiate(tile: MicroTile): { mem: WebAssembly.Memory; run: RunFn; threaded: ThreadedKernel | null } | null {
   const maxPages = MAX_BYTES / PAGE;
   const threads = threadsSupported() ? { maxPages } : undefined;
   const bytes = buildGemmModule(tile, threads);
@@ -73,15 +63,15 @@ function instantiate(
   const module = new WebAssembly.Module(bytes);
   if (!threads) {
     const inst = new WebAssembly.Instance(module);
-    return { mem: inst.exports.mem as WebAssembly.Memory, kernel: inst.exports.gemm as KernelFn, threaded: null };
+    return { mem: inst.exports.mem as WebAssembly.Memory, run: inst.exports.run as RunFn, threaded: null };
   }
   const mem = new WebAssembly.Memory({ initial: 1, maximum: maxPages, shared: true });
   const exports = new WebAssembly.Instance(module, { h: { mem } }).exports as unknown as Pick<
     ThreadedKernel,
     "run" | "apply"
-  > & { gemm: KernelFn };
+  >;
   const threaded: ThreadedKernel = { id: newKernelId(), module, memory: mem, imports: {}, scatters: false, ...exports };
-  return { mem, kernel: exports.gemm, threaded };
+  return { mem, run: exports.run, threaded };
 }
 
 /** Returns null where WebAssembly SIMD is missing (or the module fails to validate). */
@@ -89,7 +79,7 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
   if (typeof WebAssembly !== "object") return null;
   const made = instantiate(config.tile);
   if (!made) return null;
-  const { mem, kernel, threaded } = made;
+  const { mem, run, threaded } = made;
   const { mr, nv } = config.tile,
     nr = 4 * nv;
   const KC = config.kc,
@@ -177,43 +167,6 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
     }
   }
 
-  /** Packs rows [k0, k0 + kc) of a gathered B like packB: element (k, j) at data[rowOffsets[k] + colOffsets[j]]. */
-  function packGatheredB(f: Float32Array, b: GatheredMatrix, k0: number, kc: number, n: number, dst: number): void {
-    const d = b.data,
-      rows = b.rowOffsets,
-      cols = b.colOffsets;
-    for (let j0 = 0; j0 < n; j0 += nr, dst += kc * nr) {
-      const width = Math.min(nr, n - j0);
-      if (width === 8 && nr === 8) {
-        const s0 = cols[j0]!,
-          s1 = cols[j0 + 1]!,
-          s2 = cols[j0 + 2]!,
-          s3 = cols[j0 + 3]!,
-          s4 = cols[j0 + 4]!,
-          s5 = cols[j0 + 5]!,
-          s6 = cols[j0 + 6]!,
-          s7 = cols[j0 + 7]!;
-        for (let k = k0, o = dst; k < k0 + kc; k++, o += 8) {
-          const q = rows[k]!;
-          f[o] = d[s0 + q]!;
-          f[o + 1] = d[s1 + q]!;
-          f[o + 2] = d[s2 + q]!;
-          f[o + 3] = d[s3 + q]!;
-          f[o + 4] = d[s4 + q]!;
-          f[o + 5] = d[s5 + q]!;
-          f[o + 6] = d[s6 + q]!;
-          f[o + 7] = d[s7 + q]!;
-        }
-        continue;
-      }
-      if (width < nr) f.fill(0, dst, dst + kc * nr);
-      for (let c = 0; c < width; c++) {
-        const s = cols[j0 + c]!;
-        for (let k = k0, o = dst + c; k < k0 + kc; k++, o += nr) f[o] = d[s + rows[k]!]!;
-      }
-    }
-  }
-
   return function gemmWasm(a, b, dims, out): boolean {
     const { batch, m, k: K, n } = dims;
     if (batch === 0 || m === 0 || n === 0) return true;
@@ -226,25 +179,48 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
       kcMax = Math.min(KC, K);
     const cF = GEMM_PARAMS_BYTES / 4,
       bF = cF + Mp * Np,
-      aF = bF + kcMax * Np; // float offsets
-    if (!reserve(4 * (aF + Math.min(MC, Mp) * kcMax))) return false;
+      aF = bF + kcMax * Np, // float offsets
+      gF = aF + Math.min(MC, Mp) * kcMax;
+    // A gathered B packs itself in the module (on the threads, a piece its own strips): its images, row offsets,
+    // column offsets (padded to Np) and each strip's first column where its NR columns are consecutive, else −1.
+    const gathered = isGathered(b) ? b : null,
+      strided = isGathered(b) ? null : b;
+    const rowsF = gF + (gathered?.data.length ?? 0),
+      colsF = rowsF + (gathered ? K : 0),
+      basesF = colsF + (gathered ? Np : 0),
+      endF = basesF + (gathered ? Np / nr : 0);
+    if (!reserve(4 * endF)) return false;
     const nStrips = Np / nr,
       ldc = 4 * Np;
+    if (gathered) {
+      f32.set(gathered.data, gF);
+      const i32 = new Int32Array(mem.buffer);
+      i32.set(gathered.rowOffsets, rowsF);
+      i32.set(gathered.colOffsets, colsF);
+      i32.fill(0, colsF + n, colsF + Np);
+      for (let s = 0; s < nStrips; s++) {
+        const j0 = s * nr,
+          c0 = gathered.colOffsets[j0]!;
+        let consecutive = j0 + nr <= n;
+        for (let c = 1; consecutive && c < nr; c++) consecutive = gathered.colOffsets[j0 + c] === c0 + c;
+        i32[basesF + s] = consecutive ? c0 : -1;
+      }
+    }
+    const params = new Int32Array(mem.buffer, 0, GEMM_PARAMS_BYTES / 4);
     for (let bb = 0; bb < batch; bb++) {
       const aBase = a.offset + bb * a.batchStride;
       for (let k0 = 0; k0 < K; k0 += KC) {
         const kc = Math.min(KC, K - k0);
-        if (isGathered(b)) packGatheredB(f32, b, k0, kc, n, bF);
-        else packB(f32, b, b.offset + bb * b.batchStride + k0 * b.rowStride, kc, n, bF);
+        if (strided) packB(f32, strided, strided.offset + bb * strided.batchStride + k0 * strided.rowStride, kc, n, bF);
         for (let i0 = 0; i0 < m; i0 += MC) {
           const mc = Math.min(MC, m - i0);
           packA(f32, a, aBase + i0 * a.rowStride + k0 * a.colStride, mc, kc, aF);
-          const args = [4 * aF, 4 * bF, 4 * (cF + i0 * Np), Math.ceil(mc / mr), kc, ldc, k0 === 0 ? 1 : 0] as const;
+          params.set([4 * aF, 4 * bF, 4 * (cF + i0 * Np), Math.ceil(mc / mr), kc, ldc, k0 === 0 ? 1 : 0]);
+          // The first M block packs the gathered B's strips of this K block; the others reuse them.
+          params.set(gathered ? [i0 === 0 ? 1 : 0, 4 * gF, 4 * (rowsF + k0), 4 * colsF, 4 * basesF] : [0], 7);
           // Enough strips for a few per piece, and enough work to pay for posting them.
-          if (threaded && nStrips >= 8 && threadWorthIt(2 * mc * kc * Np)) {
-            new Int32Array(mem.buffer, 0, args.length).set(args);
-            runThreaded(threaded, nStrips);
-          } else kernel(args[0], args[1], args[2], args[3], nStrips, args[4], args[5], args[6]);
+          if (threaded && nStrips >= 8 && threadWorthIt(2 * mc * kc * Np)) runThreaded(threaded, nStrips);
+          else run(0, nStrips, 0);
         }
       }
       const o = bb * m * n;
