@@ -47,7 +47,7 @@ const PAGE = 65536;
 /** Beyond this the JS path is used: wasm32 memories stop at 4 GB and V8 may refuse earlier. */
 const MAX_BYTES = 2 ** 31;
 
-/** The module's `run(start, end, staged)`: strips [start, end) of the call whose arguments are in memory (GEMM_PARAM). */
+/** The module's `run(start, end, staged)`: strips [start, end) of the call whose arguments are in memory. */
 type RunFn = (start: number, end: number, staged: number) => void;
 
 /**
