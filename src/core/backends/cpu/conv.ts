@@ -63,6 +63,12 @@ interface Windows {
   readonly colOffsets: Int32Array;
 }
 
+/** The rows and columns of the padded, dilated input that the windows reach. */
+const reachOf = (g: ConvGeometry): { Hv: number; Wv: number } => ({
+  Hv: (g.OH - 1) * g.stride[0] + (g.KH - 1) * g.rhsDilation[0] + 1,
+  Wv: (g.OW - 1) * g.stride[1] + (g.KW - 1) * g.rhsDilation[1] + 1,
+});
+
 function windowsOf(
   x: ArrayLike<number>,
   g: ConvGeometry,
@@ -73,8 +79,7 @@ function windowsOf(
   const { C, H, W, KH, KW, OH, OW } = g,
     [sh, sw] = g.stride,
     [rdh, rdw] = g.rhsDilation;
-  const Hv = (OH - 1) * sh + (KH - 1) * rdh + 1,
-    Wv = (OW - 1) * sw + (KW - 1) * rdw + 1,
+  const { Hv, Wv } = reachOf(g),
     plane = Hv * Wv;
   const rows = holdersOf(Hv, H, g.padding[0][0], g.lhsDilation[0]),
     cols = holdersOf(Wv, W, g.padding[1][0], g.lhsDilation[1]);
@@ -110,9 +115,8 @@ export function convHost(x: TypedArray, w: TypedArray, g: ConvGeometry, dtype: D
     K = C * KH * KW;
   const out = typedArrayFor(dtype, N * O * P);
   if (N * O * P === 0) return out;
-  const plane =
-    ((OH - 1) * g.stride[0] + (KH - 1) * g.rhsDilation[0] + 1) *
-    ((OW - 1) * g.stride[1] + (KW - 1) * g.rhsDilation[1] + 1);
+  const { Hv, Wv } = reachOf(g),
+    plane = Hv * Wv;
   const chunk = Math.max(1, Math.min(N, Math.floor(CHUNK_MAX / Math.max(1, C * plane, O * P))));
   if (dtype === "float32") {
     const kernel = {
