@@ -44,7 +44,6 @@ export const LIMITS = { min: 0x00, sharedMinMax: 0x03 } as const;
 
 /** Core opcodes (single byte). */
 export const OP = {
-  block: 0x02,
   loop: 0x03,
   if: 0x04,
   else: 0x05,
