@@ -20,12 +20,12 @@
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import { EXPERIMENTS } from "./registry.js";
 import { FLAG_MAX, intFlag, parseFlags, type Flags } from "./lib/flags.js";
-import { runExperiment, USAGE } from "./lib/run.js";
+import { isEntry, runExperiment, USAGE } from "./lib/run.js";
 import { RunClock } from "./lib/run-clock.js";
 import { control, risp, sysid, writeAtomic, withFileLock } from "gradsim/node";
 import { spawnTagged } from "gradsim/sysid/node";
@@ -757,8 +757,4 @@ function checkoutCommit(): string {
 }
 
 // (Imported by the tests for its plan; run as a script, it reproduces.)
-if (
-  process.argv[1] &&
-  resolve(process.argv[1]).replace(/\.ts$/, "") === fileURLToPath(import.meta.url).replace(/\.ts$/, "")
-)
-  process.exit(await main(process.argv.slice(2)));
+if (isEntry(import.meta.url)) process.exit(await main(process.argv.slice(2)));

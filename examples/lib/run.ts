@@ -6,9 +6,9 @@
 import { mkdirSync } from "node:fs";
 import { writeAtomic, DivergenceError, defaultBackend, init, InputFileError } from "gradsim/node";
 import { IncompleteMergeError, exitWithParent, runWorkers, WORKER_ENV } from "gradsim/sysid/node";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { CliError, parseFlags, type Flags } from "./flags.js";
 
 export interface ExperimentContext {
@@ -200,10 +200,15 @@ async function startWorkers(
   }
 }
 
+/** Whether the module at `moduleUrl` is the script node was started with (with or without its .ts). */
+export function isEntry(moduleUrl: string): boolean {
+  const entry = process.argv[1] ? pathToFileURL(resolve(process.argv[1])).href : "";
+  return entry === moduleUrl || entry.replace(/\.ts$/, "") === moduleUrl.replace(/\.ts$/, "");
+}
+
 /** For `npx tsx examples/<name>.ts`: run when the module is the entry point. */
 export async function mainIfEntry<R extends object>(exp: Experiment<R>, moduleUrl: string): Promise<void> {
-  const entry = process.argv[1] ? new URL(`file://${process.argv[1]}`).href : "";
-  if (entry === moduleUrl || entry.replace(/\.ts$/, "") === moduleUrl.replace(/\.ts$/, "")) {
+  if (isEntry(moduleUrl)) {
     const code = await runExperiment(exp, process.argv.slice(2));
     process.exit(code);
   }

@@ -154,21 +154,12 @@ export type LearnedInstances = readonly {
 /** The learned baselines' per-object errors by row: `convlstm` (ours) and `convlstm-paper` (the paper's data). */
 export type LearnedBaselines = Partial<Record<"convlstm" | "convlstm-paper", LearnedInstances | null>>;
 
-/** The dataset run's rows plus the learned baselines'. */
-function withLearned(r: RigidDatasetReport, learned: LearnedBaselines = {}): Rows | null {
-  return Object.entries(learned).reduce<Rows | null>((rows, [name, l]) => withOneLearned(r, rows, l, name), rowsOf(r));
-}
-
 /**
- * `rows` plus a learned baseline's row, its errors averaged over the same objects the run fitted
+ * The dataset run's rows plus a row per learned baseline, its errors averaged over the same objects the run fitted
  * (absent when the baseline did not see every one of them, or saw other objects: another seed).
  */
-function withOneLearned(
-  r: RigidDatasetReport,
-  rows: Rows | null,
-  learned: LearnedInstances | null | undefined,
-  name: string,
-): Rows | null {
+function withLearned(r: RigidDatasetReport, learned: LearnedBaselines = {}): Rows | null {
+  const rows = rowsOf(r);
   // The same object: the same description, or (earlier records carry none) the same index and true values.
   const records: readonly { index: number; same: (describe: string) => boolean }[] | null = !r
     ? null
@@ -182,14 +173,18 @@ function withOneLearned(
               d.endsWith(`truth ${sysid.formatRigidValues(x.truth)}`),
           }))
         : null;
-  if (!rows || !records || !learned) return rows;
-  const mine = records.map((x) => learned.find((l) => l.index === x.index && x.same(l.describe)));
-  if (mine.some((m) => !m)) return rows;
-  const avg = (pick: (l: LearnedInstances[number]) => Record<string, number>) =>
-    Object.fromEntries(
-      Object.keys(pick(mine[0]!)).map((c) => [c, mine.reduce((s, m) => s + pick(m!)[c]!, 0) / mine.length]),
-    );
-  return { ...rows, [name]: { relMae: avg((l) => l.relMae), meanAbsError: avg((l) => l.meanAbsError) } };
+  if (!rows || !records) return rows;
+  const out = { ...rows };
+  for (const [name, l] of Object.entries(learned)) {
+    const mine = records.map((x) => l?.find((y) => y.index === x.index && x.same(y.describe)));
+    if (mine.some((m) => !m)) continue;
+    const avg = (pick: (y: LearnedInstances[number]) => Record<string, number>) =>
+      Object.fromEntries(
+        Object.keys(pick(mine[0]!)).map((c) => [c, mine.reduce((s, m) => s + pick(m!)[c]!, 0) / mine.length]),
+      );
+    out[name] = { relMae: avg((y) => y.relMae), meanAbsError: avg((y) => y.meanAbsError) };
+  }
+  return out;
 }
 
 export function table1Markdown(r: RigidDatasetReport, learned?: LearnedBaselines): string {

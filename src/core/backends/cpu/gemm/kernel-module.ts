@@ -191,7 +191,8 @@ export function buildGemmModule({ mr, nv }: MicroTile, threads?: { maxPages: num
   const [strip, dst, base, kk, rowp, colp, addr] = [2, 3, 4, 5, 6, 7, 8];
   const stripBytes = (): Bytes => [...param(P.kc), OP.i32_mul, ...i32(nr * 4), OP.i32_mul];
   const rowStep: Bytes = [...addTo(dst, nr * 4), ...addTo(rowp, 4)];
-  const vectorRows = loop([
+  // addr = images + 4·(base + rows[k]): the row's first element (the scalar path's base is 0, its columns added).
+  const rowAddress: Bytes = [
     ...param(P.images),
     ...get(base),
     ...get(rowp),
@@ -202,6 +203,9 @@ export function buildGemmModule({ mr, nv }: MicroTile, threads?: { maxPages: num
     OP.i32_mul,
     OP.i32_add,
     ...set(addr),
+  ];
+  const vectorRows = loop([
+    ...rowAddress,
     ...lanes((v) => [
       ...get(dst),
       ...get(addr),
@@ -214,14 +218,7 @@ export function buildGemmModule({ mr, nv }: MicroTile, threads?: { maxPages: num
     ...countDown(kk),
   ]);
   const scalarRows = loop([
-    ...param(P.images),
-    ...get(rowp),
-    OP.i32_load,
-    ...memarg(2, 0),
-    ...i32(4),
-    OP.i32_mul,
-    OP.i32_add,
-    ...set(addr),
+    ...rowAddress,
     ...Array.from({ length: nr }, (_, c) => [
       ...get(dst),
       ...get(addr),
@@ -268,6 +265,8 @@ export function buildGemmModule({ mr, nv }: MicroTile, threads?: { maxPages: num
       T.void,
       ...vectorRows,
       OP.else,
+      ...i32(0),
+      ...set(base),
       ...param(P.cols),
       ...get(strip),
       ...i32(nr * 4),

@@ -215,6 +215,7 @@ export function createWasmGemm(config: WasmGemmConfig = DEFAULT_WASM_CONFIG): Wa
         for (let i0 = 0; i0 < m; i0 += MC) {
           const mc = Math.min(MC, m - i0);
           packA(f32, a, aBase + i0 * a.rowStride + k0 * a.colStride, mc, kc, aF);
+          // The call's arguments in GEMM_PARAM's order (ap … first, then pack and the gathered B's places).
           params.set([4 * aF, 4 * bF, 4 * (cF + i0 * Np), Math.ceil(mc / mr), kc, ldc, k0 === 0 ? 1 : 0]);
           // The first M block packs the gathered B's strips of this K block; the others reuse them.
           params.set(gathered ? [i0 === 0 ? 1 : 0, 4 * gF, 4 * (rowsF + k0), 4 * colsF, 4 * basesF] : [0], 7);
