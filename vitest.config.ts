@@ -1,5 +1,7 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { SlowestFirst } from "./tests/slowest-first.js";
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -17,6 +19,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Vitest's default is one worker fewer than the cores: on the 2-core CI machine the files ran one at a time.
+    maxWorkers: Number(process.env.GRADSIM_TEST_WORKERS ?? availableParallelism()),
+    sequence: { sequencer: SlowestFirst },
     setupFiles: ["property-tests/setup.ts"],
     // Test files run side by side on the cores already: CPU kernels stay on one thread each (threads'
     // own tests set their counts; tests/wasm-kernels.test.ts).
