@@ -91,6 +91,13 @@ describe("laplaceUncertainty", () => {
     expect(() =>
       sysid.laplaceUncertainty(residual, layout, u, T, undefined, [{ name: "short", estimates: [[1, 2]] }]),
     ).toThrow(/"short" gives \[1, 2\]; it needs 3 finite values/);
+    // A re-fit that ran out of steps is named: its move is a lower bound.
+    expect(got.unconverged).toEqual([]);
+    const cut = sysid.laplaceUncertainty(residual, layout, u, T, undefined, [
+      { name: "data", estimates: [near], unconverged: 0 },
+      { name: "cut", estimates: [far], unconverged: 1 },
+    ]);
+    expect(cut.unconverged).toEqual(["cut"]);
   });
 
   it("falls back to σ²(JᵀJ)⁻¹ without frames, and calls an unknown the residual ignores undetermined", () => {

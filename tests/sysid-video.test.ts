@@ -394,6 +394,8 @@ describe("gradsim fit", () => {
     // Its parts: the outline's softness and the object's initial place on the floor, each a finite move.
     for (const part of ["outline", "place"])
       expect(r.verdict.uncertainty.alternativesSd[part][0], part).toBeGreaterThanOrEqual(0);
+    // Every re-fit under them converged (stopped where no step lowers the loss, not at its step cap).
+    expect(r.verdict.uncertainty.unconverged).toEqual([]);
   }, 300_000);
 
   it("rejects bad input with exit code 2 and a message naming the problem", () => {

@@ -60,6 +60,8 @@ export interface Nuisance {
 export interface Alternative {
   readonly name: string;
   readonly estimates: readonly (readonly number[])[];
+  /** How many of the estimates were not converged when their search stopped (their moves are lower bounds). */
+  readonly unconverged?: number;
 }
 
 export interface Uncertainty {
@@ -70,6 +72,8 @@ export interface Uncertainty {
    * Per alternative, per unknown, the standard deviation (u units) its choice alone adds (absent without alternatives).
    */
   readonly alternativesSd?: Readonly<Record<string, readonly number[]>>;
+  /** The alternatives with an estimate not converged: their shares of the intervals are lower bounds. */
+  readonly unconverged?: readonly string[];
   /** The runs' share of the interval, in its standard deviations: t(0.975, runs − 1), or 1.96 without runs. */
   readonly runsQuantile: number;
   /** Runs of consecutive frames (clusters) the covariance summed over (1: the plain Gauss–Newton estimate). */
@@ -241,5 +245,8 @@ export function laplaceUncertainty(
     condition: condition(H, Hinv),
     ...(modelSd ? { modelSd } : {}),
     ...(alternativesSd ? { alternativesSd } : {}),
+    ...(alternatives.length
+      ? { unconverged: alternatives.filter((a) => (a.unconverged ?? 0) > 0).map((a) => a.name) }
+      : {}),
   };
 }
