@@ -33,31 +33,6 @@ def heading(q):
     return np.degrees(np.arctan2(-R[2, 0], R[0, 0]))
 
 
-def simulate_with(case, shape, engine, law):
-    case = dict(case, engine=engine)
-    if engine == "mujoco":
-        xml = engines._mujoco_xml
-        engines._mujoco_xml = lambda *a: xml(*a).replace('cone="elliptic"', f'cone="{law}"')
-        try:
-            return engines.simulate(case, shape)
-        finally:
-            engines._mujoco_xml = xml
-    import pybullet as p
-
-    connect = p.connect
-
-    def connect_with_law(*a, **k):
-        cid = connect(*a, **k)
-        p.setPhysicsEngineParameter(enableConeFriction=int(law == "cone"), physicsClientId=cid)
-        return cid
-
-    p.connect = connect_with_law
-    try:
-        return engines.simulate(case, shape)
-    finally:
-        p.connect = connect
-
-
 def main(names):
     print(f"{'case':26s} " + "  ".join(f"{e} {law:>13s}" for e, law in LAWS))
     print(f"{'':26s} " + "  ".join(f"{'final x, z (mm), turn (°)':>22s}" for _ in LAWS))
@@ -68,7 +43,7 @@ def main(names):
         full = dict(case, fps=FPS, initialState=initial_state(case, shape), dropped="drop_height" in case)
         cells = []
         for engine, law in LAWS:
-            xs, qs = simulate_with(full, shape, engine, law)
+            xs, qs = engines.simulate(dict(full, engine=engine, cone=law), shape)
             turn = heading(qs[-1]) - heading(qs[0])
             cells.append(f"{xs[-1][0] * 1e3:+7.1f} {xs[-1][2] * 1e3:+7.1f} {turn:+6.1f}")
         print(f"{case['name']:26s} " + "  ".join(f"{c:>22s}" for c in cells), flush=True)

@@ -63,7 +63,7 @@ def _mujoco_xml(case, shape, pos_e, quat_e_wxyz):
         asset = f'<asset><mesh name="obj" vertex="{vtx}" face="{fcs}"/></asset>'
         geom = f'<geom type="mesh" mesh="obj" {fr}/>'
     return f"""<mujoco>
-  <option timestep="{DT}" gravity="0 0 {-G}" cone="elliptic"/>
+  <option timestep="{DT}" gravity="0 0 {-G}" cone="{case.get('cone', 'elliptic')}"/>
   {asset}
   <worldbody>
     <geom name="floor" type="plane" size="0 0 1" {fr}/>
@@ -123,6 +123,8 @@ def simulate_pybullet(case, shape):
     try:
         p.setGravity(0, 0, -G, physicsClientId=cid)
         p.setPhysicsEngineParameter(fixedTimeStep=DT, numSolverIterations=100, numSubSteps=0, physicsClientId=cid)
+        if "cone" in case:  # check_friction_laws.py: "cone" (Bullet's default) or Bullet's per-direction clamp
+            p.setPhysicsEngineParameter(enableConeFriction=int(case["cone"] == "cone"), physicsClientId=cid)
         plane = p.createMultiBody(0, p.createCollisionShape(p.GEOM_PLANE, physicsClientId=cid), physicsClientId=cid)
         if shape.kind == "box":
             col = p.createCollisionShape(p.GEOM_BOX, halfExtents=list(np.abs(to_engine(shape.size / 2))), physicsClientId=cid)
