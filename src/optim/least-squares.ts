@@ -29,6 +29,8 @@ export interface LevenbergMarquardtOptions {
   readonly progress?: ProgressMode;
   readonly output?: ProgressStream;
   readonly label?: string;
+  /** Further arguments of the residual, held fixed (e.g. a point a re-fit moves from). */
+  readonly data?: readonly Array[];
 }
 
 export type LevenbergMarquardtStop = "iterations" | "stalled";
@@ -44,9 +46,25 @@ export interface LevenbergMarquardtResult {
   readonly stopReason: LevenbergMarquardtStop;
 }
 
-/** Minimise mean(residual(x)²) over a 1-D x from x0. */
+type Residual = (x: Array, ...data: Array[]) => Array;
+const compiledResiduals = new WeakMap<Residual, { residual: Residual; jacobian: Residual }>();
+/** The residual and its Jacobian in x, compiled once per residual function (its data arguments are inputs). */
+function compiledResidual(residual: Residual): { residual: Residual; jacobian: Residual } {
+  let c = compiledResiduals.get(residual);
+  if (!c) {
+    const flat = (x: Array, ...data: Array[]) => np.reshape(residual(x, ...data), [-1]);
+    c = { residual: jit(flat), jacobian: jit(jacfwd(flat)) as Residual };
+    compiledResiduals.set(residual, c);
+  }
+  return c;
+}
+
+/**
+ * Minimise mean(residual(x, ...data)²) over a 1-D x from x0. A residual called again (with other `data`) reuses its
+ * compiled programs.
+ */
 export async function levenbergMarquardt(
-  residual: (x: Array) => Array,
+  residual: (x: Array, ...data: Array[]) => Array,
   x0: Array,
   opts: LevenbergMarquardtOptions,
 ): Promise<LevenbergMarquardtResult> {
@@ -54,9 +72,10 @@ export async function levenbergMarquardt(
     throw new Error(`levenbergMarquardt: x0 must be 1-D (flatten the unknowns), got shape [${x0.shape.join(", ")}].`);
   if (!(Number.isInteger(opts.iterations) && opts.iterations >= 0))
     throw new Error(`levenbergMarquardt: iterations must be a non-negative integer, got ${opts.iterations}.`);
-  const flat = (x: Array) => np.reshape(residual(x), [-1]);
-  const residualJ = jit(flat),
-    jacobianJ = jit(jacfwd(flat));
+  const data = opts.data ?? [];
+  const compiled = compiledResidual(residual);
+  const residualJ = (x: Array) => compiled.residual(x, ...data),
+    jacobianJ = (x: Array) => compiled.jacobian(x, ...data);
   const n = x0.shape[0]!;
   const maxRejections = opts.maxRejections ?? 10;
   const progress = createProgress(

@@ -255,7 +255,9 @@ export {
   type Nuisance,
   type Uncertainty,
   type UnknownUncertainty,
+  widenedByProfile,
 } from "./uncertainty.js";
+export { principalAxis, PROFILE_STEPS, profileAlongAxis, type Profile, type ProfilePoint } from "./profile.js";
 export {
   colourNoise,
   judge,

@@ -28,6 +28,7 @@ import type { Array } from "../core/array.js";
 import { np } from "../core/np/index.js";
 import { jit, jvp, vmap } from "../transforms/index.js";
 import { invertHost } from "./host-linalg.js";
+import type { Profile } from "./profile.js";
 import type { Layout, Values } from "./unknowns.js";
 
 export interface UnknownUncertainty {
@@ -80,6 +81,10 @@ export interface Uncertainty {
   readonly clusters: number;
   /** Condition number of JᵀJ (∞ when an unknown does not change the residual at all). */
   readonly condition: number;
+  /** The covariance (u units, every part above summed; absent when JᵀJ is singular). */
+  readonly covariance?: readonly (readonly number[])[];
+  /** The loss's profile along the covariance's principal axis, when it widened the intervals (`widenedByProfile`). */
+  readonly profile?: Profile;
 }
 
 /** Jacobian [N, p] of residual at u (host vector), by batched forward-mode tangents. */
@@ -243,10 +248,39 @@ export function laplaceUncertainty(
     clusters: T >= 2 ? T : 1,
     runsQuantile: T >= 2 && Hinv ? tQuantile975(T - 1) : 1.96,
     condition: condition(H, Hinv),
+    ...(cov ? { covariance: cov } : {}),
     ...(modelSd ? { modelSd } : {}),
     ...(alternativesSd ? { alternativesSd } : {}),
     ...(alternatives.length
       ? { unconverged: alternatives.filter((a) => (a.unconverged ?? 0) > 0).map((a) => a.name) }
       : {}),
   };
+}
+
+/**
+ * The intervals widened to hold every point of `profile` that fits as well as the alternatives allow (profile.ts);
+ * the standard deviations stay the Laplace ones.
+ */
+export function widenedByProfile(uncertainty: Uncertainty, layout: Layout, profile: Profile): Uncertainty {
+  const inside = profile.points.filter((x) => x.consistent).map((x) => layout.fromU(x.u));
+  const estimate = layout.fromU(profile.center);
+  let i = 0;
+  const unknowns = layout.unknowns.flatMap((k) =>
+    layout.indicesOf(k.name).map((_, j) => {
+      const u = uncertainty.unknowns[i++]!;
+      const value = (x: Values) => {
+        const v = x[k.name]!;
+        return typeof v === "number" ? v : v[j]!;
+      };
+      const values = inside.map(value);
+      const interval: [number, number] = [Math.min(u.interval[0], ...values), Math.max(u.interval[1], ...values)];
+      const mid = Math.max(Math.abs(value(estimate)), 1e-300);
+      return {
+        ...u,
+        interval,
+        relativeHalfWidth: Math.max(u.relativeHalfWidth, (interval[1] - interval[0]) / 2 / mid),
+      };
+    }),
+  );
+  return { ...uncertainty, unknowns, profile };
 }
