@@ -396,6 +396,16 @@ describe("gradsim fit", () => {
       expect(r.verdict.uncertainty.alternativesSd[part][0], part).toBeGreaterThanOrEqual(0);
     // Every re-fit under them converged (stopped where no step lowers the loss, not at its step cap).
     expect(r.verdict.uncertainty.unconverged).toEqual([]);
+    // The loss's profile along the interval's long axis: walked out on both sides, the interval holding every point
+    // that costs no more than the alternatives' minimisers.
+    const profile = r.verdict.uncertainty.profile;
+    expect(profile.allowance).toBeGreaterThan(0);
+    expect(new Set(profile.points.map((x: { step: number }) => Math.sign(x.step)))).toEqual(new Set([-1, 1]));
+    for (const x of profile.points.filter((x: { consistent: boolean }) => x.consistent)) {
+      const mass = Math.exp(x.u[0]);
+      expect(mass).toBeGreaterThanOrEqual(lo * (1 - 1e-9));
+      expect(mass).toBeLessThanOrEqual(hi * (1 + 1e-9));
+    }
   }, 300_000);
 
   it("rejects bad input with exit code 2 and a message naming the problem", () => {
