@@ -381,6 +381,8 @@ describe("gradsim fit", () => {
       "loss.csv",
       "residual-mean.png",
       "residual-frames.png",
+      "profile.png",
+      "profile.csv",
       "result.json",
     ])
       expect(r.files).toContain(f);
@@ -401,6 +403,11 @@ describe("gradsim fit", () => {
     const profile = r.verdict.uncertainty.profile;
     expect(profile.allowance).toBeGreaterThan(0);
     expect(new Set(profile.points.map((x: { step: number }) => Math.sign(x.step)))).toEqual(new Set([-1, 1]));
+    // profile.csv: the estimate and every point, in order along the axis.
+    const csv = readFileSync(join(out, "profile.csv"), "utf8").trim().split("\n");
+    expect(csv[0]).toBe("step,mass,loss,consistent,interpolated");
+    expect(csv.length).toBe(profile.points.length + 2);
+    expect(csv.some((line) => line.startsWith("0,"))).toBe(true);
     for (const x of profile.points.filter((x: { consistent: boolean }) => x.consistent)) {
       const mass = Math.exp(x.u[0]);
       expect(mass).toBeGreaterThanOrEqual(lo * (1 - 1e-9));

@@ -1,12 +1,15 @@
 /**
  * What people look at after a fit, written to disk: the target and estimated videos (GIF), a
  * labelled frame strip (rows: target, estimate, initial guess; columns: time), and the loss curve
- * (PNG with axis titles and a legend, CSV with full precision).
+ * (PNG with axis titles and a legend, CSV with full precision), the residual maps and the loss's profile.
  */
 import { join } from "node:path";
 import type { Array } from "../../core/array.js";
-import { labelledGrid, writeGif, writePng, type Raster } from "../../io/image.js";
+import { writeAtomic } from "../../io/atomic.js";
+import { labelledGrid, writeGif, writeLinePlot, writePng, type Raster } from "../../io/image.js";
 import { writeLossCurveCsv, writeLossCurvePng } from "../../optim/loss-curve-files.js";
+import type { Profile } from "../profile.js";
+import type { Layout } from "../unknowns.js";
 
 export interface DisplayOptions {
   /** Nearest-neighbour enlargement factor. Default 3. */
@@ -173,4 +176,53 @@ export function writeResidualMaps(dir: string, residual: Array, zoom = 3): strin
     ),
   );
   return ["residual-mean.png", "residual-frames.png"];
+}
+
+/**
+ * The loss's profile along the interval's long axis (profile.ts): profile.csv (each point's step, unknowns, loss,
+ * whether it is consistent and whether interpolated) and profile.png (the loss against the first unknown, the
+ * estimate's loss plus the allowance as a line).
+ */
+export function writeProfile(dir: string, profile: Profile, layout: Layout): string[] {
+  const names = layout.unknowns.map((k) => k.name);
+  const rows = [{ step: 0, u: profile.center, loss: profile.loss, consistent: true }, ...profile.points].sort(
+    (a, b) => a.step - b.step,
+  );
+  const valuesOf = (u: readonly number[]) => {
+    const v = layout.fromU(u);
+    return names.map((n) => v[n] as number);
+  };
+  writeAtomic(
+    join(dir, "profile.csv"),
+    [
+      `step,${names.join(",")},loss,consistent,interpolated`,
+      ...rows.map(
+        (x) =>
+          `${x.step},${valuesOf(x.u).join(",")},${x.loss},${x.consistent},${"interpolated" in x && !!x.interpolated}`,
+      ),
+    ].join("\n") + "\n",
+  );
+  const evaluated = rows.filter((x) => !("interpolated" in x && x.interpolated) && Number.isFinite(x.loss));
+  const xs = evaluated.map((x) => valuesOf(x.u)[0]!);
+  writeLinePlot(
+    join(dir, "profile.png"),
+    [
+      {
+        x: xs,
+        y: evaluated.map((x) => x.loss),
+        label: names.length > 1 ? "loss, the other unknowns re-fitted" : "loss",
+      },
+      {
+        x: [Math.min(...xs), Math.max(...xs)],
+        y: [profile.loss + profile.allowance, profile.loss + profile.allowance],
+        label: "the estimate's loss + the alternatives' cost",
+      },
+    ],
+    {
+      title: "the loss along the interval's long axis",
+      xLabel: `${names[0]}${layout.unknowns[0]!.unit ? ` (${layout.unknowns[0]!.unit})` : ""}`,
+      yLabel: "loss",
+    },
+  );
+  return ["profile.png", "profile.csv"];
 }

@@ -34,7 +34,7 @@ import {
   type RigidUnknown,
 } from "../scenes/rigid.js";
 import { formatValues, Layout, type Unknown, type Values } from "../unknowns.js";
-import { writeComparison, writeLossCurves, writeResidualMaps } from "./report.js";
+import { writeComparison, writeLossCurves, writeProfile, writeResidualMaps } from "./report.js";
 import { probeVideo, readBackgroundPlate, readVideo, type VideoFile } from "./video-file.js";
 
 /**
@@ -718,6 +718,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
       ).files,
       ...writeLossCurves(o.out, r.losses, r.gradNorms, { title: `fit: ${formatValues(layout, r.estimate)}`, loss }),
       ...writeResidualMaps(o.out, silhouette ? np.sub(estimateAlpha, mask) : np.sub(videoOf(r.estimate), video.frames)),
+      ...(uncertainty.profile ? writeProfile(o.out, uncertainty.profile, layout) : []),
     ];
   }
   return {
