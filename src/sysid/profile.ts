@@ -59,7 +59,6 @@ export interface Profile {
 
 /** The principal eigenvector and eigenvalue of a small symmetric positive semi-definite matrix (power iteration). */
 export function principalAxis(cov: readonly (readonly number[])[]): { axis: number[]; variance: number } {
-  const p = cov.length;
   const start = cov.map((row, i) => Math.sqrt(Math.max(row[i]!, 0)) + 1e-12);
   let v = start.map((x) => x / Math.hypot(...start));
   let lambda = 0;
@@ -73,7 +72,7 @@ export function principalAxis(cov: readonly (readonly number[])[]): { axis: numb
     lambda = norm;
     if (moved < 1e-12) break;
   }
-  return { axis: v, variance: p ? lambda : 0 };
+  return { axis: v, variance: lambda };
 }
 
 /** Σ r²: the loss of a residual (objective.ts scales residuals so). */
@@ -177,3 +176,9 @@ export async function profileAlongAxis(
   }
   return { center: u, axis, halfLength, loss: lossAt, allowance, points };
 }
+
+/** The estimate (step 0) and the profile's points, in order along the axis. */
+export const alongAxis = (profile: Profile): ProfilePoint[] =>
+  [{ step: 0, u: profile.center, loss: profile.loss, consistent: true }, ...profile.points].sort(
+    (a, b) => a.step - b.step,
+  );

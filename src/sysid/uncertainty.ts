@@ -87,6 +87,12 @@ export interface Uncertainty {
   readonly profile?: Profile;
 }
 
+/** Component j of unknown `name` in physical values (the value itself for a scalar unknown). */
+const componentOf = (x: Values, name: string, j: number): number => {
+  const v = x[name]!;
+  return typeof v === "number" ? v : v[j]!;
+};
+
 /** Jacobian [N, p] of residual at u (host vector), by batched forward-mode tangents. */
 function jacobian(residual: (u: Array) => Array, u: readonly number[]): { r: Float64Array; J: Float64Array[] } {
   const p = u.length;
@@ -223,10 +229,7 @@ export function laplaceUncertainty(
     layout.indicesOf(k.name).forEach((i, j) => {
       const sd = cov ? Math.sqrt(Math.max(cov[i]![i]!, 0)) : Infinity;
       const name = k.size === undefined ? k.name : `${k.name}[${j}]`;
-      const value = (x: Values) => {
-        const v = x[k.name]!;
-        return typeof v === "number" ? v : v[j]!;
-      };
+      const value = (x: Values) => componentOf(x, k.name, j);
       const shifted = (d: number) => value(layout.fromU(u.map((x, m) => (m === i ? x + d : x))));
       const mid = value(estimate);
       if (!Number.isFinite(sd)) {
@@ -268,10 +271,7 @@ export function widenedByProfile(uncertainty: Uncertainty, layout: Layout, profi
   const unknowns = layout.unknowns.flatMap((k) =>
     layout.indicesOf(k.name).map((_, j) => {
       const u = uncertainty.unknowns[i++]!;
-      const value = (x: Values) => {
-        const v = x[k.name]!;
-        return typeof v === "number" ? v : v[j]!;
-      };
+      const value = (x: Values) => componentOf(x, k.name, j);
       const values = inside.map(value);
       const interval: [number, number] = [Math.min(u.interval[0], ...values), Math.max(u.interval[1], ...values)];
       const mid = Math.max(Math.abs(value(estimate)), 1e-300);

@@ -8,7 +8,7 @@ import type { Array } from "../../core/array.js";
 import { writeAtomic } from "../../io/atomic.js";
 import { labelledGrid, writeGif, writeLinePlot, writePng, type Raster } from "../../io/image.js";
 import { writeLossCurveCsv, writeLossCurvePng } from "../../optim/loss-curve-files.js";
-import type { Profile } from "../profile.js";
+import { alongAxis, type Profile } from "../profile.js";
 import type { Layout } from "../unknowns.js";
 
 export interface DisplayOptions {
@@ -185,9 +185,7 @@ export function writeResidualMaps(dir: string, residual: Array, zoom = 3): strin
  */
 export function writeProfile(dir: string, profile: Profile, layout: Layout): string[] {
   const names = layout.unknowns.map((k) => k.name);
-  const rows = [{ step: 0, u: profile.center, loss: profile.loss, consistent: true }, ...profile.points].sort(
-    (a, b) => a.step - b.step,
-  );
+  const rows = alongAxis(profile);
   const valuesOf = (u: readonly number[]) => {
     const v = layout.fromU(u);
     return names.map((n) => v[n] as number);
@@ -196,13 +194,10 @@ export function writeProfile(dir: string, profile: Profile, layout: Layout): str
     join(dir, "profile.csv"),
     [
       `step,${names.join(",")},loss,consistent,interpolated`,
-      ...rows.map(
-        (x) =>
-          `${x.step},${valuesOf(x.u).join(",")},${x.loss},${x.consistent},${"interpolated" in x && !!x.interpolated}`,
-      ),
+      ...rows.map((x) => `${x.step},${valuesOf(x.u).join(",")},${x.loss},${x.consistent},${!!x.interpolated}`),
     ].join("\n") + "\n",
   );
-  const evaluated = rows.filter((x) => !("interpolated" in x && x.interpolated) && Number.isFinite(x.loss));
+  const evaluated = rows.filter((x) => !x.interpolated && Number.isFinite(x.loss));
   const xs = evaluated.map((x) => valuesOf(x.u)[0]!);
   writeLinePlot(
     join(dir, "profile.png"),

@@ -17,7 +17,7 @@ import { levenbergMarquardt } from "../../optim/least-squares.js";
 import { jit } from "../../transforms/index.js";
 import { estimate, paramsOf, type EstimateResult, type EstimateSettings } from "../estimate.js";
 import { buildObjective, compileRender, type Problem } from "../objective.js";
-import { profileAlongAxis } from "../profile.js";
+import { alongAxis, profileAlongAxis } from "../profile.js";
 import { laplaceUncertainty, widenedByProfile, type Alternative } from "../uncertainty.js";
 import { colourNoise, judge, missedFrames, silhouetteFloor, type Verdict } from "../verdict.js";
 import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
@@ -640,11 +640,12 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   );
   // Along the interval's long axis, values that fit as well as the alternatives' minimisers do under the default
   // choices widen it (profile.ts): a long flat valley or a second basin the curvature at the estimate does not see.
-  const nuisanceU = uAll.slice(uFit.length);
-  const lossAt = async (us: readonly (readonly number[])[]) => objective.values(us.map((x) => [...x, ...nuisanceU]));
-  const [estimateLoss, ...alternativeLosses] = await lossAt([uFit, ...alternatives.flatMap((a) => a.estimates)]);
-  const allowance = Math.max(0, ...alternativeLosses.filter(Number.isFinite).map((x) => x - estimateLoss!));
   if (uncertainty.covariance) {
+    const nuisanceU = uAll.slice(uFit.length);
+    const [estimateLoss, ...alternativeLosses] = await objective.values(
+      [uFit, ...alternatives.flatMap((a) => a.estimates)].map((x) => [...x, ...nuisanceU]),
+    );
+    const allowance = Math.max(0, ...alternativeLosses.filter(Number.isFinite).map((x) => x - estimateLoss!));
     const fixed = np.array(nuisanceU, { dtype: "float32" });
     const profile = await profileAlongAxis(
       (x) => objective.residual(nuisanceU.length ? np.concatenate([x, fixed]) : x),
@@ -656,9 +657,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     const before = uncertainty;
     uncertainty = widenedByProfile(uncertainty, layout, profile);
     const widened = uncertainty.unknowns.filter((u, i) => u.relativeHalfWidth > before.unknowns[i]!.relativeHalfWidth);
-    const stretch = [{ step: 0, u: uFit }, ...profile.points.filter((x) => x.consistent)].sort(
-      (a, b) => a.step - b.step,
-    );
+    const stretch = alongAxis(profile).filter((x) => x.consistent);
     const reach = (x: { u: readonly number[] }) => formatValues(layout, layout.fromU(x.u));
     if (widened.length)
       log(
