@@ -252,12 +252,21 @@ describe("gradsim fit's verdict", () => {
   it("a video in which nothing depends on the mass leaves it undetermined: exit code 4", async () => {
     // The box drifting without a push: the mass changes nothing.
     const dir = ownVideo("verdict-undetermined", false);
+    const lines: string[] = [];
     const r = await fitVideo({
       video: dir,
       scene: join(dir, "scene.json"),
       settings: { steps: 3, refine: 0, restarts: 0, scan: undefined, progress: false },
-      log: () => {},
+      log: (line) => lines.push(line),
     });
+    // The verdict's re-fits and profile, which take a while, are announced before they run, in order.
+    const announced = ["verdict: re-finding the estimate", "verdict: the loss along", "verdict: undetermined"].map(
+      (start) => lines.findIndex((l) => l.startsWith(start)),
+    );
+    expect(announced[0]).toBeGreaterThan(lines.findIndex((l) => l.startsWith("estimate ")));
+    expect(announced[1]).toBeGreaterThan(announced[0]!);
+    expect(announced[2]).toBeGreaterThan(announced[1]!);
+    expect(lines[announced[0]!]).toMatch(/the outline's softness, the initial place on the floor/);
     expect(r.verdict.status).toBe("undetermined");
     expect(r.verdict.reasons[0]).toMatch(/does not determine mass/);
     expect(sysid.verdictExitCode(r.verdict)).toBe(4);

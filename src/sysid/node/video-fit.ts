@@ -17,7 +17,7 @@ import { levenbergMarquardt } from "../../optim/least-squares.js";
 import { jit } from "../../transforms/index.js";
 import { estimate, paramsOf, type EstimateResult, type EstimateSettings } from "../estimate.js";
 import { buildObjective, compileRender, type Problem } from "../objective.js";
-import { alongAxis, profileAlongAxis } from "../profile.js";
+import { alongAxis, PROFILE_STEPS, profileAlongAxis } from "../profile.js";
 import { laplaceUncertainty, widenedByProfile, type Alternative } from "../uncertainty.js";
 import { colourNoise, judge, missedFrames, silhouetteFloor, type Verdict } from "../verdict.js";
 import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
@@ -589,6 +589,18 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     estimates: fits.map((x) => x.u),
     unconverged: fits.filter((x) => !x.converged).length,
   });
+  // The re-fits and the profile below take about as long as a few hundred descent steps: say what is running.
+  const place = (["x0", "z0"] as const).filter((k) => !names.includes(k));
+  const spreadContacts =
+    spec.contact && rigid.contactRadius === 0 && rigid.contactPoints.length / 3 <= CONTACT_ALTERNATIVE_MAX_VERTICES;
+  const choices = [silhouette && "foreground", "outline", place.length && "place", spreadContacts && "contacts"]
+    .filter((x): x is string => typeof x === "string")
+    .map((x) => ALTERNATIVE_WORDS[x]);
+  const verdictStart = performance.now();
+  log(
+    `verdict: re-finding the estimate under other reasonable choices of the ${choices.join(", the ")} ` +
+      `(at most ${ALTERNATIVE_STEPS} Levenberg–Marquardt steps each)`,
+  );
   const alternatives: Alternative[] = [];
   if (silhouette)
     alternatives.push(
@@ -611,7 +623,6 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   );
   // The scene file's initial position is a measurement too: the estimate re-found with the object's place on the
   // floor (x0, z0) free as well says how much it hangs on that place — to the pixel, where the video pins it.
-  const place = (["x0", "z0"] as const).filter((k) => !names.includes(k));
   if (place.length)
     alternatives.push(
       alternativeOf("place", [
@@ -624,7 +635,7 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     );
   // A flat face's load over its contacts (statically indeterminate): a mesh with few vertices touches at its
   // corners; the alternative spreads the load over its edges' midpoints too. The engines differ here as well.
-  if (spec.contact && rigid.contactRadius === 0 && rigid.contactPoints.length / 3 <= CONTACT_ALTERNATIVE_MAX_VERTICES)
+  if (spreadContacts)
     alternatives.push(
       alternativeOf("contacts", [
         await refit(rigidProblem(buildRigidScene({ ...rigid.spec, contactSampling: "edges" })), observed),
@@ -647,6 +658,10 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
     );
     const allowance = Math.max(0, ...alternativeLosses.filter(Number.isFinite).map((x) => x - estimateLoss!));
     const fixed = np.array(nuisanceU, { dtype: "float32" });
+    log(
+      `verdict: the loss along the interval's long axis, at most ${2 * PROFILE_STEPS.length} points ` +
+        `(${((performance.now() - verdictStart) / 1000).toFixed(0)} s so far)`,
+    );
     const profile = await profileAlongAxis(
       (x) => objective.residual(nuisanceU.length ? np.concatenate([x, fixed]) : x),
       uFit,
