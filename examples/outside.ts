@@ -9,6 +9,8 @@
  *   npm run gradsim -- outside                # every case (≈ 1–3 min each on 2 cores)
  *   npm run gradsim -- outside --quick        # two cases (what npm test runs)
  *   npm run gradsim -- outside --dataset 17 --shard 0/2   # the first 17 cases, every other one from the first
+ *   npm run gradsim -- outside --set held-out  # the cases held out: made after the fit's defaults and the verdict's
+ *                                              # method were settled on the others (examples/data/outside-held-out/)
  *
  * Writes outside.md and outside.csv (the table), and each case's fit report under <case>/.
  */
@@ -17,9 +19,16 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeAtomic } from "gradsim/node";
 import { fitVideo } from "gradsim/sysid/node";
+import { oneOf } from "./lib/flags.js";
 import { mainIfEntry, type Experiment, type ExperimentContext } from "./lib/run.js";
 
-const DATA = fileURLToPath(new URL("./data/outside/", import.meta.url));
+/** The sets of videos (--set): the validation set, and the cases held out from it. */
+export const OUTSIDE_SETS = ["validation", "held-out"] as const;
+export type OutsideSet = (typeof OUTSIDE_SETS)[number];
+const DATA: Readonly<Record<OutsideSet, string>> = {
+  validation: fileURLToPath(new URL("./data/outside/", import.meta.url)),
+  "held-out": fileURLToPath(new URL("./data/outside-held-out/", import.meta.url)),
+};
 
 /** One case of examples/data/outside/cases.json. */
 interface OutsideCase {
@@ -91,15 +100,21 @@ export interface OutsideResult {
 const determined = (c: OutsideCase, names: readonly string[]): string[] =>
   names.filter((n) => new RegExp(`\\b${n}\\b(?! not| only weakly)`).test(c.determines));
 
-export function loadCases(): OutsideCase[] {
-  const all = JSON.parse(readFileSync(join(DATA, "cases.json"), "utf8")) as { cases: OutsideCase[] };
+export function loadCases(set: OutsideSet = "validation"): OutsideCase[] {
+  const all = JSON.parse(readFileSync(join(DATA[set], "cases.json"), "utf8")) as { cases: OutsideCase[] };
   return all.cases;
 }
 
 async function run(ctx: ExperimentContext): Promise<OutsideResult> {
   const shard = ctx.flags.shard;
-  const cases = loadCases()
-    .filter((c) => !ctx.flags.quick || (QUICK_CASES as readonly string[]).includes(c.case))
+  const set = oneOf("set", ctx.flags.set, OUTSIDE_SETS, "validation");
+  const data = DATA[set];
+  const cases = loadCases(set)
+    // --quick: the validation set's two quick cases, or the held-out set's first.
+    .filter(
+      (c, i) =>
+        !ctx.flags.quick || (set === "validation" ? (QUICK_CASES as readonly string[]).includes(c.case) : i === 0),
+    )
     // --dataset N: the first N cases; --shard i/n with it: every n-th of them from the i-th (two processes share the
     // set on 2 cores; their tables are joined by hand).
     .slice(0, ctx.flags.dataset ?? undefined)
@@ -109,10 +124,10 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
     ctx.log(
       `[outside ${i + 1}/${cases.length}] ${c.case}: ${c.shape}, ${c.engine} + ${c.renderer}, ${c.camera} camera`,
     );
-    const truth = JSON.parse(readFileSync(join(DATA, c.truth), "utf8")) as Record<string, unknown>;
+    const truth = JSON.parse(readFileSync(join(data, c.truth), "utf8")) as Record<string, unknown>;
     const r = await fitVideo({
-      video: join(DATA, c.video),
-      scene: join(DATA, c.scene),
+      video: join(data, c.video),
+      scene: join(data, c.scene),
       out: join(ctx.out, c.case),
       log: (l) => ctx.log(`  ${l}`),
       precision: TOLERANCE,
@@ -295,7 +310,8 @@ export const experiment: Experiment<OutsideResult> = {
   name: "outside",
   description:
     "fit every video of the outside validation set (other engines' physics, other renderers) " +
-    "and report how many estimates can be believed",
+    "and report how many estimates can be believed (--set held-out: the cases held out from it)",
+  takes: ["set"],
   run,
 };
 

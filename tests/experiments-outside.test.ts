@@ -5,11 +5,20 @@
  * one is wider, and a resting box whose mass the verdict calls undetermined.
  * The whole set runs in `npm run reproduce` (results/runs/outside).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { believable, experiment as outside, QUICK_CASES, TOLERANCE, type OutsideResult } from "../examples/outside.js";
-import { readResult, runQuiet } from "./experiments-helpers.js";
+import { loadVideoScene } from "gradsim/sysid/node";
+import {
+  believable,
+  experiment as outside,
+  loadCases,
+  QUICK_CASES,
+  TOLERANCE,
+  type OutsideResult,
+} from "../examples/outside.js";
+import { runExperiment } from "../examples/lib/run.js";
+import { outDir, readResult, runQuiet } from "./experiments-helpers.js";
 
 describe("outside (quick)", () => {
   it("believes an estimate within 2%, a poor or undetermined verdict, an imprecise one holding the truth", () => {
@@ -56,4 +65,23 @@ describe("outside (quick)", () => {
     expect(md).toContain("in 1 of them every such unknown's truth lies inside the printed 95% interval");
     expect(md).toContain("2 of 2 believable");
   }, 900_000);
+
+  it("holds out cases of its own: whole, readable and none of them a validation case", () => {
+    const dir = join("examples", "data", "outside-held-out");
+    const held = loadCases("held-out");
+    expect(held.length).toBeGreaterThanOrEqual(5);
+    const validation = new Set(loadCases().map((c) => c.case));
+    for (const c of held) {
+      expect(validation.has(c.case), c.case).toBe(false);
+      for (const f of [c.video, c.scene, c.truth]) expect(existsSync(join(dir, f)), f).toBe(true);
+      const truth = JSON.parse(readFileSync(join(dir, c.truth), "utf8"));
+      expect(truth.trajectory.position.length, c.case).toBe(truth.frames);
+      // The scene file a user writes: it validates, and holds no truth.
+      expect(loadVideoScene(join(dir, c.scene)).file.mass, c.case).not.toBe(truth.mass);
+    }
+  });
+
+  it("refuses an unknown --set with exit code 2", async () => {
+    expect(await runExperiment(outside, ["--set", "nope", "--out", outDir("outside-set")])).toBe(2);
+  });
 });

@@ -51,6 +51,8 @@ export interface Flags {
   readonly resolution: number | null;
   /** risp-tasks: how each row is fitted (ours, or the paper's RMSProp procedure). */
   readonly procedure: string | null;
+  /** outside: which videos (the validation set, or the cases held out from it). */
+  readonly set: string | null;
 }
 
 export interface Shard {
@@ -106,6 +108,7 @@ const KNOWN = new Set([
   "domain",
   "resolution",
   "procedure",
+  "set",
 ]);
 
 /**
@@ -233,6 +236,7 @@ export function parseFlags(argv: readonly string[], defaultOut: string): E.Eithe
       networks: raw.get("networks") ?? null,
       domain: raw.get("domain") ?? null,
       procedure: raw.get("procedure") ?? null,
+      set: raw.get("set") ?? null,
       help: raw.get("help") === "true",
     })),
   );

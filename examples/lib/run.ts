@@ -53,6 +53,7 @@ const OWN_FLAGS = {
   envs: "only risp-state and risp-tasks choose environments",
   resolution: "only risp-state takes --resolution (its images' side)",
   procedure: "only risp-tasks (how its rows are fitted) and convlstm (how much it trains on) take --procedure",
+  set: "only outside (the videos of other engines and renderers) takes --set",
 } as const;
 export type OwnFlag = keyof typeof OWN_FLAGS;
 
@@ -71,7 +72,8 @@ export const USAGE =
   "the risp-state run with the trained predictors)  " +
   "--resolution N (risp-state: the images' side in pixels)  " +
   "--domain D (risp-state: the test configurations, table|held-out; " +
-  "risp-tasks: the references' rendering, table|reversed-contrast)";
+  "risp-tasks: the references' rendering, table|reversed-contrast)  " +
+  "--set S (outside: the videos, validation|held-out)";
 
 /**
  * Run an experiment from argv; returns the process exit code (0 ok, 1 failure, 2 bad input, or the experiment's own for

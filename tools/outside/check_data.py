@@ -1,4 +1,5 @@
-"""Check the committed cases from their files alone (run by hand: python3 tools/outside/check_data.py [case ...]).
+"""Check the committed cases from their files alone (run by hand: python3 tools/outside/check_data.py [case ...];
+--held-out: the held-out cases of examples/data/outside-held-out/).
 
 For each case in examples/data/outside/cases.json: decode video.mp4 with ffmpeg, count its frames,
 take the foreground mask |frame − plate.png| (a per-pixel colour difference above the noise), project
@@ -50,13 +51,15 @@ def coverage(img, plate, K, R, t, pts):
     return fg[inner].mean(), int(inner.sum())
 
 
-def main(names):
-    man = json.load(open(os.path.join(OUT, "cases.json")))
+def main(args):
+    names = [a for a in args if a != "--held-out"]
+    out = OUT + "-held-out" if "--held-out" in args else OUT
+    man = json.load(open(os.path.join(out, "cases.json")))
     ok = True
     for e in man["cases"]:
         if names and e["case"] not in names:
             continue
-        d = os.path.join(OUT, e["dir"])
+        d = os.path.join(out, e["dir"])
         scene, truth = json.load(open(os.path.join(d, "scene.json"))), json.load(open(os.path.join(d, "truth.json")))
         cam = dict(scene["camera"], _width=e["width"], _height=e["height"])
         K, R, t = camera_of_scene(cam)

@@ -2,13 +2,15 @@
 import sys, os
 import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import CASES
+from cases import CASES, HELD_OUT
 from make_cases import shape_of, camera_for, initial_state, FPS
 from engines import simulate
 from geometry import project, quat_xyzw_to_matrix
 
-for case in CASES:
-    if sys.argv[1:] and case["name"] not in sys.argv[1:]:
+# --held-out: the held-out cases (cases.HELD_OUT) instead of the set's.
+names = [a for a in sys.argv[1:] if a != "--held-out"]
+for case in HELD_OUT if "--held-out" in sys.argv[1:] else CASES:
+    if names and case["name"] not in names:
         continue
     shape = shape_of(case)
     cam, K, R, t = camera_for(case)

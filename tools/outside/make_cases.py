@@ -4,6 +4,8 @@ plus examples/data/outside/cases.json. Run by hand (not in CI):
 
     python3 tools/outside/make_cases.py                 # every case
     python3 tools/outside/make_cases.py box-light-mujoco cylinder-pybullet   # some cases
+    python3 tools/outside/make_cases.py --held-out      # the held-out cases (cases.HELD_OUT), into
+                                                        # examples/data/outside-held-out/
 
 Each case also gets tools/outside/checks/<case>.png: frame 0 and the last frame, magnified, with the
 body's edges projected through the scene file's camera in numpy (green: the scene file's initial
@@ -22,7 +24,7 @@ import jsonfmt
 from PIL import Image, ImageDraw
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import CASES, FRUSTUM
+from cases import CASES, FRUSTUM, HELD_OUT
 from engines import simulate, G, DT, SETTLE
 from geometry import lookat_to_opencv, opencv_from_view, project, quat_xyzw_to_matrix, yaw_quat
 from render_povray import object_block, render, scene_text, sensor
@@ -31,6 +33,7 @@ from shapes import Box, Cylinder, Sphere, ObjMesh, write_frustum_obj
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(ROOT, "examples", "data", "outside")
+OUT_HELD_OUT = os.path.join(ROOT, "examples", "data", "outside-held-out")
 CHECKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checks")
 FPS = 30
 CRF = 14
@@ -130,7 +133,7 @@ def engine_name(engine):
     return {"mujoco": "MuJoCo " + version("mujoco"), "pybullet": "PyBullet " + version("pybullet") + " (Bullet)"}[engine]
 
 
-def make(case):
+def make(case, out):
     name = case["name"]
     shape = shape_of(case)
     W, H = case["size"]
@@ -138,7 +141,7 @@ def make(case):
     st = initial_state(case, shape)
     sim_case = dict(case, fps=FPS, initialState=st, dropped="drop_height" in case)
     xs, qs = simulate(sim_case, shape)
-    d = os.path.join(OUT, name)
+    d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     seed = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
     renderer = case.get("renderer", "povray")
@@ -200,18 +203,25 @@ def make(case):
             "unknowns": list(scene["unknowns"]), "frames": len(xs), "fps": FPS, "width": W, "height": H}
 
 
-def main(names):
-    chosen = [c for c in CASES if not names or c["name"] in names]
+def main(args):
+    held_out = "--held-out" in args
+    names = [a for a in args if a != "--held-out"]
+    cases, out = (HELD_OUT, OUT_HELD_OUT) if held_out else (CASES, OUT)
+    chosen = [c for c in cases if not names or c["name"] in names]
     missing = set(names) - {c["name"] for c in chosen}
     if missing:
-        sys.exit(f"unknown case(s): {', '.join(sorted(missing))}; the cases are {', '.join(c['name'] for c in CASES)}")
-    manifest_path = os.path.join(OUT, "cases.json")
+        sys.exit(f"unknown case(s): {', '.join(sorted(missing))}; the cases are {', '.join(c['name'] for c in cases)}")
+    os.makedirs(out, exist_ok=True)
+    manifest_path = os.path.join(out, "cases.json")
     old = {e["case"]: e for e in json.load(open(manifest_path))["cases"]} if os.path.exists(manifest_path) else {}
     for c in chosen:
-        old[c["name"]] = make(c)
-    order = [c["name"] for c in CASES if c["name"] in old]
+        old[c["name"]] = make(c, out)
+    order = [c["name"] for c in cases if c["name"] in old]
+    about = ("Held-out cases of gradsim's outside validation set, made after the fit's defaults and the verdict's method were "
+             "settled on the set's other cases (tools/outside/cases.py, HELD_OUT)" if held_out else
+             "Outside validation set for gradsim (issue 60 item 7)")
     manifest = {
-        "about": "Outside validation set for gradsim (issue 60 item 7): videos simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles; "
+        "about": about + ": videos simulated by MuJoCo or PyBullet and rendered by POV-Ray or Blender Cycles; "
                  "made by tools/outside/make_cases.py (see tools/outside/README.md). Paths are relative to this file.",
         "conventions": {"world": "y up, ground plane y = 0, gravity [0, -9.81, 0]", "frames": "video frame k shows the state at t = k/fps; frame 0 is the scene file's initial state",
                         "push": "constant force (N, world) at a body point (m, from the COM, body frame) over [start, start + duration]",
