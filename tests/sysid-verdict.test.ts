@@ -126,6 +126,8 @@ describe("judge", () => {
     const far = sysid.judge({ finalLoss: 2e-2, emptyLoss: 0.05, floor, framesMissed: [], uncertainty: sure });
     expect(far.status).toBe("poor");
     expect(far.reasons.join()).toMatch(/20\.0× the video's floor.*does not explain the video/);
+    // A right scene file and a motion the model cannot make (a body it tips over) look alike here: both are named.
+    expect(far.reasons.join()).toMatch(/check the scene file.*the model may not make this motion/);
     expect(sysid.verdictExitCode(far)).toBe(3);
     // A small object whose outline is a fifth of its area: a fit near that floor explains what can be explained.
     const small = sysid.judge({

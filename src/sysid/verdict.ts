@@ -166,7 +166,9 @@ export function judge(o: {
       `the final loss ${o.finalLoss.toExponential(2)} is ${floorRatio.toFixed(1)}× the ` +
         `video's floor ${total.toExponential(2)} (noise ${o.floor.noise.toExponential(2)}, ` +
         `outlines ${o.floor.edges.toExponential(2)}): the model does not explain the video ` +
-        `— check the scene file (camera, initial state, pushes, background) or add unknowns`,
+        `— check the scene file (camera, initial state, pushes, background) or add unknowns; if they are right, ` +
+        `the model may not make this motion (compare the fit's rendering with the video; known limits: ` +
+        `src/models/README.md)`,
     );
   }
   if (explained < VERDICT_LIMITS.explained)
