@@ -1,6 +1,7 @@
 /**
  * Where gradsim tips the held-out light cylinder over (by hand; seconds per run), beside
- * tools/outside/tip_threshold.py's MuJoCo and PyBullet. A rigid body pushed at its centre of mass and sliding tips once μ > r/(h/2) (0.78 here).
+ * tools/outside/tip_threshold.py's MuJoCo and PyBullet. A rigid body pushed at its centre of mass and sliding tips
+ * once μ > r/(h/2) (0.78 here).
  *
  * 1. Simulated: its scene at the truth but for μ, over a range of μ — each run's largest tilt and final height.
  * 2. Static: at each forward tilt θ, the height at which the contact's normal forces (`rigidGroundNormal`) carry the
