@@ -9,6 +9,7 @@
  *    the contact's capacity: past it no tilt holds the body, and it tips. `--smoothing S` sets the contact's ramp.
  *
  *   npx tsx tools/outside/tip-threshold.ts [--substeps N] [--smoothing S]
+ *   npx tsx tools/outside/tip-threshold.ts --case outside/cylinder-mujoco     # another case (examples/data/…)
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -22,7 +23,9 @@ const flag = (name: string, fallback: number) => {
 };
 const substeps = flag("substeps", 16);
 const smoothing = flag("smoothing", models.contact.RIGID_GROUND_DEFAULTS.smoothing);
-const dir = fileURLToPath(new URL("../../examples/data/outside-held-out/cylinder-light-mujoco/", import.meta.url));
+const caseFlag = process.argv.indexOf("--case");
+const caseDir = caseFlag >= 0 ? process.argv[caseFlag + 1]! : "outside-held-out/cylinder-light-mujoco";
+const dir = fileURLToPath(new URL(`../../examples/data/${caseDir}/`, import.meta.url));
 const scene = JSON.parse(readFileSync(`${dir}scene.json`, "utf8"));
 const truth = JSON.parse(readFileSync(`${dir}truth.json`, "utf8"));
 await init({ backend: "cpu" });
