@@ -8,13 +8,17 @@
  *
  *   npx tsx tools/outside/contact-spread.ts box-spun-pybullet [substeps]
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { init, models, sysid } from "../../src/index.js";
 
 const name = process.argv[2] ?? "box-spun-pybullet";
 const substeps = Number(process.argv[3] ?? 16);
-const dir = fileURLToPath(new URL(`../../examples/data/outside/${name}/`, import.meta.url));
+// A validation case, or a held-out one (examples/data/outside-held-out/).
+const set = existsSync(fileURLToPath(new URL(`../../examples/data/outside/${name}/`, import.meta.url)))
+  ? "outside"
+  : "outside-held-out";
+const dir = fileURLToPath(new URL(`../../examples/data/${set}/${name}/`, import.meta.url));
 const scene = JSON.parse(readFileSync(`${dir}scene.json`, "utf8"));
 const truth = JSON.parse(readFileSync(`${dir}truth.json`, "utf8"));
 if (scene.mesh.shape !== "box") throw new Error(`contact-spread: ${name} is not a box.`);
