@@ -8,19 +8,13 @@
  *
  *   npx tsx tools/outside/contact-spread.ts box-spun-pybullet [substeps]
  */
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { init, models, sysid } from "../../src/index.js";
+import { init } from "../../src/index.js";
+import { readCase, sceneAtTruth, simulateAtTruth } from "./at-truth.js";
 
 const name = process.argv[2] ?? "box-spun-pybullet";
 const substeps = Number(process.argv[3] ?? 16);
-// A validation case, or a held-out one (examples/data/outside-held-out/).
-const set = existsSync(fileURLToPath(new URL(`../../examples/data/outside/${name}/`, import.meta.url)))
-  ? "outside"
-  : "outside-held-out";
-const dir = fileURLToPath(new URL(`../../examples/data/${set}/${name}/`, import.meta.url));
-const scene = JSON.parse(readFileSync(`${dir}scene.json`, "utf8"));
-const truth = JSON.parse(readFileSync(`${dir}truth.json`, "utf8"));
+const outside = readCase(name);
+const { scene, truth } = outside;
 if (scene.mesh.shape !== "box") throw new Error(`contact-spread: ${name} is not a box.`);
 await init({ backend: "cpu" });
 
@@ -52,24 +46,6 @@ const SPREADS: readonly (readonly [string, number[]])[] = [
   ["9 × 9 grids", faceGrids(8, () => 1)],
 ];
 
-const spec = {
-  shape: "box" as const,
-  scale: scene.mesh.scale,
-  mass: truth.mass,
-  position: scene.initialState.position,
-  rotation: scene.initialState.rotation,
-  velocity: scene.initialState.velocity,
-  angularVelocity: scene.initialState.angularVelocity,
-  impulses: scene.impulses,
-  gravity: scene.gravity,
-  contact: { ...sysid.RIGID_CONTACT_DEFAULTS, mu: truth.mu },
-  frames: truth.frames,
-  fps: truth.fps,
-  substeps,
-  camera: { eye: [0, 1, 3], at: [0, 0, 0], fovY: 40 } as const,
-  resolution: 16,
-  background: [0, 0, 0] as const,
-};
 /** Turn about the vertical (degrees) of a unit quaternion (x, y, z, w) that turns about it alone. */
 const yawOf = (q: ArrayLike<number>) => (2 * Math.atan2(q[1]!, q[3]!) * 180) / Math.PI;
 const last = truth.frames - 1;
@@ -80,12 +56,11 @@ console.log(
   `  ${truth.engine}: ends at x ${(tx * 1e3).toFixed(1)}, z ${(tz * 1e3).toFixed(1)} mm, ` +
     `turned ${(yawOf(truth.trajectory.rotation[last]) - turn0).toFixed(1)}°`,
 );
+const built = sceneAtTruth(outside, { substeps });
 for (const [label, points] of SPREADS) {
-  const built = sysid.buildRigidScene(spec);
-  const { system, state } = sysid.systemFor({ ...built, contactPoints: points }, {});
-  const s = models.rigid.simulate(system, state, { dt: built.dt, substeps, frames: last });
-  const x = s.x.dataSync().slice(3 * (last - 1), 3 * last);
-  const q = s.q.dataSync().slice(4 * (last - 1), 4 * last);
+  const s = simulateAtTruth(built, points);
+  const x = Array.from(s.x).slice(3 * (last - 1), 3 * last);
+  const q = Array.from(s.q).slice(4 * (last - 1), 4 * last);
   console.log(
     `  gradsim, ${label.padEnd(16)} (${String(points.length / 3).padStart(3)} points): ends at x ` +
       `${(x[0]! * 1e3).toFixed(1)}, z ${(x[2]! * 1e3).toFixed(1)} mm, turned ${(yawOf(q) - turn0).toFixed(1)}°, ` +

@@ -9,11 +9,10 @@
  *    the contact's capacity: past it no tilt holds the body, and it tips. `--smoothing S` sets the contact's ramp.
  *
  *   npx tsx tools/outside/tip-threshold.ts [--substeps N] [--smoothing S]
- *   npx tsx tools/outside/tip-threshold.ts --case outside/cylinder-mujoco     # another case (examples/data/…)
+ *   npx tsx tools/outside/tip-threshold.ts --case cylinder-mujoco     # another case (validation or held out)
  */
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { init, models, np, sysid, type Array } from "../../src/index.js";
+import { init, models, np, type Array } from "../../src/index.js";
+import { readCase, sceneAtTruth, simulateAtTruth } from "./at-truth.js";
 
 const MUS = [0.5, 0.6, 0.62, 0.64, 0.66, 0.7, 0.75, 0.8];
 const TILTS_DEG = [0.2, 0.5, 1, 1.5, 2, 3, 4, 6];
@@ -24,42 +23,17 @@ const flag = (name: string, fallback: number) => {
 const substeps = flag("substeps", 16);
 const smoothing = flag("smoothing", models.contact.RIGID_GROUND_DEFAULTS.smoothing);
 const caseFlag = process.argv.indexOf("--case");
-const caseDir = caseFlag >= 0 ? process.argv[caseFlag + 1]! : "outside-held-out/cylinder-light-mujoco";
-const dir = fileURLToPath(new URL(`../../examples/data/${caseDir}/`, import.meta.url));
-const scene = JSON.parse(readFileSync(`${dir}scene.json`, "utf8"));
-const truth = JSON.parse(readFileSync(`${dir}truth.json`, "utf8"));
+const outside = readCase(caseFlag >= 0 ? process.argv[caseFlag + 1]! : "cylinder-light-mujoco");
+const { scene, truth } = outside;
 await init({ backend: "cpu" });
 
-const sceneAt = (mu: number) =>
-  sysid.buildRigidScene({
-    shape: scene.mesh.shape,
-    scale: scene.mesh.scale,
-    mass: truth.mass,
-    position: scene.initialState.position,
-    rotation: scene.initialState.rotation,
-    velocity: scene.initialState.velocity,
-    angularVelocity: scene.initialState.angularVelocity,
-    impulses: scene.impulses,
-    gravity: scene.gravity,
-    contact: { ...sysid.RIGID_CONTACT_DEFAULTS, mu },
-    frames: truth.frames,
-    fps: truth.fps,
-    substeps,
-    camera: { eye: [0, 1, 3], at: [0, 0, 0], fovY: 40 },
-    resolution: 16,
-    background: [0, 0, 0],
-  });
 /** The tilt (degrees) of a unit quaternion (x, y, z, w) away from a turn about the vertical. */
 const tiltOf = (q: ArrayLike<number>, k: number) =>
   (2 * Math.asin(Math.min(1, Math.hypot(q[4 * k]!, q[4 * k + 2]!))) * 180) / Math.PI;
 
 console.log(`simulated (smoothing ${models.contact.RIGID_GROUND_DEFAULTS.smoothing}, ${substeps} substeps per frame):`);
 for (const mu of MUS) {
-  const built = sceneAt(mu);
-  const { system, state } = sysid.systemFor(built, {});
-  const s = models.rigid.simulate(system, state, { dt: built.dt, substeps, frames: truth.frames - 1 });
-  const q = s.q.dataSync(),
-    x = s.x.dataSync();
+  const { q, x } = simulateAtTruth(sceneAtTruth(outside, { substeps, mu }));
   let tilt = 0;
   for (let k = 0; k < truth.frames - 1; k++) tilt = Math.max(tilt, tiltOf(q, k));
   const height = x[3 * (truth.frames - 2) + 1]!;
@@ -70,7 +44,7 @@ for (const mu of MUS) {
 }
 
 // Static: the contact points tilted forward by θ about the vertical through the centre of mass.
-const points = sceneAt(0.5).contactPoints;
+const points = sceneAtTruth(outside, { substeps }).contactPoints;
 const count = points.length / 3;
 const ground = models.contact.rigidGround({ smoothing });
 const mass = truth.mass as number;
