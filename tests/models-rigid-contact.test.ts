@@ -111,6 +111,63 @@ describe("rigid contact: Coulomb sliding", () => {
   });
 });
 
+describe('rigid contact: the friction\'s load shared over the touching points (frictionLoad: "shared")', () => {
+  it("a pitched box's corners carry unequal normal forces but bound friction by equal shares of the sum", () => {
+    const g = contact.rigidGround({ frictionLoad: "shared", dtype: "float64" });
+    const f64 = (x: unknown) => np.array(x, { dtype: "float64" });
+    // Four bottom corners of one 2 kg box, the front pair 1 mm deeper (a box pitched by its push), and a fifth point
+    // above the floor.
+    const p = f64([
+      [0.1, -0.0015, 0.1],
+      [0.1, -0.0015, -0.1],
+      [-0.1, -0.0005, 0.1],
+      [-0.1, -0.0005, -0.1],
+      [0, 0.05, 0],
+    ]);
+    const { fn, load } = contact.rigidGroundNormal(
+      g,
+      p,
+      np.zeros([5, 3], { dtype: "float64" }),
+      np.zeros([5], { dtype: "float64" }),
+      np.array([0, 0, 0, 0, 0], { dtype: "int32" }),
+      f64([2]),
+      f64([0, -G, 0]),
+    );
+    const f = globalThis.Array.from(fn.dataSync());
+    const l = globalThis.Array.from(load.dataSync());
+    expect(f[0]! / f[2]!).toBeGreaterThan(1.2);
+    const sum = f.reduce((a, b) => a + b, 0);
+    for (const i of [0, 1, 2, 3]) expect(l[i]! / (sum / 4)).toBeCloseTo(1, 9);
+    expect(l[4]).toBe(0);
+    const own = contact.rigidGroundNormal(
+      contact.rigidGround({ dtype: "float64" }),
+      p,
+      np.zeros([5, 3], { dtype: "float64" }),
+      np.zeros([5], { dtype: "float64" }),
+      np.array([0, 0, 0, 0, 0], { dtype: "int32" }),
+      f64([2]),
+      f64([0, -G, 0]),
+    );
+    expect(globalThis.Array.from(own.load.dataSync())).toEqual(f);
+  });
+
+  it("a box launched straight still slides Coulomb's v0²/(2μg) to within 1%", () => {
+    const [mu, v0, dt] = [0.4, 2, 1 / 960];
+    const expected = (v0 * v0) / (2 * mu * G);
+    const { x } = heights(
+      boxBody([0.1, 0.1, 0.1], 1.5, { position: [0, 0.1, 0], velocity: [v0, 0, 0] }),
+      contact.rigidGround({ mu, frictionLoad: "shared", dtype: "float64" }),
+      dt,
+      Math.ceil((v0 / (mu * G) + 0.3) / dt),
+    );
+    expect(Math.abs(x[x.length - 1]! / expected - 1)).toBeLessThan(0.01);
+  });
+
+  it("refuses an unknown load rule", () => {
+    expect(() => contact.rigidGround({ frictionLoad: "even" as "shared" })).toThrow(/frictionLoad must be/);
+  });
+});
+
 describe("rigid contact: a sphere rolls (friction at its lowest point)", () => {
   const r = 0.1;
   const simulateBall = (mu: number, mass: number, o: rigid.MeshBodyOptions, push?: rigid.ForceWindow) => {
@@ -257,9 +314,11 @@ describe("rigid contact: gradients agree with central differences at the default
       window: { body: 0, force: [8, 0, 0], point: [0, 0.08, 0], start: 0, end: 0.1 },
     },
   };
-  it.each(Object.keys(scenes))("%s: mass, ke, kd, kf, μ and the initial velocity", (name) => {
+  // Each scene with each corner's friction bounded by its own load; the tipping box also with the load shared.
+  const cases = [...Object.keys(scenes).map((n) => [n, "point"] as const), ["tipping", "shared"] as const];
+  it.each(cases)("%s, friction load %s: mass, ke, kd, kf, μ and the initial velocity", (name, frictionLoad) => {
     const sc = scenes[name]!;
-    const g = contact.rigidGround({ mu: 0.4, dtype: "float64" });
+    const g = contact.rigidGround({ mu: 0.4, frictionLoad, dtype: "float64" });
     const { system, state } = rigid.rigidSystem([boxBody([0.15, 0.1, 0.1], 2.4, sc.options)], {
       ground: g,
       dtype: "float64",

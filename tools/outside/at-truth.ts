@@ -25,8 +25,11 @@ export function readCase(name: string): OutsideCase {
   return { name, scene: read("scene.json"), truth: read("truth.json") };
 }
 
-/** Its rigid scene at the truth (μ replaced where given), over the video's frames; the camera is unused. */
-export function sceneAtTruth(c: OutsideCase, o: { substeps: number; mu?: number }): sysid.RigidScene {
+/** Its rigid scene at the truth (μ, the friction's load replaced where given), over the video's frames; no camera. */
+export function sceneAtTruth(
+  c: OutsideCase,
+  o: { substeps: number; mu?: number; frictionLoad?: "point" | "shared" },
+): sysid.RigidScene {
   const { scene, truth } = c;
   return sysid.buildRigidScene({
     shape: scene.mesh.shape,
@@ -45,6 +48,7 @@ export function sceneAtTruth(c: OutsideCase, o: { substeps: number; mu?: number 
     camera: { eye: [0, 1, 3], at: [0, 0, 0], fovY: 40 },
     resolution: 16,
     background: [0, 0, 0],
+    ...(o.frictionLoad ? { frictionLoad: o.frictionLoad } : {}),
   });
 }
 

@@ -4,7 +4,8 @@
  * (`contactSampling: "edges"`), on those grids with trapezoid weights (corners 1, edge midpoints 2, face centres 4:
  * uniform pressure by the trapezoid rule, a point repeated as often as its weight) and on 9 × 9 grids, and prints
  * where each ends against the engine's own trajectory (truth.json). Rigid-body mechanics leaves the spread open (a
- * flat face on a flat floor is statically indeterminate); it decides the friction's torque on a box that turns.
+ * flat face on a flat floor is statically indeterminate); it decides the friction's torque on a box that turns. The
+ * last row keeps the corners but bounds their friction by the body's load shared evenly (`frictionLoad: "shared"`).
  *
  *   npx tsx tools/outside/contact-spread.ts box-spun-pybullet [substeps]
  */
@@ -57,8 +58,13 @@ console.log(
     `turned ${(yawOf(truth.trajectory.rotation[last]) - turn0).toFixed(1)}°`,
 );
 const built = sceneAtTruth(outside, { substeps });
-for (const [label, points] of SPREADS) {
-  const s = simulateAtTruth(built, points);
+const shared = sceneAtTruth(outside, { substeps, frictionLoad: "shared" });
+const rows = [
+  ...SPREADS.map(([label, points]) => [label, built, points] as const),
+  ["corners, shared", shared, shared.contactPoints] as const,
+];
+for (const [label, scene, points] of rows) {
+  const s = simulateAtTruth(scene, points);
   const x = Array.from(s.x).slice(3 * (last - 1), 3 * last);
   const q = Array.from(s.q).slice(4 * (last - 1), 4 * last);
   console.log(

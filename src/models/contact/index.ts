@@ -68,11 +68,16 @@ export const RIGID_GROUND_DEFAULTS = { ke: 3e4, kd: 600, kf: 1500, mu: 0.5, smoo
 /** Ranges in which the rigid contact's rest and gradient guarantees are tested. */
 export const RIGID_GROUND_RANGES = { ke: [1e4, 1e5], kd: [0, 2000], kf: [0, 5000], smoothing: [1e-3, 2e-2] } as const;
 
+export interface RigidGroundOptions extends GroundOptions {
+  /** Which normal force bounds a point's friction: its own ("point", the default) or the body's, shared (types.ts). */
+  readonly frictionLoad?: "point" | "shared";
+}
+
 /**
  * A ground plane for rigid bodies with mass-normalised coefficients (see RIGID_GROUND_DEFAULTS and
  * rigid-ground.ts): ke in N/m per kg of body (s⁻²), kd and kf in s⁻¹, μ, and the ramp width δ (m).
  */
-export function rigidGround(o: GroundOptions = {}): GroundContact {
+export function rigidGround(o: RigidGroundOptions = {}): GroundContact {
   const d = RIGID_GROUND_DEFAULTS;
   const where = "contact.rigidGround";
   if (o.smoothing !== undefined && !(o.smoothing > 0))
@@ -82,8 +87,11 @@ export function rigidGround(o: GroundOptions = {}): GroundContact {
     );
   if (o.ke !== undefined && !(o.ke > 0))
     throw new Error(`${where}: ke must be > 0 (N/m per kg of body, s⁻²), got ${o.ke}; the default is ${d.ke}.`);
-  const g = ground({ ke: d.ke, kd: d.kd, kf: d.kf, mu: d.mu, smoothing: d.smoothing, ...o });
-  return { ...g, scaling: "per-body-mass" };
+  const { frictionLoad, ...rest } = o;
+  if (frictionLoad !== undefined && frictionLoad !== "point" && frictionLoad !== "shared")
+    throw new Error(`${where}: frictionLoad must be "point" or "shared", got ${JSON.stringify(frictionLoad)}.`);
+  const g = ground({ ke: d.ke, kd: d.kd, kf: d.kf, mu: d.mu, smoothing: d.smoothing, ...rest });
+  return { ...g, scaling: "per-body-mass", ...(frictionLoad === "shared" ? { frictionLoad } : {}) };
 }
 
 /**

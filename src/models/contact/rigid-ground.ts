@@ -47,7 +47,11 @@ export function restMargin(g: GroundContact, gravity: Array): Array {
   );
 }
 
-/** The normal part of rigid contact: per point the normal force magnitude f_n [P] and the mass share w [P] (kg). */
+/**
+ * The normal part of rigid contact, per point: the normal force magnitude f_n [P], the mass share w [P] (kg), the
+ * damping's rate and the load that bounds the point's friction [P] (N): f_n itself, or with `frictionLoad: "shared"`
+ * the body's total Σf_n split as the mass shares are, s_i·w_i·Σf_n/m_b.
+ */
 export function rigidGroundNormal(
   g: GroundContact,
   p: Array,
@@ -56,7 +60,7 @@ export function rigidGroundNormal(
   body: Array,
   mass: Array,
   gravity: Array,
-): { fn: Array; w: Array; damping: Array } {
+): { fn: Array; w: Array; damping: Array; load: Array } {
   const margin = restMargin(g, gravity);
   const gap = np.sub(np.sub(dot(p, g.normal), g.offset), radius);
   const d = np.sub(margin, gap);
@@ -79,12 +83,17 @@ export function rigidGroundNormal(
   const onset = np.clip(np.div(push, DAMPING_ONSET), 0, 1);
   const slope = np.mul(np.square(onset), np.sub(3, np.mul(2, onset)));
   const damping = np.mul(np.mul(w, np.mul(g.kd, share)), slope);
-  return { fn, w, damping };
+  const load =
+    g.frictionLoad === "shared"
+      ? np.mul(np.mul(share, w), np.take(np.div(np.scatterAdd(np.zerosLike(mass), body, fn, 0), mass), body, 0))
+      : fn;
+  return { fn, w, damping, load };
 }
 
 /**
  * The friction [P, 3] on points with normal forces fn and mass shares w, sliding with velocity v
- * [P, 3] (its tangential part counts): the smooth Coulomb law of `groundForces`, kf per kilogram.
+ * [P, 3] (its tangential part counts): the smooth Coulomb law of `groundForces`, kf per kilogram (fn: the load that
+ * bounds it, `rigidGroundNormal`'s `load`).
  * The rigid step passes the velocity the points would have at the end of the step without
  * friction, so a push that starts from rest meets Coulomb friction in its first step rather than
  * after the point has built up speed (measured: a box pushed from rest accelerated 11% faster than
@@ -133,6 +142,6 @@ export function rigidGroundForces(
   mass: Array,
   gravity: Array,
 ): Array {
-  const { fn, w } = rigidGroundNormal(g, p, pv, radius, body, mass, gravity);
-  return np.add(np.mul(np.expandDims(fn, -1), g.normal), rigidGroundFriction(g, fn, w, pv));
+  const { fn, w, load } = rigidGroundNormal(g, p, pv, radius, body, mass, gravity);
+  return np.add(np.mul(np.expandDims(fn, -1), g.normal), rigidGroundFriction(g, load, w, pv));
 }

@@ -34,7 +34,7 @@ export interface ContactPointsAt {
    * The normal force f_n [P] (N) and its damping D = −∂f_n/∂v_n [P] (N·s/m) with the points moving at velocities v
    * [P, 3] (`rigidGroundNormal`); the explicit wrench holds f_n at pv.
    */
-  readonly normal: (v: Array) => { readonly fn: Array; readonly damping: Array };
+  readonly normal: (v: Array) => { readonly fn: Array; readonly damping: Array; readonly load: Array };
 }
 
 /** The bodies: mass [B], world inertia [B, 3, 3] and the twist (v, ω) [B, 3] ×2 after the step's explicit forces. */
@@ -79,7 +79,7 @@ export function implicitContactWrench(
    * on its side slid 6 cm too far at 15 substeps per frame).
    */
   const solve = (fn: Array, D: Array, vn: Array, s: Array, t: Array) => {
-    const r = rigidGroundFrictionSaturation(g, start.fn, p.w, np.square(s));
+    const r = rigidGroundFrictionSaturation(g, start.load, p.w, np.square(s));
     const secant = np.mul(kfw, r);
     const slope = np.mul(kfw, np.power(r, 7));
     const tt = outer(t, t);
@@ -113,7 +113,7 @@ export function implicitContactWrench(
   const start = p.normal(p.pv);
   const vt = tangentialVelocity(g, vHat);
   const speed = smoothNorm(vt, 1e-6);
-  const slowing = np.mul(dt, np.div(np.mul(g.mu, start.fn), p.w));
+  const slowing = np.mul(dt, np.div(np.mul(g.mu, start.load), p.w));
   const smoothing = np.full([], END_SPEED_SMOOTHING, { dtype: vt.dtype });
   const startSpeed = penetrationRamp(np.sub(speed, slowing), smoothing);
   const first = solve(start.fn, start.damping, dot(p.pv, n), startSpeed, np.div(vt, expand1(speed)));

@@ -78,7 +78,7 @@ export function wrench(
       add(c.body, r, groundForces(g, p, pv, c.radius));
     } else {
       const normal = (v: Array) => rigidGroundNormal(g, p, v, c.radius, c.body, sys.mass, sys.gravity);
-      const { fn, w } = normal(pv);
+      const { fn, w, load } = normal(pv);
       add(c.body, r, np.mul(np.expandDims(fn, -1), g.normal));
       if (dt > 0) {
         // Friction and normal damping implicit in the step's end velocities (implicit-contact.ts), from the twist
@@ -93,7 +93,7 @@ export function wrench(
         const implicit = implicitContactWrench(g, { body: c.body, r, pv, w, normal }, predicted, dt);
         force = np.add(force, implicit.force);
         torque = np.add(torque, implicit.torque);
-      } else add(c.body, r, rigidGroundFriction(g, fn, w, pv));
+      } else add(c.body, r, rigidGroundFriction(g, load, w, pv));
     }
   }
   return { force, torque };

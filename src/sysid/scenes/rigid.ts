@@ -84,6 +84,13 @@ export interface RigidSceneSpec {
    * rim, a grid spreads it inward, which changes the friction's torque on a box that turns while it slides.
    */
   readonly contactSampling?: "vertices" | "edges";
+  /**
+   * Which load bounds the friction at a contact: "point" (default), the contact's own normal force, so corners that
+   * a pitching body presses harder grip harder; "shared", the body's load split evenly over its touching contacts.
+   * Also statically indeterminate: a box that turns while it slides ends in different places under the two (engines
+   * land between), a box pushed straight in the same one.
+   */
+  readonly frictionLoad?: "point" | "shared";
 }
 
 /** The mesh's vertices [V·3] and the midpoints of its faces' edges (each edge once), flat. */
@@ -223,6 +230,8 @@ export function buildRigidScene(spec: RigidSceneSpec): RigidScene {
     throw new Error(
       `rigid scene: contactSampling must be "vertices" or "edges", got ${JSON.stringify(spec.contactSampling)}.`,
     );
+  if (spec.frictionLoad !== undefined && spec.frictionLoad !== "point" && spec.frictionLoad !== "shared")
+    throw new Error(`rigid scene: frictionLoad must be "point" or "shared", got ${JSON.stringify(spec.frictionLoad)}.`);
   return {
     spec,
     width,
@@ -309,7 +318,13 @@ const f32 = (x: unknown): Array => np.array(x, { dtype: "float32" });
 export function systemFor(scene: RigidScene, p: Params): { system: RigidSystem; state: RigidState } {
   const s = scene.spec;
   const ground = s.contact
-    ? contact.rigidGround({ ke: s.contact.ke, kd: s.contact.kd, kf: s.contact.kf, mu: s.contact.mu })
+    ? contact.rigidGround({
+        ke: s.contact.ke,
+        kd: s.contact.kd,
+        kf: s.contact.kf,
+        mu: s.contact.mu,
+        ...(s.frictionLoad ? { frictionLoad: s.frictionLoad } : {}),
+      })
     : undefined;
   const unknown = Object.keys(p).filter((k) => !(RIGID_UNKNOWNS as readonly string[]).includes(k));
   if (unknown.length)
