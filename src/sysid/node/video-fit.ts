@@ -54,6 +54,7 @@ const ALTERNATIVE_WORDS: Readonly<Record<string, string>> = {
   foreground: "foreground's thresholds",
   outline: "outline's softness",
   contacts: "contact points' spread",
+  load: "friction's load split",
   place: "initial place on the floor",
 };
 
@@ -593,7 +594,13 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   const place = (["x0", "z0"] as const).filter((k) => !names.includes(k));
   const spreadContacts =
     spec.contact && rigid.contactRadius === 0 && rigid.contactPoints.length / 3 <= CONTACT_ALTERNATIVE_MAX_VERTICES;
-  const choices = [silhouette && "foreground", "outline", place.length && "place", spreadContacts && "contacts"]
+  const choices = [
+    silhouette && "foreground",
+    "outline",
+    place.length && "place",
+    spreadContacts && "contacts",
+    spreadContacts && "load",
+  ]
     .filter((x): x is string => typeof x === "string")
     .map((x) => ALTERNATIVE_WORDS[x]);
   const verdictStart = performance.now();
@@ -634,11 +641,16 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
       ]),
     );
   // A flat face's load over its contacts (statically indeterminate): a mesh with few vertices touches at its
-  // corners; the alternative spreads the load over its edges' midpoints too. The engines differ here as well.
+  // corners; one alternative spreads the load over its edges' midpoints too, another bounds each corner's friction by
+  // an even share of the body's load rather than its own (a box that turns while it slides ends in different places
+  // under the two, and the engines differ here as well).
   if (spreadContacts)
     alternatives.push(
       alternativeOf("contacts", [
         await refit(rigidProblem(buildRigidScene({ ...rigid.spec, contactSampling: "edges" })), observed),
+      ]),
+      alternativeOf("load", [
+        await refit(rigidProblem(buildRigidScene({ ...rigid.spec, frictionLoad: "shared" })), observed),
       ]),
     );
   let uncertainty = laplaceUncertainty(
