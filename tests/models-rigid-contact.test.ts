@@ -113,42 +113,35 @@ describe("rigid contact: Coulomb sliding", () => {
 
 describe('rigid contact: the friction\'s load shared over the touching points (frictionLoad: "shared")', () => {
   it("a pitched box's corners carry unequal normal forces but bound friction by equal shares of the sum", () => {
-    const g = contact.rigidGround({ frictionLoad: "shared", dtype: "float64" });
     const f64 = (x: unknown) => np.array(x, { dtype: "float64" });
-    // Four bottom corners of one 2 kg box, the front pair 1 mm deeper (a box pitched by its push), and a fifth point
-    // above the floor.
-    const p = f64([
-      [0.1, -0.0015, 0.1],
-      [0.1, -0.0015, -0.1],
-      [-0.1, -0.0005, 0.1],
-      [-0.1, -0.0005, -0.1],
-      [0, 0.05, 0],
-    ]);
-    const { fn, load } = contact.rigidGroundNormal(
-      g,
-      p,
-      np.zeros([5, 3], { dtype: "float64" }),
-      np.zeros([5], { dtype: "float64" }),
-      np.array([0, 0, 0, 0, 0], { dtype: "int32" }),
-      f64([2]),
-      f64([0, -G, 0]),
-    );
-    const f = globalThis.Array.from(fn.dataSync());
-    const l = globalThis.Array.from(load.dataSync());
-    expect(f[0]! / f[2]!).toBeGreaterThan(1.2);
-    const sum = f.reduce((a, b) => a + b, 0);
-    for (const i of [0, 1, 2, 3]) expect(l[i]! / (sum / 4)).toBeCloseTo(1, 9);
-    expect(l[4]).toBe(0);
-    const own = contact.rigidGroundNormal(
-      contact.rigidGround({ dtype: "float64" }),
-      p,
-      np.zeros([5, 3], { dtype: "float64" }),
-      np.zeros([5], { dtype: "float64" }),
-      np.array([0, 0, 0, 0, 0], { dtype: "int32" }),
-      f64([2]),
-      f64([0, -G, 0]),
-    );
-    expect(globalThis.Array.from(own.load.dataSync())).toEqual(f);
+    // Four bottom corners of one 2 kg box at rest, the front pair 1 mm deeper (a box pitched by its push), and a fifth
+    // point above the floor; per point its normal force and the load that bounds its friction.
+    const at = (frictionLoad: "point" | "shared") => {
+      const r = contact.rigidGroundNormal(
+        contact.rigidGround({ frictionLoad, dtype: "float64" }),
+        f64([
+          [0.1, -0.0015, 0.1],
+          [0.1, -0.0015, -0.1],
+          [-0.1, -0.0005, 0.1],
+          [-0.1, -0.0005, -0.1],
+          [0, 0.05, 0],
+        ]),
+        np.zeros([5, 3], { dtype: "float64" }),
+        np.zeros([5], { dtype: "float64" }),
+        np.array([0, 0, 0, 0, 0], { dtype: "int32" }),
+        f64([2]),
+        f64([0, -G, 0]),
+      );
+      return { fn: globalThis.Array.from(r.fn.dataSync()), load: globalThis.Array.from(r.load.dataSync()) };
+    };
+    const { fn, load } = at("shared");
+    expect(fn[0]! / fn[2]!).toBeGreaterThan(1.2);
+    const sum = fn.reduce((a, b) => a + b, 0);
+    for (const i of [0, 1, 2, 3]) expect(load[i]! / (sum / 4)).toBeCloseTo(1, 9);
+    expect(load[4]).toBe(0);
+    const own = at("point");
+    expect(own.fn).toEqual(fn);
+    expect(own.load).toEqual(fn);
   });
 
   it("a box launched straight still slides Coulomb's v0²/(2μg) to within 1%", () => {
