@@ -78,6 +78,12 @@ export interface OutsideRow {
   readonly withinTolerance: boolean;
   /** Every determined unknown's truth lies inside its printed 95% interval. */
   readonly covered: boolean;
+  /**
+   * Per alternative of the verdict (the foreground's thresholds, the outline's softness, the initial place, the
+   * contacts' spread, the friction's load split), per unknown: how far it alone moves the estimate, as the printout's
+   * relative 95% share (0.05 = ±5%).
+   */
+  readonly shares: Record<string, Record<string, number>>;
   readonly seconds: number;
 }
 
@@ -168,6 +174,12 @@ async function run(ctx: ExperimentContext): Promise<OutsideResult> {
       withinTolerance,
       covered,
       trustworthy: believable(r.verdict.status, withinTolerance, covered),
+      shares: Object.fromEntries(
+        Object.entries(r.verdict.uncertainty.alternativesSd ?? {}).map(([a, sd]) => [
+          a,
+          Object.fromEntries(r.verdict.uncertainty.unknowns.map((u, i) => [u.name, Math.exp(1.96 * sd[i]!) - 1])),
+        ]),
+      ),
       seconds: r.fitSeconds,
     });
     ctx.log(

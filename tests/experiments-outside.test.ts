@@ -49,6 +49,10 @@ describe("outside (quick)", () => {
       expect(pushed.interval[n]![1], `pushed box: ${n}'s interval`).toBeGreaterThanOrEqual(pushed.truth[n]!);
     }
     expect(pushed.covered).toBe(true);
+    // Pushed straight, the box moves alike however its load spreads over the face or splits over the corners: the
+    // verdict re-fits it under both, and neither moves the estimate by 1%.
+    for (const a of ["contacts", "load"])
+      for (const n of ["mass", "mu"]) expect(pushed.shares[a]![n], `${a}: ${n}`).toBeLessThan(0.01);
     expect(resting.verdict).toBe("undetermined");
     expect(resting.reasons.join(" ")).toMatch(/does not determine mass/);
     expect(r.summary).toMatchObject({ cases: 2, withinTolerance: 1, covered: 1, trustworthy: 2, fitsButWrong: [] });
