@@ -32,7 +32,7 @@ export interface GroundContact {
    * Which normal force bounds a rigid body's friction at a point ("per-body-mass" only): "point" (the default) its
    * own, so a body pitched by its push loads its leading corners more; "shared" the body's total load split over its
    * touching points in proportion to their contact shares, as if every corner carried alike. How a flat face's load
-   * splits over its corners is statically indeterminate for a rigid body; the two bracket what engines do.
+   * splits over its corners is statically indeterminate for a rigid body, and engines settle it each their own way.
    */
   readonly frictionLoad?: "point" | "shared";
 }

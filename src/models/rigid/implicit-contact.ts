@@ -74,9 +74,9 @@ export function implicitContactWrench(
   const matrices = (x: Array) => np.scatterAdd(np.zerosLike(predicted.inertia), p.body, x, 0);
   /**
    * The twist change /dt [B, 3] ×2 with the normal force linearised as fn − D·(n·v⁺ − vn) (beyond the explicit
-   * wrench's, at the start) and the friction at end speed s [P] in direction t [P, 3], bounded by μ·f_n with f_n at
-   * the step's start (which holds an impact's damping: bounded by the end's, a tall box that tipped over and landed
-   * on its side slid 6 cm too far at 15 substeps per frame).
+   * wrench's, at the start) and the friction at end speed s [P] in direction t [P, 3], bounded by μ times the point's
+   * load (`rigidGroundNormal`'s) at the step's start (which holds an impact's damping: bounded by the end's, a tall box
+   * that tipped over and landed on its side slid 6 cm too far at 15 substeps per frame).
    */
   const solve = (fn: Array, D: Array, vn: Array, s: Array, t: Array) => {
     const r = rigidGroundFrictionSaturation(g, start.load, p.w, np.square(s));

@@ -87,8 +87,8 @@ export interface RigidSceneSpec {
   /**
    * Which load bounds the friction at a contact: "point" (default), the contact's own normal force, so corners that
    * a pitching body presses harder grip harder; "shared", the body's load split evenly over its touching contacts.
-   * Also statically indeterminate: a box that turns while it slides ends in different places under the two (engines
-   * land between), a box pushed straight in the same one.
+   * Also statically indeterminate: a box that turns while it slides ends in different places under the two (Bullet's
+   * spun box drifts sideways between them), a box pushed straight in the same one.
    */
   readonly frictionLoad?: "point" | "shared";
 }
