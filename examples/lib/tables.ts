@@ -210,6 +210,28 @@ export function table2Markdown(r: RigidDatasetReport, learned?: LearnedBaselines
   );
 }
 
+/**
+ * Under Table 2, where its objects' μ misses: per object, μ more than `tolerance` off from the pixels (∇Sim, gradsim),
+ * and how many of those the 3-D states (DiffPhysics, the same protocol) miss too — objects whose motion barely
+ * depends on μ (rolling, sticking) rather than a pixels-only failure. Empty for runs without per-object records.
+ */
+export function table2Misses(r: RigidDatasetReport, tolerance = 0.01): string {
+  if (!r || typeof r.dataset !== "object" || !r.dataset.records.length) return "";
+  const records = r.dataset.records;
+  const missed = (x: (typeof records)[number], row: string) => (x.relMae[row]?.mu ?? 0) > tolerance;
+  const pixels = records.filter((x) => missed(x, "gradsim"));
+  const both = pixels.filter((x) => missed(x, "diffphysics"));
+  const shapes = (xs: typeof records) => [...new Set(xs.map((x) => x.describe.split(" ")[0]))].join(", ");
+  const pct = `${100 * tolerance}%`;
+  return (
+    `Per object, μ more than ${pct} off from the pixels (∇Sim): ${pixels.length} of ${records.length}` +
+    (pixels.length
+      ? ` (${shapes(pixels)}); the 3-D states (DiffPhysics) miss it by more than ${pct} on ${both.length} of those` +
+        (both.length ? ` (${shapes(both)}): their motion barely depends on μ.` : ".")
+      : ".")
+  );
+}
+
 export function table3Markdown(reports: { deformable: Table3Report | null; cloth: Table3Report | null }): string {
   const names: Record<Table3Column, string> = {
     mass: "per-particle mass",
