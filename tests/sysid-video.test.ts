@@ -221,6 +221,24 @@ describe("the scene file", () => {
       /the mesh .*broken\.obj cannot be read: line 2/,
     );
   });
+
+  it("gives the object and its motion as a rigid scene's fields, an OBJ mesh only as read", () => {
+    const f = E.getOrElseW(() => null)(sysid.parseVideoScene(good))!;
+    expect(sysid.sceneFileMotion(f, null)).toEqual({
+      shape: good.mesh.shape,
+      scale: good.mesh.scale,
+      position: good.initialState.position,
+      rotation: good.initialState.rotation,
+      velocity: good.initialState.velocity,
+      angularVelocity: good.initialState.angularVelocity,
+      impulses: good.impulses,
+      gravity: good.gravity,
+    });
+    const obj = { ...f, mesh: { obj: "frustum.obj", scale: [1, 1, 1] as const } };
+    expect(() => sysid.sceneFileMotion(obj, null)).toThrow(/"mesh\.obj" names frustum\.obj; read it/);
+    const mesh = { vertices: new Float64Array(3), faces: new Int32Array(0) };
+    expect(sysid.sceneFileMotion(obj, mesh).shape).toEqual({ mesh, name: "frustum.obj" });
+  });
 });
 
 describe("cameras", () => {

@@ -247,7 +247,7 @@ export {
   type ObjectLookName,
 } from "./scenes/imperfect-looks.js";
 
-export { parseVideoScene, type SceneBackground, type VideoSceneFile } from "./scene-file.js";
+export { parseVideoScene, sceneFileMotion, type SceneBackground, type VideoSceneFile } from "./scene-file.js";
 export {
   laplaceUncertainty,
   tQuantile975,

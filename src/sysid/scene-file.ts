@@ -35,7 +35,8 @@ import * as E from "fp-ts/lib/Either.js";
 import { RIGID_RESTITUTION_RANGE, rigidContactSubsteps, rigidGroundDamping } from "../models/contact/index.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { CameraSpec, Vec3 } from "./scenes/camera.js";
-import type { ContactParams, Impulse, Quat } from "./scenes/rigid.js";
+import type { TriMesh } from "../models/meshes/types.js";
+import type { ContactParams, Impulse, Quat, RigidSceneSpec } from "./scenes/rigid.js";
 import { POSITIVE_RIGID_UNKNOWNS, RIGID_CONTACT_DEFAULTS, RIGID_UNKNOWNS, type RigidUnknown } from "./scenes/rigid.js";
 import { isUniformScale, SCENE_SHAPES, type SceneShape } from "./scenes/shapes.js";
 
@@ -75,6 +76,28 @@ export interface VideoSceneFile {
     Partial<Record<RigidUnknown, { readonly initial?: number; readonly prior?: readonly [number, number] }>>
   >;
   readonly truth: Readonly<Partial<Record<RigidUnknown, number>>>;
+}
+
+/** What a scene file says of the object and its motion, as a rigid scene's fields; an OBJ mesh as read beside it. */
+export function sceneFileMotion(
+  f: VideoSceneFile,
+  mesh: TriMesh | null,
+): Pick<
+  RigidSceneSpec,
+  "shape" | "scale" | "position" | "rotation" | "velocity" | "angularVelocity" | "impulses" | "gravity"
+> {
+  if ("obj" in f.mesh && !mesh)
+    throw new Error(`scene: "mesh.obj" names ${f.mesh.obj}; read it (loadVideoScene does) and pass its mesh.`);
+  return {
+    shape: "obj" in f.mesh ? { mesh: mesh!, name: f.mesh.obj } : f.mesh.shape,
+    scale: f.mesh.scale,
+    position: f.initialState.position,
+    rotation: f.initialState.rotation,
+    velocity: f.initialState.velocity,
+    angularVelocity: f.initialState.angularVelocity,
+    impulses: f.impulses,
+    gravity: f.gravity,
+  };
 }
 
 type Result<T> = E.Either<string, T>;

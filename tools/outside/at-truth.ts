@@ -5,12 +5,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { models, sysid } from "../../src/index.js";
+import type { TriMesh } from "../../src/models/meshes/types.js";
+import { loadVideoScene } from "../../src/sysid/node.js";
 
-/** The case files' JSON, read as make_cases.py writes it. */
+/** truth.json, as make_cases.py writes it. */
 type Json = any;
 export interface OutsideCase {
   readonly name: string;
-  readonly scene: Json;
+  /** scene.json, read as `gradsim fit` reads it, and its OBJ mesh (null for a built-in shape). */
+  readonly scene: sysid.VideoSceneFile;
+  readonly mesh: TriMesh | null;
   readonly truth: Json;
 }
 
@@ -21,8 +25,8 @@ export function readCase(name: string): OutsideCase {
   );
   const dir = dirs.find((d) => existsSync(d));
   if (!dir) throw new Error(`no outside case "${name}" in ${dirs.join(" or ")}`);
-  const read = (file: string) => JSON.parse(readFileSync(`${dir}${file}`, "utf8"));
-  return { name, scene: read("scene.json"), truth: read("truth.json") };
+  const { file, mesh } = loadVideoScene(`${dir}scene.json`);
+  return { name, scene: file, mesh, truth: JSON.parse(readFileSync(`${dir}truth.json`, "utf8")) };
 }
 
 /** Its rigid scene at the truth (μ, the friction's load replaced where given), over the video's frames; no camera. */
@@ -30,17 +34,10 @@ export function sceneAtTruth(
   c: OutsideCase,
   o: { substeps: number; mu?: number; frictionLoad?: "point" | "shared" },
 ): sysid.RigidScene {
-  const { scene, truth } = c;
+  const { truth } = c;
   return sysid.buildRigidScene({
-    shape: scene.mesh.shape,
-    scale: scene.mesh.scale,
+    ...sysid.sceneFileMotion(c.scene, c.mesh),
     mass: truth.mass,
-    position: scene.initialState.position,
-    rotation: scene.initialState.rotation,
-    velocity: scene.initialState.velocity,
-    angularVelocity: scene.initialState.angularVelocity,
-    impulses: scene.impulses,
-    gravity: scene.gravity,
     contact: { ...sysid.RIGID_CONTACT_DEFAULTS, mu: o.mu ?? truth.mu },
     frames: truth.frames,
     fps: truth.fps,

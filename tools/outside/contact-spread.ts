@@ -16,7 +16,7 @@ const name = process.argv[2] ?? "box-spun-pybullet";
 const substeps = Number(process.argv[3] ?? 16);
 const outside = readCase(name);
 const { scene, truth } = outside;
-if (scene.mesh.shape !== "box") throw new Error(`contact-spread: ${name} is not a box.`);
+if (!("shape" in scene.mesh) || scene.mesh.shape !== "box") throw new Error(`contact-spread: ${name} is not a box.`);
 await init({ backend: "cpu" });
 
 const half: number[] = scene.mesh.scale.map((s: number) => s / 2);

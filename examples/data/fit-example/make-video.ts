@@ -21,10 +21,12 @@ const unit = (a: V3): V3 => {
   return [a[0] / n, a[1] / n, a[2] / n];
 };
 
-const scene = JSON.parse(
-  (await import("node:fs")).readFileSync(fileURLToPath(new URL("./scene.json", import.meta.url)), "utf8"),
+const parsed = sysid.parseVideoScene(
+  JSON.parse((await import("node:fs")).readFileSync(fileURLToPath(new URL("./scene.json", import.meta.url)), "utf8")),
 );
-const TRUE_MASS = scene.truth.mass as number;
+if (parsed._tag === "Left") throw new Error(`scene.json: ${parsed.left}`);
+const scene = parsed.right;
+const TRUE_MASS = scene.truth.mass!;
 const [W, H] = [128, 96],
   FRAMES = 40,
   SS = 4;
@@ -32,15 +34,8 @@ const LIGHT: V3 = unit([-0.5, 1, -0.35]);
 
 // The trajectory: gradsim's simulator with the true mass (scene.json describes everything else).
 const spec: sysid.RigidSceneSpec = {
-  shape: scene.mesh.shape,
-  scale: scene.mesh.scale,
+  ...sysid.sceneFileMotion(scene, null),
   mass: TRUE_MASS,
-  position: scene.initialState.position,
-  rotation: scene.initialState.rotation,
-  velocity: scene.initialState.velocity,
-  angularVelocity: scene.initialState.angularVelocity,
-  impulses: scene.impulses,
-  gravity: scene.gravity,
   contact: null,
   frames: FRAMES,
   fps: scene.fps,

@@ -20,7 +20,7 @@ import { buildObjective, compileRender, type Problem } from "../objective.js";
 import { alongAxis, PROFILE_STEPS, profileAlongAxis } from "../profile.js";
 import { laplaceUncertainty, widenedByProfile, type Alternative } from "../uncertainty.js";
 import { colourNoise, judge, missedFrames, silhouetteFloor, type Verdict } from "../verdict.js";
-import { parseVideoScene, type VideoSceneFile } from "../scene-file.js";
+import { parseVideoScene, sceneFileMotion, type VideoSceneFile } from "../scene-file.js";
 import { hostCamera, type CalibratedCamera, type CameraSpec } from "../scenes/camera.js";
 import {
   buildRigidScene,
@@ -453,15 +453,8 @@ export async function fitVideo(o: FitVideoOptions): Promise<FitVideoResult> {
   );
 
   const spec: RigidSceneSpec = {
-    shape: "obj" in f.mesh ? { mesh: scene.mesh!, name: f.mesh.obj } : f.mesh.shape,
-    scale: f.mesh.scale,
+    ...sceneFileMotion(f, scene.mesh),
     mass: f.mass,
-    position: f.initialState.position,
-    rotation: f.initialState.rotation,
-    velocity: f.initialState.velocity,
-    angularVelocity: f.initialState.angularVelocity,
-    impulses: f.impulses,
-    gravity: f.gravity,
     contact: f.ground,
     frames,
     fps: f.fps,
