@@ -523,7 +523,7 @@ function markdown(runs: readonly RunRecord[], meta: Record<string, string>): str
     "",
     table2Markdown(t2, learned("rigid-contact")),
     "",
-    ...(table2Misses(t2) ? [table2Misses(t2), ""] : []),
+    ...[table2Misses(t2)].filter(Boolean).flatMap((line) => [line, ""]),
     "## Table 3 — deformable solids and cloth",
     "",
     table3Markdown({ deformable: t3("deformable"), cloth: t3("cloth") }),
